@@ -1,0 +1,128 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+	"golang.org/x/term"
+)
+
+// IOStreams is the single place where patience touches the terminal: the three streams and
+// the three separate decisions made once per run — colour, layout (tables when stdout is a
+// TTY) and progress (bars when stderr is a TTY) — after gh's pkg/iostreams.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	// StdoutTTY and StderrTTY say whether each stream is a terminal.
+	StdoutTTY bool
+	StderrTTY bool
+
+	// Color is the decided colour mode for stdout; set by ResolveColor.
+	Color bool
+	// Quiet suppresses progress output.
+	Quiet bool
+	// Width is the terminal width of stdout (80 when unknown).
+	Width int
+
+	// Getenv reads the environment; tests replace it.
+	Getenv func(string) string
+}
+
+// System builds IOStreams over real streams, detecting TTYs and width.
+func System(in io.Reader, out, errOut io.Writer) *IOStreams {
+	s := &IOStreams{In: in, Out: out, ErrOut: errOut, Width: 80, Getenv: os.Getenv}
+	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		s.StdoutTTY = true
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			s.Width = w
+		}
+	}
+	if f, ok := errOut.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		s.StderrTTY = true
+	}
+	return s
+}
+
+// Test builds IOStreams over buffers: no TTY, no colour, 80 columns, empty environment.
+func Test(in io.Reader, out, errOut io.Writer) *IOStreams {
+	return &IOStreams{In: in, Out: out, ErrOut: errOut, Width: 80, Getenv: func(string) string { return "" }}
+}
+
+// ColorModes lists the values of --color.
+var ColorModes = []string{"auto", "always", "never"}
+
+// ResolveColor decides colour from --color, then NO_COLOR, CLICOLOR_FORCE, CLICOLOR, then
+// whether stdout is a terminal (https://no-color.org, https://bixense.com/clicolors).
+func (s *IOStreams) ResolveColor(mode string) error {
+	switch mode {
+	case "always":
+		s.Color = true
+	case "never":
+		s.Color = false
+	case "auto", "":
+		getenv := s.Getenv
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		switch {
+		case getenv("NO_COLOR") != "":
+			s.Color = false
+		case getenv("CLICOLOR_FORCE") != "" && getenv("CLICOLOR_FORCE") != "0":
+			s.Color = true
+		case getenv("CLICOLOR") == "0":
+			s.Color = false
+		default:
+			s.Color = s.StdoutTTY
+		}
+	default:
+		return fmt.Errorf("invalid --color %q: want one of %s", mode, strings.Join(ColorModes, ", "))
+	}
+	return nil
+}
+
+// ShowProgress says whether progress bars may be drawn: stderr is a terminal, the user did
+// not ask for quiet, and the output format is meant for people.
+func (s *IOStreams) ShowProgress(format string) bool {
+	return s.StderrTTY && !s.Quiet && !IsMachineFormat(format)
+}
+
+// Renderer returns the lipgloss renderer for stdout with the decided colour profile, so
+// report code never consults the environment itself.
+func (s *IOStreams) Renderer() *lipgloss.Renderer {
+	r := lipgloss.NewRenderer(s.Out)
+	if s.Color {
+		r.SetColorProfile(termenv.ANSI256)
+	} else {
+		r.SetColorProfile(termenv.Ascii)
+	}
+	return r
+}
+
+// Options returns the rendering options for stdout.
+func (s *IOStreams) Options() Options {
+	return Options{Styles: NewStyles(s.Renderer()), Width: s.Width, Color: s.Color}
+}
+
+// ErrRenderer returns a renderer for stderr (warnings and errors), coloured only when
+// stderr is a terminal and colour is not disabled.
+func (s *IOStreams) ErrRenderer(mode string) *lipgloss.Renderer {
+	r := lipgloss.NewRenderer(s.ErrOut)
+	color := s.StderrTTY
+	if mode == "always" {
+		color = true
+	} else if mode == "never" || (s.Getenv != nil && s.Getenv("NO_COLOR") != "") {
+		color = false
+	}
+	if color {
+		r.SetColorProfile(termenv.ANSI256)
+	} else {
+		r.SetColorProfile(termenv.Ascii)
+	}
+	return r
+}

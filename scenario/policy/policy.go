@@ -1,0 +1,110 @@
+// Package policy is the caller's timeout and retry policy: its configuration (this file) and
+// the pure, clock-free mechanics that apply it — backoff and jitter, outcome classification,
+// Retry-After, deadlines, retry budgets, circuit breaker and bulkhead. Every function takes
+// `now` (virtual time in the simulator, wall time live) and never reads a clock, so the
+// simulator and the live driver run exactly the same code. Formulas: DESIGN §5.
+package policy
+
+import "time"
+
+// Unlimited as Retry.MaxAttempts retries until success or the deadline.
+const Unlimited = -1
+
+// Policy is one caller's policy for one dependency, fully resolved: presets and `base:`
+// inheritance have already been applied by the loader. Zero durations mean "none".
+type Policy struct {
+	// Name labels the policy in reports ("ours", "preset:naive", "with-key").
+	Name string
+	// ConnectTimeout bounds connection set-up; 0 = none.
+	ConnectTimeout time.Duration
+	// Timeout bounds one attempt, connect included; 0 = none (wait forever).
+	Timeout time.Duration
+	// Deadline bounds the whole logical request, backoff included; 0 = none.
+	Deadline time.Duration
+	Retry    Retry
+	// Budget limits retries across requests (nil = no budget).
+	Budget *Budget
+	// Breaker is the circuit breaker (nil = none).
+	Breaker *Breaker
+	// Bulkhead caps concurrent calls to the dependency (nil = none).
+	Bulkhead *Bulkhead
+	// Fallback answers breaker/bulkhead rejections from a fallback: degraded, not failed.
+	Fallback bool
+	// Layers are the callers above this policy, caller first, each retrying on its own:
+	// an attempt at layer k issues a whole logical request at layer k+1, and this policy is
+	// the bottom layer that calls the dependency. Empty = a single layer.
+	Layers []Layer
+	// Source maps a field path ("timeout", "retry.max_attempts", "budget") to where it was
+	// set in the file, so `check` findings can point at the line. Empty for presets.
+	Source map[string]Pos
+}
+
+// Retry says which outcomes are retried and how long to wait between attempts.
+type Retry struct {
+	// MaxAttempts counts the first try; 1 = no retries; Unlimited = until success or deadline.
+	MaxAttempts int
+	// On lists what is retried: "connect", "timeout", "reset", exact statuses ("429") and
+	// classes ("5xx", "4xx"). Classification (DESIGN §5) still vetoes unsafe retries.
+	On []string
+	// Never lists statuses that are never retried even if On matches (e.g. 501).
+	Never []int
+	// NonIdempotent is "never", "with_key" or "always": whether outcome-unknown failures of
+	// non-idempotent requests are retried.
+	NonIdempotent string
+	// Backoff is "none", "constant", "linear", "exponential", "decorrelated" or "list".
+	Backoff    string
+	Base       time.Duration
+	Multiplier float64
+	Cap        time.Duration // 0 = uncapped
+	// Delays are the waits of backoff "list"; retry n waits Delays[min(n,len)-1].
+	Delays []time.Duration
+	// Jitter is "none", "full", "equal" or "proportional" (d + U[0, JitterFactor·d]).
+	Jitter       string
+	JitterFactor float64
+	// RetryAfter is "honor" or "ignore"; RetryAfterMax bounds an honoured value (0 = uncapped).
+	RetryAfter    string
+	RetryAfterMax time.Duration
+}
+
+// Budget is a retry budget shared by all requests of one client.
+type Budget struct {
+	// Kind is "token_bucket" (AWS SDK standard retry mode) or "ratio" (SRE book ch. 22, Finagle).
+	Kind string
+	// Token bucket: starts full at Capacity; a retry costs RetryCost (TimeoutCost after a
+	// timeout); a first-try success refills Refill.
+	Capacity    float64
+	RetryCost   float64
+	TimeoutCost float64
+	Refill      float64
+	// Ratio: retries ≤ Percent (0–1) of requests in Window, plus MinPerS per second.
+	Percent float64
+	MinPerS float64
+	Window  time.Duration
+}
+
+// Breaker is a failure-rate circuit breaker.
+type Breaker struct {
+	FailureRate float64 // 0–1: open when the failure share in Window reaches it
+	MinRequests int     // ... over at least this many requests
+	Window      time.Duration
+	OpenFor     time.Duration // how long an open breaker rejects
+	HalfOpen    int           // probes admitted when half-open
+}
+
+// Bulkhead caps concurrent calls.
+type Bulkhead struct {
+	MaxConcurrent int
+}
+
+// Layer is one caller above the bottom policy.
+type Layer struct {
+	Name   string
+	Policy *Policy
+}
+
+// Pos is a position in a source file (1-based).
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}

@@ -1,0 +1,163 @@
+// Package scenario is the scenario file: its schema (this file), strict loading with
+// file:line:col errors, defaults, presets, distributions and the target model. See DESIGN §4.
+package scenario
+
+import (
+	"time"
+
+	"github.com/patience-dev/patience/scenario/policy"
+)
+
+// Scenario is a loaded, validated and defaulted scenario.
+type Scenario struct {
+	Name        string
+	Description string
+	Seed        int64
+	// Duration is how long arrivals continue.
+	Duration time.Duration
+	// Drain is how long the run goes on after Duration before what is still in flight counts
+	// as failed with reason "stuck" (default 10m).
+	Drain  time.Duration
+	Load   Load
+	Target Target
+	// Policies are compared side by side on the same arrivals: `policy` first, then `policies`.
+	Policies []*policy.Policy
+	// Expect holds per-policy expectations checked by `patience check` (PT100), keyed by
+	// policy name; "*" applies to every policy.
+	Expect map[string]Expect
+	// File is the path the scenario was loaded from ("scenarios/NAME.yaml" when bundled).
+	File string
+}
+
+// Load describes the callers.
+type Load struct {
+	// Clients are caller instances; each has its own worker pool, breaker and budget.
+	Clients int
+	// Workers is how many concurrent logical requests one client can hold (0 = unbounded).
+	Workers int
+	// Rate is the open-model arrival rate of logical requests across all clients, per second
+	// (Poisson arrivals). 0 when the closed model or a burst is used.
+	Rate float64
+	// Concurrency is the closed-model worker count across all clients; each loops
+	// request → Think → request.
+	Concurrency int
+	Think       time.Duration
+	// Burst releases N logical requests together at t=0 (a thundering herd).
+	Burst   int
+	Request Request
+}
+
+// Request is what each logical request sends.
+type Request struct {
+	Method string // default GET
+	Path   string // default /
+	// IdempotencyKey sends an Idempotency-Key with every logical request (the same key on retries).
+	IdempotencyKey bool
+}
+
+// Idempotent says whether the method is idempotent by RFC 9110 §9.2.2.
+func (r Request) Idempotent() bool {
+	switch r.Method {
+	case "GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE":
+		return true
+	}
+	return false
+}
+
+// Target is the dependency's behaviour.
+type Target struct {
+	Latency Distribution
+	Connect Distribution
+	// Capacity is an optional FIFO server; nil = unbounded.
+	Capacity *Capacity
+	// Conflicts is "none" or "single-row" (optimistic concurrency on one row).
+	Conflicts string
+	// Phases change the target in time windows; outside them the base latency applies and no
+	// fault is injected.
+	Phases []Phase
+}
+
+// Capacity is a server with Workers concurrent slots and a FIFO queue of Queue; overflow
+// answers 503 at once.
+type Capacity struct {
+	Workers int
+	Queue   int
+}
+
+// Phase is a time window that changes the target.
+type Phase struct {
+	Name string
+	At   time.Duration
+	For  time.Duration
+	// Latency replaces the target latency during the phase (nil = unchanged).
+	Latency *Distribution
+	Faults  []Fault
+}
+
+// End is when the phase stops.
+func (p Phase) End() time.Duration { return p.At + p.For }
+
+// FaultKind names what a fault does to a request.
+type FaultKind string
+
+// Fault kinds.
+const (
+	FaultStatus FaultKind = "status" // answer with Status (and Retry-After when set)
+	FaultHang   FaultKind = "hang"   // never answer
+	FaultReset  FaultKind = "reset"  // reset the connection after the request was sent
+	FaultRefuse FaultKind = "refuse" // refuse the connection (the request never left)
+)
+
+// Fault is injected into a share of requests during a phase. Faults of one phase are tried
+// in order against one uniform draw, so their percentages add up (at most 100%).
+type Fault struct {
+	Kind    FaultKind
+	Status  int
+	Percent float64 // 0–1
+	// RetryAfter is sent with status faults (nil = no header).
+	RetryAfter *RetryAfter
+}
+
+// RetryAfter is a Retry-After header to send: delay-seconds, or an HTTP-date Delay from now.
+type RetryAfter struct {
+	Delay time.Duration
+	// Date selects the HTTP-date form (RFC 9110 §10.2.3) instead of delay-seconds.
+	Date bool
+}
+
+// DistKind names a latency distribution.
+type DistKind string
+
+// Distribution kinds.
+const (
+	DistFixed       DistKind = "fixed"
+	DistUniform     DistKind = "uniform"
+	DistExponential DistKind = "exponential" // Min + Exp(Mean)
+	DistLognormal   DistKind = "lognormal"   // through P50 and P99
+	DistProfile     DistKind = "profile"     // inverse CDF of a measured probe histogram
+)
+
+// Distribution is a latency distribution. Use Sample to draw from it.
+type Distribution struct {
+	Kind  DistKind
+	Fixed time.Duration
+	Min   time.Duration // uniform lower bound; exponential offset
+	Max   time.Duration // uniform upper bound
+	Mean  time.Duration // exponential mean above Min
+	P50   time.Duration // lognormal median
+	P99   time.Duration // lognormal 99th percentile
+	// Profile is the probe JSON path the profile was loaded from.
+	Profile string
+	// quantiles is the loaded profile as an inverse CDF (set by the loader).
+	quantiles []time.Duration
+}
+
+// Expect is a set of expectations on one policy's replay result, each a comparison string
+// such as ">= 99%", "<= 2" or "0".
+type Expect struct {
+	SuccessRate      string
+	Amplification    string
+	Duplicates       string
+	WorkerSaturation string
+	Pos              map[string]policy.Pos
+}
