@@ -92,6 +92,10 @@ type Phase struct {
 	// Latency replaces the target latency during the phase (nil = unchanged).
 	Latency *Distribution
 	Faults  []Fault
+	// Stall stops the server from serving during the phase while requests keep arriving and
+	// queueing (a GC pause, a lost primary): work in progress and queued work resume when the
+	// phase ends. YAML `stall: true`; storm's `--outage 10s@60s`.
+	Stall bool
 }
 
 // End is when the phase stops.
