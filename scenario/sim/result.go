@@ -1,0 +1,120 @@
+package sim
+
+// Schema is the value of Result.Schema (DESIGN §3).
+const Schema = "patience/replay/v1"
+
+// Modes of a Result.
+const (
+	ModeSimulated = "simulated"
+	ModeLive      = "live"
+)
+
+// Failure reasons counted in PolicyResult.FailureReasons. Reasons after a response name the
+// last outcome ("http_503", "timeout", ...); these are the ones that are not an outcome.
+const (
+	ReasonStuck       = "stuck"        // still in flight when the drain ended
+	ReasonNoWorker    = "no_worker"    // no free client worker when the request arrived
+	ReasonBreakerOpen = "breaker_open" // the circuit breaker rejected the call (no fallback)
+	ReasonBulkhead    = "bulkhead"     // the bulkhead rejected the call (no fallback)
+	ReasonBudget      = "budget"       // the retry budget refused the retry
+	ReasonDeadline    = "deadline"     // the deadline could not hold another attempt
+	ReasonTimeout     = "timeout"
+	ReasonConnect     = "connect_timeout"
+	ReasonRefused     = "refused"
+	ReasonReset       = "reset"
+	ReasonRejected    = "rejected" // 4xx other than 408/409/429: never retried
+)
+
+// Result is the outcome of `patience replay`: every policy of a scenario replayed on the
+// same arrivals and the same target draws. The live driver (scenario/live) fills the same
+// struct with Mode "live", so reports and `check` read one shape.
+type Result struct {
+	Schema string `json:"schema"`
+	// Mode is "simulated" or "live".
+	Mode     string `json:"mode"`
+	Scenario string `json:"scenario"`
+	// Description is the scenario's story line.
+	Description string `json:"description,omitempty"`
+	Seed        int64  `json:"seed"`
+	// DurationMs is how long arrivals lasted (the scenario's duration).
+	DurationMs float64 `json:"duration_ms"`
+	// Interrupted is set when the run was stopped before every policy finished.
+	Interrupted bool           `json:"interrupted,omitempty"`
+	Policies    []PolicyResult `json:"policies"`
+}
+
+// PolicyResult is what one policy did to the logical requests and to the target.
+type PolicyResult struct {
+	Name string `json:"name"`
+	// Requests counts logical requests that arrived (including those refused for lack of a
+	// worker).
+	Requests  int `json:"requests"`
+	Succeeded int `json:"succeeded"`
+	Failed    int `json:"failed"`
+	// Degraded counts requests answered by a fallback after a breaker or bulkhead rejection:
+	// the page rendered without this data ("delivery date pending").
+	Degraded int `json:"degraded"`
+	// SuccessRate is Succeeded / Requests (0 when there were no requests).
+	SuccessRate float64 `json:"success_rate"`
+	// Attempts counts attempts that reached for the target (bottom layer; a single-row
+	// conflict write counts as one more).
+	Attempts int `json:"attempts"`
+	// Amplification is Attempts / Requests.
+	Amplification float64 `json:"amplification"`
+	// TheoreticalAmplification is Π max_attempts over the layers; null when some layer
+	// retries without limit.
+	TheoreticalAmplification *float64 `json:"theoretical_amplification"`
+	// Latency is what callers waited: from arrival to the end of the logical request, for
+	// every request that got a worker (successes, failures, degraded and stuck alike).
+	Latency Latency `json:"latency"`
+	// FinishedMs is when the last logical request finished (stuck ones at the drain end).
+	FinishedMs float64 `json:"finished_ms"`
+	// Duplicates counts extra executions of non-idempotent requests sent without a key
+	// (a customer charged twice counts 1).
+	Duplicates int `json:"duplicates"`
+	// PeakInFlight is the most logical requests in flight at once.
+	PeakInFlight int `json:"peak_in_flight"`
+	// WorkerSaturation is the peak share of one client's workers busy at once (1.0 = some
+	// client had every worker taken); 0 when workers are unbounded.
+	WorkerSaturation float64 `json:"worker_saturation"`
+	// NoWorker counts logical requests refused because no client worker was free.
+	NoWorker int `json:"no_worker"`
+	// PeakTargetLoadPerS is the most attempts started at the target in one second.
+	PeakTargetLoadPerS float64 `json:"peak_target_load_per_s"`
+	// WastedWork counts attempts the target served after their caller had given up.
+	WastedWork int `json:"wasted_work"`
+	// MalformedRetryAfter counts Retry-After values the policy could not parse (ignored).
+	MalformedRetryAfter int `json:"malformed_retry_after"`
+	// FailureReasons counts failed logical requests by why they failed.
+	FailureReasons map[string]int `json:"failure_reasons"`
+	// Timeline has one entry per second from t=0 to the end of the run.
+	Timeline []Second `json:"timeline"`
+}
+
+// Latency holds percentiles of logical-request latency in milliseconds.
+type Latency struct {
+	P50Ms float64 `json:"p50_ms"`
+	P99Ms float64 `json:"p99_ms"`
+	MaxMs float64 `json:"max_ms"`
+}
+
+// Second is one second of the run [T, T+1).
+type Second struct {
+	T int `json:"t"`
+	// Arrivals counts logical requests that arrived.
+	Arrivals int `json:"arrivals"`
+	// Attempts counts attempts started at the target: the offered load.
+	Attempts int `json:"attempts"`
+	// Succeeded counts logical requests that succeeded (goodput).
+	Succeeded int `json:"succeeded"`
+	Failed    int `json:"failed"`
+	Degraded  int `json:"degraded"`
+	// InFlight is the most logical requests in flight during the second.
+	InFlight int `json:"in_flight"`
+	// QueueLength is the longest the target's queue was during the second.
+	QueueLength int `json:"queue_length"`
+	// TargetBusy is the most target workers busy at once during the second.
+	TargetBusy int `json:"target_busy"`
+	// BusyWorkers is the most client workers busy at once during the second, over all clients.
+	BusyWorkers int `json:"busy_workers"`
+}
