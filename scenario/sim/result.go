@@ -77,6 +77,9 @@ type PolicyResult struct {
 	// WorkerSaturation is the peak share of one client's workers busy at once (1.0 = some
 	// client had every worker taken); 0 when workers are unbounded.
 	WorkerSaturation float64 `json:"worker_saturation"`
+	// SaturatedMs is how long, in total, at least one client had every worker busy: the time
+	// during which that client could serve nothing else.
+	SaturatedMs float64 `json:"saturated_ms"`
 	// NoWorker counts logical requests refused because no client worker was free.
 	NoWorker int `json:"no_worker"`
 	// PeakTargetLoadPerS is the most attempts started at the target in one second.
