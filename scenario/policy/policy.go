@@ -30,6 +30,10 @@ type Policy struct {
 	Bulkhead *Bulkhead
 	// Fallback answers breaker/bulkhead rejections from a fallback: degraded, not failed.
 	Fallback bool
+	// IdempotencyKey overrides the scenario request's idempotency_key for this policy, so one
+	// scenario can compare sending a key with not sending one (payment-double-charge's
+	// with-key and without-key): nil = the request decides. Use SendsKey.
+	IdempotencyKey *bool
 	// Layers are the callers above this policy, caller first, each retrying on its own:
 	// an attempt at layer k issues a whole logical request at layer k+1, and this policy is
 	// the bottom layer that calls the dependency. Empty = a single layer.
@@ -37,6 +41,15 @@ type Policy struct {
 	// Source maps a field path ("timeout", "retry.max_attempts", "budget") to where it was
 	// set in the file, so `check` findings can point at the line. Empty for presets.
 	Source map[string]Pos
+}
+
+// SendsKey says whether this policy's logical requests carry an Idempotency-Key, given the
+// scenario request's idempotency_key.
+func (p *Policy) SendsKey(requestKey bool) bool {
+	if p.IdempotencyKey != nil {
+		return *p.IdempotencyKey
+	}
+	return requestKey
 }
 
 // Retry says which outcomes are retried and how long to wait between attempts.

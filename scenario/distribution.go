@@ -1,0 +1,178 @@
+package scenario
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// z99 is the standard normal quantile of 0.99: a lognormal through p50 and p99 has
+// sigma = (ln p99 − ln p50) / z99.
+const z99 = 2.3263478740408408
+
+// profileSteps is how many equal-probability steps the inverse CDF of a profile holds
+// (1001 quantiles, 0‰ … 1000‰); sampling interpolates linearly between neighbours.
+const profileSteps = 1000
+
+// maxSample bounds a draw so a heavy lognormal tail cannot overflow time.Duration
+// (about 11.6 days: longer than any drain).
+const maxSample = time.Duration(1e15)
+
+// Sample draws one latency. It is the only randomness a distribution uses, so a seeded
+// *rand.Rand makes runs reproducible.
+func (d *Distribution) Sample(r *rand.Rand) time.Duration {
+	switch d.Kind {
+	case DistFixed, "":
+		return d.Fixed
+	case DistUniform:
+		return d.Min + time.Duration(r.Float64()*float64(d.Max-d.Min))
+	case DistExponential:
+		return clampSample(float64(d.Min) + r.ExpFloat64()*float64(d.Mean))
+	case DistLognormal:
+		mu, sigma := d.lognormal()
+		return clampSample(math.Exp(mu + sigma*r.NormFloat64()))
+	case DistProfile:
+		return d.profileAt(r.Float64())
+	}
+	return d.Fixed
+}
+
+// Quantile is the exact q-quantile (0 ≤ q ≤ 1) of the distribution; reports and tests use it.
+// The exponential's q=1 is unbounded and returns the sampling bound.
+func (d *Distribution) Quantile(q float64) time.Duration {
+	q = math.Min(1, math.Max(0, q))
+	switch d.Kind {
+	case DistUniform:
+		return d.Min + time.Duration(q*float64(d.Max-d.Min))
+	case DistExponential:
+		if q == 1 {
+			return maxSample
+		}
+		return clampSample(float64(d.Min) - math.Log1p(-q)*float64(d.Mean))
+	case DistLognormal:
+		if q == 0 {
+			return 0
+		}
+		if q == 1 {
+			return maxSample
+		}
+		mu, sigma := d.lognormal()
+		return clampSample(math.Exp(mu + sigma*math.Sqrt2*math.Erfinv(2*q-1)))
+	case DistProfile:
+		return d.profileAt(q)
+	}
+	return d.Fixed
+}
+
+// lognormal returns mu and sigma of ln(latency in ns): mu = ln p50,
+// sigma = (ln p99 − ln p50) / z99.
+func (d *Distribution) lognormal() (mu, sigma float64) {
+	mu = math.Log(float64(d.P50))
+	return mu, (math.Log(float64(d.P99)) - mu) / z99
+}
+
+// profileAt is the inverse CDF of a loaded profile at u in [0, 1], interpolated between the
+// precomputed quantiles.
+func (d *Distribution) profileAt(u float64) time.Duration {
+	n := len(d.quantiles)
+	if n == 0 {
+		return 0
+	}
+	if n == 1 {
+		return d.quantiles[0]
+	}
+	x := u * float64(n-1)
+	i := int(x)
+	if i >= n-1 {
+		return d.quantiles[n-1]
+	}
+	frac := x - float64(i)
+	lo, hi := d.quantiles[i], d.quantiles[i+1]
+	return lo + time.Duration(frac*float64(hi-lo))
+}
+
+func clampSample(ns float64) time.Duration {
+	if !(ns < float64(maxSample)) { // also catches NaN and +Inf
+		return maxSample
+	}
+	if ns < 0 {
+		return 0
+	}
+	return time.Duration(ns)
+}
+
+// String describes the distribution the way a scenario file writes it.
+func (d *Distribution) String() string {
+	switch d.Kind {
+	case DistUniform:
+		return fmt.Sprintf("uniform [%s, %s]", d.Min, d.Max)
+	case DistExponential:
+		return fmt.Sprintf("exponential min %s mean %s", d.Min, d.Mean)
+	case DistLognormal:
+		return fmt.Sprintf("lognormal p50 %s p99 %s", d.P50, d.P99)
+	case DistProfile:
+		return "profile " + d.Profile
+	}
+	return fmt.Sprintf("fixed %s", d.Fixed)
+}
+
+// ProfileDistribution builds a profile distribution from a latency histogram whose values are
+// microseconds (probe's convention), precomputing its inverse CDF. path labels it.
+func ProfileDistribution(h *hdrhistogram.Histogram, path string) (Distribution, error) {
+	if h == nil || h.TotalCount() == 0 {
+		return Distribution{}, errors.New("the profile's histogram holds no samples")
+	}
+	q := make([]time.Duration, profileSteps+1)
+	for i := range q {
+		var us int64
+		switch i {
+		case 0:
+			us = h.Min()
+		case profileSteps:
+			us = h.Max()
+		default:
+			// ValueAtQuantile takes a percentile (0–100).
+			us = h.ValueAtQuantile(100 * float64(i) / profileSteps)
+		}
+		q[i] = time.Duration(us) * time.Microsecond
+	}
+	// ValueAtQuantile reports a bucket's highest equivalent value, which can exceed the next
+	// step's; keep the inverse CDF monotone.
+	for i := 1; i < len(q); i++ {
+		if q[i] < q[i-1] {
+			q[i] = q[i-1]
+		}
+	}
+	return Distribution{Kind: DistProfile, Profile: path, quantiles: q}, nil
+}
+
+// loadProfile reads the total-latency histogram of a probe profile (the JSON written by
+// `patience probe --save`: a top-level "histogram" holding the HDR histogram in microseconds,
+// V2-compressed and base64-encoded). It decodes that one field itself rather than importing
+// package probe, which uses this package's parsers for its own flags.
+func loadProfile(path string) (Distribution, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Distribution{}, err
+	}
+	var doc struct {
+		Histogram string `json:"histogram"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return Distribution{}, fmt.Errorf("%s is not a probe profile: %v", path, err)
+	}
+	if doc.Histogram == "" {
+		return Distribution{}, fmt.Errorf("%s has no histogram (save it with patience probe --save)", path)
+	}
+	h, err := hdrhistogram.Decode([]byte(doc.Histogram))
+	if err != nil {
+		return Distribution{}, fmt.Errorf("%s: histogram: %v", path, err)
+	}
+	return ProfileDistribution(h, path)
+}

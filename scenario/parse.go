@@ -1,0 +1,168 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The small set of value parsers every user-facing number goes through: scenario and policy
+// files, `check` files and command flags (--rate, --cutoff, --timeout). Each rejects what is
+// ambiguous with a hint rather than guessing, and each has a fuzz target.
+
+// ParseDuration parses a Go duration ("250ms", "1m30s", "0"). Negative durations and bare
+// numbers other than 0 are rejected ("5" could mean seconds or milliseconds: the hint asks for
+// a unit). "none" is not a duration: callers that accept it check for it first.
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, errors.New("empty duration (write e.g. 2s, 250ms or 1m30s)")
+	}
+	if s == "none" {
+		return 0, errors.New(`"none" is not allowed here (write a duration such as 2s)`)
+	}
+	if _, err := strconv.ParseFloat(s, 64); err == nil && s != "0" {
+		return 0, fmt.Errorf("%q has no unit (write e.g. %ss or %sms)", s, s, s)
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (write e.g. 2s, 250ms or 1m30s)", s)
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("%q is negative", s)
+	}
+	return d, nil
+}
+
+// rateUnits maps the accepted denominators of a rate to their length. "/ms" is not accepted:
+// a thousand requests a millisecond is a load test's job, not a scenario's, and the suffix
+// reads too much like "/m".
+var rateUnits = map[string]time.Duration{
+	"s":   time.Second,
+	"sec": time.Second,
+	"m":   time.Minute,
+	"min": time.Minute,
+	"h":   time.Hour,
+}
+
+// ParseRate parses a rate such as "40/s", "2400/m" or "10/h" into requests per second.
+// A bare number is rejected with a hint: "40" could be per second or per minute.
+func ParseRate(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	num, unit, ok := strings.Cut(s, "/")
+	if !ok {
+		if _, err := strconv.ParseFloat(s, 64); err == nil {
+			return 0, fmt.Errorf("%q has no unit (write %s/s or %s/m)", s, s, s)
+		}
+		return 0, fmt.Errorf("%q is not a rate (write e.g. 40/s or 2400/m)", s)
+	}
+	per, ok := rateUnits[strings.TrimSpace(unit)]
+	if !ok {
+		return 0, fmt.Errorf("%q: unknown unit %q (use /s, /m or /h)", s, unit)
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a rate (write e.g. 40/s or 2400/m)", s)
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("%q is negative", s)
+	}
+	return v / per.Seconds(), nil
+}
+
+// ParsePercent parses "50%" or "0.1%" into a fraction in [0, 1]. A bare number is rejected
+// with a hint: is 0.5 a half or half a percent? Values above 100% are rejected.
+func ParsePercent(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	num, ok := strings.CutSuffix(s, "%")
+	if !ok {
+		if v, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			return 0, fmt.Errorf("%q is ambiguous: write a percentage such as %s%%", s, strconv.FormatFloat(v*100, 'f', -1, 64))
+		}
+		return 0, fmt.Errorf("%q is not a percentage (write e.g. 50%% or 0.1%%)", s)
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a percentage (write e.g. 50%% or 0.1%%)", s)
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("%q is negative", s)
+	}
+	if v > 100 {
+		return 0, fmt.Errorf("%q is over 100%%", s)
+	}
+	return v / 100, nil
+}
+
+// Comparison is one expectation of `expect:` such as ">= 99%", "<= 2" or "0" (meaning "== 0").
+// Percent values are stored as fractions (99% → 0.99).
+type Comparison struct {
+	Op    string // one of >=, <=, >, <, ==
+	Value float64
+	// Percent says the value was written as a percentage.
+	Percent bool
+}
+
+// Holds says whether x satisfies the comparison.
+func (c Comparison) Holds(x float64) bool {
+	switch c.Op {
+	case ">=":
+		return x >= c.Value
+	case "<=":
+		return x <= c.Value
+	case ">":
+		return x > c.Value
+	case "<":
+		return x < c.Value
+	default:
+		return x == c.Value
+	}
+}
+
+// String renders the comparison as written in canonical form (">= 99%").
+func (c Comparison) String() string {
+	if c.Percent {
+		return c.Op + " " + strconv.FormatFloat(c.Value*100, 'f', -1, 64) + "%"
+	}
+	return c.Op + " " + strconv.FormatFloat(c.Value, 'f', -1, 64)
+}
+
+// ParseComparison parses an expectation: an optional operator (>=, <=, >, <, ==, =; none means
+// ==) and a value. With percent, the value must be a percentage ("99%"); without, a plain
+// non-negative number.
+func ParseComparison(s string, percent bool) (Comparison, error) {
+	t := strings.TrimSpace(s)
+	c := Comparison{Op: "==", Percent: percent}
+	for _, op := range []string{">=", "<=", "==", ">", "<", "="} {
+		if rest, ok := strings.CutPrefix(t, op); ok {
+			c.Op, t = op, strings.TrimSpace(rest)
+			if op == "=" {
+				c.Op = "=="
+			}
+			break
+		}
+	}
+	if percent {
+		v, err := ParsePercent(t)
+		if err != nil {
+			return Comparison{}, err
+		}
+		c.Value = v
+		return c, nil
+	}
+	if strings.HasSuffix(t, "%") {
+		return Comparison{}, fmt.Errorf("%q: this value is a plain number, not a percentage", s)
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return Comparison{}, fmt.Errorf("%q is not a comparison (write e.g. \">= 99%%\", \"<= 2\" or 0)", s)
+	}
+	if v < 0 {
+		return Comparison{}, fmt.Errorf("%q is negative", s)
+	}
+	c.Value = v
+	return c, nil
+}

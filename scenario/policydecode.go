@@ -1,0 +1,681 @@
+package scenario
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/patience-dev/patience/scenario/policy"
+	"gopkg.in/yaml.v3"
+)
+
+// Defaults of a policy field that a file leaves out and no base: sets (the zero policy of
+// DESIGN §5 — no timeout, one attempt — plus what a retry does once max_attempts allows one):
+//
+//	field                  default
+//	connect_timeout        none
+//	timeout                none (wait forever)
+//	deadline               none
+//	retry.max_attempts     1 (no retry)
+//	retry.on               [connect, timeout, reset, 408, 429, 5xx]
+//	retry.never            [501]
+//	retry.non_idempotent   never
+//	retry.backoff          exponential, base 100ms, multiplier 2, cap 10s
+//	retry.jitter           full
+//	retry.retry_after      honor, retry_after_max 60s
+//	budget, breaker,       none
+//	bulkhead, fallback
+//
+// Budget fields default to the AWS SDK token bucket (capacity 500, retry_cost 5,
+// timeout_cost 10, refill 1) or the Finagle RetryBudget (percent 20%, min_per_s 10,
+// window 10s); breaker fields to failure_rate 50%, min_requests 10, window 10s, open_for 30s,
+// half_open 1.
+func defaultPolicy() *policy.Policy {
+	return &policy.Policy{
+		Retry: policy.Retry{
+			MaxAttempts:   1,
+			On:            []string{"connect", "timeout", "reset", "408", "429", "5xx"},
+			Never:         []int{501},
+			NonIdempotent: "never",
+			Backoff:       "exponential",
+			Base:          100 * time.Millisecond,
+			Multiplier:    2,
+			Cap:           10 * time.Second,
+			Jitter:        "full",
+			RetryAfter:    "honor",
+			RetryAfterMax: 60 * time.Second,
+		},
+	}
+}
+
+func defaultBudget(kind string) *policy.Budget {
+	if kind == "ratio" {
+		return &policy.Budget{Kind: "ratio", Percent: 0.2, MinPerS: 10, Window: 10 * time.Second}
+	}
+	return &policy.Budget{Kind: "token_bucket", Capacity: 500, RetryCost: 5, TimeoutCost: 10, Refill: 1}
+}
+
+func defaultBreaker() *policy.Breaker {
+	return &policy.Breaker{FailureRate: 0.5, MinRequests: 10, Window: 10 * time.Second, OpenFor: 30 * time.Second, HalfOpen: 1}
+}
+
+// clonePolicy deep-copies a policy so inheriting from it cannot change it.
+func clonePolicy(p *policy.Policy) *policy.Policy {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	c.Retry.On = slices.Clone(p.Retry.On)
+	c.Retry.Never = slices.Clone(p.Retry.Never)
+	c.Retry.Delays = slices.Clone(p.Retry.Delays)
+	if p.Budget != nil {
+		b := *p.Budget
+		c.Budget = &b
+	}
+	if p.Breaker != nil {
+		b := *p.Breaker
+		c.Breaker = &b
+	}
+	if p.Bulkhead != nil {
+		b := *p.Bulkhead
+		c.Bulkhead = &b
+	}
+	if p.IdempotencyKey != nil {
+		k := *p.IdempotencyKey
+		c.IdempotencyKey = &k
+	}
+	c.Layers = cloneLayers(p.Layers)
+	c.Source = maps.Clone(p.Source)
+	return &c
+}
+
+func cloneLayers(ls []policy.Layer) []policy.Layer {
+	if ls == nil {
+		return nil
+	}
+	out := make([]policy.Layer, len(ls))
+	for i, l := range ls {
+		out[i] = policy.Layer{Name: l.Name, Policy: clonePolicy(l.Policy)}
+	}
+	return out
+}
+
+// policyKeys are the Source keys of every field a preset or base: can hand down.
+var policyKeys = []string{
+	"connect_timeout", "timeout", "deadline",
+	"retry.max_attempts", "retry.on", "retry.never", "retry.non_idempotent", "retry.backoff",
+	"retry.base", "retry.multiplier", "retry.cap", "retry.delays", "retry.jitter",
+	"retry.jitter_factor", "retry.retry_after", "retry.retry_after_max",
+	"budget", "breaker", "bulkhead", "fallback", "idempotency_key",
+}
+
+// policyFields are the keys of a policy mapping.
+var policyFields = []string{"name", "base", "connect_timeout", "timeout", "deadline", "idempotency_key", "retry", "budget", "breaker", "bulkhead", "fallback", "layers"}
+
+// lookupFunc finds the policy a `base:` names (not a preset); it reports a problem at n.
+type lookupFunc func(name string, n *yaml.Node, path string) (*policy.Policy, error)
+
+// DecodePolicy decodes one policy mapping (DESIGN §4 policy schema, with `base:` and
+// `layers:`), or a "preset:NAME" string, from node. A `base:` names a preset or a policy of
+// named. Policy.Source gets the position of every field set; fields inherited from a base or a
+// preset point at the `base:` line (or the preset string). file labels errors and positions.
+func DecodePolicy(node *yaml.Node, file string, named map[string]*policy.Policy) (*policy.Policy, error) {
+	d := &decoder{file: file}
+	lookup := func(name string, n *yaml.Node, path string) (*policy.Policy, error) {
+		if p, ok := named[name]; ok {
+			return clonePolicy(p), nil
+		}
+		names := slices.Sorted(maps.Keys(named))
+		if len(names) == 0 {
+			return nil, d.errf(n, path, "no policy named %q (write preset:NAME for a preset: %s)", name, strings.Join(PresetNames(), ", "))
+		}
+		return nil, d.errf(n, path, "no policy named %q (known: %s)", name, strings.Join(names, ", "))
+	}
+	if node != nil && node.Kind == yaml.DocumentNode && len(node.Content) == 1 {
+		node = node.Content[0]
+	}
+	if node == nil {
+		return nil, &Error{File: file, Msg: "no policy"}
+	}
+	return d.policy(node, "", lookup, true)
+}
+
+// ResolvePolicy reads the policy of `--policy FILE|preset:NAME`: a preset, or a YAML file
+// holding one policy mapping (named after the file when it has no name:).
+func ResolvePolicy(spec string) (*policy.Policy, error) {
+	if name, ok := strings.CutPrefix(spec, "preset:"); ok {
+		p, ok := Preset(name)
+		if !ok {
+			return nil, &Error{File: spec, Msg: fmt.Sprintf("unknown preset %q (presets: %s)", name, strings.Join(PresetNames(), ", "))}
+		}
+		return p, nil
+	}
+	data, err := os.ReadFile(spec)
+	if err != nil {
+		return nil, &Error{File: spec, Msg: readErrMsg(err) + " (want a policy file or preset:NAME)"}
+	}
+	root, err := parseYAML(data, spec)
+	if err != nil {
+		return nil, err
+	}
+	p, err := DecodePolicy(root, spec, nil)
+	if err != nil {
+		return nil, err
+	}
+	if p.Name == "" {
+		p.Name = strings.TrimSuffix(filepath.Base(spec), filepath.Ext(spec))
+	}
+	return p, nil
+}
+
+func pos(file string, n *yaml.Node) policy.Pos {
+	return policy.Pos{File: file, Line: n.Line, Col: n.Column}
+}
+
+// inherit starts a policy from base, pointing every inheritable field at the base: line.
+func (d *decoder) inherit(base *policy.Policy, at *yaml.Node) *policy.Policy {
+	p := clonePolicy(base)
+	src := make(map[string]policy.Pos, len(policyKeys)+len(base.Source))
+	here := pos(d.file, at)
+	for k := range base.Source {
+		if k != "name" && k != "policy" && k != "base" {
+			src[k] = here
+		}
+	}
+	for _, k := range policyKeys {
+		src[k] = here
+	}
+	p.Source = src
+	return p
+}
+
+// basePolicy resolves the value of a base: (or a bare "preset:NAME" string).
+func (d *decoder) basePolicy(n *yaml.Node, path string, lookup lookupFunc) (*policy.Policy, error) {
+	s, err := d.str(n, path)
+	if err != nil {
+		return nil, err
+	}
+	if name, ok := strings.CutPrefix(s, "preset:"); ok {
+		p, ok := Preset(name)
+		if !ok {
+			return nil, d.errf(n, path, "unknown preset %q (presets: %s)", name, strings.Join(PresetNames(), ", "))
+		}
+		return p, nil
+	}
+	return lookup(s, n, path)
+}
+
+// policy decodes a policy mapping or a "preset:NAME" / policy-name string. layersOK allows a
+// `layers:` key (not inside a layer's own policy).
+func (d *decoder) policy(n *yaml.Node, path string, lookup lookupFunc, layersOK bool) (*policy.Policy, error) {
+	n = resolve(n)
+	if n.Kind == yaml.ScalarNode {
+		base, err := d.basePolicy(n, path, lookup)
+		if err != nil {
+			return nil, err
+		}
+		p := d.inherit(base, n)
+		p.Name = n.Value
+		p.Source["policy"] = pos(d.file, n)
+		return p, nil
+	}
+	allowed := policyFields
+	if !layersOK {
+		allowed = policyFields[:len(policyFields)-1]
+	}
+	f, err := d.mapping(n, path, allowed...)
+	if err != nil {
+		if e, ok := err.(*Error); ok && !layersOK && strings.HasSuffix(e.Field, ".layers") {
+			e.Msg = "layers cannot nest: list every layer at the top"
+		}
+		return nil, err
+	}
+	var p *policy.Policy
+	if b, ok := f["base"]; ok {
+		base, err := d.basePolicy(b.val, join(path, "base"), lookup)
+		if err != nil {
+			return nil, err
+		}
+		p = d.inherit(base, b.key)
+		p.Name = base.Name
+		p.Source["base"] = pos(d.file, b.key)
+	} else {
+		p = defaultPolicy()
+		p.Source = map[string]policy.Pos{}
+	}
+	p.Source["policy"] = pos(d.file, n)
+	set := func(key string, fl field) { p.Source[key] = pos(d.file, fl.key) }
+
+	if fl, ok := f["name"]; ok {
+		if p.Name, err = d.str(fl.val, join(path, "name")); err != nil {
+			return nil, err
+		}
+		set("name", fl)
+	}
+	for _, k := range []struct {
+		key string
+		dst *time.Duration
+	}{{"connect_timeout", &p.ConnectTimeout}, {"timeout", &p.Timeout}, {"deadline", &p.Deadline}} {
+		if fl, ok := f[k.key]; ok {
+			if *k.dst, err = d.durationOrNone(fl.val, join(path, k.key)); err != nil {
+				return nil, err
+			}
+			set(k.key, fl)
+		}
+	}
+	if fl, ok := f["retry"]; ok {
+		set("retry", fl)
+		if err := d.retry(fl.val, join(path, "retry"), p); err != nil {
+			return nil, err
+		}
+	}
+	if fl, ok := f["budget"]; ok {
+		set("budget", fl)
+		if p.Budget, err = d.budget(fl.val, join(path, "budget"), p.Budget, p.Source); err != nil {
+			return nil, err
+		}
+	}
+	if fl, ok := f["breaker"]; ok {
+		set("breaker", fl)
+		if p.Breaker, err = d.breaker(fl.val, join(path, "breaker"), p.Breaker, p.Source); err != nil {
+			return nil, err
+		}
+	}
+	if fl, ok := f["bulkhead"]; ok {
+		set("bulkhead", fl)
+		if isNone(fl.val) {
+			p.Bulkhead = nil
+		} else {
+			bf, err := d.mapping(fl.val, join(path, "bulkhead"), "max_concurrent")
+			if err != nil {
+				return nil, err
+			}
+			mc, ok := bf["max_concurrent"]
+			if !ok {
+				return nil, d.errf(fl.val, join(path, "bulkhead.max_concurrent"), "required")
+			}
+			v, err := d.integer(mc.val, join(path, "bulkhead.max_concurrent"), 1)
+			if err != nil {
+				return nil, err
+			}
+			p.Bulkhead = &policy.Bulkhead{MaxConcurrent: v}
+		}
+	}
+	if fl, ok := f["fallback"]; ok {
+		set("fallback", fl)
+		if p.Fallback, err = d.boolean(fl.val, join(path, "fallback")); err != nil {
+			return nil, err
+		}
+	}
+	if fl, ok := f["idempotency_key"]; ok {
+		set("idempotency_key", fl)
+		v, err := d.boolean(fl.val, join(path, "idempotency_key"))
+		if err != nil {
+			return nil, err
+		}
+		p.IdempotencyKey = &v
+	}
+	if fl, ok := f["layers"]; ok {
+		set("layers", fl)
+		if p.Layers, err = d.layers(fl.val, join(path, "layers"), lookup); err != nil {
+			return nil, err
+		}
+	}
+	if err := d.checkPolicy(p, path); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func isNone(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Value == "none" }
+
+// errAtSource reports a problem of a merged policy at the line that set the field.
+func (d *decoder) errAtSource(p *policy.Policy, key, path, format string, a ...any) *Error {
+	e := &Error{File: d.file, Field: join(path, key), Msg: fmt.Sprintf(format, a...)}
+	for _, k := range []string{key, "base", "policy"} {
+		if s, ok := p.Source[k]; ok {
+			e.Line, e.Col = s.Line, s.Col
+			break
+		}
+	}
+	return e
+}
+
+// checkPolicy validates what only the merged policy can tell.
+func (d *decoder) checkPolicy(p *policy.Policy, path string) error {
+	r := &p.Retry
+	if r.Backoff == "list" && len(r.Delays) == 0 {
+		return d.errAtSource(p, "retry.delays", path, "backoff list needs delays: [10s, 30s, ...]")
+	}
+	if r.Jitter == "proportional" && r.JitterFactor <= 0 {
+		return d.errAtSource(p, "retry.jitter_factor", path, "jitter proportional needs jitter_factor (d + U[0, f·d]), e.g. 0.25")
+	}
+	if r.Backoff != "list" && r.Backoff != "none" && r.Base == 0 && r.MaxAttempts != 1 {
+		return d.errAtSource(p, "retry.base", path, "backoff %s needs a base above 0 (or write backoff: none)", r.Backoff)
+	}
+	if r.Cap > 0 && r.Base > r.Cap && r.Backoff != "list" {
+		return d.errAtSource(p, "retry.cap", path, "cap %s is below base %s", r.Cap, r.Base)
+	}
+	return nil
+}
+
+func (d *decoder) retry(n *yaml.Node, path string, p *policy.Policy) error {
+	r := &p.Retry
+	if isNone(n) {
+		r.MaxAttempts = 1
+		return nil
+	}
+	f, err := d.mapping(n, path, "max_attempts", "on", "never", "non_idempotent", "backoff", "base",
+		"multiplier", "cap", "delays", "jitter", "jitter_factor", "retry_after", "retry_after_max")
+	if err != nil {
+		return err
+	}
+	set := func(key string) { p.Source["retry."+key] = pos(d.file, f[key].key) }
+	if fl, ok := f["max_attempts"]; ok {
+		if fl.val.Kind == yaml.ScalarNode && fl.val.Value == "unlimited" {
+			r.MaxAttempts = policy.Unlimited
+		} else {
+			v, err := d.scalar(fl.val, join(path, "max_attempts"), "a whole number or unlimited")
+			if err != nil {
+				return err
+			}
+			if fl.val.Tag != "!!int" {
+				return d.errf(fl.val, join(path, "max_attempts"), "want a whole number or unlimited, got %q", v)
+			}
+			n, err := d.integer(fl.val, join(path, "max_attempts"), 0)
+			if err != nil {
+				return err
+			}
+			if n < 1 {
+				return d.errf(fl.val, join(path, "max_attempts"), "must be at least 1 (the first try counts; 1 = no retry)")
+			}
+			r.MaxAttempts = n
+		}
+		set("max_attempts")
+	}
+	if fl, ok := f["on"]; ok {
+		items, err := d.sequence(fl.val, join(path, "on"))
+		if err != nil {
+			return err
+		}
+		r.On = r.On[:0:0]
+		for i, it := range items {
+			s, err := d.scalar(it, index(join(path, "on"), i), "connect, timeout, reset, a status or a class like 5xx")
+			if err != nil {
+				return err
+			}
+			if err := validRetryOn(s); err != nil {
+				return d.errf(it, index(join(path, "on"), i), "%v", err)
+			}
+			r.On = append(r.On, s)
+		}
+		set("on")
+	}
+	if fl, ok := f["never"]; ok {
+		items, err := d.sequence(fl.val, join(path, "never"))
+		if err != nil {
+			return err
+		}
+		r.Never = r.Never[:0:0]
+		for i, it := range items {
+			v, err := d.integer(it, index(join(path, "never"), i), 100)
+			if err != nil {
+				return err
+			}
+			if v > 599 {
+				return d.errf(it, index(join(path, "never"), i), "%d is not an HTTP status", v)
+			}
+			r.Never = append(r.Never, v)
+		}
+		set("never")
+	}
+	enums := []struct {
+		key     string
+		dst     *string
+		choices []string
+	}{
+		{"non_idempotent", &r.NonIdempotent, []string{"never", "with_key", "always"}},
+		{"backoff", &r.Backoff, []string{"none", "constant", "linear", "exponential", "decorrelated", "list"}},
+		{"jitter", &r.Jitter, []string{"none", "full", "equal", "proportional"}},
+		{"retry_after", &r.RetryAfter, []string{"honor", "ignore"}},
+	}
+	for _, e := range enums {
+		if fl, ok := f[e.key]; ok {
+			if *e.dst, err = d.enum(fl.val, join(path, e.key), e.choices...); err != nil {
+				return err
+			}
+			set(e.key)
+		}
+	}
+	if fl, ok := f["base"]; ok {
+		if r.Base, err = d.duration(fl.val, join(path, "base")); err != nil {
+			return err
+		}
+		set("base")
+	}
+	if fl, ok := f["multiplier"]; ok {
+		if r.Multiplier, err = d.number(fl.val, join(path, "multiplier")); err != nil {
+			return err
+		}
+		if r.Multiplier < 1 {
+			return d.errf(fl.val, join(path, "multiplier"), "must be at least 1 (delays would shrink)")
+		}
+		set("multiplier")
+	}
+	if fl, ok := f["cap"]; ok {
+		if isNone(fl.val) {
+			r.Cap = 0
+		} else if r.Cap, err = d.positive(fl.val, join(path, "cap")); err != nil {
+			return err
+		}
+		set("cap")
+	}
+	if fl, ok := f["delays"]; ok {
+		items, err := d.sequence(fl.val, join(path, "delays"))
+		if err != nil {
+			return err
+		}
+		if len(items) == 0 {
+			return d.errf(fl.val, join(path, "delays"), "must list at least one delay")
+		}
+		r.Delays = make([]time.Duration, len(items))
+		for i, it := range items {
+			if r.Delays[i], err = d.duration(it, index(join(path, "delays"), i)); err != nil {
+				return err
+			}
+		}
+		set("delays")
+	}
+	if fl, ok := f["jitter_factor"]; ok {
+		if r.JitterFactor, err = d.number(fl.val, join(path, "jitter_factor")); err != nil {
+			return err
+		}
+		set("jitter_factor")
+	}
+	if fl, ok := f["retry_after_max"]; ok {
+		if isNone(fl.val) {
+			r.RetryAfterMax = 0
+		} else if r.RetryAfterMax, err = d.positive(fl.val, join(path, "retry_after_max")); err != nil {
+			return err
+		}
+		set("retry_after_max")
+	}
+	return nil
+}
+
+// validRetryOn accepts what Retry.On may list.
+func validRetryOn(s string) error {
+	switch s {
+	case "connect", "timeout", "reset", "1xx", "2xx", "3xx", "4xx", "5xx":
+		if s[0] < '4' && len(s) == 3 && s[1] == 'x' {
+			return fmt.Errorf("%q: only 4xx and 5xx classes can be retried", s)
+		}
+		return nil
+	}
+	if v, err := strconv.Atoi(s); err == nil {
+		if v < 400 || v > 599 {
+			return fmt.Errorf("%d: only 4xx and 5xx statuses can be retried", v)
+		}
+		return nil
+	}
+	return fmt.Errorf("%q: want connect, timeout, reset, a status like 503 or a class like 5xx", s)
+}
+
+func (d *decoder) budget(n *yaml.Node, path string, prev *policy.Budget, src map[string]policy.Pos) (*policy.Budget, error) {
+	if isNone(n) {
+		return nil, nil
+	}
+	f, err := d.mapping(n, path, "kind", "capacity", "retry_cost", "timeout_cost", "refill", "percent", "min_per_s", "window")
+	if err != nil {
+		return nil, err
+	}
+	kind := ""
+	if prev != nil {
+		kind = prev.Kind
+	}
+	if fl, ok := f["kind"]; ok {
+		if kind, err = d.enum(fl.val, join(path, "kind"), "token_bucket", "ratio"); err != nil {
+			return nil, err
+		}
+		src["budget.kind"] = pos(d.file, fl.key)
+	} else if kind == "" {
+		return nil, d.errf(n, join(path, "kind"), "required: token_bucket or ratio")
+	}
+	b := defaultBudget(kind)
+	if prev != nil && prev.Kind == kind {
+		c := *prev
+		b = &c
+	}
+	own := map[string][]string{
+		"token_bucket": {"capacity", "retry_cost", "timeout_cost", "refill"},
+		"ratio":        {"percent", "min_per_s", "window"},
+	}
+	for key, fl := range f {
+		if key == "kind" {
+			continue
+		}
+		if !slices.Contains(own[kind], key) {
+			return nil, d.errf(fl.key, join(path, key), "not a field of a %s budget (its fields: %s)", kind, strings.Join(own[kind], ", "))
+		}
+		src["budget."+key] = pos(d.file, fl.key)
+		var err error
+		switch key {
+		case "capacity":
+			b.Capacity, err = d.number(fl.val, join(path, key))
+		case "retry_cost":
+			b.RetryCost, err = d.number(fl.val, join(path, key))
+		case "timeout_cost":
+			b.TimeoutCost, err = d.number(fl.val, join(path, key))
+		case "refill":
+			b.Refill, err = d.number(fl.val, join(path, key))
+		case "percent":
+			b.Percent, err = d.percent(fl.val, join(path, key))
+		case "min_per_s":
+			b.MinPerS, err = d.number(fl.val, join(path, key))
+		case "window":
+			b.Window, err = d.positive(fl.val, join(path, key))
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if kind == "token_bucket" && b.Capacity <= 0 {
+		return nil, d.errf(n, join(path, "capacity"), "a token bucket needs a capacity above 0")
+	}
+	return b, nil
+}
+
+func (d *decoder) breaker(n *yaml.Node, path string, prev *policy.Breaker, src map[string]policy.Pos) (*policy.Breaker, error) {
+	if isNone(n) {
+		return nil, nil
+	}
+	f, err := d.mapping(n, path, "failure_rate", "min_requests", "window", "open_for", "half_open")
+	if err != nil {
+		return nil, err
+	}
+	b := defaultBreaker()
+	if prev != nil {
+		c := *prev
+		b = &c
+	}
+	keys := slices.Sorted(maps.Keys(f))
+	for _, key := range keys {
+		fl := f[key]
+		src["breaker."+key] = pos(d.file, fl.key)
+		var err error
+		switch key {
+		case "failure_rate":
+			b.FailureRate, err = d.percent(fl.val, join(path, key))
+			if err == nil && b.FailureRate == 0 {
+				err = d.errf(fl.val, join(path, key), "must be above 0%% (0%% would open on the first request)")
+			}
+		case "min_requests":
+			b.MinRequests, err = d.integer(fl.val, join(path, key), 1)
+		case "window":
+			b.Window, err = d.positive(fl.val, join(path, key))
+		case "open_for":
+			b.OpenFor, err = d.positive(fl.val, join(path, key))
+		case "half_open":
+			b.HalfOpen, err = d.integer(fl.val, join(path, key), 1)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// layers decodes `layers: [{name, policy}]`, caller first.
+func (d *decoder) layers(n *yaml.Node, path string, lookup lookupFunc) ([]policy.Layer, error) {
+	items, err := d.sequence(n, path)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]policy.Layer, 0, len(items))
+	seen := map[string]bool{}
+	for i, it := range items {
+		ip := index(path, i)
+		f, err := d.mapping(it, ip, "name", "policy")
+		if err != nil {
+			return nil, err
+		}
+		l := policy.Layer{Name: fmt.Sprintf("layer-%d", i+1)}
+		if fl, ok := f["name"]; ok {
+			if l.Name, err = d.str(fl.val, join(ip, "name")); err != nil {
+				return nil, err
+			}
+			if seen[l.Name] {
+				return nil, d.errf(fl.val, join(ip, "name"), "layer %q is listed twice", l.Name)
+			}
+		}
+		seen[l.Name] = true
+		fl, ok := f["policy"]
+		if !ok {
+			return nil, d.errf(it, join(ip, "policy"), "required: the policy this layer applies to its calls")
+		}
+		if l.Policy, err = d.policy(fl.val, join(ip, "policy"), lookup, false); err != nil {
+			return nil, err
+		}
+		if l.Policy.Name == "" {
+			l.Policy.Name = l.Name
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// sortedNames lists a policy-name set for messages.
+func sortedNames(m map[string]bool) string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
