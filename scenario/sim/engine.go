@@ -143,6 +143,7 @@ type engine struct {
 	totalBusy int
 	lastEvent time.Duration
 	malformed int
+	tick func(now, horizon time.Duration)
 	// saturation: how many clients have every worker busy, since when, and the total so far
 	satClients int
 	satSince   time.Duration
@@ -324,8 +325,13 @@ func (e *engine) run(ctx context.Context) error {
 	var arrivals uint64
 	steps := 0
 	for e.h.len() > 0 {
-		if steps++; steps&4095 == 0 && ctx.Err() != nil {
-			return ctx.Err()
+		if steps++; steps&4095 == 0 {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if e.tick != nil {
+				e.tick(e.now, e.horizon)
+			}
 		}
 		ev := e.h.pop()
 		if ev.at > e.horizon {

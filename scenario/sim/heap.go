@@ -6,15 +6,15 @@ import "time"
 type eventKind uint8
 
 const (
-	evArrival       eventKind = iota // next open-model arrival
-	evLoop                           // a closed-model loop issues its next request
-	evBurst                          // the t=0 burst
-	evTargetArrive                   // a bottom attempt reaches the target (after connect)
-	evServiceDone                    // the target finished serving (read, or the whole attempt)
-	evWriteDone                      // single-row conflicts: the conditional write finished
-	evAttemptTimeout                 // the caller's attempt timeout fired
-	evConnectTimeout                 // the caller's connect timeout fired
-	evRetry                          // a backoff sleep ended: start the next attempt
+	evArrival        eventKind = iota // next open-model arrival
+	evLoop                            // a closed-model loop issues its next request
+	evBurst                           // the t=0 burst
+	evTargetArrive                    // a bottom attempt reaches the target (after connect)
+	evServiceDone                     // the target finished serving (read, or the whole attempt)
+	evWriteDone                       // single-row conflicts: the conditional write finished
+	evAttemptTimeout                  // the caller's attempt timeout fired
+	evConnectTimeout                  // the caller's connect timeout fired
+	evRetry                           // a backoff sleep ended: start the next attempt
 )
 
 // event is one entry of the heap. Events that point at pooled objects carry the object's

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/scenario/policy"
@@ -10,7 +11,8 @@ import (
 
 // Options tune a Run.
 type Options struct {
-	// Progress, when set, is called after each policy with how many are done.
+	// Progress, when set, is called now and then with how far the run is: total is 1000 per
+	// policy, done counts thousandths of each policy's simulated horizon.
 	Progress func(done, total int)
 }
 
@@ -31,15 +33,22 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 		DurationMs:  ms(sc.Duration),
 		Policies:    make([]PolicyResult, 0, len(sc.Policies)),
 	}
+	total := 1000 * len(sc.Policies)
 	for i, p := range sc.Policies {
-		pr, err := RunPolicy(ctx, sc, p)
+		var tick func(now, horizon time.Duration)
+		if opts.Progress != nil {
+			tick = func(now, horizon time.Duration) {
+				opts.Progress(1000*i+int(1000*float64(now)/float64(horizon)), total)
+			}
+		}
+		pr, err := runPolicy(ctx, sc, p, tick)
 		if err != nil {
 			res.Interrupted = true
 			return res, err
 		}
 		res.Policies = append(res.Policies, pr)
 		if opts.Progress != nil {
-			opts.Progress(i+1, len(sc.Policies))
+			opts.Progress(1000*(i+1), total)
 		}
 	}
 	return res, nil
@@ -48,10 +57,15 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 // RunPolicy simulates one policy against sc's load and target. Storm's bisection calls it
 // many times, so it allocates per concurrent request (free lists), not per request.
 func RunPolicy(ctx context.Context, sc *scenario.Scenario, p *policy.Policy) (PolicyResult, error) {
+	return runPolicy(ctx, sc, p, nil)
+}
+
+func runPolicy(ctx context.Context, sc *scenario.Scenario, p *policy.Policy, tick func(now, horizon time.Duration)) (PolicyResult, error) {
 	if err := validate(sc, p); err != nil {
 		return PolicyResult{}, err
 	}
 	e := newEngine(sc, p)
+	e.tick = tick
 	if err := e.run(ctx); err != nil {
 		return PolicyResult{}, err
 	}

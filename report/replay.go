@@ -1,0 +1,361 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/lipgloss/table"
+	"github.com/patience-dev/patience/scenario/sim"
+)
+
+// ReplayFormats are the renderers of `patience replay` (and of the live replay, which fills
+// the same struct).
+var ReplayFormats = Registry[*sim.Result]{
+	"text":     ReplayText,
+	"json":     JSON[*sim.Result],
+	"markdown": ReplayMarkdown,
+}
+
+// replayLevel grades a verdict line.
+type replayLevel int
+
+const (
+	replayGood replayLevel = iota
+	replayWarn
+	replayBad
+)
+
+// replayVerdict says in plain words what the policy would do to the service, from the facts
+// the simulator measured. The most serious consequence comes first.
+func replayVerdict(p sim.PolicyResult) (replayLevel, string) {
+	level := replayGood
+	var clauses []string
+	bad := func(s string) { level = replayBad; clauses = append(clauses, s) }
+	if p.WorkerSaturation >= 1 && p.SaturatedMs >= 1000 {
+		s := "every worker of a client stuck for " + replayDuration(p.SaturatedMs) + ": unrelated pages die"
+		if p.NoWorker > 0 {
+			s += " (" + replayCount(p.NoWorker) + " requests turned away)"
+		}
+		bad(s)
+	}
+	if stuck := p.FailureReasons[sim.ReasonStuck]; stuck > 0 {
+		bad(replayCount(stuck) + " requests still hanging when the run ended")
+	}
+	if p.Duplicates > 0 {
+		bad(replayCount(p.Duplicates) + " side effects executed twice (customers charged twice)")
+	}
+	if p.Amplification >= 5 {
+		bad("each request became " + replayRatio(p.Amplification) + " calls to the dependency")
+	}
+	if p.Requests > 0 {
+		failRate := float64(p.Failed) / float64(p.Requests)
+		switch {
+		case failRate >= 0.10:
+			level = replayBad
+		case failRate >= 0.005 && level < replayWarn:
+			level = replayWarn
+		}
+		if p.Failed > 0 {
+			clauses = append(clauses, replayPercent(failRate)+" failed ("+replayTopReasons(p.FailureReasons, 2)+")")
+		}
+	}
+	if p.Degraded > 0 {
+		if level < replayWarn {
+			level = replayWarn
+		}
+		clauses = append(clauses, replayCount(p.Degraded)+" answered from the fallback (degraded, not failed)")
+	}
+	if p.WastedWork > 0 && p.Requests > 0 && float64(p.WastedWork) >= 0.01*float64(p.Requests) {
+		clauses = append(clauses, replayCount(p.WastedWork)+" calls served after the caller gave up")
+	}
+	if len(clauses) == 0 || level == replayGood {
+		clauses = append([]string{replayPercent(p.SuccessRate) + " succeeded"}, clauses...)
+	}
+	return level, strings.Join(clauses, "; ")
+}
+
+// replayTopReasons lists the commonest failure reasons, most frequent first.
+func replayTopReasons(m map[string]int, n int) string {
+	type kv struct {
+		k string
+		v int
+	}
+	var all []kv
+	for k, v := range m {
+		all = append(all, kv{k, v})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].v > all[j].v || (all[i].v == all[j].v && all[i].k < all[j].k) })
+	var parts []string
+	for i, e := range all {
+		if i == n {
+			break
+		}
+		parts = append(parts, strings.ReplaceAll(e.k, "_", " ")+" "+replayCount(e.v))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// replayRows are the table's metrics, one row each, policies as columns.
+var replayRows = []struct {
+	label string
+	value func(p sim.PolicyResult) string
+}{
+	{"requests", func(p sim.PolicyResult) string { return replayCount(p.Requests) }},
+	{"success", func(p sim.PolicyResult) string { return replayPercent(p.SuccessRate) }},
+	{"failed", func(p sim.PolicyResult) string { return replayCount(p.Failed) }},
+	{"degraded", func(p sim.PolicyResult) string { return replayCount(p.Degraded) }},
+	{"attempts", func(p sim.PolicyResult) string { return replayCount(p.Attempts) }},
+	{"amplification", func(p sim.PolicyResult) string {
+		s := replayRatio(p.Amplification)
+		if p.TheoreticalAmplification != nil {
+			s += " (max " + replayRatio(*p.TheoreticalAmplification) + ")"
+		}
+		return s
+	}},
+	{"latency p50", func(p sim.PolicyResult) string { return replayDuration(p.Latency.P50Ms) }},
+	{"latency p99", func(p sim.PolicyResult) string { return replayDuration(p.Latency.P99Ms) }},
+	{"latency max", func(p sim.PolicyResult) string { return replayDuration(p.Latency.MaxMs) }},
+	{"finished at", func(p sim.PolicyResult) string { return replayDuration(p.FinishedMs) }},
+	{"duplicates", func(p sim.PolicyResult) string { return replayCount(p.Duplicates) }},
+	{"peak in flight", func(p sim.PolicyResult) string { return replayCount(p.PeakInFlight) }},
+	{"worker saturation", func(p sim.PolicyResult) string {
+		if p.WorkerSaturation == 0 {
+			return "n/a"
+		}
+		return replayPercent(p.WorkerSaturation)
+	}},
+	{"no worker", func(p sim.PolicyResult) string { return replayCount(p.NoWorker) }},
+	{"peak target load", func(p sim.PolicyResult) string { return chartNumber(p.PeakTargetLoadPerS) + "/s" }},
+	{"wasted work", func(p sim.PolicyResult) string { return replayCount(p.WastedWork) }},
+}
+
+// ReplayText renders the replay for a terminal: the story, a verdict per policy, the
+// policies side by side, and a per-second chart per policy.
+func ReplayText(w io.Writer, r *sim.Result, opts Options) error {
+	st := opts.Styles
+	var b strings.Builder
+	b.WriteString(st.Title.Render("replay "+r.Scenario) + st.Muted.Render(" · "+replaySubtitle(r)) + "\n")
+	if r.Description != "" {
+		b.WriteString(replayWrap(r.Description, max(opts.Width, 40)) + "\n")
+	}
+	b.WriteString("\n")
+	nameW := 0
+	for _, p := range r.Policies {
+		nameW = max(nameW, lipgloss.Width(p.Name))
+	}
+	for _, p := range r.Policies {
+		level, text := replayVerdict(p)
+		mark := st.Good.Render("✓")
+		switch level {
+		case replayWarn:
+			mark = st.Warn.Render("!")
+		case replayBad:
+			mark = st.Bad.Render("✗")
+		}
+		fmt.Fprintf(&b, "%s %s  %s\n", mark, st.Verdict.Render(fmt.Sprintf("%-*s", nameW, p.Name)), text)
+	}
+	b.WriteString("\n")
+
+	headers := []string{""}
+	for _, p := range r.Policies {
+		headers = append(headers, p.Name)
+	}
+	t := table.New().
+		Border(lipgloss.NormalBorder()).
+		BorderStyle(st.Border).
+		Headers(headers...).
+		StyleFunc(func(row, col int) lipgloss.Style {
+			switch {
+			case row == table.HeaderRow:
+				return st.Header
+			case col == 0:
+				return st.Key.Padding(0, 1)
+			}
+			return st.Cell
+		})
+	for _, row := range replayRows {
+		cells := []string{row.label}
+		for _, p := range r.Policies {
+			cells = append(cells, row.value(p))
+		}
+		t.Row(cells...)
+	}
+	b.WriteString(t.Render() + "\n\n")
+
+	for _, p := range r.Policies {
+		b.WriteString(st.Title.Render(p.Name) + st.Muted.Render(" · per second") + "\n")
+		if err := Chart(&b, replaySeries(p, st), ChartOptions{Width: opts.Width}, st); err != nil {
+			return err
+		}
+		b.WriteString("\n")
+	}
+	if r.Interrupted {
+		b.WriteString(st.Warn.Render("interrupted: only the policies above were replayed") + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// replaySeries are the chart rows of one policy: goodput, failures, fallbacks (when any) and
+// logical requests in flight.
+func replaySeries(p sim.PolicyResult, st Styles) []ChartSeries {
+	n := len(p.Timeline)
+	ok, failed, degraded, inFlight := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for i, s := range p.Timeline {
+		ok[i], failed[i], degraded[i], inFlight[i] = float64(s.Succeeded), float64(s.Failed), float64(s.Degraded), float64(s.InFlight)
+	}
+	series := []ChartSeries{
+		{Name: "ok", Values: ok, Style: st.Good, Unit: "/s"},
+		{Name: "failed", Values: failed, Style: st.BarAlt, Unit: "/s"},
+	}
+	if p.Degraded > 0 {
+		series = append(series, ChartSeries{Name: "degraded", Values: degraded, Style: st.BarThird, Unit: "/s"})
+	}
+	return append(series, ChartSeries{Name: "in flight", Values: inFlight, Peak: true, Style: st.Bar})
+}
+
+func replaySubtitle(r *sim.Result) string {
+	return fmt.Sprintf("%s · seed %d · %s of arrivals", r.Mode, r.Seed, replayDuration(r.DurationMs))
+}
+
+// ReplayMarkdown renders the replay for a pull-request comment.
+func ReplayMarkdown(w io.Writer, r *sim.Result, opts Options) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### replay `%s`\n\n_%s_\n\n", r.Scenario, replaySubtitle(r))
+	if r.Description != "" {
+		b.WriteString(r.Description + "\n\n")
+	}
+	for _, p := range r.Policies {
+		level, text := replayVerdict(p)
+		mark := "✅"
+		switch level {
+		case replayWarn:
+			mark = "⚠️"
+		case replayBad:
+			mark = "❌"
+		}
+		fmt.Fprintf(&b, "- %s **%s**: %s\n", mark, replayMDEscape(p.Name), text)
+	}
+	b.WriteString("\n|   |")
+	for _, p := range r.Policies {
+		b.WriteString(" " + replayMDEscape(p.Name) + " |")
+	}
+	b.WriteString("\n|---|")
+	for range r.Policies {
+		b.WriteString("---:|")
+	}
+	b.WriteString("\n")
+	for _, row := range replayRows {
+		b.WriteString("| " + row.label + " |")
+		for _, p := range r.Policies {
+			b.WriteString(" " + replayMDEscape(row.value(p)) + " |")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n<details><summary>per second</summary>\n\n```text\n")
+	plain := Styles{}
+	for _, p := range r.Policies {
+		b.WriteString(p.Name + "\n")
+		if err := Chart(&b, replaySeries(p, plain), ChartOptions{Width: 80}, plain); err != nil {
+			return err
+		}
+	}
+	b.WriteString("```\n\n</details>\n")
+	if r.Interrupted {
+		b.WriteString("\n> interrupted: only the policies above were replayed\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func replayMDEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// replayWrap breaks text at spaces to fit width.
+func replayWrap(s string, width int) string {
+	var b strings.Builder
+	line := 0
+	for i, word := range strings.Fields(s) {
+		wl := lipgloss.Width(word)
+		if i > 0 {
+			if line+1+wl > width {
+				b.WriteString("\n")
+				line = 0
+			} else {
+				b.WriteString(" ")
+				line++
+			}
+		}
+		b.WriteString(word)
+		line += wl
+	}
+	return b.String()
+}
+
+// replayCount writes an integer with thousands separators.
+func replayCount(n int) string {
+	s := fmt.Sprintf("%d", n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// replayPercent writes a ratio as a percentage with one decimal, never rounding a partial
+// success up to 100% or a partial failure down to 0%.
+func replayPercent(x float64) string {
+	s := fmt.Sprintf("%.1f%%", 100*x)
+	switch {
+	case x < 1 && s == "100.0%":
+		return ">99.9%"
+	case x > 0 && s == "0.0%":
+		return "<0.1%"
+	}
+	return s
+}
+
+// replayRatio writes a multiplier: ×1, ×1.23, ×18.
+func replayRatio(x float64) string {
+	switch {
+	case x == math.Trunc(x):
+		return fmt.Sprintf("×%.0f", x)
+	case x >= 10:
+		return fmt.Sprintf("×%.1f", x)
+	}
+	return fmt.Sprintf("×%.2f", x)
+}
+
+// replayDuration writes milliseconds with about three significant digits: 0.41ms, 412ms,
+// 4.12s, 4m12s, 1h5m.
+func replayDuration(ms float64) string {
+	switch {
+	case ms <= 0:
+		return "0"
+	case ms < 10:
+		return fmt.Sprintf("%.2fms", ms)
+	case ms < 1000:
+		return fmt.Sprintf("%.0fms", ms)
+	case ms < 60_000:
+		return fmt.Sprintf("%.3gs", ms/1000)
+	case ms < 3_600_000:
+		s := int(math.Round(ms / 1000))
+		if s%60 == 0 {
+			return fmt.Sprintf("%dm", s/60)
+		}
+		return fmt.Sprintf("%dm%ds", s/60, s%60)
+	}
+	m := int(math.Round(ms / 60_000))
+	return fmt.Sprintf("%dh%dm", m/60, m%60)
+}

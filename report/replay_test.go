@@ -1,0 +1,153 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+	"github.com/patience-dev/patience/internal/golden"
+	"github.com/patience-dev/patience/scenario"
+	"github.com/patience-dev/patience/scenario/policy"
+	"github.com/patience-dev/patience/scenario/sim"
+)
+
+// replayFixture is a real, seeded, short simulation: a dependency hangs for 30 s; three
+// policies face it. Deterministic, so the goldens are byte-stable.
+func replayFixture(t *testing.T) *sim.Result {
+	t.Helper()
+	sc := &scenario.Scenario{
+		Name: "hang-demo", Description: "A dependency hangs for 30 s; each client has 4 workers.",
+		Seed: 11, Duration: 2 * time.Minute, Drain: time.Minute,
+		Load: scenario.Load{Clients: 2, Workers: 4, Rate: 10, Request: scenario.Request{Method: "GET"}},
+		Target: scenario.Target{
+			Latency: scenario.Distribution{Kind: scenario.DistLognormal, P50: 50 * time.Millisecond, P99: 200 * time.Millisecond},
+			Phases: []scenario.Phase{{Name: "hang", At: 30 * time.Second, For: 30 * time.Second,
+				Faults: []scenario.Fault{{Kind: scenario.FaultHang, Percent: 1}}}},
+		},
+		Policies: []*policy.Policy{
+			{Name: "no-timeout", Retry: policy.Retry{MaxAttempts: 1}},
+			{Name: "timeout-2s", Timeout: 2 * time.Second, Retry: policy.Retry{MaxAttempts: 2, On: []string{"timeout"}, Backoff: "none", Jitter: "none"}},
+			{Name: "breaker", Timeout: 2 * time.Second, Fallback: true, Retry: policy.Retry{MaxAttempts: 1},
+				Breaker: &policy.Breaker{FailureRate: 0.5, MinRequests: 5, Window: 10 * time.Second, OpenFor: 10 * time.Second, HalfOpen: 1}},
+		},
+	}
+	res, err := sim.Run(context.Background(), sc, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func replayOptions(color bool, width int) Options {
+	r := lipgloss.NewRenderer(&bytes.Buffer{})
+	r.SetColorProfile(termenv.Ascii)
+	if color {
+		r.SetColorProfile(termenv.ANSI256)
+	}
+	return Options{Styles: NewStyles(r), Width: width, Color: color}
+}
+
+func TestReplayGoldens(t *testing.T) {
+	res := replayFixture(t)
+	for _, tc := range []struct {
+		name   string
+		format string
+		color  bool
+	}{
+		{"replay_text", "text", false},
+		{"replay_text_color", "text", true},
+		{"replay_markdown", "markdown", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			render, err := ReplayFormats.Get(tc.format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := render(&buf, res, replayOptions(tc.color, 100)); err != nil {
+				t.Fatal(err)
+			}
+			golden.Assert(t, tc.name, buf.Bytes())
+		})
+	}
+}
+
+func TestReplayVerdicts(t *testing.T) {
+	res := replayFixture(t)
+	var buf bytes.Buffer
+	if err := ReplayText(&buf, res, replayOptions(false, 100)); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"✗ no-timeout  every worker of a client stuck for",
+		"unrelated pages die",
+		"answered from the fallback (degraded, not failed)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestChartFitsWidth(t *testing.T) {
+	vals := make([]float64, 600)
+	for i := range vals {
+		vals[i] = float64(i % 37)
+	}
+	for _, width := range []int{40, 80, 200} {
+		var buf bytes.Buffer
+		err := Chart(&buf, []ChartSeries{{Name: "ok", Values: vals, Unit: "/s"}, {Name: "in flight", Values: vals, Peak: true}},
+			ChartOptions{Width: width}, replayOptions(false, width).Styles)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimRight(buf.String(), "\n"), "\n") {
+			if w := lipgloss.Width(line); w > width {
+				t.Errorf("width %d: line %q is %d wide", width, line, w)
+			}
+		}
+	}
+}
+
+func TestChartGlyphs(t *testing.T) {
+	for _, tc := range []struct {
+		v, top float64
+		want   rune
+	}{
+		{0, 10, ' '},
+		{0.01, 10, '▁'}, // any non-zero value stays visible
+		{10, 10, '█'},
+		{5, 10, '▄'},
+		{3, 0, ' '},
+	} {
+		if got := chartGlyph(tc.v, tc.top); got != tc.want {
+			t.Errorf("chartGlyph(%v, %v) = %q, want %q", tc.v, tc.top, got, tc.want)
+		}
+	}
+}
+
+func TestReplayFormatting(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{replayCount(1234567), "1,234,567"},
+		{replayCount(12), "12"},
+		{replayPercent(0.99999), ">99.9%"},
+		{replayPercent(0.00001), "<0.1%"},
+		{replayPercent(0.5), "50.0%"},
+		{replayRatio(18), "×18"},
+		{replayRatio(1.234), "×1.23"},
+		{replayDuration(0.412), "0.41ms"},
+		{replayDuration(412), "412ms"},
+		{replayDuration(4123), "4.12s"},
+		{replayDuration(252_000), "4m12s"},
+		{replayDuration(3_900_000), "1h5m"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
