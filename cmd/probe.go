@@ -1,21 +1,374 @@
 package cmd
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
 
+	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/report"
 	"github.com/spf13/cobra"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
 )
 
 // ProbeOptions are the flags of `patience probe`.
-type ProbeOptions struct{}
+type ProbeOptions struct {
+	IO     *report.IOStreams
+	Ctx    context.Context
+	Output string
 
-// NewCmdProbe builds `patience probe`. Placeholder until its issue lands.
+	URL     string
+	Method  string
+	Headers []string
+	Data    string
+
+	Rate         string
+	Concurrency  int
+	Requests     int64
+	Duration     time.Duration
+	Conn         string
+	MaxInFlight  int
+	MaxTimeout   time.Duration
+	Insecure     bool
+	Budget       time.Duration
+	Cutoff       string
+	ConnectFloor time.Duration
+	Save         string
+	Strict       bool
+
+	// Merge lists saved profiles to combine instead of probing (--merge a.json b.json).
+	Merge      bool
+	MergeFiles []string
+
+	rateSet bool
+}
+
+// probeTestHooks lets the test binary attach hidden helpers (a loopback target) to the
+// probe command; the production binary has none.
+var probeTestHooks []func(f *Factory, c *cobra.Command)
+
+// NewCmdProbe builds `patience probe`.
 func NewCmdProbe(f *Factory, runF func(*ProbeOptions) error) *cobra.Command {
-	return &cobra.Command{
-		Use:    "probe",
-		Hidden: true,
-		RunE: func(*cobra.Command, []string) error {
-			return errors.New("probe is not built yet")
+	opts := &ProbeOptions{IO: f.IO}
+	c := &cobra.Command{
+		Use:   "probe URL | --merge PROFILE...",
+		Short: "Measure latency per phase and recommend timeouts and attempts",
+		Long: `Probe measures a live HTTP target and turns what it measured into a timeout policy.
+
+The open model (default, --rate) sends on a fixed schedule whatever the target does, and
+times every request from its intended send time, so a stall shows in the tail instead of
+being hidden (coordinated omission). At most --max-in-flight requests are outstanding; a
+send that finds them all taken waits and counts as late; one that is more than
+--max-timeout late is dropped and counted. If the achieved rate is more than 1% below the
+requested one, probe says so and exits 3. -c/--concurrency switches to the closed model.
+
+--conn both (default) alternates fresh connections (DNS, connect, TLS measured) with
+reused keep-alive ones, and reports the two apart. Probe speaks HTTP/1.1, sends each
+request once, and does not follow redirects.
+
+The recommendation: timeout = good-response latency at quantile 1 - --cutoff (p99.9) × 1.2,
+rounded up on the 1-2-2.5-5 ladder; connect timeout = max(3 × connect p99.9,
+--connect-floor), never above the timeout; attempts = the most k with
+k × timeout + worst-case backoff (exponential 100 ms ×2 cap 10 s, full jitter) ≤ --budget.
+
+Authorization, Cookie, Proxy-Authorization and any header or query parameter whose name
+contains "key" or "token" are shown as REDACTED in every report.`,
+		Example: `  patience probe https://api.example.com/v1/quote --rate 20/s -n 2000 --budget 2s
+  patience probe http://127.0.0.1:8080/ -c 50 --duration 10s --conn reuse
+  patience probe https://api.example.com/ -H 'Authorization: Bearer …' --save eu.json
+  patience probe --merge eu.json us.json -o markdown`,
+		Args: usageArgs(func(c *cobra.Command, args []string) error {
+			if opts.Merge {
+				if len(args) == 0 {
+					return errors.New("--merge needs at least one saved profile")
+				}
+				return nil
+			}
+			return cobra.ExactArgs(1)(c, args)
+		}),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Ctx = c.Context()
+			if opts.Merge {
+				opts.MergeFiles = args
+			} else {
+				opts.URL = args[0]
+			}
+			opts.rateSet = c.Flags().Changed("rate")
+			if runF != nil {
+				return runF(opts)
+			}
+			return probeRun(opts)
 		},
 	}
+	fl := c.Flags()
+	fl.StringVarP(&opts.Method, "method", "X", "GET", "HTTP method")
+	fl.StringArrayVarP(&opts.Headers, "header", "H", nil, "request header 'Name: value' (repeatable)")
+	fl.StringVarP(&opts.Data, "data", "d", "", "request body; @FILE reads a file")
+	fl.StringVar(&opts.Rate, "rate", "10/s", "open model: sends per second (N/s, N/m or N/h)")
+	fl.IntVarP(&opts.Concurrency, "concurrency", "c", 0, "closed model: N workers, each sending when its previous request finished")
+	fl.Int64VarP(&opts.Requests, "requests", "n", 0, "number of requests (default 200 when --duration is not set)")
+	fl.DurationVar(&opts.Duration, "duration", 0, "how long to send (with -n, whichever comes first)")
+	addEnumFlag(c, &opts.Conn, "conn", "both", "connections", []string{"both", "fresh", "reuse"})
+	fl.IntVar(&opts.MaxInFlight, "max-in-flight", probe.DefaultMaxInFlight, "open model: most requests outstanding at once")
+	fl.DurationVar(&opts.MaxTimeout, "max-timeout", probe.DefaultMaxTimeout, "the probe's own per-request bound")
+	fl.BoolVar(&opts.Insecure, "insecure", false, "skip TLS certificate verification")
+	fl.DurationVar(&opts.Budget, "budget", probe.DefaultBudget, "the caller's whole time budget, retries and backoff included")
+	fl.StringVar(&opts.Cutoff, "cutoff", "0.1%", "share of good responses a timeout may cut off")
+	fl.DurationVar(&opts.ConnectFloor, "connect-floor", probe.DefaultConnectFloor, "lowest connect timeout to recommend (survives one lost SYN)")
+	fl.StringVar(&opts.Save, "save", "", "write the result with its HDR histograms to this JSON file")
+	fl.BoolVar(&opts.Strict, "strict", false, "exit 1 when the budget cannot hold one normal call")
+	fl.BoolVar(&opts.Merge, "merge", false, "merge saved profiles (arguments) instead of probing")
+	addOutputFlag(c, &opts.Output, report.ProbeFormats.Names())
+	for _, h := range probeTestHooks {
+		h(f, c)
+	}
+	return c
+}
+
+// probeConfig turns validated flags into a probe.Config.
+func probeConfig(opts *ProbeOptions) (probe.Config, error) {
+	cfg := probe.Config{
+		URL: opts.URL, Method: strings.ToUpper(opts.Method), Conn: opts.Conn,
+		Concurrency: opts.Concurrency, Requests: opts.Requests, Duration: opts.Duration,
+		MaxInFlight: opts.MaxInFlight, MaxTimeout: opts.MaxTimeout, Insecure: opts.Insecure,
+		Budget: opts.Budget, ConnectFloor: opts.ConnectFloor,
+	}
+	if opts.Concurrency > 0 && opts.rateSet {
+		return cfg, errors.New("--rate and -c/--concurrency exclude each other: pick the open or the closed model")
+	}
+	if opts.Concurrency < 0 || opts.Requests < 0 || opts.Duration < 0 || opts.MaxInFlight <= 0 || opts.MaxTimeout <= 0 || opts.Budget <= 0 || opts.ConnectFloor <= 0 {
+		return cfg, errors.New("-c, -n, --duration must not be negative; --max-in-flight, --max-timeout, --budget and --connect-floor must be positive")
+	}
+	if opts.Concurrency == 0 {
+		r, err := parseRate(opts.Rate)
+		if err != nil {
+			return cfg, fmt.Errorf("--rate: %w", err)
+		}
+		cfg.Rate = r
+	}
+	cut, err := parsePercent(opts.Cutoff)
+	if err != nil {
+		return cfg, fmt.Errorf("--cutoff: %w", err)
+	}
+	if cut <= 0 || cut >= 1 {
+		return cfg, fmt.Errorf("--cutoff %s: want more than 0%% and less than 100%%", opts.Cutoff)
+	}
+	cfg.Cutoff = cut
+	if len(opts.Headers) > 0 {
+		cfg.Header = http.Header{}
+		for _, h := range opts.Headers {
+			name, value, err := parseHeader(h)
+			if err != nil {
+				return cfg, fmt.Errorf("--header: %w", err)
+			}
+			cfg.Header.Add(name, value)
+		}
+	}
+	if opts.Data != "" {
+		if path, ok := strings.CutPrefix(opts.Data, "@"); ok {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return cfg, fmt.Errorf("--data: %w", err)
+			}
+			cfg.Body = b
+		} else {
+			cfg.Body = []byte(opts.Data)
+		}
+	}
+	return cfg, cfg.Validate()
+}
+
+// parseRate reads "20/s", "2400/m" or "72000/h" as sends per second. A bare number is
+// rejected with a hint, so nobody has to guess the unit.
+func parseRate(s string) (float64, error) {
+	num, unit, ok := strings.Cut(strings.TrimSpace(s), "/")
+	if !ok {
+		return 0, fmt.Errorf("%q has no unit: write %s/s (per second) or %s/m (per minute)", s, s, s)
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || v <= 0 || v != v || v > 1e7 {
+		return 0, fmt.Errorf("%q: want a positive number of requests, e.g. 20/s", s)
+	}
+	switch strings.TrimSpace(unit) {
+	case "s":
+		return v, nil
+	case "m":
+		return v / 60, nil
+	case "h":
+		return v / 3600, nil
+	}
+	return 0, fmt.Errorf("%q: unit %q: want s, m or h", s, unit)
+}
+
+// parsePercent reads "0.1%" as 0.001. A bare ratio is rejected with a hint (DESIGN §4:
+// percentages are written with %).
+func parsePercent(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	num, ok := strings.CutSuffix(t, "%")
+	if !ok {
+		return 0, fmt.Errorf("%q: write a percentage such as 0.1%%", s)
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || v != v || v < 0 || v > 100 {
+		return 0, fmt.Errorf("%q: want a percentage between 0%% and 100%%", s)
+	}
+	return v / 100, nil
+}
+
+// parseHeader reads "Name: value".
+func parseHeader(s string) (string, string, error) {
+	name, value, ok := strings.Cut(s, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") {
+		return "", "", fmt.Errorf("%q: want 'Name: value'", probeRedactHeaderArg(s))
+	}
+	value = strings.TrimSpace(value)
+	if strings.ContainsAny(value, "\r\n") {
+		return "", "", fmt.Errorf("header %s: the value must not contain line breaks", name)
+	}
+	return name, value, nil
+}
+
+// probeRedactHeaderArg keeps a malformed header argument's secret out of error messages.
+func probeRedactHeaderArg(s string) string {
+	name, _, ok := strings.Cut(s, ":")
+	if !ok {
+		if len(s) > 12 {
+			return s[:4] + "…"
+		}
+		return s
+	}
+	return probe.RedactHeader(strings.TrimSpace(name), "…")
+}
+
+func probeRun(opts *ProbeOptions) error {
+	render, err := report.ProbeFormats.Get(opts.Output)
+	if err != nil {
+		return UsageError(err)
+	}
+	ctx := opts.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var res *probe.Result
+	if opts.Merge {
+		if res, err = probeMerge(opts); err != nil {
+			return err
+		}
+	} else {
+		cfg, err := probeConfig(opts)
+		if err != nil {
+			return UsageError(err)
+		}
+		if res, err = probeMeasure(ctx, opts, cfg); err != nil {
+			return err
+		}
+	}
+	if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
+		return err
+	}
+	if opts.Save != "" {
+		if err := probe.Save(opts.Save, res); err != nil {
+			return fmt.Errorf("--save: %w", err)
+		}
+	}
+	return probeExit(opts, res)
+}
+
+// probeExit chooses the exit code from the result, after it was rendered and saved.
+func probeExit(opts *ProbeOptions, res *probe.Result) error {
+	s := res.Schedule
+	switch {
+	case res.Interrupted:
+		return ErrInterrupted
+	case res.Unreachable:
+		return CannotMeasureError(fmt.Errorf("target unreachable: %s", errorCounts(res.Errors)))
+	case res.Requests > 0 && res.Responses == 0:
+		return CannotMeasureError(fmt.Errorf("every request failed: %s", errorCounts(res.Errors)))
+	case s.RequestedPerS != nil && !s.RateHeld:
+		return CannotMeasureError(fmt.Errorf("the generator could not keep the rate: %.4g/s achieved of %.4g/s requested (more than 1%% short)", s.AchievedPerS, *s.RequestedPerS))
+	case opts.Strict && !res.Recommendation.FitsBudget:
+		return GateFailed(fmt.Errorf("--strict: %s", res.Recommendation.Verdict))
+	}
+	return nil
+}
+
+func errorCounts(errs map[string]int64) string {
+	var parts []string
+	for _, c := range probe.ErrorClasses {
+		if errs[c] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", c, errs[c]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// probeMerge loads and merges saved profiles.
+func probeMerge(opts *ProbeOptions) (*probe.Result, error) {
+	cut, err := parsePercent(opts.Cutoff)
+	if err != nil || cut <= 0 || cut >= 1 {
+		return nil, UsageErrorf("--cutoff %q: want a percentage such as 0.1%%", opts.Cutoff)
+	}
+	profiles := make([]*probe.Result, 0, len(opts.MergeFiles))
+	for _, p := range opts.MergeFiles {
+		r, err := probe.LoadProfile(p)
+		if err != nil {
+			return nil, UsageError(err)
+		}
+		profiles = append(profiles, r)
+	}
+	res, err := probe.Merge(profiles, probe.AdviceParams{Budget: opts.Budget, Cutoff: cut, ConnectFloor: opts.ConnectFloor, MaxTimeout: opts.MaxTimeout})
+	if err != nil {
+		return nil, UsageError(err)
+	}
+	return res, nil
+}
+
+// probeMeasure runs the probe with a progress bar on stderr when it is a terminal.
+func probeMeasure(ctx context.Context, opts *ProbeOptions, cfg probe.Config) (*probe.Result, error) {
+	show := opts.IO.ShowProgress(opts.Output)
+	p := mpb.NewWithContext(ctx, mpb.WithOutput(opts.IO.ErrOut), mpb.WithWidth(32),
+		mpb.ContainerOptional(mpb.WithOutput(io.Discard), !show))
+	var last atomic.Pointer[probe.Progress]
+	last.Store(&probe.Progress{})
+	bar := p.AddBar(0,
+		mpb.PrependDecorators(decor.Name("probe ")),
+		mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
+			s := last.Load()
+			rate := 0.0
+			if s.Elapsed > 0 {
+				rate = float64(s.Sent) / s.Elapsed.Seconds()
+			}
+			return fmt.Sprintf(" %d done · %.1f/s · %d errors", s.Done, rate, s.Errors)
+		})),
+	)
+	cfg.Progress = func(s probe.Progress) {
+		last.Store(&s)
+		if s.Expected > 0 {
+			bar.SetTotal(s.Expected, false)
+			bar.SetCurrent(min(s.Done, s.Expected))
+		} else if cfg.Duration > 0 {
+			bar.SetTotal(int64(cfg.Duration/time.Millisecond), false)
+			bar.SetCurrent(min(int64(s.Elapsed/time.Millisecond), int64(cfg.Duration/time.Millisecond)))
+		}
+	}
+	res, err := probe.Run(ctx, cfg)
+	if err != nil || res.Interrupted || res.Unreachable || res.Responses == 0 {
+		bar.Abort(false)
+	} else {
+		bar.SetTotal(-1, true)
+	}
+	p.Wait()
+	if err != nil {
+		return nil, UsageError(err)
+	}
+	return res, nil
 }

@@ -1,0 +1,148 @@
+// Package probetest holds loopback HTTP targets whose latency distribution is known, for the
+// probe's tests, the demo and bench/: a fast endpoint, 10 ms + Exp(5 ms), a server that
+// freezes 500 ms every 5 s, and a lognormal one with a few 503s. Every RNG is seeded
+// (math/rand/v2 PCG), so a target behaves the same for the same seed.
+package probetest
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Fast answers at once with a 3-byte body: the throughput target.
+func Fast() http.Handler {
+	body := []byte("ok\n")
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write(body)
+	})
+}
+
+// Exp answers after 10 ms + Exp(mean 5 ms). Analytic quantiles: q → 10 − 5·ln(1−q) ms, so
+// p50 13.47, p90 21.51, p95 24.98, p99 33.03 ms (plus the timer overshoot of the host).
+func Exp(seed uint64) http.Handler {
+	rng := newLocked(seed)
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		time.Sleep(10*time.Millisecond + time.Duration(rng.ExpFloat64()*5*float64(time.Millisecond)))
+		_, _ = w.Write([]byte("ok\n"))
+	})
+}
+
+// ExpQuantile is the analytic quantile of Exp in milliseconds.
+func ExpQuantile(q float64) float64 { return 10 - 5*math.Log(1-q) }
+
+// Stall answers at once, except during a global freeze of freeze every period (the last
+// freeze of each period, measured from epoch): requests arriving during a freeze are held
+// until it ends. For an open-model client at any constant rate over a whole number of
+// periods, freeze/period of arrivals wait U(0, freeze): with 500 ms every 5 s, 10% of them,
+// so the true p95 is 250 ms and the true p99 450 ms — and p50 is about 0.
+func Stall(epoch time.Time, period, freeze time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if wait := StallWait(time.Since(epoch), period, freeze); wait > 0 {
+			time.Sleep(wait)
+		}
+		_, _ = w.Write([]byte("ok\n"))
+	})
+}
+
+// StallWait is how long a request arriving at elapsed (since epoch) is held by Stall.
+func StallWait(elapsed, period, freeze time.Duration) time.Duration {
+	phase := elapsed % period
+	if phase >= period-freeze {
+		return period - phase
+	}
+	return 0
+}
+
+// Lognormal answers after a lognormal latency through p50 and p99 (σ = ln(p99/p50)/z₀.₉₉,
+// z₀.₉₉ = 2.326348) and answers 503 at once to a share errorRate of requests.
+func Lognormal(seed uint64, p50, p99 time.Duration, errorRate float64) http.Handler {
+	rng := newLocked(seed)
+	mu := math.Log(float64(p50))
+	sigma := math.Log(float64(p99)/float64(p50)) / 2.326348
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fail, z := rng.draw(errorRate)
+		if fail {
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "overloaded", http.StatusServiceUnavailable)
+			return
+		}
+		time.Sleep(time.Duration(math.Exp(mu + sigma*z)))
+		_, _ = w.Write([]byte("ok\n"))
+	})
+}
+
+// Mux serves every target under one address: /fast, /exp, /stall (500 ms every 5 s from
+// the moment Mux was called) and /lognormal (p50 40 ms, p99 300 ms, 1% 503).
+func Mux(seed uint64) *http.ServeMux {
+	m := http.NewServeMux()
+	m.Handle("/fast", Fast())
+	m.Handle("/exp", Exp(seed))
+	m.Handle("/stall", Stall(time.Now(), 5*time.Second, 500*time.Millisecond))
+	m.Handle("/lognormal", Lognormal(seed, 40*time.Millisecond, 300*time.Millisecond, 0.01))
+	return m
+}
+
+// Server is a running loopback target.
+type Server struct {
+	// URL is "http://127.0.0.1:PORT" without a trailing slash.
+	URL string
+	srv *http.Server
+	ln  net.Listener
+}
+
+// Start serves h on 127.0.0.1 at a free port. Loopback only, by construction.
+func Start(h http.Handler) (*Server, error) {
+	return Listen("127.0.0.1:0", h)
+}
+
+// Listen serves h on addr, which must be a loopback address.
+func Listen(addr string, h http.Handler) (*Server, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return nil, errors.New("probetest serves on loopback addresses only")
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{URL: "http://" + ln.Addr().String(), srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ln: ln}
+	go func() { _ = s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// Close stops the server and drops its connections.
+func (s *Server) Close() error { return s.srv.Close() }
+
+// locked is a seeded PCG generator safe for concurrent handlers.
+type locked struct {
+	mu  sync.Mutex
+	rng *rand.Rand
+}
+
+func newLocked(seed uint64) *locked {
+	return &locked{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+}
+
+// ExpFloat64 draws from Exp(1).
+func (l *locked) ExpFloat64() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rng.ExpFloat64()
+}
+
+// draw decides a failure with probability p and draws a standard normal, in one lock, so
+// the sequence for a seed does not depend on which requests failed.
+func (l *locked) draw(p float64) (bool, float64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rng.Float64() < p, l.rng.NormFloat64()
+}

@@ -1,0 +1,729 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Config is one probe run. Exactly one of Rate (open model) and Concurrency (closed model)
+// is positive; at least one of Requests and Duration bounds the run.
+type Config struct {
+	URL    string
+	Method string
+	Header http.Header
+	Body   []byte
+
+	// Rate is the open-model send rate per second: request i is due at start + i/Rate.
+	Rate float64
+	// Concurrency is the closed-model worker count: each sends, waits, sends again.
+	Concurrency int
+	// Requests bounds the number of sends (0: only Duration bounds the run).
+	Requests int64
+	// Duration bounds the sending window (0: only Requests bounds the run).
+	Duration time.Duration
+
+	// Conn is "fresh" (a new connection per request), "reuse" (keep-alive) or "both":
+	// requests alternate between the two (even-numbered sends fresh), so both are measured
+	// in the same time window and reported apart.
+	Conn string
+	// MaxInFlight bounds outstanding requests in the open model (default 1000).
+	MaxInFlight int
+	// MaxTimeout is the probe's own per-request bound (default 30 s): a target that hangs
+	// never holds the probe longer than this.
+	MaxTimeout time.Duration
+	// Insecure skips TLS certificate verification.
+	Insecure bool
+
+	// Advice parameters (DESIGN §7).
+	Budget       time.Duration // the caller's whole budget (default 10 s)
+	Cutoff       float64       // accepted share of good responses cut off (default 0.001)
+	Headroom     float64       // multiplier on the quantile (default 1.2)
+	ConnectFloor time.Duration // lower bound of the connect timeout (default 1.1 s)
+
+	// Progress, when set, is called about every 200 ms from a separate goroutine.
+	Progress func(Progress)
+}
+
+// Progress is a live snapshot for progress bars.
+type Progress struct {
+	Sent, Done, Errors int64
+	Elapsed            time.Duration
+	// Expected is the planned number of sends when known (0 otherwise).
+	Expected int64
+}
+
+// Defaults for Config fields left zero.
+const (
+	DefaultMaxInFlight = 1000
+	DefaultMaxTimeout  = 30 * time.Second
+	DefaultBudget      = 10 * time.Second
+	DefaultCutoff      = 0.001
+	DefaultRequests    = 200
+	// LateAfter is how late a send may be before it counts as late.
+	LateAfter = time.Millisecond
+	// unreachableAfter is how many connect-level failures (refused, DNS, TLS) with no
+	// response at all end the run early as unreachable.
+	unreachableAfter = 5
+)
+
+// AdviceParams are the recommendation knobs, shared by live runs and merges.
+type AdviceParams struct {
+	Budget       time.Duration
+	Cutoff       float64
+	Headroom     float64
+	ConnectFloor time.Duration
+	MaxTimeout   time.Duration
+}
+
+func (c *Config) advice() AdviceParams {
+	return AdviceParams{Budget: c.Budget, Cutoff: c.Cutoff, Headroom: c.Headroom, ConnectFloor: c.ConnectFloor, MaxTimeout: c.MaxTimeout}
+}
+
+func (p *AdviceParams) defaults() {
+	if p.Budget <= 0 {
+		p.Budget = DefaultBudget
+	}
+	if p.Cutoff <= 0 {
+		p.Cutoff = DefaultCutoff
+	}
+	if p.Headroom <= 0 {
+		p.Headroom = DefaultHeadroom
+	}
+	if p.ConnectFloor <= 0 {
+		p.ConnectFloor = DefaultConnectFloor
+	}
+	if p.MaxTimeout <= 0 {
+		p.MaxTimeout = DefaultMaxTimeout
+	}
+}
+
+// Validate fills defaults and reports the first invalid field.
+func (c *Config) Validate() error {
+	u, err := url.Parse(c.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("target %q is not an http:// or https:// URL", c.URL)
+	}
+	if c.Method == "" {
+		c.Method = http.MethodGet
+	}
+	if c.Rate > 0 && c.Concurrency > 0 {
+		return errors.New("--rate and --concurrency exclude each other: pick the open or the closed model")
+	}
+	if c.Rate < 0 || c.Concurrency < 0 || c.Requests < 0 || c.Duration < 0 {
+		return errors.New("rate, concurrency, requests and duration must not be negative")
+	}
+	if c.Rate == 0 && c.Concurrency == 0 {
+		c.Rate = 10
+	}
+	if c.Requests == 0 && c.Duration == 0 {
+		c.Requests = DefaultRequests
+	}
+	switch c.Conn {
+	case "":
+		c.Conn = "both"
+	case "fresh", "reuse", "both":
+	default:
+		return fmt.Errorf("--conn %q: want fresh, reuse or both", c.Conn)
+	}
+	if c.MaxInFlight <= 0 {
+		c.MaxInFlight = DefaultMaxInFlight
+	}
+	if c.Cutoff < 0 || c.Cutoff >= 1 {
+		return fmt.Errorf("--cutoff %g: want a share in (0, 1), e.g. 0.1%%", c.Cutoff)
+	}
+	p := c.advice()
+	p.defaults()
+	c.Budget, c.Cutoff, c.Headroom, c.ConnectFloor, c.MaxTimeout = p.Budget, p.Cutoff, p.Headroom, p.ConnectFloor, p.MaxTimeout
+	return nil
+}
+
+// Run probes cfg.URL and returns what it measured. When ctx is cancelled it stops sending,
+// abandons what is in flight (those requests are not counted) and returns what was measured
+// so far with Interrupted set. Errors are only returned for an invalid Config.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	r := newRunner(cfg)
+	defer r.close()
+	start := time.Now()
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r.cancel = cancel
+
+	stopProgress := r.startProgress(start)
+	if cfg.Concurrency > 0 {
+		r.closed(runCtx, start)
+	} else {
+		r.open(runCtx, start)
+	}
+	r.inflight.Wait()
+	end := time.Now()
+	stopProgress()
+
+	m := r.measurement()
+	m.durationMs = ms(end.Sub(start))
+	sched := &m.schedule
+	if cfg.Concurrency > 0 {
+		if end.After(start) {
+			sched.AchievedPerS = float64(m.requests) / end.Sub(start).Seconds()
+		}
+		sched.RateHeld = true
+	} else {
+		sched.RequestedPerS = ptr(cfg.Rate)
+		interval := time.Duration(float64(time.Second) / cfg.Rate)
+		if last := r.lastDispatch.Load(); last > 0 {
+			window := time.Duration(last) + interval
+			sched.AchievedPerS = float64(r.dispatched.Load()) / window.Seconds()
+		}
+		sched.RateHeld = sched.AchievedPerS >= 0.99*cfg.Rate
+	}
+	meta := Result{
+		Target:      describeTarget(cfg),
+		Model:       "open",
+		Conn:        cfg.Conn,
+		Interrupted: ctx.Err() != nil,
+		Unreachable: r.unreachable.Load(),
+	}
+	if cfg.Concurrency > 0 {
+		meta.Model = "closed"
+		meta.Concurrency = cfg.Concurrency
+	}
+	return build(m, meta, cfg.advice())
+}
+
+// describeTarget is the redacted target of a run.
+func describeTarget(cfg Config) Target {
+	t := Target{URL: RedactURL(cfg.URL), Method: cfg.Method}
+	names := make([]string, 0, len(cfg.Header))
+	for n := range cfg.Header {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		for _, v := range cfg.Header[n] {
+			t.Headers = append(t.Headers, RedactHeader(n, v))
+		}
+	}
+	return t
+}
+
+// runner holds the state of one run. The hot path touches only atomics and one shard lock.
+type runner struct {
+	cfg    Config
+	reuse  *http.Transport
+	fresh  *http.Transport
+	shards []*shard
+	cancel context.CancelFunc
+
+	inflight     sync.WaitGroup
+	inFlightNow  atomic.Int64
+	peakInFlight atomic.Int64
+
+	dispatched   atomic.Int64 // sends started
+	lastDispatch atomic.Int64 // ns since start of the latest dispatch (open model)
+	done         atomic.Int64 // requests finished and recorded
+	failed       atomic.Int64 // of which errors
+	responses    atomic.Int64
+	connectFails atomic.Int64
+	unreachable  atomic.Bool
+
+	late          atomic.Int64
+	waitedForSlot atomic.Int64
+	dropped       atomic.Int64
+}
+
+func newRunner(cfg Config) *runner {
+	idle := cfg.MaxInFlight
+	if cfg.Concurrency > 0 {
+		idle = cfg.Concurrency
+	}
+	mk := func(keepAlive bool) *http.Transport {
+		return &http.Transport{
+			Proxy:               http.ProxyFromEnvironment,
+			DialContext:         (&net.Dialer{Timeout: cfg.MaxTimeout, KeepAlive: 30 * time.Second}).DialContext,
+			TLSClientConfig:     &tls.Config{InsecureSkipVerify: cfg.Insecure}, //nolint:gosec // --insecure is the user's explicit choice
+			TLSHandshakeTimeout: cfg.MaxTimeout,
+			DisableKeepAlives:   !keepAlive,
+			DisableCompression:  true, // measure the bytes the server sends, not our gunzip
+			MaxIdleConnsPerHost: idle,
+			IdleConnTimeout:     90 * time.Second,
+		}
+	}
+	// One shard per worker up to twice the CPUs: contention stays negligible and memory
+	// stays bounded even with 1000 requests in flight.
+	n := 2 * runtime.GOMAXPROCS(0)
+	if cfg.Concurrency > 0 && cfg.Concurrency < n {
+		n = cfg.Concurrency
+	}
+	r := &runner{cfg: cfg, reuse: mk(true), fresh: mk(false)}
+	for range n {
+		r.shards = append(r.shards, newShard())
+	}
+	return r
+}
+
+func (r *runner) close() {
+	r.reuse.CloseIdleConnections()
+	r.fresh.CloseIdleConnections()
+}
+
+// startProgress calls cfg.Progress every 200 ms until the returned stop is called.
+func (r *runner) startProgress(start time.Time) func() {
+	if r.cfg.Progress == nil {
+		return func() {}
+	}
+	expected := r.cfg.Requests
+	if r.cfg.Rate > 0 && r.cfg.Duration > 0 {
+		byTime := int64(r.cfg.Rate * r.cfg.Duration.Seconds())
+		if expected == 0 || byTime < expected {
+			expected = byTime
+		}
+	}
+	snap := func() Progress {
+		return Progress{Sent: r.dispatched.Load(), Done: r.done.Load(), Errors: r.failed.Load(), Elapsed: time.Since(start), Expected: expected}
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				r.cfg.Progress(snap())
+				return
+			case <-t.C:
+				r.cfg.Progress(snap())
+			}
+		}
+	})
+	return func() { close(stop); wg.Wait() }
+}
+
+// open runs the open model: send i is due at start + i/Rate whatever happened before, so a
+// stalled target cannot slow the schedule down (no coordinated omission). At most
+// MaxInFlight requests are outstanding; a send that finds them all taken waits (it is late,
+// and its latency still counts from its intended time) and is dropped only when it is
+// already more than MaxTimeout late.
+func (r *runner) open(ctx context.Context, start time.Time) {
+	cfg := r.cfg
+	slots := make(chan struct{}, cfg.MaxInFlight)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for i := int64(0); ; i++ {
+		if cfg.Requests > 0 && i >= cfg.Requests {
+			return
+		}
+		offset := time.Duration(float64(i) * float64(time.Second) / cfg.Rate)
+		if cfg.Duration > 0 && offset >= cfg.Duration {
+			return
+		}
+		intended := start.Add(offset)
+		if d := time.Until(intended); d > 0 {
+			timer.Reset(d)
+			select {
+			case <-ctx.Done():
+				return
+			case <-timer.C:
+			}
+		} else if ctx.Err() != nil {
+			return
+		}
+		select {
+		case slots <- struct{}{}:
+		default:
+			r.waitedForSlot.Add(1)
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+		}
+		now := time.Now()
+		lateness := now.Sub(intended)
+		if lateness > cfg.MaxTimeout {
+			r.dropped.Add(1)
+			<-slots
+			continue
+		}
+		if lateness > LateAfter {
+			r.late.Add(1)
+		}
+		sh := r.shards[i%int64(len(r.shards))]
+		sh.mu.Lock()
+		recordClamped(sh.hists[iLate], lateness.Microseconds())
+		sh.mu.Unlock()
+		r.dispatched.Add(1)
+		r.lastDispatch.Store(int64(now.Sub(start)))
+		r.inflight.Add(1)
+		go func(i int64) {
+			defer func() { <-slots; r.inflight.Done() }()
+			r.do(ctx, i, intended, now)
+		}(i)
+	}
+}
+
+// closed runs the closed model: Concurrency workers, each sending as soon as its previous
+// request finished. There is no schedule, so the intended time is the actual send.
+func (r *runner) closed(ctx context.Context, start time.Time) {
+	cfg := r.cfg
+	var next atomic.Int64
+	deadline := start.Add(cfg.Duration)
+	for range cfg.Concurrency {
+		r.inflight.Go(func() {
+			for ctx.Err() == nil {
+				i := next.Add(1) - 1
+				if cfg.Requests > 0 && i >= cfg.Requests {
+					return
+				}
+				now := time.Now()
+				if cfg.Duration > 0 && !now.Before(deadline) {
+					return
+				}
+				r.dispatched.Add(1)
+				r.do(ctx, i, now, now)
+			}
+		})
+	}
+}
+
+// tracer collects the httptrace timestamps of one request. Tracers are pooled with their
+// hook closures so the hot path does not rebuild them.
+type tracer struct {
+	trace               httptrace.ClientTrace
+	mu                  sync.Mutex // happy-eyeballs dials may race on the connect hooks
+	dnsStart, dnsDone   time.Time
+	connStart, connDone time.Time
+	connErr             bool
+	tlsStart, tlsDone   time.Time
+	tlsErr              bool
+	wrote, firstByte    time.Time
+	reused, gotConn     bool
+}
+
+func newTracer() *tracer {
+	t := &tracer{}
+	// Every hook takes the lock: the transport may finish a dial in the background after
+	// the request already returned on another connection, and still call these hooks.
+	set := func(f func()) { t.mu.Lock(); f(); t.mu.Unlock() }
+	t.trace = httptrace.ClientTrace{
+		DNSStart: func(httptrace.DNSStartInfo) { set(func() { t.dnsStart = time.Now() }) },
+		DNSDone:  func(httptrace.DNSDoneInfo) { set(func() { t.dnsDone = time.Now() }) },
+		ConnectStart: func(string, string) {
+			set(func() {
+				if t.connStart.IsZero() {
+					t.connStart = time.Now()
+				}
+			})
+		},
+		ConnectDone: func(_, _ string, err error) {
+			set(func() {
+				if err == nil && t.connDone.IsZero() {
+					t.connDone = time.Now()
+				} else if err != nil {
+					t.connErr = true
+				}
+			})
+		},
+		TLSHandshakeStart: func() { set(func() { t.tlsStart = time.Now() }) },
+		TLSHandshakeDone: func(_ tls.ConnectionState, err error) {
+			set(func() { t.tlsDone, t.tlsErr = time.Now(), err != nil })
+		},
+		GotConn: func(info httptrace.GotConnInfo) {
+			set(func() { t.reused, t.gotConn = info.Reused, true })
+		},
+		WroteRequest:         func(httptrace.WroteRequestInfo) { set(func() { t.wrote = time.Now() }) },
+		GotFirstResponseByte: func() { set(func() { t.firstByte = time.Now() }) },
+	}
+	return t
+}
+
+// do sends request i, intended at intended and actually sent at sent, and records it.
+func (r *runner) do(ctx context.Context, i int64, intended, sent time.Time) {
+	n := r.inFlightNow.Add(1)
+	for {
+		p := r.peakInFlight.Load()
+		if n <= p || r.peakInFlight.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	defer r.inFlightNow.Add(-1)
+
+	cfg := &r.cfg
+	// A fresh tracer per request: a pooled one could receive hooks from an earlier
+	// request's background dial and mix two requests' timings.
+	t := newTracer()
+
+	rctx, cancel := context.WithTimeout(ctx, cfg.MaxTimeout)
+	defer cancel()
+	rctx = httptrace.WithClientTrace(rctx, &t.trace)
+	var body io.Reader
+	if cfg.Body != nil {
+		body = bytes.NewReader(cfg.Body)
+	}
+	req, err := http.NewRequestWithContext(rctx, cfg.Method, cfg.URL, body)
+	if err != nil {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		r.record(i, t, intended, sent, time.Now(), 0, err)
+		return
+	}
+	if cfg.Header != nil {
+		req.Header = cfg.Header // read-only from here on: shared by every request
+	}
+	rt := r.reuse
+	switch cfg.Conn {
+	case "fresh":
+		rt = r.fresh
+	case "both":
+		if i%2 == 0 {
+			rt = r.fresh
+		}
+	}
+	resp, err := rt.RoundTrip(req)
+	status := 0
+	if err == nil {
+		status = resp.StatusCode
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	end := time.Now()
+	if err != nil && ctx.Err() != nil {
+		return // interrupted or ended early: not a measurement of the target
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r.record(i, t, intended, sent, end, status, err)
+}
+
+// record adds one finished request to its shard.
+func (r *runner) record(i int64, t *tracer, intended, sent, end time.Time, status int, err error) {
+	sh := r.shards[i%int64(len(r.shards))]
+	fresh := !t.reused
+	sh.mu.Lock()
+	if !t.reused {
+		if !t.dnsStart.IsZero() && !t.dnsDone.IsZero() {
+			recordClamped(sh.hists[iDNS], t.dnsDone.Sub(t.dnsStart).Microseconds())
+		}
+		if !t.connStart.IsZero() && !t.connDone.IsZero() {
+			recordClamped(sh.hists[iConnect], t.connDone.Sub(t.connStart).Microseconds())
+		}
+		if !t.tlsStart.IsZero() && !t.tlsDone.IsZero() && !t.tlsErr {
+			recordClamped(sh.hists[iTLS], t.tlsDone.Sub(t.tlsStart).Microseconds())
+		}
+	}
+	var class = -1
+	if err != nil {
+		class = classify(err)
+		sh.errs[class]++
+	} else {
+		sh.status[status]++
+		if !t.wrote.IsZero() && !t.firstByte.IsZero() {
+			ttfb, tot, snt := iTTFBReused, iTotalReused, iSentReused
+			if fresh {
+				ttfb, tot, snt = iTTFBFresh, iTotalFresh, iSentFresh
+			}
+			recordClamped(sh.hists[ttfb], t.firstByte.Sub(t.wrote).Microseconds())
+			total := end.Sub(intended).Microseconds()
+			recordClamped(sh.hists[tot], total)
+			recordClamped(sh.hists[snt], end.Sub(sent).Microseconds())
+			if status < 500 {
+				recordClamped(sh.hists[iGood], total)
+			}
+		} else {
+			tot, snt := iTotalReused, iSentReused
+			if fresh {
+				tot, snt = iTotalFresh, iSentFresh
+			}
+			total := end.Sub(intended).Microseconds()
+			recordClamped(sh.hists[tot], total)
+			recordClamped(sh.hists[snt], end.Sub(sent).Microseconds())
+			if status < 500 {
+				recordClamped(sh.hists[iGood], total)
+			}
+		}
+	}
+	sh.mu.Unlock()
+
+	r.done.Add(1)
+	if err != nil {
+		r.failed.Add(1)
+		if class == errRefused || class == errDNS || class == errTLS {
+			if r.connectFails.Add(1) >= unreachableAfter && r.responses.Load() == 0 {
+				r.unreachable.Store(true)
+				r.cancel()
+			}
+		}
+		return
+	}
+	r.responses.Add(1)
+}
+
+// measurement is the raw material of a Result: merged histograms and counters. A loaded
+// profile turns back into one, which is how merges avoid averaging percentiles.
+type measurement struct {
+	hists      histSet
+	status     map[string]int64
+	errors     map[string]int64
+	requests   int64
+	responses  int64
+	durationMs float64
+	schedule   Schedule
+}
+
+// measurement merges the shards.
+func (r *runner) measurement() *measurement {
+	m := &measurement{hists: histSet{}, status: map[string]int64{}, errors: map[string]int64{}}
+	for _, sh := range r.shards {
+		sh.mu.Lock()
+		set := histSet{}
+		for i, name := range series {
+			set[name] = sh.hists[i]
+		}
+		m.hists.merge(set)
+		for code, n := range sh.status {
+			m.status[statusKey(code)] += n
+			m.responses += n
+		}
+		for c, n := range sh.errs {
+			m.errors[ErrorClasses[c]] += n
+		}
+		sh.mu.Unlock()
+	}
+	m.requests = r.dispatched.Load()
+	m.schedule = Schedule{
+		Late:          r.late.Load(),
+		LateAfterMs:   ms(LateAfter),
+		WaitedForSlot: r.waitedForSlot.Load(),
+		Dropped:       r.dropped.Load(),
+		MaxInFlight:   r.cfg.MaxInFlight,
+		PeakInFlight:  r.peakInFlight.Load(),
+	}
+	if r.cfg.Concurrency > 0 {
+		m.schedule.MaxInFlight = r.cfg.Concurrency
+	}
+	return m
+}
+
+// build turns a measurement into a Result: summaries, schedule, recommendation, cut-off
+// curve, bars and encoded histograms.
+func build(m *measurement, meta Result, p AdviceParams) (*Result, error) {
+	p.defaults()
+	res := meta
+	res.Schema = Schema
+	res.Requests, res.Responses, res.DurationMs = m.requests, m.responses, m.durationMs
+	res.Status = m.status
+	res.Errors = map[string]int64{}
+	for _, c := range ErrorClasses {
+		res.Errors[c] = m.errors[c]
+	}
+	hs := m.hists
+	res.Phases = Phases{
+		DNS:     summarize(hs.get(SeriesDNS)),
+		Connect: summarize(hs.get(SeriesConnect)),
+		TLS:     summarize(hs.get(SeriesTLS)),
+		TTFB:    summarizeSplit(hs.get(SeriesTTFBFresh), hs.get(SeriesTTFBReused)),
+		Total:   summarizeSplit(hs.get(SeriesTotalFresh), hs.get(SeriesTotalReused)),
+		Sent:    summarizeSplit(hs.get(SeriesSentFresh), hs.get(SeriesSentReused)),
+	}
+	res.Schedule = m.schedule
+	late := hs.get(SeriesLate)
+	res.Schedule.LateP99Ms = quantileMs(late, 0.99)
+
+	good := hs.get(SeriesGood)
+	connect := hs.get(SeriesConnect)
+	q := 1 - p.Cutoff
+	in := AdviceInput{
+		Cutoff: p.Cutoff, Headroom: p.Headroom, Budget: p.Budget, ConnectFloor: p.ConnectFloor,
+		Good: good.TotalCount(), GoodAtQ: float64(good.ValueAtQuantile(q*100)) / 1000, GoodMax: float64(good.Max()) / 1000,
+		ConnectCount: connect.TotalCount(), ConnectP999: float64(connect.ValueAtQuantile(99.9)) / 1000, ConnectMax: float64(connect.Max()) / 1000,
+		Timeouts: m.errors["timeout"], MaxTimeout: p.MaxTimeout,
+	}
+	res.Recommendation = Advise(in)
+
+	res.CutoffCurve = []Cutoff{}
+	for _, cq := range []float64{0.90, 0.99, 0.999, 0.9999} {
+		c := Cutoff{Label: QuantileLabel(cq), Samples: good.TotalCount()}
+		if t := quantileMs(good, cq); t != nil {
+			c.TimeoutMs = t
+			c.CutRate = ptr(shareAbove(good, *t))
+		}
+		res.CutoffCurve = append(res.CutoffCurve, c)
+	}
+	if res.Recommendation.TimeoutMs > 0 {
+		res.CutoffCurve = append(res.CutoffCurve, Cutoff{
+			Label: "recommended", TimeoutMs: ptr(res.Recommendation.TimeoutMs),
+			CutRate: ptr(shareAbove(good, res.Recommendation.TimeoutMs)), Samples: good.TotalCount(),
+		})
+	}
+
+	total := hs.combined(SeriesTotalFresh, SeriesTotalReused)
+	res.Distribution = distribution(total)
+	res.Notes = notes(&res, p)
+
+	var err error
+	if res.Histogram, err = EncodeHistogram(total); err != nil {
+		return nil, err
+	}
+	res.Histograms = map[string]string{}
+	for _, name := range series {
+		if res.Histograms[name], err = EncodeHistogram(hs.get(name)); err != nil {
+			return nil, err
+		}
+	}
+	return &res, nil
+}
+
+// notes explains what limits the measurement, in the order a reader needs them.
+func notes(res *Result, p AdviceParams) []string {
+	out := []string{}
+	if res.Unreachable {
+		out = append(out, fmt.Sprintf("stopped early: the first %d requests could not connect (%s) and none got a response", unreachableAfter, errorSummary(res.Errors)))
+	} else if res.Requests > 0 && res.Responses == 0 {
+		out = append(out, fmt.Sprintf("every request failed (%s): nothing was measured", errorSummary(res.Errors)))
+	}
+	if res.Interrupted {
+		out = append(out, "interrupted: these figures cover the part of the run that finished")
+	}
+	s := res.Schedule
+	if s.RequestedPerS != nil && !s.RateHeld && !res.Unreachable {
+		out = append(out, fmt.Sprintf("the generator did not keep the rate: %.4g/s achieved of %.4g/s requested (more than 1%% short); the load, not only the target, shaped these figures",
+			s.AchievedPerS, *s.RequestedPerS))
+	}
+	if s.Dropped > 0 {
+		out = append(out, fmt.Sprintf("%d sends were dropped: all %d in-flight slots were taken until they were more than %s late", s.Dropped, s.MaxInFlight, FormatMs(ms(p.MaxTimeout))))
+	}
+	if res.Model == "closed" {
+		out = append(out, "closed model: each worker waits for its previous response, so a stall delays the next sends instead of showing in their latency (coordinated omission); use --rate for tail latency")
+	}
+	return out
+}
+
+// errorSummary lists the nonzero error classes: "refused: 5, dns: 1".
+func errorSummary(errs map[string]int64) string {
+	var parts []string
+	for _, c := range ErrorClasses {
+		if errs[c] > 0 {
+			parts = append(parts, fmt.Sprintf("%s: %d", c, errs[c]))
+		}
+	}
+	if len(parts) == 0 {
+		return "no errors"
+	}
+	return strings.Join(parts, ", ")
+}

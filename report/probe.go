@@ -1,0 +1,362 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/lipgloss/table"
+	"github.com/patience-dev/patience/probe"
+)
+
+// ProbeFormats renders a probe result: text for terminals, json (`patience/probe/v1`) for
+// programs, markdown for PR comments and step summaries.
+var ProbeFormats = Registry[*probe.Result]{
+	"text":     ProbeText,
+	"json":     probeJSON,
+	"markdown": ProbeMarkdown,
+}
+
+// probeJSON writes the result without HTML escaping, so derivations read "<" and not "\u003c".
+func probeJSON(w io.Writer, r *probe.Result, _ Options) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// probeVerdict is the symbol and kind of the leading line.
+func probeVerdict(r *probe.Result) (symbol string, good bool) {
+	switch {
+	case r.Responses == 0 || r.Unreachable:
+		return "✗", false
+	case !r.Recommendation.FitsBudget:
+		return "✗", false
+	case r.Schedule.RequestedPerS != nil && !r.Schedule.RateHeld:
+		return "!", false
+	}
+	return "✓", true
+}
+
+// probeHeadline is the one-line verdict.
+func probeHeadline(r *probe.Result) string {
+	sym, _ := probeVerdict(r)
+	switch {
+	case r.Unreachable:
+		return sym + " target unreachable: nothing measured"
+	case r.Responses == 0:
+		return sym + " every request failed: nothing measured"
+	}
+	return sym + " " + r.Recommendation.Verdict
+}
+
+// probeSetup describes how the probe ran: method, URL, model, sample size.
+func probeSetup(r *probe.Result) string {
+	var model string
+	switch {
+	case r.Model == "closed":
+		model = fmt.Sprintf("closed model, %d workers", r.Concurrency)
+	case r.Schedule.RequestedPerS != nil:
+		model = fmt.Sprintf("open model %s/s", probeNum(*r.Schedule.RequestedPerS))
+	default:
+		model = r.Model + " model"
+	}
+	s := fmt.Sprintf("%s %s · %s · conn %s · %d requests in %s", r.Target.Method, r.Target.URL, model, r.Conn, r.Requests, probe.FormatMs(r.DurationMs))
+	if r.Merged > 0 {
+		s += fmt.Sprintf(" · merged from %d profiles", r.Merged)
+	}
+	return s
+}
+
+// probePhaseRow is one row of the phase table.
+type probePhaseRow struct {
+	phase, conn string
+	s           *probe.Summary
+}
+
+func probePhaseRows(r *probe.Result) []probePhaseRow {
+	var rows []probePhaseRow
+	add := func(phase, conn string, s *probe.Summary) {
+		if s != nil && s.Count > 0 {
+			rows = append(rows, probePhaseRow{phase, conn, s})
+		}
+	}
+	p := r.Phases
+	add("dns", "fresh", p.DNS)
+	add("connect", "fresh", p.Connect)
+	add("tls", "fresh", p.TLS)
+	for _, ph := range []struct {
+		name string
+		s    *probe.Summary
+	}{{"ttfb", p.TTFB}, {"total", p.Total}, {"sent", p.Sent}} {
+		if ph.s == nil {
+			continue
+		}
+		add(ph.name, "fresh", ph.s.Fresh)
+		add(ph.name, "reused", ph.s.Reused)
+		// The blended row only when both kinds were seen; otherwise it repeats one of them.
+		if ph.s.Fresh != nil && ph.s.Reused != nil && ph.s.Fresh.Count > 0 && ph.s.Reused.Count > 0 {
+			add(ph.name, "all", ph.s)
+		}
+	}
+	return rows
+}
+
+// probePhaseCells are the numbers of one row: count, p50, p90, p99, p99.9, max.
+func probePhaseCells(s *probe.Summary) []string {
+	pct := func(v *float64, need int64) string {
+		if v == nil {
+			if s.Count < need {
+				return fmt.Sprintf("n/a (n=%d)", s.Count)
+			}
+			return "n/a"
+		}
+		return probeNum(*v)
+	}
+	return []string{
+		strconv.FormatInt(s.Count, 10),
+		pct(s.P50Ms, 2), pct(s.P90Ms, 10), pct(s.P99Ms, 100), pct(s.P999Ms, 1000), pct(s.MaxMs, 1),
+	}
+}
+
+var probePhaseHeaders = []string{"phase", "conn", "count", "p50", "p90", "p99", "p99.9", "max"}
+
+// ProbeText is the terminal report: verdict first, then warnings, the phase table, responses
+// and errors, the schedule, a small latency histogram, the recommendation with its
+// derivation and the cut-off curve.
+func ProbeText(w io.Writer, r *probe.Result, o Options) error {
+	st := o.Styles
+	var b strings.Builder
+	_, good := probeVerdict(r)
+	verdict := st.Verdict
+	if good {
+		verdict = verdict.Inherit(st.Good)
+	} else {
+		verdict = verdict.Inherit(st.Bad)
+	}
+	fmt.Fprintln(&b, verdict.Render(probeHeadline(r)))
+	fmt.Fprintln(&b, st.Muted.Render(probeSetup(r)))
+	for _, n := range r.Notes {
+		fmt.Fprintln(&b, st.Warn.Render("! "+n))
+	}
+	for _, h := range r.Target.Headers {
+		fmt.Fprintln(&b, st.Muted.Render("  "+h))
+	}
+
+	if rows := probePhaseRows(r); len(rows) > 0 {
+		fmt.Fprintln(&b)
+		fmt.Fprintln(&b, st.Title.Render("Latency by phase (ms)")+st.Muted.Render("  total = from intended send (CO-corrected) · sent = from actual send"))
+		t := table.New().
+			Border(lipgloss.NormalBorder()).
+			BorderStyle(st.Border).
+			Headers(probePhaseHeaders...).
+			StyleFunc(func(row, col int) lipgloss.Style {
+				s := st.Cell
+				if row == table.HeaderRow {
+					s = st.Header
+				}
+				if col >= 2 {
+					s = s.Align(lipgloss.Right)
+				}
+				return s
+			})
+		for _, pr := range rows {
+			t.Row(append([]string{pr.phase, pr.conn}, probePhaseCells(pr.s)...)...)
+		}
+		fmt.Fprintln(&b, t.Render())
+	}
+
+	fmt.Fprintln(&b)
+	kv := func(k, v string) { fmt.Fprintf(&b, "%s %s\n", st.Key.Render(fmt.Sprintf("%-10s", k)), v) }
+	kv("responses", probeStatusLine(r.Status))
+	kv("errors", probeErrorLine(r.Errors))
+	kv("schedule", probeScheduleLine(r))
+
+	if len(r.Distribution) > 0 {
+		fmt.Fprintln(&b)
+		fmt.Fprintln(&b, st.Title.Render("Total latency")+st.Muted.Render(fmt.Sprintf("  n=%d", r.Phases.Total.Count)))
+		probeBars(&b, r.Distribution, o)
+	}
+
+	rec := r.Recommendation
+	fmt.Fprintln(&b)
+	fmt.Fprintln(&b, st.Title.Render("Recommendation"))
+	if rec.TimeoutMs > 0 {
+		kv("  timeout", st.Value.Render(probe.FormatMs(rec.TimeoutMs)))
+		kv("  connect", st.Value.Render(probe.FormatMs(rec.ConnectTimeoutMs)))
+		attempts := st.Value.Render(strconv.Itoa(rec.MaxAttempts))
+		if !rec.FitsBudget {
+			attempts = st.Bad.Render("0")
+		}
+		kv("  attempts", attempts+st.Muted.Render(fmt.Sprintf(" within a %s budget", probe.FormatMs(rec.BudgetMs))))
+	}
+	for _, d := range rec.Derivation {
+		fmt.Fprintln(&b, st.Muted.Render("  · "+d))
+	}
+
+	if len(r.CutoffCurve) > 0 {
+		fmt.Fprintln(&b)
+		n := r.CutoffCurve[0].Samples
+		fmt.Fprintln(&b, st.Title.Render("Cut-off curve")+st.Muted.Render(fmt.Sprintf("  share of good responses a timeout would cut off, n=%d", n)))
+		for _, c := range r.CutoffCurve {
+			label := fmt.Sprintf("  %-12s", c.Label)
+			if c.TimeoutMs == nil {
+				fmt.Fprintln(&b, label+st.Muted.Render(fmt.Sprintf("n/a (n=%d)", c.Samples)))
+				continue
+			}
+			fmt.Fprintf(&b, "%s%-10s %s\n", label, probe.FormatMs(*c.TimeoutMs), st.Value.Render(probePercent(*c.CutRate)))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// probeBars draws the distribution as horizontal bars scaled to the widest count.
+func probeBars(b *strings.Builder, buckets []probe.Bucket, o Options) {
+	var peak int64
+	labels := make([]string, len(buckets))
+	lw := 0
+	for i, k := range buckets {
+		peak = max(peak, k.Count)
+		labels[i] = fmt.Sprintf("%s – %s", probe.FormatMs(k.FromMs), probe.FormatMs(k.ToMs))
+		lw = max(lw, len([]rune(labels[i])))
+	}
+	width := 40
+	if o.Width > 0 && o.Width-lw-14 < width {
+		width = max(10, o.Width-lw-14)
+	}
+	for i, k := range buckets {
+		n := 0
+		if peak > 0 {
+			n = int((k.Count*int64(width) + peak - 1) / peak)
+		}
+		pad := strings.Repeat(" ", lw-len([]rune(labels[i])))
+		fmt.Fprintf(b, "  %s%s %s %d\n", labels[i], pad, o.Styles.Bar.Render(strings.Repeat("█", n)), k.Count)
+	}
+}
+
+// probeStatusLine lists status codes in numeric order: "200: 1980 · 503: 20".
+func probeStatusLine(status map[string]int64) string {
+	if len(status) == 0 {
+		return "none"
+	}
+	codes := make([]string, 0, len(status))
+	for c := range status {
+		codes = append(codes, c)
+	}
+	sort.Strings(codes)
+	parts := make([]string, len(codes))
+	for i, c := range codes {
+		parts[i] = fmt.Sprintf("%s: %d", c, status[c])
+	}
+	return strings.Join(parts, " · ")
+}
+
+// probeErrorLine lists the error classes with counts, "none" when all are zero.
+func probeErrorLine(errs map[string]int64) string {
+	var parts []string
+	for _, c := range probe.ErrorClasses {
+		if errs[c] > 0 {
+			parts = append(parts, fmt.Sprintf("%s: %d", c, errs[c]))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " · ")
+}
+
+// probeScheduleLine says whether the generator kept its schedule.
+func probeScheduleLine(r *probe.Result) string {
+	s := r.Schedule
+	var parts []string
+	if s.RequestedPerS != nil {
+		parts = append(parts, fmt.Sprintf("requested %s/s, achieved %s/s", probeNum(*s.RequestedPerS), probeNum(s.AchievedPerS)))
+		late := fmt.Sprintf("late %d (> %s)", s.Late, probe.FormatMs(s.LateAfterMs))
+		if s.LateP99Ms != nil {
+			late += ", lateness p99 " + probe.FormatMs(*s.LateP99Ms)
+		}
+		parts = append(parts, late, fmt.Sprintf("waited for a slot %d", s.WaitedForSlot), fmt.Sprintf("dropped %d", s.Dropped))
+	} else {
+		parts = append(parts, fmt.Sprintf("achieved %s/s", probeNum(s.AchievedPerS)))
+	}
+	parts = append(parts, fmt.Sprintf("peak in flight %d of %d", s.PeakInFlight, s.MaxInFlight))
+	return strings.Join(parts, " · ")
+}
+
+// num prints a number with about three significant digits and no exponent.
+func probeNum(v float64) string {
+	switch {
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v == 0:
+		return "0"
+	}
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// percent prints a ratio as a percentage with enough digits for small tails.
+func probePercent(v float64) string {
+	switch {
+	case v == 0:
+		return "0%"
+	case v < 0.0001:
+		return strconv.FormatFloat(v*100, 'f', 4, 64) + "%"
+	case v < 0.01:
+		return strconv.FormatFloat(v*100, 'f', 2, 64) + "%"
+	}
+	return strconv.FormatFloat(v*100, 'f', 1, 64) + "%"
+}
+
+// ProbeMarkdown renders the result for PR comments and GitHub step summaries.
+func ProbeMarkdown(w io.Writer, r *probe.Result, _ Options) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### patience probe\n\n**%s**\n\n%s\n", probeMD(probeHeadline(r)), probeMD(probeSetup(r)))
+	if len(r.Notes) > 0 {
+		fmt.Fprintln(&b)
+		for _, n := range r.Notes {
+			fmt.Fprintf(&b, "> ⚠️ %s\n", probeMD(n))
+		}
+	}
+	if rows := probePhaseRows(r); len(rows) > 0 {
+		fmt.Fprintf(&b, "\n#### Latency by phase (ms)\n\n| %s |\n|%s\n", strings.Join(probePhaseHeaders, " | "), strings.Repeat("---|", len(probePhaseHeaders)))
+		for _, pr := range rows {
+			fmt.Fprintf(&b, "| %s |\n", strings.Join(append([]string{pr.phase, pr.conn}, probePhaseCells(pr.s)...), " | "))
+		}
+		fmt.Fprintln(&b, "\n_total_ runs from the intended send time (coordinated omission corrected); _sent_ from the actual send.")
+	}
+	fmt.Fprintf(&b, "\n- **Responses:** %s\n- **Errors:** %s\n- **Schedule:** %s\n", probeStatusLine(r.Status), probeErrorLine(r.Errors), probeScheduleLine(r))
+
+	rec := r.Recommendation
+	fmt.Fprintln(&b, "\n#### Recommendation")
+	fmt.Fprintln(&b)
+	if rec.TimeoutMs > 0 {
+		fmt.Fprintf(&b, "| timeout | connect timeout | attempts | budget |\n|---|---|---|---|\n| %s | %s | %d | %s |\n\n",
+			probe.FormatMs(rec.TimeoutMs), probe.FormatMs(rec.ConnectTimeoutMs), rec.MaxAttempts, probe.FormatMs(rec.BudgetMs))
+	}
+	for _, d := range rec.Derivation {
+		fmt.Fprintf(&b, "- %s\n", probeMD(d))
+	}
+	if len(r.CutoffCurve) > 0 {
+		fmt.Fprintf(&b, "\n#### Cut-off curve\n\nShare of good responses a timeout would cut off (n=%d).\n\n| timeout at | value | cut off |\n|---|---|---|\n", r.CutoffCurve[0].Samples)
+		for _, c := range r.CutoffCurve {
+			if c.TimeoutMs == nil {
+				fmt.Fprintf(&b, "| %s | n/a (n=%d) | |\n", c.Label, c.Samples)
+				continue
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", c.Label, probe.FormatMs(*c.TimeoutMs), probePercent(*c.CutRate))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// probeMD keeps table pipes and emphasis markers from breaking Markdown.
+func probeMD(s string) string {
+	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`).Replace(s)
+}
