@@ -157,6 +157,12 @@ func ProfileDistribution(h *hdrhistogram.Histogram, path string) (Distribution, 
 // V2-compressed and base64-encoded). It decodes that one field itself rather than importing
 // package probe, which uses this package's parsers for its own flags.
 func loadProfile(path string) (Distribution, error) {
+	// Only regular files: a scenario naming /dev/stdin or a FIFO must not block the loader.
+	if fi, err := os.Stat(path); err != nil {
+		return Distribution{}, err
+	} else if !fi.Mode().IsRegular() {
+		return Distribution{}, fmt.Errorf("%s is not a regular file", path)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Distribution{}, err

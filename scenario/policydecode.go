@@ -336,9 +336,10 @@ func (d *decoder) policy(n *yaml.Node, path string, lookup lookupFunc, layersOK 
 func isNone(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Value == "none" }
 
 // errAtSource reports a problem of a merged policy at the line that set the field.
-func (d *decoder) errAtSource(p *policy.Policy, key, path, format string, a ...any) *Error {
+// near is the field that makes key necessary (retry.backoff for retry.delays).
+func (d *decoder) errAtSource(p *policy.Policy, key, near, path, format string, a ...any) *Error {
 	e := &Error{File: d.file, Field: join(path, key), Msg: fmt.Sprintf(format, a...)}
-	for _, k := range []string{key, "base", "policy"} {
+	for _, k := range []string{key, near, "base", "policy"} {
 		if s, ok := p.Source[k]; ok {
 			e.Line, e.Col = s.Line, s.Col
 			break
@@ -351,16 +352,16 @@ func (d *decoder) errAtSource(p *policy.Policy, key, path, format string, a ...a
 func (d *decoder) checkPolicy(p *policy.Policy, path string) error {
 	r := &p.Retry
 	if r.Backoff == "list" && len(r.Delays) == 0 {
-		return d.errAtSource(p, "retry.delays", path, "backoff list needs delays: [10s, 30s, ...]")
+		return d.errAtSource(p, "retry.delays", "retry.backoff", path, "backoff list needs delays: [10s, 30s, ...]")
 	}
 	if r.Jitter == "proportional" && r.JitterFactor <= 0 {
-		return d.errAtSource(p, "retry.jitter_factor", path, "jitter proportional needs jitter_factor (d + U[0, f·d]), e.g. 0.25")
+		return d.errAtSource(p, "retry.jitter_factor", "retry.jitter", path, "jitter proportional needs jitter_factor (d + U[0, f·d]), e.g. 0.25")
 	}
 	if r.Backoff != "list" && r.Backoff != "none" && r.Base == 0 && r.MaxAttempts != 1 {
-		return d.errAtSource(p, "retry.base", path, "backoff %s needs a base above 0 (or write backoff: none)", r.Backoff)
+		return d.errAtSource(p, "retry.base", "retry.backoff", path, "backoff %s needs a base above 0 (or write backoff: none)", r.Backoff)
 	}
 	if r.Cap > 0 && r.Base > r.Cap && r.Backoff != "list" {
-		return d.errAtSource(p, "retry.cap", path, "cap %s is below base %s", r.Cap, r.Base)
+		return d.errAtSource(p, "retry.cap", "retry.base", path, "cap %s is below base %s", r.Cap, r.Base)
 	}
 	return nil
 }
