@@ -1,21 +1,252 @@
 package cmd
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
 
+	"github.com/patience-dev/patience/report"
+	"github.com/patience-dev/patience/scenario"
+	"github.com/patience-dev/patience/scenario/check"
 	"github.com/spf13/cobra"
 )
 
 // CheckOptions are the flags of `patience check`.
-type CheckOptions struct{}
+type CheckOptions struct {
+	IO  *report.IOStreams
+	Ctx context.Context
 
-// NewCmdCheck builds `patience check`. Placeholder until its issue lands.
+	// Files are the check files (default patience.yaml).
+	Files []string
+	// Profile is a probe profile for every dependency that names none (PT010).
+	Profile string
+	// FailOn is the lowest level that fails the run: error or warning.
+	FailOn string
+	// NoFail exits 0 whatever was found (every report is still written).
+	NoFail bool
+	Output string
+	// Reports are extra FORMAT=PATH outputs written in the same run.
+	Reports []string
+
+	// Init writes a starter file instead of checking.
+	Init           bool
+	Budget         string
+	Method         string
+	Name           string
+	IdempotencyKey bool
+}
+
+// NewCmdCheck builds `patience check`.
 func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
-	return &cobra.Command{
-		Use:    "check",
-		Hidden: true,
-		RunE: func(*cobra.Command, []string) error {
-			return errors.New("check is not built yet")
+	opts := &CheckOptions{IO: f.IO}
+	c := &cobra.Command{
+		Use:   "check [FILE...]",
+		Short: "Check timeout and retry policies against rules PT001–PT013 (a CI gate)",
+		Long:  checkLong(),
+		Example: `  patience check                                   # reads patience.yaml
+  patience check -o github --report junit=check.xml --report sarif=check.sarif
+  patience check --fail-on warning services/*.yaml
+  patience check --init --budget 3s --method POST --idempotency-key`,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Files = args
+			opts.Ctx = c.Context()
+			if opts.Init && len(args) > 1 {
+				return UsageErrorf("--init writes one file, got %d", len(args))
+			}
+			if !opts.Init {
+				for _, name := range []string{"budget", "method", "name", "idempotency-key"} {
+					if c.Flags().Changed(name) {
+						return UsageErrorf("--%s only applies with --init", name)
+					}
+				}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return checkRun(opts)
 		},
 	}
+	fl := c.Flags()
+	addOutputFlag(c, &opts.Output, report.CheckFormats.Names())
+	addEnumFlag(c, &opts.FailOn, "fail-on", "error", "lowest finding level that fails the run (exit 1)", check.Levels)
+	fl.BoolVar(&opts.NoFail, "no-fail", false, "exit 0 whatever was found; every report is still written")
+	fl.StringArrayVar(&opts.Reports, "report", nil, "also write FORMAT=PATH ("+strings.Join(report.CheckFormats.Names(), "|")+"); repeatable")
+	fl.StringVar(&opts.Profile, "profile", "", "probe profile (patience probe --save) for dependencies that name none; with --init, the source of the recommendation")
+	fl.BoolVar(&opts.Init, "init", false, "write a commented starter file (patience.yaml) with the recommended policy; never overwrites")
+	fl.StringVar(&opts.Budget, "budget", "", "with --init: the caller's budget (default: the profile's, else 5s)")
+	fl.StringVar(&opts.Method, "method", "GET", "with --init: the HTTP method of the call")
+	fl.StringVar(&opts.Name, "name", "api", "with --init: the dependency's name")
+	fl.BoolVar(&opts.IdempotencyKey, "idempotency-key", false, "with --init: the call sends an Idempotency-Key")
+	return c
+}
+
+// checkLong lists every rule with its default level, from the catalog.
+func checkLong() string {
+	var b strings.Builder
+	b.WriteString(`check reads patience.yaml (or the files named) and applies the rules below to the timeout
+and retry policy of every dependency; scenarios listed under scenarios: are replayed in the
+simulator and their expect: blocks checked (PT100). Findings name the YAML line that set the
+value. Markdown is appended to $GITHUB_STEP_SUMMARY when it is set.
+
+Rules (default level; change with rules: {levels: {PT006: error}, disable: [PT012]} or a
+# patience:ignore PT006 comment on the value's line or the line above):
+`)
+	for _, r := range check.Catalog {
+		fmt.Fprintf(&b, "  %s  %-7s  %s\n", r.ID, r.Level, r.Title)
+	}
+	b.WriteString(`
+Exit codes: 0 no finding at or above --fail-on, 1 findings at or above --fail-on (after every
+report is written), 2 unreadable or invalid input (FILE:LINE:COL: FIELD: message).`)
+	return b.String()
+}
+
+// reportTarget is one --report FORMAT=PATH.
+type reportTarget struct {
+	format, path string
+	render       report.Renderer[*check.Result]
+}
+
+func parseReports(specs []string) ([]reportTarget, error) {
+	var out []reportTarget
+	for _, s := range specs {
+		format, path, ok := strings.Cut(s, "=")
+		if !ok || format == "" || path == "" {
+			return nil, UsageErrorf("--report %q: want FORMAT=PATH, e.g. junit=check.xml", s)
+		}
+		render, err := report.CheckFormats.Get(format)
+		if err != nil {
+			return nil, UsageErrorf("--report %q: %v", s, err)
+		}
+		out = append(out, reportTarget{format: format, path: path, render: render})
+	}
+	return out, nil
+}
+
+func checkRun(opts *CheckOptions) error {
+	if opts.Init {
+		return checkInit(opts)
+	}
+	ctx := opts.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	render, err := report.CheckFormats.Get(opts.Output)
+	if err != nil {
+		return UsageError(err)
+	}
+	targets, err := parseReports(opts.Reports)
+	if err != nil {
+		return err
+	}
+	failOn, err := check.ParseLevel(opts.FailOn)
+	if err != nil {
+		return UsageError(err)
+	}
+	paths := opts.Files
+	if len(paths) == 0 {
+		paths = []string{check.DefaultFile}
+	}
+	var files []*check.File
+	for _, p := range paths {
+		f, err := check.LoadFile(p)
+		if err != nil {
+			return UsageError(err)
+		}
+		files = append(files, f)
+	}
+	res, err := check.Run(ctx, files, check.Options{FailOn: failOn, Profile: opts.Profile, Version: currentVersion().Version})
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return ErrInterrupted
+		}
+		var se *scenario.Error
+		if errors.As(err, &se) {
+			return UsageError(err)
+		}
+		return err
+	}
+
+	// Render first, then exit: stdout, every --report file, the step summary.
+	if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
+		return err
+	}
+	var writeErrs []error
+	for _, t := range targets {
+		if err := writeReport(t.path, false, t.render, res); err != nil {
+			writeErrs = append(writeErrs, fmt.Errorf("--report %s=%s: %w", t.format, t.path, err))
+		}
+	}
+	if summary := opts.IO.Getenv("GITHUB_STEP_SUMMARY"); summary != "" {
+		if err := writeReport(summary, true, report.CheckMarkdown, res); err != nil {
+			writeErrs = append(writeErrs, fmt.Errorf("GITHUB_STEP_SUMMARY=%s: %w", summary, err))
+		}
+	}
+	if len(writeErrs) > 0 {
+		return UsageError(errors.Join(writeErrs...))
+	}
+	if !res.Passed && !opts.NoFail {
+		return GateFailed(nil)
+	}
+	return nil
+}
+
+// writeReport renders res into path without colour, appending when asked (the step summary
+// collects every step's Markdown).
+func writeReport(path string, appendTo bool, render report.Renderer[*check.Result], res *check.Result) error {
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if appendTo {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		return err
+	}
+	plain := report.Test(nil, f, io.Discard)
+	err = render(f, res, plain.Options())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// checkInit writes the starter file, refusing to overwrite one that exists.
+func checkInit(opts *CheckOptions) error {
+	path := check.DefaultFile
+	if len(opts.Files) == 1 {
+		path = opts.Files[0]
+	}
+	so := check.StarterOptions{Name: opts.Name, Method: opts.Method, IdempotencyKey: opts.IdempotencyKey, Profile: opts.Profile}
+	if opts.Budget != "" {
+		d, err := scenario.ParseDuration(opts.Budget)
+		if err != nil || d <= 0 {
+			if err == nil {
+				err = errors.New("must be above 0")
+			}
+			return UsageErrorf("--budget: %v", err)
+		}
+		so.Budget = d
+	}
+	data, err := check.Starter(so)
+	if err != nil {
+		return UsageError(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return UsageErrorf("%s already exists; --init never overwrites (remove it or name another file)", path)
+		}
+		return UsageError(err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return UsageError(err)
+	}
+	if err := f.Close(); err != nil {
+		return UsageError(err)
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "wrote %s; run patience check %s\n", path, path)
+	return nil
 }

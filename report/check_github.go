@@ -1,0 +1,56 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/patience-dev/patience/scenario/check"
+)
+
+// CheckGitHub renders findings as GitHub Actions workflow commands
+// (`::error file=F,line=L,col=C,title=T::MESSAGE`), which GitHub shows as annotations on the
+// pull request's diff. Escaping follows the runner's own toolkit (actions/toolkit
+// packages/core/src/command.ts): data escapes %, CR and LF; properties also : and ,.
+func CheckGitHub(w io.Writer, r *check.Result, _ Options) error {
+	var b strings.Builder
+	for _, f := range r.Findings {
+		cmd := "warning"
+		if f.Level == check.LevelError {
+			cmd = "error"
+		}
+		props := []string{"file=" + GitHubProperty(f.File)}
+		if f.Line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", f.Line))
+			if f.Col > 0 {
+				props = append(props, fmt.Sprintf("col=%d", f.Col))
+			}
+		}
+		props = append(props, "title="+GitHubProperty(fmt.Sprintf("%s %s: %s", f.Rule, f.Dependency, f.Title)))
+		msg := f.Message
+		if f.Fix != "" {
+			msg += "\nfix: " + f.Fix
+		}
+		fmt.Fprintf(&b, "::%s %s::%s\n", cmd, strings.Join(props, ","), GitHubData(msg))
+	}
+	mark, word, counts := checkVerdict(r)
+	// The verdict is a notice: the findings above already carry the errors.
+	fmt.Fprintf(&b, "::notice title=%s::%s\n", GitHubProperty("patience check "+word), GitHubData(fmt.Sprintf("%s %s · %s · fail on %s", mark, counts, checkScope(r), r.FailOn)))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// GitHubData escapes the message of a workflow command: % → %25, CR → %0D, LF → %0A.
+func GitHubData(s string) string {
+	s = strings.ReplaceAll(s, "%", "%25")
+	s = strings.ReplaceAll(s, "\r", "%0D")
+	return strings.ReplaceAll(s, "\n", "%0A")
+}
+
+// GitHubProperty escapes a property value of a workflow command: what GitHubData escapes,
+// plus : → %3A and , → %2C (they separate properties).
+func GitHubProperty(s string) string {
+	s = GitHubData(s)
+	s = strings.ReplaceAll(s, ":", "%3A")
+	return strings.ReplaceAll(s, ",", "%2C")
+}
