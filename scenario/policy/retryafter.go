@@ -71,11 +71,18 @@ func parseDelaySeconds(v string) (time.Duration, bool) {
 // fixTwoDigitYear applies RFC 9110 §5.6.7: a two-digit year that appears to be more than 50
 // years in the future means the most recent past year with the same last two digits. Go's
 // time.Parse maps 69–99 to 19xx and 00–68 to 20xx; re-anchor on wallNow's century first.
+// (Go's time.Parse also accepts month and weekday names in any case; HTTP-date is case
+// sensitive, but a lenient reading of a server's header harms no one.)
 func fixTwoDigitYear(t, wallNow time.Time) time.Time {
 	yy := t.Year() % 100
 	year := wallNow.Year() - wallNow.Year()%100 + yy
 	t = t.AddDate(year-t.Year(), 0, 0)
-	if t.After(wallNow.AddDate(50, 0, 0)) {
+	// Pick the latest of {t−100y, t, t+100y} that is not more than 50 years after wallNow.
+	limit := wallNow.AddDate(50, 0, 0)
+	if up := t.AddDate(100, 0, 0); !up.After(limit) {
+		return up
+	}
+	if t.After(limit) {
 		t = t.AddDate(-100, 0, 0)
 	}
 	return t
