@@ -1,0 +1,91 @@
+package storm
+
+import (
+	"math"
+	"time"
+)
+
+// The recovery rule of DESIGN §6: after the last fault phase ends, the trailing 5 s moving
+// average of goodput stays within 10% of the logical arrival rate for 30 s.
+//
+// "The logical arrival rate" is read as the arrivals of the same trailing 5 s window, not the
+// nominal rate λ: arrivals are Poisson, and a 5 s average of λ = 37.5/s has a standard
+// deviation of √(5λ)/5 = 2.7/s (7.3%), so a healthy system compared with λ leaves the ±10%
+// band every few seconds and 30 s in a row almost never happen (measured: a run that clearly
+// recovered at 37.5/s was judged metastable). Goodput of a healthy system follows the
+// arrivals it actually got, a service time later, so comparing with the arrivals' own
+// average removes that noise at every rate, while a collapsed system (goodput ≈ 0) still fails.
+const (
+	MovingAverage  = 5 * time.Second
+	RecoveryWindow = 30 * time.Second
+	Tolerance      = 0.10
+)
+
+// Recovery is the judgement of one run.
+type Recovery struct {
+	// Judged is false when the run leaves less than RecoveryWindow of arrivals after the last
+	// fault, or when goodput had come back for at least MovingAverage but fewer than
+	// RecoveryWindow seconds when arrivals ended (RecoveringS says how long): neither
+	// recovered nor metastable can be said, the run is too short.
+	Judged bool
+	// RecoveringS is the length of the good streak cut off by the end of arrivals.
+	RecoveringS float64
+	// Recovered says a RecoveryWindow of steady goodput started after the last fault.
+	Recovered bool
+	// RecoveryS runs from the end of the last fault to the start of that window (seconds).
+	RecoveryS float64
+	// Metastable: every fault is over and the run ends without recovering.
+	Metastable bool
+}
+
+// Judge applies the recovery rule to per-second goodput and arrival series (goodput[t] =
+// logical successes in [t, t+1), arrivals[t] = logical arrivals in it), the end of the last
+// fault and the end of arrivals. Seconds at or after arrivalsEnd are not judged: goodput falls to zero there
+// because nothing arrives, not because the system failed. A window may start at the second
+// the fault ends (recovery_s = 0 when goodput never suffered). The moving average at second t
+// is the mean of goodput over [t−4, t], fewer seconds near t = 0; it must lie within 10% of the
+// mean of arrivals over the same seconds.
+func Judge(goodput, arrivals []float64, faultEnd, arrivalsEnd time.Duration) Recovery {
+	avg := int(MovingAverage / time.Second)
+	window := int(RecoveryWindow / time.Second)
+	first := int(math.Ceil(faultEnd.Seconds()))
+	last := min(int(arrivalsEnd/time.Second), len(goodput), len(arrivals)) // exclusive
+	if last-first < window {
+		return Recovery{}
+	}
+	ma, rate := MovingAverages(goodput, avg), MovingAverages(arrivals, avg)
+	run := 0 // consecutive good seconds ending at t
+	for t := first; t < last; t++ {
+		if rate[t] > 0 && math.Abs(ma[t]-rate[t]) <= Tolerance*rate[t] {
+			run++
+		} else {
+			run = 0
+		}
+		if run == window {
+			start := t - window + 1
+			return Recovery{Judged: true, Recovered: true, RecoveryS: float64(start) - faultEnd.Seconds()}
+		}
+	}
+	if run >= avg {
+		return Recovery{RecoveringS: float64(run)}
+	}
+	return Recovery{Judged: true, Metastable: true}
+}
+
+// MovingAverages returns the trailing n-second mean of xs at every second (fewer seconds
+// near the start).
+func MovingAverages(xs []float64, n int) []float64 {
+	out := make([]float64, len(xs))
+	sum := 0.0
+	for i, x := range xs {
+		sum += x
+		k := n
+		if i >= n {
+			sum -= xs[i-n]
+		} else {
+			k = i + 1
+		}
+		out[i] = sum / float64(k)
+	}
+	return out
+}
