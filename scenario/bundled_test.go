@@ -36,3 +36,44 @@ func TestDefaultScenarioIsBundled(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestBundledInfo(t *testing.T) {
+	infos, err := Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defaults := 0
+	for _, in := range infos {
+		if in.Default {
+			defaults++
+			if in.Name != DefaultName {
+				t.Errorf("default is %s, want %s", in.Name, DefaultName)
+			}
+		}
+		if in.Description == "" || len(in.Policies) == 0 {
+			t.Errorf("%s: %+v", in.Name, in)
+		}
+	}
+	if defaults != 1 {
+		t.Errorf("%d defaults, want 1", defaults)
+	}
+}
+
+// TestPaymentPolicyNames: the issue names these policies exactly.
+func TestPaymentPolicyNames(t *testing.T) {
+	sc, err := Open("payment-double-charge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range sc.Policies {
+		names = append(names, p.Name)
+	}
+	want := map[string]bool{"with-key": true, "without-key": true, "no-retry": true}
+	for _, n := range names {
+		delete(want, n)
+	}
+	if len(want) > 0 {
+		t.Errorf("policies %v lack %v", names, want)
+	}
+}

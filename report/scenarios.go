@@ -1,0 +1,111 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+)
+
+// ScenarioList is the result of `patience scenarios`: the bundled scenarios.
+type ScenarioList struct {
+	Schema    string         `json:"schema"` // "patience/scenarios/v1"
+	Scenarios []ScenarioItem `json:"scenarios"`
+}
+
+// ScenarioItem is one bundled scenario.
+type ScenarioItem struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Default     bool     `json:"default"`
+	Policies    []string `json:"policies"`
+}
+
+// ScenarioValidation is the result of `patience scenarios validate FILE...`.
+type ScenarioValidation struct {
+	Schema string          `json:"schema"` // "patience/scenarios-validate/v1"
+	Files  []ValidatedFile `json:"files"`
+}
+
+// ValidatedFile is one scenario file that loaded.
+type ValidatedFile struct {
+	File     string   `json:"file"`
+	Name     string   `json:"name"`
+	Policies []string `json:"policies"`
+}
+
+// ScenarioListFormats renders `patience scenarios`.
+var ScenarioListFormats = Registry[ScenarioList]{
+	"text": scenarioListText,
+	"json": JSON[ScenarioList],
+}
+
+// ScenarioValidationFormats renders `patience scenarios validate`.
+var ScenarioValidationFormats = Registry[ScenarioValidation]{
+	"text": scenarioValidationText,
+	"json": JSON[ScenarioValidation],
+}
+
+// scenarioListText is one line per scenario: the name padded to a column, the story wrapped
+// to the terminal width under it.
+func scenarioListText(w io.Writer, l ScenarioList, o Options) error {
+	width := 0
+	for _, s := range l.Scenarios {
+		width = max(width, lipgloss.Width(s.Name))
+	}
+	var b strings.Builder
+	b.WriteString(o.Styles.Title.Render("Bundled scenarios") + "\n\n")
+	descWidth := max(20, o.Width-width-4)
+	for _, s := range l.Scenarios {
+		lines := scenarioWrap(s.Description, descWidth)
+		name := o.Styles.Key.Render(s.Name) + strings.Repeat(" ", width-lipgloss.Width(s.Name))
+		for i, line := range lines {
+			if i == 0 {
+				fmt.Fprintf(&b, "  %s  %s\n", name, line)
+			} else {
+				fmt.Fprintf(&b, "  %s  %s\n", strings.Repeat(" ", width), line)
+			}
+		}
+		pol := "policies: " + strings.Join(s.Policies, ", ")
+		if s.Default {
+			pol += " · default for replay"
+		}
+		for _, line := range scenarioWrap(pol, descWidth) {
+			fmt.Fprintf(&b, "  %s  %s\n", strings.Repeat(" ", width), o.Styles.Muted.Render(line))
+		}
+	}
+	b.WriteString("\n" + o.Styles.Muted.Render("patience replay NAME runs one; patience scenarios show NAME prints its YAML.") + "\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func scenarioValidationText(w io.Writer, v ScenarioValidation, o Options) error {
+	var b strings.Builder
+	for _, f := range v.Files {
+		fmt.Fprintf(&b, "%s %s: scenario %s, policies %s\n", o.Styles.Good.Render("✓"), f.File, o.Styles.Value.Render(f.Name), strings.Join(f.Policies, ", "))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// scenarioWrap breaks text into lines of at most width cells at spaces.
+func scenarioWrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = word
+		case lipgloss.Width(line)+1+lipgloss.Width(word) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	if line != "" || len(lines) == 0 {
+		lines = append(lines, line)
+	}
+	return lines
+}

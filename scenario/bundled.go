@@ -1,0 +1,31 @@
+package scenario
+
+import "github.com/patience-dev/patience/scenarios"
+
+// Info describes one bundled scenario for `patience scenarios`.
+type Info struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Default marks the scenario `replay` runs without an argument.
+	Default  bool     `json:"default"`
+	Policies []string `json:"policies"`
+}
+
+// Bundled loads every bundled scenario and describes it, in name order. A bundled file that
+// does not load is a bug in the binary; its *Error is returned.
+func Bundled() ([]Info, error) {
+	names := scenarios.Names()
+	out := make([]Info, 0, len(names))
+	for _, name := range names {
+		sc, err := Open(name)
+		if err != nil {
+			return nil, err
+		}
+		info := Info{Name: name, Description: sc.Description, Default: name == DefaultName, Policies: make([]string, len(sc.Policies))}
+		for i, p := range sc.Policies {
+			info.Policies[i] = p.Name
+		}
+		out = append(out, info)
+	}
+	return out, nil
+}
