@@ -110,7 +110,12 @@ func SamplesNeeded(q float64) int64 {
 	if q >= 1 {
 		return math.MaxInt64
 	}
-	return int64(math.Ceil(1/(1-q) - 1e-9))
+	v := 1 / (1 - q)
+	// 1/(1-0.9999) is 10000.000000001 in floating point: snap to the integer it means.
+	if r := math.Round(v); math.Abs(v-r) < 1e-6*v {
+		return int64(r)
+	}
+	return int64(math.Ceil(v))
 }
 
 // AdviceInput is what the recommendation needs from a measurement; every latency in ms.

@@ -38,7 +38,8 @@ func ParseProfile(name string, b []byte) (*Result, error) {
 		var typ *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &syn):
-			line, col := lineCol(b, syn.Offset)
+			// Offset counts the bytes read, the offending one included.
+			line, col := lineCol(b, syn.Offset-1)
 			return nil, fmt.Errorf("%s:%d:%d: %v", name, line, col, syn)
 		case errors.As(err, &typ):
 			line, col := lineCol(b, typ.Offset)

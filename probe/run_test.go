@@ -1,0 +1,238 @@
+package probe_test
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/probe/probetest"
+)
+
+func start(t *testing.T, h http.Handler) string {
+	t.Helper()
+	s, err := probetest.Start(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s.URL
+}
+
+func run(t *testing.T, cfg probe.Config) *probe.Result {
+	t.Helper()
+	r, err := probe.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func between(t *testing.T, what string, v *float64, lo, hi float64) {
+	t.Helper()
+	if v == nil {
+		t.Errorf("%s is null, want %g–%g", what, lo, hi)
+		return
+	}
+	if *v < lo || *v > hi {
+		t.Errorf("%s = %.3f, want %g–%g", what, *v, lo, hi)
+	}
+}
+
+// TestExpLatency: against 10 ms + Exp(5 ms) the probe reports the analytic quantiles. The
+// bounds allow for a loaded 2-core box (timer overshoot and scheduling add latency, never
+// remove it); bench/ and the acceptance runs check the ±1.5 ms figure.
+func TestExpLatency(t *testing.T) {
+	url := start(t, probetest.Exp(42))
+	r := run(t, probe.Config{URL: url, Rate: 200, Requests: 1000, Conn: "reuse"})
+	if r.Requests != 1000 || r.Responses != 1000 || r.Status["200"] != 1000 {
+		t.Fatalf("requests %d responses %d status %v", r.Requests, r.Responses, r.Status)
+	}
+	p50, p99 := probetest.ExpQuantile(0.5), probetest.ExpQuantile(0.99)
+	between(t, "sent p50", r.Phases.Sent.P50Ms, p50-0.5, p50+5)
+	between(t, "sent p99", r.Phases.Sent.P99Ms, p99-3, p99+20)
+	between(t, "ttfb p50", r.Phases.TTFB.P50Ms, p50-0.5, p50+5)
+	if *r.Phases.Total.P50Ms < *r.Phases.Sent.P50Ms {
+		t.Errorf("total p50 %g below sent p50 %g: intended time is never after the actual send", *r.Phases.Total.P50Ms, *r.Phases.Sent.P50Ms)
+	}
+	if r.Phases.Total.P999Ms == nil || r.CutoffCurve[2].TimeoutMs == nil {
+		t.Error("1000 samples back p99.9, yet it is null")
+	}
+}
+
+// TestStallOpenModel is the coordinated-omission test: a server frozen 500 ms every 5 s.
+// For an open model 10% of sends wait U(0, 500 ms): p95 = 250 ms, p99 = 450 ms. A closed
+// loop would report about 1 ms.
+func TestStallOpenModel(t *testing.T) {
+	url := start(t, probetest.Stall(time.Now(), 5*time.Second, 500*time.Millisecond))
+	r := run(t, probe.Config{URL: url, Rate: 200, Duration: 5 * time.Second, Conn: "reuse"})
+	between(t, "p99", r.Phases.Total.P99Ms, 450*0.85, 450*1.15)
+	between(t, "p95", r.Phases.Total.P95Ms, 250*0.8, 250*1.3)
+	between(t, "p50", r.Phases.Total.P50Ms, 0, 50)
+	between(t, "achieved rate", &r.Schedule.AchievedPerS, 200*0.97, 200*1.01)
+	// About 100 sends (200/s × 0.5 s) are outstanding at the end of a freeze.
+	if p := r.Schedule.PeakInFlight; p < 60 || p > 1000 {
+		t.Errorf("peak in flight %d, want about 100 and never above the bound", p)
+	}
+}
+
+// TestStallClosedModel shows the bug the open model avoids: two workers stuck in the freeze
+// stop sending, so the stall hardly shows; the result says so in a note.
+func TestStallClosedModel(t *testing.T) {
+	url := start(t, probetest.Stall(time.Now(), 5*time.Second, 500*time.Millisecond))
+	r := run(t, probe.Config{URL: url, Concurrency: 2, Duration: 5 * time.Second, Conn: "reuse"})
+	if r.Model != "closed" || r.Schedule.RequestedPerS != nil || !r.Schedule.RateHeld {
+		t.Errorf("closed model: model %q requested %v held %v", r.Model, r.Schedule.RequestedPerS, r.Schedule.RateHeld)
+	}
+	between(t, "closed-loop p95", r.Phases.Total.P95Ms, 0, 100)
+	if !strings.Contains(strings.Join(r.Notes, " "), "coordinated omission") {
+		t.Errorf("closed model without a coordinated-omission note: %q", r.Notes)
+	}
+}
+
+func closedPort(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr + "/"
+}
+
+func TestUnreachableStopsEarly(t *testing.T) {
+	begin := time.Now()
+	r := run(t, probe.Config{URL: closedPort(t), Rate: 20, Requests: 200})
+	if !r.Unreachable || r.Responses != 0 || r.Errors["refused"] < 5 {
+		t.Errorf("unreachable %v responses %d errors %v", r.Unreachable, r.Responses, r.Errors)
+	}
+	if d := time.Since(begin); d > 3*time.Second {
+		t.Errorf("took %v to give up on a refused port, want well under the 10 s schedule", d)
+	}
+}
+
+func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
+	url := start(t, probetest.Fast())
+	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	defer cancel()
+	begin := time.Now()
+	r, err := probe.Run(ctx, probe.Config{URL: url, Rate: 100, Duration: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Interrupted || r.Responses == 0 || r.Requests >= 3000 {
+		t.Errorf("interrupted %v responses %d requests %d", r.Interrupted, r.Responses, r.Requests)
+	}
+	if d := time.Since(begin); d > 3*time.Second {
+		t.Errorf("interrupt took %v to return", d)
+	}
+}
+
+// hang never answers until the client gives up.
+func hang() http.Handler {
+	return http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(20 * time.Second):
+		}
+	})
+}
+
+func TestHangIsBoundedByMaxTimeout(t *testing.T) {
+	url := start(t, hang())
+	begin := time.Now()
+	r := run(t, probe.Config{URL: url, Rate: 20, Requests: 4, MaxTimeout: 200 * time.Millisecond})
+	if r.Errors["timeout"] != 4 || r.Responses != 0 {
+		t.Errorf("errors %v responses %d, want 4 timeouts", r.Errors, r.Responses)
+	}
+	if d := time.Since(begin); d > 3*time.Second {
+		t.Errorf("a hanging target held the probe %v with --max-timeout 200ms", d)
+	}
+}
+
+// TestBoundedInFlight: with one slot and a hanging target, sends wait (late), and once they
+// are more than --max-timeout late they are dropped; the rate is then not held.
+func TestBoundedInFlight(t *testing.T) {
+	url := start(t, hang())
+	r := run(t, probe.Config{URL: url, Rate: 50, Duration: time.Second, MaxInFlight: 1, MaxTimeout: 100 * time.Millisecond})
+	s := r.Schedule
+	if s.PeakInFlight != 1 || s.WaitedForSlot == 0 || s.Dropped == 0 || s.RateHeld {
+		t.Errorf("schedule %+v: want peak 1, waits, drops and the rate not held", s)
+	}
+}
+
+func TestFreshAndReusedApart(t *testing.T) {
+	url := start(t, probetest.Fast())
+	fresh := run(t, probe.Config{URL: url, Rate: 200, Requests: 40, Conn: "fresh"})
+	if fresh.Phases.Connect.Count != 40 || fresh.Phases.Total.Reused.Count != 0 || fresh.Phases.Total.Fresh.Count != 40 {
+		t.Errorf("fresh: connect %d, reused %d, fresh %d; want 40, 0, 40", fresh.Phases.Connect.Count, fresh.Phases.Total.Reused.Count, fresh.Phases.Total.Fresh.Count)
+	}
+	reuse := run(t, probe.Config{URL: url, Concurrency: 2, Requests: 40, Conn: "reuse"})
+	if reuse.Phases.Connect.Count > 2 || reuse.Phases.Total.Reused.Count < 38 {
+		t.Errorf("reuse with 2 workers: connect %d (want ≤ 2), reused %d (want ≥ 38)", reuse.Phases.Connect.Count, reuse.Phases.Total.Reused.Count)
+	}
+	both := run(t, probe.Config{URL: url, Concurrency: 1, Requests: 40, Conn: "both"})
+	// Even sends go fresh; odd ones reuse the keep-alive pool, whose first request has to
+	// open the pool's connection: 20 + 1 connects, 19 reused.
+	if both.Phases.Connect.Count != 21 || both.Phases.Total.Reused.Count != 19 {
+		t.Errorf("both, one worker: connect %d reused %d, want 21 and 19 (alternating)", both.Phases.Connect.Count, both.Phases.Total.Reused.Count)
+	}
+}
+
+func TestSecretsNeverReachTheResult(t *testing.T) {
+	url := start(t, probetest.Fast())
+	r := run(t, probe.Config{URL: url + "/?api_key=hunter2&q=1", Concurrency: 1, Requests: 2,
+		Header: http.Header{"Authorization": {"Bearer hunter2"}, "X-Session-Token": {"hunter2"}, "Accept": {"text/plain"}}})
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "hunter2") {
+		t.Errorf("secret in JSON: %s", r.Target)
+	}
+	if !strings.Contains(string(b), "Authorization: REDACTED") || !strings.Contains(r.Target.URL, "api_key=REDACTED&q=1") || !strings.Contains(string(b), "Accept: text/plain") {
+		t.Errorf("target %+v: want redacted secrets and plain other values", r.Target)
+	}
+}
+
+func TestStatusAndErrorCounts(t *testing.T) {
+	// The lognormal target with 50% 503s: every response is counted by status, and good
+	// responses (< 500) alone feed the cut-off curve.
+	url := start(t, probetest.Lognormal(1, time.Millisecond, 2*time.Millisecond, 0.5))
+	r := run(t, probe.Config{URL: url, Concurrency: 2, Requests: 200})
+	ok, unavailable := r.Status["200"], r.Status["503"]
+	if ok+unavailable != 200 || unavailable < 60 || ok < 60 {
+		t.Errorf("status %v, want about 100 of each", r.Status)
+	}
+	if r.CutoffCurve[0].Samples != ok {
+		t.Errorf("cut-off curve backed by %d samples, want the %d good responses", r.CutoffCurve[0].Samples, ok)
+	}
+	for _, c := range probe.ErrorClasses {
+		if _, present := r.Errors[c]; !present {
+			t.Errorf("error class %s missing from errors", c)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  probe.Config
+		want string
+	}{
+		{probe.Config{URL: "ftp://x/"}, "not an http"},
+		{probe.Config{URL: "http://127.0.0.1/", Rate: 1, Concurrency: 1}, "exclude each other"},
+		{probe.Config{URL: "http://127.0.0.1/", Conn: "sometimes"}, "--conn"},
+	} {
+		if err := tc.cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Validate(%+v) = %v, want %q", tc.cfg, err, tc.want)
+		}
+	}
+	c := probe.Config{URL: "http://127.0.0.1/"}
+	if err := c.Validate(); err != nil || c.Rate != 10 || c.Requests != 200 || c.Conn != "both" || c.MaxInFlight != 1000 || c.Cutoff != 0.001 {
+		t.Errorf("defaults: %v %+v", err, c)
+	}
+}
