@@ -27,7 +27,8 @@ import (
 //	retry.never            [501]
 //	retry.non_idempotent   never
 //	retry.backoff          exponential, base 100ms, multiplier 2, cap 10s
-//	retry.jitter           full
+//	retry.jitter           full (none | full | equal | proportional | randomized; the last two
+//	                       need jitter_factor f: d + U[0, f·d] and U[d·(1−f), d·(1+f)])
 //	retry.retry_after      honor, retry_after_max 60s
 //	budget, breaker,       none
 //	bulkhead, fallback
@@ -357,6 +358,9 @@ func (d *decoder) checkPolicy(p *policy.Policy, path string) error {
 	if r.Jitter == "proportional" && r.JitterFactor <= 0 {
 		return d.errAtSource(p, "retry.jitter_factor", "retry.jitter", path, "jitter proportional needs jitter_factor (d + U[0, f·d]), e.g. 0.25")
 	}
+	if r.Jitter == "randomized" && (r.JitterFactor <= 0 || r.JitterFactor > 1) {
+		return d.errAtSource(p, "retry.jitter_factor", "retry.jitter", path, "jitter randomized needs jitter_factor in (0, 1] (U[d·(1−f), d·(1+f)]), e.g. 0.5")
+	}
 	if r.Backoff != "list" && r.Backoff != "none" && r.Base == 0 && r.MaxAttempts != 1 {
 		return d.errAtSource(p, "retry.base", "retry.backoff", path, "backoff %s needs a base above 0 (or write backoff: none)", r.Backoff)
 	}
@@ -443,7 +447,7 @@ func (d *decoder) retry(n *yaml.Node, path string, p *policy.Policy) error {
 	}{
 		{"non_idempotent", &r.NonIdempotent, []string{"never", "with_key", "always"}},
 		{"backoff", &r.Backoff, []string{"none", "constant", "linear", "exponential", "decorrelated", "list"}},
-		{"jitter", &r.Jitter, []string{"none", "full", "equal", "proportional"}},
+		{"jitter", &r.Jitter, []string{"none", "full", "equal", "proportional", "randomized"}},
 		{"retry_after", &r.RetryAfter, []string{"honor", "ignore"}},
 	}
 	for _, e := range enums {
@@ -513,7 +517,7 @@ func (d *decoder) retry(n *yaml.Node, path string, p *policy.Policy) error {
 // validRetryOn accepts what Retry.On may list.
 func validRetryOn(s string) error {
 	switch s {
-	case "connect", "timeout", "reset", "1xx", "2xx", "3xx", "4xx", "5xx":
+	case "connect", "refused", "connect_timeout", "timeout", "reset", "1xx", "2xx", "3xx", "4xx", "5xx":
 		if s[0] < '4' && len(s) == 3 && s[1] == 'x' {
 			return fmt.Errorf("%q: only 4xx and 5xx classes can be retried", s)
 		}
@@ -525,7 +529,7 @@ func validRetryOn(s string) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("%q: want connect, timeout, reset, a status like 503 or a class like 5xx", s)
+	return fmt.Errorf("%q: want connect (refused or connect_timeout), timeout, reset, a status like 503 or a class like 5xx", s)
 }
 
 func (d *decoder) budget(n *yaml.Node, path string, prev *policy.Budget, src map[string]policy.Pos) (*policy.Budget, error) {

@@ -146,10 +146,9 @@ var presets = []presetDef{
 	},
 	{
 		// cenkalti/backoff v4 ExponentialBackOff: InitialInterval 500ms, Multiplier 1.5,
-		// RandomizationFactor 0.5 (each interval drawn from [0.5·d, 1.5·d]), MaxInterval 60s,
-		// MaxElapsedTime 15m, no attempt limit. [0.5·d, 1.5·d] is written exactly as a base of
-		// half the interval with proportional jitter 2: d/2 + U[0, 2·d/2]; the cap is halved to
-		// match. The library retries whatever error the operation returns.
+		// RandomizationFactor 0.5 (each interval drawn from [0.5·d, 1.5·d]: jitter randomized),
+		// MaxInterval 60s, MaxElapsedTime 15m, no attempt limit. The library retries whatever
+		// error the operation returns, for any method.
 		name:   "cenkalti",
 		help:   "500ms ×1.5 ±50%, max interval 60s, gives up after 15m, no attempt limit",
 		source: "cenkalti/backoff v4 exponential.go defaults",
@@ -158,8 +157,8 @@ var presets = []presetDef{
 			p.Deadline = 15 * time.Minute
 			p.Retry.MaxAttempts = policy.Unlimited
 			p.Retry.NonIdempotent = "always"
-			p.Retry.Base, p.Retry.Multiplier, p.Retry.Cap = 250*time.Millisecond, 1.5, 30*time.Second
-			p.Retry.Jitter, p.Retry.JitterFactor = "proportional", 2
+			p.Retry.Base, p.Retry.Multiplier, p.Retry.Cap = 500*time.Millisecond, 1.5, 60*time.Second
+			p.Retry.Jitter, p.Retry.JitterFactor = "randomized", 0.5
 			p.Retry.RetryAfter = "ignore"
 			return p
 		},
