@@ -92,8 +92,12 @@ func probePhaseRows(r *probe.Result) []probePhaseRow {
 	for _, ph := range []struct {
 		name string
 		s    *probe.Summary
-	}{{"ttfb", p.TTFB}, {"total", p.Total}, {"sent", p.Sent}} {
+	}{{"ttfb", p.TTFB}, {"total", p.Total}} {
 		if ph.s == nil {
+			continue
+		}
+		if ph.s.Fresh == nil && ph.s.Reused == nil {
+			add(ph.name, "all", ph.s)
 			continue
 		}
 		add(ph.name, "fresh", ph.s.Fresh)
@@ -103,6 +107,8 @@ func probePhaseRows(r *probe.Result) []probePhaseRow {
 			add(ph.name, "all", ph.s)
 		}
 	}
+	// Sent (from the actual send) once, blended: it is there to compare with total.
+	add("sent", "all", p.Sent)
 	return rows
 }
 
@@ -198,7 +204,7 @@ func ProbeText(w io.Writer, r *probe.Result, o Options) error {
 		fmt.Fprintln(&b, st.Muted.Render("  · "+d))
 	}
 
-	if len(r.CutoffCurve) > 0 {
+	if len(r.CutoffCurve) > 0 && r.CutoffCurve[0].Samples > 0 {
 		fmt.Fprintln(&b)
 		n := r.CutoffCurve[0].Samples
 		fmt.Fprintln(&b, st.Title.Render("Cut-off curve")+st.Muted.Render(fmt.Sprintf("  share of good responses a timeout would cut off, n=%d", n)))
@@ -342,7 +348,7 @@ func ProbeMarkdown(w io.Writer, r *probe.Result, _ Options) error {
 	for _, d := range rec.Derivation {
 		fmt.Fprintf(&b, "- %s\n", probeMD(d))
 	}
-	if len(r.CutoffCurve) > 0 {
+	if len(r.CutoffCurve) > 0 && r.CutoffCurve[0].Samples > 0 {
 		fmt.Fprintf(&b, "\n#### Cut-off curve\n\nShare of good responses a timeout would cut off (n=%d).\n\n| timeout at | value | cut off |\n|---|---|---|\n", r.CutoffCurve[0].Samples)
 		for _, c := range r.CutoffCurve {
 			if c.TimeoutMs == nil {

@@ -1,0 +1,172 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+	"github.com/patience-dev/patience/internal/golden"
+	"github.com/patience-dev/patience/probe"
+)
+
+func f(v float64) *float64 { return &v }
+
+// probeSummary is a hand-made phase summary; p999 nil means fewer than 1000 samples.
+func probeSummary(n int64, min, p50, p90, p95, p99 float64, p999 *float64, max float64) *probe.Summary {
+	return &probe.Summary{Count: n, MinMs: f(min), P50Ms: f(p50), P90Ms: f(p90), P95Ms: f(p95), P99Ms: f(p99), P999Ms: p999, MaxMs: f(max)}
+}
+
+// probeFixture is a hand-made result (not a live run), so goldens are byte-stable: 2000
+// requests at 200/s, half fresh, a 1% tail of 503s, a recommendation with its derivation.
+func probeFixture() *probe.Result {
+	total := probeSummary(2000, 10.6, 14.1, 22.3, 26, 34.5, f(48.2), 51.1)
+	total.Fresh = probeSummary(1000, 11.2, 14.6, 22.9, 26.8, 35.1, f(48.9), 51.1)
+	total.Reused = probeSummary(1000, 10.6, 13.8, 21.9, 25.5, 33.9, f(46.7), 49.5)
+	ttfb := probeSummary(2000, 10.2, 13.6, 21.8, 25.4, 33.8, f(47.1), 50.2)
+	ttfb.Fresh = probeSummary(1000, 10.3, 13.7, 21.9, 25.6, 34, f(47.5), 50.2)
+	ttfb.Reused = probeSummary(1000, 10.2, 13.5, 21.7, 25.3, 33.5, f(46.2), 49.1)
+	return &probe.Result{
+		Schema: probe.Schema,
+		Target: probe.Target{URL: "https://api.example.com/v1/quote?api_key=REDACTED", Method: "GET", Headers: []string{"Authorization: REDACTED"}},
+		Model:  "open", Conn: "both", DurationMs: 10012, Requests: 2000, Responses: 2000,
+		Status: map[string]int64{"200": 1980, "503": 20},
+		Errors: map[string]int64{"timeout": 0, "refused": 0, "reset": 0, "dns": 0, "tls": 0, "other": 0},
+		Phases: probe.Phases{
+			DNS:     &probe.Summary{Count: 0},
+			Connect: probeSummary(1000, 0.061, 0.182, 0.35, 0.48, 1.1, f(2.9), 3.2),
+			TLS:     &probe.Summary{Count: 0},
+			TTFB:    ttfb,
+			Total:   total,
+			Sent:    &probe.Summary{Count: 2000, MinMs: f(10.5), P50Ms: f(13.9), P90Ms: f(22), P95Ms: f(25.7), P99Ms: f(34.1), P999Ms: f(47.8), MaxMs: f(50.9)},
+		},
+		Schedule: probe.Schedule{RequestedPerS: f(200), AchievedPerS: 199.9, Late: 12, LateAfterMs: 1, LateP99Ms: f(0.9), MaxInFlight: 1000, PeakInFlight: 9, RateHeld: true},
+		Distribution: []probe.Bucket{
+			{FromMs: 10, ToMs: 20, Count: 1500}, {FromMs: 20, ToMs: 25, Count: 290}, {FromMs: 25, ToMs: 50, Count: 208}, {FromMs: 50, ToMs: 100, Count: 2},
+		},
+		Recommendation: probe.Recommendation{
+			ConnectTimeoutMs: 100, TimeoutMs: 100, MaxAttempts: 4, BudgetMs: 2000, FitsBudget: true, CutoffRate: 0.001,
+			Headroom: 1.2, ConnectFloorMs: 1100, Backoff: probe.BackoffDescription,
+			Verdict: "timeout 100 ms, connect timeout 100 ms, 4 attempts within the 2 s budget",
+			Derivation: []string{
+				"timeout: p99.9 of good responses = 48.2 ms (n=1980) × 1.2 headroom = 57.8 ms → 100 ms (rounded up on the 1-2-2.5-5 × 10^n ladder)",
+				"connect timeout: max(3 × connect p99.9 2.9 ms (n=1000) = 8.7 ms, 1.1 s floor that survives one lost SYN) = 1.1 s",
+				"connect timeout: clamped to the total timeout 100 ms; a lost SYN (1 s retransmit) will cost an attempt",
+				"attempts: largest k with k × 100 ms + Σ worst-case backoff ≤ 2 s budget, backoff " + probe.BackoffDescription + ": k=4 costs 1.1 s, k=5 would cost 2 s",
+			},
+		},
+		CutoffCurve: []probe.Cutoff{
+			{Label: "p90", TimeoutMs: f(22.3), CutRate: f(0.0995), Samples: 1980},
+			{Label: "p99", TimeoutMs: f(34.5), CutRate: f(0.0096), Samples: 1980},
+			{Label: "p99.9", TimeoutMs: f(48.2), CutRate: f(0.001), Samples: 1980},
+			{Label: "p99.99", Samples: 1980},
+			{Label: "recommended", TimeoutMs: f(100), CutRate: f(0), Samples: 1980},
+		},
+		Notes: []string{},
+	}
+}
+
+// probeUnreachable is the result of probing a closed port.
+func probeUnreachable() *probe.Result {
+	return &probe.Result{
+		Schema: probe.Schema, Target: probe.Target{URL: "http://127.0.0.1:1/", Method: "GET"}, Model: "open", Conn: "both",
+		DurationMs: 212, Requests: 5, Status: map[string]int64{},
+		Errors:   map[string]int64{"timeout": 0, "refused": 5, "reset": 0, "dns": 0, "tls": 0, "other": 0},
+		Phases:   probe.Phases{DNS: &probe.Summary{}, Connect: &probe.Summary{}, TLS: &probe.Summary{}, TTFB: &probe.Summary{Fresh: &probe.Summary{}, Reused: &probe.Summary{}}, Total: &probe.Summary{Fresh: &probe.Summary{}, Reused: &probe.Summary{}}, Sent: &probe.Summary{Fresh: &probe.Summary{}, Reused: &probe.Summary{}}},
+		Schedule: probe.Schedule{RequestedPerS: f(10), AchievedPerS: 10, LateAfterMs: 1, MaxInFlight: 1000, PeakInFlight: 1},
+		Recommendation: probe.Recommendation{BudgetMs: 10000, CutoffRate: 0.001, Headroom: 1.2, ConnectFloorMs: 1100, Backoff: probe.BackoffDescription,
+			Verdict: "no good response was measured: nothing to base a timeout on", Derivation: []string{"timeout: no response with status < 500 arrived, so no latency to derive a timeout from"}},
+		Distribution: []probe.Bucket{},
+		CutoffCurve:  []probe.Cutoff{{Label: "p90"}, {Label: "p99"}, {Label: "p99.9"}, {Label: "p99.99"}},
+		Unreachable:  true,
+		Notes:        []string{"stopped early: the first 5 requests could not connect (refused: 5) and none got a response"},
+	}
+}
+
+func probeOptions(color bool) Options {
+	r := lipgloss.NewRenderer(&bytes.Buffer{})
+	r.SetColorProfile(termenv.Ascii)
+	if color {
+		r.SetColorProfile(termenv.ANSI256)
+	}
+	return Options{Styles: NewStyles(r), Width: 100, Color: color}
+}
+
+func TestProbeGoldens(t *testing.T) {
+	for _, tc := range []struct {
+		name, format string
+		res          *probe.Result
+		color        bool
+	}{
+		{"probe_text", "text", probeFixture(), false},
+		{"probe_text_color", "text", probeFixture(), true},
+		{"probe_markdown", "markdown", probeFixture(), false},
+		{"probe_text_unreachable", "text", probeUnreachable(), false},
+		{"probe_markdown_unreachable", "markdown", probeUnreachable(), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			render, err := ProbeFormats.Get(tc.format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			if err := render(&b, tc.res, probeOptions(tc.color)); err != nil {
+				t.Fatal(err)
+			}
+			golden.Assert(t, tc.name, b.Bytes())
+		})
+	}
+}
+
+func TestProbeTextLeadsWithVerdictAndHidesUnbackedPercentiles(t *testing.T) {
+	var b bytes.Buffer
+	res := probeFixture()
+	res.Phases.Connect.P999Ms = nil
+	res.Phases.Connect.Count = 150
+	if err := ProbeText(&b, res, probeOptions(false)); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.HasPrefix(out, "✓ timeout 100 ms") {
+		t.Errorf("text does not lead with the verdict:\n%s", out)
+	}
+	if !strings.Contains(out, "n/a (n=150)") {
+		t.Errorf("an unbacked p99.9 is not shown as n/a (n=150):\n%s", out)
+	}
+	res.Recommendation.FitsBudget, res.Recommendation.MaxAttempts, res.Recommendation.Verdict = false, 0, probe.QueueVerdict
+	b.Reset()
+	if err := ProbeText(&b, res, probeOptions(false)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), "✗ the budget cannot hold one normal call; accept the work and move the call to a queue") {
+		t.Errorf("queue verdict not first:\n%s", b.String())
+	}
+}
+
+func TestProbeJSONContract(t *testing.T) {
+	var b bytes.Buffer
+	if err := ProbeFormats["json"](&b, probeUnreachable(), probeOptions(false)); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"schema", "target", "requests", "status", "errors", "phases", "schedule", "recommendation"} {
+		if _, ok := doc[k]; !ok {
+			t.Errorf("JSON lacks %q", k)
+		}
+	}
+	if doc["schema"] != "patience/probe/v1" {
+		t.Errorf("schema %v", doc["schema"])
+	}
+	p99 := doc["phases"].(map[string]any)["total"].(map[string]any)["p99_ms"]
+	if p99 != nil {
+		t.Errorf("p99 without samples is %v, want null", p99)
+	}
+	if strings.Contains(b.String(), `\u003c`) {
+		t.Error("JSON escapes < as \\u003c")
+	}
+}
