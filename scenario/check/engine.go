@@ -272,11 +272,11 @@ func (e *engine) budget(d *Dependency, limit time.Duration) {
 		if p.Deadline <= limit {
 			return // the deadline stops the policy in time
 		}
-		e.emit("PT004", d.Name, d.at("deadline", "retry.max_attempts"), "worst case %s = %s, cut at the %s deadline, still exceeds %s: the last attempts run for nobody", sumText(r.MaxAttempts, p.Timeout, waits), fmtDur(total), fmtDur(p.Deadline), limitText(d.Caller, limit))
+		e.emit("PT004", d.Name, d.at("deadline", "retry.max_attempts"), "worst case %s = %s, cut at the %s deadline, still exceeds %s: the last attempts run for nobody", sumText(r, p.Timeout, waits), fmtDur(total), fmtDur(p.Deadline), limitText(d.Caller, limit))
 		return
 	}
 	if total > limit {
-		e.emit("PT004", d.Name, d.at("retry.max_attempts", "timeout"), "worst case %s = %s exceeds %s: the last attempts run for nobody", sumText(r.MaxAttempts, p.Timeout, waits), fmtDur(total), limitText(d.Caller, limit))
+		e.emit("PT004", d.Name, d.at("retry.max_attempts", "timeout"), "worst case %s = %s exceeds %s: the last attempts run for nobody", sumText(r, p.Timeout, waits), fmtDur(total), limitText(d.Caller, limit))
 	}
 }
 
@@ -417,7 +417,10 @@ func (e *engine) scenario(ctx context.Context, ref ScenarioRef) error {
 			if c.expr == "" {
 				continue
 			}
-			pos := exp.Pos[c.field]
+			pos, ok := exp.Pos[c.field]
+			if !ok {
+				pos = exp.Pos["policy"]
+			}
 			if pos.File == "" {
 				pos.File = rep.File
 			}
@@ -609,11 +612,15 @@ func delaysText(r policy.Retry) string {
 }
 
 // sumText shows PT004's sum: "3 × 5s + 100ms + 200ms".
-func sumText(attempts int, timeout time.Duration, waits []time.Duration) string {
+// A wait raised by retry_after_max is marked, so the sum says where it comes from.
+func sumText(r policy.Retry, timeout time.Duration, waits []time.Duration) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d × %s", attempts, fmtDur(timeout))
-	for _, w := range waits {
+	fmt.Fprintf(&b, "%d × %s", r.MaxAttempts, fmtDur(timeout))
+	for i, w := range waits {
 		b.WriteString(" + " + fmtDur(w))
+		if w > r.MaxDelay(i+1) {
+			b.WriteString(" (Retry-After)")
+		}
 	}
 	return b.String()
 }
