@@ -41,6 +41,16 @@ const (
 	defaultDrain = 10 * time.Minute
 )
 
+// Bounds that keep a scenario a simulation of one fleet of callers rather than a way to make
+// the simulator run for hours or exhaust memory: a file beyond them is almost surely a typo
+// (10000000/s for 10/s), and is rejected with the bound in the message.
+const (
+	maxRate     = 1e6            // logical requests per second
+	maxCount    = 1_000_000      // clients, workers, concurrency, target workers
+	maxQueue    = 10_000_000     // burst size, target queue
+	maxDuration = 24 * time.Hour // duration, drain
+)
+
 // scenarioFields are the top-level keys of a scenario file.
 var scenarioFields = []string{"name", "description", "seed", "duration", "drain", "load", "target", "policy", "policies", "layers", "expect"}
 
@@ -146,6 +156,9 @@ func Parse(data []byte, file string) (*Scenario, error) {
 		if sc.Drain, err = d.duration(fl.val, "drain"); err != nil {
 			return nil, err
 		}
+		if sc.Drain > maxDuration {
+			return nil, d.errf(fl.val, "drain", "%s is longer than the %s a simulation allows", sc.Drain, maxDuration)
+		}
 	}
 	lf, ok := f["load"]
 	if !ok {
@@ -157,6 +170,9 @@ func Parse(data []byte, file string) (*Scenario, error) {
 	if fl, ok := f["duration"]; ok {
 		if sc.Duration, err = d.duration(fl.val, "duration"); err != nil {
 			return nil, err
+		}
+		if sc.Duration > maxDuration {
+			return nil, d.errf(fl.val, "duration", "%s is longer than the %s a simulation allows", sc.Duration, maxDuration)
 		}
 		if sc.Duration == 0 && (sc.Load.Rate > 0 || sc.Load.Concurrency > 0) {
 			return nil, d.errf(fl.val, "duration", "must be above 0 for rate or concurrency load")
@@ -189,12 +205,12 @@ func (d *decoder) load(n *yaml.Node, path string) (Load, error) {
 		return l, err
 	}
 	if fl, ok := f["clients"]; ok {
-		if l.Clients, err = d.integer(fl.val, join(path, "clients"), 1); err != nil {
+		if l.Clients, err = d.bounded(fl.val, join(path, "clients"), 1, maxCount); err != nil {
 			return l, err
 		}
 	}
 	if fl, ok := f["workers"]; ok {
-		if l.Workers, err = d.integer(fl.val, join(path, "workers"), 0); err != nil {
+		if l.Workers, err = d.bounded(fl.val, join(path, "workers"), 0, maxCount); err != nil {
 			return l, err
 		}
 	}
@@ -209,12 +225,15 @@ func (d *decoder) load(n *yaml.Node, path string) (Load, error) {
 		if l.Rate == 0 {
 			return l, d.errf(fl.val, join(path, "rate"), "must be above 0")
 		}
+		if l.Rate > maxRate {
+			return l, d.errf(fl.val, join(path, "rate"), "%s is above the %g/s a simulation allows", s, maxRate)
+		}
 	}
 	if fl, ok := f["concurrency"]; ok {
 		if _, both := f["rate"]; both {
 			return l, d.errf(fl.key, join(path, "concurrency"), "use rate (open model) or concurrency (closed model), not both")
 		}
-		if l.Concurrency, err = d.integer(fl.val, join(path, "concurrency"), 1); err != nil {
+		if l.Concurrency, err = d.bounded(fl.val, join(path, "concurrency"), 1, maxCount); err != nil {
 			return l, err
 		}
 	}
@@ -227,7 +246,7 @@ func (d *decoder) load(n *yaml.Node, path string) (Load, error) {
 		}
 	}
 	if fl, ok := f["burst"]; ok {
-		if l.Burst, err = d.integer(fl.val, join(path, "burst"), 1); err != nil {
+		if l.Burst, err = d.bounded(fl.val, join(path, "burst"), 1, maxQueue); err != nil {
 			return l, err
 		}
 	}
@@ -296,11 +315,11 @@ func (d *decoder) target(n *yaml.Node, path, dir string) (Target, error) {
 		if !ok {
 			return t, d.errf(fl.val, join(path, "capacity.workers"), "required: how many requests the target serves at once")
 		}
-		if c.Workers, err = d.integer(w.val, join(path, "capacity.workers"), 1); err != nil {
+		if c.Workers, err = d.bounded(w.val, join(path, "capacity.workers"), 1, maxCount); err != nil {
 			return t, err
 		}
 		if q, ok := cf["queue"]; ok {
-			if c.Queue, err = d.integer(q.val, join(path, "capacity.queue"), 0); err != nil {
+			if c.Queue, err = d.bounded(q.val, join(path, "capacity.queue"), 0, maxQueue); err != nil {
 				return t, err
 			}
 		}

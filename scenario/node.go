@@ -133,6 +133,15 @@ func (d *decoder) integer(n *yaml.Node, path string, min int) (int, error) {
 	return int(v), nil
 }
 
+// bounded is an integer in [min, max].
+func (d *decoder) bounded(n *yaml.Node, path string, min, max int) (int, error) {
+	v, err := d.integer(n, path, min)
+	if err == nil && v > max {
+		return 0, d.errf(n, path, "%d is above the %d a simulation allows", v, max)
+	}
+	return v, err
+}
+
 func (d *decoder) number(n *yaml.Node, path string) (float64, error) {
 	s, err := d.scalar(n, path, "a number")
 	if err != nil {
