@@ -44,7 +44,9 @@ type request struct {
 	keyState   uint8
 	degraded   bool
 	finished   bool
-	activeIdx  int32
+	// holdsWorker: the request itself holds a client worker (single-layer policies)
+	holdsWorker bool
+	activeIdx   int32
 }
 
 // call is one logical request at one layer: the top call belongs to the caller, a lower
@@ -59,6 +61,8 @@ type call struct {
 	last      policy.Outcome
 	hasLast   bool
 	attempts  int32
+	// holdsWorker: a bottom call below other layers holds a client worker
+	holdsWorker bool
 }
 
 // attempt is one try of a call. At the bottom layer it goes to the target; above it issues
@@ -73,14 +77,13 @@ type attempt struct {
 	callerOff bool // resolved for the caller (answered, timed out) — later news is ignored
 	targetOff bool // the target holds no reference (answered, hung, refused, never sent)
 	// target side, drawn at start
-	fault      int8 // index into the phase's faults, -1 none
-	phase      int8 // phase index at arrival, -1 base
-	service    time.Duration
-	write      time.Duration
-	readVer    uint64
-	wroteQueue bool
-	holdsKey   bool
-	acquired   bool // holds a bulkhead slot
+	fault    int8 // index into the phase's faults, -1 none
+	phase    int8 // phase index at arrival, -1 base
+	service  time.Duration
+	write    time.Duration
+	readVer  uint64
+	holdsKey bool
+	acquired bool // holds a bulkhead slot
 }
 
 // levelState is one client's policy state at one layer.
@@ -143,7 +146,7 @@ type engine struct {
 	totalBusy int
 	lastEvent time.Duration
 	malformed int
-	tick func(now, horizon time.Duration)
+	tick      func(now, horizon time.Duration)
 	// saturation: how many clients have every worker busy, since when, and the total so far
 	satClients int
 	satSince   time.Duration
@@ -168,9 +171,11 @@ func newEngine(sc *scenario.Scenario, p *policy.Policy) *engine {
 	if method == "" {
 		method = "GET"
 	}
-	e.req = policy.Request{Method: method, HasKey: sc.Load.Request.IdempotencyKey}
-	e.idem = sc.Load.Request.Idempotent() || sc.Load.Request.Method == ""
-	e.hasKey = sc.Load.Request.IdempotencyKey
+	// The bottom policy decides whether requests carry a key (payment-double-charge compares
+	// with-key and without-key on the same scenario).
+	e.hasKey = p.SendsKey(sc.Load.Request.IdempotencyKey)
+	e.req = policy.Request{Method: method, HasKey: e.hasKey}
+	e.idem = e.req.Idempotent()
 	drain := sc.Drain
 	if drain <= 0 {
 		drain = 10 * time.Minute
@@ -411,8 +416,8 @@ func (e *engine) arrive(id uint64, client int, loop int32) {
 	e.res.Requests++
 	s := e.second(e.now)
 	s.Arrivals++
-	cs := &e.clients[client]
-	if e.workers > 0 && cs.busy >= e.workers {
+	single := len(e.levels) == 1
+	if single && !e.acquireWorker(client) {
 		e.res.NoWorker++
 		e.res.Failed++
 		e.res.FailureReasons[ReasonNoWorker]++
@@ -422,21 +427,9 @@ func (e *engine) arrive(id uint64, client int, loop int32) {
 		}
 		return
 	}
-	cs.busy++
-	e.totalBusy++
-	if e.workers > 0 && cs.busy == e.workers {
-		if e.satClients == 0 {
-			e.satSince = e.now
-		}
-		e.satClients++
-	}
-	if e.workers > 0 {
-		if sat := float64(cs.busy) / float64(e.workers); sat > e.res.WorkerSaturation {
-			e.res.WorkerSaturation = sat
-		}
-	}
 	r := e.newRequest()
 	r.id, r.client, r.loop, r.start = id, int32(client), loop, e.now
+	r.holdsWorker = single
 	r.activeIdx = int32(len(e.active))
 	e.active = append(e.active, r)
 	e.inFlight++
@@ -445,6 +438,44 @@ func (e *engine) arrive(id uint64, client int, loop int32) {
 	}
 	e.levelsChanged()
 	e.startCall(r, 0, nil)
+}
+
+// acquireWorker takes one of the client's workers, or says there is none free. Workers
+// belong to the bottom layer, the caller of the dependency: with layers above it (a browser
+// above the web server), the bottom call holds the worker, not the whole logical request.
+func (e *engine) acquireWorker(client int) bool {
+	cs := &e.clients[client]
+	if e.workers > 0 && cs.busy >= e.workers {
+		return false
+	}
+	cs.busy++
+	e.totalBusy++
+	if e.workers > 0 {
+		if cs.busy == e.workers {
+			if e.satClients == 0 {
+				e.satSince = e.now
+			}
+			e.satClients++
+		}
+		if sat := float64(cs.busy) / float64(e.workers); sat > e.res.WorkerSaturation {
+			e.res.WorkerSaturation = sat
+		}
+	}
+	e.levelsChanged()
+	return true
+}
+
+func (e *engine) releaseWorker(client int) {
+	cs := &e.clients[client]
+	if e.workers > 0 && cs.busy == e.workers {
+		e.satClients--
+		if e.satClients == 0 {
+			e.saturated += e.now - e.satSince
+		}
+	}
+	cs.busy--
+	e.totalBusy--
+	e.levelsChanged()
 }
 
 func (e *engine) newRequest() *request {
@@ -486,6 +517,17 @@ func (e *engine) startCall(r *request, level int, parent *attempt) {
 	r.refs++
 	lp := e.levels[level]
 	c.pc.Init(lp, e.req, e.now)
+	if level > 0 && level == len(e.levels)-1 {
+		if !e.acquireWorker(int(r.client)) {
+			// The server below the upper layers has no free worker: it answers 503 at
+			// once, and the layer above decides whether to try again.
+			e.res.NoWorker++
+			c.last, c.hasLast = policy.Outcome{Kind: policy.Status, Status: 503}, true
+			e.endCall(c, outcomeFailed, ReasonNoWorker)
+			return
+		}
+		c.holdsWorker = true
+	}
 	if b := e.clients[r.client].levels[level].budget; b != nil {
 		b.OnRequest(e.now)
 	}
@@ -823,6 +865,10 @@ func (e *engine) endCall(c *call, kind int, reason string) {
 	e.malformed += c.pc.MalformedRetryAfter()
 	parent, parentGen, level := c.parent, c.parentGen, c.level
 	last, hasLast := c.last, c.hasLast
+	if c.holdsWorker {
+		c.holdsWorker = false
+		e.releaseWorker(int(r.client))
+	}
 	c.gen++
 	c.parent, c.req = nil, nil
 	e.freeCall = append(e.freeCall, c)
@@ -885,15 +931,10 @@ func (e *engine) finishRequest(r *request, kind int, reason string) {
 	last.activeIdx = r.activeIdx
 	e.active = e.active[:len(e.active)-1]
 	e.inFlight--
-	cs := &e.clients[r.client]
-	if e.workers > 0 && cs.busy == e.workers {
-		e.satClients--
-		if e.satClients == 0 {
-			e.saturated += e.now - e.satSince
-		}
+	if r.holdsWorker {
+		r.holdsWorker = false
+		e.releaseWorker(int(r.client))
 	}
-	cs.busy--
-	e.totalBusy--
 	e.levelsChanged()
 	if r.loop >= 0 && e.now+e.sc.Load.Think < e.duration {
 		// At least a microsecond, so a loop with no think time against an instant target
