@@ -35,8 +35,12 @@ const (
 //
 // A result is recorded against the state the breaker is in when the result arrives, as
 // resilience4j does: results arriving while open are dropped, and a late failure of a call
-// admitted while closed re-opens a half-open breaker. A probe that never returns keeps the
-// breaker half-open; give attempts a timeout. What counts as a failure: BreakerFailure.
+// admitted while closed re-opens a half-open breaker. A probe that is admitted but never
+// recorded — it hangs, its attempt was then refused by the bulkhead, or the run ended — would
+// leave the breaker half-open and rejecting forever; so once OpenFor has passed since the last
+// probe was admitted without every probe answering, a fresh set of probes is admitted (the
+// role of resilience4j's maxWaitDurationInHalfOpenState). What counts as a failure:
+// BreakerFailure.
 // A nil *BreakerState is a missing breaker: it allows everything and records nothing.
 // Time must not go backwards. Not safe for concurrent use.
 type BreakerState struct {
@@ -45,6 +49,7 @@ type BreakerState struct {
 	openedAt time.Duration
 	probes   int // admitted since half-open
 	probeOK  int // probe successes since half-open
+	probeAt  time.Duration
 	opens    int
 
 	width    time.Duration // 0 = no expiry
@@ -73,10 +78,15 @@ func NewBreakerState(b *Breaker) *BreakerState {
 	return s
 }
 
-// tick moves an open breaker whose OpenFor has passed to half-open.
+// tick moves an open breaker whose OpenFor has passed to half-open, and re-arms a half-open
+// breaker whose probes have all been admitted but not all answered within OpenFor of the last
+// one.
 func (s *BreakerState) tick(now time.Duration) {
-	if s.mode == modeOpen && now-s.openedAt >= s.cfg.OpenFor {
+	switch {
+	case s.mode == modeOpen && now-s.openedAt >= s.cfg.OpenFor:
 		s.mode = modeHalfOpen
+		s.probes, s.probeOK = 0, 0
+	case s.mode == modeHalfOpen && s.probes >= s.cfg.HalfOpen && now-s.probeAt >= s.cfg.OpenFor:
 		s.probes, s.probeOK = 0, 0
 	}
 }
@@ -94,6 +104,7 @@ func (s *BreakerState) Allow(now time.Duration) bool {
 	case modeHalfOpen:
 		if s.probes < s.cfg.HalfOpen {
 			s.probes++
+			s.probeAt = now
 			return true
 		}
 	}

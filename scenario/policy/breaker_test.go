@@ -120,6 +120,21 @@ func TestBreakerHalfOpenProbes(t *testing.T) {
 	})
 }
 
+// TestBreakerLostProbe: a probe admitted but never recorded (refused by the bulkhead after
+// Allow, or hung) must not leave the breaker half-open forever: OpenFor after it was admitted,
+// a new probe is admitted.
+func TestBreakerLostProbe(t *testing.T) {
+	b := NewBreakerState(&Breaker{FailureRate: 1, MinRequests: 1, OpenFor: 30 * sec, HalfOpen: 1})
+	runBreaker(t, b, []breakerOp{
+		rec(0, false, BreakerOpen),
+		allowOp(30*sec, true, BreakerHalfOpen), // this probe is lost
+		allowOp(59*sec, false, BreakerHalfOpen),
+		allowOp(60*sec, true, BreakerHalfOpen), // re-armed
+		allowOp(60*sec, false, BreakerHalfOpen),
+		rec(61*sec, true, BreakerClosed),
+	})
+}
+
 // TestBreakerNeverOpensWithoutFailures: failure_rate 0 would be met by 0 failures; a breaker
 // must not open on a healthy dependency.
 func TestBreakerNeverOpensWithoutFailures(t *testing.T) {

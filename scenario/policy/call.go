@@ -131,7 +131,9 @@ func (r *Retry) maxAttempts() int {
 //  4. wait = Jittered(BackoffDelay(n)) for retry n = Attempts() (decorrelated: no jitter). If
 //     the response carried Retry-After and the policy honours it, wait = max(wait, min(ra,
 //     retry_after_max)) — the cap bounds the server's request, never our own backoff; a
-//     malformed value is counted and ignored.
+//     malformed value is counted and ignored. Retry-After lengthens this one wait only: the
+//     decorrelated chain goes on from its own s_n, so one long Retry-After does not push every
+//     later backoff to the cap.
 //  5. deadline: no retry when now + wait leaves less than MinAttemptTimeout → "deadline".
 //  6. budget (may be nil): AllowRetry spends; refused → "budget". Checked last so that a
 //     retry that would not happen anyway costs nothing.

@@ -158,6 +158,10 @@ func TestNext(t *testing.T) {
 			{0, st(503), true, 200 * ms, ReasonRetry}, {0, st(503), true, 350 * ms, ReasonRetry},
 			{0, st(503), true, 500 * ms, ReasonRetry}, {0, st(503), true, 500 * ms, ReasonRetry},
 		}},
+		// Retry-After raises the wait, not the decorrelated chain: s2 follows s1 = 200ms.
+		{"decorrelated chain ignores Retry-After", &Policy{Retry: Retry{MaxAttempts: 6, Backoff: BackoffDecorrelated, Base: 100 * ms}}, get, []step{
+			{0, withRA(503, "10"), true, 10 * sec, ReasonRetry}, {0, st(503), true, 350 * ms, ReasonRetry},
+		}},
 		// full jitter with a nil rng: the mean d/2 — 50, 100, 200.
 		{"full jitter mean", &Policy{Retry: Retry{MaxAttempts: 4, Backoff: BackoffExponential, Base: 100 * ms, Multiplier: 2, Jitter: JitterFull}}, get, []step{
 			{0, st(503), true, 50 * ms, ReasonRetry}, {0, st(503), true, 100 * ms, ReasonRetry}, {0, st(503), true, 200 * ms, ReasonRetry},
