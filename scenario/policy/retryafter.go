@@ -28,16 +28,21 @@ func ParseRetryAfter(v string, wallNow time.Time) (time.Duration, bool) {
 	}
 	var t time.Time
 	var err error
+	// Each form has a fixed length (RFC 850: 30–33 with the weekday spelled out); checking it
+	// first keeps the common malformed values ("soon") away from time.Parse, whose errors
+	// allocate — Call.Next stays allocation-free.
 	switch {
-	case len(v) > 3 && v[3] == ',':
+	case len(v) == len(imfFixdate) && v[3] == ',':
 		t, err = time.Parse(imfFixdate, v)
-	case containsByte(v, ','):
+	case len(v) >= len("Monday, 02-Jan-06 15:04:05 GMT") && len(v) <= len("Wednesday, 02-Jan-06 15:04:05 GMT") && containsByte(v, ','):
 		t, err = time.Parse(rfc850Date, v)
 		if err == nil {
 			t = fixTwoDigitYear(t, wallNow)
 		}
-	default:
+	case len(v) == len(asctimeDate):
 		t, err = time.Parse(asctimeDate, v)
+	default:
+		return 0, false
 	}
 	if err != nil {
 		return 0, false

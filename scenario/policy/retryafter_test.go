@@ -119,6 +119,16 @@ func FuzzParseRetryAfter(f *testing.F) {
 	})
 }
 
+// TestParseRetryAfterAllocs: valid values and malformed values of the wrong shape do not
+// allocate (the simulator meets them on every rate-limited attempt).
+func TestParseRetryAfterAllocs(t *testing.T) {
+	for _, v := range []string{"120", "Sun, 29 Nov 2026 20:00:30 GMT", "Sunday, 29-Nov-26 20:01:00 GMT", "Sun Nov 29 20:00:05 2026", "soon", "-1", "1.5", ""} {
+		if a := testing.AllocsPerRun(100, func() { ParseRetryAfter(v, wall) }); a != 0 {
+			t.Errorf("ParseRetryAfter(%q): %v allocs", v, a)
+		}
+	}
+}
+
 // TestRetryAfterRoundTrip formats now+k seconds in IMF-fixdate, the form servers send, and
 // reads k back.
 func TestRetryAfterRoundTrip(t *testing.T) {
