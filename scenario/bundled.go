@@ -1,6 +1,9 @@
 package scenario
 
-import "github.com/patience-dev/patience/scenarios"
+import (
+	"github.com/patience-dev/patience/scenario/policy"
+	"github.com/patience-dev/patience/scenarios"
+)
 
 // Info describes one bundled scenario for `patience scenarios`.
 type Info struct {
@@ -28,4 +31,14 @@ func Bundled() ([]Info, error) {
 		out = append(out, info)
 	}
 	return out, nil
+}
+
+// AttachLayers gives p the scenario's `layers:` unless p set its own (a policy file with a
+// `layers:` key, even an empty one). Commands call it for `--policy` policies, which replace
+// the scenario's policies but still sit under the scenario's callers.
+func (sc *Scenario) AttachLayers(p *policy.Policy) {
+	if _, own := p.Source["layers"]; own {
+		return
+	}
+	p.Layers = cloneLayers(sc.Layers)
 }

@@ -748,12 +748,10 @@ func (d *decoder) policies(f map[string]field, root *yaml.Node, sc *Scenario) er
 			return err
 		}
 	}
+	sc.Layers = shared
 	for _, e := range entries {
-		p := e.pol
-		if _, own := p.Source["layers"]; !own {
-			p.Layers = cloneLayers(shared)
-		}
-		sc.Policies = append(sc.Policies, p)
+		sc.AttachLayers(e.pol)
+		sc.Policies = append(sc.Policies, e.pol)
 	}
 	return nil
 }

@@ -293,6 +293,17 @@ func TestParseFull(t *testing.T) {
 	if byName["ours"].Layers[0].Policy == byName["no-jitter"].Layers[0].Policy {
 		t.Error("policies share layer values")
 	}
+	// A --policy policy gets the scenario's layers, unless it has its own.
+	naive, _ := ResolvePolicy("preset:naive")
+	sc.AttachLayers(naive)
+	if len(naive.Layers) != 2 || naive.Layers[0].Name != "frontend" {
+		t.Errorf("AttachLayers: %+v", naive.Layers)
+	}
+	own := byName["later"]
+	sc.AttachLayers(own)
+	if len(own.Layers) != 0 {
+		t.Errorf("AttachLayers replaced a policy's own layers: []")
+	}
 	ex := sc.Expect["ours"]
 	if ex.SuccessRate != ">= 99%" || ex.Amplification != "<= 2" || ex.Duplicates != "0" || ex.WorkerSaturation != "< 50%" {
 		t.Errorf("expect = %+v", ex)

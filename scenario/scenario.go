@@ -22,6 +22,10 @@ type Scenario struct {
 	Target Target
 	// Policies are compared side by side on the same arrivals: `policy` first, then `policies`.
 	Policies []*policy.Policy
+	// Layers are the scenario-level `layers:` (the callers above the compared policy, caller
+	// first). The loader already put them into every policy without its own `layers:`; a
+	// policy from elsewhere (`--policy`) gets them through AttachLayers.
+	Layers []policy.Layer
 	// Expect holds per-policy expectations checked by `patience check` (PT100), keyed by
 	// policy name; "*" applies to every policy.
 	Expect map[string]Expect
