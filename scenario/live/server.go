@@ -68,6 +68,7 @@ type ServerOptions struct {
 type Server struct {
 	sc    *scenario.Scenario
 	speed float64
+	seed  int64
 	log   io.Writer
 
 	mu  sync.Mutex // guards rng and the maps in stats
@@ -100,6 +101,7 @@ type Server struct {
 	byFault    map[string]int64
 	executions map[string]int64 // logical id → executions of a non-idempotent request
 	dupes      int64
+	dupesByTag map[string]int64
 	refusedBy  map[string]bool // remote addresses answered with a refusal RST
 	nextAnon   int64
 }
@@ -121,6 +123,7 @@ func NewServer(sc *scenario.Scenario, opts ServerOptions) *Server {
 	s := &Server{
 		sc:         sc,
 		speed:      speed,
+		seed:       seed,
 		log:        log,
 		rng:        rand.New(rand.NewPCG(uint64(seed), 0x7365727665)), // "serve": its own stream
 		keys:       newKeyStore(),
@@ -129,6 +132,7 @@ func NewServer(sc *scenario.Scenario, opts ServerOptions) *Server {
 		byStatus:   map[int]int64{},
 		byFault:    map[string]int64{},
 		executions: map[string]int64{},
+		dupesByTag: map[string]int64{},
 		refusedBy:  map[string]bool{},
 	}
 	if c := sc.Target.Capacity; c != nil && c.Workers > 0 {
@@ -306,6 +310,14 @@ func (s *Server) drawFault(p *scenario.Phase) *scenario.Fault {
 	s.mu.Lock()
 	u := s.rng.Float64()
 	s.mu.Unlock()
+	return pickFault(p, u)
+}
+
+// pickFault maps a uniform draw u to a fault of phase p (nil = none).
+func pickFault(p *scenario.Phase, u float64) *scenario.Fault {
+	if p == nil {
+		return nil
+	}
 	acc := 0.0
 	for i := range p.Faults {
 		acc += p.Faults[i].Percent
@@ -316,15 +328,19 @@ func (s *Server) drawFault(p *scenario.Phase) *scenario.Fault {
 	return nil
 }
 
+// latencyOf is the service-time distribution in force in phase p.
+func latencyOf(sc *scenario.Scenario, p *scenario.Phase) *scenario.Distribution {
+	if p != nil && p.Latency != nil {
+		return p.Latency
+	}
+	return &sc.Target.Latency
+}
+
 // sampleLatency draws a service time (scenario time) from the phase or base distribution.
 func (s *Server) sampleLatency(p *scenario.Phase) time.Duration {
-	d := &s.sc.Target.Latency
-	if p != nil && p.Latency != nil {
-		d = p.Latency
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return d.Sample(s.rng)
+	return latencyOf(s.sc, p).Sample(s.rng)
 }
 
 // sleep waits a real duration, or less if the server stops; it says whether it slept fully.
@@ -384,6 +400,9 @@ func (s *Server) execute(r *http.Request, logical string) {
 	s.executions[logical]++
 	if s.executions[logical] > 1 {
 		s.dupes++
+		if tag, _, ok := parseLogicalID(logical); ok && tag != "" {
+			s.dupesByTag[tag]++
+		}
 	}
 }
 
@@ -428,7 +447,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	phase := s.phaseAt(s.scenarioTime(arrival))
-	fault := s.drawFault(phase)
+	// With a numeric logical id and an attempt index the draws come from the simulator's
+	// stream for that attempt (common random numbers); otherwise from the server's own.
+	var draws *targetDraws
+	if _, id, ok := parseLogicalID(logical); ok {
+		if j, err := strconv.ParseUint(r.Header.Get(AttemptHeader), 10, 32); err == nil {
+			d := attemptDraws(s.sc, s.seed, id, j)
+			draws = &d
+		}
+	}
+	var fault *scenario.Fault
+	if draws != nil {
+		fault = pickFault(phase, draws.u)
+	} else {
+		fault = s.drawFault(phase)
+	}
 	if fault != nil {
 		switch fault.Kind {
 		case scenario.FaultStatus:
@@ -482,7 +515,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.plain(w, http.StatusServiceUnavailable, "over capacity")
 		return
 	}
-	served := s.waitStall() && s.sleep(s.real(s.sampleLatency(phase)))
+	var service time.Duration
+	if draws != nil {
+		service = latencyOf(s.sc, phase).Sample(draws.rng)
+	} else {
+		service = s.sampleLatency(phase)
+	}
+	served := s.waitStall() && s.sleep(s.real(service))
 	release()
 	if !served { // the server is stopping
 		if key != "" {
@@ -630,6 +669,9 @@ type Stats struct {
 	// DuplicateSideEffects counts executions beyond the first per logical request (by
 	// Patience-Logical-Id, else Idempotency-Key).
 	DuplicateSideEffects int64 `json:"duplicate_side_effects"`
+	// DuplicatesByTag splits DuplicateSideEffects by the TAG of logical ids "TAG:N" (the
+	// live driver tags each policy, so several policies can share one --target).
+	DuplicatesByTag map[string]int64 `json:"duplicates_by_tag"`
 	// Keys counts Idempotency-Keys stored; Replayed the responses replayed from them.
 	Keys     int   `json:"keys"`
 	Replayed int64 `json:"replayed"`
@@ -677,6 +719,10 @@ func (s *Server) Stats() Stats {
 		st.ByFault[k] = v
 	}
 	st.DuplicateSideEffects = s.dupes
+	st.DuplicatesByTag = map[string]int64{}
+	for k, v := range s.dupesByTag {
+		st.DuplicatesByTag[k] = v
+	}
 	s.mu.Unlock()
 	return st
 }
