@@ -38,7 +38,7 @@ func replayVerdict(p sim.PolicyResult) (replayLevel, string) {
 	if p.WorkerSaturation >= 1 && p.SaturatedMs >= 1000 {
 		s := "every worker of a client stuck for " + replayDuration(p.SaturatedMs) + ": unrelated pages die"
 		if p.NoWorker > 0 {
-			s += " (" + replayCount(p.NoWorker) + " requests turned away)"
+			s += " (" + replayCount(p.NoWorker) + " calls turned away)"
 		}
 		bad(s)
 	}
@@ -48,8 +48,13 @@ func replayVerdict(p sim.PolicyResult) (replayLevel, string) {
 	if p.Duplicates > 0 {
 		bad(replayCount(p.Duplicates) + " side effects executed twice (customers charged twice)")
 	}
-	if p.Amplification >= 5 {
+	// PT009's default max_amplification is 10: above it a retry policy multiplies an outage.
+	switch {
+	case p.Amplification >= 10:
 		bad("each request became " + replayRatio(p.Amplification) + " calls to the dependency")
+	case p.Amplification >= 3:
+		level = max(level, replayWarn)
+		clauses = append(clauses, "each request became "+replayRatio(p.Amplification)+" calls to the dependency")
 	}
 	if p.Requests > 0 {
 		failRate := float64(p.Failed) / float64(p.Requests)
