@@ -144,3 +144,23 @@ func TestRatioBudgetDefaultWindow(t *testing.T) {
 		t.Errorf("request still in the window at 10s")
 	}
 }
+
+// TestRatioBudgetSteadyState: 100 requests/s that all fail and all ask for a retry, against
+// 10% + min_per_s 1 over 10s. Any 10 whole buckets hold at most 0.1·1000 + 1·10 = 110 retries,
+// so 60s admit at most 660; with demand always waiting, the budget must also admit nearly
+// that many (a budget that starves retries would pass the upper bound alone).
+func TestRatioBudgetSteadyState(t *testing.T) {
+	b := NewRatioBudget(&Budget{Kind: BudgetRatio, Percent: 0.1, MinPerS: 1, Window: 10 * sec})
+	allowed := 0
+	for now := time.Duration(0); now < 80*sec; now += 10 * ms {
+		b.OnRequest(now)
+		ok := b.AllowRetry(now, false)
+		if ok && now >= 20*sec {
+			allowed++
+		}
+	}
+	t.Logf("admitted %d retries in 60s", allowed)
+	if allowed > 660 || allowed < 627 {
+		t.Errorf("retries admitted in 60s of steady state: %d, want (627, 660]", allowed)
+	}
+}
