@@ -2,7 +2,6 @@ package check
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,33 +12,22 @@ import (
 	"github.com/patience-dev/patience/scenario/sim"
 )
 
-// loadProfile reads a `probe --save` profile and returns its total-latency histogram
-// (microseconds). It reads the JSON contract (patience/probe/v1) directly, so it depends
-// only on probe's result type and histogram codec.
+// loadProfile reads a `probe --save` profile (probe.LoadProfile) and returns the latency
+// histogram of its good responses (status < 500, microseconds), the same basis probe uses
+// for its timeout recommendation; profiles without that series fall back to the total.
 func loadProfile(path string) (*hdrhistogram.Histogram, error) {
-	data, err := os.ReadFile(path)
+	res, err := probe.LoadProfile(path)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
-			err = pe.Err
+			return nil, fmt.Errorf("cannot read profile %s: %v", path, pe.Err)
 		}
-		return nil, fmt.Errorf("cannot read profile %s: %v", path, err)
+		return nil, err
 	}
-	var res probe.Result
-	if err := json.Unmarshal(data, &res); err != nil {
-		return nil, fmt.Errorf("profile %s is not a probe profile: %v", path, err)
+	if good, ok := res.Histograms[probe.SeriesGood]; ok {
+		return probe.DecodeHistogram(good)
 	}
-	if res.Schema != probe.Schema {
-		return nil, fmt.Errorf("profile %s has schema %q, want %q (save one with patience probe URL --save FILE)", path, res.Schema, probe.Schema)
-	}
-	if res.Histogram == "" {
-		return nil, fmt.Errorf("profile %s has no histogram (save one with patience probe URL --save FILE)", path)
-	}
-	h, err := probe.DecodeHistogram(res.Histogram)
-	if err != nil {
-		return nil, fmt.Errorf("profile %s: %v", path, err)
-	}
-	return h, nil
+	return res.TotalHistogram()
 }
 
 // replayScenario loads the scenario at path with the scenario loader and replays every

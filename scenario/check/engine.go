@@ -191,8 +191,14 @@ func (e *engine) dependency(d *Dependency) error {
 	if e.applies("PT002") && p.ConnectTimeout > 0 && p.Timeout > 0 && p.ConnectTimeout >= p.Timeout {
 		e.emit("PT002", name, d.at("connect_timeout"), "connect_timeout %s ≥ timeout %s never fires: a lost SYN costs a whole %s attempt instead of a quick, safe retry", fmtDur(p.ConnectTimeout), fmtDur(p.Timeout), fmtDur(p.Timeout))
 	}
-	if e.applies("PT003") && limit > 0 && p.Timeout > limit {
-		e.emit("PT003", name, d.at("timeout"), "one attempt may wait %s but %s: the call keeps running with nobody waiting for its answer", fmtDur(p.Timeout), fmt.Sprintf(givesUp(d.Caller), fmtDur(limit)))
+	// An attempt waits min(timeout, deadline) (DESIGN §5), so a deadline within the budget
+	// already bounds it.
+	attempt := p.Timeout
+	if p.Deadline > 0 && (attempt == 0 || p.Deadline < attempt) {
+		attempt = p.Deadline
+	}
+	if e.applies("PT003") && limit > 0 && attempt > limit {
+		e.emit("PT003", name, d.at("timeout"), "one attempt may wait %s but %s: the call keeps running with nobody waiting for its answer", fmtDur(attempt), fmt.Sprintf(givesUp(d.Caller), fmtDur(limit)))
 	}
 	if e.applies("PT004") && limit > 0 && retries {
 		e.budget(d, limit)
@@ -384,8 +390,8 @@ func ShareAbove(h *hdrhistogram.Histogram, d time.Duration) float64 {
 func (e *engine) scenario(ctx context.Context, ref ScenarioRef) error {
 	rep, err := e.opts.Replay(ctx, ref.Path)
 	if err != nil {
-		if se, ok := err.(*scenario.Error); ok {
-			return se
+		if se, ok := err.(*scenario.Error); ok && se.Line > 0 {
+			return se // a problem inside the scenario file: point there
 		}
 		return &scenario.Error{File: e.file.Path, Line: ref.Pos.Line, Col: ref.Pos.Col, Field: "scenarios", Msg: err.Error()}
 	}

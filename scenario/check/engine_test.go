@@ -104,6 +104,14 @@ func TestRules(t *testing.T) {
   - name: a
     caller: {kind: job, timeout: 1s}
     policy: {timeout: 2s}`, []string{"PT003"}},
+		{"deadline bounds a long timeout", `
+  - name: a
+    caller: {kind: interactive, budget: 3s}
+    policy: {timeout: 5s, deadline: 3s}`, nil},
+		{"deadline alone above budget", `
+  - name: a
+    caller: {kind: interactive, budget: 3s}
+    policy: {timeout: none, deadline: 5s}`, []string{"PT001", "PT003"}},
 		{"attempts exceed budget", `
   - name: a
     caller: {kind: interactive, budget: 3s}

@@ -287,12 +287,15 @@ func (l *loader) root(root *yaml.Node) (*File, error) {
 			return nil, err
 		}
 		for i, it := range items {
-			path := fmt.Sprintf("scenarios[%d]", i)
-			s, err := l.str(it, path)
+			s, err := l.str(it, fmt.Sprintf("scenarios[%d]", i))
 			if err != nil {
 				return nil, err
 			}
-			f.Scenarios = append(f.Scenarios, ScenarioRef{Path: l.relative(s), Pos: l.pos(it)})
+			path := l.relative(s)
+			if _, err := os.Stat(path); err != nil && !strings.ContainsAny(s, `/\`) {
+				path = s // no such file beside the check file: a bundled scenario's name
+			}
+			f.Scenarios = append(f.Scenarios, ScenarioRef{Path: path, Pos: l.pos(it)})
 		}
 	}
 	if len(f.Dependencies) == 0 && len(f.Scenarios) == 0 {
