@@ -292,6 +292,7 @@ func TestMonteCarloMeanAttempts(t *testing.T) {
 		}
 		got := float64(total) / calls
 		se := math.Sqrt(variance / calls)
+		t.Logf("p=%v N=%d: mean attempts %.4f, closed form %.4f, SE %.4f", tt.p, tt.n, got, want, se)
 		if math.Abs(got-want) > 4*se {
 			t.Errorf("p=%v N=%d: mean attempts %.4f, want %.4f ± %.4f", tt.p, tt.n, got, want, 4*se)
 		}
