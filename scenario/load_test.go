@@ -112,6 +112,23 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+func TestSuggest(t *testing.T) {
+	allowed := []string{"max_attempts", "timeout", "connect_timeout", "retry_after"}
+	tests := map[string]string{
+		"max_attempt":    "max_attempts",
+		"maxAttempts":    "max_attempts",
+		"timout":         "timeout",
+		"retry-after":    "retry_after",
+		"colour":         "",
+		"connecttimeout": "connect_timeout",
+	}
+	for in, want := range tests {
+		if got := suggest(in, allowed); got != want {
+			t.Errorf("suggest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestErrorString(t *testing.T) {
 	tests := []struct {
 		e    Error

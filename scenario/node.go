@@ -73,6 +73,9 @@ func (d *decoder) mapping(n *yaml.Node, path string, allowed ...string) (map[str
 			return nil, d.errf(k, path, "merge keys (<<) are not supported; write the fields out or use base:")
 		}
 		if !slices.Contains(allowed, k.Value) {
+			if s := suggest(k.Value, allowed); s != "" {
+				return nil, d.errf(k, join(path, k.Value), "unknown field (did you mean %s? want one of %s)", s, strings.Join(allowed, ", "))
+			}
 			return nil, d.errf(k, join(path, k.Value), "unknown field (want one of %s)", strings.Join(allowed, ", "))
 		}
 		if prev, dup := out[k.Value]; dup {
@@ -226,4 +229,44 @@ func (d *decoder) enum(n *yaml.Node, path string, choices ...string) (string, er
 		return "", d.errf(n, path, "%q is not one of %s", s, strings.Join(choices, ", "))
 	}
 	return s, nil
+}
+
+// suggest returns the allowed key closest to a misspelt one (edit distance ≤ 2, or a key that
+// differs only by "_" and case), or "".
+func suggest(key string, allowed []string) string {
+	best, bestD := "", 3
+	norm := func(s string) string { return strings.ToLower(strings.ReplaceAll(strings.ReplaceAll(s, "_", ""), "-", "")) }
+	for _, a := range allowed {
+		if norm(a) == norm(key) {
+			return a
+		}
+		if dist := editDistance(key, a); dist < bestD {
+			best, bestD = a, dist
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 99
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
