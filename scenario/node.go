@@ -235,7 +235,9 @@ func (d *decoder) enum(n *yaml.Node, path string, choices ...string) (string, er
 // differs only by "_" and case), or "".
 func suggest(key string, allowed []string) string {
 	best, bestD := "", 3
-	norm := func(s string) string { return strings.ToLower(strings.ReplaceAll(strings.ReplaceAll(s, "_", ""), "-", "")) }
+	norm := func(s string) string {
+		return strings.ToLower(strings.ReplaceAll(strings.ReplaceAll(s, "_", ""), "-", ""))
+	}
 	for _, a := range allowed {
 		if norm(a) == norm(key) {
 			return a
