@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/patience-dev/patience/probe"
 )
 
 // z99 is the standard normal quantile of 0.99: a lognormal through p50 and p99 has
@@ -153,9 +153,8 @@ func ProfileDistribution(h *hdrhistogram.Histogram, path string) (Distribution, 
 }
 
 // loadProfile reads the total-latency histogram of a probe profile (the JSON written by
-// `patience probe --save`: a top-level "histogram" holding the HDR histogram in microseconds,
-// V2-compressed and base64-encoded). It decodes that one field itself rather than importing
-// package probe, which uses this package's parsers for its own flags.
+// `patience probe --save`; values in microseconds) through package probe, so the profile
+// format has one reader.
 func loadProfile(path string) (Distribution, error) {
 	// Only regular files: a scenario naming /dev/stdin or a FIFO must not block the loader.
 	if fi, err := os.Stat(path); err != nil {
@@ -163,22 +162,13 @@ func loadProfile(path string) (Distribution, error) {
 	} else if !fi.Mode().IsRegular() {
 		return Distribution{}, fmt.Errorf("%s is not a regular file", path)
 	}
-	data, err := os.ReadFile(path)
+	r, err := probe.LoadProfile(path)
 	if err != nil {
 		return Distribution{}, err
 	}
-	var doc struct {
-		Histogram string `json:"histogram"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return Distribution{}, fmt.Errorf("%s is not a probe profile: %v", path, err)
-	}
-	if doc.Histogram == "" {
-		return Distribution{}, fmt.Errorf("%s has no histogram (save it with patience probe --save)", path)
-	}
-	h, err := hdrhistogram.Decode([]byte(doc.Histogram))
+	h, err := r.TotalHistogram()
 	if err != nil {
-		return Distribution{}, fmt.Errorf("%s: histogram: %v", path, err)
+		return Distribution{}, fmt.Errorf("%s: %v", path, err)
 	}
 	return ProfileDistribution(h, path)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/patience-dev/patience/probe"
 )
 
 const draws = 200_000
@@ -185,7 +186,8 @@ func TestProfileQuantiles(t *testing.T) {
 // TestProfileFromFile loads `latency: {profile: probe.json}` relative to the scenario file.
 func TestProfileFromFile(t *testing.T) {
 	dir := t.TempDir()
-	enc, err := testHistogram().Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	// Written the way `patience probe --save` writes it.
+	enc, err := probe.EncodeHistogram(testHistogram())
 	if err != nil {
 		t.Fatal(err)
 	}
