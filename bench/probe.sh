@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# bench/probe.sh — throughput and memory of `patience probe` against wrk on one loopback
+# endpoint (DESIGN §7, issue 2 "Performance"). Loopback only, bounded in time.
+#
+#   bench/probe.sh [ROUNDS]      (default 3 interleaved rounds)
+#
+# Per round, in alternating order: `patience probe -c 50 --duration 10s --conn reuse` and
+# `wrk -t2 -c50 -d10s` on the same /fast endpoint served by bench/targets (Go, 127.0.0.1).
+# --conn reuse because wrk keeps its 50 connections open; the default `both` would open a
+# fresh connection for every other request and measure connection set-up instead.
+# Prints req/s of each, the per-round ratio probe/wrk and its median, and peak RSS from
+# GNU time -v. Then one 30 s probe run to show RSS stays flat from 10 s to 30 s.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${1:-3}
+
+need() { command -v "$1" >/dev/null 2>&1; }
+if ! need wrk || ! [ -x /usr/bin/time ]; then
+  echo "installing wrk and GNU time (Debian packages)…" >&2
+  apt-get update -qq >/dev/null
+  apt-get install -y -qq wrk time >/dev/null
+fi
+
+work=$(mktemp -d)
+trap 'kill "$srv_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+go build -o "$work/patience" .
+go build -o "$work/targets" ./bench/targets
+"$work/targets" -for 15m >"$work/url" &
+srv_pid=$!
+for _ in $(seq 50); do [ -s "$work/url" ] && break; sleep 0.1; done
+URL="$(cat "$work/url")/fast"
+case "$URL" in http://127.0.0.1:*) ;; *) echo "refusing non-loopback target $URL" >&2; exit 2;; esac
+
+rss() { sed -n 's/.*Maximum resident set size (kbytes): //p' "$1"; }
+
+run_probe() { # $1 = duration, $2 = tag → prints "req/s rss_kib"
+  /usr/bin/time -v -o "$work/time.$2" "$work/patience" probe "$URL" -c 50 --duration "$1" --conn reuse -q -o json >"$work/probe.$2.json"
+  python3 - "$work/probe.$2.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(round(r["requests"] / (r["duration_ms"] / 1000)))
+PY
+}
+run_wrk() { # $1 = tag
+  /usr/bin/time -v -o "$work/time.$1" wrk -t2 -c50 -d10s "$URL" >"$work/wrk.$1.txt"
+  sed -n 's/^Requests\/sec: *//p' "$work/wrk.$1.txt" | cut -d. -f1
+}
+
+echo "target $URL, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-6s %12s %10s %12s %10s %7s\n' round probe_req/s probe_MiB wrk_req/s wrk_MiB ratio
+ratios=()
+for i in $(seq "$ROUNDS"); do
+  if (( i % 2 )); then
+    p=$(run_probe 10s "p$i"); w=$(run_wrk "w$i")
+  else
+    w=$(run_wrk "w$i"); p=$(run_probe 10s "p$i")
+  fi
+  pr=$(rss "$work/time.p$i"); wr=$(rss "$work/time.w$i")
+  ratio=$(python3 -c "print(f'{$p/$w:.2f}')")
+  ratios+=("$ratio")
+  printf '%-6s %12s %10.1f %12s %10.1f %7s\n' "$i" "$p" "$(python3 -c "print($pr/1024)")" "$w" "$(python3 -c "print($wr/1024)")" "$ratio"
+done
+median=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
+echo "median ratio probe/wrk: $median (target ≥ 0.6)"
+
+p30=$(run_probe 30s long)
+echo "probe RSS at 10 s: $(python3 -c "print(round($(rss "$work/time.p1")/1024, 1))") MiB, at 30 s: $(python3 -c "print(round($(rss "$work/time.long")/1024, 1))") MiB ($p30 req/s over 30 s; target ≤ 30 MiB and flat)"
