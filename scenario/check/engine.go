@@ -270,10 +270,7 @@ func (e *engine) budget(d *Dependency, limit time.Duration) {
 		return
 	}
 	waits := WorstCaseBackoff(r)
-	total := time.Duration(r.MaxAttempts) * p.Timeout
-	for _, w := range waits {
-		total += w
-	}
+	total := worstCaseTotal(r, p.Timeout, waits)
 	if p.Deadline > 0 && p.Deadline < total {
 		if p.Deadline <= limit {
 			return // the deadline stops the policy in time
@@ -463,8 +460,8 @@ func WorstCaseBackoff(r policy.Retry) []time.Duration {
 	if r.MaxAttempts <= 1 {
 		return nil
 	}
-	waits := make([]time.Duration, 0, r.MaxAttempts-1)
-	for n := 1; n < r.MaxAttempts; n++ {
+	waits := make([]time.Duration, 0, min(r.MaxAttempts-1, MaxListedWaits))
+	for n := 1; n < r.MaxAttempts && n <= MaxListedWaits; n++ {
 		d := r.MaxDelay(n)
 		if honorsRetryAfter(r) && r.RetryAfterMax > d {
 			d = r.RetryAfterMax
@@ -472,6 +469,26 @@ func WorstCaseBackoff(r policy.Retry) []time.Duration {
 		waits = append(waits, d)
 	}
 	return waits
+}
+
+// MaxListedWaits bounds WorstCaseBackoff's list: a policy with more retries than this is
+// summed by repeating the last wait (every backoff kind is non-decreasing in n).
+const MaxListedWaits = 100
+
+// worstCaseTotal is attempts × timeout + Σ worst-case waits, saturating at policy.MaxWait so
+// absurd attempt counts cannot overflow.
+func worstCaseTotal(r policy.Retry, timeout time.Duration, waits []time.Duration) time.Duration {
+	total := float64(r.MaxAttempts) * float64(timeout)
+	for _, w := range waits {
+		total += float64(w)
+	}
+	if extra := r.MaxAttempts - 1 - len(waits); extra > 0 && len(waits) > 0 {
+		total += float64(extra) * float64(waits[len(waits)-1])
+	}
+	if total >= float64(policy.MaxWait) {
+		return policy.MaxWait
+	}
+	return time.Duration(total)
 }
 
 // honorsRetryAfter applies the policy package's default: "" behaves as honor.
@@ -607,9 +624,13 @@ func delaysText(r policy.Retry) string {
 		rr.MaxAttempts = 4
 	}
 	waits := WorstCaseBackoff(rr)
-	parts := make([]string, len(waits))
+	parts := make([]string, 0, 5)
 	for i, w := range waits {
-		parts[i] = fmtDur(w)
+		if i == 4 {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, fmtDur(w))
 	}
 	if len(parts) == 0 {
 		return "no waits"
@@ -622,6 +643,11 @@ func delaysText(r policy.Retry) string {
 func sumText(r policy.Retry, timeout time.Duration, waits []time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d × %s", r.MaxAttempts, fmtDur(timeout))
+	if len(waits) > 6 {
+		sum := worstCaseTotal(r, 0, waits)
+		fmt.Fprintf(&b, " + %d waits (%s, %s, %s … up to %s) of %s", r.MaxAttempts-1, fmtDur(waits[0]), fmtDur(waits[1]), fmtDur(waits[2]), fmtDur(waits[len(waits)-1]), fmtDur(sum))
+		return b.String()
+	}
 	for i, w := range waits {
 		b.WriteString(" + " + fmtDur(w))
 		if w > r.MaxDelay(i+1) {
@@ -647,6 +673,8 @@ func fmtDur(d time.Duration) string {
 		return fmt.Sprintf("%dh", d/time.Hour)
 	case d%time.Minute == 0:
 		return fmt.Sprintf("%dm", d/time.Minute)
+	case d >= time.Minute:
+		return d.Round(time.Second).String()
 	case d >= time.Second:
 		return strconv.FormatFloat(math.Round(d.Seconds()*1000)/1000, 'f', -1, 64) + "s"
 	case d >= time.Millisecond:

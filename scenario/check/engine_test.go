@@ -112,6 +112,14 @@ func TestRules(t *testing.T) {
   - name: a
     caller: {kind: interactive, budget: 3s}
     policy: {timeout: none, deadline: 5s}`, []string{"PT001", "PT003"}},
+		{"absurd attempt count neither overflows nor allocates", `
+  - name: a
+    caller: {kind: interactive, budget: 3s}
+    policy: {timeout: 5s, deadline: 3s, retry: {max_attempts: 4000000000, cap: 1s, retry_after: ignore, retry_after_max: 1s}}`, []string{"PT008", "PT009"}},
+		{"many attempts past the budget", `
+  - name: a
+    caller: {kind: job, timeout: 10m}
+    policy: {timeout: 1s, retry: {max_attempts: 1000000, cap: 1s, retry_after_max: 1s}}`, []string{"PT004", "PT009"}},
 		{"attempts exceed budget", `
   - name: a
     caller: {kind: interactive, budget: 3s}
@@ -413,5 +421,24 @@ func TestProfileErrorIsInputError(t *testing.T) {
 	var se *scenario.Error
 	if !errors.As(err, &se) || se.Line != 3 || !strings.Contains(se.Error(), "missing.json") {
 		t.Fatalf("want a positioned *scenario.Error for the missing profile, got %v", err)
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	durs := map[time.Duration]string{
+		0: "0s", 250 * time.Millisecond: "250ms", 1100 * time.Millisecond: "1.1s", 20 * time.Second: "20s",
+		90 * time.Second: "1m30s", 2 * time.Minute: "2m", 3 * time.Hour: "3h", 999999 * time.Second: "277h46m39s",
+		1500 * time.Microsecond: "1.5ms",
+	}
+	for d, want := range durs {
+		if got := fmtDur(d); got != want {
+			t.Errorf("fmtDur(%v) = %q, want %q", d, got, want)
+		}
+	}
+	pcts := map[float64]string{0: "0%", 0.01: "1%", 0.0123: "1.23%", 0.001: "0.1%", 0.25: "25%", 0.99: "99%", 0.000123: "0.0123%"}
+	for v, want := range pcts {
+		if got := fmtPct(v); got != want {
+			t.Errorf("fmtPct(%v) = %q, want %q", v, got, want)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/patience-dev/patience/scenario"
 )
 
@@ -167,6 +168,19 @@ func FuzzLoad(f *testing.F) {
 		for _, d := range file.Dependencies {
 			if d.Policy == nil || d.Name == "" {
 				t.Fatalf("dependency without policy or name: %+v", d)
+			}
+		}
+		// Every rule must cope with whatever the loader accepts.
+		file.Scenarios = nil
+		res, err := Run(context.Background(), []*File{file}, Options{
+			LoadProfile: func(string) (*hdrhistogram.Histogram, error) { return hdrhistogram.New(1, 1e7, 3), nil },
+		})
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		for _, fd := range res.Findings {
+			if fd.Message == "" || fd.Line < 1 {
+				t.Fatalf("finding without message or line: %+v", fd)
 			}
 		}
 	})
