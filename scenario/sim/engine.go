@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/patience-dev/patience/scenario"
@@ -112,7 +113,7 @@ type engine struct {
 	horizon  time.Duration
 	duration time.Duration
 
-	h   eventHeap
+	h   queue
 	now time.Duration
 
 	arr  *rand.Rand
@@ -120,6 +121,9 @@ type engine struct {
 	trng *rand.Rand
 
 	stalls [][2]time.Duration
+
+	baseLat, connect *sampler
+	phaseLat         []*sampler // nil where the phase keeps the base latency
 
 	// target
 	busy     int
@@ -203,7 +207,13 @@ func newEngine(sc *scenario.Scenario, p *policy.Policy) *engine {
 	e.arr = rand.New(rand.NewPCG(mix(seed^saltArrivals), 1))
 	e.tpcg = rand.NewPCG(0, 0)
 	e.trng = rand.New(e.tpcg)
+	e.baseLat, e.connect = newSampler(&sc.Target.Latency), newSampler(&sc.Target.Connect)
 	for _, ph := range sc.Target.Phases {
+		var ps *sampler
+		if ph.Latency != nil {
+			ps = newSampler(ph.Latency)
+		}
+		e.phaseLat = append(e.phaseLat, ps)
 		if ph.Stall {
 			e.stalls = append(e.stalls, [2]time.Duration{ph.At, ph.End()})
 		}
@@ -273,13 +283,11 @@ func (e *engine) phaseAt(t time.Duration) int {
 	return -1
 }
 
-func (e *engine) latencyAt(phase int) *scenario.Distribution {
-	if phase >= 0 {
-		if l := e.sc.Target.Phases[phase].Latency; l != nil {
-			return l
-		}
+func (e *engine) latencyAt(phase int) *sampler {
+	if phase >= 0 && e.phaseLat[phase] != nil {
+		return e.phaseLat[phase]
 	}
-	return &e.sc.Target.Latency
+	return e.baseLat
 }
 
 // second returns the timeline bucket of t, carrying the levels (in flight, queue, busy)
@@ -302,13 +310,20 @@ func (e *engine) levelsChanged() {
 }
 
 func (e *engine) push(at time.Duration, kind eventKind, a *attempt, c *call, n int) {
-	ev := event{at: at, kind: kind, a: a, c: c, n: n}
+	ev := event{at: at, kind: kind, gen: uint32(n)}
 	if a != nil {
-		ev.gen = a.gen
+		ev.obj, ev.gen = unsafe.Pointer(a), a.gen
 	} else if c != nil {
-		ev.gen = c.gen
+		ev.obj, ev.gen = unsafe.Pointer(c), c.gen
 	}
-	e.h.push(ev)
+	lane := -1
+	switch kind {
+	case evAttemptTimeout:
+		lane = 0
+	case evTargetArrive:
+		lane = 1
+	}
+	e.h.push(ev, lane)
 }
 
 // run executes the simulation until nothing is left or the drain ends.
@@ -340,8 +355,7 @@ func (e *engine) run(ctx context.Context) error {
 		}
 		ev := e.h.pop()
 		if ev.at > e.horizon {
-			e.h.push(ev) // keep it: only the clock matters from here
-			break
+			break // later events never happen: the run ends at the horizon
 		}
 		e.now = ev.at
 		e.lastEvent = ev.at
@@ -353,38 +367,38 @@ func (e *engine) run(ctx context.Context) error {
 				e.push(next, evArrival, nil, nil, 0)
 			}
 		case evBurst:
-			for i := 0; i < ev.n; i++ {
+			for i := 0; i < int(ev.gen); i++ {
 				e.arrive(arrivals, i%len(e.clients), -1)
 				arrivals++
 			}
 		case evLoop:
 			if e.now < e.duration {
-				e.arrive(arrivals, ev.n%len(e.clients), int32(ev.n))
+				e.arrive(arrivals, int(ev.gen)%len(e.clients), int32(ev.gen))
 				arrivals++
 			}
 		case evTargetArrive:
-			if ev.a.gen == ev.gen {
-				e.targetArrive(ev.a)
+			if a := ev.attempt(); a.gen == ev.gen {
+				e.targetArrive(a)
 			}
 		case evServiceDone:
-			if ev.a.gen == ev.gen {
-				e.serviceDone(ev.a)
+			if a := ev.attempt(); a.gen == ev.gen {
+				e.serviceDone(a)
 			}
 		case evWriteDone:
-			if ev.a.gen == ev.gen {
-				e.writeDone(ev.a)
+			if a := ev.attempt(); a.gen == ev.gen {
+				e.writeDone(a)
 			}
 		case evAttemptTimeout:
-			if ev.a.gen == ev.gen && !ev.a.callerOff {
-				e.resolve(ev.a, policy.Outcome{Kind: policy.Timeout})
+			if a := ev.attempt(); a.gen == ev.gen && !a.callerOff {
+				e.resolve(a, policy.Outcome{Kind: policy.Timeout})
 			}
 		case evConnectTimeout:
-			if ev.a.gen == ev.gen && !ev.a.callerOff {
-				e.resolve(ev.a, policy.Outcome{Kind: policy.ConnectTimeout})
+			if a := ev.attempt(); a.gen == ev.gen && !a.callerOff {
+				e.resolve(a, policy.Outcome{Kind: policy.ConnectTimeout})
 			}
 		case evRetry:
-			if ev.c.gen == ev.gen {
-				e.startAttempt(ev.c)
+			if c := ev.call(); c.gen == ev.gen {
+				e.startAttempt(c)
 			}
 		}
 	}
@@ -609,7 +623,7 @@ func (e *engine) send(a *attempt, lp *policy.Policy, timeout time.Duration) {
 	j := r.attemptSeq
 	r.attemptSeq++
 	e.tpcg.Seed(mix(uint64(e.sc.Seed)^saltTarget^mix(r.id)), uint64(j))
-	connect := e.sc.Target.Connect.Sample(e.trng)
+	connect := e.connect.sample(e.trng)
 	arrive := e.now + connect
 	a.phase = int8(e.phaseAt(arrive))
 	a.fault = -1
@@ -625,9 +639,9 @@ func (e *engine) send(a *attempt, lp *policy.Policy, timeout time.Duration) {
 		}
 	}
 	dist := e.latencyAt(int(a.phase))
-	a.service = dist.Sample(e.trng)
+	a.service = dist.sample(e.trng)
 	if e.sc.Target.Conflicts == "single-row" {
-		a.write = dist.Sample(e.trng)
+		a.write = dist.sample(e.trng)
 	}
 	if lp.ConnectTimeout > 0 && connect >= lp.ConnectTimeout && (timeout == 0 || lp.ConnectTimeout < timeout) {
 		// The connection is not up in time: the request never leaves.

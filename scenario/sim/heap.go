@@ -1,6 +1,9 @@
 package sim
 
-import "time"
+import (
+	"time"
+	"unsafe"
+)
 
 // eventKind says what an event does when it fires.
 type eventKind uint8
@@ -21,14 +24,18 @@ const (
 // generation: a stale event (its object was finished and reused) is dropped when it fires,
 // which is cheaper than removing it from the heap.
 type event struct {
-	at   time.Duration
-	seq  uint64 // insertion order breaks ties, so equal times fire deterministically
+	at  time.Duration
+	seq uint64 // insertion order breaks ties, so equal times fire deterministically
+	// obj is the *attempt (target and timeout events) or the *call (evRetry) the event is
+	// about. One untyped pointer instead of two typed ones keeps the event at 32 bytes, and
+	// the heap moves events around a lot; kind says which type it is.
+	obj  unsafe.Pointer
+	gen  uint32 // the object's generation; for evLoop and evBurst, the loop index or burst size
 	kind eventKind
-	gen  uint32
-	n    int // loop index (evLoop)
-	a    *attempt
-	c    *call
 }
+
+func (e *event) attempt() *attempt { return (*attempt)(e.obj) }
+func (e *event) call() *call       { return (*call)(e.obj) }
 
 // eventHeap is a 4-ary min-heap ordered by (at, seq): shallower than a binary heap, and its
 // four children share a cache line or two, which is what a simulator's hot loop wants.
@@ -37,32 +44,33 @@ type eventHeap struct {
 	seq uint64
 }
 
-func (h *eventHeap) less(i, j int) bool {
-	a, b := &h.ev[i], &h.ev[j]
-	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
-}
-
 func (h *eventHeap) push(e event) {
 	h.seq++
 	e.seq = h.seq
 	h.ev = append(h.ev, e)
+	// Sift up with a hole: move parents down and write e once.
 	i := len(h.ev) - 1
 	for i > 0 {
 		p := (i - 1) / 4
-		if !h.less(i, p) {
+		if !before(&e, &h.ev[p]) {
 			break
 		}
-		h.ev[i], h.ev[p] = h.ev[p], h.ev[i]
+		h.ev[i] = h.ev[p]
 		i = p
 	}
+	h.ev[i] = e
 }
 
 func (h *eventHeap) pop() event {
 	top := h.ev[0]
 	n := len(h.ev) - 1
-	h.ev[0] = h.ev[n]
+	last := h.ev[n]
 	h.ev[n] = event{}
 	h.ev = h.ev[:n]
+	if n == 0 {
+		return top
+	}
+	// Sift down with a hole: move the smallest child up and write last once.
 	i := 0
 	for {
 		first := 4*i + 1
@@ -70,22 +78,95 @@ func (h *eventHeap) pop() event {
 			break
 		}
 		m := first
-		last := first + 4
-		if last > n {
-			last = n
-		}
-		for c := first + 1; c < last; c++ {
-			if h.less(c, m) {
+		end := min(first+4, n)
+		for c := first + 1; c < end; c++ {
+			if before(&h.ev[c], &h.ev[m]) {
 				m = c
 			}
 		}
-		if !h.less(m, i) {
+		if !before(&h.ev[m], &last) {
 			break
 		}
-		h.ev[i], h.ev[m] = h.ev[m], h.ev[i]
+		h.ev[i] = h.ev[m]
 		i = m
 	}
+	h.ev[i] = last
 	return top
 }
 
 func (h *eventHeap) len() int { return len(h.ev) }
+
+// lane is a FIFO of events pushed in time order. Attempt timeouts (now + a fixed timeout) and
+// target arrivals (now + a fixed connect time) are almost always pushed in time order, and
+// most timeouts are stale by the time they fire: a lane takes and drops them in O(1) where
+// the heap would pay O(log n) twice.
+type lane struct {
+	ev   []event
+	head int
+}
+
+func (l *lane) len() int { return len(l.ev) - l.head }
+
+func (l *lane) tail() *event { return &l.ev[len(l.ev)-1] }
+
+func (l *lane) push(e event) {
+	if l.head > 0 && l.head == len(l.ev) {
+		l.ev, l.head = l.ev[:0], 0
+	} else if l.head > 1024 && l.head*2 > len(l.ev) {
+		n := copy(l.ev, l.ev[l.head:])
+		clear(l.ev[n:])
+		l.ev, l.head = l.ev[:n], 0
+	}
+	l.ev = append(l.ev, e)
+}
+
+func (l *lane) pop() event {
+	e := l.ev[l.head]
+	l.ev[l.head] = event{}
+	l.head++
+	return e
+}
+
+// queue is the simulator's agenda: a heap plus FIFO lanes, ordered together by (at, seq).
+type queue struct {
+	h     eventHeap
+	lanes [2]lane
+}
+
+func before(a, b *event) bool { return a.at < b.at || (a.at == b.at && a.seq < b.seq) }
+
+// push adds e, to lane i when it keeps that lane in time order (i < 0: the heap).
+func (q *queue) push(e event, i int) {
+	q.h.seq++
+	e.seq = q.h.seq
+	if i >= 0 {
+		l := &q.lanes[i]
+		if l.len() == 0 || l.tail().at <= e.at {
+			l.push(e)
+			return
+		}
+	}
+	q.h.seq-- // heap.push numbers it again
+	q.h.push(e)
+}
+
+func (q *queue) len() int { return q.h.len() + q.lanes[0].len() + q.lanes[1].len() }
+
+// pop removes the earliest event.
+func (q *queue) pop() event {
+	var best *event
+	src := -1
+	if q.h.len() > 0 {
+		best = &q.h.ev[0]
+	}
+	for i := range q.lanes {
+		l := &q.lanes[i]
+		if l.len() > 0 && (best == nil || before(&l.ev[l.head], best)) {
+			best, src = &l.ev[l.head], i
+		}
+	}
+	if src < 0 {
+		return q.h.pop()
+	}
+	return q.lanes[src].pop()
+}

@@ -229,7 +229,7 @@ func TestHeapPopsInTimeThenInsertionOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var want []event
 	for i := 0; i < 500; i++ {
-		ev := event{at: time.Duration(rng.IntN(50)), n: i}
+		ev := event{at: time.Duration(rng.IntN(50)), gen: uint32(i)}
 		h.push(ev)
 		ev.seq = h.seq
 		want = append(want, ev)
@@ -237,8 +237,8 @@ func TestHeapPopsInTimeThenInsertionOrder(t *testing.T) {
 	sort.SliceStable(want, func(i, j int) bool { return want[i].at < want[j].at })
 	for i := range want {
 		got := h.pop()
-		if got.at != want[i].at || got.n != want[i].n {
-			t.Fatalf("pop %d: (%d, %d), want (%d, %d)", i, got.at, got.n, want[i].at, want[i].n)
+		if got.at != want[i].at || got.gen != want[i].gen {
+			t.Fatalf("pop %d: (%d, %d), want (%d, %d)", i, got.at, got.gen, want[i].at, want[i].gen)
 		}
 	}
 }
@@ -258,5 +258,55 @@ func TestBreakerFallbackDegrades(t *testing.T) {
 	}
 	if pr.Succeeded+pr.Failed+pr.Degraded != pr.Requests {
 		t.Errorf("%d + %d + %d != %d requests", pr.Succeeded, pr.Failed, pr.Degraded, pr.Requests)
+	}
+}
+
+// The agenda's lanes and heap together pop in (time, insertion) order, whatever lane an
+// event was offered to.
+func TestQueuePopsInOrderAcrossLanes(t *testing.T) {
+	var q queue
+	rng := rand.New(rand.NewPCG(3, 4))
+	type key struct {
+		at time.Duration
+		n  int
+	}
+	var want []key
+	now := time.Duration(0)
+	for i := 0; i < 2000; i++ {
+		if rng.IntN(3) == 0 && q.len() > 0 {
+			ev := q.pop()
+			now = ev.at
+			if len(want) == 0 || want[0].at != ev.at || want[0].n != int(ev.gen) {
+				t.Fatalf("pop %d: (%d, %d), want %v", i, ev.at, ev.gen, want[:1])
+			}
+			want = want[1:]
+			continue
+		}
+		at := now + time.Duration(rng.IntN(100))
+		lane := rng.IntN(3) - 1
+		if lane >= 0 {
+			at = now + 50 // timeouts: a fixed delay, so mostly in order
+		}
+		q.push(event{at: at, gen: uint32(i)}, lane)
+		want = append(want, key{at, i})
+		sort.SliceStable(want, func(a, b int) bool { return want[a].at < want[b].at })
+	}
+}
+
+// The cached lognormal sampler draws exactly what Distribution.Sample draws.
+func TestSamplerMatchesDistribution(t *testing.T) {
+	for _, d := range []scenario.Distribution{
+		{Kind: scenario.DistLognormal, P50: 80 * time.Millisecond, P99: 400 * time.Millisecond},
+		{Kind: scenario.DistUniform, Min: time.Second, Max: 2 * time.Second},
+		{Kind: scenario.DistFixed, Fixed: time.Millisecond},
+		{},
+	} {
+		s := newSampler(&d)
+		r1, r2 := rand.New(rand.NewPCG(1, 2)), rand.New(rand.NewPCG(1, 2))
+		for i := 0; i < 1000; i++ {
+			if a, b := s.sample(r1), d.Sample(r2); a != b {
+				t.Fatalf("%v draw %d: sampler %v, Distribution.Sample %v", d.Kind, i, a, b)
+			}
+		}
 	}
 }
