@@ -1,0 +1,57 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/patience-dev/patience/scenario"
+	"github.com/patience-dev/patience/scenario/live"
+	"github.com/patience-dev/patience/scenario/sim"
+	"github.com/spf13/cobra"
+)
+
+// LiveFlags are the flags `patience replay` gains for live replay over real sockets.
+type LiveFlags struct {
+	// Live replays against a real loopback server instead of simulating.
+	Live bool
+	// Speed divides every duration of the scenario and the policies in real time.
+	Speed float64
+	// Target is the base URL of a running `patience serve` (loopback only); "" starts one
+	// in-process per policy.
+	Target string
+}
+
+// addLiveFlags registers --live, --speed and --target on `patience replay`.
+func addLiveFlags(c *cobra.Command, o *LiveFlags) {
+	fl := c.Flags()
+	fl.BoolVar(&o.Live, "live", false, "replay over real sockets: a loopback `patience serve` per policy and a real net/http client per simulated client")
+	fl.Float64Var(&o.Speed, "speed", 1, "with --live: divide every duration of the scenario and the policies by this factor in real time")
+	fl.StringVar(&o.Target, "target", "", "with --live: base URL of a running `patience serve` to replay against (loopback only)")
+}
+
+// replayLiveWith runs the live replay of sc with the live flags lf: the same result schema
+// as the simulation, mode "live". The real run time is printed on stderr before it starts
+// (unless --quiet). A --target that is not loopback, or a bad --speed, is a usage error.
+func replayLiveWith(ctx context.Context, opts *ReplayOptions, sc *scenario.Scenario, lf *LiveFlags) (*sim.Result, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if !(lf.Speed > 0) || lf.Speed > 1000 {
+		return nil, UsageErrorf("--speed %g: want a factor in (0, 1000]", lf.Speed)
+	}
+	if lf.Target != "" {
+		if _, err := live.CheckTarget(lf.Target); err != nil {
+			return nil, UsageError(err)
+		}
+	}
+	var logw io.Writer = io.Discard
+	if opts.IO != nil && !opts.IO.Quiet {
+		logw = opts.IO.ErrOut
+	}
+	res, err := live.Replay(ctx, sc, live.Options{Speed: lf.Speed, Target: lf.Target, Log: logw, Fidelity: &live.Fidelity{}})
+	if errors.Is(err, live.ErrNotLoopback) {
+		return nil, UsageError(err)
+	}
+	return res, err
+}

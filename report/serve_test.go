@@ -1,0 +1,42 @@
+package report
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/patience-dev/patience/internal/golden"
+	"github.com/patience-dev/patience/scenario/live"
+)
+
+func serveFixture(dupes int64) live.Stats {
+	return live.Stats{
+		Schema: live.StatsSchema, Scenario: "payment-double-charge", UptimeMs: 18234.5, ScenarioTimeMs: 182345, Speed: 10,
+		Requests: 5873, ByStatus: map[string]int64{"200": 5790, "409": 61, "503": 22}, ByFault: map[string]int64{"reset": 12},
+		SideEffects: 5802, DuplicateSideEffects: dupes, DuplicatesByTag: map[string]int64{}, Keys: 3548, Replayed: 203,
+		Overflow: 22, Wasted: 1990, Listening: true,
+	}
+}
+
+func TestServeGoldens(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		stats  live.Stats
+		format string
+		color  bool
+	}{
+		{"serve_text", serveFixture(0), "text", false},
+		{"serve_text_dupes", serveFixture(2349), "text", false},
+		{"serve_text_color", serveFixture(2349), "text", true},
+		{"serve_json", serveFixture(2349), "json", false},
+	} {
+		render, err := ServeFormats.Get(tc.format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := render(&b, tc.stats, replayOptions(tc.color, 80)); err != nil {
+			t.Fatal(err)
+		}
+		golden.Assert(t, tc.name, b.Bytes())
+	}
+}
