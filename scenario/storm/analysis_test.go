@@ -105,6 +105,20 @@ func TestJudge(t *testing.T) {
 			want: Recovery{Judged: true, Recovered: true, RecoveryS: 0.5},
 		},
 		{
+			// At 1 request/s a success that slips past a second boundary moves the 5 s
+			// average by 0.2/s (20%): within the one-request slack.
+			name: "one request slips a second", goodput: timeline([2]float64{45, 1}, [2]float64{1, 0}, [2]float64{1, 2}, [2]float64{40, 1}), rate: 1,
+			faultEnd: 40 * s, arrivalsEnd: 87 * s,
+			want: Recovery{Judged: true, Recovered: true, RecoveryS: 0},
+		},
+		{
+			// Two slips in one window are 40% (at t=46): beyond the slack; 20…45 is 26 good
+			// seconds, 47…50 four.
+			name: "two requests missing", goodput: timeline([2]float64{45, 1}, [2]float64{2, 0}, [2]float64{2, 2}, [2]float64{40, 1}), rate: 1,
+			faultEnd: 20 * s, arrivalsEnd: 51 * s,
+			want: Recovery{Judged: true, Metastable: true},
+		},
+		{
 			name: "no faults", goodput: timeline([2]float64{40, 100}), rate: 100,
 			faultEnd: 0, arrivalsEnd: 40 * s,
 			want: Recovery{Judged: true, Recovered: true, RecoveryS: 0},

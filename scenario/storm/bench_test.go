@@ -3,9 +3,9 @@ package storm
 import (
 	"context"
 	"runtime/metrics"
-	"syscall"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
