@@ -37,6 +37,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -82,6 +83,9 @@ type Server struct {
 	stopping chan struct{}
 	stopOnce sync.Once
 	done     chan struct{}
+
+	// stalls are the stall phases' windows, sorted by start.
+	stalls [][2]time.Duration
 
 	// capacity
 	slots chan struct{} // nil = unbounded
@@ -135,6 +139,12 @@ func NewServer(sc *scenario.Scenario, opts ServerOptions) *Server {
 		dupesByTag: map[string]int64{},
 		refusedBy:  map[string]bool{},
 	}
+	for _, p := range sc.Target.Phases {
+		if p.Stall {
+			s.stalls = append(s.stalls, [2]time.Duration{p.At, p.End()})
+		}
+	}
+	sort.Slice(s.stalls, func(i, j int) bool { return s.stalls[i][0] < s.stalls[j][0] })
 	if c := sc.Target.Capacity; c != nil && c.Workers > 0 {
 		s.slots = make(chan struct{}, c.Workers)
 		s.queue = c.Queue
@@ -358,18 +368,24 @@ func (s *Server) sleep(d time.Duration) bool {
 	}
 }
 
-// waitStall blocks while a stall phase is in force (the server serves nothing).
-func (s *Server) waitStall() bool {
-	for {
-		now := s.ScenarioTime()
-		p := s.phaseAt(now)
-		if p == nil || !p.Stall {
-			return true
+// advance returns when work of length d started at scenario time t finishes, pausing
+// through stall phases (the server serves nothing while requests keep arriving), exactly as
+// scenario/sim does.
+func (s *Server) advance(t, d time.Duration) time.Duration {
+	cur, rem := t, d
+	for _, w := range s.stalls {
+		if w[1] <= cur {
+			continue
 		}
-		if !s.sleep(s.real(p.End()-now) + time.Millisecond) {
-			return false
+		if w[0] > cur+rem || (w[0] == cur+rem && rem > 0) {
+			break
 		}
+		if w[0] > cur {
+			rem -= w[0] - cur
+		}
+		cur = w[1]
 	}
+	return cur + rem
 }
 
 func (s *Server) countStatus(code int) {
@@ -521,7 +537,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		service = s.sampleLatency(phase)
 	}
-	served := s.waitStall() && s.sleep(s.real(service))
+	// Service pauses through stall phases (the simulator's advance): work of length d
+	// started at t ends at advance(t, d).
+	started := s.ScenarioTime()
+	served := s.sleep(s.real(s.advance(started, service) - started))
 	release()
 	if !served { // the server is stopping
 		if key != "" {

@@ -453,3 +453,32 @@ func (s *safeBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+func TestStallPausesService(t *testing.T) {
+	// A stall from 50ms to 250ms: a 100ms request started at 0 is served at 300ms, one
+	// started inside the stall 100ms after it ends.
+	sc := target(100 * time.Millisecond)
+	sc.Target.Phases = []scenario.Phase{{Name: "gc", At: 50 * time.Millisecond, For: 200 * time.Millisecond, Stall: true}}
+	s := NewServer(sc, ServerOptions{})
+	for _, tc := range []struct{ t, d, want time.Duration }{
+		{0, 100 * time.Millisecond, 300 * time.Millisecond},
+		{0, 40 * time.Millisecond, 40 * time.Millisecond},
+		{100 * time.Millisecond, 100 * time.Millisecond, 350 * time.Millisecond},
+		{300 * time.Millisecond, 10 * time.Millisecond, 310 * time.Millisecond},
+		{0, 50 * time.Millisecond, 50 * time.Millisecond},
+	} {
+		if got := s.advance(tc.t, tc.d); got != tc.want {
+			t.Errorf("advance(%v, %v) = %v, want %v", tc.t, tc.d, got, tc.want)
+		}
+	}
+	s = startServer(t, sc, ServerOptions{})
+	start := time.Now()
+	resp, err := client(5 * time.Second).Get(s.URL() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if el := time.Since(start); el < 280*time.Millisecond {
+		t.Fatalf("served after %v, want ≥ 300ms (100ms of work around a 200ms stall)", el)
+	}
+}
