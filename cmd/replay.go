@@ -25,6 +25,8 @@ type ReplayOptions struct {
 	Seed    int64
 	SeedSet bool
 	Output  string
+	// Live replays over real loopback sockets instead of simulating (replay_live.go).
+	Live LiveFlags
 }
 
 // NewCmdReplay builds `patience replay`.
@@ -47,7 +49,8 @@ output; -o json gives the machine contract (schema patience/replay/v1).`,
 		Example: `  patience replay
   patience replay payment-double-charge -o markdown
   patience replay my-scenario.yaml --policy preset:aws-standard --policy ours.yaml
-  patience replay layered-retries --seed 42 -o json`,
+  patience replay layered-retries --seed 42 -o json
+  patience replay payment-double-charge --live --speed 10`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -63,6 +66,7 @@ output; -o json gives the machine contract (schema patience/replay/v1).`,
 	c.Flags().StringArrayVar(&opts.Policies, "policy", nil, "policy FILE or preset:NAME to replay instead of the scenario's policies (repeatable)")
 	c.Flags().Int64Var(&opts.Seed, "seed", 0, "seed of the simulation (default: the scenario's seed)")
 	addOutputFlag(c, &opts.Output, report.ReplayFormats.Names())
+	addLiveFlags(c, &opts.Live)
 	_ = c.RegisterFlagCompletionFunc("policy", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var out []string
 		for _, n := range scenario.PresetNames() {
@@ -112,9 +116,15 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	progress, done := replayProgress(opts.IO, opts.Output, sc.Name)
-	res, runErr := sim.Run(ctx, sc, sim.Options{Progress: progress})
-	done(runErr != nil)
+	var res *sim.Result
+	var runErr error
+	if opts.Live.Live {
+		res, runErr = replayLiveWith(ctx, opts, sc, &opts.Live)
+	} else {
+		progress, done := replayProgress(opts.IO, opts.Output, sc.Name)
+		res, runErr = sim.Run(ctx, sc, sim.Options{Progress: progress})
+		done(runErr != nil)
+	}
 	if res == nil {
 		return runErr
 	}
