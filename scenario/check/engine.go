@@ -393,10 +393,7 @@ func (e *engine) scenario(ctx context.Context, ref ScenarioRef) error {
 		return &scenario.Error{File: e.file.Path, Line: ref.Pos.Line, Col: ref.Pos.Col, Field: "scenarios", Msg: err.Error()}
 	}
 	for _, p := range rep.Policies {
-		exp, ok := rep.Expect[p.Name]
-		if !ok {
-			exp, ok = rep.Expect["*"]
-		}
+		exp, ok := mergeExpect(rep.Expect["*"], rep.Expect[p.Name])
 		if !ok {
 			continue
 		}
@@ -444,6 +441,35 @@ func (e *engine) scenario(ctx context.Context, ref ScenarioRef) error {
 		e.res.Checked = append(e.res.Checked, Checked{Dependency: dep, File: e.file.Path, Line: line, Rules: e.rules})
 	}
 	return nil
+}
+
+// mergeExpect applies the "*" expectations to a policy, field by field, with the policy's
+// own expectations taking precedence; ok is false when neither sets anything.
+func mergeExpect(all, own scenario.Expect) (scenario.Expect, bool) {
+	out := scenario.Expect{Pos: map[string]policy.Pos{}}
+	for _, src := range []scenario.Expect{all, own} {
+		for _, f := range []struct {
+			key      string
+			from, to *string
+		}{
+			{"success_rate", &src.SuccessRate, &out.SuccessRate},
+			{"amplification", &src.Amplification, &out.Amplification},
+			{"duplicates", &src.Duplicates, &out.Duplicates},
+			{"worker_saturation", &src.WorkerSaturation, &out.WorkerSaturation},
+		} {
+			if *f.from == "" {
+				continue
+			}
+			*f.to = *f.from
+			if p, ok := src.Pos[f.key]; ok {
+				out.Pos[f.key] = p
+			} else if p, ok := src.Pos["policy"]; ok {
+				out.Pos[f.key] = p
+			}
+		}
+	}
+	ok := out.SuccessRate != "" || out.Amplification != "" || out.Duplicates != "" || out.WorkerSaturation != ""
+	return out, ok
 }
 
 // ignored says whether `# patience:ignore RULE` covers line.
