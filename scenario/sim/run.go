@@ -41,6 +41,10 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 				opts.Progress(1000*i+int(1000*float64(now)/float64(horizon)), total)
 			}
 		}
+		if err := ctx.Err(); err != nil {
+			res.Interrupted = true
+			return res, err
+		}
 		pr, err := runPolicy(ctx, sc, p, tick)
 		if err != nil {
 			res.Interrupted = true

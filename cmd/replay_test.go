@@ -1,0 +1,41 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/patience-dev/patience/report"
+)
+
+func TestReplayFlags(t *testing.T) {
+	var got *ReplayOptions
+	f := &Factory{IO: report.Test(nil, &bytes.Buffer{}, &bytes.Buffer{})}
+	c := NewCmdReplay(f, func(o *ReplayOptions) error { got = o; return nil })
+	c.SetArgs([]string{"shipping-queue", "--policy", "preset:none", "--policy", "p.yaml", "--seed", "42", "-o", "markdown"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	want := ReplayOptions{Scenario: "shipping-queue", Policies: []string{"preset:none", "p.yaml"}, Seed: 42, SeedSet: true, Output: "markdown", Live: LiveFlags{Speed: 1}}
+	got.IO = nil
+	if d := cmp.Diff(want, *got); d != "" {
+		t.Errorf("options (-want +got):\n%s", d)
+	}
+}
+
+// Ctrl-C renders what was replayed so far and exits 130.
+func TestReplayInterrupted(t *testing.T) {
+	var out, errOut bytes.Buffer
+	opts := &ReplayOptions{IO: report.Test(nil, &out, &errOut), Scenario: "retry-storm-10-servers", Output: "text"}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := replayRun(ctx, opts)
+	if ExitCode(err) != ExitInterrupted {
+		t.Fatalf("exit %d (%v), want %d", ExitCode(err), err, ExitInterrupted)
+	}
+	if !strings.Contains(out.String(), "replay retry-storm-10-servers") || !strings.Contains(out.String(), "interrupted") {
+		t.Errorf("partial report missing:\n%s", out.String())
+	}
+}
