@@ -229,6 +229,8 @@ type runner struct {
 	fresh  *http.Transport
 	shards []*shard
 	cancel context.CancelFunc
+	// base is the request without a body, parsed once; nil when each send needs a body.
+	base *http.Request
 
 	inflight     sync.WaitGroup
 	inFlightNow  atomic.Int64
@@ -271,6 +273,15 @@ func newRunner(cfg Config) *runner {
 		n = cfg.Concurrency
 	}
 	r := &runner{cfg: cfg, reuse: mk(true), fresh: mk(false)}
+	if cfg.Body == nil {
+		// Validate parsed the URL already; an error here cannot happen.
+		if base, err := http.NewRequest(cfg.Method, cfg.URL, nil); err == nil {
+			if cfg.Header != nil {
+				base.Header = cfg.Header
+			}
+			r.base = base
+		}
+	}
 	for range n {
 		r.shards = append(r.shards, newShard())
 	}
@@ -420,35 +431,38 @@ func newTracer() *tracer {
 	t := &tracer{}
 	// Every hook takes the lock: the transport may finish a dial in the background after
 	// the request already returned on another connection, and still call these hooks.
-	set := func(f func()) { t.mu.Lock(); f(); t.mu.Unlock() }
 	t.trace = httptrace.ClientTrace{
-		DNSStart: func(httptrace.DNSStartInfo) { set(func() { t.dnsStart = time.Now() }) },
-		DNSDone:  func(httptrace.DNSDoneInfo) { set(func() { t.dnsDone = time.Now() }) },
+		DNSStart: func(httptrace.DNSStartInfo) { t.mu.Lock(); t.dnsStart = time.Now(); t.mu.Unlock() },
+		DNSDone:  func(httptrace.DNSDoneInfo) { t.mu.Lock(); t.dnsDone = time.Now(); t.mu.Unlock() },
 		ConnectStart: func(string, string) {
-			set(func() {
-				if t.connStart.IsZero() {
-					t.connStart = time.Now()
-				}
-			})
+			t.mu.Lock()
+			if t.connStart.IsZero() {
+				t.connStart = time.Now()
+			}
+			t.mu.Unlock()
 		},
 		ConnectDone: func(_, _ string, err error) {
-			set(func() {
-				if err == nil && t.connDone.IsZero() {
-					t.connDone = time.Now()
-				} else if err != nil {
-					t.connErr = true
-				}
-			})
+			t.mu.Lock()
+			if err == nil && t.connDone.IsZero() {
+				t.connDone = time.Now()
+			} else if err != nil {
+				t.connErr = true
+			}
+			t.mu.Unlock()
 		},
-		TLSHandshakeStart: func() { set(func() { t.tlsStart = time.Now() }) },
+		TLSHandshakeStart: func() { t.mu.Lock(); t.tlsStart = time.Now(); t.mu.Unlock() },
 		TLSHandshakeDone: func(_ tls.ConnectionState, err error) {
-			set(func() { t.tlsDone, t.tlsErr = time.Now(), err != nil })
+			t.mu.Lock()
+			t.tlsDone, t.tlsErr = time.Now(), err != nil
+			t.mu.Unlock()
 		},
 		GotConn: func(info httptrace.GotConnInfo) {
-			set(func() { t.reused, t.gotConn = info.Reused, true })
+			t.mu.Lock()
+			t.reused, t.gotConn = info.Reused, true
+			t.mu.Unlock()
 		},
-		WroteRequest:         func(httptrace.WroteRequestInfo) { set(func() { t.wrote = time.Now() }) },
-		GotFirstResponseByte: func() { set(func() { t.firstByte = time.Now() }) },
+		WroteRequest:         func(httptrace.WroteRequestInfo) { t.mu.Lock(); t.wrote = time.Now(); t.mu.Unlock() },
+		GotFirstResponseByte: func() { t.mu.Lock(); t.firstByte = time.Now(); t.mu.Unlock() },
 	}
 	return t
 }
@@ -472,19 +486,23 @@ func (r *runner) do(ctx context.Context, i int64, intended, sent time.Time) {
 	rctx, cancel := context.WithTimeout(ctx, cfg.MaxTimeout)
 	defer cancel()
 	rctx = httptrace.WithClientTrace(rctx, &t.trace)
-	var body io.Reader
-	if cfg.Body != nil {
-		body = bytes.NewReader(cfg.Body)
-	}
-	req, err := http.NewRequestWithContext(rctx, cfg.Method, cfg.URL, body)
-	if err != nil {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		r.record(i, t, intended, sent, time.Now(), 0, err)
-		return
-	}
-	if cfg.Header != nil {
-		req.Header = cfg.Header // read-only from here on: shared by every request
+	var req *http.Request
+	if r.base != nil {
+		// No body: a shallow copy of the request parsed once (URL and header are shared and
+		// never written), instead of parsing the URL again for every send.
+		req = r.base.WithContext(rctx)
+	} else {
+		var err error
+		req, err = http.NewRequestWithContext(rctx, cfg.Method, cfg.URL, bytes.NewReader(cfg.Body))
+		if err != nil {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			r.record(i, t, intended, sent, time.Now(), 0, err)
+			return
+		}
+		if cfg.Header != nil {
+			req.Header = cfg.Header // read-only from here on: shared by every request
+		}
 	}
 	rt := r.reuse
 	switch cfg.Conn {
