@@ -73,8 +73,20 @@ func (d *Distribution) Quantile(q float64) time.Duration {
 // lognormal returns mu and sigma of ln(latency in ns): mu = ln p50,
 // sigma = (ln p99 − ln p50) / z99.
 func (d *Distribution) lognormal() (mu, sigma float64) {
+	if d.lnSet {
+		return d.lnMu, d.lnSigma
+	}
 	mu = math.Log(float64(d.P50))
 	return mu, (math.Log(float64(d.P99)) - mu) / z99
+}
+
+// Lognormal builds the lognormal distribution through p50 and p99 with its parameters
+// precomputed (a hand-built Distribution{Kind: DistLognormal, ...} works too, a little slower).
+func Lognormal(p50, p99 time.Duration) Distribution {
+	d := Distribution{Kind: DistLognormal, P50: p50, P99: p99}
+	d.lnMu, d.lnSigma = d.lognormal()
+	d.lnSet = true
+	return d
 }
 
 // profileAt is the inverse CDF of a loaded profile at u in [0, 1], interpolated between the

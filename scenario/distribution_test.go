@@ -213,6 +213,18 @@ func TestProfileFromFile(t *testing.T) {
 	}
 }
 
+// TestLognormalCached: the precomputed parameters give the same draws as computing them.
+func TestLognormalCached(t *testing.T) {
+	a := Lognormal(80*time.Millisecond, 400*time.Millisecond)
+	b := Distribution{Kind: DistLognormal, P50: 80 * time.Millisecond, P99: 400 * time.Millisecond}
+	ra, rb := rand.New(rand.NewPCG(3, 4)), rand.New(rand.NewPCG(3, 4))
+	for range 1000 {
+		if x, y := a.Sample(ra), b.Sample(rb); x != y {
+			t.Fatalf("cached %v, computed %v", x, y)
+		}
+	}
+}
+
 func TestSampleDeterministic(t *testing.T) {
 	d := Distribution{Kind: DistLognormal, P50: 80 * time.Millisecond, P99: 400 * time.Millisecond}
 	a, b := rand.New(rand.NewPCG(7, 7)), rand.New(rand.NewPCG(7, 7))

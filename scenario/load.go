@@ -606,7 +606,7 @@ func (d *decoder) distribution(n *yaml.Node, path, dir string) (Distribution, er
 		if float64(dist.P99)/float64(dist.P50) > 1e6 {
 			return dist, d.errf(p99.val, join(lp, "p99"), "p99 is more than a million times p50: not a latency distribution")
 		}
-		return dist, nil
+		return Lognormal(dist.P50, dist.P99), nil
 	default: // profile
 		fl := f["profile"]
 		s, err := d.str(fl.val, join(path, "profile"))

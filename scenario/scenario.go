@@ -158,6 +158,10 @@ type Distribution struct {
 	Profile string
 	// quantiles is the loaded profile as an inverse CDF (set by the loader).
 	quantiles []time.Duration
+	// lnMu and lnSigma cache a lognormal's parameters (set by the loader when lnSet), so
+	// Sample, on the simulator's hot path, takes no logarithm.
+	lnMu, lnSigma float64
+	lnSet         bool
 }
 
 // Expect is a set of expectations on one policy's replay result, each a comparison string
