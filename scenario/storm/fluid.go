@@ -29,6 +29,19 @@ import "time"
 // (λND − CT)/(C − λN) + 5 + 30 ≤ H, i.e. λ ≤ C·(H' + T) / (N·(D + H')) with H' = H − 35 s.
 // This is FluidHorizonBound; as H grows it tends to C / N.
 //
+// Layers and short triggers. The bound assumes the collapsed regime has reached its steady
+// state, where every logical request in flight contributes its N attempts. A request takes
+// N·T plus its backoffs to make them: 4 × 1 s + 0.7 s for one layer of 4, but ≈ 64 × 1.1 s =
+// 75 s for 4,4,4 when each upper layer waits for the layer below to give up (the quick
+// model's layers). Until then the collapsed load is below λ·ΠN and ramps up; the backlog a
+// short trigger leaves can drain before the ramp reaches C. The trigger must also tip the
+// system at all: λ·N_b·D > C·T with N_b the bottom layer's attempts (the upper layers have not
+// retried yet during a 10 s stall). So for deep chains and short stalls the measured
+// stable_below_per_s lies above C/ΠN and approaches it as the stall grows. Measured with the
+// default model (C = 300/s, T = 1 s, 3 min of arrivals) and 4,4,4: a 10 s stall recovers up to
+// 18/s (C/ΠN = 4.7/s; tipping needs λ > 300/(4·10) = 7.5/s); a 60 s stall only up to 1.5–3/s,
+// matching its horizon bound of 2.3/s.
+//
 // Mitigations change N in the second regime: no retries (N = 1) gives C. A token bucket
 // (AWS standard: 500 tokens, 10 per retry after a timeout, +1 per first-try success) allows
 // each client 50 retries and then none until first tries succeed again: a finite burst, so the

@@ -61,6 +61,21 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 	faultEnd := LastFaultEnd(sc)
 	res.LastFaultEndMs = ms(faultEnd)
 
+	// Whatever happens, the top-level fields describe the first policy that finished, so an
+	// interrupted run still renders.
+	defer func() {
+		if len(res.Policies) == 0 {
+			return
+		}
+		first := res.Policies[0]
+		res.Policy = first.Name
+		res.Requests = first.Requests
+		res.Attempts = first.Attempts
+		res.Amplification = Amplification{Theoretical: first.TheoreticalAmplification, Observed: first.PolicyResult.Amplification}
+		res.WastedWork = first.WastedWork
+		res.Analysis = first.Analysis
+		res.Series = Series(first.PolicyResult)
+	}()
 	for i, p := range sc.Policies {
 		pr, err := run(ctx, sc, p)
 		if err != nil {
@@ -92,14 +107,6 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 			opts.Progress(i+1, len(sc.Policies))
 		}
 	}
-	first := res.Policies[0]
-	res.Policy = first.Name
-	res.Requests = first.Requests
-	res.Attempts = first.Attempts
-	res.Amplification = Amplification{Theoretical: first.TheoreticalAmplification, Observed: first.PolicyResult.Amplification}
-	res.WastedWork = first.WastedWork
-	res.Analysis = first.Analysis
-	res.Series = Series(first.PolicyResult)
 	return res, nil
 }
 

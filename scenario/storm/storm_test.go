@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"testing"
 	"time"
 
+	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/scenario/policy"
+	"github.com/patience-dev/patience/scenario/sim"
 )
 
 // The acceptance thresholds of issue 5, derived from the fluid model (fluid.go) for the
@@ -163,5 +166,28 @@ func TestDeterministic(t *testing.T) {
 	}
 	if bytes.Equal(a, c) {
 		t.Error("different seed, same JSON")
+	}
+}
+
+// TestInterrupted: a cancelled run returns what finished, with the top level describing the
+// first policy, and the context's error.
+func TestInterrupted(t *testing.T) {
+	m := DefaultModel()
+	m.Duration = 80 * time.Second
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	engine := func(ctx context.Context, sc *scenario.Scenario, p *policy.Policy) (sim.PolicyResult, error) {
+		calls++
+		if calls == 2 {
+			cancel()
+		}
+		return sim.RunPolicy(ctx, sc, p)
+	}
+	res, err := Run(ctx, m.Scenario(Mitigations([]int{4}, time.Second)), Options{engine: engine})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if !res.Interrupted || len(res.Policies) != 1 || res.Policy != "retries" || res.Requests == 0 || len(res.Series) == 0 {
+		t.Errorf("interrupted result: interrupted %v, %d policies, policy %q, %d requests", res.Interrupted, len(res.Policies), res.Policy, res.Requests)
 	}
 }
