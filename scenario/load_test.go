@@ -93,7 +93,8 @@ func TestParseErrors(t *testing.T) {
 		{"expect bare ratio", minimal + "expect: {policy: {success_rate: '>= 0.99'}}\n", 7, 33, "expect.policy.success_rate", "99%"},
 		{"expect unknown key", minimal + "expect: {policy: {latency: '< 1s'}}\n", 7, 19, "expect.policy.latency", "unknown field"},
 		{"duplicate key", minimal + "seed: 1\nseed: 2\n", 8, 1, "seed", "set twice"},
-		{"merge key", minimal + "x: &a {seed: 1}\n", 7, 1, "x", "unknown field"},
+		{"anchor on an unknown field", minimal + "x: &a {seed: 1}\n", 7, 1, "x", "unknown field"},
+		{"merge key", strings.Replace(minimal, "policy: {timeout: 1s}", "policy: {<<: {timeout: 1s}}", 1), 6, 10, "policy", "merge keys (<<) are not supported"},
 		{"yaml syntax", "name: [unclosed\n", 1, 1, "", "did not find expected"},
 		{"not a mapping", "- a\n- b\n", 1, 1, "", "want a mapping"},
 		{"second document", minimal + "---\nname: u\n", 7, 1, "", "second YAML document"},
@@ -462,6 +463,27 @@ func TestOpen(t *testing.T) {
 	if _, err := Open(filepath.Join(dir, "missing.yaml")); !errors.As(err, &e) || e.Msg != "no such file" {
 		t.Errorf("missing path: %v", err)
 	}
+}
+
+// FuzzDecodePolicy: no policy mapping panics, and every failure is an *Error.
+func FuzzDecodePolicy(f *testing.F) {
+	f.Add("timeout: 1s\nretry: {max_attempts: 3, backoff: list, delays: [1s]}\n")
+	f.Add("base: ours\nbudget: {kind: ratio, percent: 10%}\n")
+	f.Add("preset:naive")
+	f.Add("layers: [{name: a, policy: {base: ours}}]")
+	named := map[string]*policy.Policy{"ours": defaultPolicy()}
+	f.Fuzz(func(t *testing.T, src string) {
+		var n yaml.Node
+		if yaml.Unmarshal([]byte(src), &n) != nil {
+			return
+		}
+		if _, err := DecodePolicy(&n, "p.yaml", named); err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v is a %T, not *Error", err, err)
+			}
+		}
+	})
 }
 
 // FuzzParse: no input panics, and every failure is an *Error.
