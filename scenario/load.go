@@ -187,6 +187,16 @@ func Parse(data []byte, file string) (*Scenario, error) {
 	if sc.Target, err = d.target(tf.val, "target", filepath.Dir(file)); err != nil {
 		return nil, err
 	}
+	// A phase that starts after the run has ended never happens: almost surely a unit slip.
+	if end := sc.Duration + sc.Drain; sc.Duration > 0 {
+		for i, p := range sc.Target.Phases {
+			if p.At >= end {
+				items, _ := d.sequence(f["target"].val.Content[phasesIndex(f["target"].val)], "target.phases")
+				return nil, d.errf(phaseAtNode(items[i]), index("target.phases", i)+".at",
+					"phase %q starts at %s, after the run ends (duration %s + drain %s)", p.Name, p.At, sc.Duration, sc.Drain)
+			}
+		}
+	}
 	if err := d.policies(f, root, sc); err != nil {
 		return nil, err
 	}
@@ -357,6 +367,16 @@ func (d *decoder) target(n *yaml.Node, path, dir string) (Target, error) {
 		}
 	}
 	return t, nil
+}
+
+// phasesIndex is the index of the `phases:` value in a target mapping's Content.
+func phasesIndex(target *yaml.Node) int {
+	for i := 0; i+1 < len(target.Content); i += 2 {
+		if target.Content[i].Value == "phases" {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // phaseAtNode is the `at:` value of a phase mapping (or the mapping itself).

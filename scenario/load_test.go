@@ -64,6 +64,7 @@ func TestParseErrors(t *testing.T) {
 		{"phase without for", withPhases("  phases: [{at: 10s, faults: [{hang: 10%}]}]\n"), 6, 12, "target.phases[0].for", "required"},
 		{"phase that does nothing", withPhases("  phases: [{at: 10s, for: 5s}]\n"), 6, 12, "target.phases[0]", "changes nothing"},
 		{"overlapping phases", withPhases("  phases:\n    - {name: a, at: 10s, for: 20s, stall: true}\n    - {name: b, at: 20s, for: 5s, stall: true}\n"), 8, 21, "target.phases[1].at", "overlap"},
+		{"phase after the run", withPhases("  phases: [{at: 20m, for: 5s, stall: true}]\n"), 6, 17, "target.phases[0].at", "after the run ends (duration 1m0s + drain 10m0s)"},
 		{"lognormal p99 below p50", strings.Replace(minimal, "{fixed: 10ms}", "{p50: 80ms, p99: 40ms}", 1), 5, 29, "target.latency.p99", "below p50"},
 		{"lognormal half", strings.Replace(minimal, "{fixed: 10ms}", "{p50: 80ms}", 1), 5, 12, "target.latency.p99", "both p50 and p99"},
 		{"two distributions", strings.Replace(minimal, "{fixed: 10ms}", "{fixed: 10ms, p50: 1ms, p99: 2ms}", 1), 5, 12, "target.latency", "fixed and p50"},
