@@ -100,6 +100,9 @@ func StormText(w io.Writer, r *storm.Result, opts Options) error {
 	if line := stormStable(r.Analysis); line != "" {
 		b.WriteString(line + "\n")
 	}
+	if r.FluidNote != "" {
+		b.WriteString(st.Muted.Render(r.FluidNote) + "\n")
+	}
 	b.WriteString("\n")
 
 	b.WriteString(st.Title.Render(r.Policy) + st.Muted.Render(" · per second until 30s after arrivals end; offered load, capacity and goodput on one scale") + "\n")
@@ -289,6 +292,9 @@ func StormMarkdown(w io.Writer, r *storm.Result, _ Options) error {
 	fmt.Fprintf(&b, "### storm `%s`\n\n**%s**\n\n_%s_\n\n", r.Scenario, text, stormSubtitle(r))
 	if line := stormStable(r.Analysis); line != "" {
 		b.WriteString(line + "\n\n")
+	}
+	if r.FluidNote != "" {
+		b.WriteString("_" + r.FluidNote + "_\n\n")
 	}
 	b.WriteString("| policy | outcome | peak load | final load | goodput | amplification | wasted | stable below | fluid bound |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|\n")

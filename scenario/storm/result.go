@@ -103,6 +103,8 @@ type Analysis struct {
 	FluidHorizonBoundPerS *float64 `json:"fluid_horizon_bound_per_s"`
 	// FluidBasis says which closed form FluidBoundPerS is.
 	FluidBasis string `json:"fluid_basis,omitempty"`
+	// FluidNote explains a stable_below_per_s that disagrees with the fluid bound.
+	FluidNote string `json:"fluid_note,omitempty"`
 }
 
 // PolicyResult is one policy: replay's result (the same JSON fields) plus the storm analysis.

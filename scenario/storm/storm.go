@@ -101,6 +101,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 			}
 			out.Bisection = &bis
 			out.StableBelowPerS = &bis.StableBelowPerS
+			out.FluidNote = fluidNote(out.Analysis, bis)
 		}
 		res.Policies = append(res.Policies, out)
 		if opts.Progress != nil {
@@ -346,4 +347,20 @@ func horizonBound(sc *scenario.Scenario, p *policy.Policy, capacity *float64, b 
 	ph := sc.Target.Phases[0]
 	h := FluidHorizonBound(*capacity, b.N, p.Timeout, ph.For, sc.Duration-ph.End())
 	return math.Min(h, b.PerS), true
+}
+
+// fluidNote explains a measured stable_below that disagrees with the fluid bound by more
+// than the bisection's tolerance (derivations in fluid.go).
+func fluidNote(a Analysis, b Bisection) string {
+	if a.FluidBoundPerS == nil || a.StableBelowPerS == nil {
+		return ""
+	}
+	got, bound := *a.StableBelowPerS, *a.FluidBoundPerS
+	switch {
+	case got > bound+b.TolerancePerS:
+		return "above the fluid bound: the trigger is too short for the collapsed load to build up to λ·ΠN before the backlog drains (layers that wait for the layer below take Σ attempts × timeout to get there)"
+	case a.FluidHorizonBoundPerS != nil && got < *a.FluidHorizonBoundPerS-b.TolerancePerS:
+		return "below the fluid bound for this run's length: the judge's 5 s average and ±10% band, and a backlog larger than λ·N·D, cost a little"
+	}
+	return ""
 }

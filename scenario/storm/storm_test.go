@@ -191,3 +191,25 @@ func TestInterrupted(t *testing.T) {
 		t.Errorf("interrupted result: interrupted %v, %d policies, policy %q, %d requests", res.Interrupted, len(res.Policies), res.Policy, res.Requests)
 	}
 }
+
+// TestLayeredShortStall pins the disagreement explained in fluid.go: with 4,4,4 the fluid
+// bound is 300/64 = 4.7/s, but a 10 s stall cannot make the 64-attempt collapse build up at
+// 12/s (tipping alone needs λ > 300/(4·10) = 7.5/s, and the ramp to λ·64 takes ≈ 75 s while
+// the backlog drains): it recovers. At 40/s the bottom layer alone offers 160/s and the ramp
+// passes C within seconds: it collapses.
+func TestLayeredShortStall(t *testing.T) {
+	for _, tc := range []struct {
+		rate       float64
+		metastable bool
+	}{{12, false}, {40, true}} {
+		m := DefaultModel()
+		m.RatePerS, m.Attempts = tc.rate, []int{4, 4, 4}
+		res, err := Run(context.Background(), m.Scenario([]*policy.Policy{Layered("retries", m.Attempts, time.Second)}), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Metastable != tc.metastable || res.Recovered == tc.metastable {
+			t.Errorf("4,4,4 at %g/s: metastable %v recovered %v, want metastable %v", tc.rate, res.Metastable, res.Recovered, tc.metastable)
+		}
+	}
+}
