@@ -36,6 +36,11 @@ type junitCase struct {
 	File      string        `xml:"file,attr,omitempty"`
 	Line      int           `xml:"line,attr,omitempty"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -45,8 +50,8 @@ type junitFailure struct {
 }
 
 // CheckJUnit renders one test case per dependency × rule: a failure for each rule that found
-// something (type = its level), a passing case for each rule that did not. One test suite
-// per check file.
+// something (type = its level), skipped for a rule that had nothing to evaluate (no caller
+// budget, no profile), passing otherwise. One test suite per check file.
 func CheckJUnit(w io.Writer, r *check.Result, _ Options) error {
 	type key struct{ dep, rule string }
 	found := map[key][]check.Finding{}
@@ -84,6 +89,10 @@ func CheckJUnit(w io.Writer, r *check.Result, _ Options) error {
 				tc.Failure = &junitFailure{Message: strings.Join(msgs, "; "), Type: string(level), Text: strings.Join(text, "\n")}
 				s.Failures++
 				out.Failures++
+			}
+			if reason, ok := c.Skipped[id]; ok && tc.Failure == nil {
+				tc.Skipped = &junitSkipped{Message: reason}
+				s.Skipped++
 			}
 			s.Tests++
 			out.Tests++

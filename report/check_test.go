@@ -172,20 +172,28 @@ func TestJUnitIsValidXML(t *testing.T) {
 				Classname string    `xml:"classname,attr"`
 				Name      string    `xml:"name,attr"`
 				Failure   *struct{} `xml:"failure"`
+				Skipped   *struct{} `xml:"skipped"`
 			} `xml:"testcase"`
 		} `xml:"testsuite"`
 	}
 	if err := xml.Unmarshal(renderCheck(t, "junit", res, false), &suites); err != nil {
 		t.Fatal(err)
 	}
-	cases, failures := 0, 0
+	cases, failures, skipped := 0, 0, 0
 	for _, s := range suites.Suites {
 		for _, c := range s.Cases {
 			cases++
 			if c.Failure != nil {
 				failures++
 			}
+			if c.Skipped != nil {
+				skipped++
+			}
 		}
+	}
+	// Nothing to evaluate: PT010 (no profile) and PT012 (no rate) on both, PT011 on search.
+	if skipped != 5 {
+		t.Errorf("skipped %d, want 5", skipped)
 	}
 	// Two dependencies × 13 rules; shipping's findings (one per rule) fail, PT008 was ignored.
 	if cases != 26 || suites.Tests != 26 {

@@ -130,8 +130,21 @@ type engine struct {
 	file *File
 	opts Options
 	res  *Result
-	// rules collects the rules applied to the current dependency.
-	rules []string
+	// rules collects the rules applied to the current dependency; skipped says why some of
+	// them could not be evaluated (no caller budget, no profile...).
+	rules   []string
+	skipped map[string]string
+}
+
+// skip records that an enabled rule had nothing to evaluate for the current dependency.
+func (e *engine) skip(rule, reason string) {
+	if e.file.Disabled[rule] {
+		return
+	}
+	if e.skipped == nil {
+		e.skipped = map[string]string{}
+	}
+	e.skipped[rule] = reason
 }
 
 // emit records a finding unless the rule is disabled or ignored on that line.
@@ -170,7 +183,7 @@ func (e *engine) applies(rule string) bool {
 }
 
 func (e *engine) dependency(d *Dependency) error {
-	e.rules = nil
+	e.rules, e.skipped = nil, nil
 	p := d.Policy
 	if p == nil {
 		p = &policy.Policy{Retry: policy.Retry{MaxAttempts: 1}}
@@ -196,6 +209,20 @@ func (e *engine) dependency(d *Dependency) error {
 	attempt := p.Timeout
 	if p.Deadline > 0 && (attempt == 0 || p.Deadline < attempt) {
 		attempt = p.Deadline
+	}
+	if limit == 0 {
+		reason := "no caller budget declared (caller: {kind: interactive, budget: 3s} or {kind: job, timeout: 20s})"
+		e.skip("PT003", reason)
+		e.skip("PT004", reason)
+	}
+	if d.Profile == "" && e.opts.Profile == "" {
+		e.skip("PT010", "no latency profile (profile: probe.json, or --profile)")
+	}
+	if d.Caller.Kind != "job" || d.Caller.RetryAfter == 0 {
+		e.skip("PT011", "not a queue job with retry_after")
+	}
+	if d.Caller.Rate == 0 {
+		e.skip("PT012", "no caller rate declared (caller: {rate: 50/s})")
 	}
 	if e.applies("PT003") && limit > 0 && attempt > limit {
 		e.emit("PT003", name, d.at("timeout"), "one attempt may wait %s but %s: the call keeps running with nobody waiting for its answer", fmtDur(attempt), fmt.Sprintf(givesUp(d.Caller), fmtDur(limit)))
@@ -247,7 +274,7 @@ func (e *engine) dependency(d *Dependency) error {
 	if e.applies("PT013") && retries && backoffZero {
 		e.emit("PT013", name, d.at("retry.backoff", "retry.base", "retry.max_attempts"), "%s go out at once: a brief failure becomes %s the load within milliseconds, with no time to recover", retriesText(r.MaxAttempts), attemptsText(r.MaxAttempts))
 	}
-	e.res.Checked = append(e.res.Checked, Checked{Dependency: name, File: e.file.Path, Line: d.Pos.Line, Rules: e.rules})
+	e.res.Checked = append(e.res.Checked, Checked{Dependency: name, File: e.file.Path, Line: d.Pos.Line, Rules: e.rules, Skipped: e.skipped})
 	return nil
 }
 

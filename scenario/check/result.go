@@ -45,6 +45,9 @@ type Checked struct {
 	File       string   `json:"file"`
 	Line       int      `json:"line"`
 	Rules      []string `json:"rules"`
+	// Skipped maps rules that had nothing to evaluate to why (no caller budget, no profile):
+	// they did not pass, they did not apply.
+	Skipped map[string]string `json:"skipped,omitempty"`
 }
 
 // Summary counts findings.
