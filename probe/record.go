@@ -64,6 +64,15 @@ func newHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(histLowest, histHighest, histSigFigs)
 }
 
+// record adds v (µs) to series i, allocating the histogram on first use: a run that never
+// sees DNS, TLS or a schedule does not pay ~190 KB per unused series and shard.
+func (s *shard) record(i int, v int64) {
+	if s.hists[i] == nil {
+		s.hists[i] = newHistogram()
+	}
+	recordClamped(s.hists[i], v)
+}
+
 // recordClamped records v (µs), clamping to the histogram's range so a pathological value
 // is counted instead of silently dropped.
 func recordClamped(h *hdrhistogram.Histogram, v int64) {
@@ -87,11 +96,7 @@ type shard struct {
 }
 
 func newShard() *shard {
-	s := &shard{status: map[int]int64{}}
-	for i := range s.hists {
-		s.hists[i] = newHistogram()
-	}
-	return s
+	return &shard{status: map[int]int64{}}
 }
 
 // histSet is a merged set of series histograms.
@@ -100,6 +105,9 @@ type histSet map[string]*hdrhistogram.Histogram
 // merge adds every series of other into h.
 func (h histSet) merge(other histSet) {
 	for name, o := range other {
+		if o == nil {
+			continue
+		}
 		if cur, ok := h[name]; ok {
 			cur.Merge(o)
 		} else {
@@ -189,18 +197,26 @@ func quantileMs(h *hdrhistogram.Histogram, q float64) *float64 {
 	return ptr(float64(h.ValueAtQuantile(q*100)) / 1000)
 }
 
-// shareAbove is the share of h's samples strictly above limitMs.
-func shareAbove(h *hdrhistogram.Histogram, limitMs float64) float64 {
-	total := h.TotalCount()
+// populated returns h's non-empty buckets. hdrhistogram's Distribution lists every bucket
+// of the geometry (about 23,000 here), so callers take it once and keep the few in use.
+func populated(h *hdrhistogram.Histogram) []hdrhistogram.Bar {
+	var out []hdrhistogram.Bar
+	for _, b := range h.Distribution() {
+		if b.Count > 0 {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// shareAbove is the share of the samples in bars (total of them) strictly above limitMs.
+func shareAbove(bars []hdrhistogram.Bar, total int64, limitMs float64) float64 {
 	if total == 0 {
 		return 0
 	}
 	limit := int64(limitMs * 1000)
 	var above int64
-	for _, b := range h.Distribution() {
-		if b.Count == 0 {
-			continue
-		}
+	for _, b := range bars {
 		// A bucket straddling the limit is counted by its lowest value: HDR cannot tell
 		// inside one bucket (≤ 0.1% wide).
 		if b.From > limit {
@@ -239,10 +255,7 @@ func distribution(h *hdrhistogram.Histogram) []Bucket {
 	for i := range buckets {
 		buckets[i] = Bucket{FromMs: edges[i], ToMs: edges[i+1]}
 	}
-	for _, b := range h.Distribution() {
-		if b.Count == 0 {
-			continue
-		}
+	for _, b := range populated(h) {
 		v := float64(b.To) / 1000
 		i := sort.Search(len(buckets), func(i int) bool { return buckets[i].ToMs >= v })
 		if i == len(buckets) {

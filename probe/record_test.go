@@ -114,10 +114,10 @@ func TestShareAboveAndDistribution(t *testing.T) {
 		samples = append(samples, 100)
 	}
 	h := set(samples...)[SeriesGood]
-	if got := shareAbove(h, 50); got != 0.1 {
+	if got := shareAbove(populated(h), h.TotalCount(), 50); got != 0.1 {
 		t.Errorf("shareAbove(50 ms) = %g, want 0.1", got)
 	}
-	if got := shareAbove(h, 100); got != 0 {
+	if got := shareAbove(populated(h), h.TotalCount(), 100); got != 0 {
 		t.Errorf("shareAbove(100 ms) = %g, want 0", got)
 	}
 	bars := distribution(h)
