@@ -649,6 +649,12 @@ func (e *engine) send(a *attempt, lp *policy.Policy, timeout time.Duration) {
 		e.push(e.now+lp.ConnectTimeout, evConnectTimeout, a, nil, 0)
 		return
 	}
+	if connect == 0 {
+		// No connection set-up to wait for (the common case: target.connect unset): the
+		// attempt reaches the target now, without a round trip through the agenda.
+		e.targetArrive(a)
+		return
+	}
 	e.push(arrive, evTargetArrive, a, nil, 0)
 }
 
