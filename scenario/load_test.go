@@ -398,6 +398,10 @@ func TestDecodePolicy(t *testing.T) {
 	if named["ours"].Retry.MaxAttempts != 1 {
 		t.Error("DecodePolicy changed a named base")
 	}
+	p, err = decode("base: preset:aws-standard\ntimeout: 2s\n")
+	if err != nil || p.Name != "" || p.Retry.MaxAttempts != 3 {
+		t.Errorf("a based policy without name: is unnamed (the caller names it): %q %v", p.Name, err)
+	}
 	p, err = decode("preset:polly")
 	if err != nil || p.Retry.Backoff != "constant" || p.Source["retry.backoff"].Line != 1 {
 		t.Errorf("preset string: %+v %v", p, err)

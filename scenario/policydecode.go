@@ -244,7 +244,7 @@ func (d *decoder) policy(n *yaml.Node, path string, lookup lookupFunc, layersOK 
 			return nil, err
 		}
 		p = d.inherit(base, b.key)
-		p.Name = base.Name
+		p.Name = "" // a variant is not its base: the caller names it (name:, or its context)
 		p.Source["base"] = pos(d.file, b.key)
 	} else {
 		p = defaultPolicy()
