@@ -159,7 +159,7 @@ func FuzzRunPolicy(f *testing.F) {
 			return &policy.Policy{Name: "p", Timeout: time.Duration(timeoutMs%2000) * time.Millisecond, Deadline: 3 * time.Second,
 				Retry: policy.Retry{MaxAttempts: n, On: []string{"connect", "timeout", "reset", "5xx", "409"}, NonIdempotent: "with_key",
 					Backoff: "exponential", Base: 10 * time.Millisecond, Multiplier: 2, Cap: 200 * time.Millisecond, Jitter: jitters[int(jitter)%4], JitterFactor: 0.5},
-				Breaker: &policy.Breaker{FailureRate: 0.5, MinRequests: 5, Window: time.Second, OpenFor: 500 * time.Millisecond, HalfOpen: 1},
+				Breaker:  &policy.Breaker{FailureRate: 0.5, MinRequests: 5, Window: time.Second, OpenFor: 500 * time.Millisecond, HalfOpen: 1},
 				Fallback: key,
 			}
 		}
