@@ -297,14 +297,29 @@ func TestMitigations(t *testing.T) {
 	c := 300.0
 	want := map[string]float64{"retries": 300.0 / 64, "no-retries": 300, "jitter": 300.0 / 64, "token-bucket": 300, "one-layer": 75}
 	for _, p := range three {
-		b, ok := FluidBoundFor(p, &c)
+		b, ok := FluidBoundFor(p, &c, 0)
 		w, has := want[p.Name]
 		if has != ok || (ok && math.Abs(b.PerS-w) > 1e-9) {
 			t.Errorf("%s: fluid bound %+v, %v; want %g, %v", p.Name, b, ok, w, has)
 		}
 	}
+	// A queue of 200 at 300/s holds 0.67 s of work (+0.1 s service): nothing reaches the 1 s
+	// timeout, so the timeout regime cannot happen.
+	m := DefaultModel()
+	m.Queue = 200
+	sc := m.Scenario(nil)
+	if w := MaxWait(sc); w != 766_666_666 && w != 766_666_667 {
+		t.Errorf("MaxWait = %s, want 0.767s", w)
+	}
+	if b, ok := FluidBoundFor(three[0], &c, MaxWait(sc)); !ok || b.PerS != 300 {
+		t.Errorf("bounded queue bound = %+v, %v; want C", b, ok)
+	}
+	def := DefaultModel()
+	if w := MaxWait(def.Scenario(nil)); w != 0 {
+		t.Errorf("unbounded MaxWait = %s, want 0", w)
+	}
 	ratio := Mitigations([]int{4}, time.Second)[4]
-	if b, ok := FluidBoundFor(ratio, &c); !ok || math.Abs(b.PerS-300/1.1) > 1e-9 {
+	if b, ok := FluidBoundFor(ratio, &c, 0); !ok || math.Abs(b.PerS-300/1.1) > 1e-9 {
 		t.Errorf("ratio bound = %+v, %v", b, ok)
 	}
 }

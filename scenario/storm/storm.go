@@ -83,7 +83,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 			return res, err
 		}
 		out := PolicyResult{PolicyResult: pr, Analysis: Analyse(sc, pr, res.CapacityPerS)}
-		if b, ok := FluidBoundFor(p, res.CapacityPerS); ok {
+		if b, ok := FluidBoundFor(p, res.CapacityPerS, MaxWait(sc)); ok {
 			out.FluidBoundPerS, out.FluidBasis = &b.PerS, b.Basis
 			if h, ok := horizonBound(sc, p, res.CapacityPerS, b); ok {
 				out.FluidHorizonBoundPerS = &h
@@ -270,12 +270,18 @@ type Bound struct {
 // FluidBoundFor returns the fluid model's bound for a policy (derivation in fluid.go), or
 // false when the policy has no closed form here: a breaker or bulkhead anywhere, unlimited
 // attempts, a ratio budget with a per-second reserve, or no capacity. A token bucket caps
-// retries by a finite burst, so its asymptotic bound is the capacity itself.
-func FluidBoundFor(p *policy.Policy, capacity *float64) (Bound, bool) {
+// retries by a finite burst, so its asymptotic bound is the capacity itself. maxWait is the
+// longest an attempt can spend at a bounded target (MaxWait; 0 = unbounded): when it is
+// shorter than the timeout, nothing times out, overflow is answered 503 at once, and the
+// timeout regime of the derivation cannot happen — the bound is C.
+func FluidBoundFor(p *policy.Policy, capacity *float64, maxWait time.Duration) (Bound, bool) {
 	if capacity == nil {
 		return Bound{}, false
 	}
 	c := *capacity
+	if maxWait > 0 && p.Timeout > 0 && maxWait < p.Timeout {
+		return Bound{PerS: c, Basis: "C (bounded queue: no attempt waits as long as the timeout)", N: 1}, true
+	}
 	attempts := Attempts(p)
 	n := 1
 	bucket, ratio := false, -1.0
@@ -363,4 +369,16 @@ func fluidNote(a Analysis, b Bisection) string {
 		return "below the fluid bound for this run's length: the judge's 5 s average and ±10% band, and a backlog larger than λ·N·D, cost a little"
 	}
 	return ""
+}
+
+// MaxWait is the longest an attempt can spend at the target when its queue is bounded:
+// (queue + workers) / capacity-per-worker time, i.e. (Queue/Workers + 1) × mean service
+// time; 0 when the queue is unbounded or there is no capacity limit.
+func MaxWait(sc *scenario.Scenario) time.Duration {
+	cp := sc.Target.Capacity
+	if cp == nil || cp.Workers <= 0 || cp.Queue >= UnboundedQueue {
+		return 0
+	}
+	mean := MeanOf(&sc.Target.Latency)
+	return time.Duration((float64(cp.Queue)/float64(cp.Workers) + 1) * float64(mean))
 }

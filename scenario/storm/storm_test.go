@@ -213,3 +213,22 @@ func TestLayeredShortStall(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundedQueueRecovers: a queue of 200 at 300/s makes no attempt wait 1 s (0.77 s at
+// most), so the timeout regime of the derivation cannot happen: overflow is answered 503 at
+// once and, at the load that collapses with an unbounded queue (1.5 × C/N), the same retries
+// recover.
+func TestBoundedQueueRecovers(t *testing.T) {
+	m := DefaultModel()
+	m.RatePerS, m.Queue = 112.5, 200
+	res, err := Run(context.Background(), m.Scenario([]*policy.Policy{Layered("retries", []int{4}, time.Second)}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Recovered {
+		t.Errorf("bounded queue: recovered %v metastable %v", res.Recovered, res.Metastable)
+	}
+	if *res.FluidBoundPerS != 300 {
+		t.Errorf("fluid bound = %g, want C = 300", *res.FluidBoundPerS)
+	}
+}
