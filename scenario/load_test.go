@@ -512,3 +512,14 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestDesignExample: the scenario file of DESIGN §4, copied verbatim, loads.
+func TestDesignExample(t *testing.T) {
+	sc, err := Open("testdata/design_example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Policies) != 5 || sc.Policies[0].Name != "ours" || len(sc.Target.Phases) != 2 {
+		t.Errorf("policies %d, phases %d", len(sc.Policies), len(sc.Target.Phases))
+	}
+}
