@@ -202,7 +202,7 @@ func (m *Model) Scenario(policies []*policy.Policy) *scenario.Scenario {
 	}
 	sc := &scenario.Scenario{
 		Name: "storm",
-		Description: fmt.Sprintf("%d clients send %s logical requests/s to a dependency that serves %s (%d workers × %s), timeout %s, attempts %s",
+		Description: fmt.Sprintf("%d clients send logical requests at %s to a dependency that serves %s (%d workers × %s), timeout %s, attempts %s",
 			m.Clients, fmtRate(m.RatePerS), fmtRate(m.CapacityPerS), workers, fmtDur(service),
 			fmtDur(time.Duration(m.TimeoutMs*float64(time.Millisecond))), joinInts(m.Attempts, ",")),
 		Seed:     m.Seed,
