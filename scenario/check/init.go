@@ -92,9 +92,15 @@ func Starter(o StarterOptions) ([]byte, error) {
 		nonIdemNote = o.Method + " without an Idempotency-Key: a timeout or 5xx is not retried (it may have been executed)"
 	}
 	raMax := min(budget, rec.Retry.RetryAfterMax)
-	profileLine := "# profile: probe.json        # from `patience probe URL --save probe.json`: enables PT010"
+	profileLine := line(4, "# profile: probe.json", "from `patience probe URL --save probe.json`: enables PT010")
 	if o.Profile != "" {
-		profileLine = "profile: " + quoteIfNeeded(o.Profile) + "   # PT010 checks the timeout against this latency profile"
+		profileLine = line(4, "profile: "+quoteIfNeeded(o.Profile), "PT010 checks the timeout against this latency profile")
+	}
+	connectLine := line(6, "connect_timeout: "+fmtDur(connect), "survives one lost SYN (Linux retransmits after 1s)")
+	if connect >= timeout {
+		// A connect timeout at or above the attempt timeout never fires (PT002): leave it to
+		// the attempt timeout and say what that costs.
+		connectLine = line(6, "# connect_timeout: none", "the "+fmtDur(timeout)+" timeout is below the "+fmtDur(probe.DefaultConnectFloor)+" that survives a lost SYN: one costs an attempt")
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `# patience.yaml: the timeout and retry policy of each external call, checked in CI by
@@ -112,31 +118,43 @@ dependencies:
     # Add rate: 50/s to declare the volume (PT012 wants a budget or breaker from 10/s).
     caller: {kind: interactive, budget: %s}
     request: {method: %s, idempotency_key: %t}
-    %s
+%s
     # layers: [{name: gateway, max_attempts: 1}]   # callers above this one that retry too
     policy:
-      connect_timeout: %s   # survives one lost SYN (Linux retransmits after 1s)
-      timeout: %s           # per attempt, connect included
-      deadline: %s          # the whole call, backoff included: stop when the caller stops waiting
+%s
+%s
+%s
       retry:
-        max_attempts: %d     # %s
+%s
         on: [connect, timeout, reset, 408, 429, 5xx]
-        non_idempotent: %s   # %s
+%s
         backoff: exponential
         base: 100ms
         multiplier: 2
         cap: 2s
-        jitter: full          # spreads retries out (no synchronized waves)
+%s
         retry_after: honor
-        retry_after_max: %s  # a 429/503 may ask for a pause, never longer than this
+%s
       budget: {kind: token_bucket, capacity: 500, retry_cost: 5, timeout_cost: 10, refill: 1}
 
 # Replay scenarios in the simulator; each expect: block must hold (PT100):
 # scenarios: [scenarios/outage.yaml]
 # rules: {disable: [PT012], levels: {PT006: error}}
-`, source, o.Name, fmtDur(budget), o.Method, o.IdempotencyKey, profileLine,
-		fmtDur(connect), fmtDur(timeout), fmtDur(budget), attempts, attemptsNote, nonIdem, nonIdemNote, fmtDur(raMax))
+`, source, o.Name, fmtDur(budget), o.Method, o.IdempotencyKey,
+		profileLine,
+		connectLine,
+		line(6, "timeout: "+fmtDur(timeout), "per attempt, connect included"),
+		line(6, "deadline: "+fmtDur(budget), "the whole call, backoff included: stop when the caller stops waiting"),
+		line(8, fmt.Sprintf("max_attempts: %d", attempts), attemptsNote),
+		line(8, "non_idempotent: "+nonIdem, nonIdemNote),
+		line(8, "jitter: full", "spreads retries out (no synchronized waves)"),
+		line(8, "retry_after_max: "+fmtDur(raMax), "a 429/503 may ask for a pause, never longer than this"))
 	return []byte(b.String()), nil
+}
+
+// line writes one YAML line indented by indent with its comment in a common column.
+func line(indent int, text, comment string) string {
+	return fmt.Sprintf("%-34s # %s", strings.Repeat(" ", indent)+text, comment)
 }
 
 func msDuration(ms float64) time.Duration {
