@@ -970,10 +970,9 @@ func (e *engine) finish(end time.Duration) {
 	if end < e.duration {
 		end = e.duration
 	}
-	e.second(end - 1) // carry levels to the last second
-	if n := int((end + time.Second - 1) / time.Second); len(e.tl) > n {
-		e.tl = e.tl[:n]
-	}
+	// Carry levels to the last second; a bucket past it exists only when something happened
+	// exactly at the end (requests failed as stuck at the drain end), and is kept.
+	e.second(end - 1)
 	res := &e.res
 	res.Timeline = e.tl
 	if res.Requests > 0 {

@@ -174,6 +174,7 @@ func FuzzRunPolicy(f *testing.F) {
 		if pr.Succeeded+pr.Failed+pr.Degraded != pr.Requests {
 			t.Fatalf("%d + %d + %d != %d requests", pr.Succeeded, pr.Failed, pr.Degraded, pr.Requests)
 		}
+		checkTimeline(t, pr)
 		if pr.WorkerSaturation > 1 || pr.SuccessRate > 1 {
 			t.Fatalf("saturation %v, success %v", pr.WorkerSaturation, pr.SuccessRate)
 		}
@@ -181,4 +182,30 @@ func FuzzRunPolicy(f *testing.F) {
 			t.Fatalf("amplification %v above the theoretical %v", pr.Amplification, *th)
 		}
 	})
+}
+
+// checkTimeline asserts the per-second buckets add up to the totals.
+func checkTimeline(t *testing.T, pr PolicyResult) {
+	t.Helper()
+	var arr, att, ok, failed, deg int
+	for i, s := range pr.Timeline {
+		if s.T != i {
+			t.Fatalf("bucket %d has t=%d", i, s.T)
+		}
+		arr, att, ok, failed, deg = arr+s.Arrivals, att+s.Attempts, ok+s.Succeeded, failed+s.Failed, deg+s.Degraded
+	}
+	if arr != pr.Requests || att != pr.Attempts || ok != pr.Succeeded || failed != pr.Failed || deg != pr.Degraded {
+		t.Fatalf("timeline sums %d/%d/%d/%d/%d, totals %d/%d/%d/%d/%d (arrivals/attempts/ok/failed/degraded)",
+			arr, att, ok, failed, deg, pr.Requests, pr.Attempts, pr.Succeeded, pr.Failed, pr.Degraded)
+	}
+}
+
+func TestTimelineAddsUp(t *testing.T) {
+	res, err := Run(context.Background(), hangScenario(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pr := range res.Policies {
+		checkTimeline(t, pr)
+	}
 }
