@@ -125,3 +125,36 @@ func TestPresetHelp(t *testing.T) {
 		t.Errorf("not every preset cites a source:\n%s", h)
 	}
 }
+
+// TestPoliciesValidate cross-checks the loader with the policy mechanics: every preset and
+// every policy (and layer) the loader produces passes policy.Validate.
+func TestPoliciesValidate(t *testing.T) {
+	var all []*policy.Policy
+	for _, n := range PresetNames() {
+		p, _ := Preset(n)
+		all = append(all, p)
+	}
+	sc, err := Parse([]byte(full), "full.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all = append(all, sc.Policies...)
+	bundled, err := Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bundled {
+		sc, _ := Open(b.Name)
+		all = append(all, sc.Policies...)
+	}
+	for _, p := range all {
+		if err := p.Validate(); err != nil {
+			t.Errorf("%s: %v", p.Name, err)
+		}
+		for _, l := range p.Layers {
+			if err := l.Policy.Validate(); err != nil {
+				t.Errorf("%s layer %s: %v", p.Name, l.Name, err)
+			}
+		}
+	}
+}
