@@ -163,3 +163,17 @@ func replayProgress(io_ *report.IOStreams, format, name string) (func(done, tota
 	}
 	return progress, finish
 }
+
+// demoReplay is the replay stage of `patience demo`: the bundled default scenario
+// (scenario.DefaultName), simulated, in the demo's output format. The demo's step list
+// (cmd/demo.go) adds it as {name: "replay", run: demoReplay} after the probe.
+func demoReplay(ctx context.Context, opts *DemoOptions) error {
+	format := opts.Output
+	if _, err := report.ReplayFormats.Get(format); err != nil {
+		format = "text"
+	}
+	if format == "text" {
+		fmt.Fprintln(opts.IO.Out)
+	}
+	return replayRun(ctx, &ReplayOptions{IO: opts.IO, Scenario: scenario.DefaultName, Output: format})
+}

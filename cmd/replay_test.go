@@ -39,3 +39,15 @@ func TestReplayInterrupted(t *testing.T) {
 		t.Errorf("partial report missing:\n%s", out.String())
 	}
 }
+
+// The demo's replay stage replays the default scenario and shows its lesson.
+func TestDemoReplay(t *testing.T) {
+	var out bytes.Buffer
+	err := demoReplay(context.Background(), &DemoOptions{IO: report.Test(nil, &out, &bytes.Buffer{}), Output: "text"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "replay delivery-date-hang") || !strings.Contains(out.String(), "unrelated pages die") {
+		t.Errorf("demo replay:\n%s", out.String())
+	}
+}
