@@ -92,6 +92,11 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 		if opts.Bisect && res.CapacityPerS != nil && sc.Load.Rate > 0 {
 			c := *res.CapacityPerS
 			tol := c * opts.Tolerance
+			// A deep chain's bound (300/64 = 4.7/s) is below 2% of capacity: search it at a
+			// tenth of the bound instead, or the first probe would already be above it.
+			if out.FluidBoundPerS != nil && *out.FluidBoundPerS < 10*tol {
+				tol = *out.FluidBoundPerS / 10
+			}
 			bis, err := Bisect(ctx, func(ctx context.Context, rate float64) (bool, error) {
 				return recoversAt(ctx, run, sc, p, rate, res.CapacityPerS)
 			}, tol, c, tol)
