@@ -148,6 +148,9 @@ func checkRun(opts *CheckOptions) error {
 	paths := opts.Files
 	if len(paths) == 0 {
 		paths = []string{check.DefaultFile}
+		if _, err := os.Stat(check.DefaultFile); errors.Is(err, os.ErrNotExist) {
+			return UsageErrorf("%s: no such file (patience check --init writes a starter, or name the files to check)", check.DefaultFile)
+		}
 	}
 	var files []*check.File
 	for _, p := range paths {
