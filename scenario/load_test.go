@@ -96,6 +96,10 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate key", minimal + "seed: 1\nseed: 2\n", 8, 1, "seed", "set twice"},
 		{"anchor on an unknown field", minimal + "x: &a {seed: 1}\n", 7, 1, "x", "unknown field"},
 		{"merge key", strings.Replace(minimal, "policy: {timeout: 1s}", "policy: {<<: {timeout: 1s}}", 1), 6, 10, "policy", "merge keys (<<) are not supported"},
+		{"list for a mapping", strings.Replace(minimal, "{rate: 10/s}", "[10/s]", 1), 3, 7, "load", "got a list"},
+		{"null value", strings.Replace(minimal, "{timeout: 1s}", "{timeout: }", 1), 6, 19, "policy.timeout", "got nothing"},
+		{"yes is not a boolean", strings.Replace(minimal, "{timeout: 1s}", "{fallback: yes}", 1), 6, 20, "policy.fallback", `want true or false, got "yes"`},
+		{"string for a number", strings.Replace(minimal, "{timeout: 1s}", "{retry: {multiplier: twice}}", 1), 6, 30, "policy.retry.multiplier", "want a number"},
 		{"yaml syntax", "name: [unclosed\n", 1, 1, "", "did not find expected"},
 		{"not a mapping", "- a\n- b\n", 1, 1, "", "want a mapping"},
 		{"second document", minimal + "---\nname: u\n", 7, 1, "", "second YAML document"},
@@ -127,6 +131,36 @@ func TestSuggest(t *testing.T) {
 	for in, want := range tests {
 		if got := suggest(in, allowed); got != want {
 			t.Errorf("suggest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestAnchors: YAML anchors and aliases read like what they point at.
+func TestAnchors(t *testing.T) {
+	src := strings.Replace(minimal, "  latency: {fixed: 10ms}\n", "  latency: &l {fixed: 10ms}\n  connect: *l\n", 1)
+	sc, err := Parse([]byte(src), "a.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Target.Connect.Fixed != 10*time.Millisecond {
+		t.Errorf("connect = %v", sc.Target.Connect)
+	}
+}
+
+func TestStrings(t *testing.T) {
+	ms := time.Millisecond
+	tests := []struct{ got, want string }{
+		{(&Distribution{Kind: DistFixed, Fixed: 20 * ms}).String(), "fixed 20ms"},
+		{(&Distribution{Kind: DistUniform, Min: 10 * ms, Max: 30 * ms}).String(), "uniform [10ms, 30ms]"},
+		{(&Distribution{Kind: DistExponential, Min: 10 * ms, Mean: 5 * ms}).String(), "exponential min 10ms mean 5ms"},
+		{(&Distribution{Kind: DistLognormal, P50: 80 * ms, P99: 400 * ms}).String(), "lognormal p50 80ms p99 400ms"},
+		{(&Distribution{Kind: DistProfile, Profile: "p.json"}).String(), "profile p.json"},
+		{Comparison{Op: ">=", Value: 0.99, Percent: true}.String(), ">= 99%"},
+		{Comparison{Op: "<=", Value: 2}.String(), "<= 2"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
 		}
 	}
 }
