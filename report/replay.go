@@ -114,12 +114,12 @@ var replayRows = []struct {
 	{"failed", func(p sim.PolicyResult) string { return replayCount(p.Failed) }},
 	{"degraded", func(p sim.PolicyResult) string { return replayCount(p.Degraded) }},
 	{"attempts", func(p sim.PolicyResult) string { return replayCount(p.Attempts) }},
-	{"amplification", func(p sim.PolicyResult) string {
-		s := replayRatio(p.Amplification)
-		if p.TheoreticalAmplification != nil {
-			s += " (max " + replayRatio(*p.TheoreticalAmplification) + ")"
+	{"amplification", func(p sim.PolicyResult) string { return replayRatio(p.Amplification) }},
+	{"  at most", func(p sim.PolicyResult) string {
+		if p.TheoreticalAmplification == nil {
+			return "unbounded"
 		}
-		return s
+		return replayRatio(*p.TheoreticalAmplification)
 	}},
 	{"latency p50", func(p sim.PolicyResult) string { return replayDuration(p.Latency.P50Ms) }},
 	{"latency p99", func(p sim.PolicyResult) string { return replayDuration(p.Latency.P99Ms) }},
@@ -161,7 +161,13 @@ func ReplayText(w io.Writer, r *sim.Result, opts Options) error {
 		case replayBad:
 			mark = st.Bad.Render("✗")
 		}
-		fmt.Fprintf(&b, "%s %s  %s\n", mark, st.Verdict.Render(fmt.Sprintf("%-*s", nameW, p.Name)), text)
+		// Wrap the verdict under itself, so a narrow terminal keeps the names in a column.
+		indent := nameW + 4
+		lines := strings.Split(replayWrap(text, max(opts.Width-indent, 30)), "\n")
+		fmt.Fprintf(&b, "%s %s  %s\n", mark, st.Verdict.Render(fmt.Sprintf("%-*s", nameW, p.Name)), lines[0])
+		for _, l := range lines[1:] {
+			fmt.Fprintf(&b, "%s%s\n", strings.Repeat(" ", indent), l)
+		}
 	}
 	b.WriteString("\n")
 
@@ -189,7 +195,12 @@ func ReplayText(w io.Writer, r *sim.Result, opts Options) error {
 		}
 		t.Row(cells...)
 	}
-	b.WriteString(t.Render() + "\n\n")
+	table := t.Render()
+	if opts.Width > 0 && lipgloss.Width(table) > opts.Width {
+		// Too wide for the terminal: let the table wrap its cells to fit.
+		table = t.Width(opts.Width).Render()
+	}
+	b.WriteString(table + "\n\n")
 
 	for _, p := range r.Policies {
 		b.WriteString(st.Title.Render(p.Name) + st.Muted.Render(" · per second") + "\n")
