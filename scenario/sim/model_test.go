@@ -209,3 +209,44 @@ func TestTimelineAddsUp(t *testing.T) {
 		checkTimeline(t, pr)
 	}
 }
+
+// A bulkhead caps concurrent calls per client; rejections answer from the fallback
+// (degraded) when the policy has one, else fail with reason bulkhead.
+func TestBulkhead(t *testing.T) {
+	sc := &scenario.Scenario{
+		Name: "bulk", Seed: 1, Duration: 10 * time.Second, Drain: time.Minute,
+		Load: scenario.Load{Clients: 1, Rate: 50, Request: scenario.Request{Method: "GET"}},
+		Target: scenario.Target{
+			Latency: scenario.Distribution{Kind: scenario.DistFixed, Fixed: time.Second}, // 50 in flight wanted
+		},
+	}
+	p := &policy.Policy{Name: "bulk", Retry: policy.Retry{MaxAttempts: 1}, Bulkhead: &policy.Bulkhead{MaxConcurrent: 10}}
+	pr, err := RunPolicy(context.Background(), sc, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.FailureReasons[ReasonBulkhead] == 0 || pr.Attempts > pr.Requests/3 {
+		t.Errorf("bulkhead 10 at 50 in flight: %d attempts of %d requests, reasons %v", pr.Attempts, pr.Requests, pr.FailureReasons)
+	}
+	p.Fallback = true
+	fb, _ := RunPolicy(context.Background(), sc, p)
+	if fb.Degraded != pr.FailureReasons[ReasonBulkhead] || fb.Failed != 0 {
+		t.Errorf("with fallback: %d degraded, %d failed; want the %d rejections degraded", fb.Degraded, fb.Failed, pr.FailureReasons[ReasonBulkhead])
+	}
+}
+
+// A worker stays busy through the backoff sleep between attempts (the seeds' Gunicorn
+// story): with one worker and a long backoff, arrivals meanwhile find no worker.
+func TestWorkerBusyThroughBackoff(t *testing.T) {
+	sc := failing(2, 10*time.Second)
+	sc.Load.Clients, sc.Load.Workers = 1, 1
+	p := retrying("sleepy", 2)
+	p.Retry.Base = 5 * time.Second
+	pr, err := RunPolicy(context.Background(), sc, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.NoWorker == 0 || pr.WorkerSaturation != 1 || pr.SaturatedMs < 5000 {
+		t.Errorf("no worker %d, saturation %v for %vms; the sleeping retry should hold the only worker", pr.NoWorker, pr.WorkerSaturation, pr.SaturatedMs)
+	}
+}
