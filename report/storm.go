@@ -20,7 +20,7 @@ const (
 	stormBad
 )
 
-// stormTrigger names the last fault in words: "the 10s stall", "the 30s of 503s".
+// stormTrigger names the last fault in words: "the 10s stall", "the 30s error burst".
 func stormTrigger(r *storm.Result) string {
 	if len(r.Triggers) == 0 {
 		return ""
@@ -34,7 +34,7 @@ func stormTrigger(r *storm.Result) string {
 	case "stall":
 		return "the " + d + " stall"
 	case "errors":
-		return "the " + d + " of errors"
+		return "the " + d + " error burst"
 	case "latency":
 		return "the " + d + " slowdown"
 	}
