@@ -344,9 +344,10 @@ func (e *engine) amplification(d *Dependency) {
 	if !unlimited && product <= max {
 		return
 	}
+	// Point at the layers that multiply, or at max_attempts when the policy alone is too much.
 	at := d.at("layers", "retry.max_attempts")
-	if len(d.Layers) == 0 {
-		at = d.at("retry.max_attempts", "layers")
+	if len(d.Layers) == 0 && len(d.Policy.Layers) == 0 {
+		at = d.at("retry.max_attempts")
 	}
 	if unlimited {
 		e.emit("PT009", d.Name, at, "a layer retries without limit: one user request can send unbounded attempts to %s during an outage (%s)", d.Name, strings.Join(parts, " × "))

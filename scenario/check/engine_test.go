@@ -181,6 +181,12 @@ func TestRules(t *testing.T) {
   - name: a
     layers: [{name: frontend, max_attempts: 4}, {name: api, max_attempts: 4}]
     policy: {timeout: 1s, retry: {max_attempts: 4}}`, []string{"PT009"}},
+		{"policy layers multiply", `
+  - name: a
+    policy:
+      timeout: 1s
+      retry: {max_attempts: 4}
+      layers: [{name: frontend, policy: {retry: {max_attempts: 4}}}]`, []string{"PT009"}},
 		{"job timeout at retry_after", `
   - name: a
     caller: {kind: job, timeout: 90s, retry_after: 90s}
