@@ -89,15 +89,19 @@ func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 			}
 		}
 	}
+	// The rules that ran, at the level the first file that changes it gives (each finding
+	// carries the level of its own file).
 	for _, r := range Catalog {
-		if enabled[r.ID] || len(files) == 0 {
-			if len(files) > 0 {
-				if l, ok := files[0].Levels[r.ID]; ok {
-					r.Level = l
-				}
-			}
-			res.Rules = append(res.Rules, r)
+		if !enabled[r.ID] && len(files) > 0 {
+			continue
 		}
+		for _, f := range files {
+			if l, ok := f.Levels[r.ID]; ok {
+				r.Level = l
+				break
+			}
+		}
+		res.Rules = append(res.Rules, r)
 	}
 	sort.SliceStable(res.Findings, func(i, j int) bool {
 		a, b := res.Findings[i], res.Findings[j]

@@ -341,6 +341,9 @@ dependencies:
 		if r.ID == "PT013" {
 			t.Error("a disabled rule is listed among the rules that ran")
 		}
+		if r.ID == "PT006" && r.Level != LevelError {
+			t.Errorf("PT006 runs at %s, want the file's error", r.Level)
+		}
 	}
 }
 
