@@ -335,6 +335,10 @@ func (r *runner) startProgress(start time.Time) func() {
 func (r *runner) open(ctx context.Context, start time.Time) {
 	cfg := r.cfg
 	slots := make(chan struct{}, cfg.MaxInFlight)
+	var spin time.Duration
+	if cfg.Rate <= 500 {
+		spin = time.Millisecond
+	}
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for i := int64(0); ; i++ {
@@ -346,7 +350,7 @@ func (r *runner) open(ctx context.Context, start time.Time) {
 			return
 		}
 		intended := start.Add(offset)
-		if d := time.Until(intended); d > 0 {
+		if d := time.Until(intended) - spin; d > 0 {
 			timer.Reset(d)
 			select {
 			case <-ctx.Done():
@@ -355,6 +359,13 @@ func (r *runner) open(ctx context.Context, start time.Time) {
 			}
 		} else if ctx.Err() != nil {
 			return
+		}
+		// Go's timers wake up to 1 ms late on Linux (the netpoller waits in whole
+		// milliseconds), which would add ~0.5–1 ms to every intended-time latency. At
+		// rates up to 500/s the scheduler wakes 1 ms early and yields until the exact
+		// send time; above that it would spin all the time, so it accepts the lateness.
+		for spin > 0 && time.Now().Before(intended) {
+			runtime.Gosched()
 		}
 		select {
 		case slots <- struct{}{}:

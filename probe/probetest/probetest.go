@@ -5,6 +5,7 @@
 package probetest
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -12,6 +13,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Fast answers at once with a 3-byte body: the throughput target.
@@ -26,11 +29,63 @@ func Fast() http.Handler {
 // Exp answers after 10 ms + Exp(mean 5 ms). Analytic quantiles: q → 10 − 5·ln(1−q) ms, so
 // p50 13.47, p90 21.51, p95 24.98, p99 33.03 ms (plus the timer overshoot of the host).
 func Exp(seed uint64) http.Handler {
+	h, _ := ExpRecorded(seed)
+	return h
+}
+
+// ExpRecorded is Exp plus the server's own record: every handler's wall time (the sleep
+// with the host's timer overshoot), so a client's figures can be compared with what the
+// server really did rather than only with the analytic distribution.
+func ExpRecorded(seed uint64) (http.Handler, *Record) {
 	rng := newLocked(seed)
+	rec := &Record{}
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		start := time.Now()
 		time.Sleep(10*time.Millisecond + time.Duration(rng.ExpFloat64()*5*float64(time.Millisecond)))
+		rec.add(time.Since(start))
 		_, _ = w.Write([]byte("ok\n"))
-	})
+	}), rec
+}
+
+// Record is a server-side latency record (HDR histogram, microseconds, 3 digits).
+type Record struct {
+	mu sync.Mutex
+	h  *hdrhistogram.Histogram
+}
+
+func (r *Record) add(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.h == nil {
+		r.h = hdrhistogram.New(1, 3_600_000_000, 3)
+	}
+	_ = r.h.RecordValue(d.Microseconds())
+}
+
+// RecordStats is a snapshot of a Record in milliseconds.
+type RecordStats struct {
+	Count int64   `json:"count"`
+	P50Ms float64 `json:"p50_ms"`
+	P90Ms float64 `json:"p90_ms"`
+	P99Ms float64 `json:"p99_ms"`
+}
+
+// Stats returns the record so far.
+func (r *Record) Stats() RecordStats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.h == nil {
+		return RecordStats{}
+	}
+	q := func(p float64) float64 { return float64(r.h.ValueAtQuantile(p)) / 1000 }
+	return RecordStats{Count: r.h.TotalCount(), P50Ms: q(50), P90Ms: q(90), P99Ms: q(99)}
+}
+
+// Reset clears the record.
+func (r *Record) Reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.h = nil
 }
 
 // ExpQuantile is the analytic quantile of Exp in milliseconds.
@@ -78,11 +133,19 @@ func Lognormal(seed uint64, p50, p99 time.Duration, errorRate float64) http.Hand
 }
 
 // Mux serves every target under one address: /fast, /exp, /stall (500 ms every 5 s from
-// the moment Mux was called) and /lognormal (p50 40 ms, p99 300 ms, 1% 503).
+// the moment Mux was called) and /lognormal (p50 40 ms, p99 300 ms, 1% 503). GET
+// /exp/stats returns the server's record of /exp as JSON and clears it.
 func Mux(seed uint64) *http.ServeMux {
 	m := http.NewServeMux()
 	m.Handle("/fast", Fast())
-	m.Handle("/exp", Exp(seed))
+	exp, rec := ExpRecorded(seed)
+	m.Handle("/exp", exp)
+	m.HandleFunc("/exp/stats", func(w http.ResponseWriter, _ *http.Request) {
+		st := rec.Stats()
+		rec.Reset()
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(st)
+	})
 	m.Handle("/stall", Stall(time.Now(), 5*time.Second, 500*time.Millisecond))
 	m.Handle("/lognormal", Lognormal(seed, 40*time.Millisecond, 300*time.Millisecond, 0.01))
 	return m

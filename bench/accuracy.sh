@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# bench/accuracy.sh — the probe acceptance measurements of issue 2, on loopback targets with
+# a known latency (bench/targets, started here). Bounded: about 35 s per round.
+#
+#   bench/accuracy.sh [ROUNDS]   (default 1)
+#
+# 1. /exp (10 ms + Exp(5 ms); analytic p50 13.47, p99 33.03 ms): patience probe --rate 200/s
+#    -n 2000, compared with the analytic truth and with the server's own record of the same
+#    requests (which includes the host's timer overshoot).
+# 2. /stall (frozen 500 ms every 5 s; truth for an open model p95 250, p99 450 ms): --rate
+#    200/s and 1000/s for 10 s; p95, p99, achieved rate, late sends, peak in flight.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${1:-1}
+work=$(mktemp -d)
+trap 'kill "$srv_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+go build -o "$work/patience" .
+go build -o "$work/targets" ./bench/targets
+"$work/targets" -for 15m >"$work/url" &
+srv_pid=$!
+for _ in $(seq 50); do [ -s "$work/url" ] && break; sleep 0.1; done
+BASE=$(cat "$work/url")
+case "$BASE" in http://127.0.0.1:*) ;; *) echo "refusing non-loopback target $BASE" >&2; exit 2;; esac
+echo "targets at $BASE, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+stats() { python3 -c "import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1]).read().decode().strip())" "$BASE/exp/stats"; }
+
+for i in $(seq "$ROUNDS"); do
+  stats >/dev/null # clear the server record
+  "$work/patience" probe "$BASE/exp" --rate 200/s -n 2000 -q -o json >"$work/exp.json" || echo "exit $?"
+  server=$(stats)
+  python3 - "$work/exp.json" "$server" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); s = json.loads(sys.argv[2])
+t, snt = r["phases"]["total"], r["phases"]["sent"]
+print(f"exp  200/s n=2000: total p50 {t['p50_ms']:.2f} p99 {t['p99_ms']:.2f} | sent p50 {snt['p50_ms']:.2f} p99 {snt['p99_ms']:.2f} | "
+      f"server record p50 {s['p50_ms']:.2f} p99 {s['p99_ms']:.2f} | analytic 13.47 / 33.03 | "
+      f"error vs record p50 {t['p50_ms']-s['p50_ms']:+.2f} p99 {t['p99_ms']-s['p99_ms']:+.2f} ms | achieved {r['schedule']['achieved_per_s']:.2f}/s")
+PY
+  for rate in 200 1000; do
+    "$work/patience" probe "$BASE/stall" --rate "$rate/s" --duration 10s -q -o json >"$work/stall.json" || echo "exit $?"
+    python3 - "$work/stall.json" "$rate" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); rate = float(sys.argv[2]); t = r["phases"]["total"]; s = r["schedule"]
+print(f"stall {rate:.0f}/s 10 s: p50 {t['p50_ms']:.2f} p95 {t['p95_ms']:.1f} ({t['p95_ms']/250-1:+.1%} vs 250) "
+      f"p99 {t['p99_ms']:.1f} ({t['p99_ms']/450-1:+.1%} vs 450) | achieved {s['achieved_per_s']:.2f}/s ({s['achieved_per_s']/rate-1:+.2%}) "
+      f"late {s['late']} (p99 {s['late_p99_ms']} ms) dropped {s['dropped']} peak in flight {s['peak_in_flight']}/{s['max_in_flight']}")
+PY
+  done
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
