@@ -1,0 +1,62 @@
+package probetest
+
+import (
+	"math"
+	"net/http"
+	"testing"
+	"time"
+)
+
+func TestStallWait(t *testing.T) {
+	period, freeze := 5*time.Second, 500*time.Millisecond
+	for _, tc := range []struct{ at, want time.Duration }{
+		{0, 0}, {4499 * time.Millisecond, 0}, {4500 * time.Millisecond, 500 * time.Millisecond},
+		{4900 * time.Millisecond, 100 * time.Millisecond}, {5 * time.Second, 0}, {9750 * time.Millisecond, 250 * time.Millisecond},
+	} {
+		if got := StallWait(tc.at, period, freeze); got != tc.want {
+			t.Errorf("StallWait(%v) = %v, want %v", tc.at, got, tc.want)
+		}
+	}
+}
+
+func TestExpQuantile(t *testing.T) {
+	for _, tc := range []struct{ q, want float64 }{{0.5, 13.47}, {0.9, 21.51}, {0.95, 24.98}, {0.99, 33.03}} {
+		if got := ExpQuantile(tc.q); math.Abs(got-tc.want) > 0.005 {
+			t.Errorf("ExpQuantile(%g) = %.3f, want %.2f", tc.q, got, tc.want)
+		}
+	}
+}
+
+func TestListenLoopbackOnly(t *testing.T) {
+	if _, err := Listen("0.0.0.0:0", Fast()); err == nil {
+		t.Error("Listen accepted a non-loopback address")
+	}
+	s, err := Start(Fast())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	resp, err := http.Get(s.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("status %d", resp.StatusCode)
+	}
+}
+
+func TestRecord(t *testing.T) {
+	r := &Record{}
+	for i := 1; i <= 100; i++ {
+		r.add(time.Duration(i) * time.Millisecond)
+	}
+	st := r.Stats()
+	if st.Count != 100 || math.Abs(st.P50Ms-50) > 0.1 || math.Abs(st.P99Ms-99) > 0.1 {
+		t.Errorf("stats %+v", st)
+	}
+	r.Reset()
+	if r.Stats().Count != 0 {
+		t.Error("Reset kept samples")
+	}
+}
