@@ -60,6 +60,9 @@ func probeSetup(r *probe.Result) string {
 	switch {
 	case r.Model == "closed":
 		model = fmt.Sprintf("closed model, %d workers", r.Concurrency)
+		if r.Concurrency == 1 {
+			model = "closed model, 1 worker"
+		}
 	case r.Schedule.RequestedPerS != nil:
 		model = fmt.Sprintf("open model %s/s", probeNum(*r.Schedule.RequestedPerS))
 	default:
