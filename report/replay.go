@@ -31,7 +31,7 @@ const (
 
 // replayVerdict says in plain words what the policy would do to the service, from the facts
 // the simulator measured. The most serious consequence comes first.
-func replayVerdict(p sim.PolicyResult) (replayLevel, string) {
+func replayVerdict(p sim.PolicyResult, hasPhases bool) (replayLevel, string) {
 	level := replayGood
 	var clauses []string
 	bad := func(s string) { level = replayBad; clauses = append(clauses, s) }
@@ -73,6 +73,13 @@ func replayVerdict(p sim.PolicyResult) (replayLevel, string) {
 			level = replayWarn
 		}
 		clauses = append(clauses, replayCount(p.Degraded)+" answered from the fallback (degraded, not failed)")
+	}
+	switch {
+	case p.Recovered && p.RecoveryMs != nil && *p.RecoveryMs > 0:
+		clauses = append(clauses, "recovers "+replayDuration(*p.RecoveryMs)+" after the incident ends")
+	case hasPhases && p.Failed+p.Degraded > 0:
+		level = replayBad
+		clauses = append(clauses, "does not recover before arrivals stop")
 	}
 	if p.WastedWork > 0 && p.Requests > 0 && float64(p.WastedWork) >= 0.01*float64(p.Requests) {
 		clauses = append(clauses, replayCount(p.WastedWork)+" calls served after the caller gave up")
@@ -153,7 +160,7 @@ func ReplayText(w io.Writer, r *sim.Result, opts Options) error {
 		nameW = max(nameW, lipgloss.Width(p.Name))
 	}
 	for _, p := range r.Policies {
-		level, text := replayVerdict(p)
+		level, text := replayVerdict(p, r.IncidentEndMs != nil)
 		mark := st.Good.Render("✓")
 		switch level {
 		case replayWarn:
@@ -246,7 +253,7 @@ func ReplayMarkdown(w io.Writer, r *sim.Result, opts Options) error {
 		b.WriteString(r.Description + "\n\n")
 	}
 	for _, p := range r.Policies {
-		level, text := replayVerdict(p)
+		level, text := replayVerdict(p, r.IncidentEndMs != nil)
 		mark := "✅"
 		switch level {
 		case replayWarn:

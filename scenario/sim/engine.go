@@ -992,6 +992,7 @@ func (e *engine) finish(end time.Duration) {
 		}
 	}
 	res.MalformedRetryAfter = e.malformed
+	e.recovery()
 	if e.satClients > 0 {
 		e.saturated += end - e.satSince
 	}
@@ -1000,3 +1001,39 @@ func (e *engine) finish(end time.Duration) {
 
 // httpTimeFormat is the IMF-fixdate layout of RFC 9110 §5.6.7 (net/http.TimeFormat).
 const httpTimeFormat = "Mon, 02 Jan 2006 15:04:05 GMT"
+
+// recoveryQuiet is how long the end of the arrivals must be free of failures and fallbacks
+// for a policy to count as recovered.
+const recoveryQuiet = 10 * time.Second
+
+// recovery works out when requests stopped failing (or degrading) after the last phase of the
+// target ended: the second after the last such second within the arrivals, counted from
+// the phase's end.
+func (e *engine) recovery() {
+	var end time.Duration
+	for _, ph := range e.sc.Target.Phases {
+		end = max(end, ph.End())
+	}
+	if end == 0 || end >= e.duration {
+		return
+	}
+	last := -1
+	for _, s := range e.tl {
+		if time.Duration(s.T)*time.Second >= e.duration {
+			break
+		}
+		if s.Failed > 0 || s.Degraded > 0 {
+			last = s.T
+		}
+	}
+	quietFrom := time.Duration(last+1) * time.Second
+	if quietFrom > e.duration-recoveryQuiet {
+		return
+	}
+	r := 0.0
+	if quietFrom > end {
+		r = ms(quietFrom - end)
+	}
+	e.res.Recovered = true
+	e.res.RecoveryMs = &r
+}

@@ -250,3 +250,23 @@ func TestWorkerBusyThroughBackoff(t *testing.T) {
 		t.Errorf("no worker %d, saturation %v for %vms; the sleeping retry should hold the only worker", pr.NoWorker, pr.WorkerSaturation, pr.SaturatedMs)
 	}
 }
+
+// Recovery: after the hang ends, a policy with a timeout stops failing within seconds; one
+// without keeps failing (its workers never come back).
+func TestRecovery(t *testing.T) {
+	sc := hangScenario()
+	res, err := Run(context.Background(), sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IncidentEndMs == nil || *res.IncidentEndMs != 60_000 {
+		t.Fatalf("incident end %v, want 60000", res.IncidentEndMs)
+	}
+	none, to := res.Policies[0], res.Policies[1]
+	if none.Recovered || none.RecoveryMs != nil {
+		t.Errorf("no timeout: recovered %v after %v; stuck workers never come back", none.Recovered, none.RecoveryMs)
+	}
+	if !to.Recovered || to.RecoveryMs == nil || *to.RecoveryMs > 5000 {
+		t.Errorf("timeout: recovered %v after %v ms; want within a few seconds of the hang's end", to.Recovered, to.RecoveryMs)
+	}
+}

@@ -38,6 +38,9 @@ type Result struct {
 	Seed        int64  `json:"seed"`
 	// DurationMs is how long arrivals lasted (the scenario's duration).
 	DurationMs float64 `json:"duration_ms"`
+	// IncidentEndMs is when the target's last phase ends, when that is before arrivals stop
+	// (so recovery can be judged); null otherwise.
+	IncidentEndMs *float64 `json:"incident_end_ms"`
 	// Interrupted is set when the run was stopped before every policy finished.
 	Interrupted bool           `json:"interrupted,omitempty"`
 	Policies    []PolicyResult `json:"policies"`
@@ -84,6 +87,12 @@ type PolicyResult struct {
 	NoWorker int `json:"no_worker"`
 	// PeakTargetLoadPerS is the most attempts started at the target in one second.
 	PeakTargetLoadPerS float64 `json:"peak_target_load_per_s"`
+	// Recovered says whether, after the last phase of the target ended, requests stopped
+	// failing or degrading for at least the last 10 s of arrivals (false when the scenario has
+	// no phase). RecoveryMs is how long after that phase's end the last failed or degraded
+	// request finished: 0 = at once; null when not recovered or no phase.
+	Recovered  bool     `json:"recovered"`
+	RecoveryMs *float64 `json:"recovery_ms"`
 	// WastedWork counts attempts the target served after their caller had given up.
 	WastedWork int `json:"wasted_work"`
 	// MalformedRetryAfter counts Retry-After values the policy could not parse (ignored).

@@ -33,6 +33,14 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 		DurationMs:  ms(sc.Duration),
 		Policies:    make([]PolicyResult, 0, len(sc.Policies)),
 	}
+	var end time.Duration
+	for _, ph := range sc.Target.Phases {
+		end = max(end, ph.End())
+	}
+	if end > 0 && end < sc.Duration {
+		v := ms(end)
+		res.IncidentEndMs = &v
+	}
 	total := 1000 * len(sc.Policies)
 	for i, p := range sc.Policies {
 		var tick func(now, horizon time.Duration)
