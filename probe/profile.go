@@ -103,7 +103,11 @@ func Merge(profiles []*Result, p AdviceParams) (*Result, error) {
 			return nil, fmt.Errorf("profile %d has no per-phase histograms (save it with patience probe --save)", i+1)
 		}
 		set := histSet{}
-		for name, enc := range r.Histograms {
+		for _, name := range series {
+			enc, ok := r.Histograms[name]
+			if !ok {
+				continue
+			}
 			h, err := DecodeHistogram(enc)
 			if err != nil {
 				return nil, fmt.Errorf("profile %d: histograms.%s: %v", i+1, name, err)

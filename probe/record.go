@@ -11,7 +11,8 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Series names the histograms a probe records (keys of Result.Histograms). DNS, connect and
+// Series names the histograms a probe records (keys of Result.Histograms, which also holds
+// the blended "ttfb", "total" and "sent"). DNS, connect and
 // TLS only happen on fresh connections; the others are split fresh/reused so that the two
 // kinds of request are never blended before the report says so.
 const (

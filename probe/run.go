@@ -717,6 +717,13 @@ func build(m *measurement, meta Result, p AdviceParams) (*Result, error) {
 			return nil, err
 		}
 	}
+	// Blended fresh+reused series for readers that want one histogram per phase; Merge
+	// reads only the split series above, so nothing is counted twice.
+	for _, name := range []string{"ttfb", "total", "sent"} {
+		if res.Histograms[name], err = EncodeHistogram(hs.combined(name+".fresh", name+".reused")); err != nil {
+			return nil, err
+		}
+	}
 	return &res, nil
 }
 
