@@ -322,6 +322,8 @@ func (e *engine) push(at time.Duration, kind eventKind, a *attempt, c *call, n i
 		lane = 0
 	case evTargetArrive:
 		lane = 1
+	case evArrival:
+		lane = 2
 	}
 	e.h.push(ev, lane)
 }

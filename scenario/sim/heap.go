@@ -96,8 +96,9 @@ func (h *eventHeap) pop() event {
 
 func (h *eventHeap) len() int { return len(h.ev) }
 
-// lane is a FIFO of events pushed in time order. Attempt timeouts (now + a fixed timeout) and
-// target arrivals (now + a fixed connect time) are almost always pushed in time order, and
+// lane is a FIFO of events pushed in time order. Attempt timeouts (now + a fixed timeout),
+// target arrivals (now + a fixed connect time) and open-model arrivals (now + a gap) are
+// almost always pushed in time order, and
 // most timeouts are stale by the time they fire: a lane takes and drops them in O(1) where
 // the heap would pay O(log n) twice.
 type lane struct {
@@ -130,7 +131,7 @@ func (l *lane) pop() event {
 // queue is the simulator's agenda: a heap plus FIFO lanes, ordered together by (at, seq).
 type queue struct {
 	h     eventHeap
-	lanes [2]lane
+	lanes [3]lane
 }
 
 func before(a, b *event) bool { return a.at < b.at || (a.at == b.at && a.seq < b.seq) }
@@ -150,7 +151,7 @@ func (q *queue) push(e event, i int) {
 	q.h.push(e)
 }
 
-func (q *queue) len() int { return q.h.len() + q.lanes[0].len() + q.lanes[1].len() }
+func (q *queue) len() int { return q.h.len() + q.lanes[0].len() + q.lanes[1].len() + q.lanes[2].len() }
 
 // pop removes the earliest event.
 func (q *queue) pop() event {
