@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
@@ -24,8 +25,9 @@ import (
 )
 
 // DefaultMaxConcurrency bounds the attempts in flight across all policies of a live replay
-// (file descriptors and goroutines); attempts over it wait, and Replay says so on its log.
-const DefaultMaxConcurrency = 512
+// (file descriptors and goroutines), lowered to what the descriptor limit allows; attempts
+// over it wait, and Replay says so on its log.
+const DefaultMaxConcurrency = 4096
 
 // ErrNotLoopback is returned when --target is not a loopback URL: live replay sends traffic
 // only to this machine.
@@ -39,7 +41,8 @@ type Options struct {
 	// Target is the base URL of a running `patience serve`; "" starts one server per policy
 	// in-process on 127.0.0.1.
 	Target string
-	// MaxConcurrency caps attempts in flight across all policies (default 512).
+	// MaxConcurrency caps attempts in flight across all policies (default 4096, or less
+	// when the file descriptor limit is lower).
 	MaxConcurrency int
 	// Log receives the up-front run-time estimate and warnings (nil = discard).
 	Log io.Writer
@@ -161,7 +164,7 @@ func Replay(ctx context.Context, sc *scenario.Scenario, opts Options) (*sim.Resu
 	}
 	maxConc := opts.MaxConcurrency
 	if maxConc <= 0 {
-		maxConc = DefaultMaxConcurrency
+		maxConc = min(DefaultMaxConcurrency, fdBudget())
 	}
 	typical, most := Estimate(sc, speed)
 	fmt.Fprintf(logw, "live: %d %s at once, %s of arrivals at speed %g: about %s real time (at most %s with the %s drain)\n",
@@ -361,17 +364,20 @@ func (r *run) setup() {
 				bulkhead: policy.NewBulkheadState(lp.Bulkhead),
 			}
 		}
-		// One client per simulated caller. Keep-alives are off so every attempt opens its
-		// own connection, as in the model (connect per attempt, refusal at connect) — and
-		// because net/http silently re-sends a request carrying an Idempotency-Key when a
-		// reused connection breaks (Transport.shouldRetryRequest), which would hide resets.
+		// One client per simulated caller, with keep-alive connections (a fresh connection
+		// per attempt costs the two shared cores more than the rest of the replay). Every
+		// request is made non-replayable (see attempt) so net/http never re-sends one by
+		// itself on a broken reused connection, which would hide resets from the policy.
+		idle := max(r.workers, 16)
 		cs.http = &http.Client{
 			Transport: &http.Transport{
-				DisableKeepAlives:  true,
-				DialContext:        r.dial,
-				MaxConnsPerHost:    cap(r.sem),
-				DisableCompression: true,
-				Proxy:              nil,
+				DialContext:         (&net.Dialer{}).DialContext,
+				MaxConnsPerHost:     cap(r.sem),
+				MaxIdleConns:        idle,
+				MaxIdleConnsPerHost: idle,
+				IdleConnTimeout:     time.Minute,
+				DisableCompression:  true,
+				Proxy:               nil,
 			},
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
@@ -690,49 +696,42 @@ func (r *run) upperAttempt(level int, lr *logical, timeout time.Duration) result
 	}
 }
 
-// dialInfo carries one attempt's connect time and connect timeout (real time) to the dialer.
+// dialInfo records the local address of the connection an attempt dialled, so a refusal
+// RST from the in-process server can be told from a reset.
 type dialInfo struct {
-	connect        time.Duration
-	connectTimeout time.Duration
-	mu             sync.Mutex
-	local          string
+	mu    sync.Mutex
+	local string
 }
 
-type dialKey struct{}
-
-// errConnectTimeout is the connect timeout of the policy firing.
-var errConnectTimeout = errors.New("connect timeout")
-
-// dial applies the target's connect time (the kernel completes loopback handshakes at once,
-// so the driver waits it out here) and the policy's connect timeout, as the simulator does:
-// a connect time at or over the connect timeout fails the attempt after the connect timeout.
-func (r *run) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	info, _ := ctx.Value(dialKey{}).(*dialInfo)
-	if info != nil {
-		wait, fail := info.connect, false
-		if info.connectTimeout > 0 && info.connect >= info.connectTimeout {
-			wait, fail = info.connectTimeout, true
-		}
-		if wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return nil, ctx.Err()
-			}
-		}
-		if fail {
-			return nil, errConnectTimeout
+// connectWait applies the target's connect time and the policy's connect timeout before an
+// attempt is sent, as the simulator does: a connect time at or over the connect timeout
+// fails the attempt after the connect timeout. The kernel completes loopback handshakes at
+// once and connections are reused, so the driver waits the connect time out here. It
+// returns false when ctx ended first.
+func connectWait(ctx context.Context, connect, connectTimeout time.Duration) (timedOut, ok bool) {
+	wait := connect
+	if connectTimeout > 0 && connect >= connectTimeout {
+		wait, timedOut = connectTimeout, true
+	}
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return false, false
 		}
 	}
-	c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
-	if err == nil && info != nil {
+	return timedOut, true
+}
+
+// trace remembers the local address of the connection an attempt got, new or reused.
+func (info *dialInfo) trace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{GotConn: func(g httptrace.GotConnInfo) {
 		info.mu.Lock()
-		info.local = c.LocalAddr().String()
+		info.local = g.Conn.LocalAddr().String()
 		info.mu.Unlock()
-	}
-	return c, err
+	}}
 }
 
 // attempt sends one attempt to the target with a real http.Client.
@@ -759,24 +758,37 @@ func (r *run) attempt(lr *logical, c *policy.Call, timeout time.Duration) result
 	defer func() { <-r.sem }()
 
 	draws := attemptDraws(r.sc, r.sc.Seed, lr.id, j)
-	info := &dialInfo{connect: r.real(draws.connect), connectTimeout: r.real(c.ConnectTimeout(timeout))}
-	ctx := context.WithValue(r.runCtx, dialKey{}, info)
+	info := &dialInfo{}
+	ctx := httptrace.WithClientTrace(r.runCtx, info.trace())
 	cancel := func() {}
 	if timeout > 0 {
 		ctx, cancel = context.WithTimeout(ctx, r.real(timeout))
 	}
 	defer cancel()
+	timedOut, ok := connectWait(ctx, r.real(draws.connect), r.real(c.ConnectTimeout(timeout)))
+	switch {
+	case !ok && r.runCtx.Err() != nil:
+		return result{aborted: true}
+	case !ok:
+		return result{o: policy.Outcome{Kind: policy.Timeout}, wallNow: time.Now()}
+	case timedOut:
+		return result{o: policy.Outcome{Kind: policy.ConnectTimeout}, wallNow: time.Now()}
+	}
 
-	var body io.Reader
+	// The body is never nil and hides its type (io.NopCloser), so the request has no GetBody
+	// and net/http cannot replay it on its own (Transport.shouldRetryRequest). A GET's empty
+	// body is probed and dropped by the transport: nothing extra goes on the wire.
+	payload := ""
 	if !(scenario.Request{Method: r.method}).Idempotent() {
 		// The same payload on every attempt: an Idempotency-Key retry must match its fingerprint.
-		body = strings.NewReader(`{"request":` + strconv.FormatUint(lr.id, 10) + "}\n")
+		payload = `{"request":` + strconv.FormatUint(lr.id, 10) + "}\n"
 	}
-	req, err := http.NewRequestWithContext(ctx, r.method, r.base+r.path, body)
+	req, err := http.NewRequestWithContext(ctx, r.method, r.base+r.path, io.NopCloser(strings.NewReader(payload)))
 	if err != nil {
 		return result{o: policy.Outcome{Kind: policy.Reset}, wallNow: time.Now()}
 	}
-	if body != nil {
+	req.ContentLength = int64(len(payload))
+	if payload != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	idv := r.tag + ":" + strconv.FormatUint(lr.id, 10)
@@ -806,8 +818,6 @@ func (r *run) attempt(lr *logical, c *policy.Call, timeout time.Duration) result
 func (r *run) classify(ctx context.Context, err error, info *dialInfo) result {
 	wall := time.Now()
 	switch {
-	case errors.Is(err, errConnectTimeout):
-		return result{o: policy.Outcome{Kind: policy.ConnectTimeout}, wallNow: wall}
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return result{o: policy.Outcome{Kind: policy.Refused}, wallNow: wall}
 	case r.runCtx.Err() != nil:
