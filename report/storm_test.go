@@ -74,9 +74,9 @@ func stormFixture() *storm.Result {
 		Amplification: storm.Amplification{Theoretical: &theory4, Observed: 3.5},
 		WastedWork:    38000, Analysis: first, Series: series,
 		Policies: []storm.PolicyResult{
-			{PolicyResult: pr("retries", collapse, 52500, 38000, &theory4), Analysis: first},
-			{PolicyResult: pr("no-retries", recover, 15000, 1200, &theory1), Analysis: second},
-			{PolicyResult: pr("token-bucket", recover, 20000, 5000, &theory4), Analysis: third},
+			storm.NewPolicyResult(pr("retries", collapse, 52500, 38000, &theory4), first),
+			storm.NewPolicyResult(pr("no-retries", recover, 15000, 1200, &theory1), second),
+			storm.NewPolicyResult(pr("token-bucket", recover, 20000, 5000, &theory4), third),
 		},
 	}
 	return res

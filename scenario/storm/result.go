@@ -108,9 +108,24 @@ type Analysis struct {
 }
 
 // PolicyResult is one policy: replay's result (the same JSON fields) plus the storm analysis.
+// Where both define a field (recovered: replay's is "no failures in the last 10 s", storm's
+// is DESIGN §6's goodput rule), the storm field wins: replay's result sits one embedding level
+// deeper (replayResult), and Go and encoding/json both resolve a name to the shallowest field.
+// Embedding both at the same level would make Go reject the selector and encoding/json drop
+// both fields silently.
 type PolicyResult struct {
-	sim.PolicyResult
+	replayResult
 	Analysis
+}
+
+// replayResult holds replay's result one embedding level below the storm fields.
+type replayResult struct {
+	sim.PolicyResult
+}
+
+// NewPolicyResult pairs a replay result with its storm analysis.
+func NewPolicyResult(pr sim.PolicyResult, a Analysis) PolicyResult {
+	return PolicyResult{replayResult: replayResult{pr}, Analysis: a}
 }
 
 // Point is one second of the storm series.

@@ -82,7 +82,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 			res.Interrupted = true
 			return res, err
 		}
-		out := PolicyResult{PolicyResult: pr, Analysis: Analyse(sc, pr, res.CapacityPerS)}
+		out := NewPolicyResult(pr, Analyse(sc, pr, res.CapacityPerS))
 		if b, ok := FluidBoundFor(p, res.CapacityPerS, MaxWait(sc)); ok {
 			out.FluidBoundPerS, out.FluidBasis = &b.PerS, b.Basis
 			if h, ok := horizonBound(sc, p, res.CapacityPerS, b); ok {

@@ -232,3 +232,25 @@ func TestBoundedQueueRecovers(t *testing.T) {
 		t.Errorf("fluid bound = %g, want C = 300", *res.FluidBoundPerS)
 	}
 }
+
+// TestPolicyResultJSONStormWins: policies[] carry replay's fields and the storm analysis;
+// where both name a field ("recovered"), the storm value is the one written.
+func TestPolicyResultJSONStormWins(t *testing.T) {
+	for _, recovered := range []bool{true, false} {
+		p := NewPolicyResult(sim.PolicyResult{Name: "x", Requests: 3}, Analysis{Recovered: recovered, Judged: true})
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc["recovered"] != recovered || doc["name"] != "x" || doc["requests"] != 3.0 {
+			t.Errorf("JSON %s: recovered = %v, want %v", b, doc["recovered"], recovered)
+		}
+		if p.Recovered != recovered || p.Name != "x" {
+			t.Errorf("selectors: Recovered %v, Name %q", p.Recovered, p.Name)
+		}
+	}
+}
