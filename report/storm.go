@@ -57,6 +57,11 @@ func stormVerdict(r *storm.Result, a storm.Analysis) (stormLevel, string) {
 	switch {
 	case r.RatePerS <= 0:
 		return stormWarn, "no recovery verdict: the scenario has no arrival rate (closed model or burst)"
+	case a.Metastable && a.GoodputPerS > r.RatePerS*(1+storm.Tolerance):
+		// More goodput than arrivals: not a collapse but a backlog of late retries still
+		// completing when the run ended (long backoffs, queue jobs).
+		return stormWarn, fmt.Sprintf("not settled: %s goodput never stays within 10%% of arrivals; it ends at %s against %s (late retries still completing)",
+			after, stormRate(a.GoodputPerS), stormRate(r.RatePerS))
 	case a.Metastable:
 		return stormBad, fmt.Sprintf("metastable: %s %s and never recovers (goodput %s of %s)",
 			after, load, stormRate(a.GoodputPerS), stormRate(r.RatePerS))

@@ -158,3 +158,17 @@ func TestStormJSONContract(t *testing.T) {
 		t.Errorf("policies[1].amplification = %v, want replay's number", p["amplification"])
 	}
 }
+
+// More goodput than arrivals at the end is a backlog still completing, not a collapse.
+func TestStormVerdictNotSettled(t *testing.T) {
+	r := stormFixture()
+	a := storm.Analysis{Judged: true, Metastable: true, GoodputPerS: 190, FinalOfferedPerS: 200, FinalLoadRatio: f64(0.67)}
+	level, text := stormVerdict(r, a)
+	if level != stormWarn || !strings.HasPrefix(text, "not settled: after the 10s stall ends goodput never stays within 10% of arrivals; it ends at 190/s against 150/s") {
+		t.Errorf("verdict = %v %q", level, text)
+	}
+	a.GoodputPerS = 3
+	if level, text := stormVerdict(r, a); level != stormBad || !strings.HasPrefix(text, "metastable: after the 10s stall ends the dependency receives 0.67× its capacity") {
+		t.Errorf("verdict = %v %q", level, text)
+	}
+}
