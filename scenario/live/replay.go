@@ -48,6 +48,11 @@ type Options struct {
 	Log io.Writer
 	// Fidelity, when set, receives how late the process's timers ran during the replay.
 	Fidelity *Fidelity
+	// Sequential replays the policies one after another, each against a fresh in-process
+	// server, instead of all at once: a fraction of the CPU at any moment, for a busy
+	// machine, at the cost of real time. Ignored with Target (its phases run on its own
+	// clock).
+	Sequential bool
 }
 
 // Fidelity measures how well the machine kept time during a live replay: a 5 ms ticker's
@@ -167,8 +172,14 @@ func Replay(ctx context.Context, sc *scenario.Scenario, opts Options) (*sim.Resu
 		maxConc = min(DefaultMaxConcurrency, fdBudget())
 	}
 	typical, most := Estimate(sc, speed)
-	fmt.Fprintf(logw, "live: %d %s at once, %s of arrivals at speed %g: about %s real time (at most %s with the %s drain)\n",
-		len(sc.Policies), plural(len(sc.Policies), "policy", "policies"), sc.Duration, speed,
+	sequential := opts.Sequential && target == nil
+	how := "at once"
+	if sequential {
+		n := time.Duration(len(sc.Policies))
+		typical, most, how = n*typical, n*most, "one after another"
+	}
+	fmt.Fprintf(logw, "live: %d %s %s, %s of arrivals at speed %g: about %s real time (at most %s with the %s drain)\n",
+		len(sc.Policies), plural(len(sc.Policies), "policy", "policies"), how, sc.Duration, speed,
 		typical.Round(100*time.Millisecond), most.Round(100*time.Millisecond), drainOf(sc))
 
 	res := &sim.Result{
@@ -184,15 +195,36 @@ func Replay(ctx context.Context, sc *scenario.Scenario, opts Options) (*sim.Resu
 			r.base = strings.TrimSuffix(target.String(), "/")
 		} else {
 			r.srv = NewServer(sc, ServerOptions{Speed: speed})
-			if err := r.srv.Start("127.0.0.1:0"); err != nil {
-				for _, prev := range runs[:i] {
-					_ = prev.srv.Stop(time.Second)
-				}
-				return nil, fmt.Errorf("live replay: start the in-process server: %w", err)
-			}
-			r.base = r.srv.URL()
 		}
 		runs[i] = r
+	}
+	// startServer starts a policy's in-process server right before its replay: phases are
+	// timed from the server's start.
+	startServer := func(r *run) error {
+		if r.srv == nil {
+			return nil
+		}
+		if err := r.srv.Start("127.0.0.1:0"); err != nil {
+			r.srv = nil
+			return fmt.Errorf("live replay: start the in-process server: %w", err)
+		}
+		r.base = r.srv.URL()
+		return nil
+	}
+	stopAll := func() {
+		for _, r := range runs {
+			if r.srv != nil && r.base != "" {
+				_ = r.srv.Stop(time.Second)
+			}
+		}
+	}
+	if !sequential {
+		for _, r := range runs {
+			if err := startServer(r); err != nil {
+				stopAll()
+				return nil, err
+			}
+		}
 	}
 	var clockDone chan struct{}
 	var watched sync.WaitGroup
@@ -206,6 +238,17 @@ func Replay(ctx context.Context, sc *scenario.Scenario, opts Options) (*sim.Resu
 	}
 	var wg sync.WaitGroup
 	for _, r := range runs {
+		if sequential {
+			if ctx.Err() != nil {
+				break
+			}
+			if err := startServer(r); err != nil {
+				stopAll()
+				return nil, err
+			}
+			r.play(ctx)
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -221,6 +264,9 @@ func Replay(ctx context.Context, sc *scenario.Scenario, opts Options) (*sim.Resu
 			f.LatenessP50, f.LatenessP99, f.LatenessMax, speed)
 	}
 	for _, r := range runs {
+		if r.hist == nil {
+			continue // interrupted before its turn
+		}
 		r.collect(ctx)
 		if r.srv != nil {
 			_ = r.srv.Stop(time.Second)
