@@ -83,6 +83,8 @@ type attempt struct {
 	service  time.Duration
 	write    time.Duration
 	readVer  uint64
+	deadline time.Duration // the caller's attempt timeout fires then (0 = none)
+	doneAt   time.Duration // when the target will answer, if already scheduled (0 = unknown)
 	holdsKey bool
 	acquired bool // holds a bulkhead slot
 }
@@ -581,15 +583,33 @@ func (e *engine) startAttempt(c *call) {
 	r.refs++
 	c.attempts++
 	a.acquired = ls.bulkhead != nil
-	if timeout > 0 {
-		e.push(e.now+timeout, evAttemptTimeout, a, nil, 0)
-	}
 	if int(c.level) < len(e.levels)-1 {
+		if timeout > 0 {
+			e.push(e.now+timeout, evAttemptTimeout, a, nil, 0)
+		}
 		a.targetOff = true
 		e.startCall(r, int(c.level)+1, a)
 		return
 	}
+	if timeout > 0 {
+		a.deadline = e.now + timeout
+	}
+	gen := a.gen
 	e.send(a, lp, timeout)
+	// Most attempts are answered before their timeout: when the answer is already scheduled
+	// before the deadline, the timeout event would only be dropped as stale, so it is not
+	// pushed at all. Ties go to the timeout (see expire).
+	if a.deadline > 0 && a.gen == gen && !a.callerOff && !(a.doneAt > 0 && a.doneAt < a.deadline) {
+		e.push(a.deadline, evAttemptTimeout, a, nil, 0)
+	}
+}
+
+// expire times out an attempt whose deadline has come when the target answers at that very
+// instant: the caller's timer fires first, as it would have had its event been queued.
+func (e *engine) expire(a *attempt) {
+	if !a.callerOff && a.deadline > 0 && e.now >= a.deadline {
+		e.resolve(a, policy.Outcome{Kind: policy.Timeout})
+	}
 }
 
 func (e *engine) newAttempt() *attempt {
@@ -661,6 +681,7 @@ func (e *engine) send(a *attempt, lp *policy.Policy, timeout time.Duration) {
 }
 
 func (e *engine) targetArrive(a *attempt) {
+	e.expire(a)
 	if a.fault >= 0 {
 		ph := &e.sc.Target.Phases[a.phase]
 		f := &ph.Faults[a.fault]
@@ -745,7 +766,11 @@ func (e *engine) startService(a *attempt) {
 		e.busy++
 		e.levelsChanged()
 	}
-	e.push(e.advance(e.now, a.service), evServiceDone, a, nil, 0)
+	done := e.advance(e.now, a.service)
+	if e.sc.Target.Conflicts != "single-row" {
+		a.doneAt = done
+	}
+	e.push(done, evServiceDone, a, nil, 0)
 }
 
 func (e *engine) freeServer() {
@@ -764,6 +789,7 @@ func (e *engine) freeServer() {
 }
 
 func (e *engine) serviceDone(a *attempt) {
+	e.expire(a)
 	if e.sc.Target.Conflicts == "single-row" && (a.fault < 0) {
 		// The read is done; the conditional write follows on the same server slot and
 		// counts as one more attempt at the target.
@@ -784,6 +810,7 @@ func (e *engine) serviceDone(a *attempt) {
 }
 
 func (e *engine) writeDone(a *attempt) {
+	e.expire(a)
 	e.freeServer()
 	a.targetOff = true
 	if e.rowVer != a.readVer {
