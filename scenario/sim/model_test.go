@@ -270,3 +270,27 @@ func TestRecovery(t *testing.T) {
 		t.Errorf("timeout: recovered %v after %v ms; want within a few seconds of the hang's end", to.Recovered, to.RecoveryMs)
 	}
 }
+
+// An answer that arrives exactly at the caller's timeout is too late: the timer fires first.
+func TestAnswerAtTheTimeoutIsATimeout(t *testing.T) {
+	sc := &scenario.Scenario{
+		Name: "tie", Seed: 1, Duration: 5 * time.Second, Drain: time.Minute,
+		Load: scenario.Load{Clients: 1, Rate: 10, Request: scenario.Request{Method: "GET"}},
+		Target: scenario.Target{
+			Latency: scenario.Distribution{Kind: scenario.DistFixed, Fixed: time.Second},
+		},
+	}
+	p := &policy.Policy{Name: "tie", Timeout: time.Second, Retry: policy.Retry{MaxAttempts: 1}}
+	pr, err := RunPolicy(context.Background(), sc, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.FailureReasons[ReasonTimeout] != pr.Requests || pr.WastedWork != pr.Requests {
+		t.Errorf("%d requests: %v, wasted %d; want every one timed out and its work wasted", pr.Requests, pr.FailureReasons, pr.WastedWork)
+	}
+	p.Timeout = time.Second + time.Nanosecond
+	ok, _ := RunPolicy(context.Background(), sc, p)
+	if ok.Succeeded != ok.Requests {
+		t.Errorf("a nanosecond more: %d of %d succeeded", ok.Succeeded, ok.Requests)
+	}
+}
