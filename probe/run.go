@@ -409,6 +409,11 @@ func (r *runner) closed(ctx context.Context, start time.Time) {
 	deadline := start.Add(cfg.Duration)
 	for range cfg.Concurrency {
 		r.inflight.Go(func() {
+			// A context per worker: each request's timeout context registers with its
+			// parent, and one parent shared by every worker would serialise them on its lock.
+			wctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			ctx := wctx
 			for ctx.Err() == nil {
 				i := next.Add(1) - 1
 				if cfg.Requests > 0 && i >= cfg.Requests {
