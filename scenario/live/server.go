@@ -55,6 +55,9 @@ const StatsSchema = "patience/serve-stats/v1"
 // MaxBody bounds request bodies; larger ones answer 413 (go-httpbin's default too).
 const MaxBody = 1 << 20
 
+// drainMax is how much of an oversized body is read and discarded before the 413.
+const drainMax = 4 << 20
+
 // ServerOptions configure a Server.
 type ServerOptions struct {
 	// Speed divides every duration of the scenario in real time (default 1).
@@ -433,18 +436,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)
 
-	if r.ContentLength > MaxBody {
-		s.plain(w, http.StatusRequestEntityTooLarge, "request body over 1 MiB")
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	if err != nil {
+		s.plain(w, http.StatusBadRequest, "cannot read the request body: "+err.Error())
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			s.plain(w, http.StatusRequestEntityTooLarge, "request body over 1 MiB")
-		} else {
-			s.plain(w, http.StatusBadRequest, "cannot read the request body: "+err.Error())
-		}
+	if len(body) > MaxBody {
+		// Drain a few MiB more so the client, still writing, reads the 413 instead of an
+		// RST; beyond that the connection is closed under it.
+		_, _ = io.CopyN(io.Discard, r.Body, drainMax)
+		w.Header().Set("Connection", "close")
+		s.plain(w, http.StatusRequestEntityTooLarge, "request body over 1 MiB")
 		return
 	}
 	var key string
