@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
@@ -45,7 +46,14 @@ it, the bundled ` + scenario.DefaultName + ` story is replayed.
 The report says in plain words what each policy would do to the service (stuck workers,
 duplicated charges, amplified load), then the figures as columns, then a per-second chart of
 successes, failures and requests in flight. The same input and seed always give the same
-output; -o json gives the machine contract (schema patience/replay/v1).`,
+output; -o json gives the machine contract (schema patience/replay/v1).
+
+The model (DESIGN §6): Poisson arrivals spread over the clients at random (or closed loops, or
+a burst at t=0); each client's workers stay busy through timeouts and backoff sleeps, and an
+arrival that finds none free fails as "no worker"; the target's faults and latency are drawn
+per attempt when it arrives, and work goes on after the caller gave up ("wasted work"); with
+layers, a lower layer keeps retrying after the layer above gave up on it, as it would in
+reality; requests still in flight when the drain ends fail as "stuck".`,
 		Example: `  patience replay
   patience replay payment-double-charge -o markdown
   patience replay my-scenario.yaml --policy preset:aws-standard --policy ours.yaml
@@ -63,7 +71,7 @@ output; -o json gives the machine contract (schema patience/replay/v1).`,
 			return replayRun(c.Context(), opts)
 		},
 	}
-	c.Flags().StringArrayVar(&opts.Policies, "policy", nil, "policy FILE or preset:NAME to replay instead of the scenario's policies (repeatable)")
+	c.Flags().StringArrayVar(&opts.Policies, "policy", nil, "policy FILE or preset:NAME to replay instead of the scenario's policies (repeatable; presets: "+strings.Join(scenario.PresetNames(), ", ")+")")
 	c.Flags().Int64Var(&opts.Seed, "seed", 0, "seed of the simulation (default: the scenario's seed)")
 	addOutputFlag(c, &opts.Output, report.ReplayFormats.Names())
 	addLiveFlags(c, &opts.Live)
