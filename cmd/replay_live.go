@@ -20,6 +20,9 @@ type LiveFlags struct {
 	// Target is the base URL of a running `patience serve` (loopback only); "" starts one
 	// in-process per policy.
 	Target string
+	// Parallel replays every policy at once instead of one after another: faster, but on a
+	// busy machine the clients and servers compete for CPU and timeouts fire late.
+	Parallel bool
 }
 
 // addLiveFlags registers --live, --speed and --target on `patience replay`.
@@ -28,6 +31,7 @@ func addLiveFlags(c *cobra.Command, o *LiveFlags) {
 	fl.BoolVar(&o.Live, "live", false, "replay over real sockets: a loopback `patience serve` per policy and a real net/http client per simulated client")
 	fl.Float64Var(&o.Speed, "speed", 1, "with --live: divide every duration of the scenario and the policies by this factor in real time")
 	fl.StringVar(&o.Target, "target", "", "with --live: base URL of a running `patience serve` to replay against (loopback only)")
+	fl.BoolVar(&o.Parallel, "parallel", false, "with --live: replay every policy at once (faster; less faithful on a busy machine)")
 }
 
 // replayLiveWith runs the live replay of sc with the live flags lf: the same result schema
@@ -49,7 +53,10 @@ func replayLiveWith(ctx context.Context, opts *ReplayOptions, sc *scenario.Scena
 	if opts.IO != nil && !opts.IO.Quiet {
 		logw = opts.IO.ErrOut
 	}
-	res, err := live.Replay(ctx, sc, live.Options{Speed: lf.Speed, Target: lf.Target, Log: logw, Fidelity: &live.Fidelity{}})
+	// Policies run one after another unless --parallel: the agreement with the simulator
+	// depends on timers firing on time (see live.Fidelity, reported on stderr).
+	res, err := live.Replay(ctx, sc, live.Options{Speed: lf.Speed, Target: lf.Target, Log: logw,
+		Fidelity: &live.Fidelity{}, Sequential: !lf.Parallel})
 	if errors.Is(err, live.ErrNotLoopback) {
 		return nil, UsageError(err)
 	}

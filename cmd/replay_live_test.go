@@ -40,7 +40,7 @@ func TestReplayLive(t *testing.T) {
 	if res.Mode != sim.ModeLive || len(res.Policies) != 2 {
 		t.Fatalf("mode %q, %d policies", res.Mode, len(res.Policies))
 	}
-	if !strings.Contains(errOut.String(), "about 1s real time") {
+	if !strings.Contains(errOut.String(), "one after another") || !strings.Contains(errOut.String(), "about 2s real time") {
 		t.Errorf("run time not announced up front: %q", errOut.String())
 	}
 	simRes, err := sim.Run(context.Background(), sc, sim.Options{})
@@ -79,11 +79,11 @@ func TestAddLiveFlags(t *testing.T) {
 	var lf LiveFlags
 	c := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
 	addLiveFlags(c, &lf)
-	c.SetArgs([]string{"--live", "--speed", "10", "--target", "http://127.0.0.1:9"})
+	c.SetArgs([]string{"--live", "--speed", "10", "--target", "http://127.0.0.1:9", "--parallel"})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if !lf.Live || lf.Speed != 10 || lf.Target != "http://127.0.0.1:9" {
+	if !lf.Live || lf.Speed != 10 || lf.Target != "http://127.0.0.1:9" || !lf.Parallel {
 		t.Fatalf("%+v", lf)
 	}
 }
