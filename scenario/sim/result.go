@@ -68,7 +68,8 @@ type PolicyResult struct {
 	// retries without limit.
 	TheoreticalAmplification *float64 `json:"theoretical_amplification"`
 	// Latency is what callers waited: from arrival to the end of the logical request, for
-	// every request that got a worker (successes, failures, degraded and stuck alike).
+	// every request not refused at arrival for lack of a worker (successes, failures,
+	// degraded and stuck alike).
 	Latency Latency `json:"latency"`
 	// FinishedMs is when the last logical request finished (stuck ones at the drain end).
 	FinishedMs float64 `json:"finished_ms"`
@@ -83,7 +84,10 @@ type PolicyResult struct {
 	// SaturatedMs is how long, in total, at least one client had every worker busy: the time
 	// during which that client could serve nothing else.
 	SaturatedMs float64 `json:"saturated_ms"`
-	// NoWorker counts logical requests refused because no client worker was free.
+	// NoWorker counts calls refused because no client worker was free. Workers belong to the
+	// bottom layer (the caller of the dependency): for a single-layer policy these are logical
+	// requests failed at arrival; below other layers, each refused bottom call counts (the
+	// layer above sees a 503 and may try again), so it can exceed Requests.
 	NoWorker int `json:"no_worker"`
 	// PeakTargetLoadPerS is the most attempts started at the target in one second.
 	PeakTargetLoadPerS float64 `json:"peak_target_load_per_s"`
