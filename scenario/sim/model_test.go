@@ -294,3 +294,24 @@ func TestAnswerAtTheTimeoutIsATimeout(t *testing.T) {
 		t.Errorf("a nanosecond more: %d of %d succeeded", ok.Succeeded, ok.Requests)
 	}
 }
+
+// An upper layer that gives up on a lower call does not stop it: the lower layer does not know
+// and keeps retrying, so even with short upper timeouts against a hanging dependency every
+// layer's attempts multiply.
+func TestAbandonedLowerCallsKeepRetrying(t *testing.T) {
+	sc := failing(10, 10*time.Second)
+	sc.Target.Phases[0].Faults = []scenario.Fault{{Kind: scenario.FaultHang, Percent: 1}}
+	p := layered("p", 3, 6)
+	p.Timeout = 100 * time.Millisecond
+	p.Layers[0].Policy.Timeout = 50 * time.Millisecond // gives up long before the lower call ends
+	pr, err := RunPolicy(context.Background(), sc, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.Amplification != 18 {
+		t.Errorf("amplification %v, want 18: abandoned lower calls still make their 6 attempts", pr.Amplification)
+	}
+	if pr.FailureReasons[ReasonTimeout] != pr.Requests {
+		t.Errorf("reasons %v; every logical request should time out at the top", pr.FailureReasons)
+	}
+}
