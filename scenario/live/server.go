@@ -110,7 +110,6 @@ type Server struct {
 	dupes      int64
 	dupesByTag map[string]int64
 	refusedBy  map[string]bool // remote addresses answered with a refusal RST
-	nextAnon   int64
 }
 
 // NewServer prepares a server for sc; Start opens the socket.
@@ -410,12 +409,11 @@ func (s *Server) execute(r *http.Request, logical string) {
 		return
 	}
 	s.sideEff.Add(1)
+	if logical == "" {
+		return // no logical id: it cannot be told apart from a retry, so it is not kept
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if logical == "" {
-		s.nextAnon++
-		logical = "anon-" + strconv.FormatInt(s.nextAnon, 10)
-	}
 	s.executions[logical]++
 	if s.executions[logical] > 1 {
 		s.dupes++
