@@ -232,6 +232,9 @@ func loadStorm(opts *StormOptions) (*scenario.Scenario, *storm.Model, error) {
 			return nil, nil, UsageErrorf("--queue must be 0 (unbounded) or positive")
 		}
 		if sc.Target.Capacity == nil {
+			if !ch["capacity"] {
+				return nil, nil, UsageErrorf("--queue needs --capacity: scenario %s has no capacity limit to queue behind", sc.Name)
+			}
 			sc.Target.Capacity = &scenario.Capacity{Queue: storm.UnboundedQueue}
 		}
 		if ch["capacity"] {
