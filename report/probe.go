@@ -183,7 +183,12 @@ func ProbeText(w io.Writer, r *probe.Result, o Options) error {
 	kv := func(k, v string) { fmt.Fprintf(&b, "%s %s\n", st.Key.Render(fmt.Sprintf("%-10s", k)), v) }
 	kv("responses", probeStatusLine(r.Status))
 	kv("errors", probeErrorLine(r.Errors))
-	kv("schedule", probeScheduleLine(r))
+	// The schedule line is long; on a terminal it is split after the rate figures.
+	sched := strings.SplitN(probeScheduleLine(r), " · ", 2)
+	kv("schedule", sched[0])
+	if len(sched) > 1 {
+		fmt.Fprintf(&b, "%s %s\n", strings.Repeat(" ", 10), sched[1])
+	}
 
 	if len(r.Distribution) > 0 {
 		fmt.Fprintln(&b)
