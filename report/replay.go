@@ -48,6 +48,10 @@ func replayVerdict(p sim.PolicyResult, hasPhases bool) (replayLevel, string) {
 	if p.Duplicates > 0 {
 		bad(replayCount(p.Duplicates) + " side effects executed twice (customers charged twice)")
 	}
+	if p.UnknownOutcomes > 0 {
+		level = max(level, replayWarn)
+		clauses = append(clauses, replayCount(p.UnknownOutcomes)+" requests in an unknown state (the server may have acted): someone must confirm them")
+	}
 	// PT009's default max_amplification is 10: above it a retry policy multiplies an outage.
 	switch {
 	case p.Amplification >= 10:
@@ -133,6 +137,7 @@ var replayRows = []struct {
 	{"latency max", func(p sim.PolicyResult) string { return replayDuration(p.Latency.MaxMs) }},
 	{"finished at", func(p sim.PolicyResult) string { return replayDuration(p.FinishedMs) }},
 	{"duplicates", func(p sim.PolicyResult) string { return replayCount(p.Duplicates) }},
+	{"unknown outcome", func(p sim.PolicyResult) string { return replayCount(p.UnknownOutcomes) }},
 	{"peak in flight", func(p sim.PolicyResult) string { return replayCount(p.PeakInFlight) }},
 	{"worker saturation", func(p sim.PolicyResult) string {
 		if p.WorkerSaturation == 0 {

@@ -74,6 +74,9 @@ func TestLessonPaymentDoubleCharge(t *testing.T) {
 	if without.Duplicates == 0 {
 		t.Error("without-key: no duplicate charges; the lesson needs some")
 	}
+	if none.UnknownOutcomes == 0 || with.UnknownOutcomes != 0 {
+		t.Errorf("unknown outcomes: no-retry %d, with-key %d; not retrying leaves charges to confirm by hand", none.UnknownOutcomes, with.UnknownOutcomes)
+	}
 	if none.SuccessRate >= with.SuccessRate {
 		t.Errorf("no-retry success %v ≥ with-key %v; not retrying should leave charges unconfirmed", none.SuccessRate, with.SuccessRate)
 	}

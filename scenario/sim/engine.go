@@ -922,6 +922,9 @@ func (e *engine) endCall(c *call, kind int, reason string) {
 	c.parent, c.req = nil, nil
 	e.freeCall = append(e.freeCall, c)
 	if level == 0 {
+		if kind == outcomeFailed && hasLast && !e.idem && policy.Classify(last) == policy.ClassUnknown {
+			e.res.UnknownOutcomes++
+		}
 		e.finishRequest(r, kind, reason)
 		e.unref(r)
 		return

@@ -76,6 +76,10 @@ type PolicyResult struct {
 	// Duplicates counts extra executions of non-idempotent requests sent without a key
 	// (a customer charged twice counts 1).
 	Duplicates int `json:"duplicates"`
+	// UnknownOutcomes counts failed non-idempotent requests whose last answer left the
+	// outcome unknown (timeout, reset, 5xx): the server may have acted — a charge someone must
+	// now confirm by hand.
+	UnknownOutcomes int `json:"unknown_outcomes"`
 	// PeakInFlight is the most logical requests in flight at once.
 	PeakInFlight int `json:"peak_in_flight"`
 	// WorkerSaturation is the peak share of one client's workers busy at once (1.0 = some
