@@ -85,6 +85,9 @@ func runPolicy(ctx context.Context, sc *scenario.Scenario, p *policy.Policy, tic
 }
 
 func validate(sc *scenario.Scenario, p *policy.Policy) error {
+	if sc == nil {
+		return errors.New("sim: nil scenario")
+	}
 	if p == nil {
 		return errors.New("sim: nil policy")
 	}
