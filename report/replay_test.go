@@ -153,3 +153,17 @@ func TestReplayFormatting(t *testing.T) {
 		}
 	}
 }
+
+// The JSON contract (DESIGN §3) that live, check and storm read: field names and shapes. The
+// timelines are cut to three seconds to keep the golden readable.
+func TestReplayJSONGolden(t *testing.T) {
+	res := replayFixture(t)
+	for i := range res.Policies {
+		res.Policies[i].Timeline = res.Policies[i].Timeline[:3]
+	}
+	var buf bytes.Buffer
+	if err := JSON(&buf, res, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, "replay_json", buf.Bytes())
+}
