@@ -115,7 +115,7 @@ func (p *AdviceParams) defaults() {
 func (c *Config) Validate() error {
 	u, err := url.Parse(c.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("target %q is not an http:// or https:// URL", c.URL)
+		return fmt.Errorf("target %q is not an http:// or https:// URL", RedactURL(c.URL))
 	}
 	if c.Method == "" {
 		c.Method = http.MethodGet
