@@ -147,6 +147,7 @@ var replayRows = []struct {
 	}},
 	{"no worker", func(p sim.PolicyResult) string { return replayCount(p.NoWorker) }},
 	{"peak target load", func(p sim.PolicyResult) string { return chartNumber(p.PeakTargetLoadPerS) + "/s" }},
+	{"peak retry burst", func(p sim.PolicyResult) string { return chartNumber(p.PeakRetryBurstPerS) + "/s" }},
 	{"wasted work", func(p sim.PolicyResult) string { return replayCount(p.WastedWork) }},
 }
 

@@ -100,6 +100,13 @@ func TestLessonRetryStorm(t *testing.T) {
 		t.Errorf("peak load: immediate %v, exponential %v, full jitter %v; immediate retries should peak highest",
 			imm.PeakTargetLoadPerS, exp.PeakTargetLoadPerS, jit.PeakTargetLoadPerS)
 	}
+	// Without jitter each wave of retries starts in the same instant; full jitter spreads it
+	// over the backoff window. 2,976 refused herd calls retried at once is ≈ 30,000/s in one
+	// 100 ms window; spread over U[0, 1s] it is ≈ 3,000/s.
+	if !(imm.PeakRetryBurstPerS > exp.PeakRetryBurstPerS && exp.PeakRetryBurstPerS > 3*jit.PeakRetryBurstPerS) {
+		t.Errorf("retry burst: immediate %v, exponential %v, full jitter %v; want immediate > exponential > 3 × full jitter",
+			imm.PeakRetryBurstPerS, exp.PeakRetryBurstPerS, jit.PeakRetryBurstPerS)
+	}
 	if !(jit.Attempts < exp.Attempts && jit.SuccessRate > exp.SuccessRate+0.1) {
 		t.Errorf("full jitter: %d attempts, success %v; exponential: %d, %v; jitter should do more with less",
 			jit.Attempts, jit.SuccessRate, exp.Attempts, exp.SuccessRate)

@@ -95,6 +95,11 @@ type PolicyResult struct {
 	NoWorker int `json:"no_worker"`
 	// PeakTargetLoadPerS is the most attempts started at the target in one second.
 	PeakTargetLoadPerS float64 `json:"peak_target_load_per_s"`
+	// PeakRetryBurstPerS is the most retries (at the layer that calls the dependency) started
+	// in one 100 ms window, scaled to per second: the spike a synchronised wave of retries puts
+	// on the dependency, which the per-second peak averages away (Brooker, "Exponential
+	// Backoff And Jitter", AWS Architecture Blog, 2015).
+	PeakRetryBurstPerS float64 `json:"peak_retry_burst_per_s"`
 	// Recovered says whether, after the last phase of the target ended, requests stopped
 	// failing or degrading for at least the last 10 s of arrivals (false when the scenario has
 	// no phase). RecoveryMs is how long after that phase's end the last failed or degraded
