@@ -53,7 +53,9 @@ a burst at t=0); each client's workers stay busy through timeouts and backoff sl
 arrival that finds none free fails as "no worker"; the target's faults and latency are drawn
 per attempt when it arrives, and work goes on after the caller gave up ("wasted work"); with
 layers, a lower layer keeps retrying after the layer above gave up on it, as it would in
-reality; requests still in flight when the drain ends fail as "stuck".`,
+reality; requests still in flight when the drain ends fail as "stuck".
+
+` + scenario.PresetHelp(),
 		Example: `  patience replay
   patience replay payment-double-charge -o markdown
   patience replay my-scenario.yaml --policy preset:aws-standard --policy ours.yaml
