@@ -26,8 +26,10 @@ import (
 
 // DefaultMaxConcurrency bounds the attempts in flight across all policies of a live replay
 // (file descriptors and goroutines), lowered to what the descriptor limit allows; attempts
-// over it wait, and Replay says so on its log.
-const DefaultMaxConcurrency = 4096
+// over it wait, and Replay says so on its log. A thundering herd (load.burst) larger than
+// this is spread out by it: real sockets cannot open thousands of connections in the same
+// instant the way the simulator's clock can.
+const DefaultMaxConcurrency = 1024
 
 // ErrNotLoopback is returned when --target is not a loopback URL: live replay sends traffic
 // only to this machine.
@@ -41,7 +43,7 @@ type Options struct {
 	// Target is the base URL of a running `patience serve`; "" starts one server per policy
 	// in-process on 127.0.0.1.
 	Target string
-	// MaxConcurrency caps attempts in flight across all policies (default 4096, or less
+	// MaxConcurrency caps attempts in flight across all policies (default 1024, or less
 	// when the file descriptor limit is lower).
 	MaxConcurrency int
 	// Log receives the up-front run-time estimate and warnings (nil = discard).

@@ -34,6 +34,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -166,7 +167,9 @@ func (s *Server) Start(addr string) error {
 		Handler:           s.recoverMiddleware(s),
 		ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          nil,
+		// net/http's own complaints (accept errors, TLS probes) go to our log, not to the
+		// process-wide logger on stderr.
+		ErrorLog: log.New(s.log, "serve: ", 0),
 	}
 	s.start = time.Now()
 	go func() { _ = s.srv.Serve(ln) }()
