@@ -31,6 +31,7 @@ type demoStep struct {
 // demoSteps is the tour, in order.
 var demoSteps = []demoStep{
 	{name: "probe", run: demoProbe},
+	{name: "replay", run: demoReplay},
 }
 
 // NewCmdDemo builds `patience demo`: the tour on embedded defaults, loopback only, offline.
@@ -41,7 +42,9 @@ func NewCmdDemo(f *Factory, runF func(*DemoOptions) error) *cobra.Command {
 		Short: "A tour on a built-in loopback target: probe it and get a timeout policy",
 		Long: `Demo starts an in-process HTTP server on 127.0.0.1 whose latency is lognormal
 (p50 about 40 ms, p99 about 300 ms) with about 1% 503s, all from a seeded RNG, probes it
-with the open model and prints the report and the recommended timeouts. It needs no
+with the open model and prints the report and the recommended timeouts. Then it replays the
+bundled ` + "`" + `delivery-date-hang` + "`" + ` scenario (simulated, deterministic): what no timeout, timeouts, and
+timeouts with a breaker and fallback do to a checkout page when an API hangs. It needs no
 network and no configuration.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
