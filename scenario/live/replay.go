@@ -327,11 +327,24 @@ type run struct {
 // liveClient is one simulated caller instance: its workers, its policy state per layer (the
 // same types the simulator uses, behind a lock) and its own http.Client.
 type liveClient struct {
-	mu     sync.Mutex
+	mu sync.Mutex
+	// last is the latest time handed to the breaker and budget: their contract is that time
+	// never goes backwards, and goroutines read the clock before they get the lock.
+	last   time.Duration
 	busy   int
 	levels []levelState
 	rng    *rand.Rand
 	http   *http.Client
+}
+
+// monotonic returns now, or the latest time already handed out if that is later; cs.mu
+// must be held.
+func (cs *liveClient) monotonic(now time.Duration) time.Duration {
+	if now < cs.last {
+		return cs.last
+	}
+	cs.last = now
+	return now
 }
 
 type levelState struct {
@@ -622,7 +635,7 @@ func (r *run) call(level int, lr *logical) (kind int, reason string, last policy
 	c := policy.NewCall(lp, r.req, r.now())
 	if ls.budget != nil {
 		cs.mu.Lock()
-		ls.budget.OnRequest(r.now())
+		ls.budget.OnRequest(cs.monotonic(r.now()))
 		cs.mu.Unlock()
 	}
 	for {
@@ -635,7 +648,7 @@ func (r *run) call(level int, lr *logical) (kind int, reason string, last policy
 			return outcomeFailed, sim.ReasonDeadline, last, hasLast
 		}
 		cs.mu.Lock()
-		if ls.breaker != nil && !ls.breaker.Allow(now) {
+		if ls.breaker != nil && !ls.breaker.Allow(cs.monotonic(now)) {
 			cs.mu.Unlock()
 			if lp.Fallback {
 				return outcomeDegraded, "", last, hasLast
@@ -657,8 +670,8 @@ func (r *run) call(level int, lr *logical) (kind int, reason string, last policy
 		} else {
 			res = r.attempt(lr, c, timeout)
 		}
-		now = r.now()
 		cs.mu.Lock()
+		now = cs.monotonic(r.now())
 		if ls.bulkhead != nil {
 			ls.bulkhead.Release()
 		}
