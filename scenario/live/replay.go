@@ -186,7 +186,7 @@ func Replay(ctx context.Context, sc *scenario.Scenario, opts Options) (*sim.Resu
 
 	res := &sim.Result{
 		Schema: sim.Schema, Mode: sim.ModeLive, Scenario: sc.Name, Description: sc.Description,
-		Seed: sc.Seed, DurationMs: msOf(sc.Duration),
+		Seed: sc.Seed, DurationMs: msOf(sc.Duration), IncidentEndMs: incidentEnd(sc),
 	}
 	sem := make(chan struct{}, maxConc)
 	var warnOnce sync.Once
@@ -304,12 +304,13 @@ type run struct {
 	log      io.Writer
 	warnOnce *sync.Once
 
-	req     policy.Request
-	sendKey bool
-	method  string
-	path    string
-	workers int
-	clients []*liveClient
+	req        policy.Request
+	idempotent bool
+	sendKey    bool
+	method     string
+	path       string
+	workers    int
+	clients    []*liveClient
 
 	start  time.Time
 	runCtx context.Context // cancelled at the end of the drain
@@ -322,6 +323,13 @@ type run struct {
 	inFlight  int
 	totalBusy int
 	lastEnd   time.Duration
+	// saturation: clients with every worker busy, since when, and the total so far
+	satClients int
+	satSince   time.Duration
+	saturated  time.Duration
+	// retry bursts at the bottom layer, per 100 ms window
+	burstWindow int64
+	burstCount  int
 }
 
 // liveClient is one simulated caller instance: its workers, its policy state per layer (the
@@ -411,6 +419,7 @@ func (r *run) setup() {
 	}
 	r.sendKey = p.SendsKey(sc.Load.Request.IdempotencyKey)
 	r.req = policy.Request{Method: r.method, HasKey: r.sendKey}
+	r.idempotent = r.req.Idempotent()
 	r.workers = sc.Load.Workers
 	n := max(sc.Load.Clients, 1)
 	seed := uint64(sc.Seed)
@@ -536,26 +545,17 @@ func (r *run) levelsChanged(now time.Duration) {
 // loops (wait = true) run it on the caller's goroutine.
 func (r *run) arrive(id uint64, client int, wait bool) {
 	now := r.now()
-	cs := r.clients[client]
+	single := len(r.levels) == 1
 	r.mu.Lock()
 	r.res.Requests++
 	r.second(now).Arrivals++
-	cs.mu.Lock()
-	if r.workers > 0 && cs.busy >= r.workers {
-		cs.mu.Unlock()
+	if single && !r.acquireWorker(client, now) {
 		r.res.NoWorker++
 		r.res.Failed++
 		r.res.FailureReasons[sim.ReasonNoWorker]++
 		r.second(now).Failed++
 		r.mu.Unlock()
 		return
-	}
-	cs.busy++
-	busy := cs.busy
-	cs.mu.Unlock()
-	r.totalBusy++
-	if r.workers > 0 {
-		r.res.WorkerSaturation = max(r.res.WorkerSaturation, float64(busy)/float64(r.workers))
 	}
 	r.inFlight++
 	r.res.PeakInFlight = max(r.res.PeakInFlight, r.inFlight)
@@ -566,8 +566,13 @@ func (r *run) arrive(id uint64, client int, wait bool) {
 	r.wg.Add(1)
 	body := func() {
 		defer r.wg.Done()
-		kind, reason, _, _ := r.call(0, lr)
-		r.finish(lr, kind, reason)
+		kind, reason, last, hasLast := r.call(0, lr)
+		if kind == outcomeFailed && hasLast && !r.idempotent && policy.Classify(last) == policy.ClassUnknown {
+			r.mu.Lock()
+			r.res.UnknownOutcomes++
+			r.mu.Unlock()
+		}
+		r.finish(lr, kind, reason, single)
 	}
 	if wait {
 		body()
@@ -576,13 +581,54 @@ func (r *run) arrive(id uint64, client int, wait bool) {
 	}
 }
 
+// acquireWorker takes one of the client's workers, or says there is none free; r.mu must be
+// held. As in the simulator, workers belong to the bottom layer: a single-layer request holds
+// one from arrival to end, below other layers each bottom call holds one.
+func (r *run) acquireWorker(client int, now time.Duration) bool {
+	cs := r.clients[client]
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if r.workers > 0 && cs.busy >= r.workers {
+		return false
+	}
+	cs.busy++
+	r.totalBusy++
+	if r.workers > 0 {
+		if cs.busy == r.workers {
+			if r.satClients == 0 {
+				r.satSince = now
+			}
+			r.satClients++
+		}
+		r.res.WorkerSaturation = max(r.res.WorkerSaturation, float64(cs.busy)/float64(r.workers))
+	}
+	r.levelsChanged(now)
+	return true
+}
+
+// releaseWorker gives a worker back; r.mu must be held.
+func (r *run) releaseWorker(client int, now time.Duration) {
+	cs := r.clients[client]
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if r.workers > 0 && cs.busy == r.workers {
+		r.satClients--
+		if r.satClients == 0 {
+			r.saturated += now - r.satSince
+		}
+	}
+	cs.busy--
+	r.totalBusy--
+	r.levelsChanged(now)
+}
+
 const (
 	outcomeSucceeded = iota
 	outcomeFailed
 	outcomeDegraded
 )
 
-func (r *run) finish(lr *logical, kind int, reason string) {
+func (r *run) finish(lr *logical, kind int, reason string, holdsWorker bool) {
 	now := r.now()
 	if r.runCtx.Err() != nil && kind == outcomeFailed {
 		// Still in flight when the drain ended (or the run was interrupted): the simulator's
@@ -593,7 +639,6 @@ func (r *run) finish(lr *logical, kind int, reason string) {
 	if kind == outcomeSucceeded && lr.degraded {
 		kind = outcomeDegraded
 	}
-	cs := r.clients[lr.client]
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.second(now)
@@ -612,11 +657,18 @@ func (r *run) finish(lr *logical, kind int, reason string) {
 	_ = r.hist.RecordValue(max(int64((now-lr.start)/time.Microsecond), 1))
 	r.lastEnd = max(r.lastEnd, now)
 	r.inFlight--
-	r.totalBusy--
-	cs.mu.Lock()
-	cs.busy--
-	cs.mu.Unlock()
+	if holdsWorker {
+		r.releaseWorker(lr.client, now)
+	}
 	r.levelsChanged(now)
+}
+
+// burstWindow is the window of PeakRetryBurstPerS, as in the simulator.
+const burstWindow = 100 * time.Millisecond
+
+// flushBurst folds the current retry-burst window into the peak; r.mu must be held.
+func (r *run) flushBurst() {
+	r.res.PeakRetryBurstPerS = max(r.res.PeakRetryBurstPerS, float64(r.burstCount)*float64(time.Second/burstWindow))
 }
 
 // result is an attempt's outcome with the wall-clock time its Retry-After is relative to.
@@ -633,6 +685,26 @@ func (r *run) call(level int, lr *logical) (kind int, reason string, last policy
 	cs := r.clients[lr.client]
 	ls := &cs.levels[level]
 	c := policy.NewCall(lp, r.req, r.now())
+	if level > 0 && level == len(r.levels)-1 {
+		now := r.now()
+		r.mu.Lock()
+		ok := r.acquireWorker(lr.client, now)
+		if !ok {
+			r.res.NoWorker++
+		}
+		r.mu.Unlock()
+		if !ok {
+			// The server below the upper layers has no free worker: it answers 503 at once,
+			// and the layer above decides whether to try again.
+			return outcomeFailed, sim.ReasonNoWorker, policy.Outcome{Kind: policy.Status, Status: 503}, true
+		}
+		defer func() {
+			now := r.now()
+			r.mu.Lock()
+			r.releaseWorker(lr.client, now)
+			r.mu.Unlock()
+		}()
+	}
 	if ls.budget != nil {
 		cs.mu.Lock()
 		ls.budget.OnRequest(cs.monotonic(r.now()))
@@ -802,6 +874,13 @@ func (r *run) attempt(lr *logical, c *policy.Call, timeout time.Duration) result
 	r.mu.Lock()
 	r.res.Attempts++
 	r.second(now).Attempts++
+	if j > 0 {
+		if w := int64(now / burstWindow); w != r.burstWindow {
+			r.flushBurst()
+			r.burstWindow, r.burstCount = w, 0
+		}
+		r.burstCount++
+	}
 	r.mu.Unlock()
 
 	select {
@@ -941,6 +1020,14 @@ func (r *run) collect(ctx context.Context) {
 	for _, s := range r.tl {
 		res.PeakTargetLoadPerS = max(res.PeakTargetLoadPerS, float64(s.Attempts))
 	}
+	r.mu.Lock()
+	r.flushBurst()
+	if r.satClients > 0 {
+		r.saturated += end - r.satSince
+	}
+	r.mu.Unlock()
+	res.SaturatedMs = msOf(r.saturated)
+	res.Recovered, res.RecoveryMs = recovery(r.sc, r.tl)
 	if r.srv != nil {
 		st := r.srv.Stats()
 		res.Duplicates = int(st.DuplicateSideEffects)
@@ -952,6 +1039,54 @@ func (r *run) collect(ctx context.Context) {
 	} else {
 		fmt.Fprintf(r.log, "live: warning: cannot read %s%s: %v (duplicates unknown, shown as 0)\n", r.base, StatsPath, err)
 	}
+}
+
+// recoveryQuiet is how long the end of the arrivals must be free of failures and fallbacks
+// for a policy to count as recovered (scenario/sim's rule).
+const recoveryQuiet = 10 * time.Second
+
+// recovery applies the simulator's rule to a live timeline: recovered when, after the last
+// phase ended, no second failed or degraded during the last 10 s of arrivals; RecoveryMs is
+// from the phase's end to the first quiet second.
+func recovery(sc *scenario.Scenario, tl []sim.Second) (bool, *float64) {
+	var end time.Duration
+	for _, ph := range sc.Target.Phases {
+		end = max(end, ph.End())
+	}
+	if end == 0 || end >= sc.Duration {
+		return false, nil
+	}
+	last := -1
+	for _, s := range tl {
+		if time.Duration(s.T)*time.Second >= sc.Duration {
+			break
+		}
+		if s.Failed > 0 || s.Degraded > 0 {
+			last = s.T
+		}
+	}
+	quietFrom := time.Duration(last+1) * time.Second
+	if quietFrom > sc.Duration-recoveryQuiet {
+		return false, nil
+	}
+	v := 0.0
+	if quietFrom > end {
+		v = msOf(quietFrom - end)
+	}
+	return true, &v
+}
+
+// incidentEnd is when the target's last phase ends, when that is before arrivals stop.
+func incidentEnd(sc *scenario.Scenario) *float64 {
+	var end time.Duration
+	for _, ph := range sc.Target.Phases {
+		end = max(end, ph.End())
+	}
+	if end > 0 && end < sc.Duration {
+		v := msOf(end)
+		return &v
+	}
+	return nil
 }
 
 // fetchStats reads the stats of a running `patience serve`.
