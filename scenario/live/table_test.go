@@ -28,7 +28,7 @@ func TestAgreementTable(t *testing.T) {
 	}
 	// Speeds keep each policy's run within about a minute of real time and the load within
 	// what two shared cores serve: retry-storm-10-servers offers 200/s before retries.
-	speeds := map[string]float64{"retry-storm-10-servers": 4, "shipping-queue": 60}
+	speeds := map[string]float64{"retry-storm-10-servers": 2, "shipping-queue": 60}
 	var rows []string
 	for _, name := range scenarios.Names() {
 		if want != "1" && want != name {
