@@ -231,6 +231,11 @@ type runner struct {
 	cancel context.CancelFunc
 	// base is the request without a body, parsed once; nil when each send needs a body.
 	base *http.Request
+	// legacy: the target is reached through a proxy, so timings come from a per-request
+	// trace with every hook instead of the probe's own dialer (see client.go).
+	legacy bool
+	// idle holds the open model's callers between requests (at most MaxInFlight exist).
+	idle chan *caller
 
 	inflight     sync.WaitGroup
 	inFlightNow  atomic.Int64
@@ -254,17 +259,30 @@ func newRunner(cfg Config) *runner {
 	if cfg.Concurrency > 0 {
 		idle = cfg.Concurrency
 	}
+	// Whether the target goes through a proxy depends only on its URL and the environment.
+	legacy := false
+	if probeReq, err := http.NewRequest(http.MethodGet, cfg.URL, nil); err == nil {
+		if proxy, err := http.ProxyFromEnvironment(probeReq); err != nil || proxy != nil {
+			legacy = true
+		}
+	}
+	tlsConfig := &tls.Config{InsecureSkipVerify: cfg.Insecure} //nolint:gosec // --insecure is the user's explicit choice
+	d := &dialer{net: net.Dialer{Timeout: cfg.MaxTimeout, KeepAlive: 30 * time.Second}, tls: tlsConfig, tlsTimeout: cfg.MaxTimeout}
 	mk := func(keepAlive bool) *http.Transport {
-		return &http.Transport{
+		t := &http.Transport{
 			Proxy:               http.ProxyFromEnvironment,
-			DialContext:         (&net.Dialer{Timeout: cfg.MaxTimeout, KeepAlive: 30 * time.Second}).DialContext,
-			TLSClientConfig:     &tls.Config{InsecureSkipVerify: cfg.Insecure}, //nolint:gosec // --insecure is the user's explicit choice
+			DialContext:         d.net.DialContext,
+			TLSClientConfig:     tlsConfig,
 			TLSHandshakeTimeout: cfg.MaxTimeout,
 			DisableKeepAlives:   !keepAlive,
 			DisableCompression:  true, // measure the bytes the server sends, not our gunzip
 			MaxIdleConnsPerHost: idle,
 			IdleConnTimeout:     90 * time.Second,
 		}
+		if !legacy {
+			t.DialContext, t.DialTLSContext = d.DialContext, d.DialTLSContext
+		}
+		return t
 	}
 	// One shard per worker up to the number of CPUs: each holds its lock for a few
 	// histogram increments, so contention stays negligible, and memory stays bounded
@@ -273,7 +291,7 @@ func newRunner(cfg Config) *runner {
 	if cfg.Concurrency > 0 && cfg.Concurrency < n {
 		n = cfg.Concurrency
 	}
-	r := &runner{cfg: cfg, reuse: mk(true), fresh: mk(false)}
+	r := &runner{cfg: cfg, reuse: mk(true), fresh: mk(false), legacy: legacy, idle: make(chan *caller, cfg.MaxInFlight)}
 	if cfg.Body == nil {
 		// Validate parsed the URL already; an error here cannot happen.
 		if base, err := http.NewRequest(cfg.Method, cfg.URL, nil); err == nil {
@@ -290,6 +308,15 @@ func newRunner(cfg Config) *runner {
 }
 
 func (r *runner) close() {
+	for {
+		select {
+		case c := <-r.idle:
+			c.close()
+			continue
+		default:
+		}
+		break
+	}
 	r.reuse.CloseIdleConnections()
 	r.fresh.CloseIdleConnections()
 }
@@ -393,10 +420,18 @@ func (r *runner) open(ctx context.Context, start time.Time) {
 		sh.mu.Unlock()
 		r.dispatched.Add(1)
 		r.lastDispatch.Store(int64(now.Sub(start)))
+		var c *caller
+		select {
+		case c = <-r.idle:
+		default:
+			c = r.newCaller(ctx)
+		}
 		r.inflight.Add(1)
 		go func(i int64) {
-			defer func() { <-slots; r.inflight.Done() }()
-			r.do(ctx, i, intended, now)
+			r.do(ctx, c, i, intended, now)
+			r.idle <- c // never blocks: at most MaxInFlight callers exist
+			<-slots
+			r.inflight.Done()
 		}(i)
 	}
 }
@@ -409,11 +444,10 @@ func (r *runner) closed(ctx context.Context, start time.Time) {
 	deadline := start.Add(cfg.Duration)
 	for range cfg.Concurrency {
 		r.inflight.Go(func() {
-			// A context per worker: each request's timeout context registers with its
-			// parent, and one parent shared by every worker would serialise them on its lock.
-			wctx, cancel := context.WithCancel(ctx)
-			defer cancel()
-			ctx := wctx
+			// A caller per worker: its context is a child of ctx registered once, not once per
+			// request, so the workers do not serialise on ctx's lock.
+			c := r.newCaller(ctx)
+			defer c.close()
 			for ctx.Err() == nil {
 				i := next.Add(1) - 1
 				if cfg.Requests > 0 && i >= cfg.Requests {
@@ -424,68 +458,76 @@ func (r *runner) closed(ctx context.Context, start time.Time) {
 					return
 				}
 				r.dispatched.Add(1)
-				r.do(ctx, i, now, now)
+				r.do(ctx, c, i, now, now)
 			}
 		})
 	}
 }
 
-// tracer collects the httptrace timestamps of one request. Tracers are pooled with their
-// hook closures so the hot path does not rebuild them.
-type tracer struct {
-	trace               httptrace.ClientTrace
-	mu                  sync.Mutex // happy-eyeballs dials may race on the connect hooks
-	dnsStart, dnsDone   time.Time
-	connStart, connDone time.Time
-	connErr             bool
-	tlsStart, tlsDone   time.Time
-	tlsErr              bool
-	wrote, firstByte    time.Time
-	reused, gotConn     bool
+// legacyTracer collects the httptrace timestamps of one request when the probe's dialer
+// cannot see the connection set-up (a proxy, see client.go). It is allocated per request: a
+// reused one could receive hooks from an earlier request's background dial.
+type legacyTracer struct {
+	trace httptrace.ClientTrace
+	mu    sync.Mutex // happy-eyeballs dials may race on the connect hooks
+	t     timings
 }
 
-func newTracer() *tracer {
-	t := &tracer{}
+func newLegacyTracer() *legacyTracer {
+	lt := &legacyTracer{}
+	t := &lt.t
 	// Every hook takes the lock: the transport may finish a dial in the background after
 	// the request already returned on another connection, and still call these hooks.
-	t.trace = httptrace.ClientTrace{
-		DNSStart: func(httptrace.DNSStartInfo) { t.mu.Lock(); t.dnsStart = time.Now(); t.mu.Unlock() },
-		DNSDone:  func(httptrace.DNSDoneInfo) { t.mu.Lock(); t.dnsDone = time.Now(); t.mu.Unlock() },
+	lt.trace = httptrace.ClientTrace{
+		DNSStart: func(httptrace.DNSStartInfo) { lt.mu.Lock(); t.dnsStart = time.Now(); lt.mu.Unlock() },
+		DNSDone:  func(httptrace.DNSDoneInfo) { lt.mu.Lock(); t.dnsDone = time.Now(); lt.mu.Unlock() },
 		ConnectStart: func(string, string) {
-			t.mu.Lock()
+			lt.mu.Lock()
 			if t.connStart.IsZero() {
 				t.connStart = time.Now()
 			}
-			t.mu.Unlock()
+			lt.mu.Unlock()
 		},
 		ConnectDone: func(_, _ string, err error) {
-			t.mu.Lock()
+			lt.mu.Lock()
 			if err == nil && t.connDone.IsZero() {
 				t.connDone = time.Now()
-			} else if err != nil {
-				t.connErr = true
 			}
-			t.mu.Unlock()
+			lt.mu.Unlock()
 		},
-		TLSHandshakeStart: func() { t.mu.Lock(); t.tlsStart = time.Now(); t.mu.Unlock() },
+		TLSHandshakeStart: func() { lt.mu.Lock(); t.tlsStart = time.Now(); lt.mu.Unlock() },
 		TLSHandshakeDone: func(_ tls.ConnectionState, err error) {
-			t.mu.Lock()
+			lt.mu.Lock()
 			t.tlsDone, t.tlsErr = time.Now(), err != nil
-			t.mu.Unlock()
+			lt.mu.Unlock()
 		},
 		GotConn: func(info httptrace.GotConnInfo) {
-			t.mu.Lock()
-			t.reused, t.gotConn = info.Reused, true
-			t.mu.Unlock()
+			lt.mu.Lock()
+			t.reused = info.Reused
+			lt.mu.Unlock()
 		},
-		WroteRequest:         func(httptrace.WroteRequestInfo) { t.mu.Lock(); t.wrote = time.Now(); t.mu.Unlock() },
-		GotFirstResponseByte: func() { t.mu.Lock(); t.firstByte = time.Now(); t.mu.Unlock() },
+		WroteRequest:         func(httptrace.WroteRequestInfo) { lt.mu.Lock(); t.wrote = time.Now(); lt.mu.Unlock() },
+		GotFirstResponseByte: func() { lt.mu.Lock(); t.firstByte = time.Now(); lt.mu.Unlock() },
 	}
-	return t
+	return lt
 }
 
-// do sends request i, intended at intended and actually sent at sent, and records it.
-func (r *runner) do(ctx context.Context, i int64, intended, sent time.Time) {
+// snapshot copies the timings under the lock.
+func (lt *legacyTracer) snapshot() timings {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	return lt.t
+}
+
+// do sends request i through caller c, intended at intended and actually sent at sent, and
+// records it. ctx is the run's context: when it is done, a failure is the run ending, not a
+// measurement of the target.
+//
+// The end of a request is the moment its last response byte was read from the connection
+// (timedConn.lastRead), not when this goroutine got round to noticing: after a stall
+// hundreds of responses complete at once, and the scheduling and bookkeeping of the others
+// must not be added to each one's latency.
+func (r *runner) do(ctx context.Context, c *caller, i int64, intended, sent time.Time) {
 	n := r.inFlightNow.Add(1)
 	for {
 		p := r.peakInFlight.Load()
@@ -496,29 +538,26 @@ func (r *runner) do(ctx context.Context, i int64, intended, sent time.Time) {
 	defer r.inFlightNow.Add(-1)
 
 	cfg := &r.cfg
-	// A fresh tracer per request: a pooled one could receive hooks from an earlier
-	// request's background dial and mix two requests' timings.
-	t := newTracer()
-
-	rctx, cancel := context.WithTimeout(ctx, cfg.MaxTimeout)
-	defer cancel()
-	rctx = httptrace.WithClientTrace(rctx, &t.trace)
-	var req *http.Request
-	if r.base != nil {
-		// No body: a shallow copy of the request parsed once (URL and header are shared and
-		// never written), instead of parsing the URL again for every send.
-		req = r.base.WithContext(rctx)
-	} else {
-		var err error
-		req, err = http.NewRequestWithContext(rctx, cfg.Method, cfg.URL, bytes.NewReader(cfg.Body))
-		if err != nil {
-			t.mu.Lock()
-			defer t.mu.Unlock()
-			r.record(i, t, intended, sent, time.Now(), 0, err)
-			return
+	var lt *legacyTracer
+	req := c.req
+	if r.legacy || req == nil {
+		rctx := c.ctx
+		if r.legacy {
+			lt = newLegacyTracer()
+			rctx = httptrace.WithClientTrace(rctx, &lt.trace)
 		}
-		if cfg.Header != nil {
-			req.Header = cfg.Header // read-only from here on: shared by every request
+		if req != nil {
+			req = req.WithContext(rctx)
+		} else {
+			var err error
+			req, err = http.NewRequestWithContext(rctx, cfg.Method, cfg.URL, bytes.NewReader(cfg.Body))
+			if err != nil {
+				r.record(i, &timings{}, intended, sent, time.Now(), 0, err)
+				return
+			}
+			if cfg.Header != nil {
+				req.Header = cfg.Header // read-only from here on: shared by every request
+			}
 		}
 	}
 	rt := r.reuse
@@ -530,24 +569,61 @@ func (r *runner) do(ctx context.Context, i int64, intended, sent time.Time) {
 			rt = r.fresh
 		}
 	}
+	c.conn, c.reused = nil, false
+	c.arm()
 	resp, err := rt.RoundTrip(req)
+	var t timings
+	tc, _ := c.conn.(*timedConn)
+	var seq int64
+	if err == nil && tc != nil {
+		// Until the body is read to the end the connection carries this request alone.
+		seq = tc.writes.Load()
+		if w, f := tc.written(seq), tc.firstRead.Load(); w != 0 && f != 0 {
+			t.wrote, t.firstByte = at(w), at(f)
+		}
+	}
 	status := 0
 	if err == nil {
 		status = resp.StatusCode
-		_, err = io.Copy(io.Discard, resp.Body)
+		for err == nil {
+			_, err = resp.Body.Read(c.buf)
+		}
+		if err == io.EOF {
+			err = nil
+		}
 		resp.Body.Close()
 	}
 	end := time.Now()
+	if tc != nil && err == nil {
+		// Once the body hit EOF the transport may hand the connection to another request;
+		// its stamps are still this request's if no new request was written on it.
+		if last := tc.lastRead.Load(); last != 0 && tc.writes.Load() == seq {
+			end = at(last)
+		}
+	}
+	if c.disarm(ctx) && err != nil {
+		err = context.DeadlineExceeded // the probe's own --max-timeout, whatever path noticed it
+	}
 	if err != nil && ctx.Err() != nil {
 		return // interrupted or ended early: not a measurement of the target
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	r.record(i, t, intended, sent, end, status, err)
+	switch {
+	case lt != nil:
+		t = lt.snapshot()
+	case tc != nil:
+		t.reused = c.reused
+		if !c.reused && tc.claimed.CompareAndSwap(false, true) {
+			tc.dial.mu.Lock()
+			d := &tc.dial
+			t.dnsStart, t.dnsDone, t.connStart, t.connDone, t.tlsStart, t.tlsDone = d.dnsStart, d.dnsDone, d.connStart, d.connDone, d.tlsStart, d.tlsDone
+			tc.dial.mu.Unlock()
+		}
+	}
+	r.record(i, &t, intended, sent, end, status, err)
 }
 
 // record adds one finished request to its shard.
-func (r *runner) record(i int64, t *tracer, intended, sent, end time.Time, status int, err error) {
+func (r *runner) record(i int64, t *timings, intended, sent, end time.Time, status int, err error) {
 	sh := r.shards[i%int64(len(r.shards))]
 	fresh := !t.reused
 	sh.mu.Lock()
@@ -568,29 +644,18 @@ func (r *runner) record(i int64, t *tracer, intended, sent, end time.Time, statu
 		sh.errs[class]++
 	} else {
 		sh.status[status]++
+		ttfb, tot, snt := iTTFBReused, iTotalReused, iSentReused
+		if fresh {
+			ttfb, tot, snt = iTTFBFresh, iTotalFresh, iSentFresh
+		}
 		if !t.wrote.IsZero() && !t.firstByte.IsZero() {
-			ttfb, tot, snt := iTTFBReused, iTotalReused, iSentReused
-			if fresh {
-				ttfb, tot, snt = iTTFBFresh, iTotalFresh, iSentFresh
-			}
 			sh.record(ttfb, t.firstByte.Sub(t.wrote).Microseconds())
-			total := end.Sub(intended).Microseconds()
-			sh.record(tot, total)
-			sh.record(snt, end.Sub(sent).Microseconds())
-			if status < 500 {
-				sh.record(iGood, total)
-			}
-		} else {
-			tot, snt := iTotalReused, iSentReused
-			if fresh {
-				tot, snt = iTotalFresh, iSentFresh
-			}
-			total := end.Sub(intended).Microseconds()
-			sh.record(tot, total)
-			sh.record(snt, end.Sub(sent).Microseconds())
-			if status < 500 {
-				sh.record(iGood, total)
-			}
+		}
+		total := end.Sub(intended).Microseconds()
+		sh.record(tot, total)
+		sh.record(snt, end.Sub(sent).Microseconds())
+		if status < 500 {
+			sh.record(iGood, total)
 		}
 	}
 	sh.mu.Unlock()

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -242,5 +244,45 @@ func TestValidate(t *testing.T) {
 	c := probe.Config{URL: "http://127.0.0.1/"}
 	if err := c.Validate(); err != nil || c.Rate != 10 || c.Requests != 200 || c.Conn != "both" || c.MaxInFlight != 1000 || c.Cutoff != 0.001 {
 		t.Errorf("defaults: %v %+v", err, c)
+	}
+}
+
+// TestTimeoutThenRecover: a caller whose request hit --max-timeout gets a new context, so
+// the requests after it are measured normally (one worker, the first request hangs).
+func TestTimeoutThenRecover(t *testing.T) {
+	var n atomic.Int64
+	url := start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			<-r.Context().Done()
+			return
+		}
+		_, _ = w.Write([]byte("ok\n"))
+	}))
+	r := run(t, probe.Config{URL: url, Concurrency: 1, Requests: 4, MaxTimeout: 200 * time.Millisecond, Conn: "reuse"})
+	if r.Errors["timeout"] != 1 || r.Status["200"] != 3 {
+		t.Errorf("errors %v status %v, want 1 timeout then 3 × 200", r.Errors, r.Status)
+	}
+}
+
+// TestTLSPhases: over https every fresh connection has a connect and a TLS time, measured
+// by the probe's own dialer; reused requests have neither.
+func TestTLSPhases(t *testing.T) {
+	s := httptest.NewTLSServer(probetest.Fast())
+	t.Cleanup(s.Close)
+	if !strings.HasPrefix(s.URL, "https://127.0.0.1:") {
+		t.Fatalf("test server at %s, want loopback", s.URL)
+	}
+	r := run(t, probe.Config{URL: s.URL + "/", Concurrency: 1, Requests: 20, Conn: "both", Insecure: true})
+	ph := r.Phases
+	if r.Status["200"] != 20 || ph.Connect.Count != 11 || ph.TLS.Count != 11 || ph.Total.Reused.Count != 9 {
+		t.Errorf("status %v connect %d tls %d reused %d; want 20 × 200, 11 connects and handshakes (10 fresh + the pool's), 9 reused",
+			r.Status, ph.Connect.Count, ph.TLS.Count, ph.Total.Reused.Count)
+	}
+	if ph.TTFB.Count != 20 || *ph.TLS.MinMs <= 0 {
+		t.Errorf("ttfb count %d (fresh %d reused %d), tls min %v", ph.TTFB.Count, ph.TTFB.Fresh.Count, ph.TTFB.Reused.Count, *ph.TLS.MinMs)
+	}
+	bad := run(t, probe.Config{URL: s.URL + "/", Concurrency: 1, Requests: 2, Conn: "reuse"})
+	if bad.Errors["tls"] != 2 {
+		t.Errorf("self-signed certificate without --insecure: errors %v, want 2 tls", bad.Errors)
 	}
 }
