@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -84,6 +85,11 @@ func (d *dialTimes) trace() *httptrace.ClientTrace {
 // read by the caller: all of them are atomics.
 type timedConn struct {
 	net.Conn
+	// raw and oob read with kernel receive timestamps (kstamp_linux.go); raw is nil when the
+	// kernel does not provide them, or under TLS, and reads are then stamped on return.
+	raw syscall.RawConn
+	oob []byte
+
 	dial    dialTimes
 	claimed atomic.Bool // the dial times were recorded (by the connection's first request)
 
@@ -104,9 +110,24 @@ func (c *timedConn) Write(b []byte) (int, error) {
 }
 
 func (c *timedConn) Read(b []byte) (int, error) {
-	n, err := c.Conn.Read(b)
+	var n int
+	var err error
+	var kernel int64
+	if c.raw != nil {
+		n, kernel, err = readStamped(c.Conn, c.raw, b, c.oob)
+	} else {
+		n, err = c.Conn.Read(b)
+	}
 	if n > 0 {
-		t := mono()
+		now := time.Now()
+		t := int64(now.Sub(clockBase))
+		// The kernel stamp is wall-clock time: take the delay since it, by the wall clock,
+		// off the monotonic now. A step of the wall clock in between could make it absurd.
+		if kernel != 0 {
+			if d := now.UnixNano() - kernel; d > 0 && d < int64(time.Minute) {
+				t -= d
+			}
+		}
 		if c.firstRead.Load() == 0 {
 			c.firstRead.Store(t)
 		}
@@ -164,6 +185,9 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	tc, err := d.dial(ctx, network, addr)
 	if err != nil {
 		return nil, err
+	}
+	if tc.raw = enableKernelStamps(tc.Conn); tc.raw != nil {
+		tc.oob = make([]byte, stampOOB)
 	}
 	return tc, nil
 }
