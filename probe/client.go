@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -85,10 +84,9 @@ func (d *dialTimes) trace() *httptrace.ClientTrace {
 // read by the caller: all of them are atomics.
 type timedConn struct {
 	net.Conn
-	// raw and oob read with kernel receive timestamps (kstamp_linux.go); raw is nil when the
-	// kernel does not provide them, or under TLS, and reads are then stamped on return.
-	raw syscall.RawConn
-	oob []byte
+	// stamps reads with kernel receive timestamps (kstamp_linux.go); nil when the kernel
+	// does not provide them, or under TLS, and reads are then stamped on return.
+	stamps *stampReader
 
 	dial    dialTimes
 	claimed atomic.Bool // the dial times were recorded (by the connection's first request)
@@ -113,8 +111,8 @@ func (c *timedConn) Read(b []byte) (int, error) {
 	var n int
 	var err error
 	var kernel int64
-	if c.raw != nil {
-		n, kernel, err = readStamped(c.Conn, c.raw, b, c.oob)
+	if c.stamps != nil {
+		n, kernel, err = c.stamps.read(b)
 	} else {
 		n, err = c.Conn.Read(b)
 	}
@@ -186,9 +184,7 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	if err != nil {
 		return nil, err
 	}
-	if tc.raw = enableKernelStamps(tc.Conn); tc.raw != nil {
-		tc.oob = make([]byte, stampOOB)
-	}
+	tc.stamps = newStampReader(tc.Conn)
 	return tc, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"syscall"
+	"unsafe"
 )
 
 // Kernel receive timestamps (socket(7), SO_TIMESTAMPNS): the kernel stamps every received
@@ -21,10 +22,23 @@ import (
 // struct timespec (16 bytes), with room to spare.
 const stampOOB = 64
 
-// enableKernelStamps turns SO_TIMESTAMPNS on for conn and returns the raw connection to read
-// through; nil when conn is not TCP or the option is refused (the probe then stamps reads
-// in user space).
-func enableKernelStamps(conn net.Conn) syscall.RawConn {
+// stampReader reads a TCP connection with recvmsg and the kernel's receive stamps. Its
+// message header, buffers and read callback are built once per connection, so a read
+// allocates nothing (syscall.Recvmsg and a fresh closure would, on every response).
+type stampReader struct {
+	conn net.Conn
+	raw  syscall.RawConn
+	oob  [stampOOB]byte
+	iov  syscall.Iovec
+	msg  syscall.Msghdr
+	n    int
+	errn syscall.Errno
+	fn   func(fd uintptr) bool
+}
+
+// newStampReader turns SO_TIMESTAMPNS on for conn; nil when conn is not TCP or the option
+// is refused (the probe then stamps reads in user space).
+func newStampReader(conn net.Conn) *stampReader {
 	tcp, ok := conn.(*net.TCPConn)
 	if !ok {
 		return nil
@@ -39,36 +53,48 @@ func enableKernelStamps(conn net.Conn) syscall.RawConn {
 	}); err != nil || serr != nil {
 		return nil
 	}
-	return raw
+	s := &stampReader{conn: conn, raw: raw}
+	s.fn = s.recv
+	return s
 }
 
-// readStamped reads like net.Conn.Read (io.EOF at end of stream, errors as *net.OpError) and
+// recv is the RawConn.Read callback: false asks the poller to wait for data.
+func (s *stampReader) recv(fd uintptr) bool {
+	for {
+		r, _, e := syscall.Syscall(syscall.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&s.msg)), 0)
+		if e == syscall.EINTR {
+			continue
+		}
+		s.n, s.errn = int(r), e
+		return e != syscall.EAGAIN
+	}
+}
+
+// read reads like net.Conn.Read (io.EOF at end of stream, errors as *net.OpError) and
 // returns the kernel's receive time of the data in Unix ns, 0 when there is none.
-func readStamped(conn net.Conn, raw syscall.RawConn, b, oob []byte) (int, int64, error) {
+func (s *stampReader) read(b []byte) (int, int64, error) {
 	if len(b) == 0 {
 		return 0, 0, nil
 	}
-	var n, oobn int
-	var rerr error
-	err := raw.Read(func(fd uintptr) bool {
-		for {
-			n, oobn, _, _, rerr = syscall.Recvmsg(int(fd), b, oob, 0)
-			if rerr != syscall.EINTR {
-				break
-			}
-		}
-		return rerr != syscall.EAGAIN
-	})
-	if err == nil && rerr != nil {
-		err = &net.OpError{Op: "read", Net: "tcp", Source: conn.LocalAddr(), Addr: conn.RemoteAddr(), Err: os.NewSyscallError("recvmsg", rerr)}
+	s.iov.Base = &b[0]
+	s.iov.SetLen(len(b))
+	s.msg.Iov = &s.iov
+	s.msg.Iovlen = 1
+	s.msg.Control = &s.oob[0]
+	s.msg.SetControllen(len(s.oob))
+	s.n, s.errn = 0, 0
+	err := s.raw.Read(s.fn)
+	s.iov.Base = nil // do not keep the caller's buffer alive
+	if err == nil && s.errn != 0 {
+		err = &net.OpError{Op: "read", Net: "tcp", Source: s.conn.LocalAddr(), Addr: s.conn.RemoteAddr(), Err: os.NewSyscallError("recvmsg", s.errn)}
 	}
 	if err != nil {
 		return 0, 0, err
 	}
-	if n == 0 {
+	if s.n == 0 {
 		return 0, 0, io.EOF
 	}
-	return n, parseStamp(oob[:oobn]), nil
+	return s.n, parseStamp(s.oob[:s.msg.Controllen]), nil
 }
 
 // parseStamp finds SCM_TIMESTAMPNS in a control message buffer: Unix ns, or 0.

@@ -27,13 +27,13 @@ func TestKernelStamp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw := enableKernelStamps(client)
-	if raw == nil {
+	sr := newStampReader(client)
+	if sr == nil {
 		t.Skip("SO_TIMESTAMPNS refused by this kernel")
 	}
 	// Linux switches receive timestamping on through deferred work (net_enable_timestamp),
 	// so the first segments after the option may carry no stamp: try a few times.
-	buf, oob := make([]byte, 16), make([]byte, stampOOB)
+	buf := make([]byte, 16)
 	var stamp, now int64
 	for try := 0; try < 5 && stamp == 0; try++ {
 		if _, err := server.Write([]byte("hello")); err != nil {
@@ -41,7 +41,7 @@ func TestKernelStamp(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 		var n int
-		n, stamp, err = readStamped(client, raw, buf, oob)
+		n, stamp, err = sr.read(buf)
 		now = time.Now().UnixNano()
 		if err != nil || string(buf[:n]) != "hello" {
 			t.Fatalf("read %q, %v", buf[:n], err)
@@ -51,7 +51,7 @@ func TestKernelStamp(t *testing.T) {
 		t.Errorf("kernel stamp %d (%d ns before the read), want at least the 20 ms the data waited", stamp, now-stamp)
 	}
 	server.Close()
-	if n, _, err := readStamped(client, raw, buf, oob); n != 0 || !errors.Is(err, io.EOF) || err != io.EOF {
+	if n, _, err := sr.read(buf); n != 0 || !errors.Is(err, io.EOF) || err != io.EOF {
 		t.Errorf("after close: %d, %v; want 0, io.EOF", n, err)
 	}
 }

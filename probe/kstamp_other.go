@@ -2,17 +2,14 @@
 
 package probe
 
-import (
-	"net"
-	"syscall"
-)
+import "net"
 
-const stampOOB = 0
+// stampReader is only implemented on 64-bit Linux; elsewhere reads are stamped in user
+// space.
+type stampReader struct{}
 
-// enableKernelStamps: kernel receive timestamps are only read on 64-bit Linux; elsewhere
-// reads are stamped in user space.
-func enableKernelStamps(net.Conn) syscall.RawConn { return nil }
+func newStampReader(net.Conn) *stampReader { return nil }
 
-func readStamped(net.Conn, syscall.RawConn, []byte, []byte) (int, int64, error) {
-	panic("readStamped without kernel stamps")
+func (*stampReader) read([]byte) (int, int64, error) {
+	panic("probe: kernel receive stamps are not supported here")
 }
