@@ -184,6 +184,9 @@ func Replay(ctx context.Context, sc *scenario.Scenario, opts Options) (*sim.Resu
 		len(sc.Policies), plural(len(sc.Policies), "policy", "policies"), how, sc.Duration, speed,
 		typical.Round(100*time.Millisecond), most.Round(100*time.Millisecond), drainOf(sc))
 
+	if sc.Target.Conflicts == "single-row" {
+		fmt.Fprintln(logw, "live: warning: conflicts: single-row is not modelled on real sockets yet; writes never conflict, so results differ from the simulation")
+	}
 	res := &sim.Result{
 		Schema: sim.Schema, Mode: sim.ModeLive, Scenario: sc.Name, Description: sc.Description,
 		Seed: sc.Seed, DurationMs: msOf(sc.Duration), IncidentEndMs: incidentEnd(sc),

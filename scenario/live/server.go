@@ -171,6 +171,9 @@ func (s *Server) Start(addr string) error {
 		// process-wide logger on stderr.
 		ErrorLog: log.New(s.log, "serve: ", 0),
 	}
+	if s.sc.Target.Conflicts == "single-row" {
+		fmt.Fprintln(s.log, "serve: warning: conflicts: single-row is not modelled on real sockets yet; writes never conflict")
+	}
 	s.start = time.Now()
 	go func() { _ = s.srv.Serve(ln) }()
 	go s.phaseLoop()
