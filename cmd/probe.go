@@ -7,13 +7,13 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/report"
+	"github.com/patience-dev/patience/scenario"
 	"github.com/spf13/cobra"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -154,7 +154,7 @@ func probeConfig(opts *ProbeOptions) (probe.Config, error) {
 		}
 		cfg.Rate = r
 	}
-	cut, err := parsePercent(opts.Cutoff)
+	cut, err := scenario.ParsePercent(opts.Cutoff)
 	if err != nil {
 		return cfg, fmt.Errorf("--cutoff: %w", err)
 	}
@@ -186,41 +186,17 @@ func probeConfig(opts *ProbeOptions) (probe.Config, error) {
 	return cfg, cfg.Validate()
 }
 
-// parseRate reads "20/s", "2400/m" or "72000/h" as sends per second. A bare number is
-// rejected with a hint, so nobody has to guess the unit.
+// parseRate reads --rate with the scenario files' rate syntax ("20/s", "2400/m", "72000/h")
+// and keeps what a probe can send: more than zero, at most 10 million per second.
 func parseRate(s string) (float64, error) {
-	num, unit, ok := strings.Cut(strings.TrimSpace(s), "/")
-	if !ok {
-		return 0, fmt.Errorf("%q has no unit: write %s/s (per second) or %s/m (per minute)", s, s, s)
+	v, err := scenario.ParseRate(s)
+	if err != nil {
+		return 0, err
 	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-	if err != nil || v <= 0 || v != v || v > 1e7 {
-		return 0, fmt.Errorf("%q: want a positive number of requests, e.g. 20/s", s)
+	if !(v > 0) || v > 1e7 {
+		return 0, fmt.Errorf("%q: want a positive rate of at most 10000000/s, e.g. 20/s", s)
 	}
-	switch strings.TrimSpace(unit) {
-	case "s":
-		return v, nil
-	case "m":
-		return v / 60, nil
-	case "h":
-		return v / 3600, nil
-	}
-	return 0, fmt.Errorf("%q: unit %q: want s, m or h", s, unit)
-}
-
-// parsePercent reads "0.1%" as 0.001. A bare ratio is rejected with a hint (DESIGN §4:
-// percentages are written with %).
-func parsePercent(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	num, ok := strings.CutSuffix(t, "%")
-	if !ok {
-		return 0, fmt.Errorf("%q: write a percentage such as 0.1%%", s)
-	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-	if err != nil || v != v || v < 0 || v > 100 {
-		return 0, fmt.Errorf("%q: want a percentage between 0%% and 100%%", s)
-	}
-	return v / 100, nil
+	return v, nil
 }
 
 // parseHeader reads "Name: value".
@@ -313,7 +289,7 @@ func errorCounts(errs map[string]int64) string {
 
 // probeMerge loads and merges saved profiles.
 func probeMerge(opts *ProbeOptions) (*probe.Result, error) {
-	cut, err := parsePercent(opts.Cutoff)
+	cut, err := scenario.ParsePercent(opts.Cutoff)
 	if err != nil || cut <= 0 || cut >= 1 {
 		return nil, UsageErrorf("--cutoff %q: want a percentage such as 0.1%%", opts.Cutoff)
 	}
