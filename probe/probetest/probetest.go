@@ -67,6 +67,7 @@ type RecordStats struct {
 	Count int64   `json:"count"`
 	P50Ms float64 `json:"p50_ms"`
 	P90Ms float64 `json:"p90_ms"`
+	P95Ms float64 `json:"p95_ms"`
 	P99Ms float64 `json:"p99_ms"`
 }
 
@@ -78,7 +79,7 @@ func (r *Record) Stats() RecordStats {
 		return RecordStats{}
 	}
 	q := func(p float64) float64 { return float64(r.h.ValueAtQuantile(p)) / 1000 }
-	return RecordStats{Count: r.h.TotalCount(), P50Ms: q(50), P90Ms: q(90), P99Ms: q(99)}
+	return RecordStats{Count: r.h.TotalCount(), P50Ms: q(50), P90Ms: q(90), P95Ms: q(95), P99Ms: q(99)}
 }
 
 // Reset clears the record.
@@ -103,6 +104,27 @@ func Stall(epoch time.Time, period, freeze time.Duration) http.Handler {
 		}
 		_, _ = w.Write([]byte("ok\n"))
 	})
+}
+
+// StallRecorded is Stall plus the server's own record: for every request, the time from the
+// handler's start to its response written to the socket (Content-Length set and flushed, so
+// one write). Compared with a client's figures it separates the client's error from the
+// time this server itself takes to answer hundreds of requests released at once.
+func StallRecorded(epoch time.Time, period, freeze time.Duration) (http.Handler, *Record) {
+	rec := &Record{}
+	body := []byte("ok\n")
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		start := time.Now()
+		if wait := StallWait(start.Sub(epoch), period, freeze); wait > 0 {
+			time.Sleep(wait)
+		}
+		w.Header().Set("Content-Length", "3")
+		_, _ = w.Write(body)
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		rec.add(time.Since(start))
+	}), rec
 }
 
 // StallWait is how long a request arriving at elapsed (since epoch) is held by Stall.
@@ -134,7 +156,8 @@ func Lognormal(seed uint64, p50, p99 time.Duration, errorRate float64) http.Hand
 
 // Mux serves every target under one address: /fast, /exp, /stall (500 ms every 5 s from
 // the moment Mux was called) and /lognormal (p50 40 ms, p99 300 ms, 1% 503). GET
-// /exp/stats returns the server's record of /exp as JSON and clears it.
+// /exp/stats and /stall/stats return the server's record of /exp and /stall as JSON and
+// clear it.
 func Mux(seed uint64) *http.ServeMux {
 	m := http.NewServeMux()
 	m.Handle("/fast", Fast())
@@ -146,7 +169,14 @@ func Mux(seed uint64) *http.ServeMux {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(st)
 	})
-	m.Handle("/stall", Stall(time.Now(), 5*time.Second, 500*time.Millisecond))
+	stall, stallRec := StallRecorded(time.Now(), 5*time.Second, 500*time.Millisecond)
+	m.Handle("/stall", stall)
+	m.HandleFunc("/stall/stats", func(w http.ResponseWriter, _ *http.Request) {
+		st := stallRec.Stats()
+		stallRec.Reset()
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(st)
+	})
 	m.Handle("/lognormal", Lognormal(seed, 40*time.Millisecond, 300*time.Millisecond, 0.01))
 	return m
 }

@@ -1,6 +1,7 @@
 package probetest
 
 import (
+	"io"
 	"math"
 	"net/http"
 	"testing"
@@ -58,5 +59,32 @@ func TestRecord(t *testing.T) {
 	r.Reset()
 	if r.Stats().Count != 0 {
 		t.Error("Reset kept samples")
+	}
+}
+
+// TestStallRecorded: a request inside a freeze is held to its end, answered with a
+// Content-Length body, and recorded by the server; the stats endpoint of Mux clears it.
+func TestStallRecorded(t *testing.T) {
+	period, freeze := 5*time.Second, 500*time.Millisecond
+	// Now is 300 ms before the end of a freeze.
+	h, rec := StallRecorded(time.Now().Add(-(period - 300*time.Millisecond)), period, freeze)
+	s, err := Start(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	resp, err := http.Get(s.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != "ok\n" || resp.ContentLength != 3 {
+		t.Errorf("body %q length %d, want \"ok\\n\" 3", body, resp.ContentLength)
+	}
+	// The handler waits what is left of the freeze: 300 ms less however late it started
+	// (plus timer overshoot, never near a second).
+	if st := rec.Stats(); st.Count != 1 || st.P50Ms < 100 || st.P50Ms > 1000 {
+		t.Errorf("server record %+v, want one request held about 300 ms", st)
 	}
 }
