@@ -67,7 +67,10 @@ type Phases struct {
 	// TTFB runs from the request being written to the first response byte.
 	TTFB *Summary `json:"ttfb"`
 	// Total runs from the intended send time to the end of the body: coordinated omission
-	// corrected. In the closed model the intended time is the actual send.
+	// corrected. In the closed model the intended time is the actual send. The end of the
+	// body (and the first byte of TTFB) is when those bytes reached this host: the kernel's
+	// receive timestamp on 64-bit Linux over plain HTTP, else the moment the probe read
+	// them; never the later moment the probe finished its own bookkeeping (client.go).
 	Total *Summary `json:"total"`
 	// Sent runs from the actual send to the end of the body (what closed-loop tools report).
 	Sent *Summary `json:"sent"`
