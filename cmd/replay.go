@@ -67,6 +67,9 @@ reality; requests still in flight when the drain ends fail as "stuck".
 				opts.Scenario = args[0]
 			}
 			opts.SeedSet = c.Flags().Changed("seed")
+			if err := checkLiveFlags(c, &opts.Live); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -105,6 +108,8 @@ func loadReplayScenario(opts *ReplayOptions) (*scenario.Scenario, error) {
 			if err != nil {
 				return nil, UsageError(err)
 			}
+			// A --policy replaces the scenario's policies but still sits under its callers.
+			sc.AttachLayers(p)
 			sc.Policies = append(sc.Policies, p)
 		}
 	}

@@ -28,10 +28,24 @@ type LiveFlags struct {
 // addLiveFlags registers --live, --speed and --target on `patience replay`.
 func addLiveFlags(c *cobra.Command, o *LiveFlags) {
 	fl := c.Flags()
-	fl.BoolVar(&o.Live, "live", false, "replay over real sockets: a loopback `patience serve` per policy and a real net/http client per simulated client")
+	fl.BoolVar(&o.Live, "live", false, "replay over real sockets: a loopback patience serve per policy and a real net/http client per simulated client")
 	fl.Float64Var(&o.Speed, "speed", 1, "with --live: divide every duration of the scenario and the policies by this factor in real time")
-	fl.StringVar(&o.Target, "target", "", "with --live: base URL of a running `patience serve` to replay against (loopback only)")
+	fl.StringVar(&o.Target, "target", "", "with --live: base URL of a running patience serve to replay against (loopback only)")
 	fl.BoolVar(&o.Parallel, "parallel", false, "with --live: replay every policy at once (faster; less faithful on a busy machine)")
+}
+
+// checkLiveFlags rejects live-only flags given without --live: they would be silently ignored
+// and the user would read a simulation as a live run.
+func checkLiveFlags(c *cobra.Command, lf *LiveFlags) error {
+	if lf.Live {
+		return nil
+	}
+	for _, name := range []string{"speed", "target", "parallel"} {
+		if c.Flags().Changed(name) {
+			return UsageErrorf("--%s needs --live", name)
+		}
+	}
+	return nil
 }
 
 // replayLiveWith runs the live replay of sc with the live flags lf: the same result schema

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/patience-dev/patience/report"
@@ -130,15 +132,17 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if opts.SeedSet {
 		sc.Seed = opts.Seed
 	}
-	srv := live.NewServer(sc, live.ServerOptions{Speed: opts.Speed, Log: opts.IO.ErrOut})
+	// The server logs phase changes from its own goroutines: serialise every stderr line.
+	errOut := &lockedWriter{w: opts.IO.ErrOut}
+	srv := live.NewServer(sc, live.ServerOptions{Speed: opts.Speed, Log: errOut})
 	if err := srv.Start(opts.Listen); err != nil {
 		return UsageError(fmt.Errorf("cannot listen on %s: %w", opts.Listen, err))
 	}
 	// The URL is the first line on stdout: scripts and tests read it to find the port.
 	fmt.Fprintln(opts.IO.Out, srv.URL())
-	fmt.Fprintf(opts.IO.ErrOut, "serve: %s at %s (speed %g); stats at %s%s\n", sc.Name, srv.URL(), opts.Speed, srv.URL(), live.StatsPath)
+	fmt.Fprintf(errOut, "serve: %s at %s (speed %g); stats at %s%s\n", sc.Name, srv.URL(), opts.Speed, srv.URL(), live.StatsPath)
 	if err := srv.Wait(ctx, opts.For); err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintf(opts.IO.ErrOut, "serve: stop: %v\n", err)
+		fmt.Fprintf(errOut, "serve: stop: %v\n", err)
 	}
 	if err := render(opts.IO.Out, srv.Stats(), opts.IO.Options()); err != nil {
 		return err
@@ -147,4 +151,16 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		return ErrInterrupted
 	}
 	return nil
+}
+
+// lockedWriter serialises writes from several goroutines to one stream.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

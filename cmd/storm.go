@@ -214,6 +214,10 @@ func loadStorm(opts *StormOptions) (*scenario.Scenario, *storm.Model, error) {
 		return nil, nil, UsageError(err)
 	}
 	if len(given) > 0 {
+		// --policy policies replace the scenario's but still sit under its callers.
+		for _, p := range given {
+			sc.AttachLayers(p)
+		}
 		sc.Policies = given
 	}
 	sc.Policies = override(sc.Policies, false)
