@@ -235,32 +235,25 @@ type caller struct {
 	reused bool
 	buf    []byte // drains response bodies
 
-	// One timer per caller bounds each request by MaxTimeout: arming it costs no allocation,
-	// unlike context.WithTimeout per request.
-	timer    *time.Timer
-	mu       sync.Mutex // armed, expired and timerGen, between the caller and its timer
-	armed    bool
-	expired  bool
-	timerGen int
+	// deadline bounds the request in flight by MaxTimeout: 0 while idle, mono() ns of the
+	// deadline while a request is out, expiredMark once the watchdog cancelled it. One
+	// watchdog per run replaces a timer (or context.WithTimeout) per request, whose heap
+	// operations cost several percent of the probe's CPU.
+	deadline atomic.Int64
+	mu       sync.Mutex // ctx and cancel, between the caller's rebind and the watchdog
 }
+
+// expiredMark in caller.deadline: the watchdog cancelled the request.
+const expiredMark = -1
 
 func (r *runner) newCaller(parent context.Context) *caller {
 	c := &caller{r: r, buf: make([]byte, 2048)}
 	c.trace.GotConn = func(info httptrace.GotConnInfo) { c.conn, c.reused = info.Conn, info.Reused }
-	c.mu.Lock()
-	c.newTimerLocked()
-	c.mu.Unlock()
 	c.bind(parent)
+	r.callersMu.Lock()
+	r.callers = append(r.callers, c)
+	r.callersMu.Unlock()
 	return c
-}
-
-// newTimerLocked gives c a stopped timer whose callback only acts while it is c's current
-// one: a callback that fired too late to stop must not cancel a later request.
-func (c *caller) newTimerLocked() {
-	c.timerGen++
-	gen := c.timerGen
-	c.timer = time.AfterFunc(time.Hour, func() { c.expire(gen) })
-	c.timer.Stop()
 }
 
 // bind gives c a fresh context under parent (and the request bound to it).
@@ -275,46 +268,63 @@ func (c *caller) bind(parent context.Context) {
 	}
 }
 
-// expire runs on the timer's goroutine: it cancels the request in flight, if any.
-func (c *caller) expire(gen int) {
+func (c *caller) arm() { c.deadline.Store(mono() + int64(c.r.cfg.MaxTimeout)) }
+
+// disarm ends the request's bound and reports whether the watchdog cancelled it; if it did,
+// c gets a new context for the next request.
+func (c *caller) disarm(parent context.Context) bool {
+	if c.deadline.Swap(0) != expiredMark {
+		return false
+	}
 	c.mu.Lock()
-	if c.armed && gen == c.timerGen {
-		c.expired = true
+	c.bind(parent)
+	c.mu.Unlock()
+	return true
+}
+
+// expireIfDue cancels c's request if its deadline d (as loaded) is still the one in force.
+func (c *caller) expireIfDue(d int64) {
+	c.mu.Lock()
+	if c.deadline.CompareAndSwap(d, expiredMark) {
 		c.cancel(context.DeadlineExceeded)
 	}
 	c.mu.Unlock()
 }
 
-func (c *caller) arm() {
-	c.mu.Lock()
-	c.armed = true
-	c.mu.Unlock()
-	c.timer.Reset(c.r.cfg.MaxTimeout)
-}
-
-// disarm stops the timer and reports whether it expired during the request; if it did, c
-// gets a new context for the next request.
-func (c *caller) disarm(parent context.Context) bool {
-	stopped := c.timer.Stop()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.armed = false
-	if !stopped {
-		// The callback has started or is about to: retire this timer.
-		c.newTimerLocked()
-	}
-	expired := c.expired
-	if expired {
-		c.expired = false
-		c.bind(parent)
-	}
-	return expired
-}
-
 func (c *caller) close() {
 	c.mu.Lock()
-	c.timer.Stop()
-	c.armed = false
-	c.mu.Unlock()
 	c.cancel(context.Canceled)
+	c.mu.Unlock()
+}
+
+// watchdog cancels requests that outlive MaxTimeout until stop is closed. Deadlines are
+// handed out in time order (start + MaxTimeout), so sleeping until the earliest one in force
+// — or MaxTimeout from now when none is — never misses one.
+func (r *runner) watchdog(stop <-chan struct{}) {
+	bound := int64(r.cfg.MaxTimeout)
+	t := time.NewTimer(r.cfg.MaxTimeout)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		r.callersMu.Lock()
+		callers := r.callers
+		r.callersMu.Unlock()
+		now := mono()
+		next := now + bound
+		for _, c := range callers {
+			d := c.deadline.Load()
+			switch {
+			case d <= 0:
+			case d <= now:
+				c.expireIfDue(d)
+			case d < next:
+				next = d
+			}
+		}
+		t.Reset(time.Duration(next - now))
+	}
 }

@@ -166,6 +166,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.cancel = cancel
 
 	stopProgress := r.startProgress(start)
+	stopWatchdog := make(chan struct{})
+	var watchdog sync.WaitGroup
+	watchdog.Go(func() { r.watchdog(stopWatchdog) })
 	if cfg.Concurrency > 0 {
 		r.closed(runCtx, start)
 	} else {
@@ -173,6 +176,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	r.inflight.Wait()
 	end := time.Now()
+	close(stopWatchdog)
+	watchdog.Wait()
 	stopProgress()
 
 	m := r.measurement()
@@ -236,6 +241,9 @@ type runner struct {
 	legacy bool
 	// idle holds the open model's callers between requests (at most MaxInFlight exist).
 	idle chan *caller
+	// callers lists every caller, for the watchdog.
+	callersMu sync.Mutex
+	callers   []*caller
 
 	inflight     sync.WaitGroup
 	inFlightNow  atomic.Int64
