@@ -1,0 +1,145 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/lipgloss/table"
+	"github.com/patience-dev/patience/scenario/sim"
+)
+
+// Agreement pairs a simulated replay with a live replay of the same scenario, so the reader
+// can see whether the model and real sockets tell the same story. Policies are matched by
+// name; the renderers only place the two results' figures side by side.
+type Agreement struct {
+	Schema    string      `json:"schema"` // "patience/agreement/v1"
+	Simulated *sim.Result `json:"simulated"`
+	Live      *sim.Result `json:"live"`
+	// Speed is the live replay's time compression.
+	Speed float64 `json:"speed"`
+	// TimerLatenessP99Ms is how late the live run's timers fired (real time, p99); times
+	// Speed, it is how much scenario time a late timer cost.
+	TimerLatenessP99Ms float64 `json:"timer_lateness_p99_ms"`
+}
+
+// agreementLatenessWarnMs is the scenario-time lateness above which the live columns stop
+// being a check of the model: a quarter of a second is 5% of the bundled scenarios' shortest
+// timeouts.
+const agreementLatenessWarnMs = 250
+
+// agreementFidelity is the line under the table that says how well the machine kept time.
+func agreementFidelity(a *Agreement) (warn bool, text string) {
+	scen := a.TimerLatenessP99Ms * a.Speed
+	text = fmt.Sprintf("live timers fired up to %s late (p99), %s of scenario time at speed %g",
+		replayDuration(a.TimerLatenessP99Ms), replayDuration(scen), a.Speed)
+	if scen > agreementLatenessWarnMs {
+		return true, text + ": the machine was too busy for a faithful live run; where the columns differ, the simulation is the reference (try a lower --speed)"
+	}
+	return false, text
+}
+
+// AgreementFormats are the renderers of a simulated-vs-live comparison.
+var AgreementFormats = Registry[*Agreement]{
+	"text":     AgreementText,
+	"json":     JSON[*Agreement],
+	"markdown": AgreementMarkdown,
+}
+
+// agreementRows are the figures compared, each rendered for one policy result.
+var agreementRows = []struct {
+	label string
+	value func(sim.PolicyResult) string
+}{
+	{"success", func(p sim.PolicyResult) string { return replayPercent(p.SuccessRate) }},
+	{"degraded", func(p sim.PolicyResult) string { return replayCount(p.Degraded) }},
+	{"amplification", func(p sim.PolicyResult) string { return replayRatio(p.Amplification) }},
+	{"duplicates", func(p sim.PolicyResult) string { return replayCount(p.Duplicates) }},
+	{"worker saturation", func(p sim.PolicyResult) string { return replayPercent(p.WorkerSaturation) }},
+	{"latency p99", func(p sim.PolicyResult) string { return replayDuration(p.Latency.P99Ms) }},
+}
+
+// agreementPairs matches the live policies to the simulated ones by name, in simulated order.
+func agreementPairs(a *Agreement) (names []string, simP, liveP []sim.PolicyResult) {
+	byName := map[string]sim.PolicyResult{}
+	for _, p := range a.Live.Policies {
+		byName[p.Name] = p
+	}
+	for _, p := range a.Simulated.Policies {
+		l, ok := byName[p.Name]
+		if !ok {
+			continue
+		}
+		names = append(names, p.Name)
+		simP = append(simP, p)
+		liveP = append(liveP, l)
+	}
+	return names, simP, liveP
+}
+
+// AgreementText renders the comparison as one table: a row per figure, a "simulated / live"
+// cell per policy.
+func AgreementText(w io.Writer, a *Agreement, opts Options) error {
+	st := opts.Styles
+	var b strings.Builder
+	b.WriteString(st.Title.Render("simulated vs live · "+a.Simulated.Scenario) +
+		st.Muted.Render(fmt.Sprintf(" · real sockets at speed %g", a.Speed)) + "\n")
+	b.WriteString(st.Muted.Render("each cell: simulated / live") + "\n")
+	names, simP, liveP := agreementPairs(a)
+	t := table.New().
+		Border(lipgloss.NormalBorder()).
+		BorderStyle(st.Border).
+		Headers(append([]string{""}, names...)...).
+		StyleFunc(func(row, col int) lipgloss.Style {
+			switch {
+			case row == table.HeaderRow:
+				return st.Header
+			case col == 0:
+				return st.Key.Padding(0, 1)
+			}
+			return st.Cell
+		})
+	for _, row := range agreementRows {
+		cells := []string{row.label}
+		for i := range names {
+			cells = append(cells, row.value(simP[i])+" / "+row.value(liveP[i]))
+		}
+		t.Row(cells...)
+	}
+	b.WriteString(t.Render() + "\n")
+	warn, text := agreementFidelity(a)
+	style := st.Muted
+	if warn {
+		style = st.Warn
+	}
+	// One Render per line: lipgloss pads a multi-line block to its widest line.
+	for _, line := range strings.Split(replayWrap(text, max(opts.Width, 40)), "\n") {
+		b.WriteString(style.Render(line) + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// AgreementMarkdown renders the comparison as a Markdown table.
+func AgreementMarkdown(w io.Writer, a *Agreement, _ Options) error {
+	var b strings.Builder
+	names, simP, liveP := agreementPairs(a)
+	fmt.Fprintf(&b, "### Simulated vs live · %s (real sockets at speed %g)\n\n", replayMDEscape(a.Simulated.Scenario), a.Speed)
+	b.WriteString("| |")
+	for _, n := range names {
+		b.WriteString(" " + replayMDEscape(n) + " |")
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(names)) + "\n")
+	for _, row := range agreementRows {
+		b.WriteString("| " + row.label + " |")
+		for i := range names {
+			b.WriteString(" " + row.value(simP[i]) + " / " + row.value(liveP[i]) + " |")
+		}
+		b.WriteString("\n")
+	}
+	_, text := agreementFidelity(a)
+	b.WriteString("\nEach cell: simulated / live. L" + strings.TrimPrefix(text, "l") + ".\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
