@@ -64,3 +64,12 @@ func ExitCode(err error) int {
 	}
 	return ExitGateFailed
 }
+
+// stopped maps an error that ended a run early because its context was cancelled (Ctrl-C) or
+// ran out to ErrInterrupted; a command returns it after rendering what it had.
+func stopped(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return ErrInterrupted
+	}
+	return err
+}

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -147,10 +146,7 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 		return err
 	}
 	if runErr != nil {
-		if errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded) {
-			return ErrInterrupted
-		}
-		return runErr
+		return stopped(runErr)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -290,19 +289,13 @@ func stormRun(ctx context.Context, opts *StormOptions) error {
 		return runErr
 	}
 	if runErr != nil && len(res.Policies) == 0 {
-		if errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded) {
-			return ErrInterrupted
-		}
-		return runErr
+		return stopped(runErr)
 	}
 	if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
 		return err
 	}
 	if runErr != nil {
-		if errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded) {
-			return ErrInterrupted
-		}
-		return runErr
+		return stopped(runErr)
 	}
 	return nil
 }
