@@ -158,7 +158,22 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := newRunner(cfg)
+	return run(ctx, cfg, viaProxy(cfg.URL))
+}
+
+// viaProxy reports whether the environment sends requests for target through a proxy.
+func viaProxy(target string) bool {
+	req, err := http.NewRequest(http.MethodGet, target, nil)
+	if err != nil {
+		return false
+	}
+	proxy, err := http.ProxyFromEnvironment(req)
+	return err != nil || proxy != nil
+}
+
+// run is Run for a validated cfg; legacy selects the per-request trace (see client.go).
+func run(ctx context.Context, cfg Config, legacy bool) (*Result, error) {
+	r := newRunner(cfg, legacy)
 	defer r.close()
 	start := time.Now()
 	runCtx, cancel := context.WithCancel(ctx)
@@ -262,17 +277,10 @@ type runner struct {
 	dropped       atomic.Int64
 }
 
-func newRunner(cfg Config) *runner {
+func newRunner(cfg Config, legacy bool) *runner {
 	idle := cfg.MaxInFlight
 	if cfg.Concurrency > 0 {
 		idle = cfg.Concurrency
-	}
-	// Whether the target goes through a proxy depends only on its URL and the environment.
-	legacy := false
-	if probeReq, err := http.NewRequest(http.MethodGet, cfg.URL, nil); err == nil {
-		if proxy, err := http.ProxyFromEnvironment(probeReq); err != nil || proxy != nil {
-			legacy = true
-		}
 	}
 	tlsConfig := &tls.Config{InsecureSkipVerify: cfg.Insecure} //nolint:gosec // --insecure is the user's explicit choice
 	d := &dialer{net: net.Dialer{Timeout: cfg.MaxTimeout, KeepAlive: 30 * time.Second}, tls: tlsConfig, tlsTimeout: cfg.MaxTimeout}
