@@ -7,42 +7,66 @@ import (
 	"strings"
 	"time"
 
+	"github.com/patience-dev/patience/scenario/policy"
 	"gopkg.in/yaml.v3"
 )
 
-// decoder walks yaml.v3 nodes strictly: every mapping lists the keys it accepts, every scalar
-// has one type, and every problem becomes an *Error at the node with the field's dotted path.
-type decoder struct {
+// NodeDecoder walks yaml.v3 nodes strictly: every mapping lists the keys it accepts, every
+// scalar has one type, and every problem becomes an *Error at the node with the field's dotted
+// path. The scenario loader and the check file loader (scenario/check) both use it, so the two
+// file formats report problems in the same words and at the same positions.
+type NodeDecoder struct {
 	file string
 }
 
-// field is one key of a mapping with its value.
-type field struct {
-	key, val *yaml.Node
+// NewNodeDecoder returns a NodeDecoder whose errors and positions name file.
+func NewNodeDecoder(file string) *NodeDecoder { return &NodeDecoder{file: file} }
+
+// File is the file name the decoder puts in errors and positions.
+func (d *NodeDecoder) File() string { return d.file }
+
+// Pos is the position of n in the decoder's file.
+func (d *NodeDecoder) Pos(n *yaml.Node) policy.Pos { return pos(d.file, n) }
+
+// Entry is one key of a mapping with its value (aliases already resolved).
+type Entry struct {
+	Key, Val *yaml.Node
 }
 
-func (d *decoder) errf(n *yaml.Node, path, format string, a ...any) *Error {
+// Errf builds an *Error at node n (no position when n is nil) about the field at path.
+func (d *NodeDecoder) Errf(n *yaml.Node, path, format string, a ...any) *Error {
 	return errAt(d.file, n, path, format, a...)
 }
 
-// resolve follows aliases so `<<: *x` style anchors read like what they point at.
-func resolve(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
+// maxAliasDepth bounds ResolveAlias: yaml.v3 rejects an alias cycle while parsing, so this is
+// only a guard against a hand-built node graph.
+const maxAliasDepth = 100
+
+// ResolveAlias follows aliases so `*x` anchors read like what they point at.
+func ResolveAlias(n *yaml.Node) *yaml.Node {
+	for depth := 0; n != nil && n.Kind == yaml.AliasNode && depth < maxAliasDepth; depth++ {
 		n = n.Alias
 	}
 	return n
 }
 
-func join(path, key string) string {
+// JoinPath appends key to the dotted field path ("policy" + "retry" = "policy.retry").
+func JoinPath(path, key string) string {
 	if path == "" {
 		return key
 	}
 	return path + "." + key
 }
 
-func index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
+// IndexPath appends a list index to the field path ("phases" + 1 = "phases[1]").
+func IndexPath(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
 
-func kindName(n *yaml.Node) string {
+// KindName describes what n is, for "want X, got Y" messages: "a mapping", "a list",
+// "nothing" (null or no node) or the quoted scalar.
+func KindName(n *yaml.Node) string {
+	if n == nil {
+		return "nothing"
+	}
 	switch n.Kind {
 	case yaml.MappingNode:
 		return "a mapping"
@@ -57,176 +81,188 @@ func kindName(n *yaml.Node) string {
 	return "something else"
 }
 
-// mapping checks that n is a mapping whose keys are all in allowed and appear once.
-func (d *decoder) mapping(n *yaml.Node, path string, allowed ...string) (map[string]field, error) {
-	n = resolve(n)
-	if n.Kind != yaml.MappingNode {
-		return nil, d.errf(n, path, "want a mapping with keys %s, got %s", strings.Join(allowed, ", "), kindName(n))
+// Mapping checks that n is a mapping whose keys are all in allowed and appear once, and
+// returns its entries by key. An unknown key gets a "did you mean" suggestion when one is close.
+func (d *NodeDecoder) Mapping(n *yaml.Node, path string, allowed ...string) (map[string]Entry, error) {
+	n = ResolveAlias(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil, d.Errf(n, path, "want a mapping with keys %s, got %s", strings.Join(allowed, ", "), KindName(n))
 	}
-	out := make(map[string]field, len(n.Content)/2)
+	out := make(map[string]Entry, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			return nil, d.errf(k, path, "keys must be plain words")
+			return nil, d.Errf(k, path, "keys must be plain words")
 		}
 		if k.Value == "<<" {
-			return nil, d.errf(k, path, "merge keys (<<) are not supported; write the fields out or use base:")
+			return nil, d.Errf(k, path, "merge keys (<<) are not supported; write the fields out or use base:")
 		}
 		if !slices.Contains(allowed, k.Value) {
 			if s := suggest(k.Value, allowed); s != "" {
-				return nil, d.errf(k, join(path, k.Value), "unknown field (did you mean %s? want one of %s)", s, strings.Join(allowed, ", "))
+				return nil, d.Errf(k, JoinPath(path, k.Value), "unknown field (did you mean %s? want one of %s)", s, strings.Join(allowed, ", "))
 			}
-			return nil, d.errf(k, join(path, k.Value), "unknown field (want one of %s)", strings.Join(allowed, ", "))
+			return nil, d.Errf(k, JoinPath(path, k.Value), "unknown field (want one of %s)", strings.Join(allowed, ", "))
 		}
 		if prev, dup := out[k.Value]; dup {
-			return nil, d.errf(k, join(path, k.Value), "set twice (first at line %d)", prev.key.Line)
+			return nil, d.Errf(k, JoinPath(path, k.Value), "set twice (first at line %d)", prev.Key.Line)
 		}
-		out[k.Value] = field{key: k, val: resolve(v)}
+		out[k.Value] = Entry{Key: k, Val: ResolveAlias(v)}
 	}
 	return out, nil
 }
 
-// sequence checks that n is a list.
-func (d *decoder) sequence(n *yaml.Node, path string) ([]*yaml.Node, error) {
-	n = resolve(n)
+// Sequence checks that n is a list and returns its items, aliases resolved.
+func (d *NodeDecoder) Sequence(n *yaml.Node, path string) ([]*yaml.Node, error) {
+	n = ResolveAlias(n)
 	if n.Kind != yaml.SequenceNode {
-		return nil, d.errf(n, path, "want a list, got %s", kindName(n))
+		return nil, d.Errf(n, path, "want a list, got %s", KindName(n))
 	}
 	out := make([]*yaml.Node, len(n.Content))
 	for i, c := range n.Content {
-		out[i] = resolve(c)
+		out[i] = ResolveAlias(c)
+		if out[i] == nil {
+			return nil, d.Errf(c, IndexPath(path, i), "unresolvable alias")
+		}
 	}
 	return out, nil
 }
 
-// scalar checks that n is a non-null scalar and returns its text.
-func (d *decoder) scalar(n *yaml.Node, path, want string) (string, error) {
+// Scalar checks that n is a non-null scalar and returns its text; want names the expected
+// value in the error ("want a duration such as 2s, got a list").
+func (d *NodeDecoder) Scalar(n *yaml.Node, path, want string) (string, error) {
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		return "", d.errf(n, path, "want %s, got %s", want, kindName(n))
+		return "", d.Errf(n, path, "want %s, got %s", want, KindName(n))
 	}
 	return n.Value, nil
 }
 
-func (d *decoder) str(n *yaml.Node, path string) (string, error) {
-	s, err := d.scalar(n, path, "a string")
+// Str is a non-empty string.
+func (d *NodeDecoder) Str(n *yaml.Node, path string) (string, error) {
+	s, err := d.Scalar(n, path, "a string")
 	if err != nil {
 		return "", err
 	}
 	if strings.TrimSpace(s) == "" {
-		return "", d.errf(n, path, "must not be empty")
+		return "", d.Errf(n, path, "must not be empty")
 	}
 	return s, nil
 }
 
-func (d *decoder) integer(n *yaml.Node, path string, min int) (int, error) {
-	s, err := d.scalar(n, path, "a whole number")
+// Integer is a whole number (YAML !!int) of at least min.
+func (d *NodeDecoder) Integer(n *yaml.Node, path string, min int) (int, error) {
+	s, err := d.Scalar(n, path, "a whole number")
 	if err != nil {
 		return 0, err
 	}
 	if n.Tag != "!!int" {
-		return 0, d.errf(n, path, "want a whole number, got %q", s)
+		return 0, d.Errf(n, path, "want a whole number, got %q", s)
 	}
 	v, err := strconv.ParseInt(s, 0, 64)
 	if err != nil || v > 1<<40 || v < -(1<<40) {
-		return 0, d.errf(n, path, "%q is out of range", s)
+		return 0, d.Errf(n, path, "%q is out of range", s)
 	}
 	if int(v) < min {
-		return 0, d.errf(n, path, "must be at least %d, got %d", min, v)
+		return 0, d.Errf(n, path, "must be at least %d, got %d", min, v)
 	}
 	return int(v), nil
 }
 
-// bounded is an integer in [min, max].
-func (d *decoder) bounded(n *yaml.Node, path string, min, max int) (int, error) {
-	v, err := d.integer(n, path, min)
+// Bounded is an integer in [min, max] (max is a simulation limit, as the message says).
+func (d *NodeDecoder) Bounded(n *yaml.Node, path string, min, max int) (int, error) {
+	v, err := d.Integer(n, path, min)
 	if err == nil && v > max {
-		return 0, d.errf(n, path, "%d is above the %d a simulation allows", v, max)
+		return 0, d.Errf(n, path, "%d is above the %d a simulation allows", v, max)
 	}
 	return v, err
 }
 
-func (d *decoder) number(n *yaml.Node, path string) (float64, error) {
-	s, err := d.scalar(n, path, "a number")
+// Number is a non-negative number (YAML !!int or !!float).
+func (d *NodeDecoder) Number(n *yaml.Node, path string) (float64, error) {
+	s, err := d.Scalar(n, path, "a number")
 	if err != nil {
 		return 0, err
 	}
 	if n.Tag != "!!int" && n.Tag != "!!float" {
-		return 0, d.errf(n, path, "want a number, got %q", s)
+		return 0, d.Errf(n, path, "want a number, got %q", s)
 	}
 	v, err := strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64)
 	if err != nil || v != v || v > 1e15 || v < -1e15 {
-		return 0, d.errf(n, path, "%q is not a usable number", s)
+		return 0, d.Errf(n, path, "%q is not a usable number", s)
 	}
 	if v < 0 {
-		return 0, d.errf(n, path, "must not be negative, got %s", s)
+		return 0, d.Errf(n, path, "must not be negative, got %s", s)
 	}
 	return v, nil
 }
 
-func (d *decoder) boolean(n *yaml.Node, path string) (bool, error) {
-	s, err := d.scalar(n, path, "true or false")
+// Boolean is a YAML !!bool: true or false, not yes/no or a quoted string.
+func (d *NodeDecoder) Boolean(n *yaml.Node, path string) (bool, error) {
+	s, err := d.Scalar(n, path, "true or false")
 	if err != nil {
 		return false, err
 	}
 	if n.Tag != "!!bool" {
-		return false, d.errf(n, path, "want true or false, got %q", s)
+		return false, d.Errf(n, path, "want true or false, got %q", s)
 	}
 	return s == "true" || s == "True" || s == "TRUE", nil
 }
 
-func (d *decoder) duration(n *yaml.Node, path string) (time.Duration, error) {
-	s, err := d.scalar(n, path, "a duration such as 2s")
+// Duration is a duration in ParseDuration's syntax (2s, 150ms).
+func (d *NodeDecoder) Duration(n *yaml.Node, path string) (time.Duration, error) {
+	s, err := d.Scalar(n, path, "a duration such as 2s")
 	if err != nil {
 		return 0, err
 	}
 	v, err := ParseDuration(s)
 	if err != nil {
-		return 0, d.errf(n, path, "%v", err)
+		return 0, d.Errf(n, path, "%v", err)
 	}
 	return v, nil
 }
 
-// positive is a duration above zero.
-func (d *decoder) positive(n *yaml.Node, path string) (time.Duration, error) {
-	v, err := d.duration(n, path)
+// Positive is a duration above zero.
+func (d *NodeDecoder) Positive(n *yaml.Node, path string) (time.Duration, error) {
+	v, err := d.Duration(n, path)
 	if err == nil && v == 0 {
-		return 0, d.errf(n, path, "must be above 0")
+		return 0, d.Errf(n, path, "must be above 0")
 	}
 	return v, err
 }
 
-// durationOrNone accepts "none" as 0 (no bound). A literal 0 is rejected with a hint, because
+// DurationOrNone accepts "none" as 0 (no bound). A literal 0 is rejected with a hint, because
 // "timeout: 0" reads like "time out at once".
-func (d *decoder) durationOrNone(n *yaml.Node, path string) (time.Duration, error) {
+func (d *NodeDecoder) DurationOrNone(n *yaml.Node, path string) (time.Duration, error) {
 	if n.Kind == yaml.ScalarNode && n.Value == "none" {
 		return 0, nil
 	}
-	v, err := d.duration(n, path)
+	v, err := d.Duration(n, path)
 	if err == nil && v == 0 {
-		return 0, d.errf(n, path, "0 would mean no time at all; write none for no bound")
+		return 0, d.Errf(n, path, "0 would mean no time at all; write none for no bound")
 	}
 	return v, err
 }
 
-func (d *decoder) percent(n *yaml.Node, path string) (float64, error) {
-	s, err := d.scalar(n, path, "a percentage such as 50%")
+// Percent is a percentage in ParsePercent's syntax (50%), as a share of 1.
+func (d *NodeDecoder) Percent(n *yaml.Node, path string) (float64, error) {
+	s, err := d.Scalar(n, path, "a percentage such as 50%")
 	if err != nil {
 		return 0, err
 	}
 	v, err := ParsePercent(s)
 	if err != nil {
-		return 0, d.errf(n, path, "%v", err)
+		return 0, d.Errf(n, path, "%v", err)
 	}
 	return v, nil
 }
 
-func (d *decoder) enum(n *yaml.Node, path string, choices ...string) (string, error) {
-	s, err := d.scalar(n, path, "one of "+strings.Join(choices, ", "))
+// Enum is one of choices, spelt exactly.
+func (d *NodeDecoder) Enum(n *yaml.Node, path string, choices ...string) (string, error) {
+	s, err := d.Scalar(n, path, "one of "+strings.Join(choices, ", "))
 	if err != nil {
 		return "", err
 	}
 	if !slices.Contains(choices, s) {
-		return "", d.errf(n, path, "%q is not one of %s", s, strings.Join(choices, ", "))
+		return "", d.Errf(n, path, "%q is not one of %s", s, strings.Join(choices, ", "))
 	}
 	return s, nil
 }

@@ -127,16 +127,16 @@ type lookupFunc func(name string, n *yaml.Node, path string) (*policy.Policy, er
 // named. Policy.Source gets the position of every field set; fields inherited from a base or a
 // preset point at the `base:` line (or the preset string). file labels errors and positions.
 func DecodePolicy(node *yaml.Node, file string, named map[string]*policy.Policy) (*policy.Policy, error) {
-	d := &decoder{file: file}
+	d := &decoder{NewNodeDecoder(file)}
 	lookup := func(name string, n *yaml.Node, path string) (*policy.Policy, error) {
 		if p, ok := named[name]; ok {
 			return clonePolicy(p), nil
 		}
 		names := slices.Sorted(maps.Keys(named))
 		if len(names) == 0 {
-			return nil, d.errf(n, path, "no policy named %q (write preset:NAME for a preset: %s)", name, strings.Join(PresetNames(), ", "))
+			return nil, d.Errf(n, path, "no policy named %q (write preset:NAME for a preset: %s)", name, strings.Join(PresetNames(), ", "))
 		}
-		return nil, d.errf(n, path, "no policy named %q (known: %s)", name, strings.Join(names, ", "))
+		return nil, d.Errf(n, path, "no policy named %q (known: %s)", name, strings.Join(names, ", "))
 	}
 	if node != nil && node.Kind == yaml.DocumentNode && len(node.Content) == 1 {
 		node = node.Content[0]
@@ -198,14 +198,14 @@ func (d *decoder) inherit(base *policy.Policy, at *yaml.Node) *policy.Policy {
 
 // basePolicy resolves the value of a base: (or a bare "preset:NAME" string).
 func (d *decoder) basePolicy(n *yaml.Node, path string, lookup lookupFunc) (*policy.Policy, error) {
-	s, err := d.str(n, path)
+	s, err := d.Str(n, path)
 	if err != nil {
 		return nil, err
 	}
 	if name, ok := strings.CutPrefix(s, "preset:"); ok {
 		p, ok := Preset(name)
 		if !ok {
-			return nil, d.errf(n, path, "unknown preset %q (presets: %s)", name, strings.Join(PresetNames(), ", "))
+			return nil, d.Errf(n, path, "unknown preset %q (presets: %s)", name, strings.Join(PresetNames(), ", "))
 		}
 		return p, nil
 	}
@@ -215,7 +215,7 @@ func (d *decoder) basePolicy(n *yaml.Node, path string, lookup lookupFunc) (*pol
 // policy decodes a policy mapping or a "preset:NAME" / policy-name string. layersOK allows a
 // `layers:` key (not inside a layer's own policy).
 func (d *decoder) policy(n *yaml.Node, path string, lookup lookupFunc, layersOK bool) (*policy.Policy, error) {
-	n = resolve(n)
+	n = ResolveAlias(n)
 	if n.Kind == yaml.ScalarNode {
 		base, err := d.basePolicy(n, path, lookup)
 		if err != nil {
@@ -230,7 +230,7 @@ func (d *decoder) policy(n *yaml.Node, path string, lookup lookupFunc, layersOK 
 	if !layersOK {
 		allowed = policyFields[:len(policyFields)-1]
 	}
-	f, err := d.mapping(n, path, allowed...)
+	f, err := d.Mapping(n, path, allowed...)
 	if err != nil {
 		if e, ok := err.(*Error); ok && !layersOK && strings.HasSuffix(e.Field, ".layers") {
 			e.Msg = "layers cannot nest: list every layer at the top"
@@ -239,22 +239,22 @@ func (d *decoder) policy(n *yaml.Node, path string, lookup lookupFunc, layersOK 
 	}
 	var p *policy.Policy
 	if b, ok := f["base"]; ok {
-		base, err := d.basePolicy(b.val, join(path, "base"), lookup)
+		base, err := d.basePolicy(b.Val, JoinPath(path, "base"), lookup)
 		if err != nil {
 			return nil, err
 		}
-		p = d.inherit(base, b.key)
+		p = d.inherit(base, b.Key)
 		p.Name = "" // a variant is not its base: the caller names it (name:, or its context)
-		p.Source["base"] = pos(d.file, b.key)
+		p.Source["base"] = pos(d.file, b.Key)
 	} else {
 		p = defaultPolicy()
 		p.Source = map[string]policy.Pos{}
 	}
 	p.Source["policy"] = pos(d.file, n)
-	set := func(key string, fl field) { p.Source[key] = pos(d.file, fl.key) }
+	set := func(key string, fl Entry) { p.Source[key] = pos(d.file, fl.Key) }
 
 	if fl, ok := f["name"]; ok {
-		if p.Name, err = d.str(fl.val, join(path, "name")); err != nil {
+		if p.Name, err = d.Str(fl.Val, JoinPath(path, "name")); err != nil {
 			return nil, err
 		}
 		set("name", fl)
@@ -264,7 +264,7 @@ func (d *decoder) policy(n *yaml.Node, path string, lookup lookupFunc, layersOK 
 		dst *time.Duration
 	}{{"connect_timeout", &p.ConnectTimeout}, {"timeout", &p.Timeout}, {"deadline", &p.Deadline}} {
 		if fl, ok := f[k.key]; ok {
-			if *k.dst, err = d.durationOrNone(fl.val, join(path, k.key)); err != nil {
+			if *k.dst, err = d.DurationOrNone(fl.Val, JoinPath(path, k.key)); err != nil {
 				return nil, err
 			}
 			set(k.key, fl)
@@ -272,36 +272,36 @@ func (d *decoder) policy(n *yaml.Node, path string, lookup lookupFunc, layersOK 
 	}
 	if fl, ok := f["retry"]; ok {
 		set("retry", fl)
-		if err := d.retry(fl.val, join(path, "retry"), p); err != nil {
+		if err := d.retry(fl.Val, JoinPath(path, "retry"), p); err != nil {
 			return nil, err
 		}
 	}
 	if fl, ok := f["budget"]; ok {
 		set("budget", fl)
-		if p.Budget, err = d.budget(fl.val, join(path, "budget"), p.Budget, p.Source); err != nil {
+		if p.Budget, err = d.budget(fl.Val, JoinPath(path, "budget"), p.Budget, p.Source); err != nil {
 			return nil, err
 		}
 	}
 	if fl, ok := f["breaker"]; ok {
 		set("breaker", fl)
-		if p.Breaker, err = d.breaker(fl.val, join(path, "breaker"), p.Breaker, p.Source); err != nil {
+		if p.Breaker, err = d.breaker(fl.Val, JoinPath(path, "breaker"), p.Breaker, p.Source); err != nil {
 			return nil, err
 		}
 	}
 	if fl, ok := f["bulkhead"]; ok {
 		set("bulkhead", fl)
-		if isNone(fl.val) {
+		if isNone(fl.Val) {
 			p.Bulkhead = nil
 		} else {
-			bf, err := d.mapping(fl.val, join(path, "bulkhead"), "max_concurrent")
+			bf, err := d.Mapping(fl.Val, JoinPath(path, "bulkhead"), "max_concurrent")
 			if err != nil {
 				return nil, err
 			}
 			mc, ok := bf["max_concurrent"]
 			if !ok {
-				return nil, d.errf(fl.val, join(path, "bulkhead.max_concurrent"), "required")
+				return nil, d.Errf(fl.Val, JoinPath(path, "bulkhead.max_concurrent"), "required")
 			}
-			v, err := d.integer(mc.val, join(path, "bulkhead.max_concurrent"), 1)
+			v, err := d.Integer(mc.Val, JoinPath(path, "bulkhead.max_concurrent"), 1)
 			if err != nil {
 				return nil, err
 			}
@@ -310,13 +310,13 @@ func (d *decoder) policy(n *yaml.Node, path string, lookup lookupFunc, layersOK 
 	}
 	if fl, ok := f["fallback"]; ok {
 		set("fallback", fl)
-		if p.Fallback, err = d.boolean(fl.val, join(path, "fallback")); err != nil {
+		if p.Fallback, err = d.Boolean(fl.Val, JoinPath(path, "fallback")); err != nil {
 			return nil, err
 		}
 	}
 	if fl, ok := f["idempotency_key"]; ok {
 		set("idempotency_key", fl)
-		v, err := d.boolean(fl.val, join(path, "idempotency_key"))
+		v, err := d.Boolean(fl.Val, JoinPath(path, "idempotency_key"))
 		if err != nil {
 			return nil, err
 		}
@@ -324,7 +324,7 @@ func (d *decoder) policy(n *yaml.Node, path string, lookup lookupFunc, layersOK 
 	}
 	if fl, ok := f["layers"]; ok {
 		set("layers", fl)
-		if p.Layers, err = d.layers(fl.val, join(path, "layers"), lookup); err != nil {
+		if p.Layers, err = d.layers(fl.Val, JoinPath(path, "layers"), lookup); err != nil {
 			return nil, err
 		}
 	}
@@ -339,7 +339,7 @@ func isNone(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Value == 
 // errAtSource reports a problem of a merged policy at the line that set the field.
 // near is the field that makes key necessary (retry.backoff for retry.delays).
 func (d *decoder) errAtSource(p *policy.Policy, key, near, path, format string, a ...any) *Error {
-	e := &Error{File: d.file, Field: join(path, key), Msg: fmt.Sprintf(format, a...)}
+	e := &Error{File: d.file, Field: JoinPath(path, key), Msg: fmt.Sprintf(format, a...)}
 	for _, k := range []string{key, near, "base", "policy"} {
 		if s, ok := p.Source[k]; ok {
 			e.Line, e.Col = s.Line, s.Col
@@ -376,65 +376,65 @@ func (d *decoder) retry(n *yaml.Node, path string, p *policy.Policy) error {
 		r.MaxAttempts = 1
 		return nil
 	}
-	f, err := d.mapping(n, path, "max_attempts", "on", "never", "non_idempotent", "backoff", "base",
+	f, err := d.Mapping(n, path, "max_attempts", "on", "never", "non_idempotent", "backoff", "base",
 		"multiplier", "cap", "delays", "jitter", "jitter_factor", "retry_after", "retry_after_max")
 	if err != nil {
 		return err
 	}
-	set := func(key string) { p.Source["retry."+key] = pos(d.file, f[key].key) }
+	set := func(key string) { p.Source["retry."+key] = pos(d.file, f[key].Key) }
 	if fl, ok := f["max_attempts"]; ok {
-		if fl.val.Kind == yaml.ScalarNode && fl.val.Value == "unlimited" {
+		if fl.Val.Kind == yaml.ScalarNode && fl.Val.Value == "unlimited" {
 			r.MaxAttempts = policy.Unlimited
 		} else {
-			v, err := d.scalar(fl.val, join(path, "max_attempts"), "a whole number or unlimited")
+			v, err := d.Scalar(fl.Val, JoinPath(path, "max_attempts"), "a whole number or unlimited")
 			if err != nil {
 				return err
 			}
-			if fl.val.Tag != "!!int" {
-				return d.errf(fl.val, join(path, "max_attempts"), "want a whole number or unlimited, got %q", v)
+			if fl.Val.Tag != "!!int" {
+				return d.Errf(fl.Val, JoinPath(path, "max_attempts"), "want a whole number or unlimited, got %q", v)
 			}
-			n, err := d.integer(fl.val, join(path, "max_attempts"), 0)
+			n, err := d.Integer(fl.Val, JoinPath(path, "max_attempts"), 0)
 			if err != nil {
 				return err
 			}
 			if n < 1 {
-				return d.errf(fl.val, join(path, "max_attempts"), "must be at least 1 (the first try counts; 1 = no retry)")
+				return d.Errf(fl.Val, JoinPath(path, "max_attempts"), "must be at least 1 (the first try counts; 1 = no retry)")
 			}
 			r.MaxAttempts = n
 		}
 		set("max_attempts")
 	}
 	if fl, ok := f["on"]; ok {
-		items, err := d.sequence(fl.val, join(path, "on"))
+		items, err := d.Sequence(fl.Val, JoinPath(path, "on"))
 		if err != nil {
 			return err
 		}
 		r.On = r.On[:0:0]
 		for i, it := range items {
-			s, err := d.scalar(it, index(join(path, "on"), i), "connect, timeout, reset, a status or a class like 5xx")
+			s, err := d.Scalar(it, IndexPath(JoinPath(path, "on"), i), "connect, timeout, reset, a status or a class like 5xx")
 			if err != nil {
 				return err
 			}
 			if err := validRetryOn(s); err != nil {
-				return d.errf(it, index(join(path, "on"), i), "%v", err)
+				return d.Errf(it, IndexPath(JoinPath(path, "on"), i), "%v", err)
 			}
 			r.On = append(r.On, s)
 		}
 		set("on")
 	}
 	if fl, ok := f["never"]; ok {
-		items, err := d.sequence(fl.val, join(path, "never"))
+		items, err := d.Sequence(fl.Val, JoinPath(path, "never"))
 		if err != nil {
 			return err
 		}
 		r.Never = r.Never[:0:0]
 		for i, it := range items {
-			v, err := d.integer(it, index(join(path, "never"), i), 100)
+			v, err := d.Integer(it, IndexPath(JoinPath(path, "never"), i), 100)
 			if err != nil {
 				return err
 			}
 			if v > 599 {
-				return d.errf(it, index(join(path, "never"), i), "%d is not an HTTP status", v)
+				return d.Errf(it, IndexPath(JoinPath(path, "never"), i), "%d is not an HTTP status", v)
 			}
 			r.Never = append(r.Never, v)
 		}
@@ -452,61 +452,61 @@ func (d *decoder) retry(n *yaml.Node, path string, p *policy.Policy) error {
 	}
 	for _, e := range enums {
 		if fl, ok := f[e.key]; ok {
-			if *e.dst, err = d.enum(fl.val, join(path, e.key), e.choices...); err != nil {
+			if *e.dst, err = d.Enum(fl.Val, JoinPath(path, e.key), e.choices...); err != nil {
 				return err
 			}
 			set(e.key)
 		}
 	}
 	if fl, ok := f["base"]; ok {
-		if r.Base, err = d.duration(fl.val, join(path, "base")); err != nil {
+		if r.Base, err = d.Duration(fl.Val, JoinPath(path, "base")); err != nil {
 			return err
 		}
 		set("base")
 	}
 	if fl, ok := f["multiplier"]; ok {
-		if r.Multiplier, err = d.number(fl.val, join(path, "multiplier")); err != nil {
+		if r.Multiplier, err = d.Number(fl.Val, JoinPath(path, "multiplier")); err != nil {
 			return err
 		}
 		if r.Multiplier < 1 {
-			return d.errf(fl.val, join(path, "multiplier"), "must be at least 1 (delays would shrink)")
+			return d.Errf(fl.Val, JoinPath(path, "multiplier"), "must be at least 1 (delays would shrink)")
 		}
 		set("multiplier")
 	}
 	if fl, ok := f["cap"]; ok {
-		if isNone(fl.val) {
+		if isNone(fl.Val) {
 			r.Cap = 0
-		} else if r.Cap, err = d.positive(fl.val, join(path, "cap")); err != nil {
+		} else if r.Cap, err = d.Positive(fl.Val, JoinPath(path, "cap")); err != nil {
 			return err
 		}
 		set("cap")
 	}
 	if fl, ok := f["delays"]; ok {
-		items, err := d.sequence(fl.val, join(path, "delays"))
+		items, err := d.Sequence(fl.Val, JoinPath(path, "delays"))
 		if err != nil {
 			return err
 		}
 		if len(items) == 0 {
-			return d.errf(fl.val, join(path, "delays"), "must list at least one delay")
+			return d.Errf(fl.Val, JoinPath(path, "delays"), "must list at least one delay")
 		}
 		r.Delays = make([]time.Duration, len(items))
 		for i, it := range items {
-			if r.Delays[i], err = d.duration(it, index(join(path, "delays"), i)); err != nil {
+			if r.Delays[i], err = d.Duration(it, IndexPath(JoinPath(path, "delays"), i)); err != nil {
 				return err
 			}
 		}
 		set("delays")
 	}
 	if fl, ok := f["jitter_factor"]; ok {
-		if r.JitterFactor, err = d.number(fl.val, join(path, "jitter_factor")); err != nil {
+		if r.JitterFactor, err = d.Number(fl.Val, JoinPath(path, "jitter_factor")); err != nil {
 			return err
 		}
 		set("jitter_factor")
 	}
 	if fl, ok := f["retry_after_max"]; ok {
-		if isNone(fl.val) {
+		if isNone(fl.Val) {
 			r.RetryAfterMax = 0
-		} else if r.RetryAfterMax, err = d.positive(fl.val, join(path, "retry_after_max")); err != nil {
+		} else if r.RetryAfterMax, err = d.Positive(fl.Val, JoinPath(path, "retry_after_max")); err != nil {
 			return err
 		}
 		set("retry_after_max")
@@ -536,7 +536,7 @@ func (d *decoder) budget(n *yaml.Node, path string, prev *policy.Budget, src map
 	if isNone(n) {
 		return nil, nil
 	}
-	f, err := d.mapping(n, path, "kind", "capacity", "retry_cost", "timeout_cost", "refill", "percent", "min_per_s", "window")
+	f, err := d.Mapping(n, path, "kind", "capacity", "retry_cost", "timeout_cost", "refill", "percent", "min_per_s", "window")
 	if err != nil {
 		return nil, err
 	}
@@ -545,12 +545,12 @@ func (d *decoder) budget(n *yaml.Node, path string, prev *policy.Budget, src map
 		kind = prev.Kind
 	}
 	if fl, ok := f["kind"]; ok {
-		if kind, err = d.enum(fl.val, join(path, "kind"), "token_bucket", "ratio"); err != nil {
+		if kind, err = d.Enum(fl.Val, JoinPath(path, "kind"), "token_bucket", "ratio"); err != nil {
 			return nil, err
 		}
-		src["budget.kind"] = pos(d.file, fl.key)
+		src["budget.kind"] = pos(d.file, fl.Key)
 	} else if kind == "" {
-		return nil, d.errf(n, join(path, "kind"), "required: token_bucket or ratio")
+		return nil, d.Errf(n, JoinPath(path, "kind"), "required: token_bucket or ratio")
 	}
 	b := defaultBudget(kind)
 	if prev != nil && prev.Kind == kind {
@@ -566,32 +566,32 @@ func (d *decoder) budget(n *yaml.Node, path string, prev *policy.Budget, src map
 			continue
 		}
 		if !slices.Contains(own[kind], key) {
-			return nil, d.errf(fl.key, join(path, key), "not a field of a %s budget (its fields: %s)", kind, strings.Join(own[kind], ", "))
+			return nil, d.Errf(fl.Key, JoinPath(path, key), "not a field of a %s budget (its fields: %s)", kind, strings.Join(own[kind], ", "))
 		}
-		src["budget."+key] = pos(d.file, fl.key)
+		src["budget."+key] = pos(d.file, fl.Key)
 		var err error
 		switch key {
 		case "capacity":
-			b.Capacity, err = d.number(fl.val, join(path, key))
+			b.Capacity, err = d.Number(fl.Val, JoinPath(path, key))
 		case "retry_cost":
-			b.RetryCost, err = d.number(fl.val, join(path, key))
+			b.RetryCost, err = d.Number(fl.Val, JoinPath(path, key))
 		case "timeout_cost":
-			b.TimeoutCost, err = d.number(fl.val, join(path, key))
+			b.TimeoutCost, err = d.Number(fl.Val, JoinPath(path, key))
 		case "refill":
-			b.Refill, err = d.number(fl.val, join(path, key))
+			b.Refill, err = d.Number(fl.Val, JoinPath(path, key))
 		case "percent":
-			b.Percent, err = d.percent(fl.val, join(path, key))
+			b.Percent, err = d.Percent(fl.Val, JoinPath(path, key))
 		case "min_per_s":
-			b.MinPerS, err = d.number(fl.val, join(path, key))
+			b.MinPerS, err = d.Number(fl.Val, JoinPath(path, key))
 		case "window":
-			b.Window, err = d.positive(fl.val, join(path, key))
+			b.Window, err = d.Positive(fl.Val, JoinPath(path, key))
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
 	if kind == "token_bucket" && b.Capacity <= 0 {
-		return nil, d.errf(n, join(path, "capacity"), "a token bucket needs a capacity above 0")
+		return nil, d.Errf(n, JoinPath(path, "capacity"), "a token bucket needs a capacity above 0")
 	}
 	return b, nil
 }
@@ -600,7 +600,7 @@ func (d *decoder) breaker(n *yaml.Node, path string, prev *policy.Breaker, src m
 	if isNone(n) {
 		return nil, nil
 	}
-	f, err := d.mapping(n, path, "failure_rate", "min_requests", "window", "open_for", "half_open")
+	f, err := d.Mapping(n, path, "failure_rate", "min_requests", "window", "open_for", "half_open")
 	if err != nil {
 		return nil, err
 	}
@@ -612,22 +612,22 @@ func (d *decoder) breaker(n *yaml.Node, path string, prev *policy.Breaker, src m
 	keys := slices.Sorted(maps.Keys(f))
 	for _, key := range keys {
 		fl := f[key]
-		src["breaker."+key] = pos(d.file, fl.key)
+		src["breaker."+key] = pos(d.file, fl.Key)
 		var err error
 		switch key {
 		case "failure_rate":
-			b.FailureRate, err = d.percent(fl.val, join(path, key))
+			b.FailureRate, err = d.Percent(fl.Val, JoinPath(path, key))
 			if err == nil && b.FailureRate == 0 {
-				err = d.errf(fl.val, join(path, key), "must be above 0%% (0%% would open on the first request)")
+				err = d.Errf(fl.Val, JoinPath(path, key), "must be above 0%% (0%% would open on the first request)")
 			}
 		case "min_requests":
-			b.MinRequests, err = d.integer(fl.val, join(path, key), 1)
+			b.MinRequests, err = d.Integer(fl.Val, JoinPath(path, key), 1)
 		case "window":
-			b.Window, err = d.positive(fl.val, join(path, key))
+			b.Window, err = d.Positive(fl.Val, JoinPath(path, key))
 		case "open_for":
-			b.OpenFor, err = d.positive(fl.val, join(path, key))
+			b.OpenFor, err = d.Positive(fl.Val, JoinPath(path, key))
 		case "half_open":
-			b.HalfOpen, err = d.integer(fl.val, join(path, key), 1)
+			b.HalfOpen, err = d.Integer(fl.Val, JoinPath(path, key), 1)
 		}
 		if err != nil {
 			return nil, err
@@ -638,33 +638,33 @@ func (d *decoder) breaker(n *yaml.Node, path string, prev *policy.Breaker, src m
 
 // layers decodes `layers: [{name, policy}]`, caller first.
 func (d *decoder) layers(n *yaml.Node, path string, lookup lookupFunc) ([]policy.Layer, error) {
-	items, err := d.sequence(n, path)
+	items, err := d.Sequence(n, path)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]policy.Layer, 0, len(items))
 	seen := map[string]bool{}
 	for i, it := range items {
-		ip := index(path, i)
-		f, err := d.mapping(it, ip, "name", "policy")
+		ip := IndexPath(path, i)
+		f, err := d.Mapping(it, ip, "name", "policy")
 		if err != nil {
 			return nil, err
 		}
 		l := policy.Layer{Name: fmt.Sprintf("layer-%d", i+1)}
 		if fl, ok := f["name"]; ok {
-			if l.Name, err = d.str(fl.val, join(ip, "name")); err != nil {
+			if l.Name, err = d.Str(fl.Val, JoinPath(ip, "name")); err != nil {
 				return nil, err
 			}
 			if seen[l.Name] {
-				return nil, d.errf(fl.val, join(ip, "name"), "layer %q is listed twice", l.Name)
+				return nil, d.Errf(fl.Val, JoinPath(ip, "name"), "layer %q is listed twice", l.Name)
 			}
 		}
 		seen[l.Name] = true
 		fl, ok := f["policy"]
 		if !ok {
-			return nil, d.errf(it, join(ip, "policy"), "required: the policy this layer applies to its calls")
+			return nil, d.Errf(it, JoinPath(ip, "policy"), "required: the policy this layer applies to its calls")
 		}
-		if l.Policy, err = d.policy(fl.val, join(ip, "policy"), lookup, false); err != nil {
+		if l.Policy, err = d.policy(fl.Val, JoinPath(ip, "policy"), lookup, false); err != nil {
 			return nil, err
 		}
 		if l.Policy.Name == "" {

@@ -81,7 +81,7 @@ func TestPresetValues(t *testing.T) {
 				}
 			}
 			// Every preset must pass the loader's own checks.
-			d := &decoder{file: "preset"}
+			d := &decoder{NewNodeDecoder("preset")}
 			if err := d.checkPolicy(p, ""); err != nil {
 				t.Errorf("preset fails validation: %v", err)
 			}

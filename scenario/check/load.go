@@ -57,7 +57,7 @@ func Load(path string, data []byte) (*File, error) {
 	} else if !errors.Is(err, io.EOF) {
 		return nil, yamlError(path, err)
 	}
-	l := &loader{file: path, dir: filepath.Dir(path)}
+	l := &loader{NodeDecoder: scenario.NewNodeDecoder(path), dir: filepath.Dir(path)}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
@@ -119,147 +119,37 @@ func parseIgnores(data []byte) map[int]map[string]bool {
 	return out
 }
 
-// loader walks yaml.v3 nodes strictly, like the scenario loader.
+// loader walks a check file's yaml.v3 nodes with the scenario loader's NodeDecoder, so a
+// check file is held to the same rules and reports problems in the same words.
 type loader struct {
-	file string
-	dir  string
-}
-
-type field struct{ key, val *yaml.Node }
-
-func (l *loader) errf(n *yaml.Node, path, format string, a ...any) error {
-	e := &scenario.Error{File: l.file, Field: path, Msg: fmt.Sprintf(format, a...)}
-	if n != nil {
-		e.Line, e.Col = n.Line, n.Column
-	}
-	return e
-}
-
-func (l *loader) pos(n *yaml.Node) policy.Pos {
-	return policy.Pos{File: l.file, Line: n.Line, Col: n.Column}
-}
-
-func resolve(n *yaml.Node) *yaml.Node {
-	for depth := 0; n != nil && n.Kind == yaml.AliasNode && depth < 100; depth++ {
-		n = n.Alias
-	}
-	return n
-}
-
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "nothing"
-		}
-		return strconv.Quote(n.Value)
-	}
-	return "something else"
-}
-
-func (l *loader) mapping(n *yaml.Node, path string, allowed ...string) (map[string]field, error) {
-	n = resolve(n)
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil, l.errf(n, path, "want a mapping with keys %s, got %s", strings.Join(allowed, ", "), describe(n))
-	}
-	out := make(map[string]field, len(n.Content)/2)
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			return nil, l.errf(k, path, "keys must be plain words")
-		}
-		if k.Value == "<<" {
-			return nil, l.errf(k, path, "merge keys (<<) are not supported; write the fields out")
-		}
-		if !slices.Contains(allowed, k.Value) {
-			return nil, l.errf(k, join(path, k.Value), "unknown field (want one of %s)", strings.Join(allowed, ", "))
-		}
-		if prev, dup := out[k.Value]; dup {
-			return nil, l.errf(k, join(path, k.Value), "set twice (first at line %d)", prev.key.Line)
-		}
-		out[k.Value] = field{key: k, val: resolve(v)}
-	}
-	return out, nil
-}
-
-func (l *loader) sequence(n *yaml.Node, path string) ([]*yaml.Node, error) {
-	if n.Kind != yaml.SequenceNode {
-		return nil, l.errf(n, path, "want a list, got %s", describe(n))
-	}
-	out := make([]*yaml.Node, len(n.Content))
-	for i, c := range n.Content {
-		out[i] = resolve(c)
-		if out[i] == nil {
-			return nil, l.errf(c, fmt.Sprintf("%s[%d]", path, i), "unresolvable alias")
-		}
-	}
-	return out, nil
-}
-
-func (l *loader) scalar(n *yaml.Node, path, want string) (string, error) {
-	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		return "", l.errf(n, path, "want %s, got %s", want, describe(n))
-	}
-	return n.Value, nil
-}
-
-func (l *loader) str(n *yaml.Node, path string) (string, error) {
-	s, err := l.scalar(n, path, "a string")
-	if err != nil {
-		return "", err
-	}
-	if strings.TrimSpace(s) == "" {
-		return "", l.errf(n, path, "must not be empty")
-	}
-	return s, nil
-}
-
-func (l *loader) boolean(n *yaml.Node, path string) (bool, error) {
-	s, err := l.scalar(n, path, "true or false")
-	if err != nil {
-		return false, err
-	}
-	if n.Tag != "!!bool" {
-		return false, l.errf(n, path, "want true or false, got %q", s)
-	}
-	return s == "true" || s == "True" || s == "TRUE", nil
+	*scenario.NodeDecoder
+	dir string
 }
 
 func (l *loader) root(root *yaml.Node) (*File, error) {
-	m, err := l.mapping(root, "", "max_amplification", "dependencies", "scenarios", "rules")
+	m, err := l.Mapping(root, "", "max_amplification", "dependencies", "scenarios", "rules")
 	if err != nil {
 		return nil, err
 	}
-	f := &File{Path: l.file, MaxAmplification: DefaultMaxAmplification, Disabled: map[string]bool{}, Levels: map[string]Level{}}
+	f := &File{Path: l.File(), MaxAmplification: DefaultMaxAmplification, Disabled: map[string]bool{}, Levels: map[string]Level{}}
 	if v, ok := m["max_amplification"]; ok {
-		s, err := l.scalar(v.val, "max_amplification", "a number ≥ 1")
+		s, err := l.Scalar(v.Val, "max_amplification", "a number ≥ 1")
 		if err != nil {
 			return nil, err
 		}
 		x, perr := strconv.ParseFloat(s, 64)
 		if perr != nil || x < 1 || x != x || x > 1e12 {
-			return nil, l.errf(v.val, "max_amplification", "want a number ≥ 1, got %q", s)
+			return nil, l.Errf(v.Val, "max_amplification", "want a number ≥ 1, got %q", s)
 		}
-		f.MaxAmplification, f.MaxAmplificationPos = x, l.pos(v.val)
+		f.MaxAmplification, f.MaxAmplificationPos = x, l.Pos(v.Val)
 	}
 	if v, ok := m["rules"]; ok {
-		if err := l.rules(v.val, f); err != nil {
+		if err := l.rules(v.Val, f); err != nil {
 			return nil, err
 		}
 	}
 	if v, ok := m["dependencies"]; ok {
-		items, err := l.sequence(v.val, "dependencies")
+		items, err := l.Sequence(v.Val, "dependencies")
 		if err != nil {
 			return nil, err
 		}
@@ -272,7 +162,7 @@ func (l *loader) root(root *yaml.Node) (*File, error) {
 				return nil, err
 			}
 			if line, dup := seen[d.Name]; dup {
-				return nil, l.errf(it, path+".name", "dependency %q is declared twice (first at line %d)", d.Name, line)
+				return nil, l.Errf(it, path+".name", "dependency %q is declared twice (first at line %d)", d.Name, line)
 			}
 			seen[d.Name] = d.Pos.Line
 			if d.Policy != nil && d.Policy.Name != "" {
@@ -282,12 +172,12 @@ func (l *loader) root(root *yaml.Node) (*File, error) {
 		}
 	}
 	if v, ok := m["scenarios"]; ok {
-		items, err := l.sequence(v.val, "scenarios")
+		items, err := l.Sequence(v.Val, "scenarios")
 		if err != nil {
 			return nil, err
 		}
 		for i, it := range items {
-			s, err := l.str(it, fmt.Sprintf("scenarios[%d]", i))
+			s, err := l.Str(it, fmt.Sprintf("scenarios[%d]", i))
 			if err != nil {
 				return nil, err
 			}
@@ -295,11 +185,11 @@ func (l *loader) root(root *yaml.Node) (*File, error) {
 			if _, err := os.Stat(path); err != nil && !strings.ContainsAny(s, `/\`) {
 				path = s // no such file beside the check file: a bundled scenario's name
 			}
-			f.Scenarios = append(f.Scenarios, ScenarioRef{Path: path, Pos: l.pos(it)})
+			f.Scenarios = append(f.Scenarios, ScenarioRef{Path: path, Pos: l.Pos(it)})
 		}
 	}
 	if len(f.Dependencies) == 0 && len(f.Scenarios) == 0 {
-		return nil, l.errf(root, "dependencies", "nothing to check: list at least one dependency (or a scenario)")
+		return nil, l.Errf(root, "dependencies", "nothing to check: list at least one dependency (or a scenario)")
 	}
 	return f, nil
 }
@@ -313,23 +203,23 @@ func (l *loader) relative(p string) string {
 }
 
 func (l *loader) ruleID(n *yaml.Node, path string) (string, error) {
-	s, err := l.str(n, path)
+	s, err := l.Str(n, path)
 	if err != nil {
 		return "", err
 	}
 	if _, ok := RuleByID(s); !ok {
-		return "", l.errf(n, path, "unknown rule %q (rules are PT001–PT013 and PT100)", s)
+		return "", l.Errf(n, path, "unknown rule %q (rules are PT001–PT013 and PT100)", s)
 	}
 	return s, nil
 }
 
 func (l *loader) rules(n *yaml.Node, f *File) error {
-	m, err := l.mapping(n, "rules", "disable", "levels")
+	m, err := l.Mapping(n, "rules", "disable", "levels")
 	if err != nil {
 		return err
 	}
 	if v, ok := m["disable"]; ok {
-		items, err := l.sequence(v.val, "rules.disable")
+		items, err := l.Sequence(v.Val, "rules.disable")
 		if err != nil {
 			return err
 		}
@@ -342,26 +232,26 @@ func (l *loader) rules(n *yaml.Node, f *File) error {
 		}
 	}
 	if v, ok := m["levels"]; ok {
-		if v.val.Kind != yaml.MappingNode {
-			return l.errf(v.val, "rules.levels", "want a mapping of rule ID to level (PT006: error), got %s", describe(v.val))
+		if v.Val.Kind != yaml.MappingNode {
+			return l.Errf(v.Val, "rules.levels", "want a mapping of rule ID to level (PT006: error), got %s", scenario.KindName(v.Val))
 		}
-		for i := 0; i+1 < len(v.val.Content); i += 2 {
-			k, val := v.val.Content[i], resolve(v.val.Content[i+1])
+		for i := 0; i+1 < len(v.Val.Content); i += 2 {
+			k, val := v.Val.Content[i], scenario.ResolveAlias(v.Val.Content[i+1])
 			id, err := l.ruleID(k, "rules.levels")
 			if err != nil {
 				return err
 			}
 			path := "rules.levels." + id
-			s, err := l.str(val, path)
+			s, err := l.Str(val, path)
 			if err != nil {
 				return err
 			}
 			lv, perr := ParseLevel(s)
 			if perr != nil {
-				return l.errf(val, path, "%v", perr)
+				return l.Errf(val, path, "%v", perr)
 			}
 			if _, dup := f.Levels[id]; dup {
-				return l.errf(k, path, "set twice")
+				return l.Errf(k, path, "set twice")
 			}
 			f.Levels[id] = lv
 		}
@@ -370,114 +260,110 @@ func (l *loader) rules(n *yaml.Node, f *File) error {
 }
 
 func (l *loader) dependency(n *yaml.Node, path string, named map[string]*policy.Policy) (*Dependency, error) {
-	m, err := l.mapping(n, path, "name", "caller", "request", "profile", "cutoff", "layers", "policy")
+	m, err := l.Mapping(n, path, "name", "caller", "request", "profile", "cutoff", "layers", "policy")
 	if err != nil {
 		return nil, err
 	}
-	d := &Dependency{Pos: l.pos(n), Request: Request{Method: "GET"}, pos: map[string]policy.Pos{}}
+	d := &Dependency{Pos: l.Pos(n), Request: Request{Method: "GET"}, pos: map[string]policy.Pos{}}
 	v, ok := m["name"]
 	if !ok {
-		return nil, l.errf(n, path+".name", "missing: every dependency needs a name")
+		return nil, l.Errf(n, path+".name", "missing: every dependency needs a name")
 	}
-	if d.Name, err = l.str(v.val, path+".name"); err != nil {
+	if d.Name, err = l.Str(v.Val, path+".name"); err != nil {
 		return nil, err
 	}
-	d.Pos = l.pos(v.val)
+	d.Pos = l.Pos(v.Val)
 	if v, ok := m["caller"]; ok {
-		if err := l.caller(v.val, path+".caller", d); err != nil {
+		if err := l.caller(v.Val, path+".caller", d); err != nil {
 			return nil, err
 		}
 	}
 	if v, ok := m["request"]; ok {
-		rm, err := l.mapping(v.val, path+".request", "method", "idempotency_key")
+		rm, err := l.Mapping(v.Val, path+".request", "method", "idempotency_key")
 		if err != nil {
 			return nil, err
 		}
-		d.pos["request"] = l.pos(v.key)
+		d.pos["request"] = l.Pos(v.Key)
 		if mv, ok := rm["method"]; ok {
-			s, err := l.str(mv.val, path+".request.method")
+			s, err := l.Str(mv.Val, path+".request.method")
 			if err != nil {
 				return nil, err
 			}
 			if strings.ToUpper(s) != s || strings.ContainsAny(s, " \t/") {
-				return nil, l.errf(mv.val, path+".request.method", "want an HTTP method in capitals such as GET or POST, got %q", s)
+				return nil, l.Errf(mv.Val, path+".request.method", "want an HTTP method in capitals such as GET or POST, got %q", s)
 			}
 			d.Request.Method = s
-			d.pos["request.method"] = l.pos(mv.val)
+			d.pos["request.method"] = l.Pos(mv.Val)
 		}
 		if kv, ok := rm["idempotency_key"]; ok {
-			if d.Request.IdempotencyKey, err = l.boolean(kv.val, path+".request.idempotency_key"); err != nil {
+			if d.Request.IdempotencyKey, err = l.Boolean(kv.Val, path+".request.idempotency_key"); err != nil {
 				return nil, err
 			}
-			d.pos["request.idempotency_key"] = l.pos(kv.val)
+			d.pos["request.idempotency_key"] = l.Pos(kv.Val)
 		}
 	}
 	if v, ok := m["profile"]; ok {
-		s, err := l.str(v.val, path+".profile")
+		s, err := l.Str(v.Val, path+".profile")
 		if err != nil {
 			return nil, err
 		}
 		d.Profile = l.relative(s)
-		d.pos["profile"] = l.pos(v.val)
+		d.pos["profile"] = l.Pos(v.Val)
 	}
 	if v, ok := m["cutoff"]; ok {
-		s, err := l.scalar(v.val, path+".cutoff", "a percentage such as 0.1%")
+		c, err := l.Percent(v.Val, path+".cutoff")
 		if err != nil {
 			return nil, err
-		}
-		c, perr := scenario.ParsePercent(s)
-		if perr != nil {
-			return nil, l.errf(v.val, path+".cutoff", "%v", perr)
 		}
 		if c <= 0 || c >= 1 {
-			return nil, l.errf(v.val, path+".cutoff", "want a share between 0%% and 100%%, got %q", s)
+			return nil, l.Errf(v.Val, path+".cutoff", "want a share between 0%% and 100%%, got %q", v.Val.Value)
 		}
 		d.Cutoff = c
-		d.pos["cutoff"] = l.pos(v.val)
+		d.pos["cutoff"] = l.Pos(v.Val)
 	}
 	if v, ok := m["layers"]; ok {
-		items, err := l.sequence(v.val, path+".layers")
+		items, err := l.Sequence(v.Val, path+".layers")
 		if err != nil {
 			return nil, err
 		}
-		d.pos["layers"] = l.pos(v.key)
+		d.pos["layers"] = l.Pos(v.Key)
 		for i, it := range items {
 			lp := fmt.Sprintf("%s.layers[%d]", path, i)
-			lm, err := l.mapping(it, lp, "name", "max_attempts")
+			lm, err := l.Mapping(it, lp, "name", "max_attempts")
 			if err != nil {
 				return nil, err
 			}
-			layer := Layer{Name: fmt.Sprintf("layer %d", i+1), Pos: l.pos(it)}
+			layer := Layer{Name: fmt.Sprintf("layer %d", i+1), Pos: l.Pos(it)}
 			if nv, ok := lm["name"]; ok {
-				if layer.Name, err = l.str(nv.val, lp+".name"); err != nil {
+				if layer.Name, err = l.Str(nv.Val, lp+".name"); err != nil {
 					return nil, err
 				}
 			}
 			av, ok := lm["max_attempts"]
 			if !ok {
-				return nil, l.errf(it, lp+".max_attempts", "missing: how many attempts does this layer make (1 = no retries)?")
+				return nil, l.Errf(it, lp+".max_attempts", "missing: how many attempts does this layer make (1 = no retries)?")
 			}
-			s, err := l.scalar(av.val, lp+".max_attempts", "a whole number ≥ 1 or unlimited")
+			s, err := l.Scalar(av.Val, lp+".max_attempts", "a whole number ≥ 1 or unlimited")
 			if err != nil {
 				return nil, err
 			}
 			if s == "unlimited" {
 				layer.MaxAttempts = policy.Unlimited
 			} else if n, perr := strconv.Atoi(s); perr != nil || n < 1 || n > 1000 {
-				return nil, l.errf(av.val, lp+".max_attempts", "want a whole number from 1 to 1000 or unlimited, got %q", s)
+				return nil, l.Errf(av.Val, lp+".max_attempts", "want a whole number from 1 to 1000 or unlimited, got %q", s)
 			} else {
 				layer.MaxAttempts = n
 			}
-			layer.Pos = l.pos(av.val)
+			layer.Pos = l.Pos(av.Val)
 			d.Layers = append(d.Layers, layer)
 		}
 	}
 	v, ok = m["policy"]
 	if !ok {
-		return nil, l.errf(n, path+".policy", "missing: what timeout and retry policy guards %s? (policy: {timeout: 2s, ...} or policy: preset:recommended)", d.Name)
+		return nil, l.Errf(n, path+".policy", "missing: what timeout and retry policy guards %s? (policy: {timeout: 2s, ...} or policy: preset:recommended)", d.Name)
 	}
-	d.pos["policy"] = l.pos(v.key)
-	p, err := scenario.DecodePolicy(v.val, l.file, named)
+	d.pos["policy"] = l.Pos(v.Key)
+	p, err := scenario.DecodePolicy(v.Val, l.File(), named)
 	if err != nil {
 		return nil, prefixField(err, path+".policy")
 	}
@@ -505,27 +391,27 @@ func prefixField(err error, prefix string) error {
 }
 
 func (l *loader) caller(n *yaml.Node, path string, d *Dependency) error {
-	m, err := l.mapping(n, path, "kind", "budget", "timeout", "retry_after", "rate")
+	m, err := l.Mapping(n, path, "kind", "budget", "timeout", "retry_after", "rate")
 	if err != nil {
 		return err
 	}
-	d.pos["caller"] = l.pos(n)
+	d.pos["caller"] = l.Pos(n)
 	kv, ok := m["kind"]
 	if !ok {
-		return l.errf(n, path+".kind", "missing: interactive (someone waits budget:) or job (a queue worker with timeout: and retry_after:)")
+		return l.Errf(n, path+".kind", "missing: interactive (someone waits budget:) or job (a queue worker with timeout: and retry_after:)")
 	}
-	kind, err := l.str(kv.val, path+".kind")
+	kind, err := l.Str(kv.Val, path+".kind")
 	if err != nil {
 		return err
 	}
 	if kind != "interactive" && kind != "job" {
-		return l.errf(kv.val, path+".kind", "want interactive or job, got %q", kind)
+		return l.Errf(kv.Val, path+".kind", "want interactive or job, got %q", kind)
 	}
 	d.Caller.Kind = kind
 	allowed := map[string][]string{"interactive": {"kind", "budget", "rate"}, "job": {"kind", "timeout", "retry_after", "rate"}}[kind]
 	for key, fv := range m {
 		if !slices.Contains(allowed, key) {
-			return l.errf(fv.key, path+"."+key, "not a field of %s caller (want one of %s)", map[string]string{"job": "a job", "interactive": "an interactive"}[kind], strings.Join(allowed, ", "))
+			return l.Errf(fv.Key, path+"."+key, "not a field of %s caller (want one of %s)", map[string]string{"job": "a job", "interactive": "an interactive"}[kind], strings.Join(allowed, ", "))
 		}
 	}
 	for _, key := range []string{"budget", "timeout", "retry_after"} {
@@ -533,16 +419,9 @@ func (l *loader) caller(n *yaml.Node, path string, d *Dependency) error {
 		if !ok {
 			continue
 		}
-		s, err := l.scalar(fv.val, path+"."+key, "a duration such as 3s")
+		dur, err := l.Positive(fv.Val, path+"."+key)
 		if err != nil {
 			return err
-		}
-		dur, perr := scenario.ParseDuration(s)
-		if perr != nil {
-			return l.errf(fv.val, path+"."+key, "%v", perr)
-		}
-		if dur <= 0 {
-			return l.errf(fv.val, path+"."+key, "must be above 0")
 		}
 		switch key {
 		case "budget":
@@ -552,19 +431,19 @@ func (l *loader) caller(n *yaml.Node, path string, d *Dependency) error {
 		case "retry_after":
 			d.Caller.RetryAfter = dur
 		}
-		d.pos["caller."+key] = l.pos(fv.val)
+		d.pos["caller."+key] = l.Pos(fv.Val)
 	}
 	if fv, ok := m["rate"]; ok {
-		s, err := l.scalar(fv.val, path+".rate", "a rate such as 50/s")
+		s, err := l.Scalar(fv.Val, path+".rate", "a rate such as 50/s")
 		if err != nil {
 			return err
 		}
 		r, perr := scenario.ParseRate(s)
 		if perr != nil {
-			return l.errf(fv.val, path+".rate", "%v", perr)
+			return l.Errf(fv.Val, path+".rate", "%v", perr)
 		}
 		d.Caller.Rate = r
-		d.pos["caller.rate"] = l.pos(fv.val)
+		d.pos["caller.rate"] = l.Pos(fv.Val)
 	}
 	return nil
 }

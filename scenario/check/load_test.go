@@ -37,6 +37,21 @@ func TestLoadErrors(t *testing.T) {
 		{"max_amplification", "max_amplification: 0\ndependencies:\n  - name: a\n    policy: {timeout: 1s}\n", "p.yaml:1:20: max_amplification: want a number ≥ 1, got \"0\""},
 		{"layer attempts", "dependencies:\n  - name: a\n    layers: [{name: g, max_attempts: 0}]\n    policy: {timeout: 1s}\n", "p.yaml:3:38: dependencies[0].layers[0].max_attempts: want a whole number from 1 to 1000 or unlimited, got \"0\""},
 		{"cutoff as a fraction", "dependencies:\n  - name: a\n    cutoff: 0.001\n    policy: {timeout: 1s}\n", "p.yaml:3:13: dependencies[0].cutoff: \"0.001\" is ambiguous: write a percentage such as 0.1%"},
+		// The helpers below are scenario.NodeDecoder's: a check file reports these in the
+		// scenario loader's words and at the same node.
+		{"misspelt field", "dependencies:\n  - name: a\n    polcy: {timeout: 1s}\n", "p.yaml:3:5: dependencies[0].polcy: unknown field (did you mean policy? want one of name, caller, request, profile, cutoff, layers, policy)"},
+		{"merge key", "base: &b {name: a}\ndependencies:\n  - <<: *b\n    policy: {timeout: 1s}\n", "p.yaml:1:1: base: unknown field"},
+		{"merge key in a dependency", "dependencies:\n  - &b {name: a, policy: {timeout: 1s}}\n  - <<: *b\n", "p.yaml:3:5: dependencies[1]: merge keys (<<) are not supported; write the fields out or use base:"},
+		{"dependencies not a list", "dependencies: {name: a}\n", "p.yaml:1:15: dependencies: want a list, got a mapping"},
+		{"dependency not a mapping", "dependencies: [a]\n", "p.yaml:1:16: dependencies[0]: want a mapping with keys name, caller, request, profile, cutoff, layers, policy, got \"a\""},
+		{"empty scenario name", "scenarios: ['  ']\n", "p.yaml:1:13: scenarios[0]: must not be empty"},
+		{"null method", "dependencies:\n  - name: a\n    request: {method: ~}\n    policy: {timeout: 1s}\n", "p.yaml:3:23: dependencies[0].request.method: want a string, got nothing"},
+		{"idempotency_key not a bool", "dependencies:\n  - name: a\n    request: {idempotency_key: yes}\n    policy: {timeout: 1s}\n", "p.yaml:3:32: dependencies[0].request.idempotency_key: want true or false, got \"yes\""},
+		{"zero budget", "dependencies:\n  - name: a\n    caller: {kind: interactive, budget: 0s}\n    policy: {timeout: 1s}\n", "p.yaml:3:41: dependencies[0].caller.budget: must be above 0"},
+		{"budget not a scalar", "dependencies:\n  - name: a\n    caller: {kind: interactive, budget: [1s]}\n    policy: {timeout: 1s}\n", "p.yaml:3:41: dependencies[0].caller.budget: want a duration such as 2s, got a list"},
+		{"cutoff of everything", "dependencies:\n  - name: a\n    cutoff: 100%\n    policy: {timeout: 1s}\n", "p.yaml:3:13: dependencies[0].cutoff: want a share between 0% and 100%, got \"100%\""},
+		// An alias reads as what it points at, so the error is at the anchored node.
+		{"aliased dependency", "dependencies:\n  - &d {name: a, policy: {timeout: 1s}}\n  - *d\n", "p.yaml:2:5: dependencies[1].name: dependency \"a\" is declared twice (first at line 2)"},
 		{"two documents", "dependencies: []\n---\nfoo: 1\n", "p.yaml:2:1: more than one YAML document; a check file holds one"},
 	}
 	for _, tt := range tests {
