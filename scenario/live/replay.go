@@ -425,10 +425,9 @@ func (r *run) setup() {
 	r.idempotent = r.req.Idempotent()
 	r.workers = sc.Load.Workers
 	n := max(sc.Load.Clients, 1)
-	seed := uint64(sc.Seed)
 	r.clients = make([]*liveClient, n)
 	for i := range r.clients {
-		cs := &liveClient{rng: rand.New(rand.NewPCG(mix(seed^saltJitter), uint64(i)))}
+		cs := &liveClient{rng: sim.JitterRand(sc.Seed, i)}
 		cs.levels = make([]levelState, len(r.levels))
 		for l, lp := range r.levels {
 			cs.levels[l] = levelState{
@@ -505,7 +504,7 @@ func (r *run) play(ctx context.Context) {
 		}
 	default:
 		// The simulator's arrival stream: first gap, then per arrival a client and the next gap.
-		arr := rand.New(rand.NewPCG(mix(uint64(r.sc.Seed)^saltArrivals), 1))
+		arr := sim.ArrivalRand(r.sc.Seed)
 		if ld.Burst > 0 {
 			for i := 0; i < ld.Burst; i++ {
 				r.arrive(newID(), i%len(r.clients), false)
@@ -1030,7 +1029,7 @@ func (r *run) collect(ctx context.Context) {
 	}
 	r.mu.Unlock()
 	res.SaturatedMs = msOf(r.saturated)
-	res.Recovered, res.RecoveryMs = recovery(r.sc, r.tl)
+	res.Recovered, res.RecoveryMs = sim.Recovery(r.sc, r.tl)
 	if r.srv != nil {
 		st := r.srv.Stats()
 		res.Duplicates = int(st.DuplicateSideEffects)
@@ -1042,41 +1041,6 @@ func (r *run) collect(ctx context.Context) {
 	} else {
 		fmt.Fprintf(r.log, "live: warning: cannot read %s%s: %v (duplicates unknown, shown as 0)\n", r.base, StatsPath, err)
 	}
-}
-
-// recoveryQuiet is how long the end of the arrivals must be free of failures and fallbacks
-// for a policy to count as recovered (scenario/sim's rule).
-const recoveryQuiet = 10 * time.Second
-
-// recovery applies the simulator's rule to a live timeline: recovered when, after the last
-// phase ended, no second failed or degraded during the last 10 s of arrivals; RecoveryMs is
-// from the phase's end to the first quiet second.
-func recovery(sc *scenario.Scenario, tl []sim.Second) (bool, *float64) {
-	var end time.Duration
-	for _, ph := range sc.Target.Phases {
-		end = max(end, ph.End())
-	}
-	if end == 0 || end >= sc.Duration {
-		return false, nil
-	}
-	last := -1
-	for _, s := range tl {
-		if time.Duration(s.T)*time.Second >= sc.Duration {
-			break
-		}
-		if s.Failed > 0 || s.Degraded > 0 {
-			last = s.T
-		}
-	}
-	quietFrom := time.Duration(last+1) * time.Second
-	if quietFrom > sc.Duration-recoveryQuiet {
-		return false, nil
-	}
-	v := 0.0
-	if quietFrom > end {
-		v = msOf(quietFrom - end)
-	}
-	return true, &v
 }
 
 // incidentEnd is when the target's last phase ends, when that is before arrivals stop.

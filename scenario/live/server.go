@@ -38,13 +38,13 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/patience-dev/patience/scenario"
+	"github.com/patience-dev/patience/scenario/sim"
 )
 
 // StatsPath serves the server's counters as JSON.
@@ -89,7 +89,7 @@ type Server struct {
 	done     chan struct{}
 
 	// stalls are the stall phases' windows, sorted by start.
-	stalls [][2]time.Duration
+	stalls sim.Stalls
 
 	// capacity
 	slots chan struct{} // nil = unbounded
@@ -141,13 +141,8 @@ func NewServer(sc *scenario.Scenario, opts ServerOptions) *Server {
 		executions: map[string]int64{},
 		dupesByTag: map[string]int64{},
 		refusedBy:  map[string]bool{},
+		stalls:     sim.StallsOf(sc),
 	}
-	for _, p := range sc.Target.Phases {
-		if p.Stall {
-			s.stalls = append(s.stalls, [2]time.Duration{p.At, p.End()})
-		}
-	}
-	sort.Slice(s.stalls, func(i, j int) bool { return s.stalls[i][0] < s.stalls[j][0] })
 	if c := sc.Target.Capacity; c != nil && c.Workers > 0 {
 		s.slots = make(chan struct{}, c.Workers)
 		s.queue = c.Queue
@@ -237,15 +232,14 @@ func (s *Server) scenarioTime(t time.Time) time.Duration {
 // real converts a scenario duration to wall time.
 func (s *Server) real(d time.Duration) time.Duration { return time.Duration(float64(d) / s.speed) }
 
-// phaseAt returns the phase in force at scenario time t (nil = none).
-func (s *Server) phaseAt(t time.Duration) *scenario.Phase {
-	for i := range s.sc.Target.Phases {
-		p := &s.sc.Target.Phases[i]
-		if t >= p.At && t < p.End() {
-			return p
-		}
+// phaseAt returns the index of the phase in force at scenario time t (-1 = none) and the
+// phase (nil = none), by the simulator's rule.
+func (s *Server) phaseAt(t time.Duration) (int, *scenario.Phase) {
+	i := sim.PhaseAt(s.sc, t)
+	if i < 0 {
+		return -1, nil
 	}
-	return nil
+	return i, &s.sc.Target.Phases[i]
 }
 
 // fullRefusal says whether a phase refuses every connection.
@@ -268,7 +262,7 @@ func (s *Server) phaseLoop() {
 	first := true
 	for {
 		now := s.ScenarioTime()
-		p := s.phaseAt(now)
+		_, p := s.phaseAt(now)
 		if first || p != cur {
 			name := "baseline"
 			if p != nil {
@@ -319,8 +313,7 @@ func (s *Server) nextBoundary(t time.Duration) time.Duration {
 	return next
 }
 
-// drawFault picks the fault for one request (nil = none): faults of a phase are tried in
-// order against one uniform draw, as in the simulator.
+// drawFault picks the fault for one request (nil = none) from the server's own stream.
 func (s *Server) drawFault(p *scenario.Phase) *scenario.Fault {
 	if p == nil || len(p.Faults) == 0 {
 		return nil
@@ -331,34 +324,21 @@ func (s *Server) drawFault(p *scenario.Phase) *scenario.Fault {
 	return pickFault(p, u)
 }
 
-// pickFault maps a uniform draw u to a fault of phase p (nil = none).
+// pickFault maps a uniform draw u to a fault of phase p (nil = none) by the simulator's
+// rule (sim.PickFault).
 func pickFault(p *scenario.Phase, u float64) *scenario.Fault {
-	if p == nil {
-		return nil
-	}
-	acc := 0.0
-	for i := range p.Faults {
-		acc += p.Faults[i].Percent
-		if u < acc {
-			return &p.Faults[i]
-		}
+	if i := sim.PickFault(p, u); i >= 0 {
+		return &p.Faults[i]
 	}
 	return nil
 }
 
-// latencyOf is the service-time distribution in force in phase p.
-func latencyOf(sc *scenario.Scenario, p *scenario.Phase) *scenario.Distribution {
-	if p != nil && p.Latency != nil {
-		return p.Latency
-	}
-	return &sc.Target.Latency
-}
-
-// sampleLatency draws a service time (scenario time) from the phase or base distribution.
-func (s *Server) sampleLatency(p *scenario.Phase) time.Duration {
+// sampleLatency draws a service time (scenario time) from the server's own stream, from the
+// distribution in force in phase (an index, -1 = none; sim.PhaseLatency).
+func (s *Server) sampleLatency(phase int) time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return latencyOf(s.sc, p).Sample(s.rng)
+	return sim.PhaseLatency(s.sc, phase).Sample(s.rng)
 }
 
 // sleep waits a real duration, or less if the server stops; it says whether it slept fully.
@@ -374,26 +354,6 @@ func (s *Server) sleep(d time.Duration) bool {
 	case <-s.stopping:
 		return false
 	}
-}
-
-// advance returns when work of length d started at scenario time t finishes, pausing
-// through stall phases (the server serves nothing while requests keep arriving), exactly as
-// scenario/sim does.
-func (s *Server) advance(t, d time.Duration) time.Duration {
-	cur, rem := t, d
-	for _, w := range s.stalls {
-		if w[1] <= cur {
-			continue
-		}
-		if w[0] > cur+rem || (w[0] == cur+rem && rem > 0) {
-			break
-		}
-		if w[0] > cur {
-			rem -= w[0] - cur
-		}
-		cur = w[1]
-	}
-	return cur + rem
 }
 
 func (s *Server) countStatus(code int) {
@@ -468,7 +428,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		logical = key
 	}
 
-	phase := s.phaseAt(s.scenarioTime(arrival))
+	pi, phase := s.phaseAt(s.scenarioTime(arrival))
 	// With a numeric logical id and an attempt index the draws come from the simulator's
 	// stream for that attempt (common random numbers); otherwise from the server's own.
 	var draws *targetDraws
@@ -539,14 +499,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var service time.Duration
 	if draws != nil {
-		service = latencyOf(s.sc, phase).Sample(draws.rng)
+		service = sim.PhaseLatency(s.sc, pi).Sample(draws.rng)
 	} else {
-		service = s.sampleLatency(phase)
+		service = s.sampleLatency(pi)
 	}
-	// Service pauses through stall phases (the simulator's advance): work of length d
-	// started at t ends at advance(t, d).
+	// Service pauses through stall phases (the simulator's rule): work of length d started
+	// at t ends at Advance(t, d).
 	started := s.ScenarioTime()
-	served := s.sleep(s.real(s.advance(started, service) - started))
+	served := s.sleep(s.real(s.stalls.Advance(started, service) - started))
 	release()
 	if !served { // the server is stopping
 		if key != "" {
@@ -733,7 +693,7 @@ func (s *Server) Stats() Stats {
 		Panics:         s.panics.Load(),
 		Listening:      s.ln != nil && !s.ln.paused(),
 	}
-	if p := s.phaseAt(s.scenarioTime(now)); p != nil {
+	if _, p := s.phaseAt(s.scenarioTime(now)); p != nil {
 		st.Phase = p.Name
 	}
 	s.mu.Lock()

@@ -467,7 +467,7 @@ func TestStallPausesService(t *testing.T) {
 		{300 * time.Millisecond, 10 * time.Millisecond, 310 * time.Millisecond},
 		{0, 50 * time.Millisecond, 50 * time.Millisecond},
 	} {
-		if got := s.advance(tc.t, tc.d); got != tc.want {
+		if got := s.stalls.Advance(tc.t, tc.d); got != tc.want {
 			t.Errorf("advance(%v, %v) = %v, want %v", tc.t, tc.d, got, tc.want)
 		}
 	}

@@ -7,33 +7,20 @@ import (
 	"time"
 
 	"github.com/patience-dev/patience/scenario"
+	"github.com/patience-dev/patience/scenario/sim"
 )
 
-// The live driver and server draw from the same seeded streams as the simulator
-// (scenario/sim engine.go: splitmix64 over seed ^ salt), so a live run sees the simulator's
-// arrivals and, per (logical request, attempt), its connect time, fault draw and service
-// time. The constants are copied from scenario/sim, which keeps them unexported; if they
-// drift, live runs stay correct but lose common random numbers with the simulator.
-const (
-	saltArrivals = 0x61727269766c7321
-	saltTarget   = 0x7461726765747321
-	saltJitter   = 0x6a69747465727321
-)
+// The live driver and server draw from the simulator's seeded streams (sim.ArrivalRand,
+// sim.JitterRand, sim.SeedTarget), so a live run sees the simulator's arrivals and, per
+// (logical request, attempt), its connect time, fault draw and service time: common random
+// numbers with `patience replay` without --live.
 
 // AttemptHeader carries the attempt index within a logical request (0, 1, ...), so the
 // server can take that attempt's draws from the simulator's stream.
 const AttemptHeader = "Patience-Attempt"
 
-// mix is splitmix64's finaliser, as in scenario/sim.
-func mix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
-
-// targetDraws are the target's random choices for one attempt, in the simulator's order:
-// connect time, the fault draw, then the service time.
+// targetDraws are the target's random choices for one attempt, in the simulator's order
+// (see scenario/sim streams.go): connect time, the fault draw, then the service time.
 type targetDraws struct {
 	connect time.Duration
 	u       float64
@@ -42,7 +29,9 @@ type targetDraws struct {
 
 // attemptDraws derives the target draws of attempt j of logical request id.
 func attemptDraws(sc *scenario.Scenario, seed int64, id uint64, j uint64) targetDraws {
-	r := rand.New(rand.NewPCG(mix(uint64(seed)^saltTarget^mix(id)), j))
+	var pcg rand.PCG
+	sim.SeedTarget(&pcg, seed, id, j)
+	r := rand.New(&pcg)
 	c := sc.Target.Connect.Sample(r)
 	return targetDraws{connect: c, u: r.Float64(), rng: r}
 }

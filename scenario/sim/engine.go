@@ -17,13 +17,6 @@ import (
 // and parsed relative to it, so runs do not depend on the machine's clock.
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// Stream salts: each stream of randomness is derived from the seed and its own salt.
-const (
-	saltArrivals = 0x61727269766c7321
-	saltTarget   = 0x7461726765747321
-	saltJitter   = 0x6a69747465727321
-)
-
 // requestState says where a logical request stands with the target's idempotency store.
 const (
 	keyNone uint8 = iota
@@ -127,10 +120,10 @@ type engine struct {
 	tpcg *rand.PCG
 	trng *rand.Rand
 
-	stalls [][2]time.Duration
+	stalls Stalls
 
 	baseLat, connect *sampler
-	phaseLat         []*sampler // nil where the phase keeps the base latency
+	phaseLat         []*sampler // per phase, of PhaseLatency (the base one where the phase keeps it)
 
 	// target
 	busy     int
@@ -164,14 +157,6 @@ type engine struct {
 	saturated  time.Duration
 }
 
-// mix is splitmix64's finaliser: it turns (seed, salt, index) into well-spread PCG seeds.
-func mix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
-
 func newEngine(sc *scenario.Scenario, p *policy.Policy) *engine {
 	e := &engine{sc: sc, duration: sc.Duration, capacity: sc.Target.Capacity}
 	for i := range p.Layers {
@@ -197,11 +182,10 @@ func newEngine(sc *scenario.Scenario, p *policy.Policy) *engine {
 		n = 1
 	}
 	e.workers = sc.Load.Workers
-	seed := uint64(sc.Seed)
 	e.clients = make([]clientState, n)
 	for i := range e.clients {
 		cs := &e.clients[i]
-		cs.rng = rand.New(rand.NewPCG(mix(seed^saltJitter), uint64(i)))
+		cs.rng = JitterRand(sc.Seed, i)
 		cs.levels = make([]levelState, len(e.levels))
 		for l, lp := range e.levels {
 			cs.levels[l].budget = policy.NewRetryBudget(lp.Budget)
@@ -211,19 +195,12 @@ func newEngine(sc *scenario.Scenario, p *policy.Policy) *engine {
 			cs.levels[l].bulkhead = policy.NewBulkheadState(lp.Bulkhead)
 		}
 	}
-	e.arr = rand.New(rand.NewPCG(mix(seed^saltArrivals), 1))
+	e.arr = ArrivalRand(sc.Seed)
 	e.tpcg = rand.NewPCG(0, 0)
 	e.trng = rand.New(e.tpcg)
 	e.baseLat, e.connect = newSampler(&sc.Target.Latency), newSampler(&sc.Target.Connect)
-	for _, ph := range sc.Target.Phases {
-		var ps *sampler
-		if ph.Latency != nil {
-			ps = newSampler(ph.Latency)
-		}
-		e.phaseLat = append(e.phaseLat, ps)
-		if ph.Stall {
-			e.stalls = append(e.stalls, [2]time.Duration{ph.At, ph.End()})
-		}
+	for i, ph := range sc.Target.Phases {
+		e.phaseLat = append(e.phaseLat, newSampler(PhaseLatency(sc, i)))
 		ras := make([]string, len(ph.Faults))
 		for j, f := range ph.Faults {
 			if f.RetryAfter != nil && !f.RetryAfter.Date {
@@ -232,7 +209,7 @@ func newEngine(sc *scenario.Scenario, p *policy.Policy) *engine {
 		}
 		e.faultRA = append(e.faultRA, ras)
 	}
-	sortStalls(e.stalls)
+	e.stalls = StallsOf(sc)
 	if e.capacity != nil {
 		q := e.capacity.Queue
 		if q > 1<<16 {
@@ -254,44 +231,9 @@ func newEngine(sc *scenario.Scenario, p *policy.Policy) *engine {
 	return e
 }
 
-func sortStalls(s [][2]time.Duration) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j][0] < s[j-1][0]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-}
-
-// advance returns when work of length d started at t finishes, pausing through stall phases.
-func (e *engine) advance(t, d time.Duration) time.Duration {
-	cur, rem := t, d
-	for _, w := range e.stalls {
-		if w[1] <= cur {
-			continue
-		}
-		if w[0] > cur+rem || (w[0] == cur+rem && rem > 0) {
-			break
-		}
-		if w[0] > cur {
-			rem -= w[0] - cur
-		}
-		cur = w[1]
-	}
-	return cur + rem
-}
-
-func (e *engine) phaseAt(t time.Duration) int {
-	for i := range e.sc.Target.Phases {
-		ph := &e.sc.Target.Phases[i]
-		if t >= ph.At && t < ph.End() {
-			return i
-		}
-	}
-	return -1
-}
-
+// latencyAt is the sampler of PhaseLatency(phase), built once per engine.
 func (e *engine) latencyAt(phase int) *sampler {
-	if phase >= 0 && e.phaseLat[phase] != nil {
+	if phase >= 0 {
 		return e.phaseLat[phase]
 	}
 	return e.baseLat
@@ -677,21 +619,14 @@ func (e *engine) send(a *attempt, lp *policy.Policy, timeout time.Duration) {
 	j := r.attemptSeq
 	e.countAttempt(j > 0)
 	r.attemptSeq++
-	e.tpcg.Seed(mix(uint64(e.sc.Seed)^saltTarget^mix(r.id)), uint64(j))
+	SeedTarget(e.tpcg, e.sc.Seed, r.id, uint64(j))
 	connect := e.connect.sample(e.trng)
 	arrive := e.now + connect
-	a.phase = int8(e.phaseAt(arrive))
+	a.phase = int8(PhaseAt(e.sc, arrive))
 	a.fault = -1
 	u := e.trng.Float64()
 	if a.phase >= 0 {
-		acc := 0.0
-		for i, f := range e.sc.Target.Phases[a.phase].Faults {
-			acc += f.Percent
-			if u < acc {
-				a.fault = int8(i)
-				break
-			}
-		}
+		a.fault = int8(PickFault(&e.sc.Target.Phases[a.phase], u))
 	}
 	dist := e.latencyAt(int(a.phase))
 	a.service = dist.sample(e.trng)
@@ -799,7 +734,7 @@ func (e *engine) startService(a *attempt) {
 		e.busy++
 		e.levelsChanged()
 	}
-	done := e.advance(e.now, a.service)
+	done := e.stalls.Advance(e.now, a.service)
 	if e.sc.Target.Conflicts != "single-row" {
 		a.doneAt = done
 	}
@@ -828,7 +763,7 @@ func (e *engine) serviceDone(a *attempt) {
 		// counts as one more attempt at the target.
 		a.readVer = e.rowVer
 		e.countAttempt(false)
-		e.push(e.advance(e.now, a.write), evWriteDone, a, nil, 0)
+		e.push(e.stalls.Advance(e.now, a.write), evWriteDone, a, nil, 0)
 		return
 	}
 	e.freeServer()
@@ -1057,7 +992,7 @@ func (e *engine) finish(end time.Duration) {
 	}
 	e.flushBurst()
 	res.MalformedRetryAfter = e.malformed
-	e.recovery()
+	e.res.Recovered, e.res.RecoveryMs = Recovery(e.sc, e.tl)
 	if e.satClients > 0 {
 		e.saturated += end - e.satSince
 	}
@@ -1066,39 +1001,3 @@ func (e *engine) finish(end time.Duration) {
 
 // httpTimeFormat is the IMF-fixdate layout of RFC 9110 §5.6.7 (net/http.TimeFormat).
 const httpTimeFormat = "Mon, 02 Jan 2006 15:04:05 GMT"
-
-// recoveryQuiet is how long the end of the arrivals must be free of failures and fallbacks
-// for a policy to count as recovered.
-const recoveryQuiet = 10 * time.Second
-
-// recovery works out when requests stopped failing (or degrading) after the last phase of the
-// target ended: the second after the last such second within the arrivals, counted from
-// the phase's end.
-func (e *engine) recovery() {
-	var end time.Duration
-	for _, ph := range e.sc.Target.Phases {
-		end = max(end, ph.End())
-	}
-	if end == 0 || end >= e.duration {
-		return
-	}
-	last := -1
-	for _, s := range e.tl {
-		if time.Duration(s.T)*time.Second >= e.duration {
-			break
-		}
-		if s.Failed > 0 || s.Degraded > 0 {
-			last = s.T
-		}
-	}
-	quietFrom := time.Duration(last+1) * time.Second
-	if quietFrom > e.duration-recoveryQuiet {
-		return
-	}
-	r := 0.0
-	if quietFrom > end {
-		r = ms(quietFrom - end)
-	}
-	e.res.Recovered = true
-	e.res.RecoveryMs = &r
-}

@@ -209,7 +209,7 @@ func TestCapacityOverflowAnswers503(t *testing.T) {
 
 // A stall pauses service; work resumes where it was when the phase ends.
 func TestAdvanceThroughStalls(t *testing.T) {
-	e := &engine{stalls: [][2]time.Duration{{10, 20}, {30, 35}}}
+	stalls := Stalls{{10, 20}, {30, 35}}
 	for _, tc := range []struct{ t, d, want time.Duration }{
 		{0, 5, 5},
 		{0, 10, 10},
@@ -218,7 +218,7 @@ func TestAdvanceThroughStalls(t *testing.T) {
 		{5, 30, 50},  // crosses both: 5..10, 20..30, 35..50
 		{40, 10, 50}, // after every stall
 	} {
-		if got := e.advance(tc.t, tc.d); got != tc.want {
+		if got := stalls.Advance(tc.t, tc.d); got != tc.want {
 			t.Errorf("advance(%d, %d) = %d, want %d", tc.t, tc.d, got, tc.want)
 		}
 	}
