@@ -155,16 +155,13 @@ func TestReplayOutcomesMatchSimulator(t *testing.T) {
 			if g.Requests != w.Requests {
 				t.Fatalf("requests %d, simulated %d", g.Requests, w.Requests)
 			}
-			if w.FailureReasons[tc.reason] > 0 && g.FailureReasons[tc.reason] == 0 {
-				t.Errorf("no live failure of reason %s (simulated %d): %v", tc.reason, w.FailureReasons[tc.reason], g.FailureReasons)
-			}
-			// Counts hinge on 250 ms timeouts (real): meaningless if the clock ran late by a
-			// fifth of that.
-			if raceEnabled {
-				t.Skip("counts are compared without -race (it stretches real time)")
-			}
+			// Outcomes hinge on 250 ms timeouts (real): when the clock ran late by a fifth of
+			// that, a 503 can turn into a timeout and nothing below is a check of the driver.
 			if fid.LatenessP99 > 50*time.Millisecond {
 				t.Skipf("machine too busy: timer lateness p99 %s", fid.LatenessP99)
+			}
+			if w.FailureReasons[tc.reason] > 0 && g.FailureReasons[tc.reason] == 0 {
+				t.Errorf("no live failure of reason %s (simulated %d): %v", tc.reason, w.FailureReasons[tc.reason], g.FailureReasons)
 			}
 			// The same draws decide the same outcomes; allow a few requests to change sides
 			// around phase edges and timeouts (real time is not exact).
@@ -188,10 +185,16 @@ func TestReplayAgainstTarget(t *testing.T) {
 	sc.Load.Request = scenario.Request{Method: "POST", Path: "/charge"}
 	slow := fixed(300 * time.Millisecond)
 	sc.Target.Phases[0] = scenario.Phase{Name: "slow", At: 0, For: time.Hour, Latency: &slow}
-	srv := startServer(t, sc, ServerOptions{Speed: 4})
-	res, err := Replay(context.Background(), sc, Options{Speed: 4, Target: srv.URL()})
+	// At real speed a 300 ms answer against a 100 ms timeout: only a timer more than 200 ms
+	// late could let a response win, and then the run says the machine was too busy.
+	srv := startServer(t, sc, ServerOptions{Speed: 1})
+	fid := &Fidelity{}
+	res, err := Replay(context.Background(), sc, Options{Speed: 1, Target: srv.URL(), Fidelity: fid})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if fid.LatenessMax > 200*time.Millisecond {
+		t.Skipf("machine too busy: a timer fired %s late", fid.LatenessMax)
 	}
 	pr := res.Policies[0]
 	// Every first attempt times out after the server committed the charge; the retry does too.
