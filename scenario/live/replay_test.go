@@ -22,9 +22,10 @@ const maxLateness = 25 * time.Millisecond
 // compares it with the simulator, policy by policy: success rate within 5 points and
 // amplification within 15% (issue 4), with-key charging nobody twice and without-key some.
 func TestAgreementWithSimulator(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector slows real time several times over; run without -race")
-	}
+	// Under -race the replay still runs and duplicates are asserted; only the timing
+	// comparison is left to the plain run (.ci/run runs this test without -race too): the
+	// race detector slows the client's own work, not just its timers, by enough to move
+	// without-key's success rate about 5 points at speed 10.
 	sc, err := scenario.Open("testdata/payment-short.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -63,6 +64,9 @@ func TestAgreementWithSimulator(t *testing.T) {
 	}
 	if d := byName["without-key"].Duplicates; d == 0 {
 		t.Errorf("without-key charged nobody twice live; the slow phase must cause duplicates")
+	}
+	if raceEnabled {
+		t.Skip("timing agreement is checked without -race")
 	}
 	if fid.LatenessP99 > maxLateness {
 		t.Skipf("machine too busy for timing agreement: timer lateness p99 %s > %s", fid.LatenessP99, maxLateness)
