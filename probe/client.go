@@ -90,6 +90,9 @@ type timedConn struct {
 
 	dial    dialTimes
 	claimed atomic.Bool // the dial times were recorded (by the connection's first request)
+	// owner is the caller that last got the connection (GotConn): a caller trusts the
+	// stamps below only while it is still the owner.
+	owner atomic.Pointer[caller]
 
 	writes    atomic.Int64 // Write calls started; a new request on this connection bumps it
 	wrote     atomic.Int64 // mono() when the latest Write returned
@@ -248,7 +251,12 @@ const expiredMark = -1
 
 func (r *runner) newCaller(parent context.Context) *caller {
 	c := &caller{r: r, buf: make([]byte, 2048)}
-	c.trace.GotConn = func(info httptrace.GotConnInfo) { c.conn, c.reused = info.Conn, info.Reused }
+	c.trace.GotConn = func(info httptrace.GotConnInfo) {
+		c.conn, c.reused = info.Conn, info.Reused
+		if tc, ok := info.Conn.(*timedConn); ok {
+			tc.owner.Store(c)
+		}
+	}
 	c.bind(parent)
 	r.callersMu.Lock()
 	r.callers = append(r.callers, c)

@@ -590,11 +590,13 @@ func (r *runner) do(ctx context.Context, c *caller, i int64, intended, sent time
 	resp, err := rt.RoundTrip(req)
 	var t timings
 	tc, _ := c.conn.(*timedConn)
-	var seq int64
 	if err == nil && tc != nil {
-		// Until the body is read to the end the connection carries this request alone.
-		seq = tc.writes.Load()
-		if w, f := tc.written(seq), tc.firstRead.Load(); w != 0 && f != 0 {
+		// A response without a body frees the connection before RoundTrip returns, so
+		// another caller may already be writing on it: the stamps are this request's only if
+		// no other caller got the connection since (tc.owner is set in GotConn, before any
+		// write of that caller), checked after reading them.
+		w, f := tc.written(tc.writes.Load()), tc.firstRead.Load()
+		if w != 0 && f != 0 && tc.owner.Load() == c {
 			t.wrote, t.firstByte = at(w), at(f)
 		}
 	}
@@ -611,9 +613,9 @@ func (r *runner) do(ctx context.Context, c *caller, i int64, intended, sent time
 	}
 	end := time.Now()
 	if tc != nil && err == nil {
-		// Once the body hit EOF the transport may hand the connection to another request;
-		// its stamps are still this request's if no new request was written on it.
-		if last := tc.lastRead.Load(); last != 0 && tc.writes.Load() == seq {
+		// Once the body hit EOF the transport may hand the connection to another caller; the
+		// stamp is still this request's if none got it since.
+		if last := tc.lastRead.Load(); last != 0 && tc.owner.Load() == c {
 			end = at(last)
 		}
 	}
