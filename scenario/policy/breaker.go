@@ -65,7 +65,15 @@ func NewBreakerState(b *Breaker) *BreakerState {
 	if b == nil {
 		return nil
 	}
-	s := &BreakerState{cfg: *b}
+	s := new(BreakerState)
+	s.Init(b)
+	return s
+}
+
+// Init (re)sets s to a closed breaker of b (not nil), in place: a simulator keeps one
+// breaker per client in a contiguous slice instead of one heap object each.
+func (s *BreakerState) Init(b *Breaker) {
+	*s = BreakerState{cfg: *b}
 	if s.cfg.HalfOpen < 1 {
 		s.cfg.HalfOpen = 1
 	}
@@ -75,7 +83,6 @@ func NewBreakerState(b *Breaker) *BreakerState {
 	if b.Window > 0 {
 		s.width = max(b.Window/breakerBuckets, 1)
 	}
-	return s
 }
 
 // tick moves an open breaker whose OpenFor has passed to half-open, and re-arms a half-open
@@ -219,7 +226,14 @@ func NewBulkheadState(b *Bulkhead) *BulkheadState {
 	if b == nil {
 		return nil
 	}
-	return &BulkheadState{max: b.MaxConcurrent}
+	s := new(BulkheadState)
+	s.Init(b)
+	return s
+}
+
+// Init (re)sets s to an empty bulkhead of b (not nil), in place (see BreakerState.Init).
+func (s *BulkheadState) Init(b *Bulkhead) {
+	*s = BulkheadState{max: b.MaxConcurrent}
 }
 
 // TryAcquire takes a slot if one is free; each true must be paired with one Release.

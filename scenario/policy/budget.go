@@ -52,7 +52,15 @@ type TokenBucket struct {
 
 // NewTokenBucket returns a full bucket.
 func NewTokenBucket(b *Budget) *TokenBucket {
-	return &TokenBucket{cfg: *b, tokens: b.Capacity}
+	t := new(TokenBucket)
+	t.Init(b)
+	return t
+}
+
+// Init (re)sets t to a full bucket of b, in place: a simulator keeps one bucket per client in
+// a contiguous slice instead of one heap object each.
+func (t *TokenBucket) Init(b *Budget) {
+	*t = TokenBucket{cfg: *b, tokens: b.Capacity}
 }
 
 // Tokens is the current balance.
@@ -120,6 +128,13 @@ type RatioBudget struct {
 
 // NewRatioBudget returns an empty ratio budget.
 func NewRatioBudget(b *Budget) *RatioBudget {
+	r := new(RatioBudget)
+	r.Init(b)
+	return r
+}
+
+// Init (re)sets r to an empty ratio budget of b, in place (see TokenBucket.Init).
+func (r *RatioBudget) Init(b *Budget) {
 	w := b.Window
 	if w <= 0 {
 		w = DefaultRatioWindow
@@ -128,7 +143,7 @@ func NewRatioBudget(b *Budget) *RatioBudget {
 	if width <= 0 {
 		width = 1
 	}
-	return &RatioBudget{percent: b.Percent, reserve: b.MinPerS * w.Seconds(), width: width}
+	*r = RatioBudget{percent: b.Percent, reserve: b.MinPerS * w.Seconds(), width: width}
 }
 
 // advance moves the window so that the bucket of now is current, dropping buckets that left.

@@ -82,28 +82,47 @@ type attempt struct {
 	acquired bool // holds a bulkhead slot
 }
 
-// levelState is one client's policy state at one layer.
+// levelState is one client's policy state at one layer. The objects it points at live in
+// per-engine slabs (see initLevelState), not one heap object each.
 type levelState struct {
 	budget   policy.RetryBudget
 	breaker  *policy.BreakerState
 	bulkhead *policy.BulkheadState
 }
 
+// noLevelState stands for a layer without budget, breaker or bulkhead (read only).
+var noLevelState levelState
+
+// clientState is one client's own state, small and by value: with 100,000 clients picked at
+// random per arrival, every pointer followed from here is a cache miss on the hot path.
 type clientState struct {
-	busy   int
-	levels []levelState
-	rng    *rand.Rand
+	busy   int      // workers in use (kept only when Load.Workers limits them)
+	jitter rand.PCG // the client's JitterRand source
 }
+
+// clientSource is the source of the engine's one jitter Rand: it draws from the PCG of the
+// client whose call is deciding. A math/rand/v2 Rand holds nothing but its source, so this
+// gives the draws of that client's own JitterRand without a Rand and a PCG per client.
+type clientSource struct{ p *rand.PCG }
+
+func (s *clientSource) Uint64() uint64 { return s.p.Uint64() }
 
 // engine simulates one policy. It is built per RunPolicy and keeps free lists so a run
 // allocates per concurrent request, not per request.
 type engine struct {
-	sc       *scenario.Scenario
-	levels   []*policy.Policy // caller first; the last is the bottom layer
-	req      policy.Request
-	idem     bool
-	hasKey   bool
-	clients  []clientState
+	sc      *scenario.Scenario
+	levels  []*policy.Policy // caller first; the last is the bottom layer
+	req     policy.Request
+	idem    bool
+	hasKey  bool
+	clients []clientState
+	// ls is the policy state of client c at layer l at ls[c*len(levels)+l], allocated only
+	// when some layer has a budget, breaker or bulkhead; stateful[l] says whether layer l has
+	// any, so a layer without them never touches per-client memory.
+	ls       []levelState
+	stateful []bool
+	jsrc     clientSource
+	jrng     *rand.Rand
 	workers  int
 	horizon  time.Duration
 	duration time.Duration
@@ -184,17 +203,10 @@ func newEngine(sc *scenario.Scenario, p *policy.Policy) *engine {
 	e.workers = sc.Load.Workers
 	e.clients = make([]clientState, n)
 	for i := range e.clients {
-		cs := &e.clients[i]
-		cs.rng = JitterRand(sc.Seed, i)
-		cs.levels = make([]levelState, len(e.levels))
-		for l, lp := range e.levels {
-			cs.levels[l].budget = policy.NewRetryBudget(lp.Budget)
-			if lp.Breaker != nil {
-				cs.levels[l].breaker = policy.NewBreakerState(lp.Breaker)
-			}
-			cs.levels[l].bulkhead = policy.NewBulkheadState(lp.Bulkhead)
-		}
+		seedJitter(&e.clients[i].jitter, sc.Seed, i)
 	}
+	e.jrng = rand.New(&e.jsrc)
+	e.initLevelState(n)
 	e.arr = ArrivalRand(sc.Seed)
 	e.tpcg = rand.NewPCG(0, 0)
 	e.trng = rand.New(e.tpcg)
@@ -229,6 +241,64 @@ func newEngine(sc *scenario.Scenario, p *policy.Policy) *engine {
 	e.tl = make([]Second, 0, int(e.horizon/time.Second)+1)
 	e.lastSec = -1
 	return e
+}
+
+// initLevelState builds the per-client policy state of every layer that has any, each kind
+// in one contiguous slab per layer (policy.NewRetryBudget and friends would allocate one
+// object per client, scattered over the heap).
+func (e *engine) initLevelState(n int) {
+	nl := len(e.levels)
+	e.stateful = make([]bool, nl)
+	any := false
+	for l, lp := range e.levels {
+		e.stateful[l] = lp.Budget != nil || lp.Breaker != nil || lp.Bulkhead != nil
+		any = any || e.stateful[l]
+	}
+	if !any {
+		return
+	}
+	e.ls = make([]levelState, n*nl)
+	for l, lp := range e.levels {
+		if b := lp.Budget; b != nil {
+			// The same kinds as policy.NewRetryBudget; an unknown kind is no budget.
+			switch b.Kind {
+			case policy.BudgetTokenBucket:
+				slab := make([]policy.TokenBucket, n)
+				for c := range slab {
+					slab[c].Init(b)
+					e.ls[c*nl+l].budget = &slab[c]
+				}
+			case policy.BudgetRatio:
+				slab := make([]policy.RatioBudget, n)
+				for c := range slab {
+					slab[c].Init(b)
+					e.ls[c*nl+l].budget = &slab[c]
+				}
+			}
+		}
+		if lp.Breaker != nil {
+			slab := make([]policy.BreakerState, n)
+			for c := range slab {
+				slab[c].Init(lp.Breaker)
+				e.ls[c*nl+l].breaker = &slab[c]
+			}
+		}
+		if lp.Bulkhead != nil {
+			slab := make([]policy.BulkheadState, n)
+			for c := range slab {
+				slab[c].Init(lp.Bulkhead)
+				e.ls[c*nl+l].bulkhead = &slab[c]
+			}
+		}
+	}
+}
+
+// levelState is client's policy state at level, nil when that layer has none.
+func (e *engine) levelState(client int32, level int32) *levelState {
+	if !e.stateful[level] {
+		return nil
+	}
+	return &e.ls[int(client)*len(e.levels)+int(level)]
 }
 
 // latencyAt is the sampler of PhaseLatency(phase), built once per engine.
@@ -409,13 +479,16 @@ func (e *engine) arrive(id uint64, client int, loop int32) {
 // belong to the bottom layer, the caller of the dependency: with layers above it (a browser
 // above the web server), the bottom call holds the worker, not the whole logical request.
 func (e *engine) acquireWorker(client int) bool {
-	cs := &e.clients[client]
-	if e.workers > 0 && cs.busy >= e.workers {
-		return false
-	}
-	cs.busy++
 	e.totalBusy++
 	if e.workers > 0 {
+		// Per-client counts matter only when workers are limited: unlimited, the client's
+		// memory is not touched at all.
+		cs := &e.clients[client]
+		if cs.busy >= e.workers {
+			e.totalBusy--
+			return false
+		}
+		cs.busy++
 		if cs.busy == e.workers {
 			if e.satClients == 0 {
 				e.satSince = e.now
@@ -431,14 +504,16 @@ func (e *engine) acquireWorker(client int) bool {
 }
 
 func (e *engine) releaseWorker(client int) {
-	cs := &e.clients[client]
-	if e.workers > 0 && cs.busy == e.workers {
-		e.satClients--
-		if e.satClients == 0 {
-			e.saturated += e.now - e.satSince
+	if e.workers > 0 {
+		cs := &e.clients[client]
+		if cs.busy == e.workers {
+			e.satClients--
+			if e.satClients == 0 {
+				e.saturated += e.now - e.satSince
+			}
 		}
+		cs.busy--
 	}
-	cs.busy--
 	e.totalBusy--
 	e.levelsChanged()
 }
@@ -493,8 +568,8 @@ func (e *engine) startCall(r *request, level int, parent *attempt) {
 		}
 		c.holdsWorker = true
 	}
-	if b := e.clients[r.client].levels[level].budget; b != nil {
-		b.OnRequest(e.now)
+	if ls := e.levelState(r.client, int32(level)); ls != nil && ls.budget != nil {
+		ls.budget.OnRequest(e.now)
 	}
 	e.startAttempt(c)
 }
@@ -502,12 +577,15 @@ func (e *engine) startCall(r *request, level int, parent *attempt) {
 // startAttempt starts the next attempt of c, or ends c when its policy cannot.
 func (e *engine) startAttempt(c *call) {
 	r := c.req
-	ls := &e.clients[r.client].levels[c.level]
+	ls := e.levelState(r.client, c.level)
 	lp := e.levels[c.level]
 	timeout, ok := c.pc.AttemptTimeout(e.now)
 	if !ok {
 		e.endCall(c, outcomeFailed, ReasonDeadline)
 		return
+	}
+	if ls == nil {
+		ls = &noLevelState
 	}
 	if ls.breaker != nil && !ls.breaker.Allow(e.now) {
 		if lp.Fallback {
@@ -823,7 +901,10 @@ func (e *engine) resolve(a *attempt, o policy.Outcome) {
 	a.callerOff = true
 	c := a.c
 	r := a.req
-	ls := &e.clients[r.client].levels[c.level]
+	ls := e.levelState(r.client, c.level)
+	if ls == nil {
+		ls = &noLevelState
+	}
 	if a.acquired {
 		ls.bulkhead.Release()
 		a.acquired = false
@@ -838,7 +919,9 @@ func (e *engine) resolve(a *attempt, o policy.Outcome) {
 	}
 	c.last, c.hasLast = o, true
 	// Next also keeps the budget's books (refill on a first-try success, spend on a retry).
-	d := c.pc.Next(e.now, o, ls.budget, epoch.Add(e.now), e.clients[r.client].rng)
+	// Point the jitter Rand at this client's stream; only a draw touches its memory.
+	e.jsrc.p = &e.clients[r.client].jitter
+	d := c.pc.Next(e.now, o, ls.budget, epoch.Add(e.now), e.jrng)
 	if success {
 		e.endCall(c, outcomeSucceeded, "")
 		return
@@ -869,9 +952,26 @@ func outcomeReason(o policy.Outcome) string {
 		if o.Status >= 400 && o.Status < 500 && o.Status != 408 && o.Status != 409 && o.Status != 429 {
 			return ReasonRejected
 		}
-		return "http_" + strconv.Itoa(o.Status)
+		return httpReason(o.Status)
 	}
 	return "unknown"
+}
+
+// httpReasons holds "http_NNN" for every status code below 600, built once: a failure reason
+// is made per failed request, and building the string each time allocated per request.
+var httpReasons = func() (t [600]string) {
+	for i := range t {
+		t[i] = "http_" + strconv.Itoa(i)
+	}
+	return t
+}()
+
+// httpReason is the failure reason of an answer with status.
+func httpReason(status int) string {
+	if status >= 0 && status < len(httpReasons) {
+		return httpReasons[status]
+	}
+	return "http_" + strconv.Itoa(status)
 }
 
 // endCall finishes a call: the top call finishes its logical request; a lower call answers

@@ -46,7 +46,15 @@ func ArrivalRand(seed int64) *rand.Rand {
 // JitterRand returns client's own stream of seed, handed to policy.Call.Next for backoff
 // jitter.
 func JitterRand(seed int64, client int) *rand.Rand {
-	return rand.New(rand.NewPCG(mix(uint64(seed)^saltJitter), uint64(client)))
+	p := new(rand.PCG)
+	seedJitter(p, seed, client)
+	return rand.New(p)
+}
+
+// seedJitter seeds p to client's jitter stream of seed: the source of JitterRand, which the
+// simulator keeps by value per client.
+func seedJitter(p *rand.PCG, seed int64, client int) {
+	p.Seed(mix(uint64(seed)^saltJitter), uint64(client))
 }
 
 // SeedTarget reseeds p to the target stream of attempt (0, 1, ...) of logical request id
