@@ -338,11 +338,15 @@ func (e *engine) push(at time.Duration, kind eventKind, a *attempt, c *call, n i
 	lane := -1
 	switch kind {
 	case evAttemptTimeout:
-		lane = 0
+		lane = laneTimeout
 	case evTargetArrive:
-		lane = 1
+		lane = laneArrive
 	case evArrival:
-		lane = 2
+		lane = laneArrival
+	case evServiceDone:
+		lane = laneService
+	case evRetry:
+		lane = e.h.retryLane(at - e.now)
 	}
 	e.h.push(ev, lane)
 }

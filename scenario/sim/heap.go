@@ -128,10 +128,43 @@ func (l *lane) pop() event {
 	return e
 }
 
+// Lanes of the agenda, by the kind of event offered to them.
+const (
+	laneTimeout = iota // attempt timeouts: now + the policy's timeout
+	laneArrive         // target arrivals: now + connect time
+	laneArrival        // open-model arrivals: now + a gap
+	laneService        // service ends: in order whenever the service time is fixed
+	laneRetry0         // first of retryLanes lanes of backoff ends, one per backoff delay
+	retryLanes  = 4
+	numLanes    = laneRetry0 + retryLanes
+)
+
 // queue is the simulator's agenda: a heap plus FIFO lanes, ordered together by (at, seq).
+// Any lane may be offered any event (push keeps a lane in time order and sends the rest to
+// the heap), so lanes change only the cost, never the order.
 type queue struct {
 	h     eventHeap
-	lanes [3]lane
+	lanes [numLanes]lane
+	// retryDelay[i] is the backoff delay whose retries lane laneRetry0+i takes, once
+	// retryUsed[i]: without jitter a policy sleeps one of a few delays (base·2^k, the cap),
+	// and the retries of one delay end in the order they were pushed.
+	retryDelay [retryLanes]time.Duration
+	retryUsed  [retryLanes]bool
+}
+
+// retryLane is the lane for a retry that sleeps d, or -1 (the heap) when every retry lane
+// belongs to another delay.
+func (q *queue) retryLane(d time.Duration) int {
+	for i := range q.retryDelay {
+		if !q.retryUsed[i] {
+			q.retryUsed[i], q.retryDelay[i] = true, d
+			return laneRetry0 + i
+		}
+		if q.retryDelay[i] == d {
+			return laneRetry0 + i
+		}
+	}
+	return -1
 }
 
 func before(a, b *event) bool { return a.at < b.at || (a.at == b.at && a.seq < b.seq) }
@@ -151,7 +184,13 @@ func (q *queue) push(e event, i int) {
 	q.h.push(e)
 }
 
-func (q *queue) len() int { return q.h.len() + q.lanes[0].len() + q.lanes[1].len() + q.lanes[2].len() }
+func (q *queue) len() int {
+	n := q.h.len()
+	for i := range q.lanes {
+		n += q.lanes[i].len()
+	}
+	return n
+}
 
 // pop removes the earliest event.
 func (q *queue) pop() event {

@@ -283,7 +283,7 @@ func TestQueuePopsInOrderAcrossLanes(t *testing.T) {
 			continue
 		}
 		at := now + time.Duration(rng.IntN(100))
-		lane := rng.IntN(3) - 1
+		lane := rng.IntN(numLanes+1) - 1
 		if lane >= 0 {
 			at = now + 50 // timeouts: a fixed delay, so mostly in order
 		}
