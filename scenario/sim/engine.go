@@ -123,9 +123,14 @@ type engine struct {
 	stateful []bool
 	jsrc     clientSource
 	jrng     *rand.Rand
-	workers  int
-	horizon  time.Duration
-	duration time.Duration
+	// serviceLane is laneService when every service time is fixed (service ends then come
+	// in the order they start), else -1: the heap. fixedWaits[l] says layer l sleeps one of
+	// a few fixed backoff delays (no jitter), whose retries can share a lane per delay.
+	serviceLane int
+	fixedWaits  []bool
+	workers     int
+	horizon     time.Duration
+	duration    time.Duration
 
 	h   queue
 	now time.Duration
@@ -222,6 +227,16 @@ func newEngine(sc *scenario.Scenario, p *policy.Policy) *engine {
 		e.faultRA = append(e.faultRA, ras)
 	}
 	e.stalls = StallsOf(sc)
+	e.serviceLane = laneService
+	for _, s := range append([]*sampler{e.baseLat}, e.phaseLat...) {
+		if s.d.Kind != scenario.DistFixed {
+			e.serviceLane = -1
+		}
+	}
+	for _, lp := range e.levels {
+		r := &lp.Retry
+		e.fixedWaits = append(e.fixedWaits, (r.Jitter == "" || r.Jitter == policy.JitterNone) && r.Backoff != policy.BackoffDecorrelated)
+	}
 	if e.capacity != nil {
 		q := e.capacity.Queue
 		if q > 1<<16 {
@@ -344,9 +359,11 @@ func (e *engine) push(at time.Duration, kind eventKind, a *attempt, c *call, n i
 	case evArrival:
 		lane = laneArrival
 	case evServiceDone:
-		lane = laneService
+		lane = e.serviceLane
 	case evRetry:
-		lane = e.h.retryLane(at - e.now)
+		if e.fixedWaits[c.level] {
+			lane = e.h.retryLane(at - e.now)
+		}
 	}
 	e.h.push(ev, lane)
 }

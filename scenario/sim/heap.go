@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math/bits"
 	"time"
 	"unsafe"
 )
@@ -136,7 +137,7 @@ const (
 	laneService        // service ends: in order whenever the service time is fixed
 	laneRetry0         // first of retryLanes lanes of backoff ends, one per backoff delay
 	retryLanes  = 4
-	numLanes    = laneRetry0 + retryLanes
+	numLanes    = laneRetry0 + retryLanes // at most 16: queue.full is a uint16
 )
 
 // queue is the simulator's agenda: a heap plus FIFO lanes, ordered together by (at, seq).
@@ -145,6 +146,8 @@ const (
 type queue struct {
 	h     eventHeap
 	lanes [numLanes]lane
+	// full has bit i set while lane i holds events, so pop looks at those lanes only.
+	full uint16
 	// retryDelay[i] is the backoff delay whose retries lane laneRetry0+i takes, once
 	// retryUsed[i]: without jitter a policy sleeps one of a few delays (base·2^k, the cap),
 	// and the retries of one delay end in the order they were pushed.
@@ -177,6 +180,7 @@ func (q *queue) push(e event, i int) {
 		l := &q.lanes[i]
 		if l.len() == 0 || l.tail().at <= e.at {
 			l.push(e)
+			q.full |= 1 << i
 			return
 		}
 	}
@@ -199,14 +203,20 @@ func (q *queue) pop() event {
 	if q.h.len() > 0 {
 		best = &q.h.ev[0]
 	}
-	for i := range q.lanes {
+	for m := q.full; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros16(m)
 		l := &q.lanes[i]
-		if l.len() > 0 && (best == nil || before(&l.ev[l.head], best)) {
+		if best == nil || before(&l.ev[l.head], best) {
 			best, src = &l.ev[l.head], i
 		}
 	}
 	if src < 0 {
 		return q.h.pop()
 	}
-	return q.lanes[src].pop()
+	l := &q.lanes[src]
+	e := l.pop()
+	if l.len() == 0 {
+		q.full &^= 1 << src
+	}
+	return e
 }
