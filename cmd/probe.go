@@ -75,7 +75,7 @@ reused keep-alive ones, and reports the two apart. Probe speaks HTTP/1.1, sends 
 request once, and does not follow redirects.
 
 The recommendation: timeout = good-response latency at quantile 1 - --cutoff (p99.9) × 1.2,
-rounded up on the 1-2-2.5-5 ladder; connect timeout = max(3 × connect p99.9,
+rounded up on the 1-1.2-1.5-2-2.5-3-4-5-6-8 ladder; connect timeout = max(3 × connect p99.9,
 --connect-floor), never above the timeout; attempts = the most k with
 k × timeout + worst-case backoff (exponential 100 ms ×2 cap 10 s, full jitter) ≤ --budget.
 

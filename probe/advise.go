@@ -71,8 +71,14 @@ func MaxAttempts(timeout, budget time.Duration) int {
 	return k
 }
 
-// RoundUpClean rounds ms up to the next value of the 1-2-2.5-5 × 10^n ladder (1, 2, 2.5,
-// 5, 10, 20, 25, 50, 100 ms …), at least 1 ms: timeouts people can read and remember.
+// timeoutLadder holds the mantissas of clean timeouts: 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^n
+// ms. Consecutive steps are at most a third apart, so rounding up to a value people can read
+// and remember never costs more than a third of the measured need — a coarser 1-2-5 ladder
+// would turn 505 ms into 1 s and spend half the caller's budget on nothing.
+var timeoutLadder = []float64{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10}
+
+// RoundUpClean rounds ms up to the next value of the timeout ladder (… 100, 120, 150, 200,
+// 250, 300, 400, 500, 600, 800, 1000 ms …), at least 1 ms.
 func RoundUpClean(ms float64) float64 {
 	if !(ms > 1) {
 		return 1
@@ -80,12 +86,12 @@ func RoundUpClean(ms float64) float64 {
 	return ladderUp(ms)
 }
 
-// ladderUp is the smallest 1-2-2.5-5 × 10^n value ≥ v (v > 0).
+// ladderUp is the smallest timeout-ladder value ≥ v (v > 0).
 func ladderUp(v float64) float64 {
 	e := math.Floor(math.Log10(v))
-	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+	for _, m := range timeoutLadder {
 		x := m * math.Pow(10, e)
-		// Tolerate float error so that 50 stays 50 instead of becoming 100.
+		// Tolerate float error so that 50 stays 50 instead of becoming 60.
 		if x >= v*(1-1e-9) {
 			return roundSig(x)
 		}
@@ -173,7 +179,7 @@ func Advise(in AdviceInput) Recommendation {
 		raw := basis * in.Headroom
 		rec.TimeoutMs = RoundUpClean(raw)
 		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
-			"timeout: %s of good responses = %s (n=%d) × %g headroom = %s → %s (rounded up on the 1-2-2.5-5 × 10^n ladder)",
+			"timeout: %s of good responses = %s (n=%d) × %g headroom = %s → %s (rounded up on the 1-1.2-1.5-2-2.5-3-4-5-6-8 × 10^n ladder)",
 			label, FormatMs(basis), in.Good, in.Headroom, FormatMs(raw), FormatMs(rec.TimeoutMs)))
 	} else {
 		basis = in.GoodMax

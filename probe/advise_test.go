@@ -8,9 +8,10 @@ import (
 
 func TestRoundUpClean(t *testing.T) {
 	for _, tc := range []struct{ in, want float64 }{
-		{0, 1}, {0.5, 1}, {1, 1}, {1.2, 2}, {2, 2}, {2.1, 2.5}, {2.5, 2.5}, {2.6, 5}, {5, 5},
-		{5.01, 10}, {47.52, 50}, {50, 50}, {50.01, 100}, {120, 200}, {201, 250}, {396, 500},
-		{586, 1000}, {1100, 2000}, {2400, 2500}, {30000, 50000},
+		{0, 1}, {0.5, 1}, {1, 1}, {1.1, 1.2}, {1.2, 1.2}, {1.3, 1.5}, {2, 2}, {2.1, 2.5}, {2.5, 2.5},
+		{2.6, 3}, {3.5, 4}, {5, 5}, {5.01, 6}, {6.5, 8}, {8.01, 10}, {47.52, 50}, {50, 50}, {50.01, 60},
+		{120, 120}, {201, 250}, {396, 400}, {505, 600}, {586, 600}, {1100, 1200}, {2400, 2500},
+		{30000, 30000}, {30001, 40000}, {81000, 100000},
 	} {
 		if got := RoundUpClean(tc.in); got != tc.want {
 			t.Errorf("RoundUpClean(%g) = %g, want %g", tc.in, got, tc.want)
@@ -102,20 +103,20 @@ func TestAdvise(t *testing.T) {
 				in.Budget = 2 * time.Second
 				return in
 			},
-			// 120 × 1.2 = 144 → 200; no connect samples → floor 1100 → clamped 200;
-			// 2 s budget: 7 × 200 + 100+200+400+800+1600 > 2000; 5 × 200 + 1500 = 2500 > 2000;
-			// 4 × 200 + 700 = 1500 ≤ 2000 → 4.
-			timeout: 200, connect: 200, attempts: 4, fits: true,
+			// 120 × 1.2 = 144 → 150; no connect samples → floor 1100 → clamped 150;
+			// 2 s budget: 5 × 150 + 100+200+400+800 = 2250 > 2000;
+			// 4 × 150 + 700 = 1300 ≤ 2000 → 4.
+			timeout: 150, connect: 150, attempts: 4, fits: true,
 			derivationHas: []string{"p99.9 needs ≥ 1000 good responses, have 200", "probe with -n 1000", "no fresh connection was measured"},
 		},
 		{
 			name: "budget cannot hold one call",
 			in: func(in AdviceInput) AdviceInput {
-				in.Good, in.GoodAtQ = 5000, 900
+				in.Good, in.GoodAtQ = 5000, 1300
 				in.Budget = 1500 * time.Millisecond
 				return in
 			},
-			// 900 × 1.2 = 1080 → 2000 > 1500 → 0 attempts.
+			// 1300 × 1.2 = 1560 → 2000 > 1500 → 0 attempts.
 			timeout: 2000, connect: 1100, attempts: 0, fits: false, verdict: QueueVerdict,
 			derivationHas: []string{"more than the 1.5 s budget → 0"},
 		},
@@ -126,9 +127,10 @@ func TestAdvise(t *testing.T) {
 				in.ConnectCount, in.ConnectP999 = 1000, 500
 				return in
 			},
-			// 2000 × 1.2 = 2400 → 2500; connect 3 × 500 = 1500 → 2000; 10 s: 3 attempts.
-			timeout: 2500, connect: 2000, attempts: 3, fits: true,
-			derivationHas: []string{"3 × connect p99.9 500 ms (n=1000) = 1.5 s, above the 1.1 s floor → 2 s"},
+			// 2000 × 1.2 = 2400 → 2500; connect 3 × 500 = 1500 → 1500 (on the ladder);
+			// 10 s: 3 × 2500 + 100+200 = 7800 ≤ 10000, 4 × 2500 + 700 > 10000 → 3 attempts.
+			timeout: 2500, connect: 1500, attempts: 3, fits: true,
+			derivationHas: []string{"3 × connect p99.9 500 ms (n=1000) = 1.5 s, above the 1.1 s floor → 1.5 s"},
 		},
 		{
 			name: "timeouts above the cutoff are flagged",
@@ -136,7 +138,9 @@ func TestAdvise(t *testing.T) {
 				in.Good, in.GoodAtQ, in.Timeouts = 1000, 100, 10
 				return in
 			},
-			timeout: 200, connect: 200, attempts: 7, fits: true,
+			// 100 × 1.2 = 120 → 120, connect clamped to 120; 10 s: 7 × 120 + 6300 = 7140 ≤ 10000,
+			// 8 × 120 + 12700 > 10000 → 7.
+			timeout: 120, connect: 120, attempts: 7, fits: true,
 			derivationHas: []string{"10 requests (0.99%) hit the probe's own --max-timeout 30 s"},
 		},
 		{

@@ -180,9 +180,9 @@ func TestSaveLoadMerge(t *testing.T) {
 	if tot.Count != 2000 || *tot.P50Ms < 9.99 || *tot.P50Ms > 10.01 || *tot.P90Ms < 29.9 || *tot.P90Ms > 30.1 {
 		t.Errorf("merged total: count %d p50 %v p90 %v; want 2000, 10, 30 (never averaged)", tot.Count, *tot.P50Ms, *tot.P90Ms)
 	}
-	// p99.9 of good = 30 ms → 36 ms → 50 ms.
-	if m.Recommendation.TimeoutMs != 50 {
-		t.Errorf("merged recommendation %g ms, want 50 (30 ms × 1.2 rounded up)", m.Recommendation.TimeoutMs)
+	// p99.9 of good = 30 ms → 36 ms → 40 ms.
+	if m.Recommendation.TimeoutMs != 40 {
+		t.Errorf("merged recommendation %g ms, want 40 (30 ms × 1.2 rounded up)", m.Recommendation.TimeoutMs)
 	}
 	// Merging a profile with itself doubles counts and keeps the quantiles.
 	self, err := Merge([]*Result{ra, ra}, AdviceParams{})

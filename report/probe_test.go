@@ -47,14 +47,14 @@ func probeFixture() *probe.Result {
 			{FromMs: 10, ToMs: 20, Count: 1500}, {FromMs: 20, ToMs: 25, Count: 290}, {FromMs: 25, ToMs: 50, Count: 208}, {FromMs: 50, ToMs: 100, Count: 2},
 		},
 		Recommendation: probe.Recommendation{
-			ConnectTimeoutMs: 100, TimeoutMs: 100, MaxAttempts: 4, BudgetMs: 2000, FitsBudget: true, CutoffRate: 0.001,
+			ConnectTimeoutMs: 60, TimeoutMs: 60, MaxAttempts: 5, BudgetMs: 2000, FitsBudget: true, CutoffRate: 0.001,
 			Headroom: 1.2, ConnectFloorMs: 1100, Backoff: probe.BackoffDescription,
-			Verdict: "timeout 100 ms, connect timeout 100 ms, 4 attempts within the 2 s budget",
+			Verdict: "timeout 60 ms, connect timeout 60 ms, 5 attempts within the 2 s budget",
 			Derivation: []string{
-				"timeout: p99.9 of good responses = 48.2 ms (n=1980) × 1.2 headroom = 57.8 ms → 100 ms (rounded up on the 1-2-2.5-5 × 10^n ladder)",
+				"timeout: p99.9 of good responses = 48.2 ms (n=1980) × 1.2 headroom = 57.8 ms → 60 ms (rounded up on the 1-1.2-1.5-2-2.5-3-4-5-6-8 × 10^n ladder)",
 				"connect timeout: max(3 × connect p99.9 2.9 ms (n=1000) = 8.7 ms, 1.1 s floor that survives one lost SYN) = 1.1 s",
-				"connect timeout: clamped to the total timeout 100 ms; a lost SYN (1 s retransmit) will cost an attempt",
-				"attempts: largest k with k × 100 ms + Σ worst-case backoff ≤ 2 s budget, backoff " + probe.BackoffDescription + ": k=4 costs 1.1 s, k=5 would cost 2 s",
+				"connect timeout: clamped to the total timeout 60 ms; a lost SYN (1 s retransmit) will cost an attempt",
+				"attempts: largest k with k × 60 ms + Σ worst-case backoff ≤ 2 s budget, backoff " + probe.BackoffDescription + ": k=5 costs 1.8 s, k=6 would cost 3.46 s",
 			},
 		},
 		CutoffCurve: []probe.Cutoff{
@@ -62,7 +62,7 @@ func probeFixture() *probe.Result {
 			{Label: "p99", TimeoutMs: f(34.5), CutRate: f(0.0096), Samples: 1980},
 			{Label: "p99.9", TimeoutMs: f(48.2), CutRate: f(0.001), Samples: 1980},
 			{Label: "p99.99", Samples: 1980},
-			{Label: "recommended", TimeoutMs: f(100), CutRate: f(0), Samples: 1980},
+			{Label: "recommended", TimeoutMs: f(60), CutRate: f(0), Samples: 1980},
 		},
 		Notes: []string{},
 	}
@@ -129,7 +129,7 @@ func TestProbeTextLeadsWithVerdictAndHidesUnbackedPercentiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	if !strings.HasPrefix(out, "✓ timeout 100 ms") {
+	if !strings.HasPrefix(out, "✓ timeout 60 ms") {
 		t.Errorf("text does not lead with the verdict:\n%s", out)
 	}
 	if !strings.Contains(out, "n/a (n=150)") {
