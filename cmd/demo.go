@@ -66,7 +66,7 @@ configuration.
 		},
 	}
 	c.Flags().Uint64Var(&opts.Seed, "seed", 7, "seed of the demo target's latency")
-	c.Flags().Float64Var(&opts.Rate, "rate", 50, "probe sends per second")
+	c.Flags().Float64Var(&opts.Rate, "rate", 200, "probe sends per second (200/s for 5 s backs a p99.9 with 1,000 samples)")
 	c.Flags().DurationVar(&opts.Duration, "duration", 5*time.Second, "how long to probe")
 	c.Flags().Float64Var(&opts.Speed, "speed", 30, "time compression of the live replay (the scenario's 5 minutes take 10 s at 30)")
 	addOutputFlag(c, &opts.Output, report.ProbeFormats.Names())
