@@ -5,8 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/lipgloss/table"
 	"github.com/patience-dev/patience/scenario/sim"
 )
 
@@ -87,19 +85,7 @@ func AgreementText(w io.Writer, a *Agreement, opts Options) error {
 		st.Muted.Render(fmt.Sprintf(" · real sockets at speed %g", a.Speed)) + "\n")
 	b.WriteString(st.Muted.Render("each cell: simulated / live") + "\n")
 	names, simP, liveP := agreementPairs(a)
-	t := table.New().
-		Border(lipgloss.NormalBorder()).
-		BorderStyle(st.Border).
-		Headers(append([]string{""}, names...)...).
-		StyleFunc(func(row, col int) lipgloss.Style {
-			switch {
-			case row == table.HeaderRow:
-				return st.Header
-			case col == 0:
-				return st.Key.Padding(0, 1)
-			}
-			return st.Cell
-		})
+	t := labelledTable(st, append([]string{""}, names...)...)
 	for _, row := range agreementRows {
 		cells := []string{row.label}
 		for i := range names {

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/lipgloss/table"
 	"github.com/patience-dev/patience/scenario/sim"
 )
 
@@ -188,19 +187,7 @@ func ReplayText(w io.Writer, r *sim.Result, opts Options) error {
 	for _, p := range r.Policies {
 		headers = append(headers, p.Name)
 	}
-	t := table.New().
-		Border(lipgloss.NormalBorder()).
-		BorderStyle(st.Border).
-		Headers(headers...).
-		StyleFunc(func(row, col int) lipgloss.Style {
-			switch {
-			case row == table.HeaderRow:
-				return st.Header
-			case col == 0:
-				return st.Key.Padding(0, 1)
-			}
-			return st.Cell
-		})
+	t := labelledTable(st, headers...)
 	for _, row := range replayRows {
 		cells := []string{row.label}
 		for _, p := range r.Policies {

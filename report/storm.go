@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/lipgloss/table"
 	"github.com/patience-dev/patience/scenario/storm"
 )
 
@@ -132,19 +131,7 @@ func StormText(w io.Writer, r *storm.Result, opts Options) error {
 		b.WriteString("\n")
 	}
 	headers := []string{"policy", "outcome", "peak load", "final load", "goodput", "amplification", "wasted", "stable below", "fluid bound"}
-	t := table.New().
-		Border(lipgloss.NormalBorder()).
-		BorderStyle(st.Border).
-		Headers(headers...).
-		StyleFunc(func(row, col int) lipgloss.Style {
-			switch {
-			case row == table.HeaderRow:
-				return st.Header
-			case col == 0:
-				return st.Key.Padding(0, 1)
-			}
-			return st.Cell
-		})
+	t := labelledTable(st, headers...)
 	for _, p := range r.Policies {
 		t.Row(stormRow(p)...)
 	}
