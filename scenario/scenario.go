@@ -59,14 +59,8 @@ type Request struct {
 	IdempotencyKey bool
 }
 
-// Idempotent says whether the method is idempotent by RFC 9110 §9.2.2.
-func (r Request) Idempotent() bool {
-	switch r.Method {
-	case "GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE":
-		return true
-	}
-	return false
-}
+// Idempotent says whether the method is idempotent by RFC 9110 §9.2.2 (policy.IdempotentMethod).
+func (r Request) Idempotent() bool { return policy.IdempotentMethod(r.Method) }
 
 // Target is the dependency's behaviour.
 type Target struct {

@@ -115,11 +115,14 @@ type Request struct {
 	HasKey bool   // carries an idempotency key (the target deduplicates)
 }
 
-// Idempotent reports whether the method is idempotent by RFC 9110 §9.2.2 (GET, HEAD, OPTIONS,
-// TRACE, PUT, DELETE). Methods are compared case-insensitively because scenario files are
-// written by people.
-func (r Request) Idempotent() bool {
-	m := r.Method
+// Idempotent reports whether the request's method is idempotent (IdempotentMethod).
+func (r Request) Idempotent() bool { return IdempotentMethod(r.Method) }
+
+// IdempotentMethod reports whether a method is idempotent by RFC 9110 §9.2.2 (GET, HEAD,
+// OPTIONS, TRACE, PUT, DELETE); "" means GET. Methods are compared case-insensitively because
+// scenario and check files are written by people. It is the one definition scenario and
+// check use too.
+func IdempotentMethod(m string) bool {
 	if m == "" {
 		return true // GET
 	}
