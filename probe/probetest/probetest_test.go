@@ -82,9 +82,15 @@ func TestStallRecorded(t *testing.T) {
 	if string(body) != "ok\n" || resp.ContentLength != 3 {
 		t.Errorf("body %q length %d, want \"ok\\n\" 3", body, resp.ContentLength)
 	}
+	// The handler records after its response is flushed, so the client can read the body
+	// before the record exists: wait for it (bounded).
+	st := rec.Stats()
+	for deadline := time.Now().Add(5 * time.Second); st.Count == 0 && time.Now().Before(deadline); st = rec.Stats() {
+		time.Sleep(time.Millisecond)
+	}
 	// The handler waits what is left of the freeze: 300 ms less however late it started
 	// (plus timer overshoot, never near a second).
-	if st := rec.Stats(); st.Count != 1 || st.P50Ms < 100 || st.P50Ms > 1000 {
+	if st.Count != 1 || st.P50Ms < 100 || st.P50Ms > 1000 {
 		t.Errorf("server record %+v, want one request held about 300 ms", st)
 	}
 }
