@@ -3,14 +3,12 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/scenario/sim"
 	"github.com/spf13/cobra"
-	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 )
 
@@ -151,28 +149,9 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	return nil
 }
 
-// replayProgress draws an mpb bar on stderr when it may (a terminal, not --quiet, a format
-// for people); otherwise both functions do nothing. done must be called before the report
-// prints.
-func replayProgress(io_ *report.IOStreams, format, name string) (func(done, total int), func(aborted bool)) {
-	show := io_.ShowProgress(format)
-	p := mpb.New(mpb.ContainerOptional(mpb.WithOutput(io.Discard), !show), mpb.ContainerOptional(mpb.WithOutput(io_.ErrOut), show), mpb.WithWidth(40))
-	var bar *mpb.Bar
-	progress := func(done, total int) {
-		if bar == nil {
-			bar = p.AddBar(int64(total),
-				mpb.PrependDecorators(decor.Name(fmt.Sprintf("replay %s ", name))),
-				mpb.AppendDecorators(decor.Percentage()))
-		}
-		bar.SetCurrent(int64(done))
-	}
-	finish := func(aborted bool) {
-		if bar != nil && (aborted || !bar.Completed()) {
-			bar.Abort(false)
-		}
-		p.Wait()
-	}
-	return progress, finish
+// replayProgress draws a bar over the simulated events of the replay (progressBar).
+func replayProgress(s *report.IOStreams, format, name string) (func(done, total int), func(aborted bool)) {
+	return progressBar(s, format, fmt.Sprintf("replay %s ", name), decor.Percentage())
 }
 
 // demoReplay is the replay stage of `patience demo`: the bundled default scenario

@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/patience-dev/patience/scenario/policy"
 	"github.com/patience-dev/patience/scenario/storm"
 	"github.com/spf13/cobra"
-	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 )
 
@@ -300,22 +298,7 @@ func stormRun(ctx context.Context, opts *StormOptions) error {
 	return nil
 }
 
-// stormProgress draws one bar over the policies on stderr when it is a terminal.
+// stormProgress draws one bar over the policies (progressBar).
 func stormProgress(s *report.IOStreams, format string) (func(done, total int), func(aborted bool)) {
-	show := s.ShowProgress(format)
-	p := mpb.New(mpb.ContainerOptional(mpb.WithOutput(io.Discard), !show), mpb.ContainerOptional(mpb.WithOutput(s.ErrOut), show), mpb.WithWidth(40))
-	var bar *mpb.Bar
-	progress := func(done, total int) {
-		if bar == nil {
-			bar = p.AddBar(int64(total), mpb.PrependDecorators(decor.Name("storm ")), mpb.AppendDecorators(decor.CountersNoUnit("%d/%d policies")))
-		}
-		bar.SetCurrent(int64(done))
-	}
-	finish := func(aborted bool) {
-		if bar != nil && (aborted || !bar.Completed()) {
-			bar.Abort(false)
-		}
-		p.Wait()
-	}
-	return progress, finish
+	return progressBar(s, format, "storm ", decor.CountersNoUnit("%d/%d policies"))
 }
