@@ -4,6 +4,9 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -92,5 +95,52 @@ func TestStallRecorded(t *testing.T) {
 	// (plus timer overshoot, never near a second).
 	if st.Count != 1 || st.P50Ms < 100 || st.P50Ms > 1000 {
 		t.Errorf("server record %+v, want one request held about 300 ms", st)
+	}
+}
+
+// orderWriter notes the order in which held responses are written.
+type orderWriter struct {
+	*httptest.ResponseRecorder
+	seq   *atomic.Int64
+	order int64
+	at    time.Time
+}
+
+func (w *orderWriter) Write(b []byte) (int, error) {
+	w.order, w.at = w.seq.Add(1), time.Now()
+	return w.ResponseRecorder.Write(b)
+}
+
+// TestStallReleasesOldestFirst: requests held by one freeze are answered after it ends, in
+// the order they arrived, as a frozen server draining its queue would.
+func TestStallReleasesOldestFirst(t *testing.T) {
+	period, freeze := 5*time.Second, 500*time.Millisecond
+	// Now is 150 ms before the end of a freeze.
+	epoch := time.Now().Add(-(period - 150*time.Millisecond))
+	end := epoch.Add(period)
+	h, rec := StallRecorded(epoch, period, freeze)
+	var seq atomic.Int64
+	writers := make([]*orderWriter, 4)
+	var wg sync.WaitGroup
+	for i := range writers {
+		w := &orderWriter{ResponseRecorder: httptest.NewRecorder(), seq: &seq}
+		writers[i] = w
+		wg.Go(func() { h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil)) })
+		time.Sleep(10 * time.Millisecond) // arrival order is send order
+	}
+	wg.Wait()
+	for i, w := range writers {
+		if w.order != int64(i+1) {
+			t.Errorf("request %d answered as number %d, want oldest first", i+1, w.order)
+		}
+		if w.at.Before(end) {
+			t.Errorf("request %d answered %v before the freeze ended", i+1, end.Sub(w.at))
+		}
+		if w.Body.String() != "ok\n" || w.Header().Get("Content-Length") != "3" {
+			t.Errorf("request %d: body %q, Content-Length %q", i+1, w.Body.String(), w.Header().Get("Content-Length"))
+		}
+	}
+	if st := rec.Stats(); st.Count != 4 {
+		t.Errorf("server record counts %d requests, want 4", st.Count)
 	}
 }
