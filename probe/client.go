@@ -6,29 +6,27 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// The hot path of a probe is one keep-alive request after another. Building an
-// httptrace.ClientTrace with its hook closures, a timeout context and a request copy for
-// every send was about a third of the time in runner.do and a tenth of the client's CPU
-// (CPU profile of -c 50 against bench/targets /fast), so the timings come from two places
-// instead:
+// How a probe sends requests. Every caller (one per closed-model worker, pooled in the open
+// model) sends one request at a time on connections the probe dials itself (direct.go): the
+// request is serialised once by net/http, each send is one write, and the response is
+// parsed by net/http's ReadResponse in the caller's own goroutine. net/http's Transport hands
+// every request to a write loop and every response back from a read loop, goroutine to
+// goroutine; that cost about 23 µs of CPU per request, held the probe to 0.5–0.6 of wrk's
+// throughput on loopback, and after a stall made the probe's processing of hundreds of
+// responses compete for the cores with the target still releasing them.
 //
-//   - every connection the probe dials is a *timedConn: the dial measures its own DNS,
-//     connect and TLS time once, and the connection stamps the socket-level moments of each
-//     request it carries (request written, first and last response byte read);
-//   - a caller (one per closed-model worker, pooled in the open model) owns a context, a
-//     request and a ClientTrace built once; its only hook, GotConn, runs synchronously in the
-//     caller's own goroutine before RoundTrip returns (net/http Transport.getConn), so it
-//     can never write into a later request's state.
+// Timings come from the connection, not from per-request hooks: every connection is a
+// *timedConn whose dial measured its own DNS, connect and TLS time, and which stamps the
+// socket-level moments of the request it carries (written, first and last response byte
+// read; on Linux the kernel's receive time of those bytes, kstamp_linux.go).
 //
-// When the target is reached through a proxy the transport dials the proxy and runs the
-// target's TLS handshake itself (Transport.dialConn → addTLS), out of the dialer's sight; the
-// probe then falls back to a fresh per-request trace with every hook (legacyTracer).
+// When the target is reached through a proxy the probe uses net/http's Transport, which
+// speaks to proxies, with a per-request trace of every hook (legacy.go).
 
 // clockBase anchors the monotonic nanosecond stamps of timedConn.
 var clockBase = time.Now()
@@ -79,35 +77,32 @@ func (d *dialTimes) trace() *httptrace.ClientTrace {
 	}
 }
 
+// copyTo puts the dial's times into t (the first request on a connection carries them).
+func (d *dialTimes) copyTo(t *timings) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t.dnsStart, t.dnsDone, t.connStart, t.connDone, t.tlsStart, t.tlsDone = d.dnsStart, d.dnsDone, d.connStart, d.connDone, d.tlsStart, d.tlsDone
+}
+
 // timedConn is a dialled connection that knows its dial times and stamps, for the request it
-// is carrying, when the request was written and when response bytes were read. Read and
-// Write run on the transport's read and write loops (and the body reader), the stamps are
-// read by the caller: all of them are atomics.
+// is carrying, when the request was written and when response bytes were read. Only the
+// caller that owns the connection reads and writes it, so the stamps are plain fields.
 type timedConn struct {
 	net.Conn
 	// stamps reads with kernel receive timestamps (kstamp_linux.go); nil when the kernel
 	// does not provide them, or under TLS, and reads are then stamped on return.
 	stamps *stampReader
+	dial   dialTimes
 
-	dial    dialTimes
-	claimed atomic.Bool // the dial times were recorded (by the connection's first request)
-	// owner is the caller that last got the connection (GotConn): a caller trusts the
-	// stamps below only while it is still the owner.
-	owner atomic.Pointer[caller]
-
-	writes    atomic.Int64 // Write calls started; a new request on this connection bumps it
-	wrote     atomic.Int64 // mono() when the latest Write returned
-	wroteSeq  atomic.Int64 // the writes count that wrote belongs to
-	firstRead atomic.Int64 // mono() of the first Read with data since the latest Write began; 0 none
-	lastRead  atomic.Int64 // mono() of the latest Read with data
+	wrote     int64 // mono() when the latest Write returned
+	firstRead int64 // mono() of the first Read with data since the latest Write began; 0 none
+	lastRead  int64 // mono() of the latest Read with data
 }
 
 func (c *timedConn) Write(b []byte) (int, error) {
-	seq := c.writes.Add(1)
-	c.firstRead.Store(0)
+	c.firstRead = 0
 	n, err := c.Conn.Write(b)
-	c.wrote.Store(mono())
-	c.wroteSeq.Store(seq)
+	c.wrote = mono()
 	return n, err
 }
 
@@ -130,33 +125,12 @@ func (c *timedConn) Read(b []byte) (int, error) {
 				t -= d
 			}
 		}
-		if c.firstRead.Load() == 0 {
-			c.firstRead.Store(t)
+		if c.firstRead == 0 {
+			c.firstRead = t
 		}
-		c.lastRead.Store(t)
+		c.lastRead = t
 	}
 	return n, err
-}
-
-// written waits until the stamp of Write number seq is stored and returns it (0 if that
-// takes more than 10 ms). The response can reach the caller before the transport's write
-// loop, descheduled right after its write returned, has stored the stamp; and a server that
-// answers before reading a large body leaves the write blocked.
-func (c *timedConn) written(seq int64) int64 {
-	var since time.Time
-	for k := 0; c.wroteSeq.Load() != seq; k++ {
-		if k%64 == 0 {
-			switch {
-			case k == 0:
-			case since.IsZero():
-				since = time.Now()
-			case time.Since(since) > 10*time.Millisecond:
-				return 0
-			}
-		}
-		runtime.Gosched()
-	}
-	return c.wrote.Load()
 }
 
 // NetConn returns the wrapped connection, as tls.Conn.NetConn does.
@@ -171,9 +145,6 @@ type dialer struct {
 
 func (d *dialer) dial(ctx context.Context, network, addr string) (*timedConn, error) {
 	tc := &timedConn{}
-	// The dial context carries the caller's trace (net/http keeps the request context's
-	// values for the dial); composing adds the caller's GotConn to this trace, which the
-	// dialer never calls.
 	conn, err := d.net.DialContext(httptrace.WithClientTrace(ctx, tc.dial.trace()), network, addr)
 	if err != nil {
 		return nil, err
@@ -182,8 +153,9 @@ func (d *dialer) dial(ctx context.Context, network, addr string) (*timedConn, er
 	return tc, nil
 }
 
-// DialContext is the Transport's DialContext.
-func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+// dialTCP dials a plain connection whose reads carry kernel receive stamps where the
+// platform has them.
+func (d *dialer) dialTCP(ctx context.Context, network, addr string) (*timedConn, error) {
 	tc, err := d.dial(ctx, network, addr)
 	if err != nil {
 		return nil, err
@@ -192,11 +164,11 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	return tc, nil
 }
 
-// DialTLSContext is the Transport's DialTLSContext: the handshake net/http would do
-// (Transport.addTLS: ServerName from the address, TLSHandshakeTimeout), timed here. The
-// timedConn wraps the *tls.Conn, so its stamps see response bytes, not TLS 1.3 session
-// tickets that arrive after the handshake.
-func (d *dialer) DialTLSContext(ctx context.Context, network, addr string) (net.Conn, error) {
+// dialTLS dials and runs the handshake net/http would (ServerName from the address,
+// the handshake bounded by tlsTimeout), timed. The timedConn wraps the *tls.Conn, so its
+// stamps see response bytes, not TLS 1.3 session tickets that arrive after the handshake.
+// The configuration offers no ALPN protocol, so the server speaks HTTP/1.1.
+func (d *dialer) dialTLS(ctx context.Context, network, addr string) (*timedConn, error) {
 	tc, err := d.dial(ctx, network, addr)
 	if err != nil {
 		return nil, err
@@ -227,24 +199,26 @@ func (d *dialer) DialTLSContext(ctx context.Context, network, addr string) (net.
 	return tc, nil
 }
 
-// caller sends one request at a time. Its context, request and trace are built once and
-// reused until a request times out (its context is then cancelled and rebuilt).
+// caller sends one request at a time. Its context is built once and reused until a
+// request times out (it is then cancelled and rebuilt).
 type caller struct {
 	r      *runner
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	req    *http.Request // r.base bound to ctx; nil when each send needs a body
-	trace  httptrace.ClientTrace
-	conn   net.Conn // from GotConn
-	reused bool
 	buf    []byte // drains response bodies
+
+	direct directState   // the probe's own connections (direct.go)
+	req    *http.Request // legacy.go: r.base bound to ctx; nil when each send needs a body
 
 	// deadline bounds the request in flight by MaxTimeout: 0 while idle, mono() ns of the
 	// deadline while a request is out, expiredMark once the watchdog cancelled it. One
 	// watchdog per run replaces a timer (or context.WithTimeout) per request, whose heap
 	// operations cost several percent of the probe's CPU.
 	deadline atomic.Int64
-	mu       sync.Mutex // ctx and cancel, between the caller's rebind and the watchdog
+	// mu guards ctx and cancel (between the caller's rebind and the watchdog) and the
+	// connection a request is using (direct.active), which an expiry or the end of the run
+	// aborts.
+	mu sync.Mutex
 }
 
 // expiredMark in caller.deadline: the watchdog cancelled the request.
@@ -252,12 +226,6 @@ const expiredMark = -1
 
 func (r *runner) newCaller(parent context.Context) *caller {
 	c := &caller{r: r, buf: make([]byte, 2048)}
-	c.trace.GotConn = func(info httptrace.GotConnInfo) {
-		c.conn, c.reused = info.Conn, info.Reused
-		if tc, ok := info.Conn.(*timedConn); ok {
-			tc.owner.Store(c)
-		}
-	}
 	c.bind(parent)
 	r.callersMu.Lock()
 	r.callers = append(r.callers, c)
@@ -265,12 +233,9 @@ func (r *runner) newCaller(parent context.Context) *caller {
 	return c
 }
 
-// bind gives c a fresh context under parent (and the request bound to it).
+// bind gives c a fresh context under parent (and the legacy request bound to it).
 func (c *caller) bind(parent context.Context) {
 	ctx, cancel := context.WithCancelCause(parent)
-	if !c.r.legacy {
-		ctx = httptrace.WithClientTrace(ctx, &c.trace)
-	}
 	c.ctx, c.cancel = ctx, cancel
 	if c.r.base != nil {
 		c.req = c.r.base.WithContext(ctx)
@@ -296,14 +261,24 @@ func (c *caller) expireIfDue(d int64) {
 	c.mu.Lock()
 	if c.deadline.CompareAndSwap(d, expiredMark) {
 		c.cancel(context.DeadlineExceeded)
+		c.abortActive()
 	}
+	c.mu.Unlock()
+}
+
+// abort stops the request in flight, if any (the run is ending).
+func (c *caller) abort() {
+	c.mu.Lock()
+	c.abortActive()
 	c.mu.Unlock()
 }
 
 func (c *caller) close() {
 	c.mu.Lock()
 	c.cancel(context.Canceled)
+	c.abortActive()
 	c.mu.Unlock()
+	c.direct.closeHeld()
 }
 
 // watchdog cancels requests that outlive MaxTimeout until stop is closed. Deadlines are

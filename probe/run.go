@@ -1,15 +1,12 @@
 package probe
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
 	"runtime"
 	"sort"
@@ -171,14 +168,21 @@ func viaProxy(target string) bool {
 	return err != nil || proxy != nil
 }
 
-// run is Run for a validated cfg; legacy selects the per-request trace (see client.go).
+// run is Run for a validated cfg; legacy selects net/http's Transport (see legacy.go).
 func run(ctx context.Context, cfg Config, legacy bool) (*Result, error) {
-	r := newRunner(cfg, legacy)
+	r, err := newRunner(cfg, legacy)
+	if err != nil {
+		return nil, err
+	}
 	defer r.close()
 	start := time.Now()
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r.cancel = cancel
+	// A request blocked reading a connection does not watch a context: when the run ends
+	// early (Ctrl-C, an unreachable target) every caller's request is aborted.
+	stopAborting := context.AfterFunc(runCtx, r.abortAll)
+	defer stopAborting()
 
 	stopProgress := r.startProgress(start)
 	stopWatchdog := make(chan struct{})
@@ -245,15 +249,17 @@ func describeTarget(cfg Config) Target {
 // runner holds the state of one run. The hot path touches only atomics and one shard lock.
 type runner struct {
 	cfg    Config
-	reuse  *http.Transport
-	fresh  *http.Transport
 	shards []*shard
 	cancel context.CancelFunc
-	// base is the request without a body, parsed once; nil when each send needs a body.
+	dialer *dialer
+	// wire is the request as bytes, for the probe's own connections (direct.go).
+	wire *wire
+	// legacy: the target is reached through a proxy, so requests go through net/http's
+	// Transports and timings come from a per-request trace with every hook (legacy.go).
+	legacy       bool
+	reuse, fresh *http.Transport
+	// base is the legacy request without a body, parsed once; nil when each send needs a body.
 	base *http.Request
-	// legacy: the target is reached through a proxy, so timings come from a per-request
-	// trace with every hook instead of the probe's own dialer (see client.go).
-	legacy bool
 	// idle holds the open model's callers between requests (at most MaxInFlight exist).
 	idle chan *caller
 	// callers lists every caller, for the watchdog.
@@ -277,29 +283,13 @@ type runner struct {
 	dropped       atomic.Int64
 }
 
-func newRunner(cfg Config, legacy bool) *runner {
+func newRunner(cfg Config, legacy bool) (*runner, error) {
 	idle := cfg.MaxInFlight
 	if cfg.Concurrency > 0 {
 		idle = cfg.Concurrency
 	}
 	tlsConfig := &tls.Config{InsecureSkipVerify: cfg.Insecure} //nolint:gosec // --insecure is the user's explicit choice
 	d := &dialer{net: net.Dialer{Timeout: cfg.MaxTimeout, KeepAlive: 30 * time.Second}, tls: tlsConfig, tlsTimeout: cfg.MaxTimeout}
-	mk := func(keepAlive bool) *http.Transport {
-		t := &http.Transport{
-			Proxy:               http.ProxyFromEnvironment,
-			DialContext:         d.net.DialContext,
-			TLSClientConfig:     tlsConfig,
-			TLSHandshakeTimeout: cfg.MaxTimeout,
-			DisableKeepAlives:   !keepAlive,
-			DisableCompression:  true, // measure the bytes the server sends, not our gunzip
-			MaxIdleConnsPerHost: idle,
-			IdleConnTimeout:     90 * time.Second,
-		}
-		if !legacy {
-			t.DialContext, t.DialTLSContext = d.DialContext, d.DialTLSContext
-		}
-		return t
-	}
 	// One shard per worker up to the number of CPUs: each holds its lock for a few
 	// histogram increments, so contention stays negligible, and memory stays bounded
 	// (about 190 KB per series in use) even with 1000 requests in flight.
@@ -307,20 +297,40 @@ func newRunner(cfg Config, legacy bool) *runner {
 	if cfg.Concurrency > 0 && cfg.Concurrency < n {
 		n = cfg.Concurrency
 	}
-	r := &runner{cfg: cfg, reuse: mk(true), fresh: mk(false), legacy: legacy, idle: make(chan *caller, cfg.MaxInFlight)}
-	if cfg.Body == nil {
-		// Validate parsed the URL already; an error here cannot happen.
-		if base, err := http.NewRequest(cfg.Method, cfg.URL, nil); err == nil {
+	r := &runner{cfg: cfg, dialer: d, legacy: legacy, idle: make(chan *caller, cfg.MaxInFlight)}
+	if legacy {
+		r.reuse, r.fresh = legacyTransports(&cfg, d, idle)
+		if cfg.Body == nil {
+			base, err := http.NewRequest(cfg.Method, cfg.URL, nil)
+			if err != nil {
+				return nil, err
+			}
 			if cfg.Header != nil {
 				base.Header = cfg.Header
 			}
 			r.base = base
 		}
+	} else {
+		w, err := newWire(&cfg)
+		if err != nil {
+			return nil, err
+		}
+		r.wire = w
 	}
 	for range n {
 		r.shards = append(r.shards, newShard())
 	}
-	return r
+	return r, nil
+}
+
+// abortAll makes every request in flight fail at once.
+func (r *runner) abortAll() {
+	r.callersMu.Lock()
+	callers := r.callers
+	r.callersMu.Unlock()
+	for _, c := range callers {
+		c.abort()
+	}
 }
 
 func (r *runner) close() {
@@ -333,8 +343,10 @@ func (r *runner) close() {
 		}
 		break
 	}
-	r.reuse.CloseIdleConnections()
-	r.fresh.CloseIdleConnections()
+	if r.legacy {
+		r.reuse.CloseIdleConnections()
+		r.fresh.CloseIdleConnections()
+	}
 }
 
 // startProgress calls cfg.Progress every 200 ms until the returned stop is called.
@@ -480,61 +492,6 @@ func (r *runner) closed(ctx context.Context, start time.Time) {
 	}
 }
 
-// legacyTracer collects the httptrace timestamps of one request when the probe's dialer
-// cannot see the connection set-up (a proxy, see client.go). It is allocated per request: a
-// reused one could receive hooks from an earlier request's background dial.
-type legacyTracer struct {
-	trace httptrace.ClientTrace
-	mu    sync.Mutex // happy-eyeballs dials may race on the connect hooks
-	t     timings
-}
-
-func newLegacyTracer() *legacyTracer {
-	lt := &legacyTracer{}
-	t := &lt.t
-	// Every hook takes the lock: the transport may finish a dial in the background after
-	// the request already returned on another connection, and still call these hooks.
-	lt.trace = httptrace.ClientTrace{
-		DNSStart: func(httptrace.DNSStartInfo) { lt.mu.Lock(); t.dnsStart = time.Now(); lt.mu.Unlock() },
-		DNSDone:  func(httptrace.DNSDoneInfo) { lt.mu.Lock(); t.dnsDone = time.Now(); lt.mu.Unlock() },
-		ConnectStart: func(string, string) {
-			lt.mu.Lock()
-			if t.connStart.IsZero() {
-				t.connStart = time.Now()
-			}
-			lt.mu.Unlock()
-		},
-		ConnectDone: func(_, _ string, err error) {
-			lt.mu.Lock()
-			if err == nil && t.connDone.IsZero() {
-				t.connDone = time.Now()
-			}
-			lt.mu.Unlock()
-		},
-		TLSHandshakeStart: func() { lt.mu.Lock(); t.tlsStart = time.Now(); lt.mu.Unlock() },
-		TLSHandshakeDone: func(_ tls.ConnectionState, err error) {
-			lt.mu.Lock()
-			t.tlsDone, t.tlsErr = time.Now(), err != nil
-			lt.mu.Unlock()
-		},
-		GotConn: func(info httptrace.GotConnInfo) {
-			lt.mu.Lock()
-			t.reused = info.Reused
-			lt.mu.Unlock()
-		},
-		WroteRequest:         func(httptrace.WroteRequestInfo) { lt.mu.Lock(); t.wrote = time.Now(); lt.mu.Unlock() },
-		GotFirstResponseByte: func() { lt.mu.Lock(); t.firstByte = time.Now(); lt.mu.Unlock() },
-	}
-	return lt
-}
-
-// snapshot copies the timings under the lock.
-func (lt *legacyTracer) snapshot() timings {
-	lt.mu.Lock()
-	defer lt.mu.Unlock()
-	return lt.t
-}
-
 // do sends request i through caller c, intended at intended and actually sent at sent, and
 // records it. ctx is the run's context: when it is done, a failure is the run ending, not a
 // measurement of the target.
@@ -554,70 +511,16 @@ func (r *runner) do(ctx context.Context, c *caller, i int64, intended, sent time
 	defer r.inFlightNow.Add(-1)
 
 	cfg := &r.cfg
-	var lt *legacyTracer
-	req := c.req
-	if r.legacy || req == nil {
-		rctx := c.ctx
-		if r.legacy {
-			lt = newLegacyTracer()
-			rctx = httptrace.WithClientTrace(rctx, &lt.trace)
-		}
-		if req != nil {
-			req = req.WithContext(rctx)
-		} else {
-			var err error
-			req, err = http.NewRequestWithContext(rctx, cfg.Method, cfg.URL, bytes.NewReader(cfg.Body))
-			if err != nil {
-				r.record(i, &timings{}, intended, sent, time.Now(), 0, err)
-				return
-			}
-			if cfg.Header != nil {
-				req.Header = cfg.Header // read-only from here on: shared by every request
-			}
-		}
-	}
-	rt := r.reuse
-	switch cfg.Conn {
-	case "fresh":
-		rt = r.fresh
-	case "both":
-		if i%2 == 0 {
-			rt = r.fresh
-		}
-	}
-	c.conn, c.reused = nil, false
+	fresh := cfg.Conn == "fresh" || (cfg.Conn == "both" && i%2 == 0)
 	c.arm()
-	resp, err := rt.RoundTrip(req)
+	var status int
 	var t timings
-	tc, _ := c.conn.(*timedConn)
-	if err == nil && tc != nil {
-		// A response without a body frees the connection before RoundTrip returns, so
-		// another caller may already be writing on it: the stamps are this request's only if
-		// no other caller got the connection since (tc.owner is set in GotConn, before any
-		// write of that caller), checked after reading them.
-		w, f := tc.written(tc.writes.Load()), tc.firstRead.Load()
-		if w != 0 && f != 0 && tc.owner.Load() == c {
-			t.wrote, t.firstByte = at(w), at(f)
-		}
-	}
-	status := 0
-	if err == nil {
-		status = resp.StatusCode
-		for err == nil {
-			_, err = resp.Body.Read(c.buf)
-		}
-		if err == io.EOF {
-			err = nil
-		}
-		resp.Body.Close()
-	}
-	end := time.Now()
-	if tc != nil && err == nil {
-		// Once the body hit EOF the transport may hand the connection to another caller; the
-		// stamp is still this request's if none got it since.
-		if last := tc.lastRead.Load(); last != 0 && tc.owner.Load() == c {
-			end = at(last)
-		}
+	var end time.Time
+	var err error
+	if r.legacy {
+		status, t, end, err = r.viaTransport(c, fresh)
+	} else {
+		status, t, end, err = c.exchange(fresh)
 	}
 	if c.disarm(ctx) && err != nil {
 		err = context.DeadlineExceeded // the probe's own --max-timeout, whatever path noticed it
@@ -625,17 +528,8 @@ func (r *runner) do(ctx context.Context, c *caller, i int64, intended, sent time
 	if err != nil && ctx.Err() != nil {
 		return // interrupted or ended early: not a measurement of the target
 	}
-	switch {
-	case lt != nil:
-		t = lt.snapshot()
-	case tc != nil:
-		t.reused = c.reused
-		if !c.reused && tc.claimed.CompareAndSwap(false, true) {
-			tc.dial.mu.Lock()
-			d := &tc.dial
-			t.dnsStart, t.dnsDone, t.connStart, t.connDone, t.tlsStart, t.tlsDone = d.dnsStart, d.dnsDone, d.connStart, d.connDone, d.tlsStart, d.tlsDone
-			tc.dial.mu.Unlock()
-		}
+	if end.IsZero() {
+		end = time.Now()
 	}
 	r.record(i, &t, intended, sent, end, status, err)
 }

@@ -1,0 +1,255 @@
+package probe
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// maxResponseHeaderBytes bounds a response's status line and headers, as net/http's
+// Transport does (its default is 1 MiB too): a target streaming endless headers fails the
+// request instead of filling the probe's memory.
+const maxResponseHeaderBytes = 1 << 20
+
+// errHeadersTooLarge is the error of a response whose head exceeds maxResponseHeaderBytes.
+var errHeadersTooLarge = fmt.Errorf("response headers exceed %d bytes", maxResponseHeaderBytes)
+
+// aLongTimeAgo is a deadline in the past: setting it makes a blocked read return at once.
+var aLongTimeAgo = time.Unix(1, 0)
+
+// wire is the probe's request as bytes, serialised once by net/http's Request.Write (the
+// same bytes its Transport would send: Host, User-Agent, Content-Length, the user's headers
+// and body).
+type wire struct {
+	keepAlive []byte // for the connection a caller keeps alive
+	closing   []byte // with "Connection: close", for a fresh connection per request
+	// head tells ReadResponse the method (a response to HEAD has no body).
+	head *http.Request
+	// network and addr are what to dial; tls, whether to run a handshake on it.
+	network, addr string
+	tls           bool
+	// replayable: the request may be sent again when a kept-alive connection turns out to
+	// have been closed by the server before it read anything (RFC 9110 §9.2.2 idempotent
+	// methods, or an idempotency key, as net/http's Transport decides).
+	replayable bool
+}
+
+func newWire(cfg *Config) (*wire, error) {
+	u, err := url.Parse(cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	w := &wire{network: "tcp", tls: u.Scheme == "https"}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if w.tls {
+			port = "443"
+		}
+	}
+	w.addr = net.JoinHostPort(u.Hostname(), port)
+	serialise := func(close bool) ([]byte, error) {
+		var body io.Reader
+		if cfg.Body != nil {
+			body = bytes.NewReader(cfg.Body)
+		}
+		req, err := http.NewRequest(cfg.Method, cfg.URL, body)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.Header != nil {
+			req.Header = cfg.Header.Clone()
+		}
+		req.Close = close
+		var b bytes.Buffer
+		if err := req.Write(&b); err != nil {
+			return nil, err
+		}
+		return b.Bytes(), nil
+	}
+	if w.keepAlive, err = serialise(false); err != nil {
+		return nil, err
+	}
+	if w.closing, err = serialise(true); err != nil {
+		return nil, err
+	}
+	w.head = &http.Request{Method: cfg.Method}
+	switch cfg.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, http.MethodPut, http.MethodDelete:
+		w.replayable = true
+	}
+	if cfg.Header.Get("Idempotency-Key") != "" || cfg.Header.Get("X-Idempotency-Key") != "" {
+		w.replayable = true
+	}
+	return w, nil
+}
+
+// directState is a caller's connections.
+type directState struct {
+	// held is the connection kept alive between requests (nil until the first reused
+	// request, and after any error or "Connection: close").
+	held *timedConn
+	// active is the connection the request in flight uses; guarded by caller.mu, because
+	// an expiry or the end of the run aborts it from another goroutine.
+	active *timedConn
+	br     *bufio.Reader
+	lim    limitedReader
+}
+
+// closeHeld closes the kept-alive connection.
+func (s *directState) closeHeld() {
+	if s.held != nil {
+		_ = s.held.Close()
+		s.held = nil
+	}
+}
+
+// abortActive makes the request in flight fail at once (c.mu held).
+func (c *caller) abortActive() {
+	if a := c.direct.active; a != nil {
+		_ = a.SetDeadline(aLongTimeAgo)
+	}
+}
+
+// setActive records the connection the request is about to use; a request whose bound
+// already expired (or whose run ended) fails at its first read or write.
+func (c *caller) setActive(conn *timedConn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.direct.active = conn
+	if conn != nil && (c.deadline.Load() == expiredMark || c.ctx.Err() != nil) {
+		_ = conn.SetDeadline(aLongTimeAgo)
+	}
+}
+
+// exchange sends c's request on a fresh connection (closed afterwards) or on the one c
+// keeps alive, reads the whole response, and returns its status, timings and end (the
+// moment its last byte was read, or zero when unknown).
+func (c *caller) exchange(fresh bool) (status int, t timings, end time.Time, err error) {
+	w := c.r.wire
+	payload := w.keepAlive
+	if fresh {
+		payload = w.closing
+	}
+	s := &c.direct
+	for attempt := 0; ; attempt++ {
+		conn, reused := s.held, true
+		if fresh || conn == nil {
+			reused = false
+			if conn, err = c.r.dial(c.ctx); err != nil {
+				return 0, timings{}, time.Time{}, err
+			}
+			if !fresh {
+				s.held = conn
+			}
+		}
+		t = timings{reused: reused}
+		if !reused {
+			conn.dial.copyTo(&t)
+		}
+		c.setActive(conn)
+		var keep bool
+		status, keep, err = c.roundTrip(conn, payload)
+		c.setActive(nil)
+		if conn.wrote != 0 {
+			t.wrote = at(conn.wrote)
+		}
+		if conn.firstRead != 0 {
+			t.firstByte = at(conn.firstRead)
+		}
+		if conn.lastRead != 0 {
+			end = at(conn.lastRead)
+		}
+		if err != nil || !keep || fresh {
+			_ = conn.Close()
+			if s.held == conn {
+				s.held = nil
+			}
+		}
+		// A kept-alive connection the server closed while it was idle fails before any
+		// response byte: send once more on a new connection, as net/http's Transport does,
+		// if the request may be sent twice.
+		if err != nil && reused && conn.firstRead == 0 && w.replayable && attempt == 0 &&
+			c.ctx.Err() == nil && c.deadline.Load() != expiredMark {
+			continue
+		}
+		if err != nil {
+			end = time.Time{}
+		}
+		return status, t, end, err
+	}
+}
+
+// dial opens a connection to the target, timed.
+func (r *runner) dial(ctx context.Context) (*timedConn, error) {
+	if r.wire.tls {
+		return r.dialer.dialTLS(ctx, r.wire.network, r.wire.addr)
+	}
+	return r.dialer.dialTCP(ctx, r.wire.network, r.wire.addr)
+}
+
+// roundTrip writes payload on conn and reads the response to its end. keep reports whether
+// the connection may carry another request.
+func (c *caller) roundTrip(conn *timedConn, payload []byte) (status int, keep bool, err error) {
+	s := &c.direct
+	s.lim = limitedReader{r: conn, n: maxResponseHeaderBytes}
+	if s.br == nil {
+		s.br = bufio.NewReaderSize(&s.lim, 4096)
+	} else {
+		s.br.Reset(&s.lim)
+	}
+	_, werr := conn.Write(payload)
+	// Even when the write failed the server may have answered first (a 413 before reading a
+	// large body, then closing): what it sent is still read.
+	var resp *http.Response
+	for {
+		resp, err = http.ReadResponse(s.br, c.r.wire.head)
+		// An interim 1xx response (100 Continue, 103 Early Hints) has no body; the final one
+		// follows. 101 Switching Protocols is final: the connection is no longer HTTP.
+		if err != nil || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+			break
+		}
+	}
+	if err != nil {
+		if werr != nil {
+			err = werr
+		}
+		return 0, false, err
+	}
+	s.lim.n = math.MaxInt64
+	for err == nil {
+		_, err = resp.Body.Read(c.buf)
+	}
+	if err == io.EOF {
+		err = nil
+	}
+	_ = resp.Body.Close()
+	keep = werr == nil && !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols &&
+		s.br.Buffered() == 0 // bytes beyond the response: the connection is out of step
+	return resp.StatusCode, keep, err
+}
+
+// limitedReader fails reads once n bytes were read: it bounds a response's head.
+type limitedReader struct {
+	r io.Reader
+	n int64
+}
+
+func (l *limitedReader) Read(b []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, errHeadersTooLarge
+	}
+	if int64(len(b)) > l.n {
+		b = b[:l.n]
+	}
+	n, err := l.r.Read(b)
+	l.n -= int64(n)
+	return n, err
+}

@@ -1,0 +1,125 @@
+package probe
+
+import (
+	"bytes"
+	"crypto/tls"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"sync"
+	"time"
+)
+
+// The legacy path: a target reached through a proxy (HTTP_PROXY, HTTPS_PROXY) is probed
+// through net/http's Transport, which speaks to proxies and runs the target's TLS handshake
+// itself, out of the probe's dialer's sight. Its timings come from a per-request trace with
+// every hook. It is slower per request than the direct path (client.go), which only matters
+// for throughput runs, and those are not run through proxies.
+
+// legacyTransports are the Transports of the legacy path: one keeping connections alive,
+// one opening a connection per request.
+func legacyTransports(cfg *Config, d *dialer, idle int) (reuse, fresh *http.Transport) {
+	mk := func(keepAlive bool) *http.Transport {
+		return &http.Transport{
+			Proxy:               http.ProxyFromEnvironment,
+			DialContext:         d.net.DialContext,
+			TLSClientConfig:     d.tls,
+			TLSHandshakeTimeout: cfg.MaxTimeout,
+			DisableKeepAlives:   !keepAlive,
+			DisableCompression:  true, // measure the bytes the server sends, not our gunzip
+			MaxIdleConnsPerHost: idle,
+			IdleConnTimeout:     90 * time.Second,
+		}
+	}
+	return mk(true), mk(false)
+}
+
+// viaTransport sends c's request through the legacy Transports and reads the whole response.
+func (r *runner) viaTransport(c *caller, fresh bool) (status int, t timings, end time.Time, err error) {
+	cfg := &r.cfg
+	lt := newLegacyTracer()
+	rctx := httptrace.WithClientTrace(c.ctx, &lt.trace)
+	var req *http.Request
+	if c.req != nil {
+		req = c.req.WithContext(rctx)
+	} else {
+		req, err = http.NewRequestWithContext(rctx, cfg.Method, cfg.URL, bytes.NewReader(cfg.Body))
+		if err != nil {
+			return 0, timings{}, time.Time{}, err
+		}
+		if cfg.Header != nil {
+			req.Header = cfg.Header // read-only from here on: shared by every request
+		}
+	}
+	rt := r.reuse
+	if fresh {
+		rt = r.fresh
+	}
+	resp, err := rt.RoundTrip(req)
+	if err == nil {
+		status = resp.StatusCode
+		for err == nil {
+			_, err = resp.Body.Read(c.buf)
+		}
+		if err == io.EOF {
+			err = nil
+		}
+		resp.Body.Close()
+	}
+	return status, lt.snapshot(), time.Now(), err
+}
+
+// legacyTracer collects the httptrace timestamps of one request when the probe's dialer
+// cannot see the connection set-up (a proxy, see client.go). It is allocated per request: a
+// reused one could receive hooks from an earlier request's background dial.
+type legacyTracer struct {
+	trace httptrace.ClientTrace
+	mu    sync.Mutex // happy-eyeballs dials may race on the connect hooks
+	t     timings
+}
+
+func newLegacyTracer() *legacyTracer {
+	lt := &legacyTracer{}
+	t := &lt.t
+	// Every hook takes the lock: the transport may finish a dial in the background after
+	// the request already returned on another connection, and still call these hooks.
+	lt.trace = httptrace.ClientTrace{
+		DNSStart: func(httptrace.DNSStartInfo) { lt.mu.Lock(); t.dnsStart = time.Now(); lt.mu.Unlock() },
+		DNSDone:  func(httptrace.DNSDoneInfo) { lt.mu.Lock(); t.dnsDone = time.Now(); lt.mu.Unlock() },
+		ConnectStart: func(string, string) {
+			lt.mu.Lock()
+			if t.connStart.IsZero() {
+				t.connStart = time.Now()
+			}
+			lt.mu.Unlock()
+		},
+		ConnectDone: func(_, _ string, err error) {
+			lt.mu.Lock()
+			if err == nil && t.connDone.IsZero() {
+				t.connDone = time.Now()
+			}
+			lt.mu.Unlock()
+		},
+		TLSHandshakeStart: func() { lt.mu.Lock(); t.tlsStart = time.Now(); lt.mu.Unlock() },
+		TLSHandshakeDone: func(_ tls.ConnectionState, err error) {
+			lt.mu.Lock()
+			t.tlsDone, t.tlsErr = time.Now(), err != nil
+			lt.mu.Unlock()
+		},
+		GotConn: func(info httptrace.GotConnInfo) {
+			lt.mu.Lock()
+			t.reused = info.Reused
+			lt.mu.Unlock()
+		},
+		WroteRequest:         func(httptrace.WroteRequestInfo) { lt.mu.Lock(); t.wrote = time.Now(); lt.mu.Unlock() },
+		GotFirstResponseByte: func() { lt.mu.Lock(); t.firstByte = time.Now(); lt.mu.Unlock() },
+	}
+	return lt
+}
+
+// snapshot copies the timings under the lock.
+func (lt *legacyTracer) snapshot() timings {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	return lt.t
+}
