@@ -1,0 +1,168 @@
+package probe_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/patience-dev/patience/probe"
+)
+
+// rawServer serves each loopback connection with serve (which reads requests from br) and
+// closes it when serve returns. It counts the requests serve reports.
+type rawServer struct {
+	url      string
+	requests atomic.Int64
+}
+
+func startRaw(t *testing.T, serve func(s *rawServer, c net.Conn, br *bufio.Reader)) *rawServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	s := &rawServer{url: "http://" + ln.Addr().String() + "/"}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				serve(s, c, bufio.NewReader(c))
+			}()
+		}
+	}()
+	return s
+}
+
+// readRequest reads one request with its body and counts it.
+func (s *rawServer) readRequest(br *bufio.Reader) bool {
+	req, err := http.ReadRequest(br)
+	if err != nil {
+		return false
+	}
+	_, _ = io.Copy(io.Discard, req.Body)
+	s.requests.Add(1)
+	return true
+}
+
+// oneShot answers one request per connection as if it were kept alive, then closes the
+// connection: a server whose idle timeout races the client's next request.
+func oneShot(s *rawServer, c net.Conn, br *bufio.Reader) {
+	if s.readRequest(br) {
+		_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n")
+	}
+}
+
+// TestClosedKeepAliveIsResent: a GET on a kept-alive connection the server closed while it
+// was idle is sent again on a new connection, as net/http's Transport does; nothing fails
+// and the server sees each request once.
+func TestClosedKeepAliveIsResent(t *testing.T) {
+	s := startRaw(t, oneShot)
+	r := run(t, probe.Config{URL: s.url, Concurrency: 1, Requests: 4, Conn: "reuse"})
+	if r.Status["200"] != 4 || r.Errors["reset"] != 0 || s.requests.Load() != 4 {
+		t.Errorf("status %v errors %v, server saw %d requests; want 4 × 200, no errors, 4 requests", r.Status, r.Errors, s.requests.Load())
+	}
+}
+
+// TestPostIsNeverSentTwice: the same server with a POST. The request that finds the
+// kept-alive connection closed fails (it may have been processed: a retry could charge a
+// customer twice), the next one opens a new connection.
+func TestPostIsNeverSentTwice(t *testing.T) {
+	s := startRaw(t, oneShot)
+	r := run(t, probe.Config{URL: s.url, Method: http.MethodPost, Body: []byte(`{"amount":1}`), Concurrency: 1, Requests: 4, Conn: "reuse"})
+	if r.Status["200"] != 2 || r.Errors["reset"] != 2 || s.requests.Load() != 2 {
+		t.Errorf("status %v errors %v, server saw %d requests; want 2 × 200, 2 resets, 2 requests", r.Status, r.Errors, s.requests.Load())
+	}
+}
+
+// TestInterimResponsesAreSkipped: a 103 Early Hints before the final response is read past,
+// and the connection is kept alive.
+func TestInterimResponsesAreSkipped(t *testing.T) {
+	s := startRaw(t, func(s *rawServer, c net.Conn, br *bufio.Reader) {
+		for s.readRequest(br) {
+			_, _ = io.WriteString(c, "HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n"+
+				"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n")
+		}
+	})
+	r := run(t, probe.Config{URL: s.url, Concurrency: 1, Requests: 3, Conn: "reuse"})
+	if r.Status["200"] != 3 || r.Phases.Total.Reused.Count != 2 {
+		t.Errorf("status %v reused %d, want 3 × 200 on one connection", r.Status, r.Phases.Total.Reused.Count)
+	}
+}
+
+// TestBodyFraming: chunked bodies are read to their end and the connection reused; a
+// response to HEAD has no body whatever its Content-Length says.
+func TestBodyFraming(t *testing.T) {
+	url := start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodHead {
+			w.Header().Set("Content-Length", "1000")
+			return
+		}
+		for range 3 {
+			_, _ = io.WriteString(w, strings.Repeat("x", 5000))
+			w.(http.Flusher).Flush() // no Content-Length: chunked
+		}
+	}))
+	r := run(t, probe.Config{URL: url, Concurrency: 1, Requests: 3, Conn: "reuse"})
+	if r.Status["200"] != 3 || r.Phases.Connect.Count != 1 {
+		t.Errorf("chunked: status %v errors %v connects %d, want 3 × 200 on one connection", r.Status, r.Errors, r.Phases.Connect.Count)
+	}
+	head := run(t, probe.Config{URL: url, Method: http.MethodHead, Concurrency: 1, Requests: 3, Conn: "reuse", MaxTimeout: 5 * time.Second})
+	if head.Status["200"] != 3 || head.Phases.Connect.Count != 1 {
+		t.Errorf("HEAD: status %v errors %v connects %d, want 3 × 200 on one connection", head.Status, head.Errors, head.Phases.Connect.Count)
+	}
+}
+
+// TestEndlessHeadersFail: a response head beyond 1 MiB fails the request instead of growing
+// the probe's memory.
+func TestEndlessHeadersFail(t *testing.T) {
+	s := startRaw(t, func(s *rawServer, c net.Conn, br *bufio.Reader) {
+		if !s.readRequest(br) {
+			return
+		}
+		_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\n")
+		line := "X-Padding: " + strings.Repeat("a", 1000) + "\r\n"
+		for range 3000 { // 3 MB of headers
+			if _, err := io.WriteString(c, line); err != nil {
+				return
+			}
+		}
+	})
+	r := run(t, probe.Config{URL: s.url, Concurrency: 1, Requests: 1, MaxTimeout: 10 * time.Second})
+	if r.Responses != 0 || r.Errors["other"] != 1 {
+		t.Errorf("responses %d errors %v, want the one request failed as other", r.Responses, r.Errors)
+	}
+}
+
+// TestInterruptAbortsHangingRequests: Ctrl-C ends a run at once even while every request
+// hangs on a target that never answers (well before --max-timeout).
+func TestInterruptAbortsHangingRequests(t *testing.T) {
+	url := start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	}))
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	begin := time.Now()
+	r, err := probe.Run(ctx, probe.Config{URL: url, Rate: 50, Duration: 10 * time.Second, MaxTimeout: 30 * time.Second, Conn: "reuse"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Interrupted || r.Responses != 0 {
+		t.Errorf("interrupted %v responses %d, want an interrupted run without responses", r.Interrupted, r.Responses)
+	}
+	// The bound is the mechanism's: the abort is a deadline in the past on each connection,
+	// not a timer; seconds of slack for a loaded machine.
+	if d := time.Since(begin); d > 5*time.Second {
+		t.Errorf("run took %v after a 300 ms interrupt, want it to stop at once", d)
+	}
+}
