@@ -7,9 +7,9 @@
 # 1. /exp (10 ms + Exp(5 ms); analytic p50 13.47, p99 33.03 ms): patience probe --rate 200/s
 #    -n 2000, compared with the analytic truth and with the server's own record of the same
 #    requests (which includes the host's timer overshoot).
-# 2. /stall (frozen 500 ms every 5 s; truth for an open model p95 250, p99 450 ms): --rate
+# 2. the stall target (frozen 500 ms every 5 s; truth for an open model p95 250, p99 450 ms): --rate
 #    200/s and 1000/s for 10 s; p95, p99, achieved rate, late sends, peak in flight, and the
-#    server's own record of the same requests (handler start to response flushed): after a
+#    server's own record of the same requests (request read to response written): after a
 #    freeze it releases hundreds of responses at once, and the time it takes to write them
 #    on this host is the target's latency, which no client can measure away.
 set -euo pipefail
@@ -21,17 +21,20 @@ go build -o "$work/patience" .
 go build -o "$work/targets" ./bench/targets
 "$work/targets" -for 15m >"$work/url" &
 srv_pid=$!
-for _ in $(seq 50); do [ -s "$work/url" ] && break; sleep 0.1; done
-BASE=$(cat "$work/url")
-case "$BASE" in http://127.0.0.1:*) ;; *) echo "refusing non-loopback target $BASE" >&2; exit 2;; esac
+for _ in $(seq 50); do [ "$(wc -l <"$work/url")" -ge 2 ] && break; sleep 0.1; done
+BASE=$(sed -n 1p "$work/url")
+STALL=$(sed -n 2p "$work/url")
+for u in "$BASE" "$STALL"; do
+  case "$u" in http://127.0.0.1:*) ;; *) echo "refusing non-loopback target $u" >&2; exit 2;; esac
+done
 echo "targets at $BASE, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
-stats() { python3 -c "import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1]).read().decode().strip())" "$BASE/${1:-exp}/stats"; }
+stats() { python3 -c "import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1]).read().decode().strip())" "$1"; }
 
 for i in $(seq "$ROUNDS"); do
-  stats >/dev/null # clear the server record
+  stats "$BASE/exp/stats" >/dev/null # clear the server record
   "$work/patience" probe "$BASE/exp" --rate 200/s -n 2000 -q -o json >"$work/exp.json" || echo "exit $?"
-  server=$(stats)
+  server=$(stats "$BASE/exp/stats")
   python3 - "$work/exp.json" "$server" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1])); s = json.loads(sys.argv[2])
@@ -41,9 +44,9 @@ print(f"exp  200/s n=2000: total p50 {t['p50_ms']:.2f} p99 {t['p99_ms']:.2f} | s
       f"error vs record p50 {t['p50_ms']-s['p50_ms']:+.2f} p99 {t['p99_ms']-s['p99_ms']:+.2f} ms | achieved {r['schedule']['achieved_per_s']:.2f}/s")
 PY
   for rate in 200 1000; do
-    stats stall >/dev/null # clear the server record
-    "$work/patience" probe "$BASE/stall" --rate "$rate/s" --duration 10s -q -o json >"$work/stall.json" || echo "exit $?"
-    server=$(stats stall)
+    stats "$STALL/stats" >/dev/null # clear the server record
+    "$work/patience" probe "$STALL/" --rate "$rate/s" --duration 10s -q -o json >"$work/stall.json" || echo "exit $?"
+    server=$(stats "$STALL/stats")
     python3 - "$work/stall.json" "$rate" "$server" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1])); rate = float(sys.argv[2]); t = r["phases"]["total"]; s = r["schedule"]; v = json.loads(sys.argv[3])

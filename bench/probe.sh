@@ -27,8 +27,8 @@ go build -o "$work/patience" .
 go build -o "$work/targets" ./bench/targets
 "$work/targets" -for 15m >"$work/url" &
 srv_pid=$!
-for _ in $(seq 50); do [ -s "$work/url" ] && break; sleep 0.1; done
-URL="$(cat "$work/url")/fast"
+for _ in $(seq 50); do [ "$(wc -l <"$work/url")" -ge 2 ] && break; sleep 0.1; done
+URL="$(sed -n 1p "$work/url")/fast"
 case "$URL" in http://127.0.0.1:*) ;; *) echo "refusing non-loopback target $URL" >&2; exit 2;; esac
 
 rss() { sed -n 's/.*Maximum resident set size (kbytes): //p' "$1"; }

@@ -25,6 +25,17 @@ func start(t *testing.T, h http.Handler) string {
 	return s.URL
 }
 
+// startStall serves the stall target (500 ms frozen every 5 s from now).
+func startStall(t *testing.T) string {
+	t.Helper()
+	s, err := probetest.StartStall(time.Now(), 5*time.Second, 500*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s.URL + "/"
+}
+
 func skipUnderRace(t *testing.T) {
 	if raceEnabled {
 		t.Skip("latency accuracy is not measurable under the race detector; covered by go test without -race")
@@ -78,7 +89,7 @@ func TestExpLatency(t *testing.T) {
 // loop would report about 1 ms.
 func TestStallOpenModel(t *testing.T) {
 	skipUnderRace(t)
-	url := start(t, probetest.Stall(time.Now(), 5*time.Second, 500*time.Millisecond))
+	url := startStall(t)
 	r := run(t, probe.Config{URL: url, Rate: 200, Duration: 5 * time.Second, Conn: "reuse"})
 	between(t, "p99", r.Phases.Total.P99Ms, 450*0.85, 450*1.15)
 	between(t, "p95", r.Phases.Total.P95Ms, 250*0.8, 250*1.3)
@@ -93,7 +104,7 @@ func TestStallOpenModel(t *testing.T) {
 // TestStallClosedModel shows the bug the open model avoids: two workers stuck in the freeze
 // stop sending, so the stall hardly shows; the result says so in a note.
 func TestStallClosedModel(t *testing.T) {
-	url := start(t, probetest.Stall(time.Now(), 5*time.Second, 500*time.Millisecond))
+	url := startStall(t)
 	r := run(t, probe.Config{URL: url, Concurrency: 2, Duration: 5 * time.Second, Conn: "reuse"})
 	if r.Model != "closed" || r.Schedule.RequestedPerS != nil || !r.Schedule.RateHeld {
 		t.Errorf("closed model: model %q requested %v held %v", r.Model, r.Schedule.RequestedPerS, r.Schedule.RateHeld)

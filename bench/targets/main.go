@@ -1,7 +1,9 @@
-// Command targets serves the probetest targets on a loopback address for bench/probe.sh and
-// manual acceptance runs: /fast, /exp (10 ms + Exp(5 ms)), /stall (500 ms freeze every 5 s)
-// and /lognormal (p50 40 ms, p99 300 ms, 1% 503). It prints its base URL on stdout and
-// serves until killed or until -for elapses.
+// Command targets serves the probetest targets on loopback addresses for bench/probe.sh,
+// bench/accuracy.sh and manual acceptance runs. It prints two base URLs on stdout, one per
+// line: the net/http targets (/fast, /exp = 10 ms + Exp(5 ms), /lognormal = p50 40 ms,
+// p99 300 ms, 1% 503; GET /exp/stats is the server's record of /exp), then the stall target
+// (frozen 500 ms every 5 s; GET /stats is its record). It serves until killed or until -for
+// elapses.
 package main
 
 import (
@@ -14,7 +16,8 @@ import (
 )
 
 func main() {
-	addr := flag.String("listen", "127.0.0.1:0", "loopback address to listen on (port 0 picks one)")
+	addr := flag.String("listen", "127.0.0.1:0", "loopback address of the net/http targets (port 0 picks one)")
+	stallAddr := flag.String("listen-stall", "127.0.0.1:0", "loopback address of the stall target")
 	seed := flag.Uint64("seed", 42, "seed of the latency RNGs")
 	life := flag.Duration("for", 10*time.Minute, "stop after this long (a bench never leaves a server behind)")
 	flag.Parse()
@@ -23,7 +26,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, "targets:", err)
 		os.Exit(2)
 	}
+	stall, err := probetest.ListenStall(*stallAddr, time.Now(), 5*time.Second, 500*time.Millisecond)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "targets:", err)
+		os.Exit(2)
+	}
 	fmt.Println(s.URL)
+	fmt.Println(stall.URL)
 	time.Sleep(*life)
 	_ = s.Close()
+	_ = stall.Close()
 }

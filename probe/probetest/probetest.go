@@ -1,6 +1,6 @@
 // Package probetest holds loopback HTTP targets whose latency distribution is known, for the
 // probe's tests, the demo and bench/: a fast endpoint, 10 ms + Exp(5 ms), a server that
-// freezes 500 ms every 5 s, and a lognormal one with a few 503s. Every RNG is seeded
+// freezes 500 ms every 5 s (stall.go), and a lognormal one with a few 503s. Every RNG is seeded
 // (math/rand/v2 PCG), so a target behaves the same for the same seed.
 package probetest
 
@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"runtime"
 	"sync"
 	"time"
 
@@ -93,113 +92,6 @@ func (r *Record) Reset() {
 // ExpQuantile is the analytic quantile of Exp in milliseconds.
 func ExpQuantile(q float64) float64 { return 10 - 5*math.Log(1-q) }
 
-// Stall answers at once, except during a global freeze of freeze every period (the last
-// freeze of each period, measured from epoch): requests arriving during a freeze are held
-// until it ends. For an open-model client at any constant rate over a whole number of
-// periods, freeze/period of arrivals wait U(0, freeze): with 500 ms every 5 s, 10% of them,
-// so the true p95 is 250 ms and the true p99 450 ms — and p50 is about 0.
-func Stall(epoch time.Time, period, freeze time.Duration) http.Handler {
-	h, _ := StallRecorded(epoch, period, freeze)
-	return h
-}
-
-// StallRecorded is Stall plus the server's own record: for every request, the time from the
-// handler's start to its response written to the socket (Content-Length set and flushed, so
-// one write). Compared with a client's figures it separates the client's error from the
-// time this server itself takes to answer hundreds of requests released at once.
-//
-// The held requests are answered by one goroutine, oldest first, in a tight loop of one
-// write each, as a frozen server that resumes would drain its queue. Letting every held
-// handler wake on its own timer instead costs a goroutine wake-up, net/http's bookkeeping
-// and a scheduling race with the client per response: at 1000/s (500 held) that release
-// took so long on a 2-core machine that the server itself answered the median held
-// request 16 ms late (p95 +6.6% against the 250 ms the freeze defines), while the loop
-// writes 500 responses in about 5 ms on a quiet machine (p95 +3.6% with the client
-// competing for the cores, bench/accuracy.sh).
-func StallRecorded(epoch time.Time, period, freeze time.Duration) (http.Handler, *Record) {
-	g := &stallGate{epoch: epoch, period: period, freeze: freeze, rec: &Record{}, held: map[int64]*heldBatch{}}
-	return g, g.rec
-}
-
-// stallGate is the handler of StallRecorded.
-type stallGate struct {
-	epoch          time.Time
-	period, freeze time.Duration
-	rec            *Record
-
-	mu   sync.Mutex
-	held map[int64]*heldBatch // by the freeze's end, ns since epoch
-}
-
-// heldBatch is the requests held by one freeze, in arrival order.
-type heldBatch struct{ reqs []*heldRequest }
-
-type heldRequest struct {
-	w     http.ResponseWriter
-	start time.Time
-	// answered is closed by the releaser once it wrote the response: only then may the
-	// handler return (net/http owns w again after that).
-	answered chan struct{}
-}
-
-var stallBody = []byte("ok\n")
-
-func (g *stallGate) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	start := time.Now()
-	elapsed := start.Sub(g.epoch)
-	wait := StallWait(elapsed, g.period, g.freeze)
-	if wait <= 0 {
-		g.answer(w, start)
-		return
-	}
-	end := elapsed + wait
-	h := &heldRequest{w: w, start: start, answered: make(chan struct{})}
-	g.mu.Lock()
-	b, ok := g.held[int64(end)]
-	if !ok {
-		b = &heldBatch{}
-		g.held[int64(end)] = b
-		go g.release(int64(end))
-	}
-	b.reqs = append(b.reqs, h)
-	g.mu.Unlock()
-	<-h.answered
-}
-
-// release waits for the end of a freeze (a sleep, then a spin over the last millisecond,
-// which the host's timer would overshoot) and answers the batch held by it.
-func (g *stallGate) release(end int64) {
-	at := g.epoch.Add(time.Duration(end))
-	if d := time.Until(at) - time.Millisecond; d > 0 {
-		time.Sleep(d)
-	}
-	for time.Now().Before(at) {
-		runtime.Gosched()
-	}
-	g.mu.Lock()
-	b := g.held[end]
-	delete(g.held, end) // a handler that computed this freeze but locks later starts a new batch
-	g.mu.Unlock()
-	// The handlers are woken only after the last write: each one that wakes runs net/http's
-	// end-of-request work, which would compete for the CPU with the writes still to come.
-	for _, h := range b.reqs {
-		g.answer(h.w, h.start)
-	}
-	for _, h := range b.reqs {
-		close(h.answered)
-	}
-}
-
-// answer writes the response in one write and records it.
-func (g *stallGate) answer(w http.ResponseWriter, start time.Time) {
-	w.Header().Set("Content-Length", "3")
-	_, _ = w.Write(stallBody)
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
-	}
-	g.rec.add(time.Since(start))
-}
-
 // StallWait is how long a request arriving at elapsed (since epoch) is held by Stall.
 func StallWait(elapsed, period, freeze time.Duration) time.Duration {
 	phase := elapsed % period
@@ -227,10 +119,9 @@ func Lognormal(seed uint64, p50, p99 time.Duration, errorRate float64) http.Hand
 	})
 }
 
-// Mux serves every target under one address: /fast, /exp, /stall (500 ms every 5 s from
-// the moment Mux was called) and /lognormal (p50 40 ms, p99 300 ms, 1% 503). GET
-// /exp/stats and /stall/stats return the server's record of /exp and /stall as JSON and
-// clear it.
+// Mux serves the net/http targets under one address: /fast, /exp and /lognormal (p50
+// 40 ms, p99 300 ms, 1% 503). GET /exp/stats returns the server's record of /exp as JSON
+// and clears it. The stall target has its own server (StartStall).
 func Mux(seed uint64) *http.ServeMux {
 	m := http.NewServeMux()
 	m.Handle("/fast", Fast())
@@ -239,14 +130,6 @@ func Mux(seed uint64) *http.ServeMux {
 	m.HandleFunc("/exp/stats", func(w http.ResponseWriter, _ *http.Request) {
 		st := rec.Stats()
 		rec.Reset()
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(st)
-	})
-	stall, stallRec := StallRecorded(time.Now(), 5*time.Second, 500*time.Millisecond)
-	m.Handle("/stall", stall)
-	m.HandleFunc("/stall/stats", func(w http.ResponseWriter, _ *http.Request) {
-		st := stallRec.Stats()
-		stallRec.Reset()
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(st)
 	})
@@ -269,6 +152,17 @@ func Start(h http.Handler) (*Server, error) {
 
 // Listen serves h on addr, which must be a loopback address.
 func Listen(addr string, h http.Handler) (*Server, error) {
+	ln, err := listenLoopback(addr)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{URL: "http://" + ln.Addr().String(), srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ln: ln}
+	go func() { _ = s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// listenLoopback listens on addr, which must be a loopback address.
+func listenLoopback(addr string) (net.Listener, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
@@ -276,13 +170,7 @@ func Listen(addr string, h http.Handler) (*Server, error) {
 	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
 		return nil, errors.New("probetest serves on loopback addresses only")
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	s := &Server{URL: "http://" + ln.Addr().String(), srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ln: ln}
-	go func() { _ = s.srv.Serve(ln) }()
-	return s, nil
+	return net.Listen("tcp", addr)
 }
 
 // Close stops the server and drops its connections.

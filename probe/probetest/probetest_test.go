@@ -1,12 +1,14 @@
 package probetest
 
 import (
+	"bufio"
+	"encoding/json"
 	"io"
 	"math"
+	"net"
 	"net/http"
-	"net/http/httptest"
+	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -65,82 +67,116 @@ func TestRecord(t *testing.T) {
 	}
 }
 
-// TestStallRecorded: a request inside a freeze is held to its end, answered with a
-// Content-Length body, and recorded by the server; the stats endpoint of Mux clears it.
-func TestStallRecorded(t *testing.T) {
+// TestStallServer: a request inside a freeze is held to its end and answered with a
+// Content-Length body on a connection kept alive; the server records it, and /stats
+// returns the record and clears it.
+func TestStallServer(t *testing.T) {
 	period, freeze := 5*time.Second, 500*time.Millisecond
 	// Now is 300 ms before the end of a freeze.
-	h, rec := StallRecorded(time.Now().Add(-(period - 300*time.Millisecond)), period, freeze)
-	s, err := Start(h)
+	s, err := StartStall(time.Now().Add(-(period - 300*time.Millisecond)), period, freeze)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	begin := time.Now()
 	resp, err := http.Get(s.URL + "/")
 	if err != nil {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if string(body) != "ok\n" || resp.ContentLength != 3 {
-		t.Errorf("body %q length %d, want \"ok\\n\" 3", body, resp.ContentLength)
+	held := time.Since(begin)
+	if string(body) != "ok\n" || resp.ContentLength != 3 || resp.Close {
+		t.Errorf("body %q length %d close %v, want \"ok\\n\" 3 kept alive", body, resp.ContentLength, resp.Close)
 	}
-	// The handler records after its response is flushed, so the client can read the body
-	// before the record exists: wait for it (bounded).
-	st := rec.Stats()
-	for deadline := time.Now().Add(5 * time.Second); st.Count == 0 && time.Now().Before(deadline); st = rec.Stats() {
-		time.Sleep(time.Millisecond)
+	// Held for what is left of the freeze: 300 ms less however late the request arrived
+	// (plus scheduling, never near a second).
+	if held < 100*time.Millisecond || held > time.Second {
+		t.Errorf("held %v, want about 300 ms", held)
 	}
-	// The handler waits what is left of the freeze: 300 ms less however late it started
-	// (plus timer overshoot, never near a second).
-	if st.Count != 1 || st.P50Ms < 100 || st.P50Ms > 1000 {
-		t.Errorf("server record %+v, want one request held about 300 ms", st)
+	if _, err := http.Head(s.URL + "/"); err != nil {
+		t.Errorf("HEAD: %v", err)
+	}
+	resp, err = http.Get(s.URL + "/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st RecordStats
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if st.Count != 2 || st.P99Ms < 100 || st.P99Ms > 1000 {
+		t.Errorf("server record %+v, want the two requests, one held about 300 ms", st)
+	}
+	if s.Record.Stats().Count != 0 {
+		t.Error("/stats did not clear the record")
 	}
 }
 
-// orderWriter notes the order in which held responses are written.
-type orderWriter struct {
-	*httptest.ResponseRecorder
-	seq   *atomic.Int64
-	order int64
-	at    time.Time
-}
-
-func (w *orderWriter) Write(b []byte) (int, error) {
-	w.order, w.at = w.seq.Add(1), time.Now()
-	return w.ResponseRecorder.Write(b)
-}
-
-// TestStallReleasesOldestFirst: requests held by one freeze are answered after it ends, in
-// the order they arrived, as a frozen server draining its queue would.
+// TestStallReleasesOldestFirst: requests held by one freeze are answered after it ends,
+// oldest first, as a frozen server draining its queue would: writer w of k answers the
+// held requests w, w+k, w+2k… in arrival order.
 func TestStallReleasesOldestFirst(t *testing.T) {
 	period, freeze := 5*time.Second, 500*time.Millisecond
-	// Now is 150 ms before the end of a freeze.
-	epoch := time.Now().Add(-(period - 150*time.Millisecond))
+	// Now is 200 ms before the end of a freeze.
+	epoch := time.Now().Add(-(period - 200*time.Millisecond))
 	end := epoch.Add(period)
-	h, rec := StallRecorded(epoch, period, freeze)
-	var seq atomic.Int64
-	writers := make([]*orderWriter, 4)
-	var wg sync.WaitGroup
-	for i := range writers {
-		w := &orderWriter{ResponseRecorder: httptest.NewRecorder(), seq: &seq}
-		writers[i] = w
-		wg.Go(func() { h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil)) })
+	s, err := StartStall(epoch, period, freeze)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var mu sync.Mutex
+	byWriter := map[int][]time.Time{}
+	var firstWrite time.Time
+	s.released = func(w int, h *heldRequest) {
+		mu.Lock()
+		defer mu.Unlock()
+		if firstWrite.IsZero() {
+			firstWrite = time.Now()
+		}
+		byWriter[w] = append(byWriter[w], h.arrived)
+	}
+	const n = 8
+	var conns []net.Conn
+	for range n {
+		c, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns = append(conns, c)
+	}
+	for _, c := range conns {
+		if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
 		time.Sleep(10 * time.Millisecond) // arrival order is send order
 	}
-	wg.Wait()
-	for i, w := range writers {
-		if w.order != int64(i+1) {
-			t.Errorf("request %d answered as number %d, want oldest first", i+1, w.order)
+	for _, c := range conns {
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if w.at.Before(end) {
-			t.Errorf("request %d answered %v before the freeze ended", i+1, end.Sub(w.at))
-		}
-		if w.Body.String() != "ok\n" || w.Header().Get("Content-Length") != "3" {
-			t.Errorf("request %d: body %q, Content-Length %q", i+1, w.Body.String(), w.Header().Get("Content-Length"))
+		resp.Body.Close()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if firstWrite.Before(end) {
+		t.Errorf("first held response written %v before the freeze ended", end.Sub(firstWrite))
+	}
+	total := 0
+	for w, arrivals := range byWriter {
+		total += len(arrivals)
+		for i := 1; i < len(arrivals); i++ {
+			if !arrivals[i].After(arrivals[i-1]) {
+				t.Errorf("writer %d answered a request that arrived at %v after one that arrived at %v: want oldest first",
+					w, arrivals[i].Sub(epoch), arrivals[i-1].Sub(epoch))
+			}
 		}
 	}
-	if st := rec.Stats(); st.Count != 4 {
-		t.Errorf("server record counts %d requests, want 4", st.Count)
+	if total != n || s.Record.Stats().Count != n {
+		t.Errorf("%d held responses written, %d recorded; want %d", total, s.Record.Stats().Count, n)
 	}
 }
