@@ -231,7 +231,7 @@ func (c *caller) roundTrip(conn *timedConn, payload []byte) (status int, keep bo
 		err = nil
 	}
 	_ = resp.Body.Close()
-	keep = werr == nil && !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols &&
+	keep = err == nil && werr == nil && !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols &&
 		s.br.Buffered() == 0 // bytes beyond the response: the connection is out of step
 	return resp.StatusCode, keep, err
 }
