@@ -67,6 +67,12 @@ func newWire(cfg *Config) (*wire, error) {
 		if cfg.Header != nil {
 			req.Header = cfg.Header.Clone()
 		}
+		// Credentials in the URL are sent as Basic auth, as net/http's Client and curl do
+		// (the report shows the URL with its password redacted).
+		if u.User != nil && req.Header.Get("Authorization") == "" {
+			password, _ := u.User.Password()
+			req.SetBasicAuth(u.User.Username(), password)
+		}
 		req.Close = close
 		var b bytes.Buffer
 		if err := req.Write(&b); err != nil {

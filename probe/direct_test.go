@@ -166,3 +166,18 @@ func TestInterruptAbortsHangingRequests(t *testing.T) {
 		t.Errorf("run took %v after a 300 ms interrupt, want it to stop at once", d)
 	}
 }
+
+// TestURLCredentialsAreBasicAuth: user:password in the URL reaches the target as Basic auth
+// and never reaches the result.
+func TestURLCredentialsAreBasicAuth(t *testing.T) {
+	var ok atomic.Int64
+	url := start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, found := r.BasicAuth(); found && u == "probe" && p == "hunter2" {
+			ok.Add(1)
+		}
+	}))
+	r := run(t, probe.Config{URL: strings.Replace(url, "http://", "http://probe:hunter2@", 1) + "/", Concurrency: 1, Requests: 2})
+	if ok.Load() != 2 || strings.Contains(r.Target.URL, "hunter2") {
+		t.Errorf("%d of 2 requests carried the credentials; target in the result %q", ok.Load(), r.Target.URL)
+	}
+}
