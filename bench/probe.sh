@@ -9,7 +9,8 @@
 # --conn reuse because wrk keeps its 50 connections open; the default `both` would open a
 # fresh connection for every other request and measure connection set-up instead.
 # Prints req/s of each, the per-round ratio probe/wrk and its median, and peak RSS from
-# GNU time -v. Then one 30 s probe run to show RSS stays flat from 10 s to 30 s.
+# GNU time -v, and each tool's CPU (user + system) per request. Then one 30 s probe run to
+# show RSS stays flat from 10 s to 30 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-3}
@@ -32,6 +33,15 @@ URL="$(sed -n 1p "$work/url")/fast"
 case "$URL" in http://127.0.0.1:*) ;; *) echo "refusing non-loopback target $URL" >&2; exit 2;; esac
 
 rss() { sed -n 's/.*Maximum resident set size (kbytes): //p' "$1"; }
+# cpu_us TIMEFILE REQ_PER_S SECONDS: user + system CPU per request, in µs.
+cpu_us() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+cpu = sum(float(re.search(rf"{k} time \(seconds\): ([0-9.]+)", t).group(1)) for k in ("User", "System"))
+print(f"{cpu / (float(sys.argv[2]) * float(sys.argv[3])) * 1e6:.1f}")
+PY
+}
 
 run_probe() { # $1 = duration, $2 = tag → prints "req/s rss_kib"
   /usr/bin/time -v -o "$work/time.$2" "$work/patience" probe "$URL" -c 50 --duration "$1" --conn reuse -q -o json >"$work/probe.$2.json"
@@ -47,7 +57,7 @@ run_wrk() { # $1 = tag
 }
 
 echo "target $URL, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-6s %12s %10s %12s %10s %7s\n' round probe_req/s probe_MiB wrk_req/s wrk_MiB ratio
+printf '%-6s %12s %10s %10s %12s %10s %10s %7s\n' round probe_req/s probe_MiB probe_µs wrk_req/s wrk_MiB wrk_µs ratio
 ratios=()
 for i in $(seq "$ROUNDS"); do
   if (( i % 2 )); then
@@ -58,7 +68,8 @@ for i in $(seq "$ROUNDS"); do
   pr=$(rss "$work/time.p$i"); wr=$(rss "$work/time.w$i")
   ratio=$(python3 -c "print(f'{$p/$w:.2f}')")
   ratios+=("$ratio")
-  printf '%-6s %12s %10.1f %12s %10.1f %7s\n' "$i" "$p" "$(python3 -c "print($pr/1024)")" "$w" "$(python3 -c "print($wr/1024)")" "$ratio"
+  printf '%-6s %12s %10.1f %10s %12s %10.1f %10s %7s\n' "$i" "$p" "$(python3 -c "print($pr/1024)")" "$(cpu_us "$work/time.p$i" "$p" 10)" \
+    "$w" "$(python3 -c "print($wr/1024)")" "$(cpu_us "$work/time.w$i" "$w" 10)" "$ratio"
 done
 median=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
 echo "median ratio probe/wrk: $median (target ≥ 0.6)"
