@@ -21,6 +21,11 @@ const maxResponseHeaderBytes = 1 << 20
 // errHeadersTooLarge is the error of a response whose head exceeds maxResponseHeaderBytes.
 var errHeadersTooLarge = fmt.Errorf("response headers exceed %d bytes", maxResponseHeaderBytes)
 
+// checkIdleAfter is how long a kept-alive connection may sit idle before the probe checks
+// that the server has not closed it (peerClosed). Servers' idle timeouts are seconds; a
+// connection in a throughput run is idle for microseconds and is not checked.
+const checkIdleAfter = 10 * time.Millisecond
+
 // aLongTimeAgo is a deadline in the past: setting it makes a blocked read return at once.
 var aLongTimeAgo = time.Unix(1, 0)
 
@@ -147,6 +152,10 @@ func (c *caller) exchange(fresh bool) (status int, t timings, end time.Time, err
 	s := &c.direct
 	for attempt := 0; ; attempt++ {
 		conn, reused := s.held, true
+		if !fresh && conn != nil && mono()-conn.lastRead > int64(checkIdleAfter) && peerClosed(conn) {
+			_ = conn.Close()
+			s.held, conn = nil, nil
+		}
 		if fresh || conn == nil {
 			reused = false
 			if conn, err = c.r.dial(c.ctx); err != nil {

@@ -85,6 +85,17 @@ func TestPostIsNeverSentTwice(t *testing.T) {
 	}
 }
 
+// TestClosedIdleConnectionIsNotReused: a kept-alive connection that sat idle is checked
+// before reuse; one the server closed is replaced, so even a POST succeeds every time.
+func TestClosedIdleConnectionIsNotReused(t *testing.T) {
+	s := startRaw(t, oneShot)
+	r := run(t, probe.Config{URL: s.url, Method: http.MethodPost, Body: []byte(`{"amount":1}`), Rate: 20, Requests: 4, Conn: "reuse"})
+	if r.Status["200"] != 4 || s.requests.Load() != 4 || r.Phases.Connect.Count != 4 {
+		t.Errorf("status %v errors %v connects %d, server saw %d requests; want 4 × 200 on 4 connections",
+			r.Status, r.Errors, r.Phases.Connect.Count, s.requests.Load())
+	}
+}
+
 // TestInterimResponsesAreSkipped: a 103 Early Hints before the final response is read past,
 // and the connection is kept alive.
 func TestInterimResponsesAreSkipped(t *testing.T) {

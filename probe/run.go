@@ -261,7 +261,7 @@ type runner struct {
 	// base is the legacy request without a body, parsed once; nil when each send needs a body.
 	base *http.Request
 	// idle holds the open model's callers between requests (at most MaxInFlight exist).
-	idle chan *caller
+	idle callerStack
 	// callers lists every caller, for the watchdog.
 	callersMu sync.Mutex
 	callers   []*caller
@@ -297,7 +297,7 @@ func newRunner(cfg Config, legacy bool) (*runner, error) {
 	if cfg.Concurrency > 0 && cfg.Concurrency < n {
 		n = cfg.Concurrency
 	}
-	r := &runner{cfg: cfg, dialer: d, legacy: legacy, idle: make(chan *caller, cfg.MaxInFlight)}
+	r := &runner{cfg: cfg, dialer: d, legacy: legacy}
 	if legacy {
 		r.reuse, r.fresh = legacyTransports(&cfg, d, idle)
 		if cfg.Body == nil {
@@ -334,14 +334,8 @@ func (r *runner) abortAll() {
 }
 
 func (r *runner) close() {
-	for {
-		select {
-		case c := <-r.idle:
-			c.close()
-			continue
-		default:
-		}
-		break
+	for c := r.idle.pop(); c != nil; c = r.idle.pop() {
+		c.close()
 	}
 	if r.legacy {
 		r.reuse.CloseIdleConnections()
@@ -448,20 +442,47 @@ func (r *runner) open(ctx context.Context, start time.Time) {
 		sh.mu.Unlock()
 		r.dispatched.Add(1)
 		r.lastDispatch.Store(int64(now.Sub(start)))
-		var c *caller
-		select {
-		case c = <-r.idle:
-		default:
+		c := r.idle.pop()
+		if c == nil {
 			c = r.newCaller(ctx)
 		}
 		r.inflight.Add(1)
 		go func(i int64) {
 			r.do(ctx, c, i, intended, now)
-			r.idle <- c // never blocks: at most MaxInFlight callers exist
+			r.idle.push(c)
 			<-slots
 			r.inflight.Done()
 		}(i)
 	}
+}
+
+// callerStack is the open model's idle callers, the most recently used on top: as in
+// net/http's idle connection pool, the next request takes the connection that was used
+// last, so the connections opened for a burst age out at the bottom instead of every one of
+// them being reused just as the server's idle timeout closes it.
+type callerStack struct {
+	mu sync.Mutex
+	s  []*caller
+}
+
+func (st *callerStack) push(c *caller) {
+	st.mu.Lock()
+	st.s = append(st.s, c)
+	st.mu.Unlock()
+}
+
+// pop returns the most recently pushed caller, or nil.
+func (st *callerStack) pop() *caller {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	n := len(st.s)
+	if n == 0 {
+		return nil
+	}
+	c := st.s[n-1]
+	st.s[n-1] = nil
+	st.s = st.s[:n-1]
+	return c
 }
 
 // closed runs the closed model: Concurrency workers, each sending as soon as its previous
