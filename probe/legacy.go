@@ -74,52 +74,37 @@ func (r *runner) viaTransport(c *caller, fresh bool) (status int, t timings, end
 // reused one could receive hooks from an earlier request's background dial.
 type legacyTracer struct {
 	trace httptrace.ClientTrace
-	mu    sync.Mutex // happy-eyeballs dials may race on the connect hooks
+	dial  dialTimes  // DNS, connect and TLS, by the same hooks as the probe's own dialer
+	mu    sync.Mutex // guards t
 	t     timings
 }
 
 func newLegacyTracer() *legacyTracer {
 	lt := &legacyTracer{}
-	t := &lt.t
-	// Every hook takes the lock: the transport may finish a dial in the background after
-	// the request already returned on another connection, and still call these hooks.
-	lt.trace = httptrace.ClientTrace{
-		DNSStart: func(httptrace.DNSStartInfo) { lt.mu.Lock(); t.dnsStart = time.Now(); lt.mu.Unlock() },
-		DNSDone:  func(httptrace.DNSDoneInfo) { lt.mu.Lock(); t.dnsDone = time.Now(); lt.mu.Unlock() },
-		ConnectStart: func(string, string) {
-			lt.mu.Lock()
-			if t.connStart.IsZero() {
-				t.connStart = time.Now()
-			}
-			lt.mu.Unlock()
-		},
-		ConnectDone: func(_, _ string, err error) {
-			lt.mu.Lock()
-			if err == nil && t.connDone.IsZero() {
-				t.connDone = time.Now()
-			}
-			lt.mu.Unlock()
-		},
-		TLSHandshakeStart: func() { lt.mu.Lock(); t.tlsStart = time.Now(); lt.mu.Unlock() },
-		TLSHandshakeDone: func(_ tls.ConnectionState, err error) {
-			lt.mu.Lock()
-			t.tlsDone, t.tlsErr = time.Now(), err != nil
-			lt.mu.Unlock()
-		},
-		GotConn: func(info httptrace.GotConnInfo) {
-			lt.mu.Lock()
-			t.reused = info.Reused
-			lt.mu.Unlock()
-		},
-		WroteRequest:         func(httptrace.WroteRequestInfo) { lt.mu.Lock(); t.wrote = time.Now(); lt.mu.Unlock() },
-		GotFirstResponseByte: func() { lt.mu.Lock(); t.firstByte = time.Now(); lt.mu.Unlock() },
+	t, d := &lt.t, &lt.dial
+	// Every hook takes a lock: the transport may finish a dial in the background after the
+	// request already returned on another connection, and still call these hooks.
+	lt.trace = *d.trace()
+	lt.trace.TLSHandshakeStart = func() { d.mu.Lock(); d.tlsStart = time.Now(); d.mu.Unlock() }
+	lt.trace.TLSHandshakeDone = func(_ tls.ConnectionState, err error) {
+		d.mu.Lock()
+		d.tlsDone = time.Now()
+		d.mu.Unlock()
+		lt.mu.Lock()
+		t.tlsErr = err != nil
+		lt.mu.Unlock()
 	}
+	lt.trace.GotConn = func(info httptrace.GotConnInfo) { lt.mu.Lock(); t.reused = info.Reused; lt.mu.Unlock() }
+	lt.trace.WroteRequest = func(httptrace.WroteRequestInfo) { lt.mu.Lock(); t.wrote = time.Now(); lt.mu.Unlock() }
+	lt.trace.GotFirstResponseByte = func() { lt.mu.Lock(); t.firstByte = time.Now(); lt.mu.Unlock() }
 	return lt
 }
 
 // snapshot copies the timings under the lock.
 func (lt *legacyTracer) snapshot() timings {
 	lt.mu.Lock()
-	defer lt.mu.Unlock()
-	return lt.t
+	t := lt.t
+	lt.mu.Unlock()
+	lt.dial.copyTo(&t)
+	return t
 }
