@@ -72,6 +72,7 @@ func newWire(cfg *Config) (*wire, error) {
 		if cfg.Header != nil {
 			req.Header = cfg.Header.Clone()
 		}
+		req.Host = requestHost(cfg)
 		// Credentials in the URL are sent as Basic auth, as net/http's Client and curl do
 		// (the report shows the URL with its password redacted).
 		if u.User != nil && req.Header.Get("Authorization") == "" {
@@ -100,6 +101,19 @@ func newWire(cfg *Config) (*wire, error) {
 		w.replayable = true
 	}
 	return w, nil
+}
+
+// requestHost is the Host header to send: one given with --header (to reach a virtual
+// host at an address, as curl -H does; net/http would ignore it in Header), or the URL's.
+func requestHost(cfg *Config) string {
+	if h := cfg.Header.Get("Host"); h != "" {
+		return h
+	}
+	u, err := url.Parse(cfg.URL)
+	if err != nil {
+		return ""
+	}
+	return u.Host
 }
 
 // directState is a caller's connections.

@@ -192,3 +192,18 @@ func TestURLCredentialsAreBasicAuth(t *testing.T) {
 		t.Errorf("%d of 2 requests carried the credentials; target in the result %q", ok.Load(), r.Target.URL)
 	}
 }
+
+// TestHostHeader: a Host given with --header is the one sent (to reach a virtual host at an
+// address), otherwise the URL's.
+func TestHostHeader(t *testing.T) {
+	var got atomic.Value
+	url := start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got.Store(r.Host) }))
+	run(t, probe.Config{URL: url + "/", Concurrency: 1, Requests: 1, Header: http.Header{"Host": {"api.example.test"}}})
+	if h, _ := got.Load().(string); h != "api.example.test" {
+		t.Errorf("Host %q, want api.example.test", h)
+	}
+	run(t, probe.Config{URL: url + "/", Concurrency: 1, Requests: 1})
+	if h, _ := got.Load().(string); h != strings.TrimPrefix(url, "http://") {
+		t.Errorf("Host %q, want the URL's %q", h, strings.TrimPrefix(url, "http://"))
+	}
+}

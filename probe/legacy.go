@@ -50,6 +50,7 @@ func (r *runner) viaTransport(c *caller, fresh bool) (status int, t timings, end
 		if cfg.Header != nil {
 			req.Header = cfg.Header // read-only from here on: shared by every request
 		}
+		req.Host = requestHost(cfg)
 	}
 	rt := r.reuse
 	if fresh {

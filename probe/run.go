@@ -308,6 +308,7 @@ func newRunner(cfg Config, legacy bool) (*runner, error) {
 			if cfg.Header != nil {
 				base.Header = cfg.Header
 			}
+			base.Host = requestHost(&cfg)
 			r.base = base
 		}
 	} else {
