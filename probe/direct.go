@@ -187,6 +187,11 @@ func (c *caller) exchange(fresh bool) (status int, t timings, end time.Time, err
 		var keep bool
 		status, keep, err = c.roundTrip(conn, payload)
 		c.setActive(nil)
+		if c.deadline.Load() == expiredMark || c.ctx.Err() != nil {
+			// The watchdog or the end of the run aborted this request, perhaps just as it
+			// completed: the connection carries a deadline in the past and is not reused.
+			keep = false
+		}
 		if conn.wrote != 0 {
 			t.wrote = at(conn.wrote)
 		}
