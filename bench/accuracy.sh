@@ -15,18 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-1}
-work=$(mktemp -d)
-trap 'kill "$srv_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
-go build -o "$work/patience" .
-go build -o "$work/targets" ./bench/targets
-"$work/targets" -for 15m >"$work/url" &
-srv_pid=$!
-for _ in $(seq 50); do [ "$(wc -l <"$work/url")" -ge 2 ] && break; sleep 0.1; done
-BASE=$(sed -n 1p "$work/url")
-STALL=$(sed -n 2p "$work/url")
-for u in "$BASE" "$STALL"; do
-  case "$u" in http://127.0.0.1:*) ;; *) echo "refusing non-loopback target $u" >&2; exit 2;; esac
-done
+source bench/lib.sh
 echo "targets at $BASE, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 stats() { python3 -c "import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1]).read().decode().strip())" "$1"; }

@@ -22,15 +22,8 @@ if ! need wrk || ! [ -x /usr/bin/time ]; then
   apt-get install -y -qq wrk time >/dev/null
 fi
 
-work=$(mktemp -d)
-trap 'kill "$srv_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
-go build -o "$work/patience" .
-go build -o "$work/targets" ./bench/targets
-"$work/targets" -for 15m >"$work/url" &
-srv_pid=$!
-for _ in $(seq 50); do [ "$(wc -l <"$work/url")" -ge 2 ] && break; sleep 0.1; done
-URL="$(sed -n 1p "$work/url")/fast"
-case "$URL" in http://127.0.0.1:*) ;; *) echo "refusing non-loopback target $URL" >&2; exit 2;; esac
+source bench/lib.sh
+URL="$BASE/fast"
 
 rss() { sed -n 's/.*Maximum resident set size (kbytes): //p' "$1"; }
 # cpu_us TIMEFILE REQ_PER_S SECONDS: user + system CPU per request, in µs.
