@@ -124,6 +124,13 @@ func SamplesNeeded(q float64) int64 {
 	return int64(math.Ceil(v))
 }
 
+// SamplesToBound is the least sample count whose slowest sample bounds the q-quantile from
+// above with the given confidence: the chance that none lies above it, q^n, is at most
+// (1−level)/2. p99.9 at 95%: 3,688 (1,000 are enough to report it, not to bound it).
+func SamplesToBound(q, level float64) int64 {
+	return int64(math.Ceil(math.Log((1-level)/2) / math.Log(q)))
+}
+
 // AdviceInput is what the recommendation needs from a measurement; every latency in ms.
 type AdviceInput struct {
 	// Cutoff is the accepted share of good responses a timeout may cut off (0.001 = p99.9).
@@ -136,6 +143,10 @@ type AdviceInput struct {
 	Good    int64
 	GoodAtQ float64
 	GoodMax float64
+	// GoodCILow and GoodCIHigh bound GoodAtQ with 95% confidence (QuantileCI), when it is
+	// used; GoodCIHighOpen: no response bounds it from above.
+	GoodCILow, GoodCIHigh float64
+	GoodCIHighOpen        bool
 	// ConnectCount counts fresh connections; ConnectP999 (used when ConnectCount ≥ 1000) and
 	// ConnectMax describe their TCP connect time.
 	ConnectCount int64
@@ -178,9 +189,16 @@ func Advise(in AdviceInput) Recommendation {
 		basis = in.GoodAtQ
 		raw := basis * in.Headroom
 		rec.TimeoutMs = RoundUpClean(raw)
+		rec.BasisCILowMs = ptr(in.GoodCILow)
+		ci := fmt.Sprintf("95%% CI %s–%s", FormatMs(in.GoodCILow), FormatMs(in.GoodCIHigh))
+		if in.GoodCIHighOpen {
+			ci = fmt.Sprintf("95%% CI from %s, open above: %d or more responses bound it", FormatMs(in.GoodCILow), SamplesToBound(q, 0.95))
+		} else {
+			rec.BasisCIHighMs = ptr(in.GoodCIHigh)
+		}
 		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
-			"timeout: %s of good responses = %s (n=%d) × %g headroom = %s → %s (rounded up on the 1-1.2-1.5-2-2.5-3-4-5-6-8 × 10^n ladder)",
-			label, FormatMs(basis), in.Good, in.Headroom, FormatMs(raw), FormatMs(rec.TimeoutMs)))
+			"timeout: %s of good responses = %s (n=%d; %s) × %g headroom = %s → %s (rounded up on the 1-1.2-1.5-2-2.5-3-4-5-6-8 × 10^n ladder)",
+			label, FormatMs(basis), in.Good, ci, in.Headroom, FormatMs(raw), FormatMs(rec.TimeoutMs)))
 	} else {
 		basis = in.GoodMax
 		raw := basis * in.Headroom
@@ -197,6 +215,8 @@ func Advise(in AdviceInput) Recommendation {
 				in.Timeouts, share*100, FormatMs(ms(in.MaxTimeout)), label))
 		}
 	}
+
+	rec.BasisMs = basis
 
 	// Connect timeout.
 	floor := ms(in.ConnectFloor)

@@ -88,13 +88,25 @@ func TestAdvise(t *testing.T) {
 			name: "enough samples, connect clamped to the timeout",
 			in: func(in AdviceInput) AdviceInput {
 				in.Good, in.GoodAtQ, in.GoodMax = 5000, 39.6, 80
+				in.GoodCILow, in.GoodCIHigh = 36.2, 80
 				in.ConnectCount, in.ConnectP999 = 2000, 0.3
 				return in
 			},
 			// 39.6 × 1.2 = 47.52 → 50; connect max(0.9, 1100) = 1100 → clamped to 50; k = 7.
 			timeout: 50, connect: 50, attempts: 7, fits: true,
 			verdict:       "timeout 50 ms, connect timeout 50 ms, 7 attempts within the 10 s budget",
-			derivationHas: []string{"p99.9 of good responses = 39.6 ms (n=5000) × 1.2 headroom = 47.5 ms → 50 ms", "a lost SYN (1 s retransmit) will cost an attempt", "k=7 costs 6.65 s, k=8 would cost 13.1 s"},
+			derivationHas: []string{"p99.9 of good responses = 39.6 ms (n=5000; 95% CI 36.2 ms–80 ms) × 1.2 headroom = 47.5 ms → 50 ms", "a lost SYN (1 s retransmit) will cost an attempt", "k=7 costs 6.65 s, k=8 would cost 13.1 s"},
+		},
+		{
+			name: "p99.9 reported but not bounded from above",
+			in: func(in AdviceInput) AdviceInput {
+				in.Good, in.GoodAtQ, in.GoodMax = 1000, 420, 481
+				in.GoodCILow, in.GoodCIHighOpen = 380, true
+				return in
+			},
+			// 420 × 1.2 = 504 → 600; 10 s: 6 × 600 + 3100 = 6700, 7 × 600 + 6300 > 10 s → 6.
+			timeout: 600, connect: 600, attempts: 6, fits: true,
+			derivationHas: []string{"p99.9 of good responses = 420 ms (n=1000; 95% CI from 380 ms, open above: 3688 or more responses bound it)"},
 		},
 		{
 			name: "too few samples for p99.9: the slowest seen is the basis",
@@ -175,6 +187,37 @@ func TestFormatMs(t *testing.T) {
 	}{{0.2144, "0.214 ms"}, {13.471, "13.5 ms"}, {450.4, "450 ms"}, {1100, "1.1 s"}, {30000, "30 s"}, {6650, "6.65 s"}} {
 		if got := FormatMs(tc.in); got != tc.want {
 			t.Errorf("FormatMs(%g) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestAdviseBasis: the recommendation carries the latency it was derived from and, when that
+// is a quantile, its confidence interval (open above when nothing bounds it).
+func TestAdviseBasis(t *testing.T) {
+	base := AdviceInput{Cutoff: 0.001, Budget: 10 * time.Second, ConnectFloor: DefaultConnectFloor}
+	bounded := base
+	bounded.Good, bounded.GoodAtQ, bounded.GoodMax, bounded.GoodCILow, bounded.GoodCIHigh = 5000, 39.6, 80, 36.2, 80
+	r := Advise(bounded)
+	if r.BasisMs != 39.6 || r.BasisCILowMs == nil || *r.BasisCILowMs != 36.2 || r.BasisCIHighMs == nil || *r.BasisCIHighMs != 80 {
+		t.Errorf("bounded: basis %v, CI %v–%v; want 39.6, 36.2–80", r.BasisMs, r.BasisCILowMs, r.BasisCIHighMs)
+	}
+	open := bounded
+	open.GoodCIHighOpen = true
+	if r := Advise(open); r.BasisCILowMs == nil || r.BasisCIHighMs != nil {
+		t.Errorf("open: CI %v–%v; want 36.2 and null", r.BasisCILowMs, r.BasisCIHighMs)
+	}
+	few := base
+	few.Good, few.GoodAtQ, few.GoodMax = 200, 90, 120
+	if r := Advise(few); r.BasisMs != 120 || r.BasisCILowMs != nil || r.BasisCIHighMs != nil {
+		t.Errorf("too few: basis %v, CI %v–%v; want the slowest, 120, and no interval", r.BasisMs, r.BasisCILowMs, r.BasisCIHighMs)
+	}
+}
+
+func TestSamplesToBound(t *testing.T) {
+	// 0.999^n ≤ 0.025 ⇔ n ≥ ln 0.025 / ln 0.999 = 3687.1; 0.99: 367.04.
+	for q, want := range map[float64]int64{0.999: 3688, 0.99: 368} {
+		if got := SamplesToBound(q, 0.95); got != want {
+			t.Errorf("SamplesToBound(%g) = %d, want %d", q, got, want)
 		}
 	}
 }

@@ -141,6 +141,14 @@ type Recommendation struct {
 	MaxAttempts int     `json:"max_attempts"`
 	BudgetMs    float64 `json:"budget_ms"`
 	FitsBudget  bool    `json:"fits_budget"`
+	// BasisMs is the measured latency the timeout was derived from: the good responses'
+	// quantile 1 − cutoff_rate, or the slowest one when too few back that quantile.
+	// BasisCILowMs and BasisCIHighMs are the 95% confidence interval of that quantile from
+	// the order statistics (no assumption on the distribution); high is null when too few
+	// responses lie above the quantile to bound it, both are null without a quantile.
+	BasisMs       float64  `json:"basis_ms"`
+	BasisCILowMs  *float64 `json:"basis_ci_low_ms"`
+	BasisCIHighMs *float64 `json:"basis_ci_high_ms"`
 	// CutoffRate is the accepted share of good responses cut off by the timeout.
 	CutoffRate     float64 `json:"cutoff_rate"`
 	Headroom       float64 `json:"headroom"`

@@ -688,6 +688,14 @@ func build(m *measurement, meta Result, p AdviceParams) (*Result, error) {
 		ConnectCount: connect.TotalCount(), ConnectP999: float64(connect.ValueAtQuantile(99.9)) / 1000, ConnectMax: float64(connect.Max()) / 1000,
 		Timeouts: m.errors["timeout"], MaxTimeout: p.MaxTimeout,
 	}
+	if n := good.TotalCount(); n >= SamplesNeeded(q) {
+		low, high, open := QuantileCI(n, q, 0.95)
+		atRank := func(r int64) float64 { return float64(good.ValueAtQuantile(100*float64(r)/float64(n))) / 1000 }
+		in.GoodCILow, in.GoodCIHighOpen = atRank(low), open
+		if !open {
+			in.GoodCIHigh = atRank(high)
+		}
+	}
 	res.Recommendation = Advise(in)
 
 	res.CutoffCurve = []Cutoff{}

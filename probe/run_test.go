@@ -82,6 +82,11 @@ func TestExpLatency(t *testing.T) {
 	if r.Phases.Total.P999Ms == nil || r.CutoffCurve[2].TimeoutMs == nil {
 		t.Error("1000 samples back p99.9, yet it is null")
 	}
+	// 1000 good responses report a p99.9 but cannot bound it from above (3688 would).
+	rec := r.Recommendation
+	if rec.BasisCILowMs == nil || *rec.BasisCILowMs > rec.BasisMs || rec.BasisCIHighMs != nil {
+		t.Errorf("basis %v with CI %v–%v; want a lower bound at or below it and no upper bound", rec.BasisMs, rec.BasisCILowMs, rec.BasisCIHighMs)
+	}
 }
 
 // TestStallOpenModel is the coordinated-omission test: a server frozen 500 ms every 5 s.

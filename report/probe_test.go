@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
@@ -46,17 +47,13 @@ func probeFixture() *probe.Result {
 		Distribution: []probe.Bucket{
 			{FromMs: 10, ToMs: 20, Count: 1500}, {FromMs: 20, ToMs: 25, Count: 290}, {FromMs: 25, ToMs: 50, Count: 208}, {FromMs: 50, ToMs: 100, Count: 2},
 		},
-		Recommendation: probe.Recommendation{
-			ConnectTimeoutMs: 60, TimeoutMs: 60, MaxAttempts: 5, BudgetMs: 2000, FitsBudget: true, CutoffRate: 0.001,
-			Headroom: 1.2, ConnectFloorMs: 1100, Backoff: probe.BackoffDescription,
-			Verdict: "timeout 60 ms, connect timeout 60 ms, 5 attempts within the 2 s budget",
-			Derivation: []string{
-				"timeout: p99.9 of good responses = 48.2 ms (n=1980) × 1.2 headroom = 57.8 ms → 60 ms (rounded up on the 1-1.2-1.5-2-2.5-3-4-5-6-8 × 10^n ladder)",
-				"connect timeout: max(3 × connect p99.9 2.9 ms (n=1000) = 8.7 ms, 1.1 s floor that survives one lost SYN) = 1.1 s",
-				"connect timeout: clamped to the total timeout 60 ms; a lost SYN (1 s retransmit) will cost an attempt",
-				"attempts: largest k with k × 60 ms + Σ worst-case backoff ≤ 2 s budget, backoff " + probe.BackoffDescription + ": k=5 costs 1.8 s, k=6 would cost 3.46 s",
-			},
-		},
+		// The recommendation is the probe's own, from the figures above: its wording is what
+		// the golden files must show.
+		Recommendation: probe.Advise(probe.AdviceInput{
+			Cutoff: 0.001, Headroom: 1.2, Budget: 2 * time.Second, ConnectFloor: 1100 * time.Millisecond,
+			Good: 1980, GoodAtQ: 48.2, GoodMax: 50.9, GoodCILow: 45.1, GoodCIHighOpen: true,
+			ConnectCount: 1000, ConnectP999: 2.9, ConnectMax: 3.4,
+		}),
 		CutoffCurve: []probe.Cutoff{
 			{Label: "p90", TimeoutMs: f(22.3), CutRate: f(0.0995), Samples: 1980},
 			{Label: "p99", TimeoutMs: f(34.5), CutRate: f(0.0096), Samples: 1980},
