@@ -71,13 +71,18 @@ send that finds them all taken waits and counts as late; one that is more than
 requested one, probe says so and exits 3. -c/--concurrency switches to the closed model.
 
 --conn both (default) alternates fresh connections (DNS, connect, TLS measured) with
-reused keep-alive ones, and reports the two apart. Probe speaks HTTP/1.1, sends each
-request once, and does not follow redirects.
+reused keep-alive ones, and reports the two apart. Probe speaks HTTP/1.1 and does not
+follow redirects. It sends each request once, except that an idempotent one (GET, HEAD,
+PUT, DELETE, OPTIONS, TRACE, or with an Idempotency-Key) goes out again on a new connection
+when the kept-alive one turns out to have been closed before any response, as net/http
+does; a kept-alive connection idle for more than 10 ms is checked before it is reused.
 
 The recommendation: timeout = good-response latency at quantile 1 - --cutoff (p99.9) × 1.2,
 rounded up on the 1-1.2-1.5-2-2.5-3-4-5-6-8 ladder; connect timeout = max(3 × connect p99.9,
 --connect-floor), never above the timeout; attempts = the most k with
 k × timeout + worst-case backoff (exponential 100 ms ×2 cap 10 s, full jitter) ≤ --budget.
+The quantile the timeout rests on is given with its 95% confidence interval (order
+statistics, no assumption about the distribution).
 
 Authorization, Cookie, Proxy-Authorization and any header or query parameter whose name
 contains "key" or "token" are shown as REDACTED in every report.`,
