@@ -212,6 +212,7 @@ func (c *caller) exchange(fresh bool) (status int, t timings, end time.Time, err
 		// if the request may be sent twice.
 		if err != nil && reused && conn.firstRead == 0 && w.replayable && attempt == 0 &&
 			c.ctx.Err() == nil && c.deadline.Load() != expiredMark {
+			c.r.resent.Add(1)
 			continue
 		}
 		if err != nil {

@@ -72,6 +72,10 @@ func TestClosedKeepAliveIsResent(t *testing.T) {
 	if r.Status["200"] != 4 || r.Errors["reset"] != 0 || s.requests.Load() != 4 {
 		t.Errorf("status %v errors %v, server saw %d requests; want 4 × 200, no errors, 4 requests", r.Status, r.Errors, s.requests.Load())
 	}
+	// The first request opened the connection; each of the three after it found it closed.
+	if r.Schedule.Resent != 3 || !strings.Contains(strings.Join(r.Notes, " "), "3 idempotent requests were sent a second time") {
+		t.Errorf("resent %d, notes %q; want 3, said in a note", r.Schedule.Resent, r.Notes)
+	}
 }
 
 // TestPostIsNeverSentTwice: the same server with a POST. The request that finds the
@@ -80,8 +84,9 @@ func TestClosedKeepAliveIsResent(t *testing.T) {
 func TestPostIsNeverSentTwice(t *testing.T) {
 	s := startRaw(t, oneShot)
 	r := run(t, probe.Config{URL: s.url, Method: http.MethodPost, Body: []byte(`{"amount":1}`), Concurrency: 1, Requests: 4, Conn: "reuse"})
-	if r.Status["200"] != 2 || r.Errors["reset"] != 2 || s.requests.Load() != 2 {
-		t.Errorf("status %v errors %v, server saw %d requests; want 2 × 200, 2 resets, 2 requests", r.Status, r.Errors, s.requests.Load())
+	if r.Status["200"] != 2 || r.Errors["reset"] != 2 || s.requests.Load() != 2 || r.Schedule.Resent != 0 {
+		t.Errorf("status %v errors %v resent %d, server saw %d requests; want 2 × 200, 2 resets, none resent, 2 requests",
+			r.Status, r.Errors, r.Schedule.Resent, s.requests.Load())
 	}
 }
 

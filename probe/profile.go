@@ -136,6 +136,7 @@ func Merge(profiles []*Result, p AdviceParams) (*Result, error) {
 		m.schedule.LateAfterMs = s.LateAfterMs
 		m.schedule.WaitedForSlot += s.WaitedForSlot
 		m.schedule.Dropped += s.Dropped
+		m.schedule.Resent += s.Resent
 		m.schedule.MaxInFlight += s.MaxInFlight
 		m.schedule.PeakInFlight += s.PeakInFlight
 		meta.Interrupted = meta.Interrupted || r.Interrupted

@@ -106,7 +106,11 @@ type Schedule struct {
 	WaitedForSlot int64 `json:"waited_for_slot"`
 	// Dropped counts sends skipped because by the time a slot was free they were more than
 	// --max-timeout past their intended time (they would have been timeouts anyway).
-	Dropped      int64 `json:"dropped"`
+	Dropped int64 `json:"dropped"`
+	// Resent counts idempotent requests sent a second time, on a new connection, because
+	// the kept-alive one they first went out on had been closed by the server before any
+	// response; their latency includes the failed first try.
+	Resent       int64 `json:"resent"`
 	MaxInFlight  int   `json:"max_in_flight"`
 	PeakInFlight int64 `json:"peak_in_flight"`
 	// RateHeld is false when the achieved rate is more than 1% below the requested one.

@@ -281,6 +281,7 @@ type runner struct {
 	late          atomic.Int64
 	waitedForSlot atomic.Int64
 	dropped       atomic.Int64
+	resent        atomic.Int64 // idempotent requests sent again on a new connection
 }
 
 func newRunner(cfg Config, legacy bool) (*runner, error) {
@@ -661,6 +662,7 @@ func (r *runner) measurement() *measurement {
 		LateAfterMs:   ms(LateAfter),
 		WaitedForSlot: r.waitedForSlot.Load(),
 		Dropped:       r.dropped.Load(),
+		Resent:        r.resent.Load(),
 		MaxInFlight:   r.cfg.MaxInFlight,
 		PeakInFlight:  r.peakInFlight.Load(),
 	}
@@ -770,6 +772,9 @@ func notes(res *Result, p AdviceParams) []string {
 	if s.RequestedPerS != nil && !s.RateHeld && !res.Unreachable {
 		out = append(out, fmt.Sprintf("the generator did not keep the rate: %.4g/s achieved of %.4g/s requested (more than 1%% short); the load, not only the target, shaped these figures",
 			s.AchievedPerS, *s.RequestedPerS))
+	}
+	if s.Resent > 0 {
+		out = append(out, fmt.Sprintf("%d idempotent requests were sent a second time on a new connection: the server had closed the kept-alive one before any response (their latency includes the first try)", s.Resent))
 	}
 	if s.Dropped > 0 {
 		out = append(out, fmt.Sprintf("%d sends were dropped: all %d in-flight slots were taken until they were more than %s late", s.Dropped, s.MaxInFlight, FormatMs(ms(p.MaxTimeout))))
