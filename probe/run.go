@@ -117,6 +117,9 @@ func (c *Config) Validate() error {
 	if c.Method == "" {
 		c.Method = http.MethodGet
 	}
+	if !isToken(c.Method) {
+		return fmt.Errorf("--method %q: an HTTP method is a token (letters, digits and !#$%%&'*+-.^_`|~), e.g. GET or POST", c.Method)
+	}
 	if c.Rate > 0 && c.Concurrency > 0 {
 		return errors.New("--rate and --concurrency exclude each other: pick the open or the closed model")
 	}
@@ -156,6 +159,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	return run(ctx, cfg, viaProxy(cfg.URL))
+}
+
+// isToken reports whether s is an RFC 9110 §5.6.2 token, the syntax of a method.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		ok := r < 0x7f && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r))
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // viaProxy reports whether the environment sends requests for target through a proxy.

@@ -252,6 +252,7 @@ func TestValidate(t *testing.T) {
 		{probe.Config{URL: "ftp://x/"}, "not an http"},
 		{probe.Config{URL: "http://127.0.0.1/", Rate: 1, Concurrency: 1}, "exclude each other"},
 		{probe.Config{URL: "http://127.0.0.1/", Conn: "sometimes"}, "--conn"},
+		{probe.Config{URL: "http://127.0.0.1/", Method: "BAD METHOD"}, "--method"},
 	} {
 		if err := tc.cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Validate(%+v) = %v, want %q", tc.cfg, err, tc.want)

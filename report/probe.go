@@ -68,7 +68,7 @@ func probeSetup(r *probe.Result) string {
 	default:
 		model = r.Model + " model"
 	}
-	s := fmt.Sprintf("%s %s · %s · conn %s · %d requests in %s", r.Target.Method, r.Target.URL, model, r.Conn, r.Requests, probe.FormatMs(r.DurationMs))
+	s := fmt.Sprintf("%s %s · %s · conn %s · %s in %s", r.Target.Method, r.Target.URL, model, r.Conn, plural(int(r.Requests), "request"), probe.FormatMs(r.DurationMs))
 	if r.Merged > 0 {
 		s += fmt.Sprintf(" · merged from %d profiles", r.Merged)
 	}
