@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/patience-dev/patience/scenario/policy"
 )
 
 // maxResponseHeaderBytes bounds a response's status line and headers, as net/http's
@@ -93,13 +95,8 @@ func newWire(cfg *Config) (*wire, error) {
 		return nil, err
 	}
 	w.head = &http.Request{Method: cfg.Method}
-	switch cfg.Method {
-	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, http.MethodPut, http.MethodDelete:
-		w.replayable = true
-	}
-	if cfg.Header.Get("Idempotency-Key") != "" || cfg.Header.Get("X-Idempotency-Key") != "" {
-		w.replayable = true
-	}
+	w.replayable = policy.IdempotentMethod(cfg.Method) ||
+		cfg.Header.Get("Idempotency-Key") != "" || cfg.Header.Get("X-Idempotency-Key") != ""
 	return w, nil
 }
 
