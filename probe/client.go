@@ -133,9 +133,6 @@ func (c *timedConn) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// NetConn returns the wrapped connection, as tls.Conn.NetConn does.
-func (c *timedConn) NetConn() net.Conn { return c.Conn }
-
 // dialer dials timedConns: plain TCP, or TCP then TLS for https, timing each step.
 type dialer struct {
 	net        net.Dialer
