@@ -4,7 +4,7 @@
 #
 #   bench/sim.sh [COUNT]       (default 3 benchmark runs)
 #
-# 1. go test -bench BenchmarkRunPolicy in scenario/sim on ONE core (GOMAXPROCS=1): the issue's
+# 1. go test -bench BenchmarkRunPolicy in sim on ONE core (GOMAXPROCS=1): the issue's
 #    100-client, 10-minute scenario with retries (2,000 logical requests/s, a fifth of the
 #    calls failing, exponential backoff with full jitter, a token bucket and a breaker on the
 #    hot path, a 400-worker target with a queue). Reports attempts/s (wall clock),
@@ -18,11 +18,11 @@ cd "$(dirname "$0")/.."
 COUNT=${1:-3}
 
 echo "== BenchmarkRunPolicy (GOMAXPROCS=1, -count $COUNT)"
-GOMAXPROCS=1 go test ./scenario/sim -run '^$' -bench 'BenchmarkRunPolicy$' -benchtime 2x -count "$COUNT"
+GOMAXPROCS=1 go test ./sim -run '^$' -bench 'BenchmarkRunPolicy$' -benchtime 2x -count "$COUNT"
 
 echo
 echo "== memory bounded by the timeline, not the request count"
-go test ./scenario/sim -run 'TestAllocationsDoNotGrowWithRequests' -v | grep -E '^(---|ok|FAIL)'
+go test ./sim -run 'TestAllocationsDoNotGrowWithRequests' -v | grep -E '^(---|ok|FAIL)'
 
 echo
 echo "== patience replay on the bundled scenarios (wall time, peak RSS)"

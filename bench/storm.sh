@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== storm benchmarks (GOMAXPROCS=1, one run each)"
-GOMAXPROCS=1 go test ./scenario/storm -run '^$' -bench 'Storm100k|Storm100Recovers|StableBelowDefault' -benchtime 1x -benchmem
+GOMAXPROCS=1 go test ./storm -run '^$' -bench 'Storm100k|Storm100Recovers|StableBelowDefault' -benchtime 1x -benchmem
 
 echo
 echo "== patience storm (wall time, peak RSS)"

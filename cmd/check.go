@@ -10,7 +10,7 @@ import (
 
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
-	"github.com/patience-dev/patience/scenario/check"
+	"github.com/patience-dev/patience/check"
 	"github.com/spf13/cobra"
 )
 

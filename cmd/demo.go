@@ -8,8 +8,8 @@ import (
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
-	"github.com/patience-dev/patience/scenario/live"
-	"github.com/patience-dev/patience/scenario/sim"
+	"github.com/patience-dev/patience/live"
+	"github.com/patience-dev/patience/sim"
 	"github.com/spf13/cobra"
 )
 

@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"github.com/patience-dev/patience/scenario"
-	"github.com/patience-dev/patience/scenario/live"
-	"github.com/patience-dev/patience/scenario/sim"
+	"github.com/patience-dev/patience/live"
+	"github.com/patience-dev/patience/sim"
 	"github.com/spf13/cobra"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
-	"github.com/patience-dev/patience/scenario/sim"
+	"github.com/patience-dev/patience/sim"
 	"github.com/spf13/cobra"
 )
 

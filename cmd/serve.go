@@ -11,7 +11,7 @@ import (
 
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
-	"github.com/patience-dev/patience/scenario/live"
+	"github.com/patience-dev/patience/live"
 	"github.com/spf13/cobra"
 )
 

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/patience-dev/patience/report"
-	"github.com/patience-dev/patience/scenario/live"
+	"github.com/patience-dev/patience/live"
 )
 
 // TestServeRunEndToEnd starts serve on a free loopback port, reads the URL from the first

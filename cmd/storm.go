@@ -8,8 +8,8 @@ import (
 
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
-	"github.com/patience-dev/patience/scenario/policy"
-	"github.com/patience-dev/patience/scenario/storm"
+	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/storm"
 	"github.com/spf13/cobra"
 	"github.com/vbauerster/mpb/v8/decor"
 )

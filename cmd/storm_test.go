@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/patience-dev/patience/report"
-	"github.com/patience-dev/patience/scenario/storm"
+	"github.com/patience-dev/patience/storm"
 )
 
 func TestStormFlags(t *testing.T) {

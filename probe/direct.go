@@ -12,7 +12,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/patience-dev/patience/scenario/policy"
+	"github.com/patience-dev/patience/policy"
 )
 
 // maxResponseHeaderBytes bounds a response's status line and headers, as net/http's

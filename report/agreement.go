@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/patience-dev/patience/scenario/sim"
+	"github.com/patience-dev/patience/sim"
 )
 
 // Agreement pairs a simulated replay with a live replay of the same scenario, so the reader

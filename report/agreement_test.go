@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/patience-dev/patience/internal/golden"
-	"github.com/patience-dev/patience/scenario/sim"
+	"github.com/patience-dev/patience/sim"
 )
 
 // agreementFixture is a hand-made pair of results: two policies in the simulation, the same

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/patience-dev/patience/scenario/check"
+	"github.com/patience-dev/patience/check"
 )
 
 // CheckFormats are the output formats of `patience check` (-o and --report).

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/patience-dev/patience/scenario/check"
+	"github.com/patience-dev/patience/check"
 )
 
 // CheckGitHub renders findings as GitHub Actions workflow commands

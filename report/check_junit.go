@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/patience-dev/patience/scenario/check"
+	"github.com/patience-dev/patience/check"
 )
 
 // JUnit XML as read by GitHub (dorny/test-reporter, mikepenz/action-junit-report), GitLab

@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/patience-dev/patience/scenario/check"
+	"github.com/patience-dev/patience/check"
 )
 
 // SARIF 2.1.0 (OASIS, https://docs.oasis-open.org/sarif/sarif/v2.1.0/), the subset GitHub

@@ -11,7 +11,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/patience-dev/patience/internal/golden"
-	"github.com/patience-dev/patience/scenario/check"
+	"github.com/patience-dev/patience/check"
 )
 
 // checkFixture is a check file with one finding of most kinds, one clean dependency and

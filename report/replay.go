@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/patience-dev/patience/scenario/sim"
+	"github.com/patience-dev/patience/sim"
 )
 
 // ReplayFormats are the renderers of `patience replay` (and of the live replay, which fills

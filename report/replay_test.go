@@ -12,8 +12,8 @@ import (
 	"github.com/muesli/termenv"
 	"github.com/patience-dev/patience/internal/golden"
 	"github.com/patience-dev/patience/scenario"
-	"github.com/patience-dev/patience/scenario/policy"
-	"github.com/patience-dev/patience/scenario/sim"
+	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/sim"
 )
 
 // replayFixture is a real, seeded, short simulation: a dependency hangs for 30 s; three

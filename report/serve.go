@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/patience-dev/patience/scenario/live"
+	"github.com/patience-dev/patience/live"
 )
 
 // ServeFormats renders the final counters of `patience serve` (the same document as

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/patience-dev/patience/internal/golden"
-	"github.com/patience-dev/patience/scenario/live"
+	"github.com/patience-dev/patience/live"
 )
 
 func serveFixture(dupes int64) live.Stats {

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/patience-dev/patience/scenario/storm"
+	"github.com/patience-dev/patience/storm"
 )
 
 // stormLevel grades a policy's outcome for the mark in front of its verdict.

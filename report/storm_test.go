@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/patience-dev/patience/internal/golden"
-	"github.com/patience-dev/patience/scenario/sim"
-	"github.com/patience-dev/patience/scenario/storm"
+	"github.com/patience-dev/patience/sim"
+	"github.com/patience-dev/patience/storm"
 )
 
 func f64(x float64) *float64 { return &x }

@@ -1,7 +1,7 @@
 package scenario
 
 import (
-	"github.com/patience-dev/patience/scenario/policy"
+	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/scenarios"
 )
 

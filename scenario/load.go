@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/patience-dev/patience/scenario/policy"
+	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/scenarios"
 	"gopkg.in/yaml.v3"
 )

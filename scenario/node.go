@@ -7,13 +7,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/patience-dev/patience/scenario/policy"
+	"github.com/patience-dev/patience/policy"
 	"gopkg.in/yaml.v3"
 )
 
 // NodeDecoder walks yaml.v3 nodes strictly: every mapping lists the keys it accepts, every
 // scalar has one type, and every problem becomes an *Error at the node with the field's dotted
-// path. The scenario loader and the check file loader (scenario/check) both use it, so the two
+// path. The scenario loader and the check file loader (check) both use it, so the two
 // file formats report problems in the same words and at the same positions.
 type NodeDecoder struct {
 	file string

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/patience-dev/patience/scenario/policy"
+	"github.com/patience-dev/patience/policy"
 	"gopkg.in/yaml.v3"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/patience-dev/patience/scenario/policy"
+	"github.com/patience-dev/patience/policy"
 )
 
 // presetDef is one preset: what users get when they pick a library's defaults, and where

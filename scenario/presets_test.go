@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/patience-dev/patience/scenario/policy"
+	"github.com/patience-dev/patience/policy"
 )
 
 // TestPresetValues pins every preset to the defaults its source documents (see presets.go):

@@ -5,7 +5,7 @@ package scenario
 import (
 	"time"
 
-	"github.com/patience-dev/patience/scenario/policy"
+	"github.com/patience-dev/patience/policy"
 )
 
 // Scenario is a loaded, validated and defaulted scenario.

@@ -1,0 +1,55 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/scenario"
+	"github.com/patience-dev/patience/sim"
+)
+
+// loadProfile reads a `probe --save` profile (probe.LoadProfile) and returns the latency
+// histogram of its good responses (status < 500, microseconds), the same basis probe uses
+// for its timeout recommendation; profiles without that series fall back to the total.
+func loadProfile(path string) (*hdrhistogram.Histogram, error) {
+	res, err := probe.LoadProfile(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("cannot read profile %s: %v", path, pe.Err)
+		}
+		return nil, err
+	}
+	if good, ok := res.Histograms[probe.SeriesGood]; ok {
+		return probe.DecodeHistogram(good)
+	}
+	return res.TotalHistogram()
+}
+
+// replayScenario loads the scenario at path with the scenario loader and replays every
+// policy in the simulator.
+func replayScenario(ctx context.Context, path string) (*Replay, error) {
+	sc, err := scenario.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	res, err := sim.Run(ctx, sc, sim.Options{})
+	if err != nil {
+		return nil, err
+	}
+	out := &Replay{Scenario: sc.Name, File: sc.File, Expect: sc.Expect}
+	for _, p := range res.Policies {
+		out.Policies = append(out.Policies, ReplayedPolicy{
+			Name:             p.Name,
+			SuccessRate:      p.SuccessRate,
+			Amplification:    p.Amplification,
+			Duplicates:       float64(p.Duplicates),
+			WorkerSaturation: p.WorkerSaturation,
+		})
+	}
+	return out, nil
+}

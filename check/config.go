@@ -1,0 +1,121 @@
+// Package check is the policy gate behind `patience check`: the check file (patience.yaml),
+// its strict loader, and the rules PT001–PT013 of DESIGN §8 plus PT100 (an unmet scenario
+// expectation). It computes findings; report/ renders them and cmd/ turns them into an exit
+// code.
+package check
+
+import (
+	"time"
+
+	"github.com/patience-dev/patience/policy"
+)
+
+// DefaultMaxAmplification is the amplification PT009 tolerates when the file does not say.
+const DefaultMaxAmplification = 10
+
+// DefaultCutoff is the share of good responses a timeout may cut off before PT010 fires:
+// the same 0.1% (p99.9) that `probe` uses for its recommendation (DESIGN §7).
+const DefaultCutoff = 0.001
+
+// HighVolumeRate is the declared caller rate (requests per second) from which PT012 calls a
+// dependency high-volume: at 10/s an outage of one minute is 600 failing calls per caller,
+// enough for unbudgeted retries to matter to the dependency.
+const HighVolumeRate = 10.0
+
+// File is one loaded check file.
+type File struct {
+	// Path is the file as named on the command line.
+	Path string
+	// MaxAmplification is the most attempts one user request may cause on a dependency.
+	MaxAmplification    float64
+	MaxAmplificationPos policy.Pos
+	Dependencies        []*Dependency
+	// Scenarios are replayed in the simulator; their `expect:` blocks become PT100 findings.
+	Scenarios []ScenarioRef
+	// Disabled rules never report; Levels override default levels.
+	Disabled map[string]bool
+	Levels   map[string]Level
+	// ignores maps a line to the rules `# patience:ignore` suppresses on it.
+	ignores map[int]map[string]bool
+}
+
+// ScenarioRef is one entry of `scenarios:`, resolved relative to the check file.
+type ScenarioRef struct {
+	Path string
+	Pos  policy.Pos
+}
+
+// Caller is who waits for the dependency.
+type Caller struct {
+	// Kind is "interactive" (a person or an upstream request waits Budget) or "job" (a queue
+	// worker runs for at most Timeout, and the queue re-delivers after RetryAfter).
+	Kind       string
+	Budget     time.Duration
+	Timeout    time.Duration
+	RetryAfter time.Duration
+	// Rate is the declared request rate per second (0 = not declared).
+	Rate float64
+}
+
+// Limit is the caller's whole budget for one logical request: the interactive budget or the
+// job timeout (0 = unknown).
+func (c Caller) Limit() time.Duration {
+	if c.Kind == "job" {
+		return c.Timeout
+	}
+	return c.Budget
+}
+
+// Request says what kind of call the dependency receives.
+type Request struct {
+	// Method defaults to GET, as in scenarios.
+	Method         string
+	IdempotencyKey bool
+}
+
+// Idempotent says whether the method is idempotent by RFC 9110 §9.2.2 (policy.IdempotentMethod).
+func (r Request) Idempotent() bool { return policy.IdempotentMethod(r.Method) }
+
+// Layer is a caller above the policy that retries on its own.
+type Layer struct {
+	Name        string
+	MaxAttempts int
+	Pos         policy.Pos
+}
+
+// Dependency is one external call and the policy that guards it.
+type Dependency struct {
+	Name    string
+	Pos     policy.Pos
+	Caller  Caller
+	Request Request
+	// Profile is the probe profile (resolved relative to the file; "" = none).
+	Profile string
+	// Cutoff is the share of good responses a timeout may cut off (PT010); 0 = DefaultCutoff.
+	Cutoff float64
+	Layers []Layer
+	Policy *policy.Policy
+	// pos holds where this file set the dependency's own fields ("caller.timeout",
+	// "request.method", "profile", "layers", "policy"), in the same form as Policy.Source.
+	pos map[string]policy.Pos
+}
+
+// at returns the position of the first key that was set, looking in the dependency's own
+// fields and then in the policy's Source, falling back to the policy block and then the
+// dependency itself.
+func (d *Dependency) at(keys ...string) policy.Pos {
+	for _, k := range keys {
+		if p, ok := d.pos[k]; ok {
+			return p
+		}
+		if d.Policy != nil {
+			if p, ok := d.Policy.Source[k]; ok && p.Line > 0 {
+				return p
+			}
+		}
+	}
+	if p, ok := d.pos["policy"]; ok {
+		return p
+	}
+	return d.Pos
+}

@@ -1,0 +1,449 @@
+package check
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/patience-dev/patience/scenario"
+	"github.com/patience-dev/patience/policy"
+	"gopkg.in/yaml.v3"
+)
+
+// DefaultFile is what `patience check` reads when no file is named.
+const DefaultFile = "patience.yaml"
+
+// maxFileSize bounds a check file: anything larger is not a hand-written policy file.
+const maxFileSize = 4 << 20
+
+// LoadFile reads and validates the check file at path.
+func LoadFile(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &scenario.Error{File: path, Msg: "cannot read: " + err.Error()}
+	}
+	return Load(path, data)
+}
+
+// Load parses a check file. Every problem is a *scenario.Error naming FILE:LINE:COL and the
+// field: unknown fields, wrong types, values out of range, and the policy block through the
+// scenario loader, so a check file is exactly as strict as a scenario.
+func Load(path string, data []byte) (*File, error) {
+	if len(data) > maxFileSize {
+		return nil, &scenario.Error{File: path, Msg: fmt.Sprintf("%d bytes: too large for a check file (limit %d)", len(data), maxFileSize)}
+	}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &scenario.Error{File: path, Msg: "empty file: want a mapping with dependencies:"}
+		}
+		return nil, yamlError(path, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, &scenario.Error{File: path, Line: extra.Line, Col: extra.Column, Msg: "more than one YAML document; a check file holds one"}
+	} else if !errors.Is(err, io.EOF) {
+		return nil, yamlError(path, err)
+	}
+	l := &loader{NodeDecoder: scenario.NewNodeDecoder(path), dir: filepath.Dir(path)}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	f, err := l.root(root)
+	if err != nil {
+		return nil, err
+	}
+	f.ignores = parseIgnores(data)
+	return f, nil
+}
+
+// yamlLine finds the line yaml.v3 reports in a syntax error ("yaml: line 3: ...").
+var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
+
+// yamlError turns a yaml.v3 syntax error into a positioned *scenario.Error.
+func yamlError(path string, err error) error {
+	msg := err.Error()
+	e := &scenario.Error{File: path, Msg: msg}
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		e.Msg = strings.TrimPrefix(msg, m[0])
+		if m[1] != "" {
+			e.Line, _ = strconv.Atoi(m[1])
+			e.Col = 1
+		}
+	}
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		e.Msg = te.Errors[0]
+	}
+	return e
+}
+
+// ignoreComment is `# patience:ignore PT006` (several IDs separated by spaces or commas).
+var ignoreComment = regexp.MustCompile(`#\s*patience:ignore\s+((?:PT\d{3}[\s,]*)+)`)
+
+var ruleID = regexp.MustCompile(`PT\d{3}`)
+
+// parseIgnores maps each line to the rules suppressed on it: a trailing comment covers its
+// own line; a comment alone on its line covers the next line.
+func parseIgnores(data []byte) map[int]map[string]bool {
+	out := map[int]map[string]bool{}
+	for i, line := range strings.Split(string(data), "\n") {
+		m := ignoreComment.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		target := i + 1
+		if strings.HasPrefix(strings.TrimSpace(line), "#") {
+			target = i + 2
+		}
+		if out[target] == nil {
+			out[target] = map[string]bool{}
+		}
+		for _, id := range ruleID.FindAllString(m[1], -1) {
+			out[target][id] = true
+		}
+	}
+	return out
+}
+
+// loader walks a check file's yaml.v3 nodes with the scenario loader's NodeDecoder, so a
+// check file is held to the same rules and reports problems in the same words.
+type loader struct {
+	*scenario.NodeDecoder
+	dir string
+}
+
+func (l *loader) root(root *yaml.Node) (*File, error) {
+	m, err := l.Mapping(root, "", "max_amplification", "dependencies", "scenarios", "rules")
+	if err != nil {
+		return nil, err
+	}
+	f := &File{Path: l.File(), MaxAmplification: DefaultMaxAmplification, Disabled: map[string]bool{}, Levels: map[string]Level{}}
+	if v, ok := m["max_amplification"]; ok {
+		s, err := l.Scalar(v.Val, "max_amplification", "a number ≥ 1")
+		if err != nil {
+			return nil, err
+		}
+		x, perr := strconv.ParseFloat(s, 64)
+		if perr != nil || x < 1 || x != x || x > 1e12 {
+			return nil, l.Errf(v.Val, "max_amplification", "want a number ≥ 1, got %q", s)
+		}
+		f.MaxAmplification, f.MaxAmplificationPos = x, l.Pos(v.Val)
+	}
+	if v, ok := m["rules"]; ok {
+		if err := l.rules(v.Val, f); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := m["dependencies"]; ok {
+		items, err := l.Sequence(v.Val, "dependencies")
+		if err != nil {
+			return nil, err
+		}
+		named := map[string]*policy.Policy{}
+		seen := map[string]int{}
+		for i, it := range items {
+			path := fmt.Sprintf("dependencies[%d]", i)
+			d, err := l.dependency(it, path, named)
+			if err != nil {
+				return nil, err
+			}
+			if line, dup := seen[d.Name]; dup {
+				return nil, l.Errf(it, path+".name", "dependency %q is declared twice (first at line %d)", d.Name, line)
+			}
+			seen[d.Name] = d.Pos.Line
+			if d.Policy != nil && d.Policy.Name != "" {
+				named[d.Policy.Name] = d.Policy
+			}
+			f.Dependencies = append(f.Dependencies, d)
+		}
+	}
+	if v, ok := m["scenarios"]; ok {
+		items, err := l.Sequence(v.Val, "scenarios")
+		if err != nil {
+			return nil, err
+		}
+		for i, it := range items {
+			s, err := l.Str(it, fmt.Sprintf("scenarios[%d]", i))
+			if err != nil {
+				return nil, err
+			}
+			path := l.relative(s)
+			if _, err := os.Stat(path); err != nil && !strings.ContainsAny(s, `/\`) {
+				path = s // no such file beside the check file: a bundled scenario's name
+			}
+			f.Scenarios = append(f.Scenarios, ScenarioRef{Path: path, Pos: l.Pos(it)})
+		}
+	}
+	if len(f.Dependencies) == 0 && len(f.Scenarios) == 0 {
+		return nil, l.Errf(root, "dependencies", "nothing to check: list at least one dependency (or a scenario)")
+	}
+	return f, nil
+}
+
+// relative resolves a path written in the file against the file's directory.
+func (l *loader) relative(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(l.dir, p)
+}
+
+func (l *loader) ruleID(n *yaml.Node, path string) (string, error) {
+	s, err := l.Str(n, path)
+	if err != nil {
+		return "", err
+	}
+	if _, ok := RuleByID(s); !ok {
+		return "", l.Errf(n, path, "unknown rule %q (rules are PT001–PT013 and PT100)", s)
+	}
+	return s, nil
+}
+
+func (l *loader) rules(n *yaml.Node, f *File) error {
+	m, err := l.Mapping(n, "rules", "disable", "levels")
+	if err != nil {
+		return err
+	}
+	if v, ok := m["disable"]; ok {
+		items, err := l.Sequence(v.Val, "rules.disable")
+		if err != nil {
+			return err
+		}
+		for i, it := range items {
+			id, err := l.ruleID(it, fmt.Sprintf("rules.disable[%d]", i))
+			if err != nil {
+				return err
+			}
+			f.Disabled[id] = true
+		}
+	}
+	if v, ok := m["levels"]; ok {
+		if v.Val.Kind != yaml.MappingNode {
+			return l.Errf(v.Val, "rules.levels", "want a mapping of rule ID to level (PT006: error), got %s", scenario.KindName(v.Val))
+		}
+		for i := 0; i+1 < len(v.Val.Content); i += 2 {
+			k, val := v.Val.Content[i], scenario.ResolveAlias(v.Val.Content[i+1])
+			id, err := l.ruleID(k, "rules.levels")
+			if err != nil {
+				return err
+			}
+			path := "rules.levels." + id
+			s, err := l.Str(val, path)
+			if err != nil {
+				return err
+			}
+			lv, perr := ParseLevel(s)
+			if perr != nil {
+				return l.Errf(val, path, "%v", perr)
+			}
+			if _, dup := f.Levels[id]; dup {
+				return l.Errf(k, path, "set twice")
+			}
+			f.Levels[id] = lv
+		}
+	}
+	return nil
+}
+
+func (l *loader) dependency(n *yaml.Node, path string, named map[string]*policy.Policy) (*Dependency, error) {
+	m, err := l.Mapping(n, path, "name", "caller", "request", "profile", "cutoff", "layers", "policy")
+	if err != nil {
+		return nil, err
+	}
+	d := &Dependency{Pos: l.Pos(n), Request: Request{Method: "GET"}, pos: map[string]policy.Pos{}}
+	v, ok := m["name"]
+	if !ok {
+		return nil, l.Errf(n, path+".name", "missing: every dependency needs a name")
+	}
+	if d.Name, err = l.Str(v.Val, path+".name"); err != nil {
+		return nil, err
+	}
+	d.Pos = l.Pos(v.Val)
+	if v, ok := m["caller"]; ok {
+		if err := l.caller(v.Val, path+".caller", d); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := m["request"]; ok {
+		rm, err := l.Mapping(v.Val, path+".request", "method", "idempotency_key")
+		if err != nil {
+			return nil, err
+		}
+		d.pos["request"] = l.Pos(v.Key)
+		if mv, ok := rm["method"]; ok {
+			s, err := l.Str(mv.Val, path+".request.method")
+			if err != nil {
+				return nil, err
+			}
+			if strings.ToUpper(s) != s || strings.ContainsAny(s, " \t/") {
+				return nil, l.Errf(mv.Val, path+".request.method", "want an HTTP method in capitals such as GET or POST, got %q", s)
+			}
+			d.Request.Method = s
+			d.pos["request.method"] = l.Pos(mv.Val)
+		}
+		if kv, ok := rm["idempotency_key"]; ok {
+			if d.Request.IdempotencyKey, err = l.Boolean(kv.Val, path+".request.idempotency_key"); err != nil {
+				return nil, err
+			}
+			d.pos["request.idempotency_key"] = l.Pos(kv.Val)
+		}
+	}
+	if v, ok := m["profile"]; ok {
+		s, err := l.Str(v.Val, path+".profile")
+		if err != nil {
+			return nil, err
+		}
+		d.Profile = l.relative(s)
+		d.pos["profile"] = l.Pos(v.Val)
+	}
+	if v, ok := m["cutoff"]; ok {
+		c, err := l.Percent(v.Val, path+".cutoff")
+		if err != nil {
+			return nil, err
+		}
+		if c <= 0 || c >= 1 {
+			return nil, l.Errf(v.Val, path+".cutoff", "want a share between 0%% and 100%%, got %q", v.Val.Value)
+		}
+		d.Cutoff = c
+		d.pos["cutoff"] = l.Pos(v.Val)
+	}
+	if v, ok := m["layers"]; ok {
+		items, err := l.Sequence(v.Val, path+".layers")
+		if err != nil {
+			return nil, err
+		}
+		d.pos["layers"] = l.Pos(v.Key)
+		for i, it := range items {
+			lp := fmt.Sprintf("%s.layers[%d]", path, i)
+			lm, err := l.Mapping(it, lp, "name", "max_attempts")
+			if err != nil {
+				return nil, err
+			}
+			layer := Layer{Name: fmt.Sprintf("layer %d", i+1), Pos: l.Pos(it)}
+			if nv, ok := lm["name"]; ok {
+				if layer.Name, err = l.Str(nv.Val, lp+".name"); err != nil {
+					return nil, err
+				}
+			}
+			av, ok := lm["max_attempts"]
+			if !ok {
+				return nil, l.Errf(it, lp+".max_attempts", "missing: how many attempts does this layer make (1 = no retries)?")
+			}
+			s, err := l.Scalar(av.Val, lp+".max_attempts", "a whole number ≥ 1 or unlimited")
+			if err != nil {
+				return nil, err
+			}
+			if s == "unlimited" {
+				layer.MaxAttempts = policy.Unlimited
+			} else if n, perr := strconv.Atoi(s); perr != nil || n < 1 || n > 1000 {
+				return nil, l.Errf(av.Val, lp+".max_attempts", "want a whole number from 1 to 1000 or unlimited, got %q", s)
+			} else {
+				layer.MaxAttempts = n
+			}
+			layer.Pos = l.Pos(av.Val)
+			d.Layers = append(d.Layers, layer)
+		}
+	}
+	v, ok = m["policy"]
+	if !ok {
+		return nil, l.Errf(n, path+".policy", "missing: what timeout and retry policy guards %s? (policy: {timeout: 2s, ...} or policy: preset:recommended)", d.Name)
+	}
+	d.pos["policy"] = l.Pos(v.Key)
+	p, err := scenario.DecodePolicy(v.Val, l.File(), named)
+	if err != nil {
+		return nil, prefixField(err, path+".policy")
+	}
+	if p.Name == "" {
+		p.Name = d.Name
+	}
+	d.Policy = p
+	return d, nil
+}
+
+// prefixField makes a policy error's field path relative to the check file
+// ("dependencies[0].policy.retry.jitter") unless the policy loader already gave one that
+// names it.
+func prefixField(err error, prefix string) error {
+	var se *scenario.Error
+	if !errors.As(err, &se) {
+		return &scenario.Error{Field: prefix, Msg: err.Error()}
+	}
+	if se.Field == "" {
+		se.Field = prefix
+	} else if !strings.HasPrefix(se.Field, "dependencies") {
+		se.Field = prefix + "." + strings.TrimPrefix(se.Field, "policy.")
+	}
+	return se
+}
+
+func (l *loader) caller(n *yaml.Node, path string, d *Dependency) error {
+	m, err := l.Mapping(n, path, "kind", "budget", "timeout", "retry_after", "rate")
+	if err != nil {
+		return err
+	}
+	d.pos["caller"] = l.Pos(n)
+	kv, ok := m["kind"]
+	if !ok {
+		return l.Errf(n, path+".kind", "missing: interactive (someone waits budget:) or job (a queue worker with timeout: and retry_after:)")
+	}
+	kind, err := l.Str(kv.Val, path+".kind")
+	if err != nil {
+		return err
+	}
+	if kind != "interactive" && kind != "job" {
+		return l.Errf(kv.Val, path+".kind", "want interactive or job, got %q", kind)
+	}
+	d.Caller.Kind = kind
+	allowed := map[string][]string{"interactive": {"kind", "budget", "rate"}, "job": {"kind", "timeout", "retry_after", "rate"}}[kind]
+	for key, fv := range m {
+		if !slices.Contains(allowed, key) {
+			return l.Errf(fv.Key, path+"."+key, "not a field of %s caller (want one of %s)", map[string]string{"job": "a job", "interactive": "an interactive"}[kind], strings.Join(allowed, ", "))
+		}
+	}
+	for _, key := range []string{"budget", "timeout", "retry_after"} {
+		fv, ok := m[key]
+		if !ok {
+			continue
+		}
+		dur, err := l.Positive(fv.Val, path+"."+key)
+		if err != nil {
+			return err
+		}
+		switch key {
+		case "budget":
+			d.Caller.Budget = dur
+		case "timeout":
+			d.Caller.Timeout = dur
+		case "retry_after":
+			d.Caller.RetryAfter = dur
+		}
+		d.pos["caller."+key] = l.Pos(fv.Val)
+	}
+	if fv, ok := m["rate"]; ok {
+		s, err := l.Scalar(fv.Val, path+".rate", "a rate such as 50/s")
+		if err != nil {
+			return err
+		}
+		r, perr := scenario.ParseRate(s)
+		if perr != nil {
+			return l.Errf(fv.Val, path+".rate", "%v", perr)
+		}
+		d.Caller.Rate = r
+		d.pos["caller.rate"] = l.Pos(fv.Val)
+	}
+	return nil
+}

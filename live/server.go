@@ -1,0 +1,730 @@
+// Package live is the real-socket side of patience: Server, the loopback HTTP target that
+// behaves like a scenario's target (`patience serve`), and Replay, the driver that plays a
+// scenario's load through real net/http clients governed by the same policy code
+// as the simulator (`patience replay --live`).
+//
+// The server follows the simulator's target model (sim doc) on real sockets:
+//
+//   - Time. Scenario time is wall time since Start multiplied by Speed; phases and latencies
+//     are divided by Speed in real time. Retry-After values are written in scenario time
+//     (the header has one-second resolution, so 0.2 s cannot be written); `replay --live`
+//     divides them by the speed it runs at.
+//   - Faults are drawn per request at arrival, tried in order against one uniform draw.
+//     status answers at once (Retry-After as delay-seconds, or as an HTTP-date beside a Date
+//     header computed from the same instant); hang holds the request until the client gives
+//     up or the server stops; reset serves the request (the side effect happens) and then
+//     closes the connection with SO_LINGER 0, so the client reads an RST — the "outcome
+//     unknown" case; refuse at 100% closes the listening socket for the phase (connect(2)
+//     gets ECONNREFUSED) and reopens it after. Partial refusal cannot refuse one SYN from
+//     user space: it is approximated by an RST before the request is processed (no side
+//     effect); the in-process live driver reclassifies those as refused connects.
+//   - Connect latency is not injected here (the kernel completes handshakes before Accept);
+//     the live driver applies target.connect in its dialer.
+//   - Capacity: N workers and a FIFO queue; overflow answers 503 at once; queued and running
+//     work continues after the client left (wasted work). Stall phases pause service.
+//   - Idempotency-Key (draft-ietf-httpapi-idempotency-key-header): checked when a request
+//     reaches the application (after faults): in flight → 409, different payload (SHA-256
+//     fingerprint of the body) → 422, completed → the stored response replayed with no
+//     second side effect.
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/patience-dev/patience/scenario"
+	"github.com/patience-dev/patience/sim"
+)
+
+// StatsPath serves the server's counters as JSON.
+const StatsPath = "/.well-known/patience/stats"
+
+// StatsSchema is the schema of the stats document.
+const StatsSchema = "patience/serve-stats/v1"
+
+// MaxBody bounds request bodies; larger ones answer 413 (go-httpbin's default too).
+const MaxBody = 1 << 20
+
+// drainMax is how much of an oversized body is read and discarded before the 413.
+const drainMax = 4 << 20
+
+// ServerOptions configure a Server.
+type ServerOptions struct {
+	// Speed divides every duration of the scenario in real time (default 1).
+	Speed float64
+	// Seed seeds the server's fault and latency draws (default: the scenario's seed).
+	Seed int64
+	// Log receives one line per phase change and per listener pause (nil = discard).
+	Log io.Writer
+}
+
+// Server is a fault-injecting HTTP target driven by a scenario's target model.
+type Server struct {
+	sc    *scenario.Scenario
+	speed float64
+	seed  int64
+	log   io.Writer
+
+	mu  sync.Mutex // guards rng and the maps in stats
+	rng *rand.Rand
+
+	keys *keyStore
+
+	start    time.Time
+	ln       *gateListener
+	srv      *http.Server
+	stopping chan struct{}
+	stopOnce sync.Once
+	done     chan struct{}
+
+	// stalls are the stall phases' windows, sorted by start.
+	stalls sim.Stalls
+
+	// capacity
+	slots chan struct{} // nil = unbounded
+	queue int           // max queued
+
+	// counters (atomic where hot; maps under mu)
+	requests   atomic.Int64
+	inFlight   atomic.Int64
+	queued     atomic.Int64
+	busy       atomic.Int64
+	overflow   atomic.Int64
+	panics     atomic.Int64
+	sideEff    atomic.Int64
+	replayed   atomic.Int64
+	wasted     atomic.Int64
+	byStatus   map[int]int64
+	byFault    map[string]int64
+	executions map[string]int64 // logical id → executions of a non-idempotent request
+	dupes      int64
+	dupesByTag map[string]int64
+	refusedBy  map[string]bool // remote addresses answered with a refusal RST
+}
+
+// NewServer prepares a server for sc; Start opens the socket.
+func NewServer(sc *scenario.Scenario, opts ServerOptions) *Server {
+	speed := opts.Speed
+	if speed <= 0 {
+		speed = 1
+	}
+	seed := opts.Seed
+	if seed == 0 {
+		seed = sc.Seed
+	}
+	log := opts.Log
+	if log == nil {
+		log = io.Discard
+	}
+	s := &Server{
+		sc:         sc,
+		speed:      speed,
+		seed:       seed,
+		log:        log,
+		rng:        rand.New(rand.NewPCG(uint64(seed), 0x7365727665)), // "serve": its own stream
+		keys:       newKeyStore(),
+		stopping:   make(chan struct{}),
+		done:       make(chan struct{}),
+		byStatus:   map[int]int64{},
+		byFault:    map[string]int64{},
+		executions: map[string]int64{},
+		dupesByTag: map[string]int64{},
+		refusedBy:  map[string]bool{},
+		stalls:     sim.StallsOf(sc),
+	}
+	if c := sc.Target.Capacity; c != nil && c.Workers > 0 {
+		s.slots = make(chan struct{}, c.Workers)
+		s.queue = c.Queue
+	}
+	return s
+}
+
+// Start listens on addr ("127.0.0.1:0" picks a port) and serves in the background until
+// Stop. Phases are timed from the moment Start returns.
+func (s *Server) Start(addr string) error {
+	ln, err := newGateListener("tcp", addr)
+	if err != nil {
+		return err
+	}
+	s.ln = ln
+	s.srv = &http.Server{
+		Handler:           s.recoverMiddleware(s),
+		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		// net/http's own complaints (accept errors, TLS probes) go to our log, not to the
+		// process-wide logger on stderr.
+		ErrorLog: log.New(s.log, "serve: ", 0),
+	}
+	if s.sc.Target.Conflicts == "single-row" {
+		fmt.Fprintln(s.log, "serve: warning: conflicts: single-row is not modelled on real sockets yet; writes never conflict")
+	}
+	s.start = time.Now()
+	go func() { _ = s.srv.Serve(ln) }()
+	go s.phaseLoop()
+	return nil
+}
+
+// URL is the base URL clients use.
+func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
+
+// Addr is the bound address.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Stop ends the server: hanging and queued requests are released, open connections are
+// closed after at most grace.
+func (s *Server) Stop(grace time.Duration) error {
+	var err error
+	s.stopOnce.Do(func() {
+		close(s.stopping)
+		ctx, cancel := context.WithTimeout(context.Background(), grace)
+		defer cancel()
+		err = s.srv.Shutdown(ctx)
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = s.srv.Close()
+		}
+		_ = s.ln.Close()
+		<-s.done
+	})
+	return err
+}
+
+// Run starts the server and serves until ctx ends or, when forDur > 0, for forDur.
+func (s *Server) Run(ctx context.Context, addr string, forDur time.Duration) error {
+	if err := s.Start(addr); err != nil {
+		return err
+	}
+	return s.Wait(ctx, forDur)
+}
+
+// Wait serves until ctx ends or forDur elapses (0 = until ctx ends), then stops.
+func (s *Server) Wait(ctx context.Context, forDur time.Duration) error {
+	var timeout <-chan time.Time
+	if forDur > 0 {
+		t := time.NewTimer(forDur)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-ctx.Done():
+	case <-timeout:
+	}
+	return s.Stop(5 * time.Second)
+}
+
+// ScenarioTime is the scenario time now: wall time since Start × Speed.
+func (s *Server) ScenarioTime() time.Duration { return s.scenarioTime(time.Now()) }
+
+func (s *Server) scenarioTime(t time.Time) time.Duration {
+	return time.Duration(float64(t.Sub(s.start)) * s.speed)
+}
+
+// real converts a scenario duration to wall time.
+func (s *Server) real(d time.Duration) time.Duration { return time.Duration(float64(d) / s.speed) }
+
+// phaseAt returns the index of the phase in force at scenario time t (-1 = none) and the
+// phase (nil = none), by the simulator's rule.
+func (s *Server) phaseAt(t time.Duration) (int, *scenario.Phase) {
+	i := sim.PhaseAt(s.sc, t)
+	if i < 0 {
+		return -1, nil
+	}
+	return i, &s.sc.Target.Phases[i]
+}
+
+// fullRefusal says whether a phase refuses every connection.
+func fullRefusal(p *scenario.Phase) bool {
+	if p == nil {
+		return false
+	}
+	for _, f := range p.Faults {
+		if f.Kind == scenario.FaultRefuse && f.Percent >= 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// phaseLoop logs phase changes and closes the listening socket during 100% refuse phases.
+func (s *Server) phaseLoop() {
+	defer close(s.done)
+	var cur *scenario.Phase
+	first := true
+	for {
+		now := s.ScenarioTime()
+		_, p := s.phaseAt(now)
+		if first || p != cur {
+			name := "baseline"
+			if p != nil {
+				name = p.Name
+			}
+			fmt.Fprintf(s.log, "serve: t=%s phase %s\n", now.Round(time.Millisecond), name)
+			if fullRefusal(p) {
+				if err := s.ln.pause(); err == nil {
+					fmt.Fprintf(s.log, "serve: listener closed (refuse 100%%) until t=%s\n", p.End())
+				}
+			} else if s.ln.paused() {
+				if err := s.ln.resume(); err != nil {
+					fmt.Fprintf(s.log, "serve: cannot reopen the listener: %v\n", err)
+				} else {
+					fmt.Fprintln(s.log, "serve: listener reopened")
+				}
+			}
+			cur, first = p, false
+		}
+		next := s.nextBoundary(now)
+		var wait <-chan time.Time
+		var t *time.Timer
+		if next >= 0 {
+			t = time.NewTimer(s.real(next-now) + time.Millisecond)
+			wait = t.C
+		}
+		select {
+		case <-s.stopping:
+			if t != nil {
+				t.Stop()
+			}
+			return
+		case <-wait:
+		}
+	}
+}
+
+// nextBoundary is the next phase start or end after t (-1 = none).
+func (s *Server) nextBoundary(t time.Duration) time.Duration {
+	next := time.Duration(-1)
+	for _, p := range s.sc.Target.Phases {
+		for _, b := range []time.Duration{p.At, p.End()} {
+			if b > t && (next < 0 || b < next) {
+				next = b
+			}
+		}
+	}
+	return next
+}
+
+// drawFault picks the fault for one request (nil = none) from the server's own stream.
+func (s *Server) drawFault(p *scenario.Phase) *scenario.Fault {
+	if p == nil || len(p.Faults) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	u := s.rng.Float64()
+	s.mu.Unlock()
+	return pickFault(p, u)
+}
+
+// pickFault maps a uniform draw u to a fault of phase p (nil = none) by the simulator's
+// rule (sim.PickFault).
+func pickFault(p *scenario.Phase, u float64) *scenario.Fault {
+	if i := sim.PickFault(p, u); i >= 0 {
+		return &p.Faults[i]
+	}
+	return nil
+}
+
+// sampleLatency draws a service time (scenario time) from the server's own stream, from the
+// distribution in force in phase (an index, -1 = none; sim.PhaseLatency).
+func (s *Server) sampleLatency(phase int) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return sim.PhaseLatency(s.sc, phase).Sample(s.rng)
+}
+
+// sleep waits a real duration, or less if the server stops; it says whether it slept fully.
+func (s *Server) sleep(d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-s.stopping:
+		return false
+	}
+}
+
+func (s *Server) countStatus(code int) {
+	s.mu.Lock()
+	s.byStatus[code]++
+	s.mu.Unlock()
+}
+
+func (s *Server) countFault(kind string) {
+	s.mu.Lock()
+	s.byFault[kind]++
+	s.mu.Unlock()
+}
+
+// execute performs the request's side effect: one execution of a non-idempotent request,
+// counted per logical request so duplicates show.
+func (s *Server) execute(r *http.Request, logical string) {
+	if (scenario.Request{Method: r.Method}).Idempotent() {
+		return
+	}
+	s.sideEff.Add(1)
+	if logical == "" {
+		return // no logical id: it cannot be told apart from a retry, so it is not kept
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.executions[logical]++
+	if s.executions[logical] > 1 {
+		s.dupes++
+		if tag, _, ok := parseLogicalID(logical); ok && tag != "" {
+			s.dupesByTag[tag]++
+		}
+	}
+}
+
+// ServeHTTP handles one request through the target model.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == StatsPath {
+		s.writeStats(w)
+		return
+	}
+	arrival := time.Now()
+	s.requests.Add(1)
+	s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
+
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	if err != nil {
+		s.plain(w, http.StatusBadRequest, "cannot read the request body: "+err.Error())
+		return
+	}
+	if len(body) > MaxBody {
+		// Drain a few MiB more so the client, still writing, reads the 413 instead of an
+		// RST; beyond that the connection is closed under it.
+		_, _ = io.CopyN(io.Discard, r.Body, drainMax)
+		w.Header().Set("Connection", "close")
+		s.plain(w, http.StatusRequestEntityTooLarge, "request body over 1 MiB")
+		return
+	}
+	var key string
+	if vals := r.Header.Values(IdempotencyKeyHeader); len(vals) > 1 {
+		s.plain(w, http.StatusBadRequest, "more than one Idempotency-Key")
+		return
+	} else if len(vals) == 1 {
+		if key, err = ParseIdempotencyKey(vals[0]); err != nil {
+			s.plain(w, http.StatusBadRequest, err.Error())
+			return
+		}
+	}
+	logical := r.Header.Get(LogicalIDHeader)
+	if logical == "" {
+		logical = key
+	}
+
+	pi, phase := s.phaseAt(s.scenarioTime(arrival))
+	// With a numeric logical id and an attempt index the draws come from the simulator's
+	// stream for that attempt (common random numbers); otherwise from the server's own.
+	var draws *targetDraws
+	if _, id, ok := parseLogicalID(logical); ok {
+		if j, err := strconv.ParseUint(r.Header.Get(AttemptHeader), 10, 32); err == nil {
+			d := attemptDraws(s.sc, s.seed, id, j)
+			draws = &d
+		}
+	}
+	var fault *scenario.Fault
+	if draws != nil {
+		fault = pickFault(phase, draws.u)
+	} else {
+		fault = s.drawFault(phase)
+	}
+	if fault != nil {
+		switch fault.Kind {
+		case scenario.FaultStatus:
+			s.countFault(string(fault.Kind))
+			s.writeStatusFault(w, fault)
+			return
+		case scenario.FaultHang:
+			s.countFault(string(fault.Kind))
+			select {
+			case <-r.Context().Done():
+			case <-s.stopping:
+			}
+			return
+		case scenario.FaultRefuse:
+			s.countFault(string(fault.Kind))
+			s.mu.Lock()
+			s.refusedBy[r.RemoteAddr] = true
+			s.mu.Unlock()
+			s.resetConn(w)
+			return
+		}
+	}
+	reset := fault != nil && fault.Kind == scenario.FaultReset
+	if reset {
+		s.countFault(string(fault.Kind))
+	}
+
+	// The application: idempotency first (a queued request with a key is in flight), then
+	// a worker, then the service time and the side effect.
+	if key != "" {
+		verdict, stored := s.keys.begin(key, fingerprint(body))
+		switch verdict {
+		case keyInFlight:
+			s.plain(w, http.StatusConflict, "a request with this Idempotency-Key is still in flight")
+			return
+		case keyMismatch:
+			s.plain(w, http.StatusUnprocessableEntity, "this Idempotency-Key was used with a different payload")
+			return
+		case keyDone:
+			s.replayed.Add(1)
+			s.replay(w, stored, reset)
+			return
+		}
+	}
+	release, ok := s.admit()
+	if !ok {
+		if key != "" {
+			s.keys.release(key)
+		}
+		s.overflow.Add(1)
+		s.plain(w, http.StatusServiceUnavailable, "over capacity")
+		return
+	}
+	var service time.Duration
+	if draws != nil {
+		service = sim.PhaseLatency(s.sc, pi).Sample(draws.rng)
+	} else {
+		service = s.sampleLatency(pi)
+	}
+	// Service pauses through stall phases (the simulator's rule): work of length d started
+	// at t ends at Advance(t, d).
+	started := s.ScenarioTime()
+	served := s.sleep(s.real(s.stalls.Advance(started, service) - started))
+	release()
+	if !served { // the server is stopping
+		if key != "" {
+			s.keys.release(key)
+		}
+		return
+	}
+	s.execute(r, logical)
+	if r.Context().Err() != nil {
+		s.wasted.Add(1)
+	}
+	resp := &storedResponse{status: http.StatusOK, header: http.Header{"Content-Type": {"application/json"}},
+		body: []byte(`{"ok":true}` + "\n")}
+	if key != "" {
+		s.keys.finish(key, resp)
+	}
+	if reset {
+		s.resetConn(w)
+		return
+	}
+	s.write(w, resp)
+}
+
+// admit takes a worker, waiting in the FIFO queue when all are busy; it refuses at once
+// when the queue is full. Waiting is not abandoned when the client leaves: queued work is
+// still done (the simulator's wasted work).
+func (s *Server) admit() (release func(), ok bool) {
+	if s.slots == nil {
+		s.busy.Add(1)
+		return func() { s.busy.Add(-1) }, true
+	}
+	select {
+	case s.slots <- struct{}{}:
+	default:
+		if s.queued.Add(1) > int64(s.queue) {
+			s.queued.Add(-1)
+			return nil, false
+		}
+		select {
+		case s.slots <- struct{}{}:
+			s.queued.Add(-1)
+		case <-s.stopping:
+			s.queued.Add(-1)
+			return nil, false
+		}
+	}
+	s.busy.Add(1)
+	return func() { s.busy.Add(-1); <-s.slots }, true
+}
+
+// writeStatusFault answers a status fault, with Retry-After when the fault sets one. The
+// HTTP-date form is written against a Date header from the same instant, truncated to the
+// second, so `Retry-After − Date` is exactly the delay (RFC 9110 §10.2.3, §6.6.1).
+func (s *Server) writeStatusFault(w http.ResponseWriter, f *scenario.Fault) {
+	h := w.Header()
+	if ra := f.RetryAfter; ra != nil {
+		now := time.Now().UTC().Truncate(time.Second)
+		h.Set("Date", now.Format(http.TimeFormat))
+		if ra.Date {
+			h.Set("Retry-After", now.Add(ra.Delay).Format(http.TimeFormat))
+		} else {
+			secs := int64((ra.Delay + time.Second - 1) / time.Second) // delay-seconds is an integer: round up
+			h.Set("Retry-After", strconv.FormatInt(secs, 10))
+		}
+	}
+	s.plain(w, f.Status, http.StatusText(f.Status))
+}
+
+// resetConn hijacks the connection and closes it with SO_LINGER 0, so the kernel sends RST
+// instead of FIN (Toxiproxy's reset_peer does the same).
+func (s *Server) resetConn(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler) // HTTP/2: abort the stream
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
+}
+
+func (s *Server) replay(w http.ResponseWriter, resp *storedResponse, reset bool) {
+	if reset {
+		s.resetConn(w)
+		return
+	}
+	w.Header().Set(ReplayedHeader, "true")
+	s.write(w, resp)
+}
+
+func (s *Server) write(w http.ResponseWriter, resp *storedResponse) {
+	for k, v := range resp.header {
+		w.Header()[k] = v
+	}
+	s.countStatus(resp.status)
+	w.WriteHeader(resp.status)
+	_, _ = w.Write(resp.body)
+}
+
+func (s *Server) plain(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	s.countStatus(code)
+	w.WriteHeader(code)
+	_, _ = io.WriteString(w, msg+"\n")
+}
+
+// recoverMiddleware is the last resort: a panic answers 500 and is counted, never crashing
+// the server. http.ErrAbortHandler passes through (it is how a handler aborts on purpose).
+func (s *Server) recoverMiddleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.panics.Add(1)
+				s.plain(w, http.StatusInternalServerError, "internal error")
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Stats are the server's counters, served at StatsPath.
+type Stats struct {
+	Schema   string `json:"schema"`
+	Scenario string `json:"scenario"`
+	// UptimeMs is wall time since start; ScenarioTimeMs the scenario time (× speed).
+	UptimeMs       float64 `json:"uptime_ms"`
+	ScenarioTimeMs float64 `json:"scenario_time_ms"`
+	Speed          float64 `json:"speed"`
+	// Phase is the phase in force ("" = none).
+	Phase string `json:"phase"`
+	// Requests counts requests handled (the stats endpoint excluded).
+	Requests int64            `json:"requests"`
+	ByStatus map[string]int64 `json:"by_status"`
+	ByFault  map[string]int64 `json:"by_fault"`
+	// SideEffects counts executions of non-idempotent requests.
+	SideEffects int64 `json:"side_effects"`
+	// DuplicateSideEffects counts executions beyond the first per logical request (by
+	// Patience-Logical-Id, else Idempotency-Key).
+	DuplicateSideEffects int64 `json:"duplicate_side_effects"`
+	// DuplicatesByTag splits DuplicateSideEffects by the TAG of logical ids "TAG:N" (the
+	// live driver tags each policy, so several policies can share one --target).
+	DuplicatesByTag map[string]int64 `json:"duplicates_by_tag"`
+	// Keys counts Idempotency-Keys stored; Replayed the responses replayed from them.
+	Keys     int   `json:"keys"`
+	Replayed int64 `json:"replayed"`
+	InFlight int64 `json:"in_flight"`
+	// Queue is the number of requests waiting for a worker; Busy the workers serving.
+	Queue    int64 `json:"queue"`
+	Busy     int64 `json:"busy"`
+	Overflow int64 `json:"overflow"`
+	// Wasted counts requests served after their client had gone.
+	Wasted int64 `json:"wasted"`
+	Panics int64 `json:"panics"`
+	// Listening is false while a 100% refuse phase keeps the socket closed.
+	Listening bool `json:"listening"`
+}
+
+// Stats returns a snapshot of the counters.
+func (s *Server) Stats() Stats {
+	now := time.Now()
+	st := Stats{
+		Schema: StatsSchema, Scenario: s.sc.Name, Speed: s.speed,
+		UptimeMs:       float64(now.Sub(s.start)) / 1e6,
+		ScenarioTimeMs: float64(s.scenarioTime(now)) / 1e6,
+		Requests:       s.requests.Load(),
+		ByStatus:       map[string]int64{},
+		ByFault:        map[string]int64{},
+		SideEffects:    s.sideEff.Load(),
+		Keys:           s.keys.len(),
+		Replayed:       s.replayed.Load(),
+		InFlight:       s.inFlight.Load(),
+		Queue:          s.queued.Load(),
+		Busy:           s.busy.Load(),
+		Overflow:       s.overflow.Load(),
+		Wasted:         s.wasted.Load(),
+		Panics:         s.panics.Load(),
+		Listening:      s.ln != nil && !s.ln.paused(),
+	}
+	if _, p := s.phaseAt(s.scenarioTime(now)); p != nil {
+		st.Phase = p.Name
+	}
+	s.mu.Lock()
+	for k, v := range s.byStatus {
+		st.ByStatus[strconv.Itoa(k)] = v
+	}
+	for k, v := range s.byFault {
+		st.ByFault[k] = v
+	}
+	st.DuplicateSideEffects = s.dupes
+	st.DuplicatesByTag = map[string]int64{}
+	for k, v := range s.dupesByTag {
+		st.DuplicatesByTag[k] = v
+	}
+	s.mu.Unlock()
+	return st
+}
+
+// WasRefused says whether the server answered a connection from remoteAddr with a refusal
+// RST (partial refuse). The in-process driver uses it to classify that reset as a refused
+// connect, which is what the scenario meant.
+func (s *Server) WasRefused(remoteAddr string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refusedBy[remoteAddr]
+}
+
+func (s *Server) writeStats(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(s.Stats())
+}

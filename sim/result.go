@@ -1,0 +1,145 @@
+package sim
+
+// Schema is the value of Result.Schema (DESIGN §3).
+const Schema = "patience/replay/v1"
+
+// Modes of a Result.
+const (
+	ModeSimulated = "simulated"
+	ModeLive      = "live"
+)
+
+// Failure reasons counted in PolicyResult.FailureReasons. Reasons after a response name the
+// last outcome ("http_503", "timeout", ...); these are the ones that are not an outcome.
+const (
+	ReasonStuck       = "stuck"        // still in flight when the drain ended
+	ReasonNoWorker    = "no_worker"    // no free client worker when the request arrived
+	ReasonBreakerOpen = "breaker_open" // the circuit breaker rejected the call (no fallback)
+	ReasonBulkhead    = "bulkhead"     // the bulkhead rejected the call (no fallback)
+	ReasonBudget      = "budget"       // the retry budget refused the retry
+	ReasonDeadline    = "deadline"     // the deadline could not hold another attempt
+	ReasonTimeout     = "timeout"
+	ReasonConnect     = "connect_timeout"
+	ReasonRefused     = "refused"
+	ReasonReset       = "reset"
+	ReasonRejected    = "rejected" // 4xx other than 408/409/429: never retried
+)
+
+// Result is the outcome of `patience replay`: every policy of a scenario replayed on the
+// same arrivals and the same target draws. The live driver (live) fills the same
+// struct with Mode "live", so reports and `check` read one shape.
+type Result struct {
+	Schema string `json:"schema"`
+	// Mode is "simulated" or "live".
+	Mode     string `json:"mode"`
+	Scenario string `json:"scenario"`
+	// Description is the scenario's story line.
+	Description string `json:"description,omitempty"`
+	Seed        int64  `json:"seed"`
+	// DurationMs is how long arrivals lasted (the scenario's duration).
+	DurationMs float64 `json:"duration_ms"`
+	// IncidentEndMs is when the target's last phase ends, when that is before arrivals stop
+	// (so recovery can be judged); null otherwise.
+	IncidentEndMs *float64 `json:"incident_end_ms"`
+	// Interrupted is set when the run was stopped before every policy finished.
+	Interrupted bool           `json:"interrupted,omitempty"`
+	Policies    []PolicyResult `json:"policies"`
+}
+
+// PolicyResult is what one policy did to the logical requests and to the target.
+type PolicyResult struct {
+	Name string `json:"name"`
+	// Requests counts logical requests that arrived (including those refused for lack of a
+	// worker).
+	Requests  int `json:"requests"`
+	Succeeded int `json:"succeeded"`
+	Failed    int `json:"failed"`
+	// Degraded counts requests answered by a fallback after a breaker or bulkhead rejection:
+	// the page rendered without this data ("delivery date pending").
+	Degraded int `json:"degraded"`
+	// SuccessRate is Succeeded / Requests (0 when there were no requests).
+	SuccessRate float64 `json:"success_rate"`
+	// Attempts counts attempts that reached for the target (bottom layer; a single-row
+	// conflict write counts as one more).
+	Attempts int `json:"attempts"`
+	// Amplification is Attempts / Requests.
+	Amplification float64 `json:"amplification"`
+	// TheoreticalAmplification is Π max_attempts over the layers; null when some layer
+	// retries without limit.
+	TheoreticalAmplification *float64 `json:"theoretical_amplification"`
+	// Latency is what callers waited: from arrival to the end of the logical request, for
+	// every request not refused at arrival for lack of a worker (successes, failures,
+	// degraded and stuck alike).
+	Latency Latency `json:"latency"`
+	// FinishedMs is when the last logical request finished (stuck ones at the drain end).
+	FinishedMs float64 `json:"finished_ms"`
+	// Duplicates counts extra executions of non-idempotent requests sent without a key
+	// (a customer charged twice counts 1).
+	Duplicates int `json:"duplicates"`
+	// UnknownOutcomes counts failed non-idempotent requests whose last answer left the
+	// outcome unknown (timeout, reset, 5xx): the server may have acted — a charge someone must
+	// now confirm by hand.
+	UnknownOutcomes int `json:"unknown_outcomes"`
+	// PeakInFlight is the most logical requests in flight at once.
+	PeakInFlight int `json:"peak_in_flight"`
+	// WorkerSaturation is the peak share of one client's workers busy at once (1.0 = some
+	// client had every worker taken); 0 when workers are unbounded.
+	WorkerSaturation float64 `json:"worker_saturation"`
+	// SaturatedMs is how long, in total, at least one client had every worker busy: the time
+	// during which that client could serve nothing else.
+	SaturatedMs float64 `json:"saturated_ms"`
+	// NoWorker counts calls refused because no client worker was free. Workers belong to the
+	// bottom layer (the caller of the dependency): for a single-layer policy these are logical
+	// requests failed at arrival; below other layers, each refused bottom call counts (the
+	// layer above sees a 503 and may try again), so it can exceed Requests.
+	NoWorker int `json:"no_worker"`
+	// PeakTargetLoadPerS is the most attempts started at the target in one second.
+	PeakTargetLoadPerS float64 `json:"peak_target_load_per_s"`
+	// PeakRetryBurstPerS is the most retries (at the layer that calls the dependency) started
+	// in one 100 ms window, scaled to per second: the spike a synchronised wave of retries puts
+	// on the dependency, which the per-second peak averages away (Brooker, "Exponential
+	// Backoff And Jitter", AWS Architecture Blog, 2015).
+	PeakRetryBurstPerS float64 `json:"peak_retry_burst_per_s"`
+	// Recovered says whether, after the last phase of the target ended, requests stopped
+	// failing or degrading for at least the last 10 s of arrivals (false when the scenario has
+	// no phase). RecoveryMs is how long after that phase's end the last failed or degraded
+	// request finished: 0 = at once; null when not recovered or no phase.
+	Recovered  bool     `json:"recovered"`
+	RecoveryMs *float64 `json:"recovery_ms"`
+	// WastedWork counts attempts the target served after their caller had given up.
+	WastedWork int `json:"wasted_work"`
+	// MalformedRetryAfter counts Retry-After values the policy could not parse (ignored).
+	MalformedRetryAfter int `json:"malformed_retry_after"`
+	// FailureReasons counts failed logical requests by why they failed.
+	FailureReasons map[string]int `json:"failure_reasons"`
+	// Timeline has one entry per second from t=0 to the end of the run.
+	Timeline []Second `json:"timeline"`
+}
+
+// Latency holds percentiles of logical-request latency in milliseconds.
+type Latency struct {
+	P50Ms float64 `json:"p50_ms"`
+	P99Ms float64 `json:"p99_ms"`
+	MaxMs float64 `json:"max_ms"`
+}
+
+// Second is one second of the run [T, T+1).
+type Second struct {
+	T int `json:"t"`
+	// Arrivals counts logical requests that arrived.
+	Arrivals int `json:"arrivals"`
+	// Attempts counts attempts started at the target: the offered load.
+	Attempts int `json:"attempts"`
+	// Succeeded counts logical requests that succeeded (goodput).
+	Succeeded int `json:"succeeded"`
+	Failed    int `json:"failed"`
+	Degraded  int `json:"degraded"`
+	// InFlight is the most logical requests in flight during the second.
+	InFlight int `json:"in_flight"`
+	// QueueLength is the longest the target's queue was during the second.
+	QueueLength int `json:"queue_length"`
+	// TargetBusy is the most target workers busy at once during the second.
+	TargetBusy int `json:"target_busy"`
+	// BusyWorkers is the most client workers busy at once during the second, over all clients.
+	BusyWorkers int `json:"busy_workers"`
+}

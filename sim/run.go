@@ -1,0 +1,104 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/patience-dev/patience/scenario"
+	"github.com/patience-dev/patience/policy"
+)
+
+// Options tune a Run.
+type Options struct {
+	// Progress, when set, is called now and then with how far the run is: total is 1000 per
+	// policy, done counts thousandths of each policy's simulated horizon.
+	Progress func(done, total int)
+}
+
+// Run simulates every policy of sc on the same arrivals and the same target draws (common
+// random numbers), so differences between the policies come from the policies alone.
+// When ctx is cancelled, Run returns the policies finished so far (Interrupted set) together
+// with ctx's error.
+func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, error) {
+	if sc == nil {
+		return nil, errors.New("sim: nil scenario")
+	}
+	res := &Result{
+		Schema:      Schema,
+		Mode:        ModeSimulated,
+		Scenario:    sc.Name,
+		Description: sc.Description,
+		Seed:        sc.Seed,
+		DurationMs:  ms(sc.Duration),
+		Policies:    make([]PolicyResult, 0, len(sc.Policies)),
+	}
+	var end time.Duration
+	for _, ph := range sc.Target.Phases {
+		end = max(end, ph.End())
+	}
+	if end > 0 && end < sc.Duration {
+		v := ms(end)
+		res.IncidentEndMs = &v
+	}
+	total := 1000 * len(sc.Policies)
+	for i, p := range sc.Policies {
+		var tick func(now, horizon time.Duration)
+		if opts.Progress != nil {
+			tick = func(now, horizon time.Duration) {
+				opts.Progress(1000*i+int(1000*float64(now)/float64(horizon)), total)
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			res.Interrupted = true
+			return res, err
+		}
+		pr, err := runPolicy(ctx, sc, p, tick)
+		if err != nil {
+			res.Interrupted = true
+			return res, err
+		}
+		res.Policies = append(res.Policies, pr)
+		if opts.Progress != nil {
+			opts.Progress(1000*(i+1), total)
+		}
+	}
+	return res, nil
+}
+
+// RunPolicy simulates one policy against sc's load and target. Storm's bisection calls it
+// many times, so it allocates per concurrent request (free lists), not per request.
+func RunPolicy(ctx context.Context, sc *scenario.Scenario, p *policy.Policy) (PolicyResult, error) {
+	return runPolicy(ctx, sc, p, nil)
+}
+
+func runPolicy(ctx context.Context, sc *scenario.Scenario, p *policy.Policy, tick func(now, horizon time.Duration)) (PolicyResult, error) {
+	if err := validate(sc, p); err != nil {
+		return PolicyResult{}, err
+	}
+	e := newEngine(sc, p)
+	e.tick = tick
+	if err := e.run(ctx); err != nil {
+		return PolicyResult{}, err
+	}
+	return e.res, nil
+}
+
+func validate(sc *scenario.Scenario, p *policy.Policy) error {
+	if sc == nil {
+		return errors.New("sim: nil scenario")
+	}
+	if p == nil {
+		return errors.New("sim: nil policy")
+	}
+	for _, l := range p.Layers {
+		if l.Policy == nil {
+			return errors.New("sim: layer " + l.Name + " has no policy")
+		}
+	}
+	ld := sc.Load
+	if ld.Rate <= 0 && ld.Concurrency <= 0 && ld.Burst <= 0 {
+		return errors.New("sim: scenario " + sc.Name + " has no load (rate, concurrency or burst)")
+	}
+	return nil
+}

@@ -1,0 +1,17 @@
+// Package storm is `patience storm`'s library: retry amplification across many clients and
+// layers against one finite-capacity dependency, and metastable collapse (issue 5, DESIGN §3,
+// §5, §6). It builds no engine of its own: every run goes through sim.RunPolicy.
+//
+//   - model.go: the quick model from flags (clients, rate, capacity as workers × a fixed
+//     service time, queue, timeout, attempts per layer, outages and error bursts) into a
+//     *scenario.Scenario.
+//   - mitigations.go: layered policies and the mitigations compared by default; how
+//     --timeout and --attempts override a policy.
+//   - recovery.go: the recovery rule (5 s moving average within 10% for 30 s after the last
+//     fault) and metastability, on a per-second timeline.
+//   - fluid.go: the fluid approximation and its closed forms (C/ΠN and the run-length
+//     bound), with the derivation.
+//   - bisect.go: stable_below_per_s by bisection over simulated runs.
+//   - storm.go: Run, which simulates every policy on the same arrivals and analyses each;
+//     result.go: the patience/storm/v1 result.
+package storm

@@ -1,0 +1,389 @@
+package storm
+
+import (
+	"context"
+	"errors"
+	"math"
+	"time"
+
+	"github.com/patience-dev/patience/scenario"
+	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/sim"
+)
+
+// Options tune a storm Run.
+type Options struct {
+	// Bisect searches stable_below_per_s for every policy (when the scenario has a capacity
+	// and an arrival rate).
+	Bisect bool
+	// Tolerance is the bisection's stopping width as a share of capacity (default 2%).
+	Tolerance float64
+	// Model is the quick model the scenario was built from, reported as is (nil for files).
+	Model *Model
+	// Progress, when set, is called after each policy with how many are done.
+	Progress func(done, total int)
+	// engine replaces sim.RunPolicy in tests.
+	engine func(context.Context, *scenario.Scenario, *policy.Policy) (sim.PolicyResult, error)
+}
+
+// DefaultTolerance is the bisection's width as a share of capacity: 2% of capacity takes six
+// halvings of [2%, 100%].
+const DefaultTolerance = 0.02
+
+// Run simulates every policy of sc on the same arrivals with the sim engine and analyses each
+// run: amplification, peak and final load against capacity, recovery after the last fault,
+// metastability, the fluid bound and — with opts.Bisect — stable_below_per_s. On
+// cancellation it returns the policies finished so far (Interrupted set) with ctx's error.
+func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, error) {
+	if sc == nil || len(sc.Policies) == 0 {
+		return nil, errors.New("storm: no scenario or no policy")
+	}
+	run := opts.engine
+	if run == nil {
+		run = sim.RunPolicy
+	}
+	if opts.Tolerance <= 0 {
+		opts.Tolerance = DefaultTolerance
+	}
+	res := &Result{
+		Schema:      Schema,
+		Scenario:    sc.Name,
+		Description: sc.Description,
+		Seed:        sc.Seed,
+		DurationMs:  ms(sc.Duration),
+		Model:       opts.Model,
+		RatePerS:    sc.Load.Rate,
+		Triggers:    Triggers(sc),
+	}
+	if c, ok := CapacityOf(sc); ok {
+		res.CapacityPerS = &c
+	}
+	faultEnd := LastFaultEnd(sc)
+	res.LastFaultEndMs = ms(faultEnd)
+
+	// Whatever happens, the top-level fields describe the first policy that finished, so an
+	// interrupted run still renders.
+	defer func() {
+		if len(res.Policies) == 0 {
+			return
+		}
+		first := res.Policies[0]
+		res.Policy = first.Name
+		res.Requests = first.Requests
+		res.Attempts = first.Attempts
+		res.Amplification = Amplification{Theoretical: first.TheoreticalAmplification, Observed: first.PolicyResult.Amplification}
+		res.WastedWork = first.WastedWork
+		res.Analysis = first.Analysis
+		res.Series = Series(first.PolicyResult)
+	}()
+	for i, p := range sc.Policies {
+		pr, err := run(ctx, sc, p)
+		if err != nil {
+			res.Interrupted = true
+			return res, err
+		}
+		out := NewPolicyResult(pr, Analyse(sc, pr, res.CapacityPerS))
+		if b, ok := FluidBoundFor(p, res.CapacityPerS, MaxWait(sc)); ok {
+			out.FluidBoundPerS, out.FluidBasis = &b.PerS, b.Basis
+			if h, ok := horizonBound(sc, p, res.CapacityPerS, b); ok {
+				out.FluidHorizonBoundPerS = &h
+			}
+		}
+		if opts.Bisect && res.CapacityPerS != nil && sc.Load.Rate > 0 {
+			c := *res.CapacityPerS
+			tol := c * opts.Tolerance
+			// A deep chain's bound (300/64 = 4.7/s) is below 2% of capacity: search it at a
+			// tenth of the bound instead, or the first probe would already be above it.
+			if out.FluidBoundPerS != nil && *out.FluidBoundPerS < 10*tol {
+				tol = *out.FluidBoundPerS / 10
+			}
+			bis, err := Bisect(ctx, func(ctx context.Context, rate float64) (bool, error) {
+				return recoversAt(ctx, run, sc, p, rate, res.CapacityPerS)
+			}, tol, c, tol)
+			if err != nil {
+				res.Interrupted = true
+				return res, err
+			}
+			out.Bisection = &bis
+			out.StableBelowPerS = &bis.StableBelowPerS
+			out.FluidNote = fluidNote(out.Analysis, bis)
+		}
+		res.Policies = append(res.Policies, out)
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(sc.Policies))
+		}
+	}
+	return res, nil
+}
+
+// recoversAt runs policy p on sc with the arrival rate replaced, and judges recovery.
+func recoversAt(ctx context.Context, run func(context.Context, *scenario.Scenario, *policy.Policy) (sim.PolicyResult, error),
+	sc *scenario.Scenario, p *policy.Policy, rate float64, capacity *float64) (bool, error) {
+	at := *sc
+	at.Load.Rate = rate
+	pr, err := run(ctx, &at, p)
+	if err != nil {
+		return false, err
+	}
+	return Analyse(&at, pr, capacity).Recovered, nil
+}
+
+// Analyse computes the storm fields of one policy's run.
+func Analyse(sc *scenario.Scenario, pr sim.PolicyResult, capacity *float64) Analysis {
+	var a Analysis
+	n := len(pr.Timeline)
+	goodput, offered, arrivals := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
+	for _, s := range pr.Timeline {
+		for len(goodput) <= s.T {
+			goodput, offered, arrivals = append(goodput, 0), append(offered, 0), append(arrivals, 0)
+		}
+		goodput[s.T] += float64(s.Succeeded)
+		arrivals[s.T] += float64(s.Arrivals)
+		offered[s.T] += float64(s.Attempts)
+		a.PeakOfferedPerS = math.Max(a.PeakOfferedPerS, float64(s.Attempts))
+	}
+	end := int(sc.Duration / time.Second)
+	from := max(0, end-int(RecoveryWindow/time.Second))
+	if n := min(end, len(goodput)) - from; n > 0 {
+		for t := from; t < from+n; t++ {
+			a.FinalOfferedPerS += offered[t]
+			a.GoodputPerS += goodput[t]
+		}
+		a.FinalOfferedPerS /= float64(n)
+		a.GoodputPerS /= float64(n)
+	}
+	if capacity != nil && *capacity > 0 {
+		peak, final := a.PeakOfferedPerS / *capacity, a.FinalOfferedPerS / *capacity
+		a.PeakLoadRatio, a.FinalLoadRatio = &peak, &final
+	}
+	if sc.Load.Rate > 0 {
+		r := Judge(goodput, arrivals, LastFaultEnd(sc), sc.Duration)
+		a.Judged, a.Recovered, a.Metastable, a.RecoveringS = r.Judged, r.Recovered, r.Metastable, r.RecoveringS
+		if r.Recovered {
+			s := r.RecoveryS
+			a.RecoveryS = &s
+		}
+	}
+	return a
+}
+
+// Series is the per-second storm view of a run.
+func Series(pr sim.PolicyResult) []Point {
+	goodput := make([]float64, len(pr.Timeline))
+	for i, s := range pr.Timeline {
+		goodput[i] = float64(s.Succeeded)
+	}
+	avg := MovingAverages(goodput, int(MovingAverage/time.Second))
+	out := make([]Point, len(pr.Timeline))
+	for i, s := range pr.Timeline {
+		out[i] = Point{T: s.T, Arrivals: s.Arrivals, OfferedPerS: s.Attempts, GoodputPerS: s.Succeeded,
+			GoodputAvgPerS: math.Round(avg[i]*100) / 100, Failed: s.Failed, QueueLength: s.QueueLength}
+	}
+	return out
+}
+
+// Triggers lists the scenario's phases as storm triggers.
+func Triggers(sc *scenario.Scenario) []Trigger {
+	out := make([]Trigger, 0, len(sc.Target.Phases))
+	for _, ph := range sc.Target.Phases {
+		kind := "latency"
+		switch {
+		case ph.Stall:
+			kind = "stall"
+		case len(ph.Faults) > 0 && allStatus(ph.Faults):
+			kind = "errors"
+		case len(ph.Faults) > 0:
+			kind = "faults"
+		}
+		out = append(out, Trigger{Name: ph.Name, Kind: kind, AtMs: ms(ph.At), ForMs: ms(ph.For)})
+	}
+	return out
+}
+
+func allStatus(fs []scenario.Fault) bool {
+	for _, f := range fs {
+		if f.Kind != scenario.FaultStatus {
+			return false
+		}
+	}
+	return true
+}
+
+// LastFaultEnd is when the last phase of the target ends (0 without phases): the moment
+// recovery is measured from. Every phase counts, a latency change included — it is a
+// trigger like any other.
+func LastFaultEnd(sc *scenario.Scenario) time.Duration {
+	var end time.Duration
+	for _, ph := range sc.Target.Phases {
+		end = max(end, ph.End())
+	}
+	return end
+}
+
+// CapacityOf is the target's service rate: capacity workers / mean base service time. False
+// when the target has no capacity limit (or a zero mean service time).
+func CapacityOf(sc *scenario.Scenario) (float64, bool) {
+	cp := sc.Target.Capacity
+	if cp == nil || cp.Workers <= 0 {
+		return 0, false
+	}
+	mean := MeanOf(&sc.Target.Latency)
+	if mean <= 0 {
+		return 0, false
+	}
+	return float64(cp.Workers) / mean.Seconds(), true
+}
+
+// MeanOf is a distribution's mean: exact for fixed, uniform, exponential and lognormal
+// (exp(μ + σ²/2)), the mean of 1000 mid-point quantiles for a measured profile.
+func MeanOf(d *scenario.Distribution) time.Duration {
+	switch d.Kind {
+	case scenario.DistFixed, "":
+		return d.Fixed
+	case scenario.DistUniform:
+		return (d.Min + d.Max) / 2
+	case scenario.DistExponential:
+		return d.Min + d.Mean
+	case scenario.DistLognormal:
+		if d.P50 <= 0 || d.P99 <= d.P50 {
+			return d.P50
+		}
+		const z99 = 2.3263478740408408
+		mu := math.Log(float64(d.P50))
+		sigma := (math.Log(float64(d.P99)) - mu) / z99
+		return time.Duration(math.Exp(mu + sigma*sigma/2))
+	}
+	const n = 1000
+	sum := 0.0
+	for i := 0; i < n; i++ {
+		sum += float64(d.Quantile((float64(i) + 0.5) / n))
+	}
+	return time.Duration(sum / n)
+}
+
+// Bound is a closed-form fluid bound and the formula it came from.
+type Bound struct {
+	PerS  float64
+	Basis string
+	// N is the attempts per logical request in the collapsed regime (1 without retries).
+	N int
+	// Horizon says FluidHorizonBound applies: every attempt of the collapsed regime is one
+	// of N fixed attempts (retry on timeout, or no retries), not a budget's burst.
+	Horizon bool
+}
+
+// FluidBoundFor returns the fluid model's bound for a policy (derivation in fluid.go), or
+// false when the policy has no closed form here: a breaker or bulkhead anywhere, unlimited
+// attempts, a ratio budget with a per-second reserve, or no capacity. A token bucket caps
+// retries by a finite burst, so its asymptotic bound is the capacity itself. maxWait is the
+// longest an attempt can spend at a bounded target (MaxWait; 0 = unbounded): when it is
+// shorter than the timeout, nothing times out, overflow is answered 503 at once, and the
+// timeout regime of the derivation cannot happen — the bound is C.
+func FluidBoundFor(p *policy.Policy, capacity *float64, maxWait time.Duration) (Bound, bool) {
+	if capacity == nil {
+		return Bound{}, false
+	}
+	c := *capacity
+	if maxWait > 0 && p.Timeout > 0 && maxWait < p.Timeout {
+		return Bound{PerS: c, Basis: "C (bounded queue: no attempt waits as long as the timeout)", N: 1}, true
+	}
+	attempts := Attempts(p)
+	n := 1
+	bucket, ratio := false, -1.0
+	ok := true
+	eachLayer(p, func(l *policy.Policy) {
+		if l.Breaker != nil || l.Bulkhead != nil {
+			ok = false
+		}
+		if b := l.Budget; b != nil {
+			switch b.Kind {
+			case policy.BudgetTokenBucket:
+				bucket = true
+			case policy.BudgetRatio:
+				if b.MinPerS > 0 {
+					ok = false
+				}
+				ratio = math.Max(ratio, b.Percent)
+			}
+		}
+	})
+	for _, a := range attempts {
+		if a == 0 {
+			ok = false
+		}
+		n *= max(a, 1)
+	}
+	switch {
+	case !ok:
+		return Bound{}, false
+	case n == 1:
+		return Bound{PerS: c, Basis: "C (no retries)", N: 1, Horizon: true}, true
+	case bucket:
+		return Bound{PerS: c, Basis: "C (token bucket: a finite burst of retries)", N: 1}, true
+	case ratio >= 0 && len(attempts) == 1:
+		return Bound{PerS: c / (1 + ratio), Basis: "C/(1+p) (ratio budget)", N: 1}, true
+	case ratio >= 0:
+		return Bound{}, false
+	}
+	if !retriesTimeouts(p) {
+		return Bound{}, false
+	}
+	return Bound{PerS: FluidBound(c, attempts), Basis: "C/ΠN (retry on timeout)", N: n, Horizon: true}, true
+}
+
+// retriesTimeouts says whether the bottom layer retries timeouts at all (an empty On list
+// means the default list, which does).
+func retriesTimeouts(p *policy.Policy) bool {
+	if p.Timeout <= 0 {
+		return false
+	}
+	on := p.Retry.On
+	if on == nil {
+		on = policy.DefaultRetryOn
+	}
+	for _, t := range on {
+		if t == "timeout" {
+			return true
+		}
+	}
+	return false
+}
+
+// horizonBound applies FluidHorizonBound for a C/ΠN (or no-retry) bound when the scenario
+// has exactly one trigger and it is a stall.
+func horizonBound(sc *scenario.Scenario, p *policy.Policy, capacity *float64, b Bound) (float64, bool) {
+	if !b.Horizon || len(sc.Target.Phases) != 1 || !sc.Target.Phases[0].Stall {
+		return 0, false
+	}
+	ph := sc.Target.Phases[0]
+	h := FluidHorizonBound(*capacity, b.N, p.Timeout, ph.For, sc.Duration-ph.End())
+	return math.Min(h, b.PerS), true
+}
+
+// fluidNote explains a measured stable_below that disagrees with the fluid bound by more
+// than the bisection's tolerance (derivations in fluid.go).
+func fluidNote(a Analysis, b Bisection) string {
+	if a.FluidBoundPerS == nil || a.StableBelowPerS == nil {
+		return ""
+	}
+	got, bound := *a.StableBelowPerS, *a.FluidBoundPerS
+	switch {
+	case got > bound+b.TolerancePerS:
+		return "above the fluid bound: the trigger is too short for the collapsed load to build up to λ·ΠN before the backlog drains (layers that wait for the layer below take Σ attempts × timeout to get there)"
+	case a.FluidHorizonBoundPerS != nil && got < *a.FluidHorizonBoundPerS-b.TolerancePerS:
+		return "below the fluid bound for this run's length: the judge's 5 s average and ±10% band, and a backlog larger than λ·N·D, cost a little"
+	}
+	return ""
+}
+
+// MaxWait is the longest an attempt can spend at the target when its queue is bounded:
+// (queue + workers) / capacity-per-worker time, i.e. (Queue/Workers + 1) × mean service
+// time; 0 when the queue is unbounded or there is no capacity limit.
+func MaxWait(sc *scenario.Scenario) time.Duration {
+	cp := sc.Target.Capacity
+	if cp == nil || cp.Workers <= 0 || cp.Queue >= UnboundedQueue {
+		return 0
+	}
+	mean := MeanOf(&sc.Target.Latency)
+	return time.Duration((float64(cp.Queue)/float64(cp.Workers) + 1) * float64(mean))
+}
