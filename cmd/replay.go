@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/patience-dev/patience/replay"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/sim"
@@ -128,7 +129,7 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	var res *sim.Result
+	var res *replay.Result
 	var runErr error
 	if opts.Live.Live {
 		res, runErr = replayLiveWith(ctx, opts, sc, &opts.Live)

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"io"
 
-	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/live"
-	"github.com/patience-dev/patience/sim"
+	"github.com/patience-dev/patience/replay"
+	"github.com/patience-dev/patience/scenario"
 	"github.com/spf13/cobra"
 )
 
@@ -51,7 +51,7 @@ func checkLiveFlags(c *cobra.Command, lf *LiveFlags) error {
 // replayLiveWith runs the live replay of sc with the live flags lf: the same result schema
 // as the simulation, mode "live". The real run time is printed on stderr before it starts
 // (unless --quiet). A --target that is not loopback, or a bad --speed, is a usage error.
-func replayLiveWith(ctx context.Context, opts *ReplayOptions, sc *scenario.Scenario, lf *LiveFlags) (*sim.Result, error) {
+func replayLiveWith(ctx context.Context, opts *ReplayOptions, sc *scenario.Scenario, lf *LiveFlags) (*replay.Result, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}

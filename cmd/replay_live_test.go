@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/patience-dev/patience/replay"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/sim"
@@ -37,7 +38,7 @@ func TestReplayLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Mode != sim.ModeLive || len(res.Policies) != 2 {
+	if res.Mode != replay.ModeLive || len(res.Policies) != 2 {
 		t.Fatalf("mode %q, %d policies", res.Mode, len(res.Policies))
 	}
 	if !strings.Contains(errOut.String(), "one after another") || !strings.Contains(errOut.String(), "about 2s real time") {

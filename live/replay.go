@@ -19,8 +19,9 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/replay"
+	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/sim"
 )
 
@@ -132,7 +133,7 @@ func drainOf(sc *scenario.Scenario) time.Duration {
 // policy code as the simulator. Scenario time is wall time since start × Speed.
 // The result has the simulator's schema with Mode "live". On cancellation Replay returns
 // what it has with Interrupted set, together with ctx's error.
-func Replay(ctx context.Context, sc *scenario.Scenario, opts Options) (*sim.Result, error) {
+func Replay(ctx context.Context, sc *scenario.Scenario, opts Options) (*replay.Result, error) {
 	if sc == nil {
 		return nil, errors.New("live replay: nil scenario")
 	}
@@ -187,8 +188,8 @@ func Replay(ctx context.Context, sc *scenario.Scenario, opts Options) (*sim.Resu
 	if sc.Target.Conflicts == "single-row" {
 		fmt.Fprintln(logw, "live: warning: conflicts: single-row is not modelled on real sockets yet; writes never conflict, so results differ from the simulation")
 	}
-	res := &sim.Result{
-		Schema: sim.Schema, Mode: sim.ModeLive, Scenario: sc.Name, Description: sc.Description,
+	res := &replay.Result{
+		Schema: replay.Schema, Mode: replay.ModeLive, Scenario: sc.Name, Description: sc.Description,
 		Seed: sc.Seed, DurationMs: msOf(sc.Duration), IncidentEndMs: incidentEnd(sc),
 	}
 	sem := make(chan struct{}, maxConc)
@@ -320,9 +321,9 @@ type run struct {
 	wg     sync.WaitGroup  // logical requests and abandoned lower calls
 
 	mu        sync.Mutex
-	res       sim.PolicyResult
+	res       replay.PolicyResult
 	hist      *hdrhistogram.Histogram
-	tl        []sim.Second
+	tl        []replay.Second
 	inFlight  int
 	totalBusy int
 	lastEnd   time.Duration
@@ -458,7 +459,7 @@ func (r *run) setup() {
 	drain := drainOf(sc)
 	highest := max(int64((sc.Duration+drain)/time.Microsecond)*2, 1_000_000)
 	r.hist = hdrhistogram.New(1, highest, 3)
-	r.res = sim.PolicyResult{Name: p.Name, FailureReasons: map[string]int{}}
+	r.res = replay.PolicyResult{Name: p.Name, FailureReasons: map[string]int{}}
 	if t := p.TheoreticalAmplification(); !math.IsInf(t, 0) {
 		r.res.TheoreticalAmplification = &t
 	}
@@ -529,10 +530,10 @@ func (r *run) play(ctx context.Context) {
 }
 
 // second returns the timeline bucket of scenario time t; r.mu must be held.
-func (r *run) second(t time.Duration) *sim.Second {
+func (r *run) second(t time.Duration) *replay.Second {
 	s := max(int(t/time.Second), 0)
 	for len(r.tl) <= s {
-		r.tl = append(r.tl, sim.Second{T: len(r.tl), InFlight: r.inFlight, BusyWorkers: r.totalBusy})
+		r.tl = append(r.tl, replay.Second{T: len(r.tl), InFlight: r.inFlight, BusyWorkers: r.totalBusy})
 	}
 	return &r.tl[s]
 }
@@ -554,7 +555,7 @@ func (r *run) arrive(id uint64, client int, wait bool) {
 	if single && !r.acquireWorker(client, now) {
 		r.res.NoWorker++
 		r.res.Failed++
-		r.res.FailureReasons[sim.ReasonNoWorker]++
+		r.res.FailureReasons[replay.ReasonNoWorker]++
 		r.second(now).Failed++
 		r.mu.Unlock()
 		return
@@ -635,7 +636,7 @@ func (r *run) finish(lr *logical, kind int, reason string, holdsWorker bool) {
 	if r.runCtx.Err() != nil && kind == outcomeFailed {
 		// Still in flight when the drain ended (or the run was interrupted): the simulator's
 		// "stuck", at the horizon.
-		reason = sim.ReasonStuck
+		reason = replay.ReasonStuck
 		now = min(now, r.sc.Duration+drainOf(r.sc))
 	}
 	if kind == outcomeSucceeded && lr.degraded {
@@ -698,7 +699,7 @@ func (r *run) call(level int, lr *logical) (kind int, reason string, last policy
 		if !ok {
 			// The server below the upper layers has no free worker: it answers 503 at once,
 			// and the layer above decides whether to try again.
-			return outcomeFailed, sim.ReasonNoWorker, policy.Outcome{Kind: policy.Status, Status: 503}, true
+			return outcomeFailed, replay.ReasonNoWorker, policy.Outcome{Kind: policy.Status, Status: 503}, true
 		}
 		defer func() {
 			now := r.now()
@@ -714,12 +715,12 @@ func (r *run) call(level int, lr *logical) (kind int, reason string, last policy
 	}
 	for {
 		if r.runCtx.Err() != nil {
-			return outcomeFailed, sim.ReasonStuck, last, hasLast
+			return outcomeFailed, replay.ReasonStuck, last, hasLast
 		}
 		now := r.now()
 		timeout, ok := c.AttemptTimeout(now)
 		if !ok {
-			return outcomeFailed, sim.ReasonDeadline, last, hasLast
+			return outcomeFailed, replay.ReasonDeadline, last, hasLast
 		}
 		cs.mu.Lock()
 		if ls.breaker != nil && !ls.breaker.Allow(cs.monotonic(now)) {
@@ -727,14 +728,14 @@ func (r *run) call(level int, lr *logical) (kind int, reason string, last policy
 			if lp.Fallback {
 				return outcomeDegraded, "", last, hasLast
 			}
-			return outcomeFailed, sim.ReasonBreakerOpen, last, hasLast
+			return outcomeFailed, replay.ReasonBreakerOpen, last, hasLast
 		}
 		if ls.bulkhead != nil && !ls.bulkhead.TryAcquire() {
 			cs.mu.Unlock()
 			if lp.Fallback {
 				return outcomeDegraded, "", last, hasLast
 			}
-			return outcomeFailed, sim.ReasonBulkhead, last, hasLast
+			return outcomeFailed, replay.ReasonBulkhead, last, hasLast
 		}
 		cs.mu.Unlock()
 
@@ -751,7 +752,7 @@ func (r *run) call(level int, lr *logical) (kind int, reason string, last policy
 		}
 		if res.aborted {
 			cs.mu.Unlock()
-			return outcomeFailed, sim.ReasonStuck, last, hasLast
+			return outcomeFailed, replay.ReasonStuck, last, hasLast
 		}
 		if ls.breaker != nil {
 			ls.breaker.Record(now, !policy.BreakerFailure(res.o))
@@ -766,14 +767,14 @@ func (r *run) call(level int, lr *logical) (kind int, reason string, last policy
 		if d.Retry {
 			if !r.sleep(d.Wait) {
 				r.addMalformed(c)
-				return outcomeFailed, sim.ReasonStuck, last, hasLast
+				return outcomeFailed, replay.ReasonStuck, last, hasLast
 			}
 			continue
 		}
 		r.addMalformed(c)
 		reason := outcomeReason(res.o)
 		switch d.Reason {
-		case sim.ReasonBudget, sim.ReasonDeadline:
+		case replay.ReasonBudget, replay.ReasonDeadline:
 			reason = d.Reason
 		}
 		return outcomeFailed, reason, last, hasLast
@@ -808,7 +809,7 @@ func (r *run) upperAttempt(level int, lr *logical, timeout time.Duration) result
 			o = policy.Outcome{Kind: policy.Success, Status: 200}
 		case hasLast:
 			o = last
-		case reason == sim.ReasonBreakerOpen || reason == sim.ReasonBulkhead:
+		case reason == replay.ReasonBreakerOpen || reason == replay.ReasonBulkhead:
 			o = policy.Outcome{Kind: policy.Status, Status: 503}
 		default:
 			o = policy.Outcome{Kind: policy.Timeout}
@@ -979,16 +980,16 @@ func (r *run) classify(ctx context.Context, err error, info *dialInfo) result {
 func outcomeReason(o policy.Outcome) string {
 	switch o.Kind {
 	case policy.Timeout:
-		return sim.ReasonTimeout
+		return replay.ReasonTimeout
 	case policy.ConnectTimeout:
-		return sim.ReasonConnect
+		return replay.ReasonConnect
 	case policy.Refused:
-		return sim.ReasonRefused
+		return replay.ReasonRefused
 	case policy.Reset:
-		return sim.ReasonReset
+		return replay.ReasonReset
 	case policy.Status:
 		if o.Status >= 400 && o.Status < 500 && o.Status != 408 && o.Status != 409 && o.Status != 429 {
-			return sim.ReasonRejected
+			return replay.ReasonRejected
 		}
 		return "http_" + strconv.Itoa(o.Status)
 	}
@@ -1013,7 +1014,7 @@ func (r *run) collect(ctx context.Context) {
 		res.Amplification = float64(res.Attempts) / float64(res.Requests)
 	}
 	if r.hist.TotalCount() > 0 {
-		res.Latency = sim.Latency{
+		res.Latency = replay.Latency{
 			P50Ms: float64(r.hist.ValueAtQuantile(50)) / 1000,
 			P99Ms: float64(r.hist.ValueAtQuantile(99)) / 1000,
 			MaxMs: float64(r.hist.Max()) / 1000,

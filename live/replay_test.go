@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/replay"
+	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/sim"
 )
 
@@ -45,10 +46,10 @@ func TestAgreementWithSimulator(t *testing.T) {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
 	t.Logf("real time %s\n%s", time.Since(start).Round(time.Millisecond), log.String())
-	if liveRes.Mode != sim.ModeLive || liveRes.Schema != sim.Schema || len(liveRes.Policies) != len(simRes.Policies) {
+	if liveRes.Mode != replay.ModeLive || liveRes.Schema != replay.Schema || len(liveRes.Policies) != len(simRes.Policies) {
 		t.Fatalf("live result shape: mode %q schema %q %d policies", liveRes.Mode, liveRes.Schema, len(liveRes.Policies))
 	}
-	byName := map[string]sim.PolicyResult{}
+	byName := map[string]replay.PolicyResult{}
 	for i, s := range simRes.Policies {
 		l := liveRes.Policies[i]
 		byName[l.Name] = l
@@ -138,10 +139,10 @@ func TestReplayOutcomesMatchSimulator(t *testing.T) {
 		reason string
 	}{
 		{"status", scenario.Fault{Kind: scenario.FaultStatus, Status: 503, Percent: 0.5}, "http_503"},
-		{"reset", scenario.Fault{Kind: scenario.FaultReset, Percent: 0.5}, sim.ReasonReset},
-		{"refuse-partial", scenario.Fault{Kind: scenario.FaultRefuse, Percent: 0.5}, sim.ReasonRefused},
-		{"refuse-all", scenario.Fault{Kind: scenario.FaultRefuse, Percent: 1}, sim.ReasonRefused},
-		{"hang", scenario.Fault{Kind: scenario.FaultHang, Percent: 0.5}, sim.ReasonTimeout},
+		{"reset", scenario.Fault{Kind: scenario.FaultReset, Percent: 0.5}, replay.ReasonReset},
+		{"refuse-partial", scenario.Fault{Kind: scenario.FaultRefuse, Percent: 0.5}, replay.ReasonRefused},
+		{"refuse-all", scenario.Fault{Kind: scenario.FaultRefuse, Percent: 1}, replay.ReasonRefused},
+		{"hang", scenario.Fault{Kind: scenario.FaultHang, Percent: 0.5}, replay.ReasonTimeout},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := smallScenario(pol, tc.fault)

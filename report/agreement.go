@@ -5,16 +5,16 @@ import (
 	"io"
 	"strings"
 
-	"github.com/patience-dev/patience/sim"
+	"github.com/patience-dev/patience/replay"
 )
 
 // Agreement pairs a simulated replay with a live replay of the same scenario, so the reader
 // can see whether the model and real sockets tell the same story. Policies are matched by
 // name; the renderers only place the two results' figures side by side.
 type Agreement struct {
-	Schema    string      `json:"schema"` // "patience/agreement/v1"
-	Simulated *sim.Result `json:"simulated"`
-	Live      *sim.Result `json:"live"`
+	Schema    string         `json:"schema"` // "patience/agreement/v1"
+	Simulated *replay.Result `json:"simulated"`
+	Live      *replay.Result `json:"live"`
 	// Speed is the live replay's time compression.
 	Speed float64 `json:"speed"`
 	// TimerLatenessP99Ms is how late the live run's timers fired (real time, p99); times
@@ -48,19 +48,19 @@ var AgreementFormats = Registry[*Agreement]{
 // agreementRows are the figures compared, each rendered for one policy result.
 var agreementRows = []struct {
 	label string
-	value func(sim.PolicyResult) string
+	value func(replay.PolicyResult) string
 }{
-	{"success", func(p sim.PolicyResult) string { return replayPercent(p.SuccessRate) }},
-	{"degraded", func(p sim.PolicyResult) string { return replayCount(p.Degraded) }},
-	{"amplification", func(p sim.PolicyResult) string { return replayRatio(p.Amplification) }},
-	{"duplicates", func(p sim.PolicyResult) string { return replayCount(p.Duplicates) }},
-	{"worker saturation", func(p sim.PolicyResult) string { return replayPercent(p.WorkerSaturation) }},
-	{"latency p99", func(p sim.PolicyResult) string { return replayDuration(p.Latency.P99Ms) }},
+	{"success", func(p replay.PolicyResult) string { return replayPercent(p.SuccessRate) }},
+	{"degraded", func(p replay.PolicyResult) string { return replayCount(p.Degraded) }},
+	{"amplification", func(p replay.PolicyResult) string { return replayRatio(p.Amplification) }},
+	{"duplicates", func(p replay.PolicyResult) string { return replayCount(p.Duplicates) }},
+	{"worker saturation", func(p replay.PolicyResult) string { return replayPercent(p.WorkerSaturation) }},
+	{"latency p99", func(p replay.PolicyResult) string { return replayDuration(p.Latency.P99Ms) }},
 }
 
 // agreementPairs matches the live policies to the simulated ones by name, in simulated order.
-func agreementPairs(a *Agreement) (names []string, simP, liveP []sim.PolicyResult) {
-	byName := map[string]sim.PolicyResult{}
+func agreementPairs(a *Agreement) (names []string, simP, liveP []replay.PolicyResult) {
+	byName := map[string]replay.PolicyResult{}
 	for _, p := range a.Live.Policies {
 		byName[p.Name] = p
 	}

@@ -6,20 +6,20 @@ import (
 	"testing"
 
 	"github.com/patience-dev/patience/internal/golden"
-	"github.com/patience-dev/patience/sim"
+	"github.com/patience-dev/patience/replay"
 )
 
 // agreementFixture is a hand-made pair of results: two policies in the simulation, the same
 // two (in another order) plus one the simulation lacks in the live run.
 func agreementFixture(latenessMs float64) *Agreement {
-	simRes := &sim.Result{Scenario: "payment-double-charge", Policies: []sim.PolicyResult{
-		{Name: "with-key", SuccessRate: 1, Amplification: 1.67, WorkerSaturation: 0.5, Latency: sim.Latency{P99Ms: 4000}},
-		{Name: "without-key", SuccessRate: 0.804, Amplification: 1.578, Duplicates: 2349, WorkerSaturation: 1, Latency: sim.Latency{P99Ms: 9000}},
+	simRes := &replay.Result{Scenario: "payment-double-charge", Policies: []replay.PolicyResult{
+		{Name: "with-key", SuccessRate: 1, Amplification: 1.67, WorkerSaturation: 0.5, Latency: replay.Latency{P99Ms: 4000}},
+		{Name: "without-key", SuccessRate: 0.804, Amplification: 1.578, Duplicates: 2349, WorkerSaturation: 1, Latency: replay.Latency{P99Ms: 9000}},
 	}}
-	liveRes := &sim.Result{Scenario: "payment-double-charge", Mode: "live", Policies: []sim.PolicyResult{
-		{Name: "without-key", SuccessRate: 0.799, Amplification: 1.576, Duplicates: 2351, WorkerSaturation: 1, Latency: sim.Latency{P99Ms: 9100}},
+	liveRes := &replay.Result{Scenario: "payment-double-charge", Mode: "live", Policies: []replay.PolicyResult{
+		{Name: "without-key", SuccessRate: 0.799, Amplification: 1.576, Duplicates: 2351, WorkerSaturation: 1, Latency: replay.Latency{P99Ms: 9100}},
 		{Name: "only-live", SuccessRate: 0.5},
-		{Name: "with-key", SuccessRate: 1, Amplification: 1.666, WorkerSaturation: 0.5, Latency: sim.Latency{P99Ms: 4100}},
+		{Name: "with-key", SuccessRate: 1, Amplification: 1.666, WorkerSaturation: 0.5, Latency: replay.Latency{P99Ms: 4100}},
 	}}
 	return &Agreement{Schema: "patience/agreement/v1", Simulated: simRes, Live: liveRes, Speed: 10, TimerLatenessP99Ms: latenessMs}
 }

@@ -8,14 +8,14 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/patience-dev/patience/sim"
+	"github.com/patience-dev/patience/replay"
 )
 
 // ReplayFormats are the renderers of `patience replay` (and of the live replay, which fills
 // the same struct).
-var ReplayFormats = Registry[*sim.Result]{
+var ReplayFormats = Registry[*replay.Result]{
 	"text":     ReplayText,
-	"json":     JSON[*sim.Result],
+	"json":     JSON[*replay.Result],
 	"markdown": ReplayMarkdown,
 }
 
@@ -30,7 +30,7 @@ const (
 
 // replayVerdict says in plain words what the policy would do to the service, from the facts
 // the simulator measured. The most serious consequence comes first.
-func replayVerdict(p sim.PolicyResult, hasPhases bool) (replayLevel, string) {
+func replayVerdict(p replay.PolicyResult, hasPhases bool) (replayLevel, string) {
 	level := replayGood
 	var clauses []string
 	bad := func(s string) { level = replayBad; clauses = append(clauses, s) }
@@ -41,7 +41,7 @@ func replayVerdict(p sim.PolicyResult, hasPhases bool) (replayLevel, string) {
 		}
 		bad(s)
 	}
-	if stuck := p.FailureReasons[sim.ReasonStuck]; stuck > 0 {
+	if stuck := p.FailureReasons[replay.ReasonStuck]; stuck > 0 {
 		bad(replayCount(stuck) + " requests still hanging when the run ended")
 	}
 	if p.Duplicates > 0 {
@@ -117,42 +117,42 @@ func replayTopReasons(m map[string]int, n int) string {
 // replayRows are the table's metrics, one row each, policies as columns.
 var replayRows = []struct {
 	label string
-	value func(p sim.PolicyResult) string
+	value func(p replay.PolicyResult) string
 }{
-	{"requests", func(p sim.PolicyResult) string { return replayCount(p.Requests) }},
-	{"success", func(p sim.PolicyResult) string { return replayPercent(p.SuccessRate) }},
-	{"failed", func(p sim.PolicyResult) string { return replayCount(p.Failed) }},
-	{"degraded", func(p sim.PolicyResult) string { return replayCount(p.Degraded) }},
-	{"attempts", func(p sim.PolicyResult) string { return replayCount(p.Attempts) }},
-	{"amplification", func(p sim.PolicyResult) string { return replayRatio(p.Amplification) }},
-	{"  at most", func(p sim.PolicyResult) string {
+	{"requests", func(p replay.PolicyResult) string { return replayCount(p.Requests) }},
+	{"success", func(p replay.PolicyResult) string { return replayPercent(p.SuccessRate) }},
+	{"failed", func(p replay.PolicyResult) string { return replayCount(p.Failed) }},
+	{"degraded", func(p replay.PolicyResult) string { return replayCount(p.Degraded) }},
+	{"attempts", func(p replay.PolicyResult) string { return replayCount(p.Attempts) }},
+	{"amplification", func(p replay.PolicyResult) string { return replayRatio(p.Amplification) }},
+	{"  at most", func(p replay.PolicyResult) string {
 		if p.TheoreticalAmplification == nil {
 			return "unbounded"
 		}
 		return replayRatio(*p.TheoreticalAmplification)
 	}},
-	{"latency p50", func(p sim.PolicyResult) string { return replayDuration(p.Latency.P50Ms) }},
-	{"latency p99", func(p sim.PolicyResult) string { return replayDuration(p.Latency.P99Ms) }},
-	{"latency max", func(p sim.PolicyResult) string { return replayDuration(p.Latency.MaxMs) }},
-	{"finished at", func(p sim.PolicyResult) string { return replayDuration(p.FinishedMs) }},
-	{"duplicates", func(p sim.PolicyResult) string { return replayCount(p.Duplicates) }},
-	{"unknown outcome", func(p sim.PolicyResult) string { return replayCount(p.UnknownOutcomes) }},
-	{"peak in flight", func(p sim.PolicyResult) string { return replayCount(p.PeakInFlight) }},
-	{"worker saturation", func(p sim.PolicyResult) string {
+	{"latency p50", func(p replay.PolicyResult) string { return replayDuration(p.Latency.P50Ms) }},
+	{"latency p99", func(p replay.PolicyResult) string { return replayDuration(p.Latency.P99Ms) }},
+	{"latency max", func(p replay.PolicyResult) string { return replayDuration(p.Latency.MaxMs) }},
+	{"finished at", func(p replay.PolicyResult) string { return replayDuration(p.FinishedMs) }},
+	{"duplicates", func(p replay.PolicyResult) string { return replayCount(p.Duplicates) }},
+	{"unknown outcome", func(p replay.PolicyResult) string { return replayCount(p.UnknownOutcomes) }},
+	{"peak in flight", func(p replay.PolicyResult) string { return replayCount(p.PeakInFlight) }},
+	{"worker saturation", func(p replay.PolicyResult) string {
 		if p.WorkerSaturation == 0 {
 			return "n/a"
 		}
 		return replayPercent(p.WorkerSaturation)
 	}},
-	{"no worker", func(p sim.PolicyResult) string { return replayCount(p.NoWorker) }},
-	{"peak target load", func(p sim.PolicyResult) string { return chartNumber(p.PeakTargetLoadPerS) + "/s" }},
-	{"peak retry burst", func(p sim.PolicyResult) string { return chartNumber(p.PeakRetryBurstPerS) + "/s" }},
-	{"wasted work", func(p sim.PolicyResult) string { return replayCount(p.WastedWork) }},
+	{"no worker", func(p replay.PolicyResult) string { return replayCount(p.NoWorker) }},
+	{"peak target load", func(p replay.PolicyResult) string { return chartNumber(p.PeakTargetLoadPerS) + "/s" }},
+	{"peak retry burst", func(p replay.PolicyResult) string { return chartNumber(p.PeakRetryBurstPerS) + "/s" }},
+	{"wasted work", func(p replay.PolicyResult) string { return replayCount(p.WastedWork) }},
 }
 
 // ReplayText renders the replay for a terminal: the story, a verdict per policy, the
 // policies side by side, and a per-second chart per policy.
-func ReplayText(w io.Writer, r *sim.Result, opts Options) error {
+func ReplayText(w io.Writer, r *replay.Result, opts Options) error {
 	st := opts.Styles
 	var b strings.Builder
 	b.WriteString(st.Title.Render("replay "+r.Scenario) + st.Muted.Render(" · "+replaySubtitle(r)) + "\n")
@@ -218,7 +218,7 @@ func ReplayText(w io.Writer, r *sim.Result, opts Options) error {
 
 // replaySeries are the chart rows of one policy: goodput, failures, fallbacks (when any) and
 // logical requests in flight.
-func replaySeries(p sim.PolicyResult, st Styles) []ChartSeries {
+func replaySeries(p replay.PolicyResult, st Styles) []ChartSeries {
 	n := len(p.Timeline)
 	ok, failed, degraded, inFlight := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	for i, s := range p.Timeline {
@@ -234,12 +234,12 @@ func replaySeries(p sim.PolicyResult, st Styles) []ChartSeries {
 	return append(series, ChartSeries{Name: "in flight", Values: inFlight, Peak: true, Style: st.Bar})
 }
 
-func replaySubtitle(r *sim.Result) string {
+func replaySubtitle(r *replay.Result) string {
 	return fmt.Sprintf("%s · seed %d · %s of arrivals", r.Mode, r.Seed, replayDuration(r.DurationMs))
 }
 
 // ReplayMarkdown renders the replay for a pull-request comment.
-func ReplayMarkdown(w io.Writer, r *sim.Result, opts Options) error {
+func ReplayMarkdown(w io.Writer, r *replay.Result, opts Options) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### replay `%s`\n\n_%s_\n\n", r.Scenario, replaySubtitle(r))
 	if r.Description != "" {

@@ -11,14 +11,15 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 	"github.com/patience-dev/patience/internal/golden"
-	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/replay"
+	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/sim"
 )
 
 // replayFixture is a real, seeded, short simulation: a dependency hangs for 30 s; three
 // policies face it. Deterministic, so the goldens are byte-stable.
-func replayFixture(t *testing.T) *sim.Result {
+func replayFixture(t *testing.T) *replay.Result {
 	t.Helper()
 	sc := &scenario.Scenario{
 		Name: "hang-demo", Description: "A dependency hangs for 30 s; each client has 4 workers.",

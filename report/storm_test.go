@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/patience-dev/patience/internal/golden"
-	"github.com/patience-dev/patience/sim"
+	"github.com/patience-dev/patience/replay"
 	"github.com/patience-dev/patience/storm"
 )
 
@@ -19,14 +19,14 @@ func f64(x float64) *float64 { return &x }
 // rendering only and do not move when the engine is tuned.
 func stormFixture() *storm.Result {
 	n := 130
-	collapse, recover := make([]sim.Second, n), make([]sim.Second, n)
+	collapse, recover := make([]replay.Second, n), make([]replay.Second, n)
 	series := make([]storm.Point, n)
 	for t := 0; t < n; t++ {
 		arr := 150
 		if t >= 100 {
 			arr = 0
 		}
-		c := sim.Second{T: t, Arrivals: arr, Attempts: arr, Succeeded: arr}
+		c := replay.Second{T: t, Arrivals: arr, Attempts: arr, Succeeded: arr}
 		r := c
 		switch {
 		case t >= 30 && t < 40:
@@ -60,8 +60,8 @@ func stormFixture() *storm.Result {
 		GoodputPerS: 120, RecoveringS: 12,
 	}
 	theory4, theory1 := 4.0, 1.0
-	pr := func(name string, tl []sim.Second, attempts, wasted int, theory *float64) sim.PolicyResult {
-		return sim.PolicyResult{Name: name, Requests: 15000, Succeeded: 4500, Attempts: attempts, Amplification: float64(attempts) / 15000,
+	pr := func(name string, tl []replay.Second, attempts, wasted int, theory *float64) replay.PolicyResult {
+		return replay.PolicyResult{Name: name, Requests: 15000, Succeeded: 4500, Attempts: attempts, Amplification: float64(attempts) / 15000,
 			TheoreticalAmplification: theory, WastedWork: wasted, Timeline: tl, FailureReasons: map[string]int{}}
 	}
 	res := &storm.Result{

@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/replay"
+	"github.com/patience-dev/patience/scenario"
 )
 
 // benchScenario is the benchmark of the issue: 100 clients for 10 minutes, a lognormal
@@ -81,7 +82,7 @@ func TestAllocationsDoNotGrowWithRequests(t *testing.T) {
 	allocs := func(d time.Duration) (float64, int) {
 		sc, p := benchScenario(d)
 		sc.Load.Rate = 200
-		var pr PolicyResult
+		var pr replay.PolicyResult
 		n := testing.AllocsPerRun(1, func() {
 			var err error
 			if pr, err = RunPolicy(context.Background(), sc, p); err != nil {

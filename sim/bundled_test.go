@@ -4,12 +4,13 @@ import (
 	"context"
 	"testing"
 
+	"github.com/patience-dev/patience/replay"
 	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/scenarios"
 )
 
 // runBundled replays a bundled scenario and returns its policies by name.
-func runBundled(t *testing.T, name string) map[string]PolicyResult {
+func runBundled(t *testing.T, name string) map[string]replay.PolicyResult {
 	t.Helper()
 	sc, err := scenario.Open(name)
 	if err != nil {
@@ -19,7 +20,7 @@ func runBundled(t *testing.T, name string) map[string]PolicyResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]PolicyResult{}
+	out := map[string]replay.PolicyResult{}
 	for _, p := range res.Policies {
 		if p.Requests == 0 {
 			t.Errorf("%s/%s: no requests", name, p.Name)
@@ -32,7 +33,7 @@ func runBundled(t *testing.T, name string) map[string]PolicyResult {
 	return out
 }
 
-func need(t *testing.T, m map[string]PolicyResult, name string) PolicyResult {
+func need(t *testing.T, m map[string]replay.PolicyResult, name string) replay.PolicyResult {
 	t.Helper()
 	p, ok := m[name]
 	if !ok {
@@ -54,8 +55,8 @@ func TestEveryBundledScenarioReplays(t *testing.T) {
 func TestLessonDeliveryDateHang(t *testing.T) {
 	m := runBundled(t, "delivery-date-hang")
 	none, bf := need(t, m, "no-timeout"), need(t, m, "breaker-fallback")
-	if none.WorkerSaturation != 1 || none.FailureReasons[ReasonStuck] == 0 {
-		t.Errorf("no-timeout: saturation %v, stuck %d; want every worker stuck", none.WorkerSaturation, none.FailureReasons[ReasonStuck])
+	if none.WorkerSaturation != 1 || none.FailureReasons[replay.ReasonStuck] == 0 {
+		t.Errorf("no-timeout: saturation %v, stuck %d; want every worker stuck", none.WorkerSaturation, none.FailureReasons[replay.ReasonStuck])
 	}
 	if !(none.SuccessRate*1.5 < bf.SuccessRate) {
 		t.Errorf("success: no-timeout %v vs breaker-fallback %v; want much lower without timeouts", none.SuccessRate, bf.SuccessRate)

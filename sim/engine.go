@@ -9,8 +9,9 @@ import (
 	"unsafe"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/replay"
+	"github.com/patience-dev/patience/scenario"
 )
 
 // epoch is the wall-clock time of virtual t=0: HTTP-date Retry-After values are written
@@ -166,9 +167,9 @@ type engine struct {
 	active []*request
 
 	// results
-	res       PolicyResult
+	res       replay.PolicyResult
 	hist      *hdrhistogram.Histogram
-	tl        []Second
+	tl        []replay.Second
 	lastSec   int
 	inFlight  int
 	totalBusy int
@@ -249,11 +250,11 @@ func newEngine(sc *scenario.Scenario, p *policy.Policy) *engine {
 		highest = 1_000_000
 	}
 	e.hist = hdrhistogram.New(1, highest, 3)
-	e.res = PolicyResult{Name: p.Name, FailureReasons: map[string]int{}}
+	e.res = replay.PolicyResult{Name: p.Name, FailureReasons: map[string]int{}}
 	if t := p.TheoreticalAmplification(); !math.IsInf(t, 0) {
 		e.res.TheoreticalAmplification = &t
 	}
-	e.tl = make([]Second, 0, int(e.horizon/time.Second)+1)
+	e.tl = make([]replay.Second, 0, int(e.horizon/time.Second)+1)
 	e.lastSec = -1
 	return e
 }
@@ -326,11 +327,11 @@ func (e *engine) latencyAt(phase int) *sampler {
 
 // second returns the timeline bucket of t, carrying the levels (in flight, queue, busy)
 // into every second that had no event of its own.
-func (e *engine) second(t time.Duration) *Second {
+func (e *engine) second(t time.Duration) *replay.Second {
 	s := int(t / time.Second)
 	for e.lastSec < s {
 		e.lastSec++
-		e.tl = append(e.tl, Second{T: e.lastSec, InFlight: e.inFlight, QueueLength: e.qLen, TargetBusy: e.busy, BusyWorkers: e.totalBusy})
+		e.tl = append(e.tl, replay.Second{T: e.lastSec, InFlight: e.inFlight, QueueLength: e.qLen, TargetBusy: e.busy, BusyWorkers: e.totalBusy})
 	}
 	return &e.tl[s]
 }
@@ -450,7 +451,7 @@ func (e *engine) run(ctx context.Context) error {
 		e.now = e.horizon
 		for len(e.active) > 0 {
 			r := e.active[len(e.active)-1]
-			e.finishRequest(r, outcomeFailed, ReasonStuck)
+			e.finishRequest(r, outcomeFailed, replay.ReasonStuck)
 		}
 	}
 	e.finish(end)
@@ -476,7 +477,7 @@ func (e *engine) arrive(id uint64, client int, loop int32) {
 	if single && !e.acquireWorker(client) {
 		e.res.NoWorker++
 		e.res.Failed++
-		e.res.FailureReasons[ReasonNoWorker]++
+		e.res.FailureReasons[replay.ReasonNoWorker]++
 		s.Failed++
 		if loop >= 0 && e.now+e.sc.Load.Think < e.duration {
 			e.push(e.now+max(e.sc.Load.Think, time.Millisecond), evLoop, nil, nil, int(loop))
@@ -584,7 +585,7 @@ func (e *engine) startCall(r *request, level int, parent *attempt) {
 			// once, and the layer above decides whether to try again.
 			e.res.NoWorker++
 			c.last, c.hasLast = policy.Outcome{Kind: policy.Status, Status: 503}, true
-			e.endCall(c, outcomeFailed, ReasonNoWorker)
+			e.endCall(c, outcomeFailed, replay.ReasonNoWorker)
 			return
 		}
 		c.holdsWorker = true
@@ -602,7 +603,7 @@ func (e *engine) startAttempt(c *call) {
 	lp := e.levels[c.level]
 	timeout, ok := c.pc.AttemptTimeout(e.now)
 	if !ok {
-		e.endCall(c, outcomeFailed, ReasonDeadline)
+		e.endCall(c, outcomeFailed, replay.ReasonDeadline)
 		return
 	}
 	if ls == nil {
@@ -612,7 +613,7 @@ func (e *engine) startAttempt(c *call) {
 		if lp.Fallback {
 			e.endCall(c, outcomeDegraded, "")
 		} else {
-			e.endCall(c, outcomeFailed, ReasonBreakerOpen)
+			e.endCall(c, outcomeFailed, replay.ReasonBreakerOpen)
 		}
 		return
 	}
@@ -620,7 +621,7 @@ func (e *engine) startAttempt(c *call) {
 		if lp.Fallback {
 			e.endCall(c, outcomeDegraded, "")
 		} else {
-			e.endCall(c, outcomeFailed, ReasonBulkhead)
+			e.endCall(c, outcomeFailed, replay.ReasonBulkhead)
 		}
 		return
 	}
@@ -953,7 +954,7 @@ func (e *engine) resolve(a *attempt, o policy.Outcome) {
 	}
 	reason := outcomeReason(o)
 	switch d.Reason {
-	case ReasonBudget, ReasonDeadline:
+	case replay.ReasonBudget, replay.ReasonDeadline:
 		reason = d.Reason
 	}
 	e.endCall(c, outcomeFailed, reason)
@@ -962,16 +963,16 @@ func (e *engine) resolve(a *attempt, o policy.Outcome) {
 func outcomeReason(o policy.Outcome) string {
 	switch o.Kind {
 	case policy.Timeout:
-		return ReasonTimeout
+		return replay.ReasonTimeout
 	case policy.ConnectTimeout:
-		return ReasonConnect
+		return replay.ReasonConnect
 	case policy.Refused:
-		return ReasonRefused
+		return replay.ReasonRefused
 	case policy.Reset:
-		return ReasonReset
+		return replay.ReasonReset
 	case policy.Status:
 		if o.Status >= 400 && o.Status < 500 && o.Status != 408 && o.Status != 409 && o.Status != 429 {
-			return ReasonRejected
+			return replay.ReasonRejected
 		}
 		return httpReason(o.Status)
 	}
@@ -1027,7 +1028,7 @@ func (e *engine) endCall(c *call, kind int, reason string) {
 			o = policy.Outcome{Kind: policy.Success, Status: 200}
 		case hasLast:
 			o = last
-		case reason == ReasonBreakerOpen || reason == ReasonBulkhead:
+		case reason == replay.ReasonBreakerOpen || reason == replay.ReasonBulkhead:
 			o = policy.Outcome{Kind: policy.Status, Status: 503}
 		default:
 			o = policy.Outcome{Kind: policy.Timeout}
@@ -1100,7 +1101,7 @@ func (e *engine) finish(end time.Duration) {
 		res.Amplification = float64(res.Attempts) / float64(res.Requests)
 	}
 	if e.hist.TotalCount() > 0 {
-		res.Latency = Latency{
+		res.Latency = replay.Latency{
 			P50Ms: float64(e.hist.ValueAtQuantile(50)) / 1000,
 			P99Ms: float64(e.hist.ValueAtQuantile(99)) / 1000,
 			MaxMs: float64(e.hist.Max()) / 1000,

@@ -6,8 +6,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/replay"
+	"github.com/patience-dev/patience/scenario"
 )
 
 // Common random numbers: a policy's result does not depend on which other policies are
@@ -185,7 +186,7 @@ func FuzzRunPolicy(f *testing.F) {
 }
 
 // checkTimeline asserts the per-second buckets add up to the totals.
-func checkTimeline(t *testing.T, pr PolicyResult) {
+func checkTimeline(t *testing.T, pr replay.PolicyResult) {
 	t.Helper()
 	var arr, att, ok, failed, deg int
 	for i, s := range pr.Timeline {
@@ -225,13 +226,13 @@ func TestBulkhead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pr.FailureReasons[ReasonBulkhead] == 0 || pr.Attempts > pr.Requests/3 {
+	if pr.FailureReasons[replay.ReasonBulkhead] == 0 || pr.Attempts > pr.Requests/3 {
 		t.Errorf("bulkhead 10 at 50 in flight: %d attempts of %d requests, reasons %v", pr.Attempts, pr.Requests, pr.FailureReasons)
 	}
 	p.Fallback = true
 	fb, _ := RunPolicy(context.Background(), sc, p)
-	if fb.Degraded != pr.FailureReasons[ReasonBulkhead] || fb.Failed != 0 {
-		t.Errorf("with fallback: %d degraded, %d failed; want the %d rejections degraded", fb.Degraded, fb.Failed, pr.FailureReasons[ReasonBulkhead])
+	if fb.Degraded != pr.FailureReasons[replay.ReasonBulkhead] || fb.Failed != 0 {
+		t.Errorf("with fallback: %d degraded, %d failed; want the %d rejections degraded", fb.Degraded, fb.Failed, pr.FailureReasons[replay.ReasonBulkhead])
 	}
 }
 
@@ -285,7 +286,7 @@ func TestAnswerAtTheTimeoutIsATimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pr.FailureReasons[ReasonTimeout] != pr.Requests || pr.WastedWork != pr.Requests {
+	if pr.FailureReasons[replay.ReasonTimeout] != pr.Requests || pr.WastedWork != pr.Requests {
 		t.Errorf("%d requests: %v, wasted %d; want every one timed out and its work wasted", pr.Requests, pr.FailureReasons, pr.WastedWork)
 	}
 	p.Timeout = time.Second + time.Nanosecond
@@ -311,7 +312,7 @@ func TestAbandonedLowerCallsKeepRetrying(t *testing.T) {
 	if pr.Amplification != 18 {
 		t.Errorf("amplification %v, want 18: abandoned lower calls still make their 6 attempts", pr.Amplification)
 	}
-	if pr.FailureReasons[ReasonTimeout] != pr.Requests {
+	if pr.FailureReasons[replay.ReasonTimeout] != pr.Requests {
 		t.Errorf("reasons %v; every logical request should time out at the top", pr.FailureReasons)
 	}
 }

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"time"
 
-	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/replay"
+	"github.com/patience-dev/patience/scenario"
 )
 
 // Options tune a Run.
@@ -20,18 +21,18 @@ type Options struct {
 // random numbers), so differences between the policies come from the policies alone.
 // When ctx is cancelled, Run returns the policies finished so far (Interrupted set) together
 // with ctx's error.
-func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, error) {
+func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*replay.Result, error) {
 	if sc == nil {
 		return nil, errors.New("sim: nil scenario")
 	}
-	res := &Result{
-		Schema:      Schema,
-		Mode:        ModeSimulated,
+	res := &replay.Result{
+		Schema:      replay.Schema,
+		Mode:        replay.ModeSimulated,
 		Scenario:    sc.Name,
 		Description: sc.Description,
 		Seed:        sc.Seed,
 		DurationMs:  ms(sc.Duration),
-		Policies:    make([]PolicyResult, 0, len(sc.Policies)),
+		Policies:    make([]replay.PolicyResult, 0, len(sc.Policies)),
 	}
 	var end time.Duration
 	for _, ph := range sc.Target.Phases {
@@ -68,18 +69,18 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 
 // RunPolicy simulates one policy against sc's load and target. Storm's bisection calls it
 // many times, so it allocates per concurrent request (free lists), not per request.
-func RunPolicy(ctx context.Context, sc *scenario.Scenario, p *policy.Policy) (PolicyResult, error) {
+func RunPolicy(ctx context.Context, sc *scenario.Scenario, p *policy.Policy) (replay.PolicyResult, error) {
 	return runPolicy(ctx, sc, p, nil)
 }
 
-func runPolicy(ctx context.Context, sc *scenario.Scenario, p *policy.Policy, tick func(now, horizon time.Duration)) (PolicyResult, error) {
+func runPolicy(ctx context.Context, sc *scenario.Scenario, p *policy.Policy, tick func(now, horizon time.Duration)) (replay.PolicyResult, error) {
 	if err := validate(sc, p); err != nil {
-		return PolicyResult{}, err
+		return replay.PolicyResult{}, err
 	}
 	e := newEngine(sc, p)
 	e.tick = tick
 	if err := e.run(ctx); err != nil {
-		return PolicyResult{}, err
+		return replay.PolicyResult{}, err
 	}
 	return e.res, nil
 }

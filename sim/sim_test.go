@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/replay"
+	"github.com/patience-dev/patience/scenario"
 )
 
 // failing is a scenario whose target answers 503 to everything, for the whole run.
@@ -98,7 +99,7 @@ func TestHangWithoutTimeoutSaturatesWorkers(t *testing.T) {
 	if none.WorkerSaturation != 1 {
 		t.Errorf("no timeout: saturation %v, want 1", none.WorkerSaturation)
 	}
-	if got := none.FailureReasons[ReasonStuck]; got != 8 {
+	if got := none.FailureReasons[replay.ReasonStuck]; got != 8 {
 		t.Errorf("no timeout: %d stuck, want 8 (2 clients × 4 workers)", got)
 	}
 	if none.NoWorker == 0 || none.SaturatedMs < 60_000 {
@@ -107,9 +108,9 @@ func TestHangWithoutTimeoutSaturatesWorkers(t *testing.T) {
 	if none.FinishedMs != ms(3*time.Minute) {
 		t.Errorf("no timeout: finished at %vms, want the drain end", none.FinishedMs)
 	}
-	if to.FailureReasons[ReasonStuck] != 0 || to.SuccessRate <= none.SuccessRate {
+	if to.FailureReasons[replay.ReasonStuck] != 0 || to.SuccessRate <= none.SuccessRate {
 		t.Errorf("timeout: stuck %d, success %v vs %v without: want 0 stuck and more success",
-			to.FailureReasons[ReasonStuck], to.SuccessRate, none.SuccessRate)
+			to.FailureReasons[replay.ReasonStuck], to.SuccessRate, none.SuccessRate)
 	}
 	if to.Requests != none.Requests {
 		t.Errorf("policies saw %d and %d arrivals; common random numbers want the same", to.Requests, none.Requests)

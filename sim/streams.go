@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/patience-dev/patience/replay"
 	"github.com/patience-dev/patience/scenario"
 )
 
@@ -151,7 +152,7 @@ const recoveryQuiet = 10 * time.Second
 // arrivals failed or degraded during their last 10 s; ms is from the phase's end to the
 // second after the last such second (0 when that is before the end). It is false, nil when
 // there is no phase or the last one outlasts the arrivals.
-func Recovery(sc *scenario.Scenario, tl []Second) (recovered bool, ms *float64) {
+func Recovery(sc *scenario.Scenario, tl []replay.Second) (recovered bool, ms *float64) {
 	var end time.Duration
 	for _, ph := range sc.Target.Phases {
 		end = max(end, ph.End())

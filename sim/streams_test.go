@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/patience-dev/patience/replay"
 	"github.com/patience-dev/patience/scenario"
 )
 
@@ -98,8 +99,8 @@ func TestRecoveryRule(t *testing.T) {
 	sc := &scenario.Scenario{Duration: 60 * time.Second, Target: scenario.Target{Phases: []scenario.Phase{
 		{Name: "outage", At: 10 * time.Second, For: 10 * time.Second},
 	}}}
-	tl := func(failedUntil int) []Second {
-		s := make([]Second, 70)
+	tl := func(failedUntil int) []replay.Second {
+		s := make([]replay.Second, 70)
 		for i := range s {
 			s[i].T = i
 			if i >= 10 && i < failedUntil {
@@ -111,14 +112,14 @@ func TestRecoveryRule(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		sc        *scenario.Scenario
-		tl        []Second
+		tl        []replay.Second
 		recovered bool
 		ms        float64
 	}{
 		{"quiet at the phase's end", sc, tl(20), true, 0},
 		{"failures 5 s after the end", sc, tl(25), true, 5000},
 		{"failures into the last 10 s", sc, tl(51), false, 0},
-		{"failures after the arrivals do not count", sc, append(tl(20), Second{T: 70, Failed: 1}), true, 0},
+		{"failures after the arrivals do not count", sc, append(tl(20), replay.Second{T: 70, Failed: 1}), true, 0},
 		{"no phase", &scenario.Scenario{Duration: 60 * time.Second}, tl(0), false, 0},
 	} {
 		ok, ms := Recovery(tc.sc, tc.tl)

@@ -1,6 +1,6 @@
 package storm
 
-import "github.com/patience-dev/patience/sim"
+import "github.com/patience-dev/patience/replay"
 
 // Schema is the value of Result.Schema (DESIGN §3).
 const Schema = "patience/storm/v1"
@@ -120,11 +120,11 @@ type PolicyResult struct {
 
 // replayResult holds replay's result one embedding level below the storm fields.
 type replayResult struct {
-	sim.PolicyResult
+	replay.PolicyResult
 }
 
 // NewPolicyResult pairs a replay result with its storm analysis.
-func NewPolicyResult(pr sim.PolicyResult, a Analysis) PolicyResult {
+func NewPolicyResult(pr replay.PolicyResult, a Analysis) PolicyResult {
 	return PolicyResult{replayResult: replayResult{pr}, Analysis: a}
 }
 

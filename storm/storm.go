@@ -6,8 +6,9 @@ import (
 	"math"
 	"time"
 
-	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/replay"
+	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/sim"
 )
 
@@ -23,7 +24,7 @@ type Options struct {
 	// Progress, when set, is called after each policy with how many are done.
 	Progress func(done, total int)
 	// engine replaces sim.RunPolicy in tests.
-	engine func(context.Context, *scenario.Scenario, *policy.Policy) (sim.PolicyResult, error)
+	engine func(context.Context, *scenario.Scenario, *policy.Policy) (replay.PolicyResult, error)
 }
 
 // DefaultTolerance is the bisection's width as a share of capacity: 2% of capacity takes six
@@ -117,7 +118,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 }
 
 // recoversAt runs policy p on sc with the arrival rate replaced, and judges recovery.
-func recoversAt(ctx context.Context, run func(context.Context, *scenario.Scenario, *policy.Policy) (sim.PolicyResult, error),
+func recoversAt(ctx context.Context, run func(context.Context, *scenario.Scenario, *policy.Policy) (replay.PolicyResult, error),
 	sc *scenario.Scenario, p *policy.Policy, rate float64, capacity *float64) (bool, error) {
 	at := *sc
 	at.Load.Rate = rate
@@ -129,7 +130,7 @@ func recoversAt(ctx context.Context, run func(context.Context, *scenario.Scenari
 }
 
 // Analyse computes the storm fields of one policy's run.
-func Analyse(sc *scenario.Scenario, pr sim.PolicyResult, capacity *float64) Analysis {
+func Analyse(sc *scenario.Scenario, pr replay.PolicyResult, capacity *float64) Analysis {
 	var a Analysis
 	n := len(pr.Timeline)
 	goodput, offered, arrivals := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
@@ -168,7 +169,7 @@ func Analyse(sc *scenario.Scenario, pr sim.PolicyResult, capacity *float64) Anal
 }
 
 // Series is the per-second storm view of a run.
-func Series(pr sim.PolicyResult) []Point {
+func Series(pr replay.PolicyResult) []Point {
 	goodput := make([]float64, len(pr.Timeline))
 	for i, s := range pr.Timeline {
 		goodput[i] = float64(s.Succeeded)

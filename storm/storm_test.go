@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/replay"
+	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/sim"
 )
 
@@ -176,7 +177,7 @@ func TestInterrupted(t *testing.T) {
 	m.Duration = 80 * time.Second
 	ctx, cancel := context.WithCancel(context.Background())
 	calls := 0
-	engine := func(ctx context.Context, sc *scenario.Scenario, p *policy.Policy) (sim.PolicyResult, error) {
+	engine := func(ctx context.Context, sc *scenario.Scenario, p *policy.Policy) (replay.PolicyResult, error) {
 		calls++
 		if calls == 2 {
 			cancel()
@@ -237,7 +238,7 @@ func TestBoundedQueueRecovers(t *testing.T) {
 // where both name a field ("recovered"), the storm value is the one written.
 func TestPolicyResultJSONStormWins(t *testing.T) {
 	for _, recovered := range []bool{true, false} {
-		p := NewPolicyResult(sim.PolicyResult{Name: "x", Requests: 3}, Analysis{Recovered: recovered, Judged: true})
+		p := NewPolicyResult(replay.PolicyResult{Name: "x", Requests: 3}, Analysis{Recovered: recovered, Judged: true})
 		b, err := json.Marshal(p)
 		if err != nil {
 			t.Fatal(err)

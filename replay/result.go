@@ -1,4 +1,4 @@
-package sim
+package replay
 
 // Schema is the value of Result.Schema (DESIGN §3).
 const Schema = "patience/replay/v1"
