@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/patience-dev/patience/internal/timing"
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/probe/probetest"
 )
@@ -36,9 +37,13 @@ func startStall(t *testing.T) string {
 	return s.URL + "/"
 }
 
-func skipUnderRace(t *testing.T) {
+// skipUnlessAccurate skips a latency-accuracy test unless PATIENCE_TIMING=1 asks for it and
+// the race detector, which slows real time, is off: .ci/run runs these without -race.
+func skipUnlessAccurate(t *testing.T) {
+	t.Helper()
+	timing.Require(t)
 	if raceEnabled {
-		t.Skip("latency accuracy is not measurable under the race detector; covered by go test without -race")
+		t.Skip("latency accuracy is not measurable under the race detector; .ci/run measures it without -race")
 	}
 }
 
@@ -66,7 +71,7 @@ func between(t *testing.T, what string, v *float64, lo, hi float64) {
 // bounds allow for a loaded 2-core box (timer overshoot and scheduling add latency, never
 // remove it); bench/ and the acceptance runs check the ±1.5 ms figure.
 func TestExpLatency(t *testing.T) {
-	skipUnderRace(t)
+	skipUnlessAccurate(t)
 	url := start(t, probetest.Exp(42))
 	r := run(t, probe.Config{URL: url, Rate: 200, Requests: 1000, Conn: "reuse"})
 	if r.Requests != 1000 || r.Responses != 1000 || r.Status["200"] != 1000 {
@@ -93,7 +98,7 @@ func TestExpLatency(t *testing.T) {
 // For an open model 10% of sends wait U(0, 500 ms): p95 = 250 ms, p99 = 450 ms. A closed
 // loop would report about 1 ms.
 func TestStallOpenModel(t *testing.T) {
-	skipUnderRace(t)
+	skipUnlessAccurate(t)
 	url := startStall(t)
 	r := run(t, probe.Config{URL: url, Rate: 200, Duration: 5 * time.Second, Conn: "reuse"})
 	between(t, "p99", r.Phases.Total.P99Ms, 450*0.85, 450*1.15)
