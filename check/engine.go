@@ -252,7 +252,7 @@ func (e *engine) dependency(d *Dependency) error {
 		switch {
 		case r.RetryAfter == policy.RetryAfterIgnore:
 			e.emit("PT008", name, d.at("retry.retry_after", "retry"), "Retry-After is ignored: after a 429/503 the retry comes back before the dependency said it could serve it, and fails again")
-		case honorsRetryAfter(r) && r.RetryAfterMax <= 0:
+		case r.HonorsRetryAfter() && r.RetryAfterMax <= 0:
 			e.emit("PT008", name, d.at("retry.retry_after_max", "retry.retry_after", "retry"), "Retry-After is honoured without retry_after_max: one \"Retry-After: 3600\" parks this caller for an hour")
 		}
 	}
@@ -282,7 +282,8 @@ func (e *engine) dependency(d *Dependency) error {
 	return nil
 }
 
-// budget is PT004: attempts × timeout + Σ worst-case backoff against the caller's budget.
+// budget is PT004: attempts × timeout + Σ worst-case backoff (policy.Retry.WorstCase, DESIGN §5)
+// against the caller's budget.
 func (e *engine) budget(d *Dependency, limit time.Duration) {
 	p := d.Policy
 	r := p.Retry
@@ -300,8 +301,8 @@ func (e *engine) budget(d *Dependency, limit time.Duration) {
 	if p.Timeout <= 0 {
 		return
 	}
-	waits := WorstCaseBackoff(r)
-	total := worstCaseTotal(r, p.Timeout, waits)
+	waits := r.WorstCaseWaits(r.MaxAttempts)
+	total := r.WorstCase(r.MaxAttempts, p.Timeout)
 	if p.Deadline > 0 && p.Deadline < total {
 		if p.Deadline <= limit {
 			return // the deadline stops the policy in time
@@ -509,51 +510,6 @@ func (f *File) ignored(rule string, line int) bool {
 	return f.ignores[line][rule]
 }
 
-// WorstCaseBackoff returns the longest wait before each retry of r (retry 1 first): the
-// backoff of DESIGN §5 at its jitter upper bound (policy.Retry.MaxDelay: full and equal jitter
-// never exceed d(n), proportional adds f·d, decorrelated is bounded by min(cap, base·3^n)),
-// raised to retry_after_max when Retry-After is honoured with a cap, because a server may ask
-// for that long. Unlimited or single-attempt policies return nil.
-func WorstCaseBackoff(r policy.Retry) []time.Duration {
-	if r.MaxAttempts <= 1 {
-		return nil
-	}
-	waits := make([]time.Duration, 0, min(r.MaxAttempts-1, MaxListedWaits))
-	for n := 1; n < r.MaxAttempts && n <= MaxListedWaits; n++ {
-		d := r.MaxDelay(n)
-		if honorsRetryAfter(r) && r.RetryAfterMax > d {
-			d = r.RetryAfterMax
-		}
-		waits = append(waits, d)
-	}
-	return waits
-}
-
-// MaxListedWaits bounds WorstCaseBackoff's list: a policy with more retries than this is
-// summed by repeating the last wait (every backoff kind is non-decreasing in n).
-const MaxListedWaits = 100
-
-// worstCaseTotal is attempts × timeout + Σ worst-case waits, saturating at policy.MaxWait so
-// absurd attempt counts cannot overflow.
-func worstCaseTotal(r policy.Retry, timeout time.Duration, waits []time.Duration) time.Duration {
-	total := float64(r.MaxAttempts) * float64(timeout)
-	for _, w := range waits {
-		total += float64(w)
-	}
-	if extra := r.MaxAttempts - 1 - len(waits); extra > 0 && len(waits) > 0 {
-		total += float64(extra) * float64(waits[len(waits)-1])
-	}
-	if total >= float64(policy.MaxWait) {
-		return policy.MaxWait
-	}
-	return time.Duration(total)
-}
-
-// honorsRetryAfter applies the policy package's default: "" behaves as honor.
-func honorsRetryAfter(r policy.Retry) bool {
-	return r.RetryAfter == "" || r.RetryAfter == policy.RetryAfterHonor
-}
-
 // noJitter applies the policy package's default: "" behaves as none.
 func noJitter(r policy.Retry) bool { return r.Jitter == "" || r.Jitter == policy.JitterNone }
 
@@ -681,7 +637,7 @@ func delaysText(r policy.Retry) string {
 	if rr.MaxAttempts == policy.Unlimited {
 		rr.MaxAttempts = 4
 	}
-	waits := WorstCaseBackoff(rr)
+	waits := rr.WorstCaseWaits(rr.MaxAttempts)
 	parts := make([]string, 0, 5)
 	for i, w := range waits {
 		if i == 4 {
@@ -702,7 +658,7 @@ func sumText(r policy.Retry, timeout time.Duration, waits []time.Duration) strin
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d × %s", r.MaxAttempts, fmtDur(timeout))
 	if len(waits) > 6 {
-		sum := worstCaseTotal(r, 0, waits)
+		sum := r.WorstCase(r.MaxAttempts, 0)
 		fmt.Fprintf(&b, " + %d waits (%s, %s, %s … up to %s) of %s", r.MaxAttempts-1, fmtDur(waits[0]), fmtDur(waits[1]), fmtDur(waits[2]), fmtDur(waits[len(waits)-1]), fmtDur(sum))
 		return b.String()
 	}

@@ -274,31 +274,6 @@ func TestPT004ShowsTheSum(t *testing.T) {
 	}
 }
 
-func TestWorstCaseBackoff(t *testing.T) {
-	ms := time.Millisecond
-	tests := []struct {
-		name string
-		r    policy.Retry
-		want []time.Duration
-	}{
-		{"single attempt", policy.Retry{MaxAttempts: 1}, nil},
-		{"exponential full jitter", policy.Retry{MaxAttempts: 4, Backoff: "exponential", Base: 100 * ms, Multiplier: 2, Cap: 10 * time.Second, Jitter: "full", RetryAfter: "ignore"}, []time.Duration{100 * ms, 200 * ms, 400 * ms}},
-		{"exponential capped", policy.Retry{MaxAttempts: 4, Backoff: "exponential", Base: 100 * ms, Multiplier: 3, Cap: 500 * ms, Jitter: "none", RetryAfter: "ignore"}, []time.Duration{100 * ms, 300 * ms, 500 * ms}},
-		{"constant proportional", policy.Retry{MaxAttempts: 3, Backoff: "constant", Base: 100 * ms, Jitter: "proportional", JitterFactor: 0.5, RetryAfter: "ignore"}, []time.Duration{150 * ms, 150 * ms}},
-		{"linear", policy.Retry{MaxAttempts: 3, Backoff: "linear", Base: 100 * ms, RetryAfter: "ignore"}, []time.Duration{100 * ms, 200 * ms}},
-		{"decorrelated 3^n", policy.Retry{MaxAttempts: 3, Backoff: "decorrelated", Base: 100 * ms, Cap: time.Second, RetryAfter: "ignore"}, []time.Duration{300 * ms, 900 * ms}},
-		{"list", policy.Retry{MaxAttempts: 4, Backoff: "list", Delays: []time.Duration{10 * ms, 30 * ms}, RetryAfter: "ignore"}, []time.Duration{10 * ms, 30 * ms, 30 * ms}},
-		{"Retry-After cap raises the wait", policy.Retry{MaxAttempts: 3, Backoff: "exponential", Base: 100 * ms, Multiplier: 2, RetryAfter: "honor", RetryAfterMax: 150 * ms}, []time.Duration{150 * ms, 200 * ms}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, WorstCaseBackoff(tt.r)); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 func TestConfigDisablesLevelsAndIgnores(t *testing.T) {
 	text := `rules:
   disable: [PT013]

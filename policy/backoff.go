@@ -6,32 +6,63 @@ import (
 	"time"
 )
 
+// Backoff is the kind of Retry.Backoff: how d(n), the delay before retry n, grows (DESIGN §5).
+// Its text form, in scenario and check files and in JSON, is the string itself.
+type Backoff string
+
 // Backoff kinds of Retry.Backoff; "" behaves as BackoffNone.
 const (
-	BackoffNone         = "none"
-	BackoffConstant     = "constant"
-	BackoffLinear       = "linear"
-	BackoffExponential  = "exponential"
-	BackoffDecorrelated = "decorrelated"
-	BackoffList         = "list"
+	BackoffNone         Backoff = "none"
+	BackoffConstant     Backoff = "constant"
+	BackoffLinear       Backoff = "linear"
+	BackoffExponential  Backoff = "exponential"
+	BackoffDecorrelated Backoff = "decorrelated"
+	BackoffList         Backoff = "list"
 )
+
+// Backoffs lists every accepted Backoff, in the order messages name them.
+func Backoffs() []Backoff {
+	return []Backoff{BackoffNone, BackoffConstant, BackoffLinear, BackoffExponential, BackoffDecorrelated, BackoffList}
+}
+
+// Jitter is the kind of Retry.Jitter: how d(n) is randomised (DESIGN §5).
+type Jitter string
 
 // Jitter kinds of Retry.Jitter; "" behaves as JitterNone.
 const (
-	JitterNone         = "none"
-	JitterFull         = "full"
-	JitterEqual        = "equal"
-	JitterProportional = "proportional"
+	JitterNone         Jitter = "none"
+	JitterFull         Jitter = "full"
+	JitterEqual        Jitter = "equal"
+	JitterProportional Jitter = "proportional"
 	// JitterRandomized is cenkalti/backoff's RandomizationFactor f: U[d·(1−f), d·(1+f)]
 	// (f capped at 1). Not in DESIGN §5's list; the `cenkalti` preset needs it (±50%).
-	JitterRandomized = "randomized"
+	JitterRandomized Jitter = "randomized"
 )
+
+// Jitters lists every accepted Jitter, in the order messages name them.
+func Jitters() []Jitter {
+	return []Jitter{JitterNone, JitterFull, JitterEqual, JitterProportional, JitterRandomized}
+}
+
+// RetryAfterMode is Retry.RetryAfter: whether a server's Retry-After (RFC 9110 §10.2.3) is
+// honoured.
+type RetryAfterMode string
 
 // Retry-After modes of Retry.RetryAfter; "" behaves as RetryAfterHonor.
 const (
-	RetryAfterHonor  = "honor"
-	RetryAfterIgnore = "ignore"
+	RetryAfterHonor  RetryAfterMode = "honor"
+	RetryAfterIgnore RetryAfterMode = "ignore"
 )
+
+// RetryAfterModes lists every accepted RetryAfterMode, in the order messages name them.
+func RetryAfterModes() []RetryAfterMode {
+	return []RetryAfterMode{RetryAfterHonor, RetryAfterIgnore}
+}
+
+// HonorsRetryAfter applies the default: "" behaves as RetryAfterHonor.
+func (r *Retry) HonorsRetryAfter() bool {
+	return r.RetryAfter == "" || r.RetryAfter == RetryAfterHonor
+}
 
 // DefaultMultiplier is used by exponential backoff when Retry.Multiplier ≤ 0.
 const DefaultMultiplier = 2.0

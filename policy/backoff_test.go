@@ -162,7 +162,7 @@ func TestJitterBoundsAndMeans(t *testing.T) {
 }
 
 func TestJitteredZeroAndNegative(t *testing.T) {
-	for _, j := range []string{JitterNone, JitterFull, JitterEqual, JitterProportional, JitterRandomized} {
+	for _, j := range Jitters() {
 		r := Retry{Jitter: j, JitterFactor: 0.5}
 		rng := rand.New(rand.NewPCG(1, 1))
 		if got := r.Jittered(0, rng); got != 0 {

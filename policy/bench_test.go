@@ -46,7 +46,7 @@ func BenchmarkBackoffDelay(b *testing.B) {
 		{Backoff: BackoffList, Delays: []time.Duration{sec, 2 * sec, 4 * sec}},
 		{Backoff: BackoffDecorrelated, Base: 100 * ms, Cap: 10 * sec},
 	} {
-		b.Run(r.Backoff, func(b *testing.B) {
+		b.Run(string(r.Backoff), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			prev := time.Duration(0)
 			b.ReportAllocs()

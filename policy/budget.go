@@ -2,11 +2,17 @@ package policy
 
 import "time"
 
+// BudgetKind is Budget.Kind: which retry budget (DESIGN §5).
+type BudgetKind string
+
 // Budget kinds of Budget.Kind.
 const (
-	BudgetTokenBucket = "token_bucket"
-	BudgetRatio       = "ratio"
+	BudgetTokenBucket BudgetKind = "token_bucket"
+	BudgetRatio       BudgetKind = "ratio"
 )
+
+// BudgetKinds lists every accepted BudgetKind, in the order messages name them.
+func BudgetKinds() []BudgetKind { return []BudgetKind{BudgetTokenBucket, BudgetRatio} }
 
 // RetryBudget limits retries across all logical requests of one client (DESIGN §5). One value
 // per client; not safe for concurrent use (the live driver serialises calls).

@@ -134,12 +134,21 @@ func IdempotentMethod(m string) bool {
 	return false
 }
 
-// NonIdempotent values of Retry.NonIdempotent.
+// NonIdempotent is Retry.NonIdempotent: whether outcome-unknown failures (DESIGN §5) of a
+// non-idempotent request are retried.
+type NonIdempotent string
+
+// NonIdempotent values of Retry.NonIdempotent; "" behaves as NonIdempotentNever.
 const (
-	NonIdempotentNever   = "never"
-	NonIdempotentWithKey = "with_key"
-	NonIdempotentAlways  = "always"
+	NonIdempotentNever   NonIdempotent = "never"
+	NonIdempotentWithKey NonIdempotent = "with_key"
+	NonIdempotentAlways  NonIdempotent = "always"
 )
+
+// NonIdempotents lists every accepted NonIdempotent, in the order messages name them.
+func NonIdempotents() []NonIdempotent {
+	return []NonIdempotent{NonIdempotentNever, NonIdempotentWithKey, NonIdempotentAlways}
+}
 
 // DefaultRetryOn is what a nil Retry.On means: the loader's default list (connect failures,
 // timeouts, resets, 408, 429 and 5xx). An empty non-nil list retries nothing.

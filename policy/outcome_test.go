@@ -82,7 +82,7 @@ func TestRetryableTable(t *testing.T) {
 	}
 	for _, tt := range outcomes {
 		t.Run(tt.name, func(t *testing.T) {
-			check := func(label string, ni string, req Request, want bool) {
+			check := func(label string, ni NonIdempotent, req Request, want bool) {
 				t.Helper()
 				p := &Policy{Retry: Retry{On: on, NonIdempotent: ni}}
 				if got := p.Retryable(req, tt.o); got != want {
@@ -90,8 +90,8 @@ func TestRetryableTable(t *testing.T) {
 				}
 			}
 			for _, m := range []string{"GET", "PUT", "DELETE"} {
-				for _, ni := range []string{"", NonIdempotentNever, NonIdempotentWithKey, NonIdempotentAlways} {
-					check(m+"/"+ni, ni, Request{Method: m}, tt.idem)
+				for _, ni := range append([]NonIdempotent{""}, NonIdempotents()...) {
+					check(m+"/"+string(ni), ni, Request{Method: m}, tt.idem)
 				}
 			}
 			check("POST never", NonIdempotentNever, Request{Method: "POST"}, tt.never)

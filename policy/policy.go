@@ -61,28 +61,31 @@ type Retry struct {
 	On []string
 	// Never lists statuses that are never retried even if On matches (e.g. 501).
 	Never []int
-	// NonIdempotent is "never", "with_key" or "always": whether outcome-unknown failures of
-	// non-idempotent requests are retried.
-	NonIdempotent string
-	// Backoff is "none", "constant", "linear", "exponential", "decorrelated" or "list".
-	Backoff    string
+	// NonIdempotent says whether outcome-unknown failures of non-idempotent requests are
+	// retried (NonIdempotents lists the values).
+	NonIdempotent NonIdempotent
+	// Backoff is d(n), the delay before retry n (Backoffs lists the kinds).
+	Backoff    Backoff
 	Base       time.Duration
 	Multiplier float64
 	Cap        time.Duration // 0 = uncapped
 	// Delays are the waits of backoff "list"; retry n waits Delays[min(n,len)-1].
 	Delays []time.Duration
-	// Jitter is "none", "full", "equal" or "proportional" (d + U[0, JitterFactor·d]).
-	Jitter       string
+	// Jitter randomises d(n) (Jitters lists the kinds); JitterFactor is the f of
+	// proportional and randomized jitter.
+	Jitter       Jitter
 	JitterFactor float64
-	// RetryAfter is "honor" or "ignore"; RetryAfterMax bounds an honoured value (0 = uncapped).
-	RetryAfter    string
+	// RetryAfter says whether a server's Retry-After is honoured; RetryAfterMax bounds an
+	// honoured value (0 = uncapped).
+	RetryAfter    RetryAfterMode
 	RetryAfterMax time.Duration
 }
 
 // Budget is a retry budget shared by all requests of one client.
 type Budget struct {
-	// Kind is "token_bucket" (AWS SDK standard retry mode) or "ratio" (SRE book ch. 22, Finagle).
-	Kind string
+	// Kind is the token bucket (AWS SDK standard retry mode) or the ratio budget (SRE book
+	// ch. 22, Finagle).
+	Kind BudgetKind
 	// Token bucket: starts full at Capacity; a retry costs RetryCost (TimeoutCost after a
 	// timeout); a first-try success refills Refill.
 	Capacity    float64

@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -37,17 +38,6 @@ func (p *Policy) validate(prefix string, errs *[]error) {
 			bad(field, "negative duration %v", d)
 		}
 	}
-	oneOf := func(field, v string, allowed ...string) {
-		if v == "" {
-			return
-		}
-		for _, a := range allowed {
-			if v == a {
-				return
-			}
-		}
-		bad(field, "%q is not one of %q", v, allowed)
-	}
 	ratio := func(field string, f float64, zeroOK bool) {
 		if f != f || f < 0 || f > 1 || (!zeroOK && f == 0) {
 			bad(field, "%v is outside (0, 1]", f)
@@ -72,10 +62,10 @@ func (p *Policy) validate(prefix string, errs *[]error) {
 			bad("retry.never["+strconv.Itoa(i)+"]", "%d is not an HTTP status", s)
 		}
 	}
-	oneOf("retry.non_idempotent", r.NonIdempotent, NonIdempotentNever, NonIdempotentWithKey, NonIdempotentAlways)
-	oneOf("retry.backoff", r.Backoff, BackoffNone, BackoffConstant, BackoffLinear, BackoffExponential, BackoffDecorrelated, BackoffList)
-	oneOf("retry.jitter", r.Jitter, JitterNone, JitterFull, JitterEqual, JitterProportional, JitterRandomized)
-	oneOf("retry.retry_after", r.RetryAfter, RetryAfterHonor, RetryAfterIgnore)
+	oneOf(bad, "retry.non_idempotent", r.NonIdempotent, NonIdempotents())
+	oneOf(bad, "retry.backoff", r.Backoff, Backoffs())
+	oneOf(bad, "retry.jitter", r.Jitter, Jitters())
+	oneOf(bad, "retry.retry_after", r.RetryAfter, RetryAfterModes())
 	nonNeg("retry.base", r.Base)
 	nonNeg("retry.cap", r.Cap)
 	nonNeg("retry.retry_after_max", r.RetryAfterMax)
@@ -129,5 +119,12 @@ func (p *Policy) validate(prefix string, errs *[]error) {
 		if l.Policy != nil {
 			l.Policy.validate(prefix+"layers["+strconv.Itoa(i)+"].policy.", errs)
 		}
+	}
+}
+
+// oneOf reports v through bad unless it is "" (the field's default) or one of allowed.
+func oneOf[T ~string](bad func(field, format string, a ...any), field string, v T, allowed []T) {
+	if v != "" && !slices.Contains(allowed, v) {
+		bad(field, "%q is not one of %q", v, allowed)
 	}
 }

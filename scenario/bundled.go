@@ -40,5 +40,5 @@ func (sc *Scenario) AttachLayers(p *policy.Policy) {
 	if _, own := p.Source["layers"]; own {
 		return
 	}
-	p.Layers = cloneLayers(sc.Layers)
+	p.Layers = policy.CloneLayers(sc.Layers)
 }

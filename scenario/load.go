@@ -746,7 +746,7 @@ func (d *decoder) policies(f map[string]Entry, root *yaml.Node, sc *Scenario) er
 			if err != nil {
 				return nil, err
 			}
-			return clonePolicy(p), nil
+			return p.Clone(), nil
 		}
 		p, err := d.policy(e.node, e.path, lookup, true)
 		if err != nil {
@@ -765,7 +765,7 @@ func (d *decoder) policies(f map[string]Entry, root *yaml.Node, sc *Scenario) er
 	if fl, ok := f["layers"]; ok {
 		noBase := func(name string, n *yaml.Node, path string) (*policy.Policy, error) {
 			if be, ok := byName[name]; ok && be.pol != nil {
-				return clonePolicy(be.pol), nil
+				return be.pol.Clone(), nil
 			}
 			return nil, d.Errf(n, path, "no policy named %q", name)
 		}

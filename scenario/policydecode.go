@@ -43,68 +43,27 @@ func defaultPolicy() *policy.Policy {
 			MaxAttempts:   1,
 			On:            []string{"connect", "timeout", "reset", "408", "429", "5xx"},
 			Never:         []int{501},
-			NonIdempotent: "never",
-			Backoff:       "exponential",
+			NonIdempotent: policy.NonIdempotentNever,
+			Backoff:       policy.BackoffExponential,
 			Base:          100 * time.Millisecond,
 			Multiplier:    2,
 			Cap:           10 * time.Second,
-			Jitter:        "full",
-			RetryAfter:    "honor",
+			Jitter:        policy.JitterFull,
+			RetryAfter:    policy.RetryAfterHonor,
 			RetryAfterMax: 60 * time.Second,
 		},
 	}
 }
 
-func defaultBudget(kind string) *policy.Budget {
-	if kind == "ratio" {
-		return &policy.Budget{Kind: "ratio", Percent: 0.2, MinPerS: 10, Window: 10 * time.Second}
+func defaultBudget(kind policy.BudgetKind) *policy.Budget {
+	if kind == policy.BudgetRatio {
+		return &policy.Budget{Kind: policy.BudgetRatio, Percent: 0.2, MinPerS: 10, Window: 10 * time.Second}
 	}
-	return &policy.Budget{Kind: "token_bucket", Capacity: 500, RetryCost: 5, TimeoutCost: 10, Refill: 1}
+	return &policy.Budget{Kind: policy.BudgetTokenBucket, Capacity: 500, RetryCost: 5, TimeoutCost: 10, Refill: 1}
 }
 
 func defaultBreaker() *policy.Breaker {
 	return &policy.Breaker{FailureRate: 0.5, MinRequests: 10, Window: 10 * time.Second, OpenFor: 30 * time.Second, HalfOpen: 1}
-}
-
-// clonePolicy deep-copies a policy so inheriting from it cannot change it.
-func clonePolicy(p *policy.Policy) *policy.Policy {
-	if p == nil {
-		return nil
-	}
-	c := *p
-	c.Retry.On = slices.Clone(p.Retry.On)
-	c.Retry.Never = slices.Clone(p.Retry.Never)
-	c.Retry.Delays = slices.Clone(p.Retry.Delays)
-	if p.Budget != nil {
-		b := *p.Budget
-		c.Budget = &b
-	}
-	if p.Breaker != nil {
-		b := *p.Breaker
-		c.Breaker = &b
-	}
-	if p.Bulkhead != nil {
-		b := *p.Bulkhead
-		c.Bulkhead = &b
-	}
-	if p.IdempotencyKey != nil {
-		k := *p.IdempotencyKey
-		c.IdempotencyKey = &k
-	}
-	c.Layers = cloneLayers(p.Layers)
-	c.Source = maps.Clone(p.Source)
-	return &c
-}
-
-func cloneLayers(ls []policy.Layer) []policy.Layer {
-	if ls == nil {
-		return nil
-	}
-	out := make([]policy.Layer, len(ls))
-	for i, l := range ls {
-		out[i] = policy.Layer{Name: l.Name, Policy: clonePolicy(l.Policy)}
-	}
-	return out
 }
 
 // policyKeys are the Source keys of every field a preset or base: can hand down.
@@ -130,7 +89,7 @@ func DecodePolicy(node *yaml.Node, file string, named map[string]*policy.Policy)
 	d := &decoder{NewNodeDecoder(file)}
 	lookup := func(name string, n *yaml.Node, path string) (*policy.Policy, error) {
 		if p, ok := named[name]; ok {
-			return clonePolicy(p), nil
+			return p.Clone(), nil
 		}
 		names := slices.Sorted(maps.Keys(named))
 		if len(names) == 0 {
@@ -181,7 +140,7 @@ func pos(file string, n *yaml.Node) policy.Pos {
 
 // inherit starts a policy from base, pointing every inheritable field at the base: line.
 func (d *decoder) inherit(base *policy.Policy, at *yaml.Node) *policy.Policy {
-	p := clonePolicy(base)
+	p := base.Clone()
 	src := make(map[string]policy.Pos, len(policyKeys)+len(base.Source))
 	here := pos(d.file, at)
 	for k := range base.Source {
@@ -352,19 +311,19 @@ func (d *decoder) errAtSource(p *policy.Policy, key, near, path, format string, 
 // checkPolicy validates what only the merged policy can tell.
 func (d *decoder) checkPolicy(p *policy.Policy, path string) error {
 	r := &p.Retry
-	if r.Backoff == "list" && len(r.Delays) == 0 {
+	if r.Backoff == policy.BackoffList && len(r.Delays) == 0 {
 		return d.errAtSource(p, "retry.delays", "retry.backoff", path, "backoff list needs delays: [10s, 30s, ...]")
 	}
-	if r.Jitter == "proportional" && r.JitterFactor <= 0 {
+	if r.Jitter == policy.JitterProportional && r.JitterFactor <= 0 {
 		return d.errAtSource(p, "retry.jitter_factor", "retry.jitter", path, "jitter proportional needs jitter_factor (d + U[0, f·d]), e.g. 0.25")
 	}
-	if r.Jitter == "randomized" && (r.JitterFactor <= 0 || r.JitterFactor > 1) {
+	if r.Jitter == policy.JitterRandomized && (r.JitterFactor <= 0 || r.JitterFactor > 1) {
 		return d.errAtSource(p, "retry.jitter_factor", "retry.jitter", path, "jitter randomized needs jitter_factor in (0, 1] (U[d·(1−f), d·(1+f)]), e.g. 0.5")
 	}
-	if r.Backoff != "list" && r.Backoff != "none" && r.Base == 0 && r.MaxAttempts != 1 {
+	if r.Backoff != policy.BackoffList && r.Backoff != policy.BackoffNone && r.Base == 0 && r.MaxAttempts != 1 {
 		return d.errAtSource(p, "retry.base", "retry.backoff", path, "backoff %s needs a base above 0 (or write backoff: none)", r.Backoff)
 	}
-	if r.Cap > 0 && r.Base > r.Cap && r.Backoff != "list" {
+	if r.Cap > 0 && r.Base > r.Cap && r.Backoff != policy.BackoffList {
 		return d.errAtSource(p, "retry.cap", "retry.base", path, "cap %s is below base %s", r.Cap, r.Base)
 	}
 	return nil
@@ -440,19 +399,17 @@ func (d *decoder) retry(n *yaml.Node, path string, p *policy.Policy) error {
 		}
 		set("never")
 	}
-	enums := []struct {
-		key     string
-		dst     *string
-		choices []string
+	for _, e := range []struct {
+		key    string
+		decode func(n *yaml.Node, path string) error
 	}{
-		{"non_idempotent", &r.NonIdempotent, []string{"never", "with_key", "always"}},
-		{"backoff", &r.Backoff, []string{"none", "constant", "linear", "exponential", "decorrelated", "list"}},
-		{"jitter", &r.Jitter, []string{"none", "full", "equal", "proportional", "randomized"}},
-		{"retry_after", &r.RetryAfter, []string{"honor", "ignore"}},
-	}
-	for _, e := range enums {
+		{"non_idempotent", enumInto(d, &r.NonIdempotent, policy.NonIdempotents())},
+		{"backoff", enumInto(d, &r.Backoff, policy.Backoffs())},
+		{"jitter", enumInto(d, &r.Jitter, policy.Jitters())},
+		{"retry_after", enumInto(d, &r.RetryAfter, policy.RetryAfterModes())},
+	} {
 		if fl, ok := f[e.key]; ok {
-			if *e.dst, err = d.Enum(fl.Val, JoinPath(path, e.key), e.choices...); err != nil {
+			if err := e.decode(fl.Val, JoinPath(path, e.key)); err != nil {
 				return err
 			}
 			set(e.key)
@@ -514,6 +471,25 @@ func (d *decoder) retry(n *yaml.Node, path string, p *policy.Policy) error {
 	return nil
 }
 
+// enum decodes one of choices, spelt exactly: the accepted values, their order in messages
+// and the type come from the policy package's list (policy.Backoffs and the like).
+func enum[T ~string](d *decoder, n *yaml.Node, path string, choices []T) (T, error) {
+	names := make([]string, len(choices))
+	for i, c := range choices {
+		names[i] = string(c)
+	}
+	s, err := d.Enum(n, path, names...)
+	return T(s), err
+}
+
+// enumInto is enum as a decode step that stores into dst.
+func enumInto[T ~string](d *decoder, dst *T, choices []T) func(n *yaml.Node, path string) error {
+	return func(n *yaml.Node, path string) (err error) {
+		*dst, err = enum(d, n, path, choices)
+		return err
+	}
+}
+
 // validRetryOn accepts what Retry.On may list.
 func validRetryOn(s string) error {
 	switch s {
@@ -540,26 +516,26 @@ func (d *decoder) budget(n *yaml.Node, path string, prev *policy.Budget, src map
 	if err != nil {
 		return nil, err
 	}
-	kind := ""
+	var kind policy.BudgetKind
 	if prev != nil {
 		kind = prev.Kind
 	}
 	if fl, ok := f["kind"]; ok {
-		if kind, err = d.Enum(fl.Val, JoinPath(path, "kind"), "token_bucket", "ratio"); err != nil {
+		if kind, err = enum(d, fl.Val, JoinPath(path, "kind"), policy.BudgetKinds()); err != nil {
 			return nil, err
 		}
 		src["budget.kind"] = pos(d.file, fl.Key)
 	} else if kind == "" {
-		return nil, d.Errf(n, JoinPath(path, "kind"), "required: token_bucket or ratio")
+		return nil, d.Errf(n, JoinPath(path, "kind"), "required: %s or %s", policy.BudgetTokenBucket, policy.BudgetRatio)
 	}
 	b := defaultBudget(kind)
 	if prev != nil && prev.Kind == kind {
 		c := *prev
 		b = &c
 	}
-	own := map[string][]string{
-		"token_bucket": {"capacity", "retry_cost", "timeout_cost", "refill"},
-		"ratio":        {"percent", "min_per_s", "window"},
+	own := map[policy.BudgetKind][]string{
+		policy.BudgetTokenBucket: {"capacity", "retry_cost", "timeout_cost", "refill"},
+		policy.BudgetRatio:       {"percent", "min_per_s", "window"},
 	}
 	for key, fl := range f {
 		if key == "kind" {
@@ -590,7 +566,7 @@ func (d *decoder) budget(n *yaml.Node, path string, prev *policy.Budget, src map
 			return nil, err
 		}
 	}
-	if kind == "token_bucket" && b.Capacity <= 0 {
+	if kind == policy.BudgetTokenBucket && b.Capacity <= 0 {
 		return nil, d.Errf(n, JoinPath(path, "capacity"), "a token bucket needs a capacity above 0")
 	}
 	return b, nil

@@ -41,11 +41,11 @@ var presets = []presetDef{
 			p.Retry.MaxAttempts = 4
 			p.Retry.On = []string{"connect", "timeout", "reset", "4xx", "5xx"}
 			p.Retry.Never = nil
-			p.Retry.NonIdempotent = "always"
-			p.Retry.Backoff = "none"
+			p.Retry.NonIdempotent = policy.NonIdempotentAlways
+			p.Retry.Backoff = policy.BackoffNone
 			p.Retry.Base, p.Retry.Cap = 0, 0
-			p.Retry.Jitter = "none"
-			p.Retry.RetryAfter = "ignore"
+			p.Retry.Jitter = policy.JitterNone
+			p.Retry.RetryAfter = policy.RetryAfterIgnore
 			return p
 		},
 	},
@@ -64,11 +64,11 @@ var presets = []presetDef{
 			p := defaultPolicy()
 			p.Retry.MaxAttempts = 3
 			p.Retry.On = []string{"connect", "timeout", "reset", "429", "500", "502", "503", "504"}
-			p.Retry.NonIdempotent = "with_key"
+			p.Retry.NonIdempotent = policy.NonIdempotentWithKey
 			p.Retry.Base, p.Retry.Multiplier, p.Retry.Cap = time.Second, 2, 20*time.Second
-			p.Retry.Jitter = "full"
-			p.Retry.RetryAfter = "ignore"
-			p.Budget = &policy.Budget{Kind: "token_bucket", Capacity: 500, RetryCost: 5, TimeoutCost: 10, Refill: 1}
+			p.Retry.Jitter = policy.JitterFull
+			p.Retry.RetryAfter = policy.RetryAfterIgnore
+			p.Budget = &policy.Budget{Kind: policy.BudgetTokenBucket, Capacity: 500, RetryCost: 5, TimeoutCost: 10, Refill: 1}
 			return p
 		},
 	},
@@ -86,9 +86,9 @@ var presets = []presetDef{
 			p := defaultPolicy()
 			p.Retry.MaxAttempts = 4
 			p.Retry.On = []string{"connect", "reset", "503"}
-			p.Retry.NonIdempotent = "with_key"
+			p.Retry.NonIdempotent = policy.NonIdempotentWithKey
 			p.Retry.Base, p.Retry.Multiplier, p.Retry.Cap = 100*time.Millisecond, 2, time.Second
-			p.Retry.Jitter = "full"
+			p.Retry.Jitter = policy.JitterFull
 			p.Retry.RetryAfterMax = 0
 			return p
 		},
@@ -118,7 +118,7 @@ var presets = []presetDef{
 		source: "Envoy CircuitBreakers.Thresholds.RetryBudget",
 		build: func() *policy.Policy {
 			p := envoyPolicy()
-			p.Budget = &policy.Budget{Kind: "ratio", Percent: 0.2, MinPerS: 3, Window: 10 * time.Second}
+			p.Budget = &policy.Budget{Kind: policy.BudgetRatio, Percent: 0.2, MinPerS: 3, Window: 10 * time.Second}
 			return p
 		},
 	},
@@ -137,10 +137,10 @@ var presets = []presetDef{
 			p.Retry.MaxAttempts = 5
 			p.Retry.On = []string{"connect", "timeout", "reset", "429", "5xx"}
 			p.Retry.Never = []int{501}
-			p.Retry.NonIdempotent = "always"
+			p.Retry.NonIdempotent = policy.NonIdempotentAlways
 			p.Retry.Base, p.Retry.Multiplier, p.Retry.Cap = time.Second, 2, 30*time.Second
-			p.Retry.Jitter = "none"
-			p.Retry.RetryAfter, p.Retry.RetryAfterMax = "honor", 0
+			p.Retry.Jitter = policy.JitterNone
+			p.Retry.RetryAfter, p.Retry.RetryAfterMax = policy.RetryAfterHonor, 0
 			return p
 		},
 	},
@@ -156,10 +156,10 @@ var presets = []presetDef{
 			p := defaultPolicy()
 			p.Deadline = 15 * time.Minute
 			p.Retry.MaxAttempts = policy.Unlimited
-			p.Retry.NonIdempotent = "always"
+			p.Retry.NonIdempotent = policy.NonIdempotentAlways
 			p.Retry.Base, p.Retry.Multiplier, p.Retry.Cap = 500*time.Millisecond, 1.5, 60*time.Second
-			p.Retry.Jitter, p.Retry.JitterFactor = "randomized", 0.5
-			p.Retry.RetryAfter = "ignore"
+			p.Retry.Jitter, p.Retry.JitterFactor = policy.JitterRandomized, 0.5
+			p.Retry.RetryAfter = policy.RetryAfterIgnore
 			return p
 		},
 	},
@@ -173,10 +173,10 @@ var presets = []presetDef{
 		build: func() *policy.Policy {
 			p := defaultPolicy()
 			p.Retry.MaxAttempts = 4
-			p.Retry.NonIdempotent = "always"
-			p.Retry.Backoff, p.Retry.Base, p.Retry.Cap = "constant", 2*time.Second, 0
-			p.Retry.Jitter = "none"
-			p.Retry.RetryAfter = "ignore"
+			p.Retry.NonIdempotent = policy.NonIdempotentAlways
+			p.Retry.Backoff, p.Retry.Base, p.Retry.Cap = policy.BackoffConstant, 2*time.Second, 0
+			p.Retry.Jitter = policy.JitterNone
+			p.Retry.RetryAfter = policy.RetryAfterIgnore
 			return p
 		},
 	},
@@ -193,11 +193,11 @@ var presets = []presetDef{
 			p := defaultPolicy()
 			p.ConnectTimeout, p.Timeout = 1100*time.Millisecond, 2*time.Second
 			p.Retry.MaxAttempts = 3
-			p.Retry.NonIdempotent = "with_key"
+			p.Retry.NonIdempotent = policy.NonIdempotentWithKey
 			p.Retry.Base, p.Retry.Multiplier, p.Retry.Cap = 100*time.Millisecond, 2, 2*time.Second
-			p.Retry.Jitter = "full"
-			p.Retry.RetryAfter, p.Retry.RetryAfterMax = "honor", 10*time.Second
-			p.Budget = &policy.Budget{Kind: "token_bucket", Capacity: 500, RetryCost: 5, TimeoutCost: 10, Refill: 1}
+			p.Retry.Jitter = policy.JitterFull
+			p.Retry.RetryAfter, p.Retry.RetryAfterMax = policy.RetryAfterHonor, 10*time.Second
+			p.Budget = &policy.Budget{Kind: policy.BudgetTokenBucket, Capacity: 500, RetryCost: 5, TimeoutCost: 10, Refill: 1}
 			return p
 		},
 	},
@@ -209,10 +209,10 @@ func envoyPolicy() *policy.Policy {
 	p.Retry.MaxAttempts = 2
 	p.Retry.On = []string{"connect", "timeout", "reset", "5xx"}
 	p.Retry.Never = nil
-	p.Retry.NonIdempotent = "always"
+	p.Retry.NonIdempotent = policy.NonIdempotentAlways
 	p.Retry.Base, p.Retry.Multiplier, p.Retry.Cap = 25*time.Millisecond, 2, 250*time.Millisecond
-	p.Retry.Jitter = "full"
-	p.Retry.RetryAfter = "ignore"
+	p.Retry.Jitter = policy.JitterFull
+	p.Retry.RetryAfter = policy.RetryAfterIgnore
 	return p
 }
 

@@ -17,11 +17,11 @@ func TestPresetValues(t *testing.T) {
 		attempts   int
 		timeout    time.Duration
 		deadline   time.Duration
-		nonIdem    string
-		retryAfter string
+		nonIdem    policy.NonIdempotent
+		retryAfter policy.RetryAfterMode
 		raMax      time.Duration
 		maxDelays  []time.Duration // MaxDelay(1), MaxDelay(2), …
-		budget     string
+		budget     policy.BudgetKind
 		retriesOn  []string
 		notRetryOn []string
 	}{
@@ -63,7 +63,7 @@ func TestPresetValues(t *testing.T) {
 					t.Errorf("MaxDelay(%d) = %v, want %v", i+1, got, want)
 				}
 			}
-			kind := ""
+			var kind policy.BudgetKind
 			if p.Budget != nil {
 				kind = p.Budget.Kind
 			}

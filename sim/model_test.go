@@ -155,11 +155,11 @@ func FuzzRunPolicy(f *testing.F) {
 		if capW%4 != 0 {
 			sc.Target.Capacity = &scenario.Capacity{Workers: int(capW % 4), Queue: int(capW % 3)}
 		}
-		jitters := []string{"none", "full", "equal", "proportional"}
+		jitters := []policy.Jitter{policy.JitterNone, policy.JitterFull, policy.JitterEqual, policy.JitterProportional}
 		mk := func(n int) *policy.Policy {
 			return &policy.Policy{Name: "p", Timeout: time.Duration(timeoutMs%2000) * time.Millisecond, Deadline: 3 * time.Second,
 				Retry: policy.Retry{MaxAttempts: n, On: []string{"connect", "timeout", "reset", "5xx", "409"}, NonIdempotent: "with_key",
-					Backoff: "exponential", Base: 10 * time.Millisecond, Multiplier: 2, Cap: 200 * time.Millisecond, Jitter: jitters[int(jitter)%4], JitterFactor: 0.5},
+					Backoff: policy.BackoffExponential, Base: 10 * time.Millisecond, Multiplier: 2, Cap: 200 * time.Millisecond, Jitter: jitters[int(jitter)%4], JitterFactor: 0.5},
 				Breaker:  &policy.Breaker{FailureRate: 0.5, MinRequests: 5, Window: time.Second, OpenFor: 500 * time.Millisecond, HalfOpen: 1},
 				Fallback: key,
 			}

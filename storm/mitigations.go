@@ -110,7 +110,7 @@ func Mitigations(attempts []int, timeout time.Duration) []*policy.Policy {
 // kept, by position from the bottom, and get the given attempts; missing ones are added
 // without a timeout; extra ones are dropped). It returns a modified deep copy.
 func Override(p *policy.Policy, timeout time.Duration, attempts []int) *policy.Policy {
-	q := Clone(p)
+	q := p.Clone()
 	if timeout > 0 {
 		q.Timeout = timeout
 	}
@@ -135,41 +135,6 @@ func Override(p *policy.Policy, timeout time.Duration, attempts []int) *policy.P
 	}
 	q.Layers = layers
 	return q
-}
-
-// Clone deep-copies a policy (slices, budget, breaker, bulkhead, layers) so overriding a
-// field cannot change a preset or another policy.
-func Clone(p *policy.Policy) *policy.Policy {
-	q := *p
-	q.Retry.On = append([]string(nil), p.Retry.On...)
-	q.Retry.Never = append([]int(nil), p.Retry.Never...)
-	q.Retry.Delays = append([]time.Duration(nil), p.Retry.Delays...)
-	if p.Budget != nil {
-		b := *p.Budget
-		q.Budget = &b
-	}
-	if p.Breaker != nil {
-		b := *p.Breaker
-		q.Breaker = &b
-	}
-	if p.Bulkhead != nil {
-		b := *p.Bulkhead
-		q.Bulkhead = &b
-	}
-	q.Layers = nil
-	for _, l := range p.Layers {
-		if l.Policy != nil {
-			l.Policy = Clone(l.Policy)
-		}
-		q.Layers = append(q.Layers, l)
-	}
-	if p.Source != nil {
-		q.Source = make(map[string]policy.Pos, len(p.Source))
-		for k, v := range p.Source {
-			q.Source[k] = v
-		}
-	}
-	return &q
 }
 
 // Attempts returns the max attempts per layer, caller first (bottom last); 0 marks a layer
