@@ -11,7 +11,7 @@ import (
 )
 
 // DefaultMaxAmplification is the amplification PT009 tolerates when the file does not say.
-const DefaultMaxAmplification = 10
+const DefaultMaxAmplification = policy.DefaultMaxAmplification
 
 // DefaultCutoff is the share of good responses a timeout may cut off before PT010 fires:
 // the same 0.1% (p99.9) that `probe` uses for its recommendation (DESIGN §7).

@@ -22,7 +22,6 @@ import (
 	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/replay"
 	"github.com/patience-dev/patience/scenario"
-	"github.com/patience-dev/patience/sim"
 )
 
 // DefaultMaxConcurrency bounds the attempts in flight across all policies of a live replay
@@ -190,7 +189,7 @@ func Replay(ctx context.Context, sc *scenario.Scenario, opts Options) (*replay.R
 	}
 	res := &replay.Result{
 		Schema: replay.Schema, Mode: replay.ModeLive, Scenario: sc.Name, Description: sc.Description,
-		Seed: sc.Seed, DurationMs: msOf(sc.Duration), IncidentEndMs: incidentEnd(sc),
+		Seed: sc.Seed, DurationMs: msOf(sc.Duration), IncidentEndMs: replay.IncidentEndMs(sc),
 	}
 	sem := make(chan struct{}, maxConc)
 	var warnOnce sync.Once
@@ -428,7 +427,7 @@ func (r *run) setup() {
 	n := max(sc.Load.Clients, 1)
 	r.clients = make([]*liveClient, n)
 	for i := range r.clients {
-		cs := &liveClient{rng: sim.JitterRand(sc.Seed, i)}
+		cs := &liveClient{rng: scenario.JitterRand(sc.Seed, i)}
 		cs.levels = make([]levelState, len(r.levels))
 		for l, lp := range r.levels {
 			cs.levels[l] = levelState{
@@ -505,7 +504,7 @@ func (r *run) play(ctx context.Context) {
 		}
 	default:
 		// The simulator's arrival stream: first gap, then per arrival a client and the next gap.
-		arr := sim.ArrivalRand(r.sc.Seed)
+		arr := scenario.ArrivalRand(r.sc.Seed)
 		if ld.Burst > 0 {
 			for i := 0; i < ld.Burst; i++ {
 				r.arrive(newID(), i%len(r.clients), false)
@@ -772,7 +771,7 @@ func (r *run) call(level int, lr *logical) (kind int, reason string, last policy
 			continue
 		}
 		r.addMalformed(c)
-		reason := outcomeReason(res.o)
+		reason := replay.ReasonOf(res.o)
 		switch d.Reason {
 		case replay.ReasonBudget, replay.ReasonDeadline:
 			reason = d.Reason
@@ -977,25 +976,6 @@ func (r *run) classify(ctx context.Context, err error, info *dialInfo) result {
 	return result{o: policy.Outcome{Kind: policy.Reset}, wallNow: wall}
 }
 
-func outcomeReason(o policy.Outcome) string {
-	switch o.Kind {
-	case policy.Timeout:
-		return replay.ReasonTimeout
-	case policy.ConnectTimeout:
-		return replay.ReasonConnect
-	case policy.Refused:
-		return replay.ReasonRefused
-	case policy.Reset:
-		return replay.ReasonReset
-	case policy.Status:
-		if o.Status >= 400 && o.Status < 500 && o.Status != 408 && o.Status != 409 && o.Status != 429 {
-			return replay.ReasonRejected
-		}
-		return "http_" + strconv.Itoa(o.Status)
-	}
-	return "unknown"
-}
-
 // collect finishes the result: rates, latency percentiles, the timeline, and the duplicates
 // and wasted work the server counted.
 func (r *run) collect(ctx context.Context) {
@@ -1030,7 +1010,9 @@ func (r *run) collect(ctx context.Context) {
 	}
 	r.mu.Unlock()
 	res.SaturatedMs = msOf(r.saturated)
-	res.Recovered, res.RecoveryMs = sim.Recovery(r.sc, r.tl)
+	res.Recovery = replay.RecoveryOf(r.sc, r.tl)
+	// The verdict reads the duplicates and wasted work the server counted: judge last.
+	defer func() { res.Verdict = replay.VerdictOf(*res, replay.IncidentEndMs(r.sc) != nil) }()
 	if r.srv != nil {
 		st := r.srv.Stats()
 		res.Duplicates = int(st.DuplicateSideEffects)
@@ -1042,19 +1024,6 @@ func (r *run) collect(ctx context.Context) {
 	} else {
 		fmt.Fprintf(r.log, "live: warning: cannot read %s%s: %v (duplicates unknown, shown as 0)\n", r.base, StatsPath, err)
 	}
-}
-
-// incidentEnd is when the target's last phase ends, when that is before arrivals stop.
-func incidentEnd(sc *scenario.Scenario) *float64 {
-	var end time.Duration
-	for _, ph := range sc.Target.Phases {
-		end = max(end, ph.End())
-	}
-	if end > 0 && end < sc.Duration {
-		v := msOf(end)
-		return &v
-	}
-	return nil
 }
 
 // fetchStats reads the stats of a running `patience serve`.

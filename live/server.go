@@ -44,7 +44,6 @@ import (
 	"time"
 
 	"github.com/patience-dev/patience/scenario"
-	"github.com/patience-dev/patience/sim"
 )
 
 // StatsPath serves the server's counters as JSON.
@@ -89,7 +88,7 @@ type Server struct {
 	done     chan struct{}
 
 	// stalls are the stall phases' windows, sorted by start.
-	stalls sim.Stalls
+	stalls scenario.Stalls
 
 	// capacity
 	slots chan struct{} // nil = unbounded
@@ -141,7 +140,7 @@ func NewServer(sc *scenario.Scenario, opts ServerOptions) *Server {
 		executions: map[string]int64{},
 		dupesByTag: map[string]int64{},
 		refusedBy:  map[string]bool{},
-		stalls:     sim.StallsOf(sc),
+		stalls:     sc.Stalls(),
 	}
 	if c := sc.Target.Capacity; c != nil && c.Workers > 0 {
 		s.slots = make(chan struct{}, c.Workers)
@@ -235,7 +234,7 @@ func (s *Server) real(d time.Duration) time.Duration { return time.Duration(floa
 // phaseAt returns the index of the phase in force at scenario time t (-1 = none) and the
 // phase (nil = none), by the simulator's rule.
 func (s *Server) phaseAt(t time.Duration) (int, *scenario.Phase) {
-	i := sim.PhaseAt(s.sc, t)
+	i := s.sc.PhaseAt(t)
 	if i < 0 {
 		return -1, nil
 	}
@@ -327,7 +326,7 @@ func (s *Server) drawFault(p *scenario.Phase) *scenario.Fault {
 // pickFault maps a uniform draw u to a fault of phase p (nil = none) by the simulator's
 // rule (sim.PickFault).
 func pickFault(p *scenario.Phase, u float64) *scenario.Fault {
-	if i := sim.PickFault(p, u); i >= 0 {
+	if i := p.PickFault(u); i >= 0 {
 		return &p.Faults[i]
 	}
 	return nil
@@ -338,7 +337,7 @@ func pickFault(p *scenario.Phase, u float64) *scenario.Fault {
 func (s *Server) sampleLatency(phase int) time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return sim.PhaseLatency(s.sc, phase).Sample(s.rng)
+	return s.sc.PhaseLatency(phase).Sample(s.rng)
 }
 
 // sleep waits a real duration, or less if the server stops; it says whether it slept fully.
@@ -499,7 +498,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var service time.Duration
 	if draws != nil {
-		service = sim.PhaseLatency(s.sc, pi).Sample(draws.rng)
+		service = s.sc.PhaseLatency(pi).Sample(draws.rng)
 	} else {
 		service = s.sampleLatency(pi)
 	}

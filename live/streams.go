@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/patience-dev/patience/scenario"
-	"github.com/patience-dev/patience/sim"
 )
 
 // The live driver and server draw from the simulator's seeded streams (sim.ArrivalRand,
@@ -30,7 +29,7 @@ type targetDraws struct {
 // attemptDraws derives the target draws of attempt j of logical request id.
 func attemptDraws(sc *scenario.Scenario, seed int64, id uint64, j uint64) targetDraws {
 	var pcg rand.PCG
-	sim.SeedTarget(&pcg, seed, id, j)
+	scenario.SeedTarget(&pcg, seed, id, j)
 	r := rand.New(&pcg)
 	c := sc.Target.Connect.Sample(r)
 	return targetDraws{connect: c, u: r.Float64(), rng: r}

@@ -49,6 +49,9 @@ type Result struct {
 // PolicyResult is what one policy did to the logical requests and to the target.
 type PolicyResult struct {
 	Name string `json:"name"`
+	// Verdict is what this policy does to the caller's service (VerdictOf): its level and
+	// the clauses behind it. Storm replaces it with its own judgement of the run.
+	Verdict Verdict `json:"verdict"`
 	// Requests counts logical requests that arrived (including those refused for lack of a
 	// worker).
 	Requests  int `json:"requests"`
@@ -100,12 +103,9 @@ type PolicyResult struct {
 	// on the dependency, which the per-second peak averages away (Brooker, "Exponential
 	// Backoff And Jitter", AWS Architecture Blog, 2015).
 	PeakRetryBurstPerS float64 `json:"peak_retry_burst_per_s"`
-	// Recovered says whether, after the last phase of the target ended, requests stopped
-	// failing or degrading for at least the last 10 s of arrivals (false when the scenario has
-	// no phase). RecoveryMs is how long after that phase's end the last failed or degraded
-	// request finished: 0 = at once; null when not recovered or no phase.
-	Recovered  bool     `json:"recovered"`
-	RecoveryMs *float64 `json:"recovery_ms"`
+	// Recovery is the recovery rule's judgement (recovery.go): recovered, recovery_ms from
+	// the end of the incident to the start of 30 s of steady goodput, judged, metastable.
+	Recovery
 	// WastedWork counts attempts the target served after their caller had given up.
 	WastedWork int `json:"wasted_work"`
 	// MalformedRetryAfter counts Retry-After values the policy could not parse (ignored).

@@ -3,11 +3,10 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
-	"sort"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/replay"
 )
 
@@ -19,99 +18,26 @@ var ReplayFormats = Registry[*replay.Result]{
 	"markdown": ReplayMarkdown,
 }
 
-// replayLevel grades a verdict line.
-type replayLevel int
-
-const (
-	replayGood replayLevel = iota
-	replayWarn
-	replayBad
-)
-
-// replayVerdict says in plain words what the policy would do to the service, from the facts
-// the simulator measured. The most serious consequence comes first.
-func replayVerdict(p replay.PolicyResult, hasPhases bool) (replayLevel, string) {
-	level := replayGood
-	var clauses []string
-	bad := func(s string) { level = replayBad; clauses = append(clauses, s) }
-	if p.WorkerSaturation >= 1 && p.SaturatedMs >= 1000 {
-		s := "every worker of a client stuck for " + replayDuration(p.SaturatedMs) + ": unrelated pages die"
-		if p.NoWorker > 0 {
-			s += " (" + replayCount(p.NoWorker) + " calls turned away)"
-		}
-		bad(s)
+// verdictMark is the terminal mark of a verdict level.
+func verdictMark(l replay.Level, st Styles) string {
+	switch l {
+	case replay.Degraded:
+		return st.Warn.Render("!")
+	case replay.Bad:
+		return st.Bad.Render("✗")
 	}
-	if stuck := p.FailureReasons[replay.ReasonStuck]; stuck > 0 {
-		bad(replayCount(stuck) + " requests still hanging when the run ended")
-	}
-	if p.Duplicates > 0 {
-		bad(replayCount(p.Duplicates) + " side effects executed twice (customers charged twice)")
-	}
-	if p.UnknownOutcomes > 0 {
-		level = max(level, replayWarn)
-		clauses = append(clauses, replayCount(p.UnknownOutcomes)+" requests in an unknown state (the server may have acted): someone must confirm them")
-	}
-	// PT009's default max_amplification is 10: above it a retry policy multiplies an outage.
-	switch {
-	case p.Amplification >= 10:
-		bad("each request became " + replayRatio(p.Amplification) + " calls to the dependency")
-	case p.Amplification >= 3:
-		level = max(level, replayWarn)
-		clauses = append(clauses, "each request became "+replayRatio(p.Amplification)+" calls to the dependency")
-	}
-	if p.Requests > 0 {
-		failRate := float64(p.Failed) / float64(p.Requests)
-		switch {
-		case failRate >= 0.10:
-			level = replayBad
-		case failRate >= 0.005 && level < replayWarn:
-			level = replayWarn
-		}
-		if p.Failed > 0 {
-			clauses = append(clauses, replayPercent(failRate)+" failed ("+replayTopReasons(p.FailureReasons, 2)+")")
-		}
-	}
-	if p.Degraded > 0 {
-		if level < replayWarn {
-			level = replayWarn
-		}
-		clauses = append(clauses, replayCount(p.Degraded)+" answered from the fallback (degraded, not failed)")
-	}
-	switch {
-	case p.Recovered && p.RecoveryMs != nil && *p.RecoveryMs > 0:
-		clauses = append(clauses, "recovers "+replayDuration(*p.RecoveryMs)+" after the incident ends")
-	case hasPhases && p.Failed+p.Degraded > 0:
-		level = replayBad
-		clauses = append(clauses, "does not recover before arrivals stop")
-	}
-	if p.WastedWork > 0 && p.Requests > 0 && float64(p.WastedWork) >= 0.01*float64(p.Requests) {
-		clauses = append(clauses, replayCount(p.WastedWork)+" calls served after the caller gave up")
-	}
-	if len(clauses) == 0 || level == replayGood {
-		clauses = append([]string{replayPercent(p.SuccessRate) + " succeeded"}, clauses...)
-	}
-	return level, strings.Join(clauses, "; ")
+	return st.Good.Render("✓")
 }
 
-// replayTopReasons lists the commonest failure reasons, most frequent first.
-func replayTopReasons(m map[string]int, n int) string {
-	type kv struct {
-		k string
-		v int
+// verdictMarkdownMark is the Markdown mark of a verdict level.
+func verdictMarkdownMark(l replay.Level) string {
+	switch l {
+	case replay.Degraded:
+		return "⚠️"
+	case replay.Bad:
+		return "❌"
 	}
-	var all []kv
-	for k, v := range m {
-		all = append(all, kv{k, v})
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].v > all[j].v || (all[i].v == all[j].v && all[i].k < all[j].k) })
-	var parts []string
-	for i, e := range all {
-		if i == n {
-			break
-		}
-		parts = append(parts, strings.ReplaceAll(e.k, "_", " ")+" "+replayCount(e.v))
-	}
-	return strings.Join(parts, ", ")
+	return "✅"
 }
 
 // replayRows are the table's metrics, one row each, policies as columns.
@@ -165,14 +91,7 @@ func ReplayText(w io.Writer, r *replay.Result, opts Options) error {
 		nameW = max(nameW, lipgloss.Width(p.Name))
 	}
 	for _, p := range r.Policies {
-		level, text := replayVerdict(p, r.IncidentEndMs != nil)
-		mark := st.Good.Render("✓")
-		switch level {
-		case replayWarn:
-			mark = st.Warn.Render("!")
-		case replayBad:
-			mark = st.Bad.Render("✗")
-		}
+		mark, text := verdictMark(p.Verdict.Level, st), p.Verdict.Text()
 		// Wrap the verdict under itself, so a narrow terminal keeps the names in a column.
 		indent := nameW + 4
 		lines := strings.Split(replayWrap(text, max(opts.Width-indent, 30)), "\n")
@@ -246,14 +165,7 @@ func ReplayMarkdown(w io.Writer, r *replay.Result, opts Options) error {
 		b.WriteString(r.Description + "\n\n")
 	}
 	for _, p := range r.Policies {
-		level, text := replayVerdict(p, r.IncidentEndMs != nil)
-		mark := "✅"
-		switch level {
-		case replayWarn:
-			mark = "⚠️"
-		case replayBad:
-			mark = "❌"
-		}
+		mark, text := verdictMarkdownMark(p.Verdict.Level), p.Verdict.Text()
 		fmt.Fprintf(&b, "- %s **%s**: %s\n", mark, replayMDEscape(p.Name), text)
 	}
 	b.WriteString("\n|   |")
@@ -311,67 +223,7 @@ func replayWrap(s string, width int) string {
 	return b.String()
 }
 
-// replayCount writes an integer with thousands separators.
-func replayCount(n int) string {
-	s := fmt.Sprintf("%d", n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// replayPercent writes a ratio as a percentage with one decimal, never rounding a partial
-// success up to 100% or a partial failure down to 0%.
-func replayPercent(x float64) string {
-	s := fmt.Sprintf("%.1f%%", 100*x)
-	switch {
-	case x < 1 && s == "100.0%":
-		return ">99.9%"
-	case x > 0 && s == "0.0%":
-		return "<0.1%"
-	}
-	return s
-}
-
-// replayRatio writes a multiplier: ×1, ×1.23, ×18.
-func replayRatio(x float64) string {
-	switch {
-	case x == math.Trunc(x):
-		return fmt.Sprintf("×%.0f", x)
-	case x >= 10:
-		return fmt.Sprintf("×%.1f", x)
-	}
-	return fmt.Sprintf("×%.2f", x)
-}
-
-// replayDuration writes milliseconds with about three significant digits: 0.41ms, 412ms,
-// 4.12s, 4m12s, 1h5m.
-func replayDuration(ms float64) string {
-	switch {
-	case ms <= 0:
-		return "0"
-	case ms < 10:
-		return fmt.Sprintf("%.2fms", ms)
-	case ms < 1000:
-		return fmt.Sprintf("%.0fms", ms)
-	case ms < 60_000:
-		return fmt.Sprintf("%.3gs", ms/1000)
-	case ms < 3_600_000:
-		s := int(math.Round(ms / 1000))
-		if s%60 == 0 {
-			return fmt.Sprintf("%dm", s/60)
-		}
-		return fmt.Sprintf("%dm%ds", s/60, s%60)
-	}
-	m := int(math.Round(ms / 60_000))
-	return fmt.Sprintf("%dh%dm", m/60, m%60)
-}
+var replayCount = units.Count
+var replayPercent = units.Percent
+var replayRatio = units.Ratio
+var replayDuration = units.Millis

@@ -7,99 +7,16 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/storm"
 )
-
-// stormLevel grades a policy's outcome for the mark in front of its verdict.
-type stormLevel int
-
-const (
-	stormGood stormLevel = iota
-	stormWarn
-	stormBad
-)
-
-// stormTrigger names the last fault in words: "the 10s stall", "the 30s error burst".
-func stormTrigger(r *storm.Result) string {
-	if len(r.Triggers) == 0 {
-		return ""
-	}
-	if len(r.Triggers) > 1 {
-		return "the last fault"
-	}
-	t := r.Triggers[0]
-	d := replayDuration(t.ForMs)
-	switch t.Kind {
-	case "stall":
-		return "the " + d + " stall"
-	case "errors":
-		return "the " + d + " error burst"
-	case "latency":
-		return "the " + d + " slowdown"
-	}
-	return "the " + d + " fault phase"
-}
-
-// stormVerdict is the one-line outcome of a policy in plain words.
-func stormVerdict(r *storm.Result, a storm.Analysis) (stormLevel, string) {
-	trigger := stormTrigger(r)
-	after := "after " + trigger + " ends"
-	if trigger == "" {
-		after = "from the start"
-	}
-	load := ""
-	if a.FinalLoadRatio != nil {
-		load = fmt.Sprintf("the dependency receives %s its capacity", stormTimes(*a.FinalLoadRatio))
-	} else {
-		load = fmt.Sprintf("the dependency receives %s", stormRate(a.FinalOfferedPerS))
-	}
-	switch {
-	case r.RatePerS <= 0:
-		return stormWarn, "no recovery verdict: the scenario has no arrival rate (closed model or burst)"
-	case a.Metastable && a.GoodputPerS > r.RatePerS*(1+storm.Tolerance):
-		// More goodput than arrivals: not a collapse but a backlog of late retries still
-		// completing when the run ended (long backoffs, queue jobs).
-		return stormWarn, fmt.Sprintf("not settled: %s goodput never stays within 10%% of arrivals; it ends at %s against %s (late retries still completing)",
-			after, stormRate(a.GoodputPerS), stormRate(r.RatePerS))
-	case a.Metastable:
-		return stormBad, fmt.Sprintf("metastable: %s %s and never recovers (goodput %s of %s)",
-			after, load, stormRate(a.GoodputPerS), stormRate(r.RatePerS))
-	case a.Recovered && a.RecoveryS != nil && trigger != "":
-		peak := ""
-		if a.PeakLoadRatio != nil {
-			peak = fmt.Sprintf(" (peak load %s capacity)", stormTimes(*a.PeakLoadRatio))
-		}
-		return stormGood, fmt.Sprintf("recovers %s after %s ends%s", stormSeconds(*a.RecoveryS), trigger, peak)
-	case a.Recovered:
-		return stormGood, "steady: goodput follows arrivals"
-	case a.RecoveringS > 0:
-		return stormWarn, fmt.Sprintf("inconclusive: goodput had been back for only %s when arrivals ended; recovery needs %s (run longer)",
-			stormSeconds(a.RecoveringS), stormSeconds(storm.RecoveryWindow.Seconds()))
-	}
-	return stormWarn, fmt.Sprintf("inconclusive: the run ends too soon after %s to judge; recovery needs %s of steady goodput (run longer)",
-		trigger, stormSeconds(storm.RecoveryWindow.Seconds()))
-}
-
-// stormShort is a policy's outcome in one or two words for the table.
-func stormShort(a storm.Analysis) string {
-	switch {
-	case a.Metastable:
-		return "metastable"
-	case a.Recovered && a.RecoveryS != nil:
-		return "recovers in " + stormSeconds(*a.RecoveryS)
-	case a.Recovered:
-		return "steady"
-	}
-	return "inconclusive"
-}
 
 // StormText renders the storm for a terminal: the verdict first, the model, the chart of
 // offered load against capacity and goodput, then every policy side by side.
 func StormText(w io.Writer, r *storm.Result, opts Options) error {
 	st := opts.Styles
 	var b strings.Builder
-	level, text := stormVerdict(r, r.Analysis)
-	b.WriteString(stormMark(level, st) + " " + st.Verdict.Render(text) + "\n")
+	b.WriteString(verdictMark(r.Verdict.Level, st) + " " + st.Verdict.Render(r.Verdict.Text()) + "\n")
 	b.WriteString(st.Muted.Render(stormSubtitle(r)) + "\n")
 	if line := stormStable(r.Analysis); line != "" {
 		b.WriteString(line + "\n")
@@ -125,8 +42,7 @@ func StormText(w io.Writer, r *storm.Result, opts Options) error {
 			nameW = max(nameW, lipgloss.Width(p.Name))
 		}
 		for _, p := range r.Policies {
-			level, text := stormVerdict(r, p.Analysis)
-			fmt.Fprintf(&b, "%s %s  %s\n", stormMark(level, st), st.Verdict.Render(fmt.Sprintf("%-*s", nameW, p.Name)), text)
+			fmt.Fprintf(&b, "%s %s  %s\n", verdictMark(p.Verdict.Level, st), st.Verdict.Render(fmt.Sprintf("%-*s", nameW, p.Name)), p.Verdict.Text())
 		}
 		b.WriteString("\n")
 	}
@@ -144,16 +60,6 @@ func StormText(w io.Writer, r *storm.Result, opts Options) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func stormMark(level stormLevel, st Styles) string {
-	switch level {
-	case stormWarn:
-		return st.Warn.Render("!")
-	case stormBad:
-		return st.Bad.Render("✗")
-	}
-	return st.Good.Render("✓")
 }
 
 // stormPad right-pads a label to the width of another, so two charts line up.
@@ -260,7 +166,7 @@ func stormRow(p storm.PolicyResult) []string {
 	}
 	return []string{
 		p.Name,
-		stormShort(p.Analysis),
+		p.Outcome,
 		opt(p.PeakLoadRatio, stormTimes),
 		opt(p.FinalLoadRatio, stormTimes),
 		stormRate(p.GoodputPerS),
@@ -280,8 +186,7 @@ func stormFootnote(r *storm.Result) string {
 // StormMarkdown renders the storm for a pull-request comment.
 func StormMarkdown(w io.Writer, r *storm.Result, _ Options) error {
 	var b strings.Builder
-	_, text := stormVerdict(r, r.Analysis)
-	fmt.Fprintf(&b, "### storm `%s`\n\n**%s**\n\n_%s_\n\n", r.Scenario, text, stormSubtitle(r))
+	fmt.Fprintf(&b, "### storm `%s`\n\n**%s**\n\n_%s_\n\n", r.Scenario, r.Verdict.Text(), stormSubtitle(r))
 	if line := stormStable(r.Analysis); line != "" {
 		b.WriteString(line + "\n\n")
 	}
@@ -299,46 +204,13 @@ func StormMarkdown(w io.Writer, r *storm.Result, _ Options) error {
 	}
 	b.WriteString("\n")
 	for _, p := range r.Policies {
-		_, text := stormVerdict(r, p.Analysis)
-		fmt.Fprintf(&b, "- **%s**: %s\n", replayMDEscape(p.Name), replayMDEscape(text))
+		fmt.Fprintf(&b, "- **%s**: %s\n", replayMDEscape(p.Name), replayMDEscape(p.Verdict.Text()))
 	}
 	if r.Interrupted {
 		b.WriteString("\n_interrupted: only the policies above were simulated_\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// stormRate writes a rate with about three significant digits: 4.69/s, 66/s, 1.2k/s.
-func stormRate(x float64) string {
-	switch {
-	case x >= 1e4:
-		return fmt.Sprintf("%.3gk/s", x/1e3)
-	case x >= 100 || x == math.Trunc(x):
-		return fmt.Sprintf("%.0f/s", x)
-	case x >= 10:
-		return fmt.Sprintf("%.1f/s", x)
-	}
-	return fmt.Sprintf("%.2f/s", x)
-}
-
-// stormTimes writes a ratio to capacity: 2.0×, 0.55×.
-func stormTimes(x float64) string {
-	if x >= 10 {
-		return fmt.Sprintf("%.0f×", x)
-	}
-	if x >= 1 {
-		return fmt.Sprintf("%.1f×", x)
-	}
-	return fmt.Sprintf("%.2f×", x)
-}
-
-// stormSeconds writes whole or fractional seconds: "8 s", "0.5 s".
-func stormSeconds(s float64) string {
-	if s == math.Trunc(s) {
-		return fmt.Sprintf("%.0f s", s)
-	}
-	return fmt.Sprintf("%.1f s", s)
 }
 
 func stormInts(xs []int) string {
@@ -355,3 +227,7 @@ var StormFormats = Registry[*storm.Result]{
 	"json":     JSON[*storm.Result],
 	"markdown": StormMarkdown,
 }
+
+var stormRate = units.Rate
+var stormTimes = units.Times
+var stormSeconds = units.Seconds

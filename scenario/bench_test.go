@@ -18,7 +18,7 @@ func BenchmarkSample(b *testing.B) {
 	}{
 		{"fixed", Distribution{Kind: DistFixed, Fixed: time.Millisecond}},
 		{"uniform", Distribution{Kind: DistUniform, Min: time.Millisecond, Max: 3 * time.Millisecond}},
-		{"exponential", Distribution{Kind: DistExponential, Min: time.Millisecond, Mean: 5 * time.Millisecond}},
+		{"exponential", Distribution{Kind: DistExponential, Min: time.Millisecond, ExpMean: 5 * time.Millisecond}},
 		{"lognormal", Lognormal(80*time.Millisecond, 400*time.Millisecond)},
 		{"lognormal-uncached", Distribution{Kind: DistLognormal, P50: 80 * time.Millisecond, P99: 400 * time.Millisecond}},
 		{"profile", prof},

@@ -14,7 +14,7 @@ import (
 
 // z99 is the standard normal quantile of 0.99: a lognormal through p50 and p99 has
 // sigma = (ln p99 − ln p50) / z99.
-const z99 = 2.3263478740408408
+const z99 = 2.3263478740408408 // the one copy: sim and storm use Distribution's methods
 
 // profileSteps is how many equal-probability steps the inverse CDF of a profile holds
 // (1001 quantiles, 0‰ … 1000‰); sampling interpolates linearly between neighbours.
@@ -33,7 +33,7 @@ func (d *Distribution) Sample(r *rand.Rand) time.Duration {
 	case DistUniform:
 		return d.Min + time.Duration(r.Float64()*float64(d.Max-d.Min))
 	case DistExponential:
-		return clampSample(float64(d.Min) + r.ExpFloat64()*float64(d.Mean))
+		return clampSample(float64(d.Min) + r.ExpFloat64()*float64(d.ExpMean))
 	case DistLognormal:
 		mu, sigma := d.lognormal()
 		return clampSample(math.Exp(mu + sigma*r.NormFloat64()))
@@ -54,7 +54,7 @@ func (d *Distribution) Quantile(q float64) time.Duration {
 		if q == 1 {
 			return maxSample
 		}
-		return clampSample(float64(d.Min) - math.Log1p(-q)*float64(d.Mean))
+		return clampSample(float64(d.Min) - math.Log1p(-q)*float64(d.ExpMean))
 	case DistLognormal:
 		if q == 0 {
 			return 0
@@ -78,6 +78,42 @@ func (d *Distribution) lognormal() (mu, sigma float64) {
 	}
 	mu = math.Log(float64(d.P50))
 	return mu, (math.Log(float64(d.P99)) - mu) / z99
+}
+
+// Mean is the distribution's mean: exact for fixed, uniform, exponential and lognormal
+// (exp(μ + σ²/2)), the mean of 1000 mid-point quantiles for a measured profile.
+func (d *Distribution) Mean() time.Duration {
+	switch d.Kind {
+	case DistFixed, "":
+		return d.Fixed
+	case DistUniform:
+		return (d.Min + d.Max) / 2
+	case DistExponential:
+		return d.Min + d.ExpMean
+	case DistLognormal:
+		if d.P50 <= 0 || d.P99 <= d.P50 {
+			return d.P50
+		}
+		mu, sigma := d.lognormal()
+		return time.Duration(math.Exp(mu + sigma*sigma/2))
+	}
+	const n = 1000
+	sum := 0.0
+	for i := 0; i < n; i++ {
+		sum += float64(d.Quantile((float64(i) + 0.5) / n))
+	}
+	return time.Duration(sum / n)
+}
+
+// Prepared returns a copy of d with a lognormal's parameters worked out once (as the loader
+// does), so a hand-built Distribution draws on the hot path without two logarithms per
+// sample. The draws are the same numbers d.Sample gives for the same generator state.
+func (d Distribution) Prepared() Distribution {
+	if d.Kind == DistLognormal && !d.lnSet {
+		d.lnMu, d.lnSigma = d.lognormal()
+		d.lnSet = true
+	}
+	return d
 }
 
 // Lognormal builds the lognormal distribution through p50 and p99 with its parameters
@@ -125,7 +161,7 @@ func (d *Distribution) String() string {
 	case DistUniform:
 		return fmt.Sprintf("uniform [%s, %s]", d.Min, d.Max)
 	case DistExponential:
-		return fmt.Sprintf("exponential min %s mean %s", d.Min, d.Mean)
+		return fmt.Sprintf("exponential min %s mean %s", d.Min, d.ExpMean)
 	case DistLognormal:
 		return fmt.Sprintf("lognormal p50 %s p99 %s", d.P50, d.P99)
 	case DistProfile:

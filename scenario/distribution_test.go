@@ -54,7 +54,7 @@ func TestSampleMoments(t *testing.T) {
 		// U[a,b]: mean (a+b)/2, σ = (b−a)/√12.
 		{"uniform", Distribution{Kind: DistUniform, Min: 10 * ms, Max: 30 * ms}, 20 * ms, time.Duration(float64(20*ms) / math.Sqrt(12)), 10 * ms, 30 * ms},
 		// min + Exp(mean): mean min+mean, σ = mean.
-		{"exponential", Distribution{Kind: DistExponential, Min: 10 * ms, Mean: 5 * ms}, 15 * ms, 5 * ms, 10 * ms, 0},
+		{"exponential", Distribution{Kind: DistExponential, Min: 10 * ms, ExpMean: 5 * ms}, 15 * ms, 5 * ms, 10 * ms, 0},
 		// Lognormal: mean exp(μ + σ²/2) with μ = ln p50 and σ = ln(p99/p50)/z99.
 		{"lognormal", Distribution{Kind: DistLognormal, P50: 80 * ms, P99: 400 * ms}, lognormalMean(80*ms, 400*ms), lognormalSD(80*ms, 400*ms), 0, 0},
 	}
@@ -93,7 +93,7 @@ func TestSampleQuantiles(t *testing.T) {
 	prof := testProfile(t)
 	dists := map[string]Distribution{
 		"uniform":     {Kind: DistUniform, Min: 10 * ms, Max: 30 * ms},
-		"exponential": {Kind: DistExponential, Min: 10 * ms, Mean: 5 * ms},
+		"exponential": {Kind: DistExponential, Min: 10 * ms, ExpMean: 5 * ms},
 		"lognormal":   {Kind: DistLognormal, P50: 80 * ms, P99: 400 * ms},
 		"profile":     prof,
 	}
@@ -131,9 +131,9 @@ func TestQuantileExact(t *testing.T) {
 		{"uniform p25", Distribution{Kind: DistUniform, Min: 10 * ms, Max: 30 * ms}, 0.25, 15 * ms, 0},
 		{"uniform p0", Distribution{Kind: DistUniform, Min: 10 * ms, Max: 30 * ms}, 0, 10 * ms, 0},
 		// min + mean·ln 2 = 10ms + 3.4657359ms
-		{"exponential median", Distribution{Kind: DistExponential, Min: 10 * ms, Mean: 5 * ms}, 0.5, 13465735 * time.Nanosecond, 1},
+		{"exponential median", Distribution{Kind: DistExponential, Min: 10 * ms, ExpMean: 5 * ms}, 0.5, 13465735 * time.Nanosecond, 1},
 		// min − mean·ln(0.01) = 10ms + 23.0258509ms
-		{"exponential p99", Distribution{Kind: DistExponential, Min: 10 * ms, Mean: 5 * ms}, 0.99, 33025850 * time.Nanosecond, 1},
+		{"exponential p99", Distribution{Kind: DistExponential, Min: 10 * ms, ExpMean: 5 * ms}, 0.99, 33025850 * time.Nanosecond, 1},
 		{"lognormal p50", Distribution{Kind: DistLognormal, P50: 80 * ms, P99: 400 * ms}, 0.5, 80 * ms, 1},
 		{"lognormal p99", Distribution{Kind: DistLognormal, P50: 80 * ms, P99: 400 * ms}, 0.99, 400 * ms, 100},
 		// z(0.9) = 1.2815515655: 80ms·5^(1.2815515655/2.3263478740) = 80ms·2.4269035

@@ -603,7 +603,7 @@ func (d *decoder) distribution(n *yaml.Node, path, dir string) (Distribution, er
 		if !ok {
 			return dist, d.Errf(f["exponential"].Val, JoinPath(ep, "mean"), "required: the mean above min, e.g. 5ms")
 		}
-		dist.Mean, err = d.Positive(fl.Val, JoinPath(ep, "mean"))
+		dist.ExpMean, err = d.Positive(fl.Val, JoinPath(ep, "mean"))
 		return dist, err
 	case "lognormal", "p50":
 		lf := f

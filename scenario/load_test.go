@@ -152,7 +152,7 @@ func TestStrings(t *testing.T) {
 	tests := []struct{ got, want string }{
 		{(&Distribution{Kind: DistFixed, Fixed: 20 * ms}).String(), "fixed 20ms"},
 		{(&Distribution{Kind: DistUniform, Min: 10 * ms, Max: 30 * ms}).String(), "uniform [10ms, 30ms]"},
-		{(&Distribution{Kind: DistExponential, Min: 10 * ms, Mean: 5 * ms}).String(), "exponential min 10ms mean 5ms"},
+		{(&Distribution{Kind: DistExponential, Min: 10 * ms, ExpMean: 5 * ms}).String(), "exponential min 10ms mean 5ms"},
 		{(&Distribution{Kind: DistLognormal, P50: 80 * ms, P99: 400 * ms}).String(), "lognormal p50 80ms p99 400ms"},
 		{(&Distribution{Kind: DistProfile, Profile: "p.json"}).String(), "profile p.json"},
 		{Comparison{Op: ">=", Value: 0.99, Percent: true}.String(), ">= 99%"},
@@ -285,7 +285,7 @@ func TestParseFull(t *testing.T) {
 	if tg.Capacity == nil || *tg.Capacity != (Capacity{Workers: 64, Queue: 1000}) || tg.Conflicts != "single-row" {
 		t.Errorf("target = %+v", tg)
 	}
-	if tg.Connect.Kind != DistExponential || tg.Connect.Min != time.Millisecond || tg.Connect.Mean != 2*time.Millisecond {
+	if tg.Connect.Kind != DistExponential || tg.Connect.Min != time.Millisecond || tg.Connect.ExpMean != 2*time.Millisecond {
 		t.Errorf("connect = %+v", tg.Connect)
 	}
 	wantFaults := []Fault{

@@ -141,13 +141,13 @@ const (
 
 // Distribution is a latency distribution. Use Sample to draw from it.
 type Distribution struct {
-	Kind  DistKind
-	Fixed time.Duration
-	Min   time.Duration // uniform lower bound; exponential offset
-	Max   time.Duration // uniform upper bound
-	Mean  time.Duration // exponential mean above Min
-	P50   time.Duration // lognormal median
-	P99   time.Duration // lognormal 99th percentile
+	Kind    DistKind
+	Fixed   time.Duration
+	Min     time.Duration // uniform lower bound; exponential offset
+	Max     time.Duration // uniform upper bound
+	ExpMean time.Duration // exponential: the mean above Min (YAML `mean`)
+	P50     time.Duration // lognormal median
+	P99     time.Duration // lognormal 99th percentile
 	// Profile is the probe JSON path the profile was loaded from.
 	Profile string
 	// quantiles is the loaded profile as an inverse CDF (set by the loader).
@@ -166,4 +166,15 @@ type Expect struct {
 	Duplicates       string
 	WorkerSaturation string
 	Pos              map[string]policy.Pos
+}
+
+// LastPhaseEnd is when the target's last phase ends (0 without phases): the end of the
+// incident, which recovery is measured from. Every phase counts, a latency change included —
+// it is a trigger like any other.
+func (t *Target) LastPhaseEnd() time.Duration {
+	var end time.Duration
+	for _, ph := range t.Phases {
+		end = max(end, ph.End())
+	}
+	return end
 }

@@ -145,10 +145,12 @@ type engine struct {
 	tpcg *rand.PCG
 	trng *rand.Rand
 
-	stalls Stalls
+	stalls scenario.Stalls
 
-	baseLat, connect *sampler
-	phaseLat         []*sampler // per phase, of PhaseLatency (the base one where the phase keeps it)
+	// baseLat, connect and phaseLat (per phase, of PhaseLatency) are the target's
+	// distributions, Prepared once per engine so lognormal draws skip two logarithms.
+	baseLat, connect scenario.Distribution
+	phaseLat         []scenario.Distribution
 
 	// target
 	busy     int
@@ -209,16 +211,16 @@ func newEngine(sc *scenario.Scenario, p *policy.Policy) *engine {
 	e.workers = sc.Load.Workers
 	e.clients = make([]clientState, n)
 	for i := range e.clients {
-		seedJitter(&e.clients[i].jitter, sc.Seed, i)
+		scenario.SeedJitter(&e.clients[i].jitter, sc.Seed, i)
 	}
 	e.jrng = rand.New(&e.jsrc)
 	e.initLevelState(n)
-	e.arr = ArrivalRand(sc.Seed)
+	e.arr = scenario.ArrivalRand(sc.Seed)
 	e.tpcg = rand.NewPCG(0, 0)
 	e.trng = rand.New(e.tpcg)
-	e.baseLat, e.connect = newSampler(&sc.Target.Latency), newSampler(&sc.Target.Connect)
+	e.baseLat, e.connect = sc.Target.Latency.Prepared(), sc.Target.Connect.Prepared()
 	for i, ph := range sc.Target.Phases {
-		e.phaseLat = append(e.phaseLat, newSampler(PhaseLatency(sc, i)))
+		e.phaseLat = append(e.phaseLat, sc.PhaseLatency(i).Prepared())
 		ras := make([]string, len(ph.Faults))
 		for j, f := range ph.Faults {
 			if f.RetryAfter != nil && !f.RetryAfter.Date {
@@ -227,10 +229,10 @@ func newEngine(sc *scenario.Scenario, p *policy.Policy) *engine {
 		}
 		e.faultRA = append(e.faultRA, ras)
 	}
-	e.stalls = StallsOf(sc)
+	e.stalls = sc.Stalls()
 	e.serviceLane = laneService
-	for _, s := range append([]*sampler{e.baseLat}, e.phaseLat...) {
-		if s.d.Kind != scenario.DistFixed {
+	for _, d := range append([]scenario.Distribution{e.baseLat}, e.phaseLat...) {
+		if d.Kind != scenario.DistFixed {
 			e.serviceLane = -1
 		}
 	}
@@ -317,12 +319,12 @@ func (e *engine) levelState(client int32, level int32) *levelState {
 	return &e.ls[int(client)*len(e.levels)+int(level)]
 }
 
-// latencyAt is the sampler of PhaseLatency(phase), built once per engine.
-func (e *engine) latencyAt(phase int) *sampler {
+// latencyAt is the prepared PhaseLatency(phase).
+func (e *engine) latencyAt(phase int) *scenario.Distribution {
 	if phase >= 0 {
-		return e.phaseLat[phase]
+		return &e.phaseLat[phase]
 	}
-	return e.baseLat
+	return &e.baseLat
 }
 
 // second returns the timeline bucket of t, carrying the levels (in flight, queue, busy)
@@ -719,19 +721,19 @@ func (e *engine) send(a *attempt, lp *policy.Policy, timeout time.Duration) {
 	j := r.attemptSeq
 	e.countAttempt(j > 0)
 	r.attemptSeq++
-	SeedTarget(e.tpcg, e.sc.Seed, r.id, uint64(j))
-	connect := e.connect.sample(e.trng)
+	scenario.SeedTarget(e.tpcg, e.sc.Seed, r.id, uint64(j))
+	connect := e.connect.Sample(e.trng)
 	arrive := e.now + connect
-	a.phase = int8(PhaseAt(e.sc, arrive))
+	a.phase = int8(e.sc.PhaseAt(arrive))
 	a.fault = -1
 	u := e.trng.Float64()
 	if a.phase >= 0 {
-		a.fault = int8(PickFault(&e.sc.Target.Phases[a.phase], u))
+		a.fault = int8(e.sc.Target.Phases[a.phase].PickFault(u))
 	}
 	dist := e.latencyAt(int(a.phase))
-	a.service = dist.sample(e.trng)
+	a.service = dist.Sample(e.trng)
 	if e.sc.Target.Conflicts == "single-row" {
-		a.write = dist.sample(e.trng)
+		a.write = dist.Sample(e.trng)
 	}
 	if lp.ConnectTimeout > 0 && connect >= lp.ConnectTimeout && (timeout == 0 || lp.ConnectTimeout < timeout) {
 		// The connection is not up in time: the request never leaves.
@@ -952,48 +954,12 @@ func (e *engine) resolve(a *attempt, o policy.Outcome) {
 		e.push(e.now+d.Wait, evRetry, nil, c, 0)
 		return
 	}
-	reason := outcomeReason(o)
+	reason := replay.ReasonOf(o)
 	switch d.Reason {
 	case replay.ReasonBudget, replay.ReasonDeadline:
 		reason = d.Reason
 	}
 	e.endCall(c, outcomeFailed, reason)
-}
-
-func outcomeReason(o policy.Outcome) string {
-	switch o.Kind {
-	case policy.Timeout:
-		return replay.ReasonTimeout
-	case policy.ConnectTimeout:
-		return replay.ReasonConnect
-	case policy.Refused:
-		return replay.ReasonRefused
-	case policy.Reset:
-		return replay.ReasonReset
-	case policy.Status:
-		if o.Status >= 400 && o.Status < 500 && o.Status != 408 && o.Status != 409 && o.Status != 429 {
-			return replay.ReasonRejected
-		}
-		return httpReason(o.Status)
-	}
-	return "unknown"
-}
-
-// httpReasons holds "http_NNN" for every status code below 600, built once: a failure reason
-// is made per failed request, and building the string each time allocated per request.
-var httpReasons = func() (t [600]string) {
-	for i := range t {
-		t[i] = "http_" + strconv.Itoa(i)
-	}
-	return t
-}()
-
-// httpReason is the failure reason of an answer with status.
-func httpReason(status int) string {
-	if status >= 0 && status < len(httpReasons) {
-		return httpReasons[status]
-	}
-	return "http_" + strconv.Itoa(status)
 }
 
 // endCall finishes a call: the top call finishes its logical request; a lower call answers
@@ -1114,11 +1080,13 @@ func (e *engine) finish(end time.Duration) {
 	}
 	e.flushBurst()
 	res.MalformedRetryAfter = e.malformed
-	e.res.Recovered, e.res.RecoveryMs = Recovery(e.sc, e.tl)
+	e.res.Recovery = replay.RecoveryOf(e.sc, e.tl)
 	if e.satClients > 0 {
 		e.saturated += end - e.satSince
 	}
 	res.SaturatedMs = ms(e.saturated)
+	// Judge last: the verdict reads every field above.
+	res.Verdict = replay.VerdictOf(*res, replay.IncidentEndMs(e.sc) != nil)
 }
 
 // httpTimeFormat is the IMF-fixdate layout of RFC 9110 §5.6.7 (net/http.TimeFormat).

@@ -147,7 +147,7 @@ func FuzzRunPolicy(f *testing.F) {
 			Load: scenario.Load{Clients: int(clients%4) + 1, Workers: int(workers % 8), Rate: float64(rate%200) + 1,
 				Request: scenario.Request{Method: "POST", IdempotencyKey: key}},
 			Target: scenario.Target{
-				Latency: scenario.Distribution{Kind: scenario.DistExponential, Min: time.Millisecond, Mean: 20 * time.Millisecond},
+				Latency: scenario.Distribution{Kind: scenario.DistExponential, Min: time.Millisecond, ExpMean: 20 * time.Millisecond},
 				Phases: []scenario.Phase{{Name: "f", At: time.Second, For: 2 * time.Second, Stall: stall,
 					Faults: []scenario.Fault{{Kind: kinds[int(faultKind)%len(kinds)], Status: 503, Percent: float64(faultPct%101) / 100}}}},
 			},

@@ -34,14 +34,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*replay.Resu
 		DurationMs:  ms(sc.Duration),
 		Policies:    make([]replay.PolicyResult, 0, len(sc.Policies)),
 	}
-	var end time.Duration
-	for _, ph := range sc.Target.Phases {
-		end = max(end, ph.End())
-	}
-	if end > 0 && end < sc.Duration {
-		v := ms(end)
-		res.IncidentEndMs = &v
-	}
+	res.IncidentEndMs = replay.IncidentEndMs(sc)
 	total := 1000 * len(sc.Policies)
 	for i, p := range sc.Policies {
 		var tick func(now, horizon time.Duration)

@@ -210,7 +210,7 @@ func TestCapacityOverflowAnswers503(t *testing.T) {
 
 // A stall pauses service; work resumes where it was when the phase ends.
 func TestAdvanceThroughStalls(t *testing.T) {
-	stalls := Stalls{{10, 20}, {30, 35}}
+	stalls := scenario.Stalls{{10, 20}, {30, 35}}
 	for _, tc := range []struct{ t, d, want time.Duration }{
 		{0, 5, 5},
 		{0, 10, 10},
@@ -294,19 +294,20 @@ func TestQueuePopsInOrderAcrossLanes(t *testing.T) {
 	}
 }
 
-// The cached lognormal sampler draws exactly what Distribution.Sample draws.
-func TestSamplerMatchesDistribution(t *testing.T) {
+// A Prepared distribution (the lognormal parameters cached) draws exactly what the
+// hand-built one draws.
+func TestPreparedMatchesDistribution(t *testing.T) {
 	for _, d := range []scenario.Distribution{
 		{Kind: scenario.DistLognormal, P50: 80 * time.Millisecond, P99: 400 * time.Millisecond},
 		{Kind: scenario.DistUniform, Min: time.Second, Max: 2 * time.Second},
 		{Kind: scenario.DistFixed, Fixed: time.Millisecond},
 		{},
 	} {
-		s := newSampler(&d)
+		s := d.Prepared()
 		r1, r2 := rand.New(rand.NewPCG(1, 2)), rand.New(rand.NewPCG(1, 2))
 		for i := 0; i < 1000; i++ {
-			if a, b := s.sample(r1), d.Sample(r2); a != b {
-				t.Fatalf("%v draw %d: sampler %v, Distribution.Sample %v", d.Kind, i, a, b)
+			if a, b := s.Sample(r1), d.Sample(r2); a != b {
+				t.Fatalf("%v draw %d: Prepared %v, Distribution.Sample %v", d.Kind, i, a, b)
 			}
 		}
 	}

@@ -5,6 +5,8 @@
 //   - model.go: the quick model from flags (clients, rate, capacity as workers × a fixed
 //     service time, queue, timeout, attempts per layer, outages and error bursts) into a
 //     *scenario.Scenario.
+//   - overrides.go: the command's flags as Overrides, applied to the quick model or to a
+//     scenario (Apply) — the command fills the struct, the library applies it.
 //   - mitigations.go: layered policies and the mitigations compared by default; how
 //     --timeout and --attempts override a policy.
 //   - recovery.go: the recovery rule (5 s moving average within 10% for 30 s after the last

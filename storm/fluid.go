@@ -1,6 +1,10 @@
 package storm
 
-import "time"
+import (
+	"time"
+
+	"github.com/patience-dev/patience/replay"
+)
 
 // The fluid approximation of a retry storm, the closed forms `stable_below_per_s` is checked
 // against. Notation: C capacity (requests/s served), λ logical arrival rate, T the client's
@@ -25,7 +29,7 @@ import "time"
 // sufficient trigger iff λ < C / N = capacity / (retries + 1) per layer product.
 //
 // Finite runs see less: recovery must also fit in the run. The judge needs the drain, about
-// MovingAverage for the average to settle, and RecoveryWindow of steady goodput, all inside H:
+// replay.MovingAverage for the average to settle, and replay.RecoveryWindow of steady goodput, all inside H:
 // (λND − CT)/(C − λN) + 5 + 30 ≤ H, i.e. λ ≤ C·(H' + T) / (N·(D + H')) with H' = H − 35 s.
 // This is FluidHorizonBound; as H grows it tends to C / N.
 //
@@ -64,7 +68,7 @@ func FluidBound(capacity float64, attempts []int) float64 {
 // FluidBound and tends to it as the horizon grows. It returns 0 when the horizon cannot hold
 // the judge at all.
 func FluidHorizonBound(capacity float64, n int, timeout, stall, horizon time.Duration) float64 {
-	h := (horizon - MovingAverage - RecoveryWindow).Seconds()
+	h := (horizon - replay.MovingAverage - replay.RecoveryWindow).Seconds()
 	if h <= 0 {
 		return 0
 	}

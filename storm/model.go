@@ -8,8 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/replay"
+	"github.com/patience-dev/patience/scenario"
 )
 
 // Window is a time window given as "FOR@AT" on the command line: `--outage 10s@60s` is a
@@ -185,9 +186,9 @@ func (m *Model) Validate() error {
 	for _, w := range append(append([]Window(nil), m.Outages...), m.Errors...) {
 		end = max(end, w.End())
 	}
-	if need := end + RecoveryWindow + MovingAverage; need > m.Duration {
+	if need := end + replay.RecoveryWindow + replay.MovingAverage; need > m.Duration {
 		return fmt.Errorf("--duration %s is too short to judge recovery: the last fault ends at %s and recovery needs %s of steady goodput after it (use --duration %s or more)",
-			fmtDur(m.Duration), fmtDur(end), fmtDur(RecoveryWindow), fmtDur(need))
+			fmtDur(m.Duration), fmtDur(end), fmtDur(replay.RecoveryWindow), fmtDur(need))
 	}
 	return nil
 }
@@ -221,13 +222,7 @@ func (m *Model) Scenario(policies []*policy.Policy) *scenario.Scenario {
 		},
 		Policies: policies,
 	}
-	for _, w := range m.Outages {
-		sc.Target.Phases = append(sc.Target.Phases, scenario.Phase{Name: "outage", At: w.At, For: w.For, Stall: true})
-	}
-	for _, w := range m.Errors {
-		sc.Target.Phases = append(sc.Target.Phases, scenario.Phase{Name: "errors", At: w.At, For: w.For,
-			Faults: []scenario.Fault{{Kind: scenario.FaultStatus, Status: 503, Percent: 1}}})
-	}
+	sc.Target.Phases = faultPhases(m.Outages, m.Errors)
 	return sc
 }
 

@@ -155,7 +155,7 @@ func TestModelScenario(t *testing.T) {
 	if len(sc.Target.Phases) != 2 || !sc.Target.Phases[0].Stall || sc.Target.Phases[1].Faults[0].Status != 503 {
 		t.Errorf("phases = %+v", sc.Target.Phases)
 	}
-	if got := LastFaultEnd(sc); got != 105*time.Second {
+	if got := sc.Target.LastPhaseEnd(); got != 105*time.Second {
 		t.Errorf("last fault end = %s, want 105s", got)
 	}
 	kinds := []string{}

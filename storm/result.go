@@ -37,6 +37,10 @@ type Result struct {
 	Amplification Amplification `json:"amplification"`
 	// WastedWork counts attempts the target served after their caller had given up.
 	WastedWork int `json:"wasted_work"`
+	// Verdict is the first policy's verdict (VerdictOf); each policy carries its own.
+	Verdict replay.Verdict `json:"verdict"`
+	// Recovery is the first policy's recovery judgement (the one rule, replay.Recovery).
+	replay.Recovery
 	Analysis
 	// Series is the first policy's per-second view: offered load against capacity, goodput
 	// and its moving average, queue length.
@@ -66,6 +70,9 @@ type Trigger struct {
 
 // Analysis is what storm adds to one policy's replay result.
 type Analysis struct {
+	// Outcome is the policy's outcome in one or two words ("recovers in 8 s", "metastable",
+	// "steady", "inconclusive"): OutcomeOf.
+	Outcome string `json:"outcome"`
 	// PeakOfferedPerS is the most attempts started at the target in one second.
 	PeakOfferedPerS float64 `json:"peak_offered_per_s"`
 	// PeakLoadRatio is PeakOfferedPerS / capacity (null without a capacity).
@@ -76,18 +83,10 @@ type Analysis struct {
 	FinalLoadRatio   *float64 `json:"final_load_ratio"`
 	// GoodputPerS is the mean goodput (logical successes per second) over the same window.
 	GoodputPerS float64 `json:"goodput_per_s"`
-	// Judged is false when the run leaves less than 30 s of arrivals after the last fault,
-	// or when goodput had come back for fewer than 30 s when arrivals ended (RecoveringS > 0):
-	// neither recovered nor metastable can be said.
-	Judged bool `json:"judged"`
-	// RecoveringS is how long goodput had been back when arrivals ended, when that was at
-	// least 5 s but short of the 30 s window (0 otherwise).
-	RecoveringS float64 `json:"recovering_s,omitempty"`
-	Recovered   bool    `json:"recovered"`
-	// RecoveryS runs from the end of the last fault to the start of the steady window; null
-	// when not recovered.
-	RecoveryS  *float64 `json:"recovery_s"`
-	Metastable bool     `json:"metastable"`
+	// RecoveryS is the recovery rule's recovery_ms in seconds (replay.Recovery): from the end
+	// of the last fault to the start of the steady window; null when not recovered. It is an
+	// alias kept for one release; read recovery_ms.
+	RecoveryS *float64 `json:"recovery_s"`
 	// StableBelowPerS is the largest arrival rate from which the policy still recovers after
 	// the same trigger, by bisection over simulated runs; null when not searched (no capacity,
 	// no arrival rate, or --no-bisect).
@@ -107,25 +106,17 @@ type Analysis struct {
 	FluidNote string `json:"fluid_note,omitempty"`
 }
 
-// PolicyResult is one policy: replay's result (the same JSON fields) plus the storm analysis.
-// Where both define a field (recovered: replay's is "no failures in the last 10 s", storm's
-// is DESIGN §6's goodput rule), the storm field wins: replay's result sits one embedding level
-// deeper (replayResult), and Go and encoding/json both resolve a name to the shallowest field.
-// Embedding both at the same level would make Go reject the selector and encoding/json drop
-// both fields silently.
+// PolicyResult is one policy: replay's result (the same JSON fields, the recovery rule's
+// judgement included) plus the storm analysis. The two share no field name: the recovery
+// judgement is replay's (one rule, replay.Recovery), storm adds only what replay does not say.
 type PolicyResult struct {
-	replayResult
-	Analysis
-}
-
-// replayResult holds replay's result one embedding level below the storm fields.
-type replayResult struct {
 	replay.PolicyResult
+	Analysis
 }
 
 // NewPolicyResult pairs a replay result with its storm analysis.
 func NewPolicyResult(pr replay.PolicyResult, a Analysis) PolicyResult {
-	return PolicyResult{replayResult: replayResult{pr}, Analysis: a}
+	return PolicyResult{PolicyResult: pr, Analysis: a}
 }
 
 // Point is one second of the storm series.

@@ -59,8 +59,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 	if c, ok := CapacityOf(sc); ok {
 		res.CapacityPerS = &c
 	}
-	faultEnd := LastFaultEnd(sc)
-	res.LastFaultEndMs = ms(faultEnd)
+	res.LastFaultEndMs = ms(sc.Target.LastPhaseEnd())
 
 	// Whatever happens, the top-level fields describe the first policy that finished, so an
 	// interrupted run still renders.
@@ -74,6 +73,8 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 		res.Attempts = first.Attempts
 		res.Amplification = Amplification{Theoretical: first.TheoreticalAmplification, Observed: first.PolicyResult.Amplification}
 		res.WastedWork = first.WastedWork
+		res.Recovery = first.Recovery
+		res.Verdict = first.Verdict
 		res.Analysis = first.Analysis
 		res.Series = Series(first.PolicyResult)
 	}()
@@ -109,6 +110,9 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 			out.StableBelowPerS = &bis.StableBelowPerS
 			out.FluidNote = fluidNote(out.Analysis, bis)
 		}
+		out.Outcome = OutcomeOf(out.Recovery, out.Analysis)
+		// Storm's question is recovery after the trigger: its verdict replaces replay's.
+		out.Verdict = VerdictOf(res.RatePerS, res.Triggers, out.Recovery, out.Analysis)
 		res.Policies = append(res.Policies, out)
 		if opts.Progress != nil {
 			opts.Progress(i+1, len(sc.Policies))
@@ -126,25 +130,24 @@ func recoversAt(ctx context.Context, run func(context.Context, *scenario.Scenari
 	if err != nil {
 		return false, err
 	}
-	return Analyse(&at, pr, capacity).Recovered, nil
+	return pr.Recovered, nil
 }
 
 // Analyse computes the storm fields of one policy's run.
 func Analyse(sc *scenario.Scenario, pr replay.PolicyResult, capacity *float64) Analysis {
 	var a Analysis
 	n := len(pr.Timeline)
-	goodput, offered, arrivals := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
+	goodput, offered := make([]float64, 0, n), make([]float64, 0, n)
 	for _, s := range pr.Timeline {
 		for len(goodput) <= s.T {
-			goodput, offered, arrivals = append(goodput, 0), append(offered, 0), append(arrivals, 0)
+			goodput, offered = append(goodput, 0), append(offered, 0)
 		}
 		goodput[s.T] += float64(s.Succeeded)
-		arrivals[s.T] += float64(s.Arrivals)
 		offered[s.T] += float64(s.Attempts)
 		a.PeakOfferedPerS = math.Max(a.PeakOfferedPerS, float64(s.Attempts))
 	}
 	end := int(sc.Duration / time.Second)
-	from := max(0, end-int(RecoveryWindow/time.Second))
+	from := max(0, end-int(replay.RecoveryWindow/time.Second))
 	if n := min(end, len(goodput)) - from; n > 0 {
 		for t := from; t < from+n; t++ {
 			a.FinalOfferedPerS += offered[t]
@@ -157,14 +160,7 @@ func Analyse(sc *scenario.Scenario, pr replay.PolicyResult, capacity *float64) A
 		peak, final := a.PeakOfferedPerS / *capacity, a.FinalOfferedPerS / *capacity
 		a.PeakLoadRatio, a.FinalLoadRatio = &peak, &final
 	}
-	if sc.Load.Rate > 0 {
-		r := Judge(goodput, arrivals, LastFaultEnd(sc), sc.Duration)
-		a.Judged, a.Recovered, a.Metastable, a.RecoveringS = r.Judged, r.Recovered, r.Metastable, r.RecoveringS
-		if r.Recovered {
-			s := r.RecoveryS
-			a.RecoveryS = &s
-		}
-	}
+	a.RecoveryS = pr.Recovery.RecoverySeconds()
 	return a
 }
 
@@ -174,7 +170,7 @@ func Series(pr replay.PolicyResult) []Point {
 	for i, s := range pr.Timeline {
 		goodput[i] = float64(s.Succeeded)
 	}
-	avg := MovingAverages(goodput, int(MovingAverage/time.Second))
+	avg := replay.MovingAverages(goodput, int(replay.MovingAverage/time.Second))
 	out := make([]Point, len(pr.Timeline))
 	for i, s := range pr.Timeline {
 		out[i] = Point{T: s.T, Arrivals: s.Arrivals, OfferedPerS: s.Attempts, GoodputPerS: s.Succeeded,
@@ -210,17 +206,6 @@ func allStatus(fs []scenario.Fault) bool {
 	return true
 }
 
-// LastFaultEnd is when the last phase of the target ends (0 without phases): the moment
-// recovery is measured from. Every phase counts, a latency change included — it is a
-// trigger like any other.
-func LastFaultEnd(sc *scenario.Scenario) time.Duration {
-	var end time.Duration
-	for _, ph := range sc.Target.Phases {
-		end = max(end, ph.End())
-	}
-	return end
-}
-
 // CapacityOf is the target's service rate: capacity workers / mean base service time. False
 // when the target has no capacity limit (or a zero mean service time).
 func CapacityOf(sc *scenario.Scenario) (float64, bool) {
@@ -228,38 +213,11 @@ func CapacityOf(sc *scenario.Scenario) (float64, bool) {
 	if cp == nil || cp.Workers <= 0 {
 		return 0, false
 	}
-	mean := MeanOf(&sc.Target.Latency)
+	mean := sc.Target.Latency.Mean()
 	if mean <= 0 {
 		return 0, false
 	}
 	return float64(cp.Workers) / mean.Seconds(), true
-}
-
-// MeanOf is a distribution's mean: exact for fixed, uniform, exponential and lognormal
-// (exp(μ + σ²/2)), the mean of 1000 mid-point quantiles for a measured profile.
-func MeanOf(d *scenario.Distribution) time.Duration {
-	switch d.Kind {
-	case scenario.DistFixed, "":
-		return d.Fixed
-	case scenario.DistUniform:
-		return (d.Min + d.Max) / 2
-	case scenario.DistExponential:
-		return d.Min + d.Mean
-	case scenario.DistLognormal:
-		if d.P50 <= 0 || d.P99 <= d.P50 {
-			return d.P50
-		}
-		const z99 = 2.3263478740408408
-		mu := math.Log(float64(d.P50))
-		sigma := (math.Log(float64(d.P99)) - mu) / z99
-		return time.Duration(math.Exp(mu + sigma*sigma/2))
-	}
-	const n = 1000
-	sum := 0.0
-	for i := 0; i < n; i++ {
-		sum += float64(d.Quantile((float64(i) + 0.5) / n))
-	}
-	return time.Duration(sum / n)
 }
 
 // Bound is a closed-form fluid bound and the formula it came from.
@@ -385,6 +343,6 @@ func MaxWait(sc *scenario.Scenario) time.Duration {
 	if cp == nil || cp.Workers <= 0 || cp.Queue >= UnboundedQueue {
 		return 0
 	}
-	mean := MeanOf(&sc.Target.Latency)
+	mean := sc.Target.Latency.Mean()
 	return time.Duration((float64(cp.Queue)/float64(cp.Workers) + 1) * float64(mean))
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -234,11 +236,17 @@ func TestBoundedQueueRecovers(t *testing.T) {
 	}
 }
 
-// TestPolicyResultJSONStormWins: policies[] carry replay's fields and the storm analysis;
-// where both name a field ("recovered"), the storm value is the one written.
-func TestPolicyResultJSONStormWins(t *testing.T) {
+// TestPolicyResultJSONOneRecovery: policies[] carry replay's fields, the recovery rule's
+// judgement among them, and the storm analysis; no field is named by both (encoding/json would
+// drop both silently), and recovery_s is recovery_ms in seconds.
+func TestPolicyResultJSONOneRecovery(t *testing.T) {
 	for _, recovered := range []bool{true, false} {
-		p := NewPolicyResult(replay.PolicyResult{Name: "x", Requests: 3}, Analysis{Recovered: recovered, Judged: true})
+		rec := replay.Recovery{Judged: true, Recovered: recovered}
+		if recovered {
+			ms := 4500.0
+			rec.RecoveryMs = &ms
+		}
+		p := NewPolicyResult(replay.PolicyResult{Name: "x", Requests: 3, Recovery: rec}, Analysis{RecoveryS: rec.RecoverySeconds()})
 		b, err := json.Marshal(p)
 		if err != nil {
 			t.Fatal(err)
@@ -247,11 +255,29 @@ func TestPolicyResultJSONStormWins(t *testing.T) {
 		if err := json.Unmarshal(b, &doc); err != nil {
 			t.Fatal(err)
 		}
-		if doc["recovered"] != recovered || doc["name"] != "x" || doc["requests"] != 3.0 {
+		if doc["recovered"] != recovered || doc["judged"] != true || doc["name"] != "x" || doc["requests"] != 3.0 {
 			t.Errorf("JSON %s: recovered = %v, want %v", b, doc["recovered"], recovered)
 		}
-		if p.Recovered != recovered || p.Name != "x" {
-			t.Errorf("selectors: Recovered %v, Name %q", p.Recovered, p.Name)
+		if recovered && (doc["recovery_ms"] != 4500.0 || doc["recovery_s"] != 4.5) {
+			t.Errorf("JSON %s: recovery_ms %v recovery_s %v, want 4500 and 4.5", b, doc["recovery_ms"], doc["recovery_s"])
+		}
+		if !recovered && (doc["recovery_ms"] != nil || doc["recovery_s"] != nil) {
+			t.Errorf("JSON %s: not recovered but recovery_ms %v recovery_s %v", b, doc["recovery_ms"], doc["recovery_s"])
+		}
+	}
+	// Every JSON name appears once across the two embedded structs.
+	seen := map[string]string{}
+	for _, typ := range []reflect.Type{reflect.TypeOf(replay.PolicyResult{}), reflect.TypeOf(replay.Recovery{}), reflect.TypeOf(Analysis{})} {
+		for i := 0; i < typ.NumField(); i++ {
+			f := typ.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" || f.Anonymous {
+				continue
+			}
+			if prev, ok := seen[name]; ok {
+				t.Errorf("JSON field %q is in both %s and %s", name, prev, typ.Name())
+			}
+			seen[name] = typ.Name()
 		}
 	}
 }

@@ -1,21 +1,18 @@
-package sim
+package scenario
 
 import (
 	"math/rand/v2"
 	"testing"
 	"time"
-
-	"github.com/patience-dev/patience/replay"
-	"github.com/patience-dev/patience/scenario"
 )
 
 func TestPickFault(t *testing.T) {
-	ph := &scenario.Phase{Faults: []scenario.Fault{
-		{Kind: scenario.FaultStatus, Percent: 0.25},
-		{Kind: scenario.FaultHang, Percent: 0.5},
+	ph := &Phase{Faults: []Fault{
+		{Kind: FaultStatus, Percent: 0.25},
+		{Kind: FaultHang, Percent: 0.5},
 	}}
 	for _, tc := range []struct {
-		ph   *scenario.Phase
+		ph   *Phase
 		u    float64
 		want int
 	}{
@@ -26,19 +23,19 @@ func TestPickFault(t *testing.T) {
 		{ph, 0.75, -1},
 		{ph, 0.9999, -1},
 		{nil, 0, -1},
-		{&scenario.Phase{}, 0, -1},
+		{&Phase{}, 0, -1},
 	} {
-		if got := PickFault(tc.ph, tc.u); got != tc.want {
+		if got := tc.ph.PickFault(tc.u); got != tc.want {
 			t.Errorf("PickFault(%v, %v) = %d, want %d", tc.ph, tc.u, got, tc.want)
 		}
 	}
 }
 
 func TestPhaseAtAndLatency(t *testing.T) {
-	slow := scenario.Distribution{Kind: scenario.DistFixed, Fixed: time.Second}
-	sc := &scenario.Scenario{Target: scenario.Target{
-		Latency: scenario.Distribution{Kind: scenario.DistFixed, Fixed: time.Millisecond},
-		Phases: []scenario.Phase{
+	slow := Distribution{Kind: DistFixed, Fixed: time.Second}
+	sc := &Scenario{Target: Target{
+		Latency: Distribution{Kind: DistFixed, Fixed: time.Millisecond},
+		Phases: []Phase{
 			{Name: "late", At: 20 * time.Second, For: 5 * time.Second},
 			{Name: "slow", At: 10 * time.Second, For: 5 * time.Second, Latency: &slow},
 		},
@@ -54,24 +51,24 @@ func TestPhaseAtAndLatency(t *testing.T) {
 		{15 * time.Second, -1, time.Millisecond}, // ...and ends before At+For
 		{22 * time.Second, 0, time.Millisecond},  // no latency of its own: the base one
 	} {
-		p := PhaseAt(sc, tc.t)
+		p := sc.PhaseAt(tc.t)
 		if p != tc.phase {
 			t.Errorf("PhaseAt(%v) = %d, want %d", tc.t, p, tc.phase)
 			continue
 		}
-		if got := PhaseLatency(sc, p).Fixed; got != tc.latency {
+		if got := sc.PhaseLatency(p).Fixed; got != tc.latency {
 			t.Errorf("PhaseLatency(%d) = %v, want %v", p, got, tc.latency)
 		}
 	}
 }
 
 func TestStallsOfSortsStallPhases(t *testing.T) {
-	sc := &scenario.Scenario{Target: scenario.Target{Phases: []scenario.Phase{
+	sc := &Scenario{Target: Target{Phases: []Phase{
 		{Name: "b", At: 30, For: 5, Stall: true},
 		{Name: "x", At: 0, For: 5},
 		{Name: "a", At: 10, For: 10, Stall: true},
 	}}}
-	got := StallsOf(sc)
+	got := sc.Stalls()
 	if len(got) != 2 || got[0] != [2]time.Duration{10, 20} || got[1] != [2]time.Duration{30, 35} {
 		t.Fatalf("StallsOf = %v, want [[10 20] [30 35]]", got)
 	}
@@ -92,39 +89,5 @@ func TestSeedTargetIsAFunctionOfItsArguments(t *testing.T) {
 	}
 	if draw(3, 2) == a || draw(4, 1) == a {
 		t.Fatal("another attempt or request drew the same number")
-	}
-}
-
-func TestRecoveryRule(t *testing.T) {
-	sc := &scenario.Scenario{Duration: 60 * time.Second, Target: scenario.Target{Phases: []scenario.Phase{
-		{Name: "outage", At: 10 * time.Second, For: 10 * time.Second},
-	}}}
-	tl := func(failedUntil int) []replay.Second {
-		s := make([]replay.Second, 70)
-		for i := range s {
-			s[i].T = i
-			if i >= 10 && i < failedUntil {
-				s[i].Failed = 1
-			}
-		}
-		return s
-	}
-	for _, tc := range []struct {
-		name      string
-		sc        *scenario.Scenario
-		tl        []replay.Second
-		recovered bool
-		ms        float64
-	}{
-		{"quiet at the phase's end", sc, tl(20), true, 0},
-		{"failures 5 s after the end", sc, tl(25), true, 5000},
-		{"failures into the last 10 s", sc, tl(51), false, 0},
-		{"failures after the arrivals do not count", sc, append(tl(20), replay.Second{T: 70, Failed: 1}), true, 0},
-		{"no phase", &scenario.Scenario{Duration: 60 * time.Second}, tl(0), false, 0},
-	} {
-		ok, ms := Recovery(tc.sc, tc.tl)
-		if ok != tc.recovered || (ok && (ms == nil || *ms != tc.ms)) || (!ok && ms != nil) {
-			t.Errorf("%s: Recovery = %v, %v; want %v, %v", tc.name, ok, ms, tc.recovered, tc.ms)
-		}
 	}
 }

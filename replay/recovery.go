@@ -1,11 +1,13 @@
-package storm
+package replay
 
 import (
 	"math"
 	"time"
+
+	"github.com/patience-dev/patience/scenario"
 )
 
-// The recovery rule of DESIGN §6: after the last fault phase ends, the trailing 5 s moving
+// The recovery rule of DESIGN §6 — the one rule replay, live replay and storm all apply: after the last fault phase ends, the trailing 5 s moving
 // average of goodput stays within 10% of the logical arrival rate for 30 s.
 //
 // "The logical arrival rate" is read as the arrivals of the same trailing 5 s window, not the
@@ -25,21 +27,50 @@ const (
 	Tolerance      = 0.10
 )
 
-// Recovery is the judgement of one run.
+// Recovery is the judgement of one run by the recovery rule. It is part of every
+// PolicyResult (replay's recovered and recovery_ms, storm's judged, metastable, ...), so the
+// simulator, the live replay and storm report the same verdict from the same rule.
 type Recovery struct {
 	// Judged is false when the run leaves less than RecoveryWindow of arrivals after the last
 	// fault, or when goodput had come back for at least MovingAverage but fewer than
 	// RecoveryWindow seconds when arrivals ended (RecoveringS says how long): neither
-	// recovered nor metastable can be said, the run is too short.
-	Judged bool
-	// RecoveringS is the length of the good streak cut off by the end of arrivals.
-	RecoveringS float64
+	// recovered nor metastable can be said, the run is too short. Also false without a fault.
+	Judged bool `json:"judged"`
+	// RecoveringS is the length of the good streak cut off by the end of arrivals, when that
+	// was at least MovingAverage but short of RecoveryWindow (0 otherwise).
+	RecoveringS float64 `json:"recovering_s,omitempty"`
 	// Recovered says a RecoveryWindow of steady goodput started after the last fault.
-	Recovered bool
-	// RecoveryS runs from the end of the last fault to the start of that window (seconds).
-	RecoveryS float64
+	Recovered bool `json:"recovered"`
+	// RecoveryMs runs from the end of the last fault to the start of that window; null when
+	// not recovered.
+	RecoveryMs *float64 `json:"recovery_ms"`
 	// Metastable: every fault is over and the run ends without recovering.
-	Metastable bool
+	Metastable bool `json:"metastable"`
+}
+
+// RecoverySeconds is RecoveryMs in seconds (nil when not recovered).
+func (r Recovery) RecoverySeconds() *float64 {
+	if r.RecoveryMs == nil {
+		return nil
+	}
+	s := *r.RecoveryMs / 1000
+	return &s
+}
+
+// JudgeTimeline applies the recovery rule to a run's timeline: goodput is each second's
+// Succeeded, arrivals its Arrivals. faultEnd is the end of the last fault phase
+// ((*scenario.Target).LastPhaseEnd; 0 without one: then the whole run is judged, and a
+// steady one is recovered at once).
+func JudgeTimeline(tl []Second, faultEnd, arrivalsEnd time.Duration) Recovery {
+	var goodput, arrivals []float64
+	for _, s := range tl {
+		for len(goodput) <= s.T {
+			goodput, arrivals = append(goodput, 0), append(arrivals, 0)
+		}
+		goodput[s.T] += float64(s.Succeeded)
+		arrivals[s.T] += float64(s.Arrivals)
+	}
+	return Judge(goodput, arrivals, faultEnd, arrivalsEnd)
 }
 
 // Judge applies the recovery rule to per-second goodput and arrival series (goodput[t] =
@@ -67,8 +98,9 @@ func Judge(goodput, arrivals []float64, faultEnd, arrivalsEnd time.Duration) Rec
 			run = 0
 		}
 		if run == window {
-			start := t - window + 1
-			return Recovery{Judged: true, Recovered: true, RecoveryS: float64(start) - faultEnd.Seconds()}
+			start := time.Duration(t-window+1) * time.Second
+			ms := float64(start-faultEnd) / float64(time.Millisecond)
+			return Recovery{Judged: true, Recovered: true, RecoveryMs: &ms}
 		}
 	}
 	if run >= avg {
@@ -93,4 +125,21 @@ func MovingAverages(xs []float64, n int) []float64 {
 		out[i] = sum / float64(k)
 	}
 	return out
+}
+
+// RecoveryOf judges a run of sc from its timeline: from the end of the target's last phase
+// to the end of arrivals. The simulator, the live replay and storm all call it.
+func RecoveryOf(sc *scenario.Scenario, tl []Second) Recovery {
+	return JudgeTimeline(tl, sc.Target.LastPhaseEnd(), sc.Duration)
+}
+
+// IncidentEndMs is when the target's last phase ends, when that is before arrivals stop (so
+// recovery can be judged); nil otherwise. It is Result.IncidentEndMs.
+func IncidentEndMs(sc *scenario.Scenario) *float64 {
+	end := sc.Target.LastPhaseEnd()
+	if end > 0 && end < sc.Duration {
+		v := float64(end) / float64(time.Millisecond)
+		return &v
+	}
+	return nil
 }

@@ -1,17 +1,14 @@
-package sim
+package scenario
 
 import (
 	"math/rand/v2"
 	"time"
-
-	"github.com/patience-dev/patience/replay"
-	"github.com/patience-dev/patience/scenario"
 )
 
 // This file is the one definition of the seeded streams and the target-model rules that the
-// live driver and server (live) share with the simulator, so a live run sees the
+// live driver and server (live) share with the simulator (sim), so a live run sees the
 // simulator's arrivals, jitter and, per (logical request, attempt), its target draws
-// (common random numbers) and judges recovery the same way. Change a rule here and both
+// (common random numbers) Change a rule here and both
 // follow; a copy elsewhere would silently stop matching.
 //
 // The target draws of one attempt come from the generator SeedTarget seeds, in this order:
@@ -48,13 +45,13 @@ func ArrivalRand(seed int64) *rand.Rand {
 // jitter.
 func JitterRand(seed int64, client int) *rand.Rand {
 	p := new(rand.PCG)
-	seedJitter(p, seed, client)
+	SeedJitter(p, seed, client)
 	return rand.New(p)
 }
 
-// seedJitter seeds p to client's jitter stream of seed: the source of JitterRand, which the
+// SeedJitter seeds p to client's jitter stream of seed: the source of JitterRand, which the
 // simulator keeps by value per client.
-func seedJitter(p *rand.PCG, seed int64, client int) {
+func SeedJitter(p *rand.PCG, seed int64, client int) {
 	p.Seed(mix(uint64(seed)^saltJitter), uint64(client))
 }
 
@@ -66,8 +63,8 @@ func SeedTarget(p *rand.PCG, seed int64, id, attempt uint64) {
 }
 
 // PhaseAt is the index of the phase of sc in force at scenario time t, -1 for none (phases
-// do not overlap; scenario.Load rejects that).
-func PhaseAt(sc *scenario.Scenario, t time.Duration) int {
+// do not overlap; Load rejects that).
+func (sc *Scenario) PhaseAt(t time.Duration) int {
 	for i := range sc.Target.Phases {
 		ph := &sc.Target.Phases[i]
 		if t >= ph.At && t < ph.End() {
@@ -79,7 +76,7 @@ func PhaseAt(sc *scenario.Scenario, t time.Duration) int {
 
 // PickFault maps the uniform draw u to the index of a fault of ph, -1 for none: the faults
 // are tried in order, each taking its percent of [0, 1). A nil ph has no faults.
-func PickFault(ph *scenario.Phase, u float64) int {
+func (ph *Phase) PickFault(u float64) int {
 	if ph == nil {
 		return -1
 	}
@@ -95,7 +92,7 @@ func PickFault(ph *scenario.Phase, u float64) int {
 
 // PhaseLatency is the service-time distribution in force in phase (an index of
 // sc.Target.Phases, -1 for none): the phase's latency when it sets one, else the base one.
-func PhaseLatency(sc *scenario.Scenario, phase int) *scenario.Distribution {
+func (sc *Scenario) PhaseLatency(phase int) *Distribution {
 	if phase >= 0 && sc.Target.Phases[phase].Latency != nil {
 		return sc.Target.Phases[phase].Latency
 	}
@@ -106,8 +103,8 @@ func PhaseLatency(sc *scenario.Scenario, phase int) *scenario.Distribution {
 // target serves nothing in them while requests keep arriving.
 type Stalls [][2]time.Duration
 
-// StallsOf returns the stall windows of sc.
-func StallsOf(sc *scenario.Scenario) Stalls {
+// Stalls returns the stall windows of sc.
+func (sc *Scenario) Stalls() Stalls {
 	var s Stalls
 	for _, ph := range sc.Target.Phases {
 		if ph.Stall {
@@ -141,41 +138,4 @@ func (s Stalls) Advance(t, d time.Duration) time.Duration {
 		cur = w[1]
 	}
 	return cur + rem
-}
-
-// recoveryQuiet is how long the end of the arrivals must be free of failures and fallbacks
-// for a policy to count as recovered.
-const recoveryQuiet = 10 * time.Second
-
-// Recovery works out when requests stopped failing (or degrading) after the last phase of
-// sc's target ended, from a timeline of whole seconds: recovered when no second within the
-// arrivals failed or degraded during their last 10 s; ms is from the phase's end to the
-// second after the last such second (0 when that is before the end). It is false, nil when
-// there is no phase or the last one outlasts the arrivals.
-func Recovery(sc *scenario.Scenario, tl []replay.Second) (recovered bool, ms *float64) {
-	var end time.Duration
-	for _, ph := range sc.Target.Phases {
-		end = max(end, ph.End())
-	}
-	if end == 0 || end >= sc.Duration {
-		return false, nil
-	}
-	last := -1
-	for _, s := range tl {
-		if time.Duration(s.T)*time.Second >= sc.Duration {
-			break
-		}
-		if s.Failed > 0 || s.Degraded > 0 {
-			last = s.T
-		}
-	}
-	quietFrom := time.Duration(last+1) * time.Second
-	if quietFrom > sc.Duration-recoveryQuiet {
-		return false, nil
-	}
-	v := 0.0
-	if quietFrom > end {
-		v = float64(quietFrom-end) / float64(time.Millisecond)
-	}
-	return true, &v
 }
