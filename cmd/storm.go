@@ -3,12 +3,9 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"math"
-	"time"
 
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
-	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/storm"
 	"github.com/spf13/cobra"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -17,26 +14,10 @@ import (
 // StormOptions are the flags of `patience storm`.
 type StormOptions struct {
 	IO *report.IOStreams
-	// Scenario is a file or bundled name; empty = the quick model from flags.
-	Scenario string
-
-	Clients  int
-	Rate     string
-	Capacity string
-	Queue    int
-	Timeout  string
-	Attempts string
-	Outages  []string
-	Errors   []string
-	Duration string
-	Seed     int64
-	Policies []string
+	// Overrides are the scenario and quick-model flags; storm applies them (Apply).
+	storm.Overrides
 	NoBisect bool
 	Output   string
-
-	// Changed records which flags the user set: quick-model flags override a scenario's
-	// values only when set, and --timeout/--attempts override every policy only when set.
-	Changed map[string]bool
 }
 
 // NewCmdStorm builds `patience storm`.
@@ -78,7 +59,7 @@ capacity / Π attempts for retry-on-timeout policies.`,
 				opts.Scenario = args[0]
 			}
 			opts.Changed = map[string]bool{}
-			for _, name := range []string{"clients", "rate", "capacity", "queue", "timeout", "attempts", "outage", "errors", "duration", "seed"} {
+			for _, name := range storm.OverrideFlags {
 				opts.Changed[name] = c.Flags().Changed(name)
 			}
 			if runF != nil {
@@ -111,163 +92,6 @@ capacity / Π attempts for retry-on-timeout policies.`,
 	return c
 }
 
-// stormFlags are the parsed quick-model flags.
-type stormFlags struct {
-	rate, capacity float64
-	timeout        time.Duration
-	attempts       []int
-	outages, errs  []storm.Window
-	duration       time.Duration
-}
-
-func parseStormFlags(opts *StormOptions) (stormFlags, error) {
-	var fl stormFlags
-	var err error
-	if fl.rate, err = scenario.ParseRate(opts.Rate); err != nil {
-		return fl, UsageErrorf("--rate: %v", err)
-	}
-	if fl.capacity, err = scenario.ParseRate(opts.Capacity); err != nil {
-		return fl, UsageErrorf("--capacity: %v", err)
-	}
-	if fl.timeout, err = scenario.ParseDuration(opts.Timeout); err != nil {
-		return fl, UsageErrorf("--timeout: %v", err)
-	}
-	if fl.attempts, err = storm.ParseAttempts(opts.Attempts); err != nil {
-		return fl, UsageErrorf("--attempts: %v", err)
-	}
-	if fl.duration, err = scenario.ParseDuration(opts.Duration); err != nil {
-		return fl, UsageErrorf("--duration: %v", err)
-	}
-	for _, s := range opts.Outages {
-		w, err := storm.ParseWindow(s)
-		if err != nil {
-			return fl, UsageErrorf("--outage: %v", err)
-		}
-		fl.outages = append(fl.outages, w)
-	}
-	for _, s := range opts.Errors {
-		w, err := storm.ParseWindow(s)
-		if err != nil {
-			return fl, UsageErrorf("--errors: %v", err)
-		}
-		fl.errs = append(fl.errs, w)
-	}
-	return fl, nil
-}
-
-// loadStorm builds the scenario to run: the quick model, or a scenario with the flags the
-// user set applied on top.
-func loadStorm(opts *StormOptions) (*scenario.Scenario, *storm.Model, error) {
-	fl, err := parseStormFlags(opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	var given []*policy.Policy
-	for _, spec := range opts.Policies {
-		p, err := scenario.ResolvePolicy(spec)
-		if err != nil {
-			return nil, nil, UsageError(err)
-		}
-		given = append(given, p)
-	}
-	override := func(ps []*policy.Policy, quick bool) []*policy.Policy {
-		out := make([]*policy.Policy, len(ps))
-		for i, p := range ps {
-			var timeout time.Duration
-			// The quick model is about clients that time out: a policy without a timeout
-			// gets the model's, as it would with --timeout.
-			if opts.Changed["timeout"] || (quick && p.Timeout == 0) {
-				timeout = fl.timeout
-			}
-			var attempts []int
-			if opts.Changed["attempts"] {
-				attempts = fl.attempts
-			}
-			out[i] = storm.Override(p, timeout, attempts)
-		}
-		return out
-	}
-
-	if opts.Scenario == "" {
-		m := storm.DefaultModel()
-		m.Clients, m.RatePerS, m.CapacityPerS, m.Queue = opts.Clients, fl.rate, fl.capacity, opts.Queue
-		m.TimeoutMs = float64(fl.timeout) / float64(time.Millisecond)
-		m.Attempts, m.Duration, m.Seed = fl.attempts, fl.duration, opts.Seed
-		if len(fl.outages)+len(fl.errs) > 0 {
-			m.Outages, m.Errors = fl.outages, fl.errs
-		}
-		if err := m.Validate(); err != nil {
-			return nil, nil, UsageError(err)
-		}
-		policies := storm.Mitigations(m.Attempts, fl.timeout)
-		if len(given) > 0 {
-			policies = override(given, true)
-		}
-		return m.Scenario(policies), &m, nil
-	}
-
-	sc, err := scenario.Open(opts.Scenario)
-	if err != nil {
-		return nil, nil, UsageError(err)
-	}
-	if len(given) > 0 {
-		// --policy policies replace the scenario's but still sit under its callers.
-		for _, p := range given {
-			sc.AttachLayers(p)
-		}
-		sc.Policies = given
-	}
-	sc.Policies = override(sc.Policies, false)
-	ch := opts.Changed
-	if ch["clients"] {
-		if opts.Clients < 1 {
-			return nil, nil, UsageErrorf("--clients must be at least 1")
-		}
-		sc.Load.Clients = opts.Clients
-	}
-	if ch["rate"] {
-		sc.Load.Rate, sc.Load.Concurrency, sc.Load.Burst = fl.rate, 0, 0
-	}
-	if ch["capacity"] || ch["queue"] {
-		if opts.Queue < 0 {
-			return nil, nil, UsageErrorf("--queue must be 0 (unbounded) or positive")
-		}
-		if sc.Target.Capacity == nil {
-			if !ch["capacity"] {
-				return nil, nil, UsageErrorf("--queue needs --capacity: scenario %s has no capacity limit to queue behind", sc.Name)
-			}
-			sc.Target.Capacity = &scenario.Capacity{Queue: storm.UnboundedQueue}
-		}
-		if ch["capacity"] {
-			mean := storm.MeanOf(&sc.Target.Latency)
-			if fl.capacity <= 0 || mean <= 0 {
-				return nil, nil, UsageErrorf("--capacity needs a positive rate and a target latency above zero")
-			}
-			sc.Target.Capacity.Workers = max(1, int(math.Round(fl.capacity*mean.Seconds())))
-		}
-		if ch["queue"] {
-			sc.Target.Capacity.Queue = opts.Queue
-			if opts.Queue == 0 {
-				sc.Target.Capacity.Queue = storm.UnboundedQueue
-			}
-		}
-	}
-	for _, w := range fl.outages {
-		sc.Target.Phases = append(sc.Target.Phases, scenario.Phase{Name: "outage", At: w.At, For: w.For, Stall: true})
-	}
-	for _, w := range fl.errs {
-		sc.Target.Phases = append(sc.Target.Phases, scenario.Phase{Name: "errors", At: w.At, For: w.For,
-			Faults: []scenario.Fault{{Kind: scenario.FaultStatus, Status: 503, Percent: 1}}})
-	}
-	if ch["duration"] {
-		sc.Duration = fl.duration
-	}
-	if ch["seed"] {
-		sc.Seed = opts.Seed
-	}
-	return sc, nil, nil
-}
-
 func stormRun(ctx context.Context, opts *StormOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -276,9 +100,9 @@ func stormRun(ctx context.Context, opts *StormOptions) error {
 	if err != nil {
 		return UsageError(err)
 	}
-	sc, model, err := loadStorm(opts)
+	sc, model, err := opts.Overrides.Apply()
 	if err != nil {
-		return err
+		return UsageError(err)
 	}
 	progress, done := stormProgress(opts.IO, opts.Output)
 	res, runErr := storm.Run(ctx, sc, storm.Options{Bisect: !opts.NoBisect, Model: model, Progress: progress})

@@ -5,7 +5,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/patience-dev/patience/report"
@@ -22,11 +21,14 @@ func TestStormFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := StormOptions{
-		Clients: 10, Rate: "2400/m", Capacity: "300/s", Queue: 50, Timeout: "1s", Attempts: "3,6",
-		Outages: []string{"10s@60s", "5s@90s"}, Errors: []string{"30s@100s"}, Duration: "3m", Seed: 1,
-		Policies: []string{"preset:naive"}, NoBisect: true, Output: "json",
-		Changed: map[string]bool{"clients": true, "rate": true, "capacity": false, "queue": true, "timeout": false,
-			"attempts": true, "outage": true, "errors": true, "duration": false, "seed": false},
+		Overrides: storm.Overrides{
+			Clients: 10, Rate: "2400/m", Capacity: "300/s", Queue: 50, Timeout: "1s", Attempts: "3,6",
+			Outages: []string{"10s@60s", "5s@90s"}, Errors: []string{"30s@100s"}, Duration: "3m", Seed: 1,
+			Policies: []string{"preset:naive"},
+			Changed: map[string]bool{"clients": true, "rate": true, "capacity": false, "queue": true, "timeout": false,
+				"attempts": true, "outage": true, "errors": true, "duration": false, "seed": false},
+		},
+		NoBisect: true, Output: "json",
 	}
 	got.IO = nil
 	if d := cmp.Diff(want, *got); d != "" {
@@ -34,9 +36,10 @@ func TestStormFlags(t *testing.T) {
 	}
 }
 
+// stormOpts are the command's flag defaults with args applied and the named flags marked set.
 func stormOpts(args map[string]string, changed ...string) *StormOptions {
-	o := &StormOptions{Clients: 100, Rate: "150/s", Capacity: "300/s", Timeout: "1s", Attempts: "4", Duration: "3m", Seed: 1, Output: "text",
-		Changed: map[string]bool{}}
+	o := &StormOptions{Output: "text", Overrides: storm.Overrides{Clients: 100, Rate: "150/s", Capacity: "300/s", Timeout: "1s",
+		Attempts: "4", Duration: "3m", Seed: 1, Changed: map[string]bool{}}}
 	for k, v := range args {
 		switch k {
 		case "rate":
@@ -57,43 +60,28 @@ func stormOpts(args map[string]string, changed ...string) *StormOptions {
 	return o
 }
 
-// Quick-model overrides (DESIGN §2): a preset without a timeout gets the model's; explicit
-// --attempts override the preset's attempts and build layers; without --attempts the preset
-// keeps its own.
-func TestLoadStormOverrides(t *testing.T) {
-	sc, m, err := loadStorm(stormOpts(map[string]string{"policy": "preset:naive"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := sc.Policies[0]
-	if m == nil || p.Timeout != time.Second || p.Retry.MaxAttempts != 4 || len(p.Layers) != 0 {
-		t.Errorf("naive in the quick model: timeout %s, attempts %d, layers %d", p.Timeout, p.Retry.MaxAttempts, len(p.Layers))
-	}
-	sc, _, err = loadStorm(stormOpts(map[string]string{"policy": "preset:aws-standard", "attempts": "3,6", "timeout": "2s"}, "attempts", "timeout"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := storm.Attempts(sc.Policies[0]); !cmp.Equal(got, []int{3, 6}) || sc.Policies[0].Timeout != 2*time.Second {
-		t.Errorf("aws-standard with --attempts 3,6 --timeout 2s: %v, %s", got, sc.Policies[0].Timeout)
-	}
-	if sc.Policies[0].Budget == nil {
-		t.Error("the preset's token bucket was lost")
-	}
-	// Without --policy: the mitigation set, first the plain retries.
-	sc, _, err = loadStorm(stormOpts(map[string]string{"attempts": "4,4,4"}, "attempts"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(sc.Policies) != 7 || sc.Policies[0].Name != "retries" || sc.Policies[6].Name != "one-layer" {
-		t.Errorf("mitigations: %d policies, first %q", len(sc.Policies), sc.Policies[0].Name)
-	}
-	// A scenario: only the flags the user set apply.
-	sc, m, err = loadStorm(stormOpts(map[string]string{"scenario": "layered-retries", "rate": "7/s"}, "rate"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m != nil || sc.Load.Rate != 7 || sc.Name != "layered-retries" {
-		t.Errorf("scenario with --rate 7/s: model %v, rate %g, name %q", m, sc.Load.Rate, sc.Name)
+// The flags fill storm.Overrides and storm applies them (storm/overrides_test.go); what the
+// command keeps is the mapping of Apply's errors to usage errors: exit 2, the text unchanged.
+func TestStormUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args map[string]string
+		want string
+	}{
+		{map[string]string{"rate": "150"}, "--rate: "},
+		{map[string]string{"attempts": "0,4"}, "--attempts: "},
+		{map[string]string{"policy": "preset:nope"}, `unknown preset "nope"`},
+		{map[string]string{"scenario": "no-such-scenario"}, "no-such-scenario"},
+	} {
+		var out bytes.Buffer
+		o := stormOpts(tc.args)
+		o.IO = report.Test(nil, &out, &bytes.Buffer{})
+		err := stormRun(context.Background(), o)
+		if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: exit %d (%v), want %d and %q", tc.args, ExitCode(err), err, ExitUsage, tc.want)
+		}
+		if out.Len() != 0 {
+			t.Errorf("%v: stdout %q, want nothing", tc.args, out.String())
+		}
 	}
 }
 

@@ -1,0 +1,235 @@
+package storm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/scenario"
+)
+
+// Overrides are the storm command's flags as the user gave them; Apply turns them into the
+// scenario to run. The command fills the struct and the library applies it (conftest's
+// runner.TestRunner), so what a flag does to a scenario is decided here, next to the model
+// and the mitigations, not in cmd.
+//
+// Without Scenario the fields describe the quick model and every one of them is used (the
+// command's flag defaults are DefaultModel's). With Scenario its load, target and policies
+// are used, and a field changes them only when Changed names its flag; Outages and Errors
+// add phases whenever given.
+type Overrides struct {
+	// Scenario is a scenario file or bundled name; empty = the quick model.
+	Scenario string
+
+	// Clients are caller instances (--clients).
+	Clients int
+	// Rate is the logical arrival rate across all clients, "150/s" (--rate).
+	Rate string
+	// Capacity is what the dependency serves, "300/s" (--capacity).
+	Capacity string
+	// Queue bounds the dependency's FIFO queue; 0 = unbounded (--queue).
+	Queue int
+	// Timeout is the bottom layer's per-attempt timeout, "1s" (--timeout).
+	Timeout string
+	// Attempts per layer, caller first, "4,4,4" (--attempts).
+	Attempts string
+	// Outages and Errors are LEN@AT windows: the server stops serving, or answers 503 at
+	// once (--outage, --errors; repeatable).
+	Outages, Errors []string
+	// Duration is how long requests arrive, "3m" (--duration).
+	Duration string
+	// Seed seeds the simulation (--seed).
+	Seed int64
+	// Policies are FILE or preset:NAME specs compared instead of the mitigations or the
+	// scenario's policies (--policy; repeatable).
+	Policies []string
+
+	// Changed names the flags the user set (OverrideFlags): quick-model flags override a
+	// scenario's values only when set, and --timeout/--attempts override every policy only
+	// when set.
+	Changed map[string]bool
+}
+
+// OverrideFlags are the flags whose being set Apply asks about (Overrides.Changed).
+var OverrideFlags = []string{"clients", "rate", "capacity", "queue", "timeout", "attempts", "outage", "errors", "duration", "seed"}
+
+// overrideValues are the parsed quick-model flags.
+type overrideValues struct {
+	rate, capacity float64
+	timeout        time.Duration
+	attempts       []int
+	outages, errs  []Window
+	duration       time.Duration
+}
+
+// parse reads the flags' text; each error names its flag.
+func (o Overrides) parse() (overrideValues, error) {
+	var v overrideValues
+	var err error
+	if v.rate, err = scenario.ParseRate(o.Rate); err != nil {
+		return v, fmt.Errorf("--rate: %w", err)
+	}
+	if v.capacity, err = scenario.ParseRate(o.Capacity); err != nil {
+		return v, fmt.Errorf("--capacity: %w", err)
+	}
+	if v.timeout, err = scenario.ParseDuration(o.Timeout); err != nil {
+		return v, fmt.Errorf("--timeout: %w", err)
+	}
+	if v.attempts, err = ParseAttempts(o.Attempts); err != nil {
+		return v, fmt.Errorf("--attempts: %w", err)
+	}
+	if v.duration, err = scenario.ParseDuration(o.Duration); err != nil {
+		return v, fmt.Errorf("--duration: %w", err)
+	}
+	for _, s := range o.Outages {
+		w, err := ParseWindow(s)
+		if err != nil {
+			return v, fmt.Errorf("--outage: %w", err)
+		}
+		v.outages = append(v.outages, w)
+	}
+	for _, s := range o.Errors {
+		w, err := ParseWindow(s)
+		if err != nil {
+			return v, fmt.Errorf("--errors: %w", err)
+		}
+		v.errs = append(v.errs, w)
+	}
+	return v, nil
+}
+
+// Apply builds the scenario to run: the quick model (returned too, for the report's model
+// line), or the named scenario with the flags the user set applied on top (a nil model).
+// Every error it returns is the caller's input being wrong — a malformed or out-of-range
+// flag, an unknown preset, an unreadable scenario — and names the flag where there is one.
+func (o Overrides) Apply() (*scenario.Scenario, *Model, error) {
+	v, err := o.parse()
+	if err != nil {
+		return nil, nil, err
+	}
+	var given []*policy.Policy
+	for _, spec := range o.Policies {
+		p, err := scenario.ResolvePolicy(spec)
+		if err != nil {
+			return nil, nil, err
+		}
+		given = append(given, p)
+	}
+	if o.Scenario == "" {
+		return o.quick(v, given)
+	}
+	sc, err := o.onScenario(v, given)
+	return sc, nil, err
+}
+
+// overridePolicies applies --timeout and --attempts to copies of ps. In the quick model,
+// which is about clients that time out, a policy without a timeout gets the model's, as it
+// would with --timeout.
+func (o Overrides) overridePolicies(ps []*policy.Policy, v overrideValues, quick bool) []*policy.Policy {
+	out := make([]*policy.Policy, len(ps))
+	for i, p := range ps {
+		var timeout time.Duration
+		if o.Changed["timeout"] || (quick && p.Timeout == 0) {
+			timeout = v.timeout
+		}
+		var attempts []int
+		if o.Changed["attempts"] {
+			attempts = v.attempts
+		}
+		out[i] = Override(p, timeout, attempts)
+	}
+	return out
+}
+
+// quick builds the quick model from every flag: the mitigations, or the given policies.
+func (o Overrides) quick(v overrideValues, given []*policy.Policy) (*scenario.Scenario, *Model, error) {
+	m := DefaultModel()
+	m.Clients, m.RatePerS, m.CapacityPerS, m.Queue = o.Clients, v.rate, v.capacity, o.Queue
+	m.TimeoutMs = ms(v.timeout)
+	m.Attempts, m.Duration, m.Seed = v.attempts, v.duration, o.Seed
+	if len(v.outages)+len(v.errs) > 0 {
+		m.Outages, m.Errors = v.outages, v.errs
+	}
+	if err := m.Validate(); err != nil {
+		return nil, nil, err
+	}
+	policies := Mitigations(m.Attempts, v.timeout)
+	if len(given) > 0 {
+		policies = o.overridePolicies(given, v, true)
+	}
+	return m.Scenario(policies), &m, nil
+}
+
+// onScenario opens the scenario and applies the flags the user set.
+func (o Overrides) onScenario(v overrideValues, given []*policy.Policy) (*scenario.Scenario, error) {
+	sc, err := scenario.Open(o.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	if len(given) > 0 {
+		// --policy policies replace the scenario's but still sit under its callers.
+		for _, p := range given {
+			sc.AttachLayers(p)
+		}
+		sc.Policies = given
+	}
+	sc.Policies = o.overridePolicies(sc.Policies, v, false)
+	ch := o.Changed
+	if ch["clients"] {
+		if o.Clients < 1 {
+			return nil, errors.New("--clients must be at least 1")
+		}
+		sc.Load.Clients = o.Clients
+	}
+	if ch["rate"] {
+		sc.Load.Rate, sc.Load.Concurrency, sc.Load.Burst = v.rate, 0, 0
+	}
+	if ch["capacity"] || ch["queue"] {
+		if o.Queue < 0 {
+			return nil, errors.New("--queue must be 0 (unbounded) or positive")
+		}
+		if sc.Target.Capacity == nil {
+			if !ch["capacity"] {
+				return nil, fmt.Errorf("--queue needs --capacity: scenario %s has no capacity limit to queue behind", sc.Name)
+			}
+			sc.Target.Capacity = &scenario.Capacity{Queue: UnboundedQueue}
+		}
+		if ch["capacity"] {
+			mean := sc.Target.Latency.Mean()
+			if v.capacity <= 0 || mean <= 0 {
+				return nil, errors.New("--capacity needs a positive rate and a target latency above zero")
+			}
+			sc.Target.Capacity.Workers = max(1, int(math.Round(v.capacity*mean.Seconds())))
+		}
+		if ch["queue"] {
+			sc.Target.Capacity.Queue = o.Queue
+			if o.Queue == 0 {
+				sc.Target.Capacity.Queue = UnboundedQueue
+			}
+		}
+	}
+	sc.Target.Phases = append(sc.Target.Phases, faultPhases(v.outages, v.errs)...)
+	if ch["duration"] {
+		sc.Duration = v.duration
+	}
+	if ch["seed"] {
+		sc.Seed = o.Seed
+	}
+	return sc, nil
+}
+
+// faultPhases are the target phases of --outage windows (the server stops serving; requests
+// keep queueing) and --errors windows (every request answered 503 at once), in that order.
+func faultPhases(outages, errs []Window) []scenario.Phase {
+	var out []scenario.Phase
+	for _, w := range outages {
+		out = append(out, scenario.Phase{Name: "outage", At: w.At, For: w.For, Stall: true})
+	}
+	for _, w := range errs {
+		out = append(out, scenario.Phase{Name: "errors", At: w.At, For: w.For,
+			Faults: []scenario.Fault{{Kind: scenario.FaultStatus, Status: 503, Percent: 1}}})
+	}
+	return out
+}
