@@ -51,10 +51,6 @@ type ProbeOptions struct {
 	rateSet bool
 }
 
-// probeTestHooks lets the test binary attach hidden helpers (a loopback target) to the
-// probe command; the production binary has none.
-var probeTestHooks []func(f *Factory, c *cobra.Command)
-
 // NewCmdProbe builds `patience probe`.
 func NewCmdProbe(f *Factory, runF func(*ProbeOptions) error) *cobra.Command {
 	opts := &ProbeOptions{IO: f.IO}
@@ -132,9 +128,6 @@ contains "key" or "token" are shown as REDACTED in every report.`,
 	fl.BoolVar(&opts.Strict, "strict", false, "exit 1 when the budget cannot hold one normal call")
 	fl.BoolVar(&opts.Merge, "merge", false, "merge saved profiles (arguments) instead of probing")
 	addOutputFlag(c, &opts.Output, report.ProbeFormats.Names())
-	for _, h := range probeTestHooks {
-		h(f, c)
-	}
 	return c
 }
 

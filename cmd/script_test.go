@@ -10,10 +10,14 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// TestMain lets testscript run the real patience binary as a subprocess command.
+// TestMain lets testscript run the real patience binary as a subprocess command, beside the
+// test-only programs the probe scripts need (probe_hook_test.go): a loopback target and a
+// Ctrl-C for a running command.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"patience": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"patience":        func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"loopback-target": loopbackTargetMain,
+		"interrupt":       interruptMain,
 	})
 }
 
@@ -23,7 +27,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
-		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"status": cmdStatus},
+		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"status": cmdStatus, "waiturl": cmdWaitURL},
 	})
 }
 
