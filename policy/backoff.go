@@ -44,24 +44,35 @@ func Jitters() []Jitter {
 	return []Jitter{JitterNone, JitterFull, JitterEqual, JitterProportional, JitterRandomized}
 }
 
-// RetryAfterMode is Retry.RetryAfter: whether a server's Retry-After (RFC 9110 §10.2.3) is
-// honoured.
+// RetryAfterMode is Retry.RetryAfter: whether and how a server's Retry-After (RFC 9110
+// §10.2.3) changes the wait before the next retry.
 type RetryAfterMode string
 
 // Retry-After modes of Retry.RetryAfter; "" behaves as RetryAfterHonor.
 const (
+	// RetryAfterHonor waits max(jittered backoff, Retry-After) (DESIGN §5).
 	RetryAfterHonor  RetryAfterMode = "honor"
 	RetryAfterIgnore RetryAfterMode = "ignore"
+	// RetryAfterReplace waits exactly the Retry-After, shorter than the backoff or not ("0"
+	// and a past date mean now); the backoff's exponent goes on counting. go-retryablehttp
+	// v0.7.8 DefaultBackoff (client.go:551-557) returns the parsed header as the sleep.
+	RetryAfterReplace RetryAfterMode = "replace"
+	// RetryAfterReplaceReset waits exactly the Retry-After and restarts the backoff: the next
+	// retry without one waits d(1) again. gRPC server pushback (grpc-go v1.85.0 stream.go:880-882,
+	// numRetriesSincePushback = 0) and cenkalti/backoff v5 RetryAfterError (retry.go: next =
+	// retryAfter.Duration; BackOff.Reset()).
+	RetryAfterReplaceReset RetryAfterMode = "replace_reset"
 )
 
 // RetryAfterModes lists every accepted RetryAfterMode, in the order messages name them.
 func RetryAfterModes() []RetryAfterMode {
-	return []RetryAfterMode{RetryAfterHonor, RetryAfterIgnore}
+	return []RetryAfterMode{RetryAfterHonor, RetryAfterIgnore, RetryAfterReplace, RetryAfterReplaceReset}
 }
 
-// HonorsRetryAfter applies the default: "" behaves as RetryAfterHonor.
+// HonorsRetryAfter says whether a Retry-After can change a wait: every mode but
+// RetryAfterIgnore ("" behaves as RetryAfterHonor).
 func (r *Retry) HonorsRetryAfter() bool {
-	return r.RetryAfter == "" || r.RetryAfter == RetryAfterHonor
+	return r.RetryAfter != RetryAfterIgnore
 }
 
 // DefaultMultiplier is used by exponential backoff when Retry.Multiplier ≤ 0.
@@ -208,6 +219,11 @@ func (r *Retry) Jittered(d time.Duration, rng *rand.Rand) time.Duration {
 func (r *Retry) MaxDelay(n int) time.Duration {
 	if n < 1 {
 		n = 1
+	}
+	if r.ThrottleBase > r.Base { // the longer of the two bases bounds both
+		rr := *r
+		rr.Base, rr.ThrottleBase = r.ThrottleBase, 0
+		return rr.MaxDelay(n)
 	}
 	var d time.Duration
 	if r.Backoff == BackoffDecorrelated {

@@ -49,6 +49,7 @@ type Call struct {
 	start     time.Duration
 	attempts  int
 	prevSleep time.Duration
+	resetAt   int // attempts when a RetryAfterReplaceReset pushback restarted the backoff
 	malformed int
 	lastCost  float64 // token-bucket cost paid for the attempt in progress (0: first try)
 }
@@ -128,15 +129,19 @@ func (r *Retry) maxAttempts() int {
 //  2. the classification and the `on`/`never` lists (Retryable) → "rejected" (4xx),
 //     "not idempotent" (outcome unknown on an unsafe request) or "not retryable".
 //  3. attempts: max_attempts reached → "attempts exhausted".
-//  4. wait = Jittered(BackoffDelay(n)) for retry n = Attempts() (decorrelated: no jitter). If
-//     the response carried Retry-After and the policy honours it, wait = max(wait, min(ra,
-//     retry_after_max)) — the cap bounds the server's request, never our own backoff; a
-//     malformed value is counted and ignored. Retry-After lengthens this one wait only: the
-//     decorrelated chain goes on from its own s_n, so one long Retry-After does not push every
-//     later backoff to the cap.
+//  4. wait = Jittered(BackoffDelay(n)) for retry n = Attempts() (decorrelated: no jitter),
+//     counted from the last replace_reset pushback, with ThrottleBase as the base after a 429
+//     when set. If the response carried Retry-After and the policy reads it (ReadsRetryAfter:
+//     mode and RetryAfterOn), ra = min(ra, retry_after_max) and: honor waits max(wait, ra) —
+//     the cap bounds the server's request, never our own backoff; replace waits ra;
+//     replace_reset waits ra and the next retry starts again from d(1). A malformed value is
+//     counted and ignored. Under honor and replace, Retry-After changes this one wait only:
+//     the decorrelated chain goes on from its own s_n, so one long Retry-After does not push
+//     every later backoff to the cap.
 //  5. deadline: no retry when now + wait leaves less than MinAttemptTimeout → "deadline".
-//  6. budget (may be nil): AllowRetry spends; refused → "budget". Checked last so that a
-//     retry that would not happen anyway costs nothing.
+//  6. budget (may be nil): AllowRetry spends (a token bucket: Take(CostOf(o)), so a 429 can
+//     cost ThrottleCost); refused → "budget". Checked last so that a retry that would not
+//     happen anyway costs nothing.
 //
 // wallNow is the wall-clock time of now, used only for HTTP-date Retry-After values. rng draws
 // the jitter (nil: the mean of each draw). Next does not allocate.
@@ -166,21 +171,34 @@ func (c *Call) Next(now time.Duration, o Outcome, budget RetryBudget, wallNow ti
 		return Decision{Reason: ReasonExhausted}
 	}
 
-	sleep := r.BackoffDelay(c.attempts, c.prevSleep, rng)
+	br := r
+	if r.ThrottleBase > 0 && Throttled(o) {
+		tr := *r // a copy on the stack: the throttle base for this one delay
+		tr.Base = r.ThrottleBase
+		br = &tr
+	}
+	sleep := br.BackoffDelay(c.attempts-c.resetAt, c.prevSleep, rng)
 	wait := sleep
 	if r.Backoff != BackoffDecorrelated {
-		wait = r.Jittered(sleep, rng)
+		wait = br.Jittered(sleep, rng)
 	}
 	var honoured time.Duration
-	if o.RetryAfter != "" && r.RetryAfter != RetryAfterIgnore {
+	reset := false
+	if r.ReadsRetryAfter(o) {
 		if ra, ok := ParseRetryAfter(o.RetryAfter, wallNow); !ok {
 			c.malformed++
 		} else {
 			if r.RetryAfterMax > 0 && ra > r.RetryAfterMax {
 				ra = r.RetryAfterMax
 			}
-			if ra > wait {
+			switch r.RetryAfter {
+			case RetryAfterReplace, RetryAfterReplaceReset:
 				wait, honoured = ra, ra
+				reset = r.RetryAfter == RetryAfterReplaceReset
+			default:
+				if ra > wait {
+					wait, honoured = ra, ra
+				}
 			}
 		}
 	}
@@ -188,16 +206,19 @@ func (c *Call) Next(now time.Duration, o Outcome, budget RetryBudget, wallNow ti
 	if rem, has := c.Remaining(now); has && rem-wait < MinAttemptTimeout {
 		return Decision{Reason: ReasonDeadline}
 	}
-	if budget != nil {
-		after := o.Kind == Timeout || o.Kind == ConnectTimeout
-		if !budget.AllowRetry(now, after) {
+	if tb, ok := budget.(*TokenBucket); ok {
+		cost := tb.CostOf(o)
+		if !tb.Take(cost) {
 			return Decision{Reason: ReasonBudget}
 		}
-		if tb, ok := budget.(*TokenBucket); ok {
-			c.lastCost = tb.Cost(after)
-		}
+		c.lastCost = cost
+	} else if budget != nil && !budget.AllowRetry(now, o.Kind == Timeout || o.Kind == ConnectTimeout) {
+		return Decision{Reason: ReasonBudget}
 	}
 	c.prevSleep = sleep
+	if reset {
+		c.resetAt = c.attempts
+	}
 	return Decision{Retry: true, Wait: wait, Reason: ReasonRetry, RetryAfter: honoured}
 }
 

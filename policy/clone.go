@@ -17,6 +17,7 @@ func (p *Policy) Clone() *Policy {
 	c.Retry.On = slices.Clone(p.Retry.On)
 	c.Retry.Never = slices.Clone(p.Retry.Never)
 	c.Retry.Delays = slices.Clone(p.Retry.Delays)
+	c.Retry.RetryAfterOn = slices.Clone(p.Retry.RetryAfterOn)
 	c.Budget = clonePtr(p.Budget)
 	c.Breaker = clonePtr(p.Breaker)
 	c.Bulkhead = clonePtr(p.Bulkhead)

@@ -75,10 +75,17 @@ type Retry struct {
 	// proportional and randomized jitter.
 	Jitter       Jitter
 	JitterFactor float64
-	// RetryAfter says whether a server's Retry-After is honoured; RetryAfterMax bounds an
-	// honoured value (0 = uncapped).
+	// RetryAfter says whether and how a server's Retry-After is honoured (RetryAfterModes
+	// lists the modes); RetryAfterMax bounds an honoured value (0 = uncapped).
 	RetryAfter    RetryAfterMode
 	RetryAfterMax time.Duration
+	// RetryAfterOn lists the statuses whose Retry-After is read; nil = every status
+	// (go-retryablehttp reads it on 429 and 503 only).
+	RetryAfterOn []int
+	// ThrottleBase, when > 0, is the base of d(n) for a retry after a throttling response
+	// (Throttled: 429) instead of Base: aws-sdk-go-v2's standard retryer backs off from 1s
+	// after throttling and from 50ms otherwise (aws/retry/jitter_backoff.go:113-116).
+	ThrottleBase time.Duration
 }
 
 // Budget is a retry budget shared by all requests of one client.
@@ -92,6 +99,9 @@ type Budget struct {
 	RetryCost   float64
 	TimeoutCost float64
 	Refill      float64
+	// ThrottleCost, when > 0, is what a retry after a throttling response (Throttled: 429)
+	// costs instead (aws-sdk-go-v2 v1.48 DefaultThrottlingRetryCost 5 beside a retry cost of 14).
+	ThrottleCost float64
 	// Ratio: retries ≤ Percent (0–1) of requests in Window, plus MinPerS per second.
 	Percent float64
 	MinPerS float64

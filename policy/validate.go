@@ -69,6 +69,12 @@ func (p *Policy) validate(prefix string, errs *[]error) {
 	nonNeg("retry.base", r.Base)
 	nonNeg("retry.cap", r.Cap)
 	nonNeg("retry.retry_after_max", r.RetryAfterMax)
+	nonNeg("retry.throttle_base", r.ThrottleBase)
+	for i, s := range r.RetryAfterOn {
+		if s < 100 || s > 599 {
+			bad("retry.retry_after_on["+strconv.Itoa(i)+"]", "%d is not an HTTP status", s)
+		}
+	}
 	if r.Multiplier < 0 || r.Multiplier != r.Multiplier {
 		bad("retry.multiplier", "%v: want a positive number", r.Multiplier)
 	}
