@@ -1,10 +1,8 @@
 package check
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/scenario"
 	"gopkg.in/yaml.v3"
 )
 
@@ -43,25 +41,11 @@ func Load(path string, data []byte) (*File, error) {
 	if len(data) > maxFileSize {
 		return nil, &scenario.Error{File: path, Msg: fmt.Sprintf("%d bytes: too large for a check file (limit %d)", len(data), maxFileSize)}
 	}
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, &scenario.Error{File: path, Msg: "empty file: want a mapping with dependencies:"}
-		}
-		return nil, yamlError(path, err)
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		return nil, &scenario.Error{File: path, Line: extra.Line, Col: extra.Column, Msg: "more than one YAML document; a check file holds one"}
-	} else if !errors.Is(err, io.EOF) {
-		return nil, yamlError(path, err)
+	root, err := scenario.ParseDocument(data, path, checkWords)
+	if err != nil {
+		return nil, err
 	}
 	l := &loader{NodeDecoder: scenario.NewNodeDecoder(path), dir: filepath.Dir(path)}
-	root := &doc
-	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
-		root = root.Content[0]
-	}
 	f, err := l.root(root)
 	if err != nil {
 		return nil, err
@@ -70,25 +54,10 @@ func Load(path string, data []byte) (*File, error) {
 	return f, nil
 }
 
-// yamlLine finds the line yaml.v3 reports in a syntax error ("yaml: line 3: ...").
-var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
-
-// yamlError turns a yaml.v3 syntax error into a positioned *scenario.Error.
-func yamlError(path string, err error) error {
-	msg := err.Error()
-	e := &scenario.Error{File: path, Msg: msg}
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		e.Msg = strings.TrimPrefix(msg, m[0])
-		if m[1] != "" {
-			e.Line, _ = strconv.Atoi(m[1])
-			e.Col = 1
-		}
-	}
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		e.Msg = te.Errors[0]
-	}
-	return e
+// checkWords are a check file's messages for a file that is not one YAML document.
+var checkWords = scenario.DocumentWords{
+	Empty:  "empty file: want a mapping with dependencies:",
+	Second: "more than one YAML document; a check file holds one",
 }
 
 // ignoreComment is `# patience:ignore PT006` (several IDs separated by spaces or commas).
@@ -264,7 +233,7 @@ func (l *loader) dependency(n *yaml.Node, path string, named map[string]*policy.
 	if err != nil {
 		return nil, err
 	}
-	d := &Dependency{Pos: l.Pos(n), Request: Request{Method: "GET"}, pos: map[string]policy.Pos{}}
+	d := &Dependency{Pos: l.Pos(n), Request: scenario.Request{Method: "GET"}, pos: map[string]policy.Pos{}}
 	v, ok := m["name"]
 	if !ok {
 		return nil, l.Errf(n, path+".name", "missing: every dependency needs a name")

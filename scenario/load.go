@@ -1,10 +1,8 @@
 package scenario
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -82,40 +80,6 @@ func readErrMsg(err error) string {
 	return err.Error()
 }
 
-// parseYAML decodes one YAML document into its root node, mapping syntax errors to *Error.
-func parseYAML(data []byte, file string) (*yaml.Node, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var root yaml.Node
-	if err := dec.Decode(&root); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, &Error{File: file, Msg: "empty file"}
-		}
-		return nil, syntaxError(file, err)
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		return nil, errAt(file, &extra, "", "a second YAML document (---) is not allowed")
-	} else if !errors.Is(err, io.EOF) {
-		return nil, syntaxError(file, err)
-	}
-	if len(root.Content) == 0 {
-		return nil, &Error{File: file, Msg: "empty file"}
-	}
-	return root.Content[0], nil
-}
-
-// syntaxError turns yaml.v3's "yaml: line N: msg" into an *Error with that line.
-func syntaxError(file string, err error) *Error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	e := &Error{File: file, Msg: msg}
-	var line int
-	if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
-		e.Line, e.Col = line, 1
-		e.Msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
-	}
-	return e
-}
-
 // decoder is the scenario and policy walker: the scenario-specific methods (load, target,
 // policy, ...) on top of the shared NodeDecoder helpers.
 type decoder struct {
@@ -125,7 +89,7 @@ type decoder struct {
 // Parse decodes and validates a scenario file strictly (DESIGN §4), applies defaults, resolves
 // presets, `base:` inheritance and layers, and loads `profile:` latencies relative to file.
 func Parse(data []byte, file string) (*Scenario, error) {
-	root, err := parseYAML(data, file)
+	root, err := ParseDocument(data, file, scenarioWords)
 	if err != nil {
 		return nil, err
 	}

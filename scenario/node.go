@@ -1,7 +1,10 @@
 package scenario
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +13,57 @@ import (
 	"github.com/patience-dev/patience/policy"
 	"gopkg.in/yaml.v3"
 )
+
+// DocumentWords are one file format's messages for a file that is not exactly one YAML
+// document, so each format says what it expects in its own words while ParseDocument decides
+// when a file is empty, has a second document or is not YAML.
+type DocumentWords struct {
+	// Empty is the message for a file without a document (nothing, or only comments).
+	Empty string
+	// Second is the message for a second document, reported where that document starts.
+	Second string
+}
+
+// scenarioWords are the words of scenario and policy files.
+var scenarioWords = DocumentWords{Empty: "empty file", Second: "a second YAML document (---) is not allowed"}
+
+// ParseDocument decodes data as exactly one YAML document and returns its root node (the
+// document's content, not the document node). Every problem is an *Error naming file: a
+// syntax error at the line yaml.v3 names (column 1), a second document at its start, an
+// empty file without a position. The scenario loader and the check file loader both read
+// their files through it.
+func ParseDocument(data []byte, file string, words DocumentWords) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var root yaml.Node
+	if err := dec.Decode(&root); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &Error{File: file, Msg: words.Empty}
+		}
+		return nil, syntaxError(file, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, errAt(file, &extra, "", "%s", words.Second)
+	} else if !errors.Is(err, io.EOF) {
+		return nil, syntaxError(file, err)
+	}
+	if len(root.Content) == 0 {
+		return nil, &Error{File: file, Msg: words.Empty}
+	}
+	return root.Content[0], nil
+}
+
+// syntaxError turns yaml.v3's "yaml: line N: msg" into an *Error at that line.
+func syntaxError(file string, err error) *Error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	e := &Error{File: file, Msg: msg}
+	var line int
+	if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
+		e.Line, e.Col = line, 1
+		e.Msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
+	}
+	return e
+}
 
 // NodeDecoder walks yaml.v3 nodes strictly: every mapping lists the keys it accepts, every
 // scalar has one type, and every problem becomes an *Error at the node with the field's dotted

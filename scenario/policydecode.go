@@ -120,7 +120,7 @@ func ResolvePolicy(spec string) (*policy.Policy, error) {
 	if err != nil {
 		return nil, &Error{File: spec, Msg: readErrMsg(err) + " (want a policy file or preset:NAME)"}
 	}
-	root, err := parseYAML(data, spec)
+	root, err := ParseDocument(data, spec, scenarioWords)
 	if err != nil {
 		return nil, err
 	}
