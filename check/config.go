@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/scenario"
 )
 
 // DefaultMaxAmplification is the amplification PT009 tolerates when the file does not say.
@@ -66,16 +67,6 @@ func (c Caller) Limit() time.Duration {
 	return c.Budget
 }
 
-// Request says what kind of call the dependency receives.
-type Request struct {
-	// Method defaults to GET, as in scenarios.
-	Method         string
-	IdempotencyKey bool
-}
-
-// Idempotent says whether the method is idempotent by RFC 9110 §9.2.2 (policy.IdempotentMethod).
-func (r Request) Idempotent() bool { return policy.IdempotentMethod(r.Method) }
-
 // Layer is a caller above the policy that retries on its own.
 type Layer struct {
 	Name        string
@@ -88,7 +79,7 @@ type Dependency struct {
 	Name    string
 	Pos     policy.Pos
 	Caller  Caller
-	Request Request
+	Request scenario.Request // method (default GET) and idempotency_key; no path in a check file
 	// Profile is the probe profile (resolved relative to the file; "" = none).
 	Profile string
 	// Cutoff is the share of good responses a timeout may cut off (PT010); 0 = DefaultCutoff.

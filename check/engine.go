@@ -10,8 +10,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/scenario"
 )
 
 // Options tune a check run.

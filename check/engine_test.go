@@ -10,8 +10,8 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/google/go-cmp/cmp"
-	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/scenario"
 )
 
 // goodDependency passes every rule: bounded attempts that fit the budget through a deadline,

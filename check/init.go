@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/scenario"
 )
@@ -34,8 +36,9 @@ type StarterOptions struct {
 
 // Starter returns a commented starter check file holding the recommended policy: from the
 // profile's recommendation (probe, DESIGN §7) when one is given, else from the
-// `recommended` preset, with max_attempts re-derived for the budget by probe.MaxAttempts and
-// a deadline equal to the budget so the whole call stops when the caller stops waiting.
+// `recommended` preset, with max_attempts re-derived for the budget from the retry block the
+// file holds (policy.Retry.AttemptsWithin: the sum PT004 checks) and a deadline equal to the
+// budget so the whole call stops when the caller stops waiting.
 func Starter(o StarterOptions) ([]byte, error) {
 	if o.Name == "" {
 		o.Name = "api"
@@ -79,15 +82,22 @@ func Starter(o StarterOptions) ([]byte, error) {
 	if connect > timeout {
 		connect = timeout
 	}
-	attempts := probe.MaxAttempts(timeout, budget)
-	attemptsNote := fmt.Sprintf("the most k with k × %s + Σ backoff ≤ %s (probe.MaxAttempts)", fmtDur(timeout), fmtDur(budget))
+	// The retry block the file holds: the recommended preset's backoff, its attempts counted
+	// with that same backoff, so the count is the one PT004 adds up. Retry-After pauses are
+	// left out of the count (a 429/503 answers at once instead of costing a timeout, and the
+	// deadline below cuts the pause), so they are ignored for counting only.
+	retry := rec.Retry
+	counted := retry
+	counted.RetryAfter = policy.RetryAfterIgnore
+	attempts := counted.AttemptsWithin(timeout, budget, probe.MaxAttemptsCap)
+	attemptsNote := fmt.Sprintf("the most k with k × %s + Σ backoff ≤ %s, backoff as below", fmtDur(timeout), fmtDur(budget))
 	if attempts == 0 {
 		attempts = 1
 		attemptsNote = "WARNING: " + probe.QueueVerdict + " (PT003 will say so)"
 	}
 	nonIdem := "with_key"
 	nonIdemNote := "retry timeouts/5xx of a non-idempotent call only with an Idempotency-Key"
-	if !(Request{Method: o.Method}).Idempotent() && !o.IdempotencyKey {
+	if !policy.IdempotentMethod(o.Method) && !o.IdempotencyKey {
 		nonIdem = "never"
 		nonIdemNote = o.Method + " without an Idempotency-Key: a timeout or 5xx is not retried (it may have been executed)"
 	}
@@ -126,14 +136,14 @@ dependencies:
 %s
       retry:
 %s
-        on: [connect, timeout, reset, 408, 429, 5xx]
+        on: [%s]
 %s
-        backoff: exponential
-        base: 100ms
-        multiplier: 2
-        cap: 2s
+        backoff: %s
+        base: %s
+        multiplier: %s
+        cap: %s
 %s
-        retry_after: honor
+        retry_after: %s
 %s
       budget: {kind: token_bucket, capacity: 500, retry_cost: 5, timeout_cost: 10, refill: 1}
 
@@ -146,8 +156,11 @@ dependencies:
 		line(6, "timeout: "+fmtDur(timeout), "per attempt, connect included"),
 		line(6, "deadline: "+fmtDur(budget), "the whole call, backoff included: stop when the caller stops waiting"),
 		line(8, fmt.Sprintf("max_attempts: %d", attempts), attemptsNote),
+		strings.Join(retry.On, ", "),
 		line(8, "non_idempotent: "+nonIdem, nonIdemNote),
-		line(8, "jitter: full", "spreads retries out (no synchronized waves)"),
+		retry.Backoff, fmtDur(retry.Base), strconv.FormatFloat(retry.Multiplier, 'g', -1, 64), fmtDur(retry.Cap),
+		line(8, "jitter: "+string(retry.Jitter), "spreads retries out (no synchronized waves)"),
+		retry.RetryAfter,
 		line(8, "retry_after_max: "+fmtDur(raMax), "a 429/503 may ask for a pause, never longer than this"))
 	return []byte(b.String()), nil
 }

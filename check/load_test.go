@@ -92,7 +92,7 @@ scenarios: [scenarios/checkout.yaml]
 	if d.Caller != (Caller{Kind: "job", Timeout: 20 * time.Second, RetryAfter: 90 * time.Second, Rate: 40}) {
 		t.Errorf("caller %+v", d.Caller)
 	}
-	if d.Request != (Request{Method: "POST", IdempotencyKey: true}) || d.Cutoff != 0.01 {
+	if d.Request != (scenario.Request{Method: "POST", IdempotencyKey: true}) || d.Cutoff != 0.01 {
 		t.Errorf("request %+v cutoff %v", d.Request, d.Cutoff)
 	}
 	if d.Profile != filepath.Join("ci", "profiles", "shipping.json") || f.Scenarios[0].Path != filepath.Join("ci", "scenarios", "checkout.yaml") {

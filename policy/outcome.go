@@ -109,7 +109,12 @@ func BreakerFailure(o Outcome) bool {
 	return c == ClassUnknown || c == ClassNeverLeft
 }
 
-// Request is what the policy needs to know about the logical request.
+// Request is what the policy needs to know about the logical request as this policy sends
+// it. It is deliberately not scenario.Request (what a scenario or check file declares): HasKey
+// is whether this policy's attempts carry an idempotency key after Policy.SendsKey has applied
+// the policy's idempotency_key override, so two policies replaying the same declared request
+// (payment-double-charge's with-key and without-key) get different Requests. Build it as
+// Request{Method: declared.Method, HasKey: p.SendsKey(declared.IdempotencyKey)}.
 type Request struct {
 	Method string // "" = GET
 	HasKey bool   // carries an idempotency key (the target deduplicates)

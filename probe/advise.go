@@ -5,18 +5,27 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/patience-dev/patience/policy"
 )
 
-// The backoff assumed between attempts when counting how many fit the budget: exponential,
-// base 100 ms, ×2, capped at 10 s, full jitter (AWS Architecture Blog, "Exponential Backoff
-// And Jitter", 2015). Full jitter draws U[0, d], so its worst case is d itself.
-const (
-	BackoffBase       = 100 * time.Millisecond
-	BackoffMultiplier = 2
-	BackoffCap        = 10 * time.Second
-)
+// AssumedRetry is the backoff assumed between attempts when counting how many fit the budget:
+// exponential, base 100 ms, ×2, capped at 10 s, full jitter (AWS Architecture Blog,
+// "Exponential Backoff And Jitter", 2015). Full jitter draws U[0, d], so its worst case is d
+// itself (policy.Retry.WorstCase). Retry-After pauses are left out of the count: a 429 or 503
+// answers at once instead of costing a timeout, and the caller's deadline bounds the pause.
+func AssumedRetry() policy.Retry {
+	return policy.Retry{
+		Backoff:    policy.BackoffExponential,
+		Base:       100 * time.Millisecond,
+		Multiplier: 2,
+		Cap:        10 * time.Second,
+		Jitter:     policy.JitterFull,
+		RetryAfter: policy.RetryAfterIgnore,
+	}
+}
 
-// BackoffDescription names the assumed backoff in derivations and JSON.
+// BackoffDescription names AssumedRetry in derivations and JSON.
 const BackoffDescription = "exponential base 100 ms ×2 cap 10 s, full jitter (worst case = d)"
 
 // DefaultHeadroom multiplies the measured quantile: 20% above the slowest acceptable good
@@ -28,47 +37,26 @@ const DefaultHeadroom = 1.2
 // into a failed attempt.
 const DefaultConnectFloor = 1100 * time.Millisecond
 
-// maxAttemptsCap bounds the attempt search; with a tiny timeout and a huge budget the
-// backoff cap would otherwise allow thousands of attempts, which is no advice at all.
-const maxAttemptsCap = 10
+// MaxAttemptsCap bounds the attempt search (here and in `check --init`); with a tiny timeout
+// and a huge budget the backoff cap would otherwise allow thousands of attempts, which is no
+// advice at all.
+const MaxAttemptsCap = 10
 
-// WorstCaseBackoff is the longest wait before retry n (n ≥ 1) under the assumed backoff:
-// d(n) = min(cap, base·multiplier^(n-1)) (DESIGN §5), which full jitter can reach.
-func WorstCaseBackoff(n int) time.Duration {
-	if n < 1 {
-		return 0
-	}
-	d := float64(BackoffBase) * math.Pow(BackoffMultiplier, float64(n-1))
-	if d > float64(BackoffCap) {
-		return BackoffCap
-	}
-	return time.Duration(d)
-}
-
-// AttemptsCost is k·timeout + Σ_{n=1}^{k-1} WorstCaseBackoff(n): the worst-case time k
-// attempts take when every one of them times out.
+// AttemptsCost is k·timeout + Σ_{n=1}^{k-1} d(n) under AssumedRetry: the worst-case time k
+// attempts take when every one of them times out (policy.Retry.WorstCase); 0 for k ≤ 0.
 func AttemptsCost(k int, timeout time.Duration) time.Duration {
 	if k <= 0 {
 		return 0
 	}
-	total := time.Duration(k) * timeout
-	for n := 1; n < k; n++ {
-		total += WorstCaseBackoff(n)
-	}
-	return total
+	r := AssumedRetry()
+	return r.WorstCase(k, timeout)
 }
 
-// MaxAttempts is the largest k (first try included, at most 10) with
+// MaxAttempts is the largest k (first try included, at most MaxAttemptsCap) with
 // AttemptsCost(k, timeout) ≤ budget; 0 when the budget cannot hold one call.
 func MaxAttempts(timeout, budget time.Duration) int {
-	if timeout <= 0 {
-		return 0
-	}
-	k := 0
-	for k < maxAttemptsCap && AttemptsCost(k+1, timeout) <= budget {
-		k++
-	}
-	return k
+	r := AssumedRetry()
+	return r.AttemptsWithin(timeout, budget, MaxAttemptsCap)
 }
 
 // timeoutLadder holds the mantissas of clean timeouts: 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^n
@@ -266,10 +254,10 @@ func Advise(in AdviceInput) Recommendation {
 	cost := AttemptsCost(k, timeout)
 	line := fmt.Sprintf("attempts: largest k with k × %s + Σ worst-case backoff ≤ %s budget, backoff %s: k=%d costs %s",
 		FormatMs(rec.TimeoutMs), FormatMs(ms(in.Budget)), BackoffDescription, k, FormatMs(ms(cost)))
-	if k < maxAttemptsCap {
+	if k < MaxAttemptsCap {
 		line += fmt.Sprintf(", k=%d would cost %s", k+1, FormatMs(ms(AttemptsCost(k+1, timeout))))
 	} else {
-		line += fmt.Sprintf(" (capped at %d attempts)", maxAttemptsCap)
+		line += fmt.Sprintf(" (capped at %d attempts)", MaxAttemptsCap)
 	}
 	rec.Derivation = append(rec.Derivation, line)
 	tries := "attempts"

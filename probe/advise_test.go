@@ -19,14 +19,15 @@ func TestRoundUpClean(t *testing.T) {
 	}
 }
 
-func TestWorstCaseBackoffAndCost(t *testing.T) {
+func TestAssumedRetryCost(t *testing.T) {
 	ms := time.Millisecond
 	for _, tc := range []struct {
 		n    int
 		want time.Duration
-	}{{0, 0}, {1, 100 * ms}, {2, 200 * ms}, {3, 400 * ms}, {7, 6400 * ms}, {8, 10 * time.Second}, {20, 10 * time.Second}} {
-		if got := WorstCaseBackoff(tc.n); got != tc.want {
-			t.Errorf("WorstCaseBackoff(%d) = %v, want %v", tc.n, got, tc.want)
+	}{{1, 100 * ms}, {2, 200 * ms}, {3, 400 * ms}, {7, 6400 * ms}, {8, 10 * time.Second}, {20, 10 * time.Second}} {
+		r := AssumedRetry()
+		if got := r.WorstCaseWait(tc.n); got != tc.want {
+			t.Errorf("AssumedRetry().WorstCaseWait(%d) = %v, want %v", tc.n, got, tc.want)
 		}
 	}
 	// 3 × 500 ms + 100 ms + 200 ms.

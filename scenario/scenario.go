@@ -51,7 +51,9 @@ type Load struct {
 	Request Request
 }
 
-// Request is what each logical request sends.
+// Request is what each logical request sends: a scenario's `request:`, and a check file
+// dependency's (check.Dependency.Request, which has no path). policy.Request is not this
+// type: it is what one policy sends, after the policy's idempotency_key override.
 type Request struct {
 	Method string // default GET
 	Path   string // default /
