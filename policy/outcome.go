@@ -155,9 +155,12 @@ func NonIdempotents() []NonIdempotent {
 	return []NonIdempotent{NonIdempotentNever, NonIdempotentWithKey, NonIdempotentAlways}
 }
 
-// DefaultRetryOn is what a nil Retry.On means: the loader's default list (connect failures,
-// timeouts, resets, 408, 429 and 5xx). An empty non-nil list retries nothing.
-var DefaultRetryOn = []string{"connect", "timeout", "reset", "408", "429", "5xx"}
+// DefaultRetryOn is what a nil Retry.On means: the loader's default list, DESIGN §5 and the
+// seeds' table — connect failures, timeouts, resets, 408, 409 (the same idempotency key still
+// in flight, or an optimistic-concurrency conflict: retried with the same key), 429 and 5xx.
+// Where 409 means "already exists", write `never: [409]` (a rejection, as the seeds say). An
+// empty non-nil list retries nothing.
+var DefaultRetryOn = []string{"connect", "timeout", "reset", "408", "409", "429", "5xx"}
 
 // ValidRetryOn reports whether token is understood in Retry.On: "connect" (refused or connect
 // timeout), "refused", "connect_timeout", "timeout", "reset", a status class "1xx"…"5xx", or an

@@ -53,7 +53,7 @@ func TestIdempotent(t *testing.T) {
 }
 
 // TestRetryableTable walks the classification table of DESIGN §5 across methods, keys and
-// the non_idempotent setting, with the default `on` list (connect, timeout, reset, 408, 429, 5xx)
+// the non_idempotent setting, with the default `on` list (connect, timeout, reset, 408, 409, 429, 5xx)
 // plus 409 so that every transient status is listed.
 func TestRetryableTable(t *testing.T) {
 	on := []string{"connect", "timeout", "reset", "408", "409", "429", "5xx"}
@@ -114,7 +114,8 @@ func TestRetryOnLists(t *testing.T) {
 		want  bool
 	}{
 		{"nil on = default: 503", nil, nil, st(503), true},
-		{"nil on = default: 409 not listed", nil, nil, st(409), false},
+		{"nil on = default: 409 listed (the same key still in flight)", nil, nil, st(409), true},
+		{"nil on = default: 404 not listed", nil, nil, st(404), false},
 		{"nil on = default: refused", nil, nil, Outcome{Kind: Refused}, true},
 		{"empty on retries nothing", []string{}, nil, st(503), false},
 		{"never wins over class", []string{"5xx"}, []int{501}, st(501), false},

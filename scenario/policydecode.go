@@ -23,7 +23,7 @@ import (
 //	timeout                none (wait forever)
 //	deadline               none
 //	retry.max_attempts     1 (no retry)
-//	retry.on               [connect, timeout, reset, 408, 429, 5xx]
+//	retry.on               [connect, timeout, reset, 408, 409, 429, 5xx] (policy.DefaultRetryOn)
 //	retry.never            [501]
 //	retry.non_idempotent   never
 //	retry.backoff          exponential, base 100ms, multiplier 2, cap 10s
@@ -41,7 +41,7 @@ func defaultPolicy() *policy.Policy {
 	return &policy.Policy{
 		Retry: policy.Retry{
 			MaxAttempts:   1,
-			On:            []string{"connect", "timeout", "reset", "408", "429", "5xx"},
+			On:            slices.Clone(policy.DefaultRetryOn),
 			Never:         []int{501},
 			NonIdempotent: policy.NonIdempotentNever,
 			Backoff:       policy.BackoffExponential,
