@@ -323,7 +323,7 @@ func TestParseFull(t *testing.T) {
 		t.Error("inheriting changed the base")
 	}
 	aws := byName["aws"]
-	if aws.Timeout != 2*time.Second || aws.Retry.MaxAttempts != 3 || aws.Retry.Base != time.Second || aws.Budget == nil {
+	if aws.Timeout != 2*time.Second || aws.Retry.MaxAttempts != 3 || aws.Retry.Base != 50*time.Millisecond || aws.Budget == nil {
 		t.Errorf("aws = %+v", aws)
 	}
 	ch := byName["chained"]

@@ -27,19 +27,22 @@ func TestPresetValues(t *testing.T) {
 	}{
 		{"none", 1, 0, 0, "never", "honor", 60 * s, nil, "", nil, nil},
 		{"naive", 4, 0, 0, "always", "ignore", 60 * s, []time.Duration{0, 0, 0}, "", []string{"4xx", "5xx", "timeout"}, nil},
-		// AWS standard: min(b·2^(n−1)·1s, 20s) with b ∈ [0,1].
-		{"aws-standard", 3, 0, 0, "with_key", "ignore", 60 * s, []time.Duration{s, 2 * s}, "token_bucket", []string{"429", "503", "timeout"}, []string{"5xx", "4xx"}},
-		// gRFC A6 example: min(0.1s·2^(n−1), 1s).
-		{"grpc", 4, 0, 0, "with_key", "honor", 0, []time.Duration{100 * ms, 200 * ms, 400 * ms}, "", []string{"503"}, []string{"timeout"}},
+		// aws-sdk-go-v2 v1.48: b·min(x·2^(n−1), 20s), b ∈ [0,1), x = 50ms or 1s after a 429
+		// (MaxDelay bounds both bases, so the 1s one).
+		{"aws-standard", 3, 0, 0, "always", "ignore", 60 * s, []time.Duration{s, 2 * s}, "token_bucket", []string{"429", "503", "timeout"}, []string{"5xx", "4xx"}},
+		// aws-sdk-go-v2 ≤ v1.47: b·2^n s.
+		{"aws-standard-legacy", 3, 0, 0, "always", "ignore", 60 * s, []time.Duration{2 * s, 4 * s}, "token_bucket", []string{"429", "503", "timeout"}, []string{"5xx", "4xx"}},
+		// grpc-go v1.85 with gRFC A6's example: min(0.1s·2^(n−1), 1s)·U[0.8, 1.2].
+		{"grpc", 4, 0, 0, "always", "replace_reset", 0, []time.Duration{120 * ms, 240 * ms, 480 * ms}, "", []string{"503", "429"}, []string{"timeout"}},
 		// Envoy: 1 retry, 25ms base, 15s route timeout.
 		{"envoy", 2, 15 * s, 15 * s, "always", "ignore", 60 * s, []time.Duration{25 * ms}, "", []string{"5xx", "reset", "connect"}, nil},
 		{"envoy-budget", 2, 15 * s, 15 * s, "always", "ignore", 60 * s, []time.Duration{25 * ms}, "ratio", nil, nil},
 		// go-retryablehttp: RetryMax 4, 1·2^n s up to 30s, no jitter, Retry-After uncapped.
-		{"retryablehttp", 5, 0, 0, "always", "honor", 0, []time.Duration{s, 2 * s, 4 * s, 8 * s}, "", []string{"429", "5xx"}, nil},
+		{"retryablehttp", 5, 0, 0, "always", "replace", 0, []time.Duration{s, 2 * s, 4 * s, 8 * s}, "", []string{"429", "5xx"}, nil},
 		// cenkalti: 500ms·1.5^(n−1) ·(1 ± 0.5), interval ≤ 60s, 15m elapsed.
 		{"cenkalti", policy.Unlimited, 0, 15 * time.Minute, "always", "ignore", 60 * s, []time.Duration{750 * ms, 1125 * ms, 1687500 * time.Microsecond}, "", nil, nil},
-		// Polly v8: 3 retries, constant 2s.
-		{"polly", 4, 0, 0, "always", "ignore", 60 * s, []time.Duration{2 * s, 2 * s, 2 * s}, "", nil, nil},
+		// Polly v8: 3 retries, constant 2s; ShouldHandle handles exceptions only.
+		{"polly", 4, 0, 0, "always", "ignore", 60 * s, []time.Duration{2 * s, 2 * s, 2 * s}, "", []string{"connect", "reset"}, []string{"5xx", "timeout"}},
 		{"recommended", 3, 2 * s, 0, "with_key", "honor", 10 * s, []time.Duration{100 * ms, 200 * ms}, "token_bucket", []string{"timeout", "5xx"}, nil},
 	}
 	if len(tests) != len(PresetNames()) {
@@ -121,8 +124,14 @@ func TestPresetHelp(t *testing.T) {
 			t.Errorf("help lacks %s", n)
 		}
 	}
-	if strings.Count(h, "source: ") != len(PresetNames()) {
-		t.Errorf("not every preset cites a source:\n%s", h)
+	if strings.Count(h, "source: ") != len(PresetNames()) || strings.Count(h, "checked: ") != len(PresetNames()) {
+		t.Errorf("not every preset cites a source and how it was checked:\n%s", h)
+	}
+	// A preset checked in conformance/ names the version it models (DESIGN §4).
+	for _, d := range presets {
+		if strings.HasPrefix(d.checked, checkedConformance) && !strings.Contains(d.source, " v") {
+			t.Errorf("%s: source %q names no library version", d.name, d.source)
+		}
 	}
 }
 
