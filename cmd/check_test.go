@@ -14,7 +14,8 @@ func TestCheckFlags(t *testing.T) {
 		args []string
 		want CheckOptions
 	}{
-		{nil, CheckOptions{Files: []string{}, FailOn: "error", Output: "text", Method: "GET", Name: "api"}},
+		// Not nil: cobra reads nil args from os.Args, which holds go test's flags (-update).
+		{[]string{}, CheckOptions{Files: []string{}, FailOn: "error", Output: "text", Method: "GET", Name: "api"}},
 		{[]string{"a.yaml", "b.yaml", "-o", "sarif", "--fail-on", "warning", "--no-fail", "--report", "junit=j.xml", "--report", "markdown=m.md", "--profile", "p.json"},
 			CheckOptions{Files: []string{"a.yaml", "b.yaml"}, Output: "sarif", FailOn: "warning", NoFail: true, Reports: []string{"junit=j.xml", "markdown=m.md"}, Profile: "p.json", Method: "GET", Name: "api"}},
 		{[]string{"--init", "--budget", "3s", "--method", "POST", "--name", "pay", "--idempotency-key", "svc.yaml"},

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/patience-dev/patience/internal/golden"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -27,7 +28,9 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
-		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"status": cmdStatus, "waiturl": cmdWaitURL},
+		// go test ./cmd -update rewrites the files that `cmp` compares output with.
+		UpdateScripts: golden.Updating(),
+		Cmds:          map[string]func(ts *testscript.TestScript, neg bool, args []string){"status": cmdStatus, "waiturl": cmdWaitURL},
 	})
 }
 

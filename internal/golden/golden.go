@@ -12,6 +12,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
+// Updating reports whether the tests run with -update, for expected output kept elsewhere
+// than in a golden file: cmd's testscripts rewrite their cmp files with it.
+func Updating() bool { return *update }
+
 // Assert compares got with testdata/NAME.golden, or writes it when -update is set.
 func Assert(t testing.TB, name string, got []byte) {
 	t.Helper()
