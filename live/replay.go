@@ -277,6 +277,7 @@ func Replay(ctx context.Context, sc *scenario.Scenario, opts Options) (*replay.R
 			_ = r.srv.Stop(time.Second)
 		}
 		res.Policies = append(res.Policies, r.res)
+		res.Lesson = replay.LessonOf(sc, res.Policies)
 	}
 	if err := ctx.Err(); err != nil {
 		res.Interrupted = true
@@ -372,6 +373,8 @@ type logical struct {
 	mu       sync.Mutex
 	seq      uint64
 	degraded bool
+	// turnedAway: some bottom call found no free worker (guarded by run.mu).
+	turnedAway bool
 }
 
 func (l *logical) nextAttempt() uint64 {
@@ -655,6 +658,9 @@ func (r *run) finish(lr *logical, kind int, reason string, holdsWorker bool) {
 		r.res.Failed++
 		s.Failed++
 		r.res.FailureReasons[reason]++
+		if !lr.turnedAway && replay.DependencyFailure(reason) && r.sc.DownAt(lr.start) {
+			r.res.FailedWhileDown++
+		}
 	}
 	_ = r.hist.RecordValue(max(int64((now-lr.start)/time.Microsecond), 1))
 	r.lastEnd = max(r.lastEnd, now)
@@ -693,6 +699,7 @@ func (r *run) call(level int, lr *logical) (kind int, reason string, last policy
 		ok := r.acquireWorker(lr.client, now)
 		if !ok {
 			r.res.NoWorker++
+			lr.turnedAway = true
 		}
 		r.mu.Unlock()
 		if !ok {
@@ -1012,7 +1019,7 @@ func (r *run) collect(ctx context.Context) {
 	res.SaturatedMs = msOf(r.saturated)
 	res.Recovery = replay.RecoveryOf(r.sc, r.tl)
 	// The verdict reads the duplicates and wasted work the server counted: judge last.
-	defer func() { res.Verdict = replay.VerdictOf(*res, replay.IncidentEndMs(r.sc) != nil) }()
+	defer func() { res.Verdict = replay.VerdictOf(r.sc, *res) }()
 	if r.srv != nil {
 		st := r.srv.Stats()
 		res.Duplicates = int(st.DuplicateSideEffects)

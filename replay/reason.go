@@ -28,6 +28,14 @@ func ReasonOf(o policy.Outcome) string {
 	return "unknown"
 }
 
+// DependencyFailure says whether a failure reason is the dependency's answer (or the policy
+// failing fast on it: breaker, budget, deadline) rather than the caller's own service giving
+// out: "no_worker" (every worker busy) and "stuck" (still hanging when the run ended) are
+// the caller's.
+func DependencyFailure(reason string) bool {
+	return reason != ReasonNoWorker && reason != ReasonStuck
+}
+
 // httpReasons holds "http_NNN" for every status code below 600, built once: a failure reason
 // is made per failed request, and building the string each time allocated per request.
 var httpReasons = func() (t [600]string) {

@@ -46,6 +46,10 @@ type Recovery struct {
 	RecoveryMs *float64 `json:"recovery_ms"`
 	// Metastable: every fault is over and the run ends without recovering.
 	Metastable bool `json:"metastable"`
+	// Backlog: judged, not recovered, but not a collapse either — over the last RecoveryWindow
+	// of arrivals goodput exceeded the arrivals by more than Tolerance: late retries (long
+	// backoffs, a queue's delays) were still completing when arrivals stopped.
+	Backlog bool `json:"backlog,omitempty"`
 }
 
 // RecoverySeconds is RecoveryMs in seconds (nil when not recovered).
@@ -105,6 +109,16 @@ func Judge(goodput, arrivals []float64, faultEnd, arrivalsEnd time.Duration) Rec
 	}
 	if run >= avg {
 		return Recovery{RecoveringS: float64(run)}
+	}
+	// More goodput than arrivals over the last window is not a collapse but a backlog of late
+	// retries still completing when arrivals stopped (long backoffs, queue jobs).
+	from := max(first, last-window)
+	good, arr := 0.0, 0.0
+	for t := from; t < last; t++ {
+		good, arr = good+goodput[t], arr+arrivals[t]
+	}
+	if arr > 0 && good > arr*(1+Tolerance) {
+		return Recovery{Judged: true, Backlog: true}
 	}
 	return Recovery{Judged: true, Metastable: true}
 }

@@ -71,6 +71,12 @@ func TestJudge(t *testing.T) {
 			want: Recovery{Judged: true, Recovered: true, RecoveryMs: msp(24)},
 		},
 		{
+			// Twice the arrivals to the end: late retries completing, not a collapse.
+			name: "backlog still completing", goodput: timeline([2]float64{50, 0}, [2]float64{70, 200}), rate: 100,
+			faultEnd: 40 * s, arrivalsEnd: 120 * s,
+			want: Recovery{Judged: true, Backlog: true},
+		},
+		{
 			name: "collapsed for good", goodput: timeline([2]float64{40, 100}, [2]float64{80, 3}), rate: 100,
 			faultEnd: 50 * s, arrivalsEnd: 120 * s,
 			want: Recovery{Judged: true, Metastable: true},

@@ -44,6 +44,9 @@ type Result struct {
 	// Interrupted is set when the run was stopped before every policy finished.
 	Interrupted bool           `json:"interrupted,omitempty"`
 	Policies    []PolicyResult `json:"policies"`
+	// Lesson is the scenario's lesson as this run judged it (LessonOf); absent when the
+	// scenario states none.
+	Lesson *Lesson `json:"lesson,omitempty"`
 }
 
 // PolicyResult is what one policy did to the logical requests and to the target.
@@ -110,6 +113,11 @@ type PolicyResult struct {
 	WastedWork int `json:"wasted_work"`
 	// MalformedRetryAfter counts Retry-After values the policy could not parse (ignored).
 	MalformedRetryAfter int `json:"malformed_retry_after"`
+	// FailedWhileDown counts failed logical requests that arrived while the target failed
+	// every attempt (a stall, or a phase whose faults take 100%: scenario.DownAt) and that
+	// did not fail for want of a worker or by hanging: no policy could answer them except
+	// from a fallback, so the verdict does not count them against the policy.
+	FailedWhileDown int `json:"failed_while_down"`
 	// FailureReasons counts failed logical requests by why they failed.
 	FailureReasons map[string]int `json:"failure_reasons"`
 	// Timeline has one entry per second from t=0 to the end of the run.

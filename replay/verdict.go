@@ -3,9 +3,11 @@ package replay
 import (
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/scenario"
 )
 
 // Level grades a verdict: what the policy does to the caller's service.
@@ -92,36 +94,70 @@ func (v *Verdict) add(code string, level Level, text string) {
 	v.Level = Worse(v.Level, level)
 }
 
-// Thresholds of the replay verdict.
+// Thresholds of the replay verdict. They are stated here, in one place, and README repeats
+// them: a verdict a reader cannot reproduce is folklore.
 const (
-	// StuckFor is how long every worker of a client must be busy at once before the verdict
-	// says unrelated pages die (the seeds' Gunicorn story).
-	StuckForMs = 1000
-	// FailBad and FailDegraded are the failed shares that make a verdict bad or degraded.
+	// BusyMs: every worker of a client busy at once for at least this long (in total) is
+	// worth saying (degraded); DownMs or longer means the caller's service went down with
+	// the dependency (bad): unrelated pages get no worker (the seeds' Gunicorn story).
+	BusyMs = 1000
+	DownMs = 5000
+	// TurnedAwayBad is the share of calls refused for want of a worker that makes the
+	// verdict bad whatever the saturated time: unrelated requests turned away.
+	TurnedAwayBad = 0.01
+	// FailBad and FailDegraded are the shares of the policy's own failures (not the target's
+	// by-design rejections, not requests that arrived while the target failed every call)
+	// that make a verdict bad or degraded.
 	FailBad      = 0.10
 	FailDegraded = 0.005
-	// WarnAmplification is the amplification from which a verdict mentions it.
+	// WarnAmplification is the amplification from which a verdict mentions it (degraded);
+	// policy.DefaultMaxAmplification (PT009's default) or more is bad.
 	WarnAmplification = 3.0
 	// WastedShare is the share of wasted work (served after the caller gave up) worth saying.
 	WastedShare = 0.01
 )
 
-// VerdictOf says in plain words what policy result p would do to the service, from the facts
-// the engine measured; hasPhases says the scenario has an incident to recover from.
-func VerdictOf(p PolicyResult, hasPhases bool) Verdict {
+// More reason codes of the verdict.
+const (
+	CodeWorkersBusy     = "workers_busy"
+	CodeOverBudget      = "over_budget"
+	CodeRejected        = "rejected"
+	CodeFailedWhileDown = "failed_while_down"
+	CodeBacklog         = "backlog"
+	CodeNotJudged       = "recovery_not_judged"
+)
+
+// VerdictOf says in plain words what policy result p would do to the service of scenario
+// sc's callers, from the facts the engine measured. Bad: the service goes down with the
+// dependency (every worker of a client busy for DownMs, or TurnedAwayBad of the calls turned
+// away), requests still hanging, duplicated side effects, callers parked beyond load.budget,
+// load multiplied beyond policy.DefaultMaxAmplification, FailBad of the requests failed by
+// the policy, or no recovery after the incident. Degraded: the service stays up but some
+// requests fail, come from the fallback or are left in an unknown state. Good otherwise.
+func VerdictOf(sc *scenario.Scenario, p PolicyResult) Verdict {
 	v := Verdict{Level: Good}
-	if p.WorkerSaturation >= 1 && p.SaturatedMs >= StuckForMs {
+	turnedAway := share(p.NoWorker, p.Requests)
+	if p.WorkerSaturation >= 1 && (p.SaturatedMs >= DownMs || turnedAway >= TurnedAwayBad) {
 		s := "every worker of a client stuck for " + units.Millis(p.SaturatedMs) + ": unrelated pages die"
 		if p.NoWorker > 0 {
 			s += " (" + units.Count(p.NoWorker) + " calls turned away)"
 		}
 		v.add(CodeWorkersStuck, Bad, s)
+	} else if p.WorkerSaturation >= 1 && p.SaturatedMs >= BusyMs {
+		s := "every worker of a client busy for " + units.Millis(p.SaturatedMs) + " in all"
+		if p.NoWorker > 0 {
+			s += " (" + units.Count(p.NoWorker) + " calls turned away, " + units.Percent(turnedAway) + ")"
+		}
+		v.add(CodeWorkersBusy, Degraded, s)
 	}
 	if stuck := p.FailureReasons[ReasonStuck]; stuck > 0 {
 		v.add(CodeStuck, Bad, units.Count(stuck)+" requests still hanging when the run ended")
 	}
 	if p.Duplicates > 0 {
 		v.add(CodeDuplicates, Bad, units.Count(p.Duplicates)+" side effects executed twice (customers charged twice)")
+	}
+	if b := sc.Load.Budget; b > 0 && p.Latency.P99Ms > float64(b)/float64(time.Millisecond) {
+		v.add(CodeOverBudget, Bad, "callers parked beyond their "+units.Millis(float64(b)/float64(time.Millisecond))+" budget (p99 "+units.Millis(p.Latency.P99Ms)+")")
 	}
 	if p.UnknownOutcomes > 0 {
 		v.add(CodeUnknownOutcomes, Degraded, units.Count(p.UnknownOutcomes)+" requests in an unknown state (the server may have acted): someone must confirm them")
@@ -132,29 +168,37 @@ func VerdictOf(p PolicyResult, hasPhases bool) Verdict {
 	case p.Amplification >= WarnAmplification:
 		v.add(CodeAmplification, Degraded, amp)
 	}
-	if p.Requests > 0 {
-		failRate := float64(p.Failed) / float64(p.Requests)
+	rejected := p.FailureReasons[ReasonRejected]
+	if failed := p.Failed - rejected; p.Requests > 0 && failed > 0 {
+		// The level counts only the policy's own failures: not the requests that arrived
+		// while the target failed every call.
+		own := share(failed-p.FailedWhileDown, p.Requests)
 		level := Good
 		switch {
-		case failRate >= FailBad:
+		case own >= FailBad:
 			level = Bad
-		case failRate >= FailDegraded:
+		case own >= FailDegraded:
 			level = Degraded
 		}
-		if p.Failed > 0 {
-			v.add(CodeFailed, level, units.Percent(failRate)+" failed ("+topReasons(p.FailureReasons, 2)+")")
-		} else {
-			v.Level = Worse(v.Level, level)
+		reasons := make(map[string]int, len(p.FailureReasons))
+		for k, n := range p.FailureReasons {
+			if k != ReasonRejected {
+				reasons[k] = n
+			}
 		}
+		v.add(CodeFailed, level, units.Percent(share(failed, p.Requests))+" failed ("+topReasons(reasons, 2)+")")
+	}
+	if p.FailedWhileDown > 0 {
+		v.add(CodeFailedWhileDown, Degraded, units.Count(p.FailedWhileDown)+" of them arrived while the dependency failed every call (failing fast is all a policy can do without a fallback)")
 	}
 	if p.Degraded > 0 {
 		v.add(CodeDegraded, Degraded, units.Count(p.Degraded)+" answered from the fallback (degraded, not failed)")
 	}
-	switch {
-	case p.Recovered && p.RecoveryMs != nil && *p.RecoveryMs > 0:
-		v.add(CodeRecovers, Good, "recovers "+units.Millis(*p.RecoveryMs)+" after the incident ends")
-	case hasPhases && !p.Recovered && p.Failed+p.Degraded > 0:
-		v.add(CodeNotRecovered, Bad, "does not recover before arrivals stop")
+	if rejected > 0 {
+		v.add(CodeRejected, Good, units.Count(rejected)+" rejected by the target (4xx, not retried by design)")
+	}
+	if len(sc.Target.Phases) > 0 {
+		recoveryClause(&v, p.Recovery, IncidentEndMs(sc) != nil)
 	}
 	if p.WastedWork > 0 && p.Requests > 0 && float64(p.WastedWork) >= WastedShare*float64(p.Requests) {
 		v.add(CodeWastedWork, Good, units.Count(p.WastedWork)+" calls served after the caller gave up")
@@ -163,6 +207,35 @@ func VerdictOf(p PolicyResult, hasPhases bool) Verdict {
 		v.Reasons = append([]Reason{{Code: CodeSucceeded, Level: Good, Text: units.Percent(p.SuccessRate) + " succeeded"}}, v.Reasons...)
 	}
 	return v
+}
+
+// recoveryClause says what the recovery rule found after the incident; endsInRun is false
+// when the incident lasts until arrivals stop.
+func recoveryClause(v *Verdict, r Recovery, endsInRun bool) {
+	window := units.Millis(float64(RecoveryWindow / time.Millisecond))
+	switch {
+	case !endsInRun:
+		v.add(CodeNotJudged, Good, "recovery not judged: the incident lasts until arrivals stop")
+	case r.Recovered && r.RecoveryMs != nil && *r.RecoveryMs > 0:
+		v.add(CodeRecovers, Good, "recovers "+units.Millis(*r.RecoveryMs)+" after the incident ends")
+	case r.Recovered:
+		v.add(CodeRecovers, Good, "recovers as soon as the incident ends")
+	case r.Metastable:
+		v.add(CodeNotRecovered, Bad, "does not recover: goodput stays below arrivals after the incident")
+	case r.Backlog:
+		v.add(CodeBacklog, Good, "late retries still completing when arrivals stop (a backlog, not a collapse)")
+	case r.RecoveringS > 0:
+		v.add(CodeNotJudged, Good, "recovery not judged: goodput had been back "+units.Millis(r.RecoveringS*1000)+" when arrivals stopped (the rule needs "+window+")")
+	default:
+		v.add(CodeNotJudged, Good, "recovery not judged: arrivals stop too soon after the incident (the rule needs "+window+" of steady goodput)")
+	}
+}
+
+func share(n, of int) float64 {
+	if of <= 0 {
+		return 0
+	}
+	return float64(n) / float64(of)
 }
 
 // topReasons lists the commonest failure reasons, most frequent first.

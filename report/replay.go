@@ -18,6 +18,21 @@ var ReplayFormats = Registry[*replay.Result]{
 	"markdown": ReplayMarkdown,
 }
 
+// lessonText is the lesson line under the verdicts: "The lesson: NAME — WHY (NOTE)".
+func lessonText(l *replay.Lesson) string {
+	if l == nil {
+		return ""
+	}
+	s := "The lesson: " + l.Recommends
+	if l.Why != "" {
+		s += " — " + l.Why
+	}
+	if l.Note != "" {
+		s += " (" + l.Note + ")"
+	}
+	return s
+}
+
 // verdictMark is the terminal mark of a verdict level.
 func verdictMark(l replay.Level, st Styles) string {
 	switch l {
@@ -100,6 +115,12 @@ func ReplayText(w io.Writer, r *replay.Result, opts Options) error {
 			fmt.Fprintf(&b, "%s%s\n", strings.Repeat(" ", indent), l)
 		}
 	}
+	if text := lessonText(r.Lesson); text != "" {
+		b.WriteString("\n")
+		for _, l := range strings.Split(replayWrap(text, max(opts.Width, 40)), "\n") {
+			b.WriteString(st.Muted.Render(l) + "\n")
+		}
+	}
 	b.WriteString("\n")
 
 	headers := []string{""}
@@ -167,6 +188,9 @@ func ReplayMarkdown(w io.Writer, r *replay.Result, opts Options) error {
 	for _, p := range r.Policies {
 		mark, text := verdictMarkdownMark(p.Verdict.Level), p.Verdict.Text()
 		fmt.Fprintf(&b, "- %s **%s**: %s\n", mark, replayMDEscape(p.Name), text)
+	}
+	if text := lessonText(r.Lesson); text != "" {
+		b.WriteString("\n" + replayMDEscape(text) + "\n")
 	}
 	b.WriteString("\n|   |")
 	for _, p := range r.Policies {

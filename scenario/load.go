@@ -50,7 +50,7 @@ const (
 )
 
 // scenarioFields are the top-level keys of a scenario file.
-var scenarioFields = []string{"name", "description", "seed", "duration", "drain", "load", "target", "policy", "policies", "layers", "expect"}
+var scenarioFields = []string{"name", "description", "lesson", "seed", "duration", "drain", "load", "target", "policy", "policies", "layers", "expect"}
 
 // Open loads a scenario from a file path or, when no such file exists, a bundled scenario by
 // name ("delivery-date-hang"; a ".yaml" suffix is accepted). Every problem is an *Error.
@@ -107,6 +107,11 @@ func Parse(data []byte, file string) (*Scenario, error) {
 	}
 	if fl, ok := f["description"]; ok {
 		if sc.Description, err = d.Str(fl.Val, "description"); err != nil {
+			return nil, err
+		}
+	}
+	if fl, ok := f["lesson"]; ok {
+		if sc.Lesson, err = d.lesson(fl.Val, "lesson"); err != nil {
 			return nil, err
 		}
 	}
@@ -175,12 +180,44 @@ func Parse(data []byte, file string) (*Scenario, error) {
 			return nil, err
 		}
 	}
+	if sc.Lesson != nil {
+		found := false
+		for _, p := range sc.Policies {
+			found = found || p.Name == sc.Lesson.Recommends
+		}
+		if !found && len(sc.Policies) > 0 {
+			n := f["lesson"].Val
+			return nil, d.Errf(n, "lesson.recommends", "no policy is named %q", sc.Lesson.Recommends)
+		}
+	}
 	return sc, nil
+}
+
+// lesson decodes `lesson: {recommends: NAME, why: "..."}`.
+func (d *decoder) lesson(n *yaml.Node, path string) (*Lesson, error) {
+	f, err := d.Mapping(n, path, "recommends", "why")
+	if err != nil {
+		return nil, err
+	}
+	l := &Lesson{}
+	fl, ok := f["recommends"]
+	if !ok {
+		return nil, d.Errf(n, JoinPath(path, "recommends"), "required: the name of the policy the scenario recommends")
+	}
+	if l.Recommends, err = d.Str(fl.Val, JoinPath(path, "recommends")); err != nil {
+		return nil, err
+	}
+	if fl, ok := f["why"]; ok {
+		if l.Why, err = d.Str(fl.Val, JoinPath(path, "why")); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
 }
 
 func (d *decoder) load(n *yaml.Node, path string) (Load, error) {
 	l := Load{Clients: 1, Request: Request{Method: "GET", Path: "/"}}
-	f, err := d.Mapping(n, path, "clients", "workers", "rate", "concurrency", "think", "burst", "request")
+	f, err := d.Mapping(n, path, "clients", "workers", "rate", "concurrency", "think", "burst", "budget", "request")
 	if err != nil {
 		return l, err
 	}
@@ -207,6 +244,11 @@ func (d *decoder) load(n *yaml.Node, path string) (Load, error) {
 		}
 		if l.Rate > maxRate {
 			return l, d.Errf(fl.Val, JoinPath(path, "rate"), "%s is above the %g/s a simulation allows", s, maxRate)
+		}
+	}
+	if fl, ok := f["budget"]; ok {
+		if l.Budget, err = d.Positive(fl.Val, JoinPath(path, "budget")); err != nil {
+			return l, err
 		}
 	}
 	if fl, ok := f["concurrency"]; ok {

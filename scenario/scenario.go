@@ -29,6 +29,9 @@ type Scenario struct {
 	// Expect holds per-policy expectations checked by `patience check` (PT100), keyed by
 	// policy name; "*" applies to every policy.
 	Expect map[string]Expect
+	// Lesson names the policy the scenario recommends and why (nil = none): replay prints it
+	// under the verdicts and says when the recommended policy is not the best judged.
+	Lesson *Lesson
 	// File is the path the scenario was loaded from ("scenarios/NAME.yaml" when bundled).
 	File string
 }
@@ -47,8 +50,18 @@ type Load struct {
 	Concurrency int
 	Think       time.Duration
 	// Burst releases N logical requests together at t=0 (a thundering herd).
-	Burst   int
+	Burst int
+	// Budget is how long a caller can wait for one logical request before the answer is
+	// useless (the page's or the job's budget); 0 = not stated. A policy whose p99 latency
+	// exceeds it parks callers beyond their budget, which the replay verdict calls bad.
+	Budget  time.Duration
 	Request Request
+}
+
+// Lesson is what a bundled scenario teaches: the policy it recommends and why.
+type Lesson struct {
+	Recommends string
+	Why        string
 }
 
 // Request is what each logical request sends: a scenario's `request:`, and a check file

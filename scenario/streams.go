@@ -74,6 +74,25 @@ func (sc *Scenario) PhaseAt(t time.Duration) int {
 	return -1
 }
 
+// DownAt says whether the target fails every attempt at scenario time t: a stall is in force,
+// or a phase whose faults take 100% of attempts. A request that arrives then and fails was
+// failed by the dependency, not by the caller's policy (replay.PolicyResult.FailedWhileDown).
+func (sc *Scenario) DownAt(t time.Duration) bool {
+	i := sc.PhaseAt(t)
+	if i < 0 {
+		return false
+	}
+	ph := &sc.Target.Phases[i]
+	if ph.Stall {
+		return true
+	}
+	total := 0.0
+	for _, f := range ph.Faults {
+		total += f.Percent
+	}
+	return total >= 1-1e-9
+}
+
 // PickFault maps the uniform draw u to the index of a fault of ph, -1 for none: the faults
 // are tried in order, each taking its percent of [0, 1). A nil ph has no faults.
 func (ph *Phase) PickFault(u float64) int {

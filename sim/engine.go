@@ -39,6 +39,9 @@ type request struct {
 	keyState   uint8
 	degraded   bool
 	finished   bool
+	// turnedAway: some bottom call of this request found no free worker (layered policies):
+	// its failure is the caller's service giving out, not the dependency's.
+	turnedAway bool
 	// holdsWorker: the request itself holds a client worker (single-layer policies)
 	holdsWorker bool
 	activeIdx   int32
@@ -586,6 +589,7 @@ func (e *engine) startCall(r *request, level int, parent *attempt) {
 			// The server below the upper layers has no free worker: it answers 503 at
 			// once, and the layer above decides whether to try again.
 			e.res.NoWorker++
+			r.turnedAway = true
 			c.last, c.hasLast = policy.Outcome{Kind: policy.Status, Status: 503}, true
 			e.endCall(c, outcomeFailed, replay.ReasonNoWorker)
 			return
@@ -1026,6 +1030,9 @@ func (e *engine) finishRequest(r *request, kind int, reason string) {
 		e.res.Failed++
 		s.Failed++
 		e.res.FailureReasons[reason]++
+		if !r.turnedAway && replay.DependencyFailure(reason) && e.sc.DownAt(r.start) {
+			e.res.FailedWhileDown++
+		}
 	}
 	lat := e.now - r.start
 	_ = e.hist.RecordValue(int64(lat / time.Microsecond))
@@ -1086,7 +1093,7 @@ func (e *engine) finish(end time.Duration) {
 	}
 	res.SaturatedMs = ms(e.saturated)
 	// Judge last: the verdict reads every field above.
-	res.Verdict = replay.VerdictOf(*res, replay.IncidentEndMs(e.sc) != nil)
+	res.Verdict = replay.VerdictOf(e.sc, *res)
 }
 
 // httpTimeFormat is the IMF-fixdate layout of RFC 9110 §5.6.7 (net/http.TimeFormat).

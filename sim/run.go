@@ -53,6 +53,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*replay.Resu
 			return res, err
 		}
 		res.Policies = append(res.Policies, pr)
+		res.Lesson = replay.LessonOf(sc, res.Policies)
 		if opts.Progress != nil {
 			opts.Progress(1000*(i+1), total)
 		}

@@ -62,7 +62,7 @@ func VerdictOf(rate float64, triggers []Trigger, rec replay.Recovery, a Analysis
 	switch {
 	case rate <= 0:
 		return one(CodeNoRate, replay.Degraded, "no recovery verdict: the scenario has no arrival rate (closed model or burst)")
-	case rec.Metastable && a.GoodputPerS > rate*(1+replay.Tolerance):
+	case rec.Backlog:
 		// More goodput than arrivals: not a collapse but a backlog of late retries still
 		// completing when the run ended (long backoffs, queue jobs).
 		return one(CodeNotSettled, replay.Degraded, fmt.Sprintf("not settled: %s goodput never stays within 10%% of arrivals; it ends at %s against %s (late retries still completing)",
@@ -91,6 +91,8 @@ func OutcomeOf(rec replay.Recovery, a Analysis) string {
 	switch {
 	case rec.Metastable:
 		return "metastable"
+	case rec.Backlog:
+		return "not settled"
 	case rec.Recovered && a.RecoveryS != nil:
 		return "recovers in " + units.Seconds(*a.RecoveryS)
 	case rec.Recovered:

@@ -13,13 +13,14 @@ func f64p(x float64) *float64 { return &x }
 // goodput after the trigger is.
 func TestVerdictNotSettledVersusMetastable(t *testing.T) {
 	triggers := []Trigger{{Name: "outage", Kind: "stall", AtMs: 30_000, ForMs: 10_000}}
-	rec := replay.Recovery{Judged: true, Metastable: true}
+	rec := replay.Recovery{Judged: true, Backlog: true}
 	a := Analysis{GoodputPerS: 190, FinalOfferedPerS: 200, FinalLoadRatio: f64p(0.67)}
 	v := VerdictOf(150, triggers, rec, a)
 	if v.Level != replay.Degraded || !strings.HasPrefix(v.Text(), "not settled: after the 10s stall ends goodput never stays within 10% of arrivals; it ends at 190/s against 150/s") {
 		t.Errorf("verdict = %v %q", v.Level, v.Text())
 	}
 	a.GoodputPerS = 3
+	rec = replay.Recovery{Judged: true, Metastable: true}
 	v = VerdictOf(150, triggers, rec, a)
 	if v.Level != replay.Bad || !strings.HasPrefix(v.Text(), "metastable: after the 10s stall ends the dependency receives 0.67× its capacity") {
 		t.Errorf("verdict = %v %q", v.Level, v.Text())
