@@ -136,6 +136,9 @@ func stormStable(a storm.Analysis) string {
 		}
 		parts = append(parts, fmt.Sprintf("%s (bisection: %d runs, ±%s)", s, a.Bisection.Runs, stormRate(a.Bisection.TolerancePerS)))
 	}
+	if a.FluidOmitted != "" {
+		parts = append(parts, a.FluidOmitted)
+	}
 	if a.FluidBoundPerS != nil {
 		s := fmt.Sprintf("fluid bound %s = %s", a.FluidBasis, stormRate(*a.FluidBoundPerS))
 		if a.FluidHorizonBoundPerS != nil {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/patience-dev/patience/policy"
-	"github.com/patience-dev/patience/replay"
 	"github.com/patience-dev/patience/scenario"
 )
 
@@ -181,14 +180,6 @@ func (m *Model) Validate() error {
 	if float64(service) >= m.TimeoutMs*float64(time.Millisecond) {
 		return fmt.Errorf("--timeout %s is shorter than one service time (%s at --capacity %g/s): every attempt would time out on an idle server",
 			fmtDur(time.Duration(m.TimeoutMs*float64(time.Millisecond))), fmtDur(service), m.CapacityPerS)
-	}
-	var end time.Duration
-	for _, w := range append(append([]Window(nil), m.Outages...), m.Errors...) {
-		end = max(end, w.End())
-	}
-	if need := end + replay.RecoveryWindow + replay.MovingAverage; need > m.Duration {
-		return fmt.Errorf("--duration %s is too short to judge recovery: the last fault ends at %s and recovery needs %s of steady goodput after it (use --duration %s or more)",
-			fmtDur(m.Duration), fmtDur(end), fmtDur(replay.RecoveryWindow), fmtDur(need))
 	}
 	return nil
 }

@@ -130,10 +130,12 @@ func TestModelValidate(t *testing.T) {
 	if err := m.Validate(); err != nil {
 		t.Fatalf("default model: %v", err)
 	}
+	// A run too short to judge recovery still runs: amplification and load are answered,
+	// and the verdict says recovery was not judged (issue 12).
 	short := DefaultModel()
 	short.Duration = 60 * time.Second
-	if err := short.Validate(); err == nil || !strings.Contains(err.Error(), "too short to judge recovery") {
-		t.Errorf("60s run after a stall ending at 40s: err = %v", err)
+	if err := short.Validate(); err != nil {
+		t.Errorf("60s run after a stall ending at 40s: err = %v, want it to run", err)
 	}
 	tight := DefaultModel()
 	tight.CapacityPerS = 0.5 // one worker serving 2 s per request

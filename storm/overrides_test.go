@@ -133,7 +133,6 @@ func TestOverridesErrors(t *testing.T) {
 		{"errors", func(o *Overrides) { o.Errors = []string{"10s"} }, "--errors: "},
 		{"preset", func(o *Overrides) { o.Policies = []string{"preset:nope"} }, `unknown preset "nope"`},
 		{"model", func(o *Overrides) { o.Clients = 0 }, "--clients must be at least 1"},
-		{"short", func(o *Overrides) { o.Duration = "50s" }, "too short to judge recovery"},
 		{"scenario", func(o *Overrides) { o.Scenario = "no-such-scenario" }, "no-such-scenario"},
 		{"scenario clients", func(o *Overrides) { o.Scenario, o.Clients, o.Changed["clients"] = "layered-retries", 0, true },
 			"--clients must be at least 1"},

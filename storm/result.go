@@ -102,6 +102,9 @@ type Analysis struct {
 	FluidHorizonBoundPerS *float64 `json:"fluid_horizon_bound_per_s"`
 	// FluidBasis says which closed form FluidBoundPerS is.
 	FluidBasis string `json:"fluid_basis,omitempty"`
+	// FluidOmitted says why no fluid bound is given although one might be expected (the
+	// trigger is not a stall, which the derivation assumes).
+	FluidOmitted string `json:"fluid_omitted,omitempty"`
 	// FluidNote explains a stable_below_per_s that disagrees with the fluid bound.
 	FluidNote string `json:"fluid_note,omitempty"`
 }

@@ -74,7 +74,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 		res.Amplification = Amplification{Theoretical: first.TheoreticalAmplification, Observed: first.PolicyResult.Amplification}
 		res.WastedWork = first.WastedWork
 		res.Recovery = first.Recovery
-		res.Verdict = first.Verdict
+		res.Verdict = Summary(res)
 		res.Analysis = first.Analysis
 		res.Series = Series(first.PolicyResult)
 	}()
@@ -85,13 +85,16 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 			return res, err
 		}
 		out := NewPolicyResult(pr, Analyse(sc, pr, res.CapacityPerS))
-		if b, ok := FluidBoundFor(p, res.CapacityPerS, MaxWait(sc)); ok {
+		if why := fluidOmitted(res.Triggers); why != "" {
+			out.FluidOmitted = why
+		} else if b, ok := FluidBoundFor(p, res.CapacityPerS, MaxWait(sc)); ok {
 			out.FluidBoundPerS, out.FluidBasis = &b.PerS, b.Basis
 			if h, ok := horizonBound(sc, p, res.CapacityPerS, b); ok {
 				out.FluidHorizonBoundPerS = &h
 			}
 		}
-		if opts.Bisect && res.CapacityPerS != nil && sc.Load.Rate > 0 {
+		// A fault that lasts the whole run leaves nothing to recover from: no bisection.
+		if opts.Bisect && res.CapacityPerS != nil && sc.Load.Rate > 0 && !res.WholeRunFault() {
 			c := *res.CapacityPerS
 			tol := c * opts.Tolerance
 			// A deep chain's bound (300/64 = 4.7/s) is below 2% of capacity: search it at a
@@ -112,13 +115,28 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 		}
 		out.Outcome = OutcomeOf(out.Recovery, out.Analysis)
 		// Storm's question is recovery after the trigger: its verdict replaces replay's.
-		out.Verdict = VerdictOf(res.RatePerS, res.Triggers, out.Recovery, out.Analysis)
+		out.Verdict = PolicyVerdict(res, out)
 		res.Policies = append(res.Policies, out)
 		if opts.Progress != nil {
 			opts.Progress(i+1, len(sc.Policies))
 		}
 	}
 	return res, nil
+}
+
+// fluidOmitted says why the fluid bound does not apply to a run with these triggers, "" when
+// it does: its derivation (fluid.go) is a stall whose attempts time out and are retried;
+// errors answered at once, or a slowdown, queue nothing for it to describe.
+func fluidOmitted(ts []Trigger) string {
+	if len(ts) == 0 {
+		return ""
+	}
+	for _, t := range ts {
+		if t.Kind == "stall" {
+			return ""
+		}
+	}
+	return "no fluid bound: it describes a stall whose attempts time out and are retried; this run's trigger is " + ts[len(ts)-1].Kind + ", not a stall"
 }
 
 // recoversAt runs policy p on sc with the arrival rate replaced, and judges recovery.

@@ -2,8 +2,10 @@ package storm
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/patience-dev/patience/internal/units"
+	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/replay"
 )
 
@@ -44,6 +46,17 @@ func TriggerText(ts []Trigger) string {
 // recovers after the trigger, is metastable, or the run is too short to say. rate is the
 // logical arrival rate, triggers the scenario's fault phases.
 func VerdictOf(rate float64, triggers []Trigger, rec replay.Recovery, a Analysis) replay.Verdict {
+	return verdict(rate, triggers, false, rec, a, 0)
+}
+
+// PolicyVerdict is VerdictOf for policy p of run r: when the last fault lasts until arrivals
+// stop, recovery cannot be judged, and the verdict answers what can be — the amplification
+// and the load on the failing dependency.
+func PolicyVerdict(r *Result, p PolicyResult) replay.Verdict {
+	return verdict(r.RatePerS, r.Triggers, r.WholeRunFault(), p.Recovery, p.Analysis, p.PolicyResult.Amplification)
+}
+
+func verdict(rate float64, triggers []Trigger, wholeRun bool, rec replay.Recovery, a Analysis, amp float64) replay.Verdict {
 	one := func(code string, level replay.Level, text string) replay.Verdict {
 		return replay.Verdict{Level: level, Reasons: []replay.Reason{{Code: code, Level: level, Text: text}}}
 	}
@@ -59,6 +72,19 @@ func VerdictOf(rate float64, triggers []Trigger, rec replay.Recovery, a Analysis
 		load = fmt.Sprintf("the dependency receives %s", units.Rate(a.FinalOfferedPerS))
 	}
 	window := units.Seconds(replay.RecoveryWindow.Seconds())
+	if wholeRun {
+		level, text := replay.Degraded, "recovery not judged: "+trigger+" lasts the whole run"
+		if amp > 0 {
+			text += "; each request became " + units.Ratio(amp) + " calls to the failing dependency"
+			if amp >= policy.DefaultMaxAmplification {
+				level = replay.Bad
+			}
+		}
+		if a.PeakLoadRatio != nil {
+			text += fmt.Sprintf(", peak load %s capacity", units.Times(*a.PeakLoadRatio))
+		}
+		return one(CodeNotJudged, level, text)
+	}
 	switch {
 	case rate <= 0:
 		return one(CodeNoRate, replay.Degraded, "no recovery verdict: the scenario has no arrival rate (closed model or burst)")
@@ -99,4 +125,65 @@ func OutcomeOf(rec replay.Recovery, a Analysis) string {
 		return "steady"
 	}
 	return "inconclusive"
+}
+
+// Summary is the headline of a run that compares several policies: how many recover and
+// which collapse, at the level of the worst policy (a comparison that includes a collapse
+// is a warning to read on). With one policy it is that policy's verdict.
+func Summary(r *Result) replay.Verdict {
+	ps := r.Policies
+	if len(ps) == 1 {
+		return ps[0].Verdict
+	}
+	level := replay.Good
+	if r.WholeRunFault() {
+		parts := make([]string, len(ps))
+		for i, p := range ps {
+			level = replay.Worse(level, p.Verdict.Level)
+			parts[i] = p.Name + " " + units.Ratio(p.PolicyResult.Amplification)
+		}
+		text := "recovery not judged: " + TriggerText(r.Triggers) + " lasts the whole run; calls per request on the failing dependency: " + strings.Join(parts, ", ")
+		return replay.Verdict{Level: level, Reasons: []replay.Reason{{Code: CodeSummary, Level: level, Text: text}}}
+	}
+	var recovered, metastable, other []string
+	for _, p := range ps {
+		level = replay.Worse(level, p.Verdict.Level)
+		switch {
+		case p.Recovered:
+			recovered = append(recovered, p.Name)
+		case p.Metastable:
+			metastable = append(metastable, p.Name)
+		default:
+			other = append(other, p.Name)
+		}
+	}
+	text := fmt.Sprintf("%d of %d policies recover", len(recovered), len(ps))
+	if len(recovered) > 0 && len(recovered) < len(ps) {
+		text += " (" + strings.Join(recovered, ", ") + ")"
+	}
+	if len(metastable) > 0 {
+		text += "; " + strings.Join(metastable, ", ") + " " + plural(len(metastable), "collapses", "collapse") + " and never recovers"
+		if len(metastable) > 1 {
+			text = strings.TrimSuffix(text, " and never recovers") + " and never recover"
+		}
+	}
+	if len(other) > 0 {
+		text += "; " + strings.Join(other, ", ") + ": not judged (see below)"
+	}
+	return replay.Verdict{Level: level, Reasons: []replay.Reason{{Code: CodeSummary, Level: level, Text: text}}}
+}
+
+// WholeRunFault says the last fault lasts until arrivals stop: recovery cannot be judged.
+func (r *Result) WholeRunFault() bool {
+	return r.LastFaultEndMs > 0 && r.LastFaultEndMs >= r.DurationMs
+}
+
+// CodeSummary is the reason code of Summary's headline.
+const CodeSummary = "summary"
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
