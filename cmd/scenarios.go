@@ -21,6 +21,9 @@ type ScenariosOptions struct {
 	Name string
 	// Files are the scenario files of `validate`.
 	Files []string
+	// For is the command `validate` checks the files for (scenario.PurposeNames: replay or
+	// serve), which decides the sections a file must have.
+	For string
 }
 
 // NewCmdScenarios builds `patience scenarios` (list), `scenarios show NAME` (the YAML,
@@ -61,7 +64,17 @@ Replay one with patience replay NAME; print its YAML with patience scenarios sho
 	validate := &cobra.Command{
 		Use:   "validate FILE...",
 		Short: "Load scenario files strictly and report the first problem of each (file:line:col and field)",
-		Args:  usageArgs(cobra.MinimumNArgs(1)),
+		Long: `Load scenario files strictly, as the command given by --for would, without running
+anything, and report the first problem of each file (file:line:col and field); the files
+that load are listed on stdout.
+
+--for replay (the default; storm and check read scenarios the same way) needs load,
+duration (unless the load is a burst alone), target and a policy; --for serve needs only
+target, and checks load, duration and policy when they are present. Missing sections are
+reported together, in one error.`,
+		Example: `  patience scenarios validate my-incident.yaml
+  patience scenarios validate --for serve flaky-api.yaml`,
+		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts.Action, opts.Files = "validate", args
 			return run()
@@ -69,6 +82,7 @@ Replay one with patience replay NAME; print its YAML with patience scenarios sho
 	}
 	var validateOutput string
 	addOutputFlag(validate, &validateOutput, report.ScenarioValidationFormats.Names())
+	addEnumFlag(validate, &opts.For, "for", scenario.ForReplay.String(), "the command the files are for", scenario.PurposeNames())
 	validate.PreRun = func(*cobra.Command, []string) { opts.Output = validateOutput }
 	c.AddCommand(show, validate)
 	return c
@@ -108,15 +122,21 @@ func scenariosValidate(opts *ScenariosOptions) error {
 	if err != nil {
 		return UsageError(err)
 	}
+	purpose := scenario.ForReplay
+	if opts.For != "" {
+		if purpose, err = scenario.ParsePurpose(opts.For); err != nil {
+			return UsageError(err)
+		}
+	}
 	res := report.ScenarioValidation{Schema: "patience/scenarios-validate/v1", Files: []report.ValidatedFile{}}
 	var problems []error
 	for _, file := range opts.Files {
-		sc, err := scenario.Open(file)
+		sc, err := scenario.OpenFor(file, purpose)
 		if err != nil {
 			problems = append(problems, err)
 			continue
 		}
-		v := report.ValidatedFile{File: file, Name: sc.Name}
+		v := report.ValidatedFile{File: file, Name: sc.Name, Policies: []string{}}
 		for _, p := range sc.Policies {
 			v.Policies = append(v.Policies, p.Name)
 		}

@@ -17,10 +17,11 @@ func TestScenariosFlags(t *testing.T) {
 		args []string
 		want ScenariosOptions
 	}{
-		{[]string{}, ScenariosOptions{Action: "list", Output: "text"}},
-		{[]string{"-o", "json"}, ScenariosOptions{Action: "list", Output: "json"}},
-		{[]string{"show", "rate-limited"}, ScenariosOptions{Action: "show", Name: "rate-limited", Output: "text"}},
-		{[]string{"validate", "a.yaml", "b.yaml", "-o", "json"}, ScenariosOptions{Action: "validate", Files: []string{"a.yaml", "b.yaml"}, Output: "json"}},
+		{[]string{}, ScenariosOptions{Action: "list", Output: "text", For: "replay"}},
+		{[]string{"-o", "json"}, ScenariosOptions{Action: "list", Output: "json", For: "replay"}},
+		{[]string{"show", "rate-limited"}, ScenariosOptions{Action: "show", Name: "rate-limited", Output: "text", For: "replay"}},
+		{[]string{"validate", "a.yaml", "b.yaml", "-o", "json"}, ScenariosOptions{Action: "validate", Files: []string{"a.yaml", "b.yaml"}, Output: "json", For: "replay"}},
+		{[]string{"validate", "--for", "serve", "a.yaml"}, ScenariosOptions{Action: "validate", Files: []string{"a.yaml"}, Output: "text", For: "serve"}},
 	}
 	for _, tt := range tests {
 		var got *ScenariosOptions
@@ -35,6 +36,18 @@ func TestScenariosFlags(t *testing.T) {
 		if diff := cmp.Diff(&tt.want, got, cmpopts.IgnoreFields(ScenariosOptions{}, "IO")); diff != "" {
 			t.Errorf("%v (-want +got):\n%s", tt.args, diff)
 		}
+	}
+}
+
+// TestScenariosValidateForChoices: --for accepts only the purposes, at parse time.
+func TestScenariosValidateForChoices(t *testing.T) {
+	f := &Factory{IO: report.Test(nil, &bytes.Buffer{}, &bytes.Buffer{})}
+	c := NewCmdScenarios(f, func(*ScenariosOptions) error { t.Error("ran with --for storm"); return nil })
+	c.SetArgs([]string{"validate", "--for", "storm", "a.yaml"})
+	c.SetOut(&bytes.Buffer{})
+	c.SetErr(&bytes.Buffer{})
+	if err := c.Execute(); err == nil || !strings.Contains(err.Error(), "must be one of replay, serve") {
+		t.Errorf("--for storm: %v", err)
 	}
 }
 

@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"time"
 
+	"github.com/patience-dev/patience/live"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
-	"github.com/patience-dev/patience/live"
 	"github.com/spf13/cobra"
 )
 
@@ -28,6 +29,9 @@ type ServeOptions struct {
 	Speed float64
 	// AllowNonLoopback permits a Listen address other than loopback.
 	AllowNonLoopback bool
+	// URLFile, when set, receives the base URL once the server listens (written whole, then
+	// renamed, so a script waiting for it never reads half a URL); it is removed at stop.
+	URLFile string
 	// Seed overrides the scenario's seed when SeedSet.
 	Seed    int64
 	SeedSet bool
@@ -54,8 +58,15 @@ stored response is replayed without a second side effect. Counters, side effects
 duplicates included, are served as JSON at /.well-known/patience/stats and printed when the
 server stops.
 
-The first line on stdout is the base URL (port 0 picks a free port). The server listens on
-loopback only unless --allow-non-loopback is given. It stops on Ctrl-C or after --for.`,
+The scenario needs only a target: load, duration and policy are replay's, and are checked
+when present but not used (patience scenarios validate --for serve FILE checks a file).
+Phases are timed from start; outside them, and after the last one, the target behaves as
+its baseline until the server stops. It stops on Ctrl-C (exit 0) or after --for, and then
+prints its counters.
+
+With text output the first line on stdout is the base URL (port 0 picks a free port); with
+-o json stdout is one JSON document, the counters, with the URL in its url field, and the
+URL is on stderr. The server listens on loopback only unless --allow-non-loopback is given.`,
 		Example: `  patience serve payment-double-charge --listen 127.0.0.1:8080
   patience serve rate-limited --listen 127.0.0.1:0 --speed 10 --for 30s
   curl -s http://127.0.0.1:8080/.well-known/patience/stats`,
@@ -76,6 +87,7 @@ loopback only unless --allow-non-loopback is given. It stops on Ctrl-C or after 
 	fl.DurationVar(&opts.For, "for", 0, "stop after this long, e.g. 2m (default: until interrupted)")
 	fl.Float64Var(&opts.Speed, "speed", 1, "divide every duration of the scenario by this factor in real time")
 	fl.BoolVar(&opts.AllowNonLoopback, "allow-non-loopback", false, "allow listening on an address other than loopback (prints a warning)")
+	fl.StringVar(&opts.URLFile, "url-file", "", "write the base URL to this file once listening (a script waits for it); removed at stop")
 	fl.Int64Var(&opts.Seed, "seed", 0, "seed of the target's draws (default: the scenario's seed)")
 	addOutputFlag(c, &opts.Output, report.ServeFormats.Names())
 	return c
@@ -125,7 +137,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if name == "" {
 		name = scenario.DefaultName
 	}
-	sc, err := scenario.Open(name)
+	sc, err := scenario.OpenFor(name, scenario.ForServe)
 	if err != nil {
 		return UsageError(err)
 	}
@@ -138,19 +150,66 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if err := srv.Start(opts.Listen); err != nil {
 		return UsageError(fmt.Errorf("cannot listen on %s: %w", opts.Listen, err))
 	}
-	// The URL is the first line on stdout: scripts and tests read it to find the port.
-	fmt.Fprintln(opts.IO.Out, srv.URL())
+	// With text output the URL is the first line on stdout: scripts and tests read it to find
+	// the port. A machine-readable stdout is one document (the URL is in it, and on stderr).
+	if !report.IsMachineFormat(opts.Output) {
+		fmt.Fprintln(opts.IO.Out, srv.URL())
+	}
+	if opts.URLFile != "" {
+		if err := writeWhole(opts.URLFile, srv.URL()+"\n"); err != nil {
+			_ = srv.Stop(time.Second)
+			return UsageError(fmt.Errorf("--url-file: %w", err))
+		}
+		defer os.Remove(opts.URLFile)
+	}
 	fmt.Fprintf(errOut, "serve: %s at %s (speed %g); stats at %s%s\n", sc.Name, srv.URL(), opts.Speed, srv.URL(), live.StatsPath)
+	fmt.Fprintf(errOut, "serve: %s; %s\n", schedule(sc), until(opts.For))
 	if err := srv.Wait(ctx, opts.For); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(errOut, "serve: stop: %v\n", err)
 	}
-	if err := render(opts.IO.Out, srv.Stats(), opts.IO.Options()); err != nil {
+	// Ctrl-C is how a server is meant to stop, not an interruption of a measurement: exit 0.
+	if ctx.Err() != nil {
+		fmt.Fprintln(errOut, "serve: stopped (interrupted)")
+	} else {
+		fmt.Fprintf(errOut, "serve: stopped after --for %s\n", opts.For)
+	}
+	return render(opts.IO.Out, srv.Stats(), opts.IO.Options())
+}
+
+// writeWhole writes data to a temporary file beside path and renames it to path, so a reader
+// sees either no file or all of it.
+func writeWhole(path, data string) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(data), 0o644); err != nil {
 		return err
 	}
-	if ctx.Err() != nil {
-		return ErrInterrupted
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return err
 	}
 	return nil
+}
+
+// schedule says, in scenario time, when the target's phases happen and what follows them.
+func schedule(sc *scenario.Scenario) string {
+	n := len(sc.Target.Phases)
+	if n == 0 {
+		return "no phases: the target is at its " + live.Baseline + " throughout"
+	}
+	noun := "phases"
+	if n == 1 {
+		noun = "phase"
+	}
+	return fmt.Sprintf("%d %s timed from now, the last ending at t=%s scenario time; then %s",
+		n, noun, sc.Target.LastPhaseEnd(), live.Baseline)
+}
+
+// until says what stops the server.
+func until(forDur time.Duration) string {
+	if forDur > 0 {
+		return fmt.Sprintf("stops after --for %s or on Ctrl-C", forDur)
+	}
+	return "runs until Ctrl-C (or --for)"
 }
 
 // lockedWriter serialises writes from several goroutines to one stream.

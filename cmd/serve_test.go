@@ -8,21 +8,24 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
-	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/live"
+	"github.com/patience-dev/patience/report"
 )
 
 // TestServeRunEndToEnd starts serve on a free loopback port, reads the URL from the first
 // stdout line, sends a charge through the real socket, reads the stats, and stops it with
-// a cancelled context (Ctrl-C): exit 130 after the counters are printed.
+// a cancelled context (Ctrl-C): serve's normal stop, exit 0 after the counters are printed.
 func TestServeRunEndToEnd(t *testing.T) {
 	pr, pw := io.Pipe()
-	var errBuf bytes.Buffer
-	opts := &ServeOptions{IO: report.Test(nil, pw, &errBuf), Scenario: "payment-double-charge", Listen: "127.0.0.1:0", Speed: 1, Output: "json"}
+	errBuf := &lockedBuffer{}
+	opts := &ServeOptions{IO: report.Test(nil, pw, errBuf), Scenario: "payment-double-charge", Listen: "127.0.0.1:0", Speed: 1, Output: "text"}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -61,17 +64,63 @@ func TestServeRunEndToEnd(t *testing.T) {
 	var st live.Stats
 	err = json.NewDecoder(resp.Body).Decode(&st)
 	resp.Body.Close()
-	if err != nil || st.SideEffects != 1 || st.Keys != 1 {
+	if err != nil || st.SideEffects != 1 || st.Keys != 1 || st.URL != base || st.Phase != live.Baseline {
 		t.Errorf("stats %+v %v", st, err)
 	}
 	cancel()
 	rest, _ := io.ReadAll(rd)
-	if err := <-done; !errors.Is(err, ErrInterrupted) {
-		t.Errorf("serveRun after Ctrl-C: %v, want ErrInterrupted (exit 130)", err)
+	if err := <-done; err != nil || ExitCode(err) != ExitOK {
+		t.Errorf("serveRun after Ctrl-C: %v, want nil (exit 0)", err)
 	}
-	if !bytes.Contains(rest, []byte(`"side_effects": 1`)) {
+	if !bytes.Contains(rest, []byte("1 executions of non-idempotent requests")) {
 		t.Errorf("final counters not printed:\n%s", rest)
 	}
+	if !strings.Contains(errBuf.String(), "serve: stopped (interrupted)") {
+		t.Errorf("stderr does not say how serve stopped:\n%s", errBuf.String())
+	}
+}
+
+// TestServeJSONIsOneDocument: with -o json, stdout is exactly one JSON document, the
+// counters with the URL inside; the URL line goes to stderr only.
+func TestServeJSONIsOneDocument(t *testing.T) {
+	var out bytes.Buffer
+	errBuf := &lockedBuffer{}
+	opts := &ServeOptions{IO: report.Test(nil, &out, errBuf), Scenario: "rate-limited", Listen: "127.0.0.1:0", Speed: 1, For: 50 * time.Millisecond, Output: "json"}
+	if err := serveRun(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(out.Bytes()))
+	var st live.Stats
+	if err := dec.Decode(&st); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out.String())
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		t.Fatalf("more than one JSON document on stdout:\n%s", out.String())
+	}
+	if !strings.HasPrefix(st.URL, "http://127.0.0.1:") || st.Scenario != "rate-limited" {
+		t.Errorf("stats %+v", st)
+	}
+	if !strings.Contains(errBuf.String(), st.URL) {
+		t.Errorf("stderr lacks the URL %s:\n%s", st.URL, errBuf.String())
+	}
+}
+
+// lockedBuffer is a bytes.Buffer the server's goroutines can write while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func TestCheckListen(t *testing.T) {
@@ -93,5 +142,55 @@ func TestCheckListen(t *testing.T) {
 		if lb != tc.loopback || (err != nil) != tc.err {
 			t.Errorf("checkListen(%q) = %v, %v; want %v, err=%v", tc.addr, lb, err, tc.loopback, tc.err)
 		}
+	}
+}
+
+// TestServeStatsPhaseIsTheLoggedPhase: a scenario file with only a target serves; the stats
+// endpoint names the phase in force as the phase log on stderr does, and --url-file says
+// where the server listens (and goes at stop).
+func TestServeStatsPhaseIsTheLoggedPhase(t *testing.T) {
+	dir := t.TempDir()
+	file, urlFile := filepath.Join(dir, "tiny.yaml"), filepath.Join(dir, "url")
+	yaml := "name: tiny\ntarget:\n  latency: {fixed: 1ms}\n  phases: [{name: broken, at: 0s, for: 10m, faults: [{status: 503}]}]\n"
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	errBuf := &lockedBuffer{}
+	opts := &ServeOptions{IO: report.Test(nil, &out, errBuf), Scenario: file, Listen: "127.0.0.1:0", Speed: 1,
+		For: time.Minute, URLFile: urlFile, Output: "json"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- serveRun(ctx, opts) }()
+	var base string
+	for deadline := time.Now().Add(time.Minute); base == ""; time.Sleep(5 * time.Millisecond) {
+		if b, err := os.ReadFile(urlFile); err == nil {
+			base = strings.TrimSpace(string(b))
+		} else if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("no URL file within a minute: %v (stderr %s)", <-done, errBuf.String())
+		}
+	}
+	resp, err := http.Get(base + live.StatsPath)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	var st live.Stats
+	err = json.NewDecoder(resp.Body).Decode(&st)
+	resp.Body.Close()
+	if err != nil || st.Phase != "broken" || st.URL != base {
+		t.Errorf("stats phase %q url %q (%v), want broken at %s", st.Phase, st.URL, err, base)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serveRun after Ctrl-C: %v, want nil (exit 0)", err)
+	}
+	if !strings.Contains(errBuf.String(), "phase broken\n") {
+		t.Errorf("stderr does not log phase broken:\n%s", errBuf.String())
+	}
+	if _, err := os.Stat(urlFile); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("--url-file left behind: %v", err)
 	}
 }

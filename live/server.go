@@ -263,11 +263,7 @@ func (s *Server) phaseLoop() {
 		now := s.ScenarioTime()
 		_, p := s.phaseAt(now)
 		if first || p != cur {
-			name := "baseline"
-			if p != nil {
-				name = p.Name
-			}
-			fmt.Fprintf(s.log, "serve: t=%s phase %s\n", now.Round(time.Millisecond), name)
+			fmt.Fprintf(s.log, "serve: t=%s phase %s\n", now.Round(time.Millisecond), phaseName(p))
 			if fullRefusal(p) {
 				if err := s.ln.pause(); err == nil {
 					fmt.Fprintf(s.log, "serve: listener closed (refuse 100%%) until t=%s\n", p.End())
@@ -634,15 +630,30 @@ func (s *Server) recoverMiddleware(next http.Handler) http.Handler {
 	})
 }
 
+// Baseline is the name of the target's behaviour outside every phase: before the first, between
+// phases and after the last, until the server stops.
+const Baseline = "baseline"
+
+// phaseName is the name of phase p, Baseline for none: the name the phase log and Stats share.
+func phaseName(p *scenario.Phase) string {
+	if p == nil {
+		return Baseline
+	}
+	return p.Name
+}
+
 // Stats are the server's counters, served at StatsPath.
 type Stats struct {
 	Schema   string `json:"schema"`
 	Scenario string `json:"scenario"`
+	// URL is the base URL the server listens on ("" before Start).
+	URL string `json:"url"`
 	// UptimeMs is wall time since start; ScenarioTimeMs the scenario time (× speed).
 	UptimeMs       float64 `json:"uptime_ms"`
 	ScenarioTimeMs float64 `json:"scenario_time_ms"`
 	Speed          float64 `json:"speed"`
-	// Phase is the phase in force ("" = none).
+	// Phase is the phase in force, Baseline outside every phase: the name the phase log on
+	// stderr gives.
 	Phase string `json:"phase"`
 	// Requests counts requests handled (the stats endpoint excluded).
 	Requests int64            `json:"requests"`
@@ -692,9 +703,11 @@ func (s *Server) Stats() Stats {
 		Panics:         s.panics.Load(),
 		Listening:      s.ln != nil && !s.ln.paused(),
 	}
-	if _, p := s.phaseAt(s.scenarioTime(now)); p != nil {
-		st.Phase = p.Name
+	if s.ln != nil {
+		st.URL = s.URL()
 	}
+	_, p := s.phaseAt(s.scenarioTime(now))
+	st.Phase = phaseName(p)
 	s.mu.Lock()
 	for k, v := range s.byStatus {
 		st.ByStatus[strconv.Itoa(k)] = v

@@ -83,7 +83,11 @@ func scenarioListText(w io.Writer, l ScenarioList, o Options) error {
 func scenarioValidationText(w io.Writer, v ScenarioValidation, o Options) error {
 	var b strings.Builder
 	for _, f := range v.Files {
-		fmt.Fprintf(&b, "%s %s: scenario %s, policies %s\n", o.Styles.Good.Render("✓"), f.File, o.Styles.Value.Render(f.Name), strings.Join(f.Policies, ", "))
+		policies := "policies " + strings.Join(f.Policies, ", ")
+		if len(f.Policies) == 0 { // a file for serve, which needs none
+			policies = "no policy"
+		}
+		fmt.Fprintf(&b, "%s %s: scenario %s, %s\n", o.Styles.Good.Render("✓"), f.File, o.Styles.Value.Render(f.Name), policies)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -10,7 +10,7 @@ import (
 
 func serveFixture(dupes int64) live.Stats {
 	return live.Stats{
-		Schema: live.StatsSchema, Scenario: "payment-double-charge", UptimeMs: 18234.5, ScenarioTimeMs: 182345, Speed: 10,
+		Schema: live.StatsSchema, Scenario: "payment-double-charge", URL: "http://127.0.0.1:8080", Phase: live.Baseline, UptimeMs: 18234.5, ScenarioTimeMs: 182345, Speed: 10,
 		Requests: 5873, ByStatus: map[string]int64{"200": 5790, "409": 61, "503": 22}, ByFault: map[string]int64{"reset": 12},
 		SideEffects: 5802, DuplicateSideEffects: dupes, DuplicatesByTag: map[string]int64{}, Keys: 3548, Replayed: 203,
 		Overflow: 22, Wasted: 1990, Listening: true,

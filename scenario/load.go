@@ -33,7 +33,8 @@ const DefaultName = "delivery-date-hang"
 //	status fault percent 100%
 //
 // Required: duration (unless the load is a burst alone), load with one of rate, concurrency
-// or burst, target.latency, and policy or policies. Policy defaults: see defaultPolicy.
+// or burst, target.latency, and policy or policies; serve needs only target (Purpose).
+// Policy defaults: see defaultPolicy.
 const (
 	defaultSeed  = 1
 	defaultDrain = 10 * time.Minute
@@ -53,15 +54,19 @@ const (
 var scenarioFields = []string{"name", "description", "lesson", "seed", "duration", "drain", "load", "target", "policy", "policies", "layers", "expect"}
 
 // Open loads a scenario from a file path or, when no such file exists, a bundled scenario by
-// name ("delivery-date-hang"; a ".yaml" suffix is accepted). Every problem is an *Error.
-func Open(nameOrPath string) (*Scenario, error) {
+// name ("delivery-date-hang"; a ".yaml" suffix is accepted), for replay. Every problem is an
+// *Error.
+func Open(nameOrPath string) (*Scenario, error) { return OpenFor(nameOrPath, ForReplay) }
+
+// OpenFor is Open for purpose, which decides the sections the file must have (ParseFor).
+func OpenFor(nameOrPath string, purpose Purpose) (*Scenario, error) {
 	data, err := os.ReadFile(nameOrPath)
 	if err == nil {
-		return Parse(data, nameOrPath)
+		return ParseFor(data, nameOrPath, purpose)
 	}
 	name := strings.TrimSuffix(nameOrPath, ".yaml")
 	if b, berr := scenarios.Read(name); berr == nil {
-		return Parse(b, "scenarios/"+name+".yaml")
+		return ParseFor(b, "scenarios/"+name+".yaml", purpose)
 	}
 	if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(nameOrPath, `/\`) {
 		return nil, &Error{File: nameOrPath, Msg: fmt.Sprintf("no such file or bundled scenario (bundled: %s)", strings.Join(scenarios.Names(), ", "))}
@@ -88,7 +93,13 @@ type decoder struct {
 
 // Parse decodes and validates a scenario file strictly (DESIGN §4), applies defaults, resolves
 // presets, `base:` inheritance and layers, and loads `profile:` latencies relative to file.
-func Parse(data []byte, file string) (*Scenario, error) {
+// The file must have every section replay needs.
+func Parse(data []byte, file string) (*Scenario, error) { return ParseFor(data, file, ForReplay) }
+
+// ParseFor is Parse for purpose: the sections purpose does not need may be left out (for
+// serve, everything but target), and those present are validated all the same. When several
+// required sections are missing, one error names them all.
+func ParseFor(data []byte, file string, purpose Purpose) (*Scenario, error) {
 	root, err := ParseDocument(data, file, scenarioWords)
 	if err != nil {
 		return nil, err
@@ -135,12 +146,12 @@ func Parse(data []byte, file string) (*Scenario, error) {
 			return nil, d.Errf(fl.Val, "drain", "%s is longer than the %s a simulation allows", sc.Drain, maxDuration)
 		}
 	}
-	lf, ok := f["load"]
-	if !ok {
-		return nil, d.Errf(root, "load", "required: who calls the target (rate, concurrency or burst)")
-	}
-	if sc.Load, err = d.load(lf.Val, "load"); err != nil {
-		return nil, err
+	if lf, ok := f["load"]; ok {
+		if sc.Load, err = d.load(lf.Val, "load"); err != nil {
+			return nil, err
+		}
+	} else if purpose.needs("load") {
+		return nil, d.required(root, f, purpose, loadSection)
 	}
 	if fl, ok := f["duration"]; ok {
 		if sc.Duration, err = d.Duration(fl.Val, "duration"); err != nil {
@@ -152,12 +163,12 @@ func Parse(data []byte, file string) (*Scenario, error) {
 		if sc.Duration == 0 && (sc.Load.Rate > 0 || sc.Load.Concurrency > 0) {
 			return nil, d.Errf(fl.Val, "duration", "must be above 0 for rate or concurrency load")
 		}
-	} else if sc.Load.Rate > 0 || sc.Load.Concurrency > 0 {
-		return nil, d.Errf(root, "duration", "required: how long arrivals continue, e.g. 5m")
+	} else if purpose.needs("duration") && (sc.Load.Rate > 0 || sc.Load.Concurrency > 0) {
+		return nil, d.required(root, f, purpose, durationSection)
 	}
 	tf, ok := f["target"]
 	if !ok {
-		return nil, d.Errf(root, "target", "required: how the dependency behaves (latency, phases)")
+		return nil, d.required(root, f, purpose, targetSection)
 	}
 	if sc.Target, err = d.target(tf.Val, "target", filepath.Dir(file)); err != nil {
 		return nil, err
@@ -172,8 +183,16 @@ func Parse(data []byte, file string) (*Scenario, error) {
 			}
 		}
 	}
+	_, one := f["policy"]
+	_, many := f["policies"]
+	if !one && !many && purpose.needs("policy") {
+		return nil, d.required(root, f, purpose, policySection)
+	}
 	if err := d.policies(f, root, sc); err != nil {
 		return nil, err
+	}
+	if len(sc.Policies) == 0 && purpose.needs("policy") { // policies: []
+		return nil, d.Errf(root, "policy", "required: %s", policySection.what)
 	}
 	if fl, ok := f["expect"]; ok {
 		if err := d.expect(fl.Val, "expect", sc); err != nil {
@@ -722,9 +741,6 @@ func (d *decoder) policies(f map[string]Entry, root *yaml.Node, sc *Scenario) er
 				return err
 			}
 		}
-	}
-	if len(entries) == 0 {
-		return d.Errf(root, "policy", "required: the caller's policy (policy: {...}) or a list to compare (policies: [...])")
 	}
 	var resolveEntry func(e *entry, chain []string) (*policy.Policy, error)
 	resolveEntry = func(e *entry, chain []string) (*policy.Policy, error) {
