@@ -72,3 +72,34 @@ func TestBundledLessonVerdicts(t *testing.T) {
 		})
 	}
 }
+
+// TestDefaultRetryOnRetries409: the default `on` list is the seeds' table, 409 included, so a
+// single-row conflict (a lost optimistic write) is retried unless the file says never: [409].
+func TestDefaultRetryOnRetries409(t *testing.T) {
+	sc, err := scenario.Parse([]byte(`name: conflicts
+duration: 1m
+load: {clients: 4, rate: 20/s, request: {method: PUT}}
+target:
+  latency: {fixed: 50ms}
+  conflicts: single-row
+policies:
+  - name: default-on
+    timeout: 1s
+    retry: {max_attempts: 5, base: 10ms, jitter: full}
+  - name: never-409
+    base: default-on
+    retry: {never: [409]}
+`), "conflicts.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, never := res.Policies[0], res.Policies[1]
+	if def.Attempts <= never.Attempts || def.Succeeded <= never.Succeeded {
+		t.Errorf("default on: %d attempts, %d succeeded; never: [409]: %d attempts, %d succeeded — the default must retry 409",
+			def.Attempts, def.Succeeded, never.Attempts, never.Succeeded)
+	}
+}
