@@ -119,8 +119,9 @@ func TestStallServer(t *testing.T) {
 // held requests w, w+k, w+2k… in arrival order.
 func TestStallReleasesOldestFirst(t *testing.T) {
 	period, freeze := 5*time.Second, 500*time.Millisecond
-	// Now is 200 ms before the end of a freeze.
-	epoch := time.Now().Add(-(period - 200*time.Millisecond))
+	// Now is 450 ms before the end of a freeze (it began 50 ms ago): room for the eight
+	// requests below to arrive inside it on a busy machine, where 200 ms was not.
+	epoch := time.Now().Add(-(period - 450*time.Millisecond))
 	end := epoch.Add(period)
 	s, err := StartStall(epoch, period, freeze)
 	if err != nil {
@@ -161,6 +162,9 @@ func TestStallReleasesOldestFirst(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
+	// The client can read a response before its writer has recorded it and reported it
+	// (released): Close waits for the writers.
+	s.Close()
 	mu.Lock()
 	defer mu.Unlock()
 	if firstWrite.Before(end) {
