@@ -129,273 +129,126 @@ func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// engine checks the dependencies of one file.
+// engine checks the dependencies and scenarios of one file.
 type engine struct {
 	file *File
 	opts Options
 	res  *Result
-	// rules collects the rules applied to the current dependency; skipped says why some of
+	// rules collects the rules applied to the current subject; skipped says why some of
 	// them could not be evaluated (no caller budget, no profile...).
 	rules   []string
 	skipped map[string]string
 }
 
-// skip records that an enabled rule had nothing to evaluate for the current dependency.
-func (e *engine) skip(rule, reason string) {
-	if e.file.Disabled[rule] {
-		return
-	}
-	if e.skipped == nil {
-		e.skipped = map[string]string{}
-	}
-	e.skipped[rule] = reason
+// pass is one rule applied to one subject (a dependency, or a policy of a replayed scenario):
+// what the rule's check may read besides its subject, and where it reports.
+type pass struct {
+	rule    *Rule
+	subject string
+	file    *File
+	opts    *Options
+	e       *engine
 }
 
-// emit records a finding unless the rule is disabled or ignored on that line.
-func (e *engine) emit(rule, dep string, at policy.Pos, format string, a ...any) {
-	if e.file.Disabled[rule] {
-		return
-	}
-	file := at.File
-	if file == "" {
-		file = e.file.Path
-	}
-	if file == e.file.Path && e.file.ignored(rule, at.Line) {
+// report records a finding of the pass's rule at at, unless `# patience:ignore` covers that
+// line.
+func (p *pass) report(at policy.Pos, format string, a ...any) {
+	e := p.e
+	file := fileOr(at.File, e.file.Path)
+	if file == e.file.Path && e.file.ignored(p.rule.ID, at.Line) {
 		e.res.Summary.Suppressed++
 		return
 	}
-	r, _ := RuleByID(rule)
-	level := r.Level
-	if l, ok := e.file.Levels[rule]; ok {
+	level := p.rule.Level
+	if l, ok := e.file.Levels[p.rule.ID]; ok {
 		level = l
 	}
 	e.res.Findings = append(e.res.Findings, Finding{
-		Rule: rule, Level: level, Dependency: dep, Title: r.Title,
-		Message: fmt.Sprintf(format, a...), Fix: fixes[rule],
+		Rule: p.rule.ID, Level: level, Dependency: p.subject, Title: p.rule.Title,
+		Message: fmt.Sprintf(format, a...), Fix: p.rule.Fix,
 		File: file, Line: at.Line, Col: at.Col,
 	})
 }
 
-// applies notes that rule was evaluated for the current dependency (for JUnit's passing
-// test cases) and says whether it is enabled.
-func (e *engine) applies(rule string) bool {
-	if e.file.Disabled[rule] {
-		return false
+// skip records that the rule had nothing to evaluate for the subject.
+func (p *pass) skip(reason string) {
+	if p.e.skipped == nil {
+		p.e.skipped = map[string]string{}
 	}
-	e.rules = append(e.rules, rule)
-	return true
+	p.e.skipped[p.rule.ID] = reason
 }
 
-func (e *engine) dependency(d *Dependency) error {
+// enabled returns the rules of the catalogue the file leaves enabled that check has a check
+// for, in catalogue order, and notes them as applied to the subject (for JUnit's passing test
+// cases).
+func (e *engine) enabled(check func(*Rule) bool) []*Rule {
 	e.rules, e.skipped = nil, nil
-	p := d.Policy
-	if p == nil {
-		p = &policy.Policy{Retry: policy.Retry{MaxAttempts: 1}}
-		d.Policy = p
+	var out []*Rule
+	for i := range Catalog {
+		r := &Catalog[i]
+		if check(r) && !e.file.Disabled[r.ID] {
+			e.rules = append(e.rules, r.ID)
+			out = append(out, r)
+		}
 	}
-	r := p.Retry
-	retries := r.MaxAttempts > 1 || r.MaxAttempts == policy.Unlimited
-	limit := d.Caller.Limit()
-	name := d.Name
+	return out
+}
 
-	if e.applies("PT001") && p.Timeout <= 0 {
-		if p.Deadline > 0 {
-			e.emit("PT001", name, d.at("timeout"), "no per-attempt timeout: one hung %s call uses the whole %s deadline and leaves no time for a retry", name, fmtDur(p.Deadline))
-		} else {
-			e.emit("PT001", name, d.at("timeout"), "no timeout: one hung %s call holds the caller's worker forever, and the workers run out one by one", name)
-		}
+func (e *engine) pass(r *Rule, subject string) *pass {
+	return &pass{rule: r, subject: subject, file: e.file, opts: &e.opts, e: e}
+}
+
+// dependency runs every enabled dependency rule on d.
+func (e *engine) dependency(d *Dependency) error {
+	if d.Policy == nil {
+		d.Policy = &policy.Policy{Retry: policy.Retry{MaxAttempts: 1}}
 	}
-	if e.applies("PT002") && p.ConnectTimeout > 0 && p.Timeout > 0 && p.ConnectTimeout >= p.Timeout {
-		e.emit("PT002", name, d.at("connect_timeout"), "connect_timeout %s ≥ timeout %s never fires: a lost SYN costs a whole %s attempt instead of a quick, safe retry", fmtDur(p.ConnectTimeout), fmtDur(p.Timeout), fmtDur(p.Timeout))
-	}
-	// An attempt waits min(timeout, deadline) (DESIGN §5), so a deadline within the budget
-	// already bounds it.
-	attempt := p.Timeout
-	if p.Deadline > 0 && (attempt == 0 || p.Deadline < attempt) {
-		attempt = p.Deadline
-	}
-	if limit == 0 {
-		reason := "no caller budget declared (caller: {kind: interactive, budget: 3s} or {kind: job, timeout: 20s})"
-		e.skip("PT003", reason)
-		e.skip("PT004", reason)
-	}
-	if d.Profile == "" && e.opts.Profile == "" {
-		e.skip("PT010", "no latency profile (profile: probe.json, or --profile)")
-	}
-	if d.Caller.Kind != "job" || d.Caller.RetryAfter == 0 {
-		e.skip("PT011", "not a queue job with retry_after")
-	}
-	if d.Caller.Rate == 0 {
-		e.skip("PT012", "no caller rate declared (caller: {rate: 50/s})")
-	}
-	if e.applies("PT003") && limit > 0 && attempt > limit {
-		e.emit("PT003", name, d.at("timeout"), "one attempt may wait %s but %s: the call keeps running with nobody waiting for its answer", fmtDur(attempt), fmt.Sprintf(givesUp(d.Caller), fmtDur(limit)))
-	}
-	if e.applies("PT004") && limit > 0 && retries {
-		e.budget(d, limit)
-	}
-	if e.applies("PT005") && retries && !d.Request.Idempotent() && r.NonIdempotent == policy.NonIdempotentAlways && !p.SendsKey(d.Request.IdempotencyKey) {
-		if unknown := outcomeUnknown(retryOn(r)); len(unknown) > 0 {
-			e.emit("PT005", name, d.at("retry.non_idempotent", "retry.on", "request.method"), "a %s after the provider committed will execute twice: %s retried up to %s on %s without an Idempotency-Key", unknown[0], d.Request.Method, attemptsText(r.MaxAttempts), strings.Join(unknown, "/"))
-		}
-	}
-	backoffZero := zeroBackoff(r)
-	if e.applies("PT006") && retries && noJitter(r) && r.Backoff != policy.BackoffDecorrelated && !backoffZero {
-		e.emit("PT006", name, d.at("retry.jitter", "retry.backoff", "retry.max_attempts"), "every client that failed together retries together: %s backoff without jitter sends the retries as synchronized waves (%s)", r.Backoff, delaysText(r))
-	}
-	if e.applies("PT007") && retries {
-		if bad := clientErrors(retryOn(r)); len(bad) > 0 {
-			e.emit("PT007", name, d.at("retry.on"), "retrying %s resends a request the server already rejected: up to %s attempts that fail the same way and only add load", strings.Join(bad, ", "), attemptsCount(r.MaxAttempts))
-		}
-	}
-	if e.applies("PT008") && retries && honoursPushback(retryOn(r)) {
-		switch {
-		case r.RetryAfter == policy.RetryAfterIgnore:
-			e.emit("PT008", name, d.at("retry.retry_after", "retry"), "Retry-After is ignored: after a 429/503 the retry comes back before the dependency said it could serve it, and fails again")
-		case r.HonorsRetryAfter() && r.RetryAfterMax <= 0:
-			e.emit("PT008", name, d.at("retry.retry_after_max", "retry.retry_after", "retry"), "Retry-After is honoured without retry_after_max: one \"Retry-After: 3600\" parks this caller for an hour")
-		}
-	}
-	if e.applies("PT009") {
-		e.amplification(d)
-	}
-	if e.applies("PT010") {
-		if err := e.profile(d); err != nil {
+	for _, r := range e.enabled(func(r *Rule) bool { return r.dependency != nil }) {
+		if err := r.dependency(e.pass(r, d.Name), d); err != nil {
 			return err
 		}
 	}
-	if e.applies("PT011") && d.Caller.Kind == "job" && d.Caller.RetryAfter > 0 {
-		switch {
-		case d.Caller.Timeout <= 0:
-			e.emit("PT011", name, d.at("caller.retry_after", "caller"), "the job has no timeout but the queue re-delivers it after %s: a slow %s call makes the job run twice", fmtDur(d.Caller.RetryAfter), name)
-		case d.Caller.Timeout >= d.Caller.RetryAfter:
-			e.emit("PT011", name, d.at("caller.timeout", "caller"), "the job may run %s but the queue re-delivers it after %s: a slow run is handed to a second worker and the job runs twice", fmtDur(d.Caller.Timeout), fmtDur(d.Caller.RetryAfter))
-		}
-	}
-	if e.applies("PT012") && d.Caller.Rate >= HighVolumeRate && p.Budget == nil && p.Breaker == nil {
-		e.emit("PT012", name, d.at("caller.rate", "policy"), "at %s/s with neither a retry budget nor a breaker, an outage of %s sends up to %s attempts/s at a dependency that is already down", fmtNum(d.Caller.Rate), name, amplifiedRate(d.Caller.Rate, r.MaxAttempts))
-	}
-	if e.applies("PT013") && retries && backoffZero {
-		e.emit("PT013", name, d.at("retry.backoff", "retry.base", "retry.max_attempts"), "%s go out at once: a brief failure becomes %s the load within milliseconds, with no time to recover", retriesText(r.MaxAttempts), attemptsText(r.MaxAttempts))
-	}
-	e.res.Checked = append(e.res.Checked, Checked{Dependency: name, File: e.file.Path, Line: d.Pos.Line, Rules: e.rules, Skipped: e.skipped})
+	e.res.Checked = append(e.res.Checked, Checked{Dependency: d.Name, File: e.file.Path, Line: d.Pos.Line, Rules: e.rules, Skipped: e.skipped})
 	return nil
 }
 
-// budget is PT004: attempts × timeout + Σ worst-case backoff (policy.Retry.WorstCase, DESIGN §5)
-// against the caller's budget.
-func (e *engine) budget(d *Dependency, limit time.Duration) {
-	p := d.Policy
-	r := p.Retry
-	if p.Timeout <= 0 && p.Deadline <= 0 {
-		return // PT001 already says it: there is no bound at all.
-	}
-	if r.MaxAttempts == policy.Unlimited {
-		if p.Deadline <= 0 {
-			e.emit("PT004", d.Name, d.at("retry.max_attempts"), "unlimited attempts and no deadline: a failing %s call retries until it succeeds, long after %s", d.Name, fmt.Sprintf(givesUp(d.Caller), fmtDur(limit)))
-		} else if p.Deadline > limit {
-			e.emit("PT004", d.Name, d.at("deadline", "retry.max_attempts"), "unlimited attempts run until the %s deadline, past %s: the last attempts run for nobody", fmtDur(p.Deadline), limitText(d.Caller, limit))
-		}
-		return
-	}
-	if p.Timeout <= 0 {
-		return
-	}
-	waits := r.WorstCaseWaits(r.MaxAttempts)
-	total := r.WorstCase(r.MaxAttempts, p.Timeout)
-	if p.Deadline > 0 && p.Deadline < total {
-		if p.Deadline <= limit {
-			return // the deadline stops the policy in time
-		}
-		e.emit("PT004", d.Name, d.at("deadline", "retry.max_attempts"), "worst case %s = %s, cut at the %s deadline, still exceeds %s: the last attempts run for nobody", sumText(r, p.Timeout, waits), fmtDur(total), fmtDur(p.Deadline), limitText(d.Caller, limit))
-		return
-	}
-	if total > limit {
-		e.emit("PT004", d.Name, d.at("retry.max_attempts", "timeout"), "worst case %s = %s exceeds %s: the last attempts run for nobody", sumText(r, p.Timeout, waits), fmtDur(total), limitText(d.Caller, limit))
-	}
+// replayedPolicy is one policy of a replayed scenario with the expectations that apply to it.
+type replayedPolicy struct {
+	ReplayedPolicy
+	Scenario string
+	// File is the scenario file, where expectations without a position of their own point.
+	File   string
+	Expect scenario.Expect
 }
 
-// amplification is PT009: Π max_attempts over the file's layers, the policy's own layers
-// and the policy itself.
-func (e *engine) amplification(d *Dependency) {
-	max := e.file.MaxAmplification
-	if max <= 0 {
-		max = DefaultMaxAmplification
-	}
-	product := 1.0
-	var parts []string
-	unlimited := false
-	add := func(name string, n int) {
-		if n == policy.Unlimited {
-			unlimited = true
-			parts = append(parts, name+" unlimited")
-			return
-		}
-		if n < 1 {
-			n = 1
-		}
-		product *= float64(n)
-		parts = append(parts, fmt.Sprintf("%s %d", name, n))
-	}
-	for _, l := range d.Layers {
-		add(l.Name, l.MaxAttempts)
-	}
-	for _, l := range d.Policy.Layers {
-		if l.Policy != nil {
-			add(l.Name, l.Policy.Retry.MaxAttempts)
-		}
-	}
-	add(d.Name, d.Policy.Retry.MaxAttempts)
-	if !unlimited && product <= max {
-		return
-	}
-	// Point at the layers that multiply, or at max_attempts when the policy alone is too much.
-	at := d.at("layers", "retry.max_attempts")
-	if len(d.Layers) == 0 && len(d.Policy.Layers) == 0 {
-		at = d.at("retry.max_attempts")
-	}
-	if unlimited {
-		e.emit("PT009", d.Name, at, "a layer retries without limit: one user request can send unbounded attempts to %s during an outage (%s)", d.Name, strings.Join(parts, " × "))
-		return
-	}
-	e.emit("PT009", d.Name, at, "one user request can become %s attempts on %s during an outage (%s), above max_amplification %s", fmtNum(product), d.Name, strings.Join(parts, " × "), fmtNum(max))
-}
-
-// profile is PT010: the share of the profile's good responses slower than the timeout.
-func (e *engine) profile(d *Dependency) error {
-	path := d.Profile
-	if path == "" {
-		path = e.opts.Profile
-	}
-	if path == "" || d.Policy.Timeout <= 0 {
-		return nil
-	}
-	h, err := e.opts.LoadProfile(path)
+// scenario replays the scenario and runs every enabled scenario rule on each of its policies
+// that has expectations.
+func (e *engine) scenario(ctx context.Context, ref ScenarioRef) error {
+	rep, err := e.opts.Replay(ctx, ref.Path)
 	if err != nil {
-		pos := d.at("profile")
-		if d.Profile == "" {
-			pos = policy.Pos{}
+		if se, ok := err.(*scenario.Error); ok && se.Line > 0 {
+			return se // a problem inside the scenario file: point there
 		}
-		return &scenario.Error{File: fileOr(pos.File, e.file.Path), Line: pos.Line, Col: pos.Col, Field: "profile", Msg: err.Error()}
+		return &scenario.Error{File: e.file.Path, Line: ref.Pos.Line, Col: ref.Pos.Col, Field: "scenarios", Msg: err.Error()}
 	}
-	total := h.TotalCount()
-	if total == 0 {
-		return nil
+	for _, p := range rep.Policies {
+		exp, ok := mergeExpect(rep.Expect["*"], rep.Expect[p.Name])
+		if !ok {
+			continue
+		}
+		rules := e.enabled(func(r *Rule) bool { return r.scenario != nil })
+		if len(rules) == 0 {
+			continue
+		}
+		s := &replayedPolicy{ReplayedPolicy: p, Scenario: rep.Scenario, File: rep.File, Expect: exp}
+		dep := rep.Scenario + "/" + p.Name
+		for _, r := range rules {
+			if err := r.scenario(e.pass(r, dep), s); err != nil {
+				return err
+			}
+		}
+		e.res.Checked = append(e.res.Checked, Checked{Dependency: dep, File: e.file.Path, Line: ref.Pos.Line, Rules: e.rules})
 	}
-	cutoff := d.Cutoff
-	if cutoff <= 0 {
-		cutoff = DefaultCutoff
-	}
-	share := ShareAbove(h, d.Policy.Timeout)
-	if share <= cutoff {
-		return nil
-	}
-	q := 100 * (1 - cutoff)
-	tail := fmt.Sprintf("p%s n/a with %d samples", fmtNum(q), total)
-	if float64(total) >= 1/cutoff {
-		tail = fmt.Sprintf("p%s = %s over %d samples", fmtNum(q), fmtDur(time.Duration(h.ValueAtQuantile(q))*time.Microsecond), total)
-	}
-	e.emit("PT010", d.Name, d.at("timeout"), "timeout %s cuts off %s of good %s responses (%s; cutoff %s): each one is a wasted attempt that the provider may have completed", fmtDur(d.Policy.Timeout), fmtPct(share), d.Name, tail, fmtPct(cutoff))
 	return nil
 }
 
@@ -414,66 +267,6 @@ func ShareAbove(h *hdrhistogram.Histogram, d time.Duration) float64 {
 		}
 	}
 	return float64(above) / float64(total)
-}
-
-// scenario is PT100: replay the scenario and compare each policy with its expectations.
-func (e *engine) scenario(ctx context.Context, ref ScenarioRef) error {
-	rep, err := e.opts.Replay(ctx, ref.Path)
-	if err != nil {
-		if se, ok := err.(*scenario.Error); ok && se.Line > 0 {
-			return se // a problem inside the scenario file: point there
-		}
-		return &scenario.Error{File: e.file.Path, Line: ref.Pos.Line, Col: ref.Pos.Col, Field: "scenarios", Msg: err.Error()}
-	}
-	for _, p := range rep.Policies {
-		exp, ok := mergeExpect(rep.Expect["*"], rep.Expect[p.Name])
-		if !ok {
-			continue
-		}
-		e.rules = nil
-		dep := rep.Scenario + "/" + p.Name
-		if !e.applies("PT100") {
-			continue
-		}
-		checks := []struct {
-			field, expr string
-			percent     bool
-			got         float64
-			what        string
-		}{
-			{"success_rate", exp.SuccessRate, true, p.SuccessRate, "success rate"},
-			{"amplification", exp.Amplification, false, p.Amplification, "amplification"},
-			{"duplicates", exp.Duplicates, false, p.Duplicates, "duplicates"},
-			{"worker_saturation", exp.WorkerSaturation, true, p.WorkerSaturation, "worker saturation"},
-		}
-		for _, c := range checks {
-			if c.expr == "" {
-				continue
-			}
-			pos, ok := exp.Pos[c.field]
-			if !ok {
-				pos = exp.Pos["policy"]
-			}
-			if pos.File == "" {
-				pos.File = rep.File
-			}
-			cmp, err := scenario.ParseComparison(c.expr, c.percent)
-			if err != nil {
-				return &scenario.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Field: "expect." + c.field, Msg: err.Error()}
-			}
-			if cmp.Holds(c.got) {
-				continue
-			}
-			got := fmtNum(c.got)
-			if c.percent {
-				got = fmtPct(c.got)
-			}
-			e.emit("PT100", dep, pos, "scenario %s, policy %s: %s %s, expected %s", rep.Scenario, p.Name, c.what, got, cmp)
-		}
-		line := ref.Pos.Line
-		e.res.Checked = append(e.res.Checked, Checked{Dependency: dep, File: e.file.Path, Line: line, Rules: e.rules})
-	}
-	return nil
 }
 
 // mergeExpect applies the "*" expectations to a policy, field by field, with the policy's
@@ -509,6 +302,9 @@ func mergeExpect(all, own scenario.Expect) (scenario.Expect, bool) {
 func (f *File) ignored(rule string, line int) bool {
 	return f.ignores[line][rule]
 }
+
+// retries says whether the policy retries at all (more than one attempt).
+func retries(r policy.Retry) bool { return r.MaxAttempts > 1 || r.MaxAttempts == policy.Unlimited }
 
 // noJitter applies the policy package's default: "" behaves as none.
 func noJitter(r policy.Retry) bool { return r.Jitter == "" || r.Jitter == policy.JitterNone }
