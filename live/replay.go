@@ -996,20 +996,7 @@ func (r *run) collect(ctx context.Context) {
 	r.mu.Unlock()
 	res.Timeline = r.tl
 	res.FinishedMs = msOf(r.lastEnd)
-	if res.Requests > 0 {
-		res.SuccessRate = float64(res.Succeeded) / float64(res.Requests)
-		res.Amplification = float64(res.Attempts) / float64(res.Requests)
-	}
-	if r.hist.TotalCount() > 0 {
-		res.Latency = replay.Latency{
-			P50Ms: float64(r.hist.ValueAtQuantile(50)) / 1000,
-			P99Ms: float64(r.hist.ValueAtQuantile(99)) / 1000,
-			MaxMs: float64(r.hist.Max()) / 1000,
-		}
-	}
-	for _, s := range r.tl {
-		res.PeakTargetLoadPerS = max(res.PeakTargetLoadPerS, float64(s.Attempts))
-	}
+	res.Derive(r.hist)
 	r.mu.Lock()
 	r.flushBurst()
 	if r.satClients > 0 {
@@ -1017,9 +1004,8 @@ func (r *run) collect(ctx context.Context) {
 	}
 	r.mu.Unlock()
 	res.SaturatedMs = msOf(r.saturated)
-	res.Recovery = replay.RecoveryOf(r.sc, r.tl)
 	// The verdict reads the duplicates and wasted work the server counted: judge last.
-	defer func() { res.Verdict = replay.VerdictOf(r.sc, *res) }()
+	defer res.Judge(r.sc)
 	if r.srv != nil {
 		st := r.srv.Stats()
 		res.Duplicates = int(st.DuplicateSideEffects)

@@ -1,5 +1,10 @@
 package replay
 
+import (
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/patience-dev/patience/scenario"
+)
+
 // Schema is the value of Result.Schema (DESIGN §3).
 const Schema = "patience/replay/v1"
 
@@ -150,4 +155,31 @@ type Second struct {
 	TargetBusy int `json:"target_busy"`
 	// BusyWorkers is the most client workers busy at once during the second, over all clients.
 	BusyWorkers int `json:"busy_workers"`
+}
+
+// Derive fills the fields both engines work out the same way once the counts and the
+// timeline are in: success rate, amplification, latency percentiles from h (microseconds
+// per logical request), and the peak target load.
+func (p *PolicyResult) Derive(h *hdrhistogram.Histogram) {
+	if p.Requests > 0 {
+		p.SuccessRate = float64(p.Succeeded) / float64(p.Requests)
+		p.Amplification = float64(p.Attempts) / float64(p.Requests)
+	}
+	if h.TotalCount() > 0 {
+		p.Latency = Latency{
+			P50Ms: float64(h.ValueAtQuantile(50)) / 1000,
+			P99Ms: float64(h.ValueAtQuantile(99)) / 1000,
+			MaxMs: float64(h.Max()) / 1000,
+		}
+	}
+	for _, s := range p.Timeline {
+		p.PeakTargetLoadPerS = max(p.PeakTargetLoadPerS, float64(s.Attempts))
+	}
+}
+
+// Judge applies the recovery rule and the verdict to a finished result of scenario sc; both
+// engines call it last, when every other field is in.
+func (p *PolicyResult) Judge(sc *scenario.Scenario) {
+	p.Recovery = RecoveryOf(sc, p.Timeline)
+	p.Verdict = VerdictOf(sc, *p)
 }

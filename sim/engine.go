@@ -1069,31 +1069,15 @@ func (e *engine) finish(end time.Duration) {
 	e.second(end - 1)
 	res := &e.res
 	res.Timeline = e.tl
-	if res.Requests > 0 {
-		res.SuccessRate = float64(res.Succeeded) / float64(res.Requests)
-		res.Amplification = float64(res.Attempts) / float64(res.Requests)
-	}
-	if e.hist.TotalCount() > 0 {
-		res.Latency = replay.Latency{
-			P50Ms: float64(e.hist.ValueAtQuantile(50)) / 1000,
-			P99Ms: float64(e.hist.ValueAtQuantile(99)) / 1000,
-			MaxMs: float64(e.hist.Max()) / 1000,
-		}
-	}
-	for _, s := range e.tl {
-		if float64(s.Attempts) > res.PeakTargetLoadPerS {
-			res.PeakTargetLoadPerS = float64(s.Attempts)
-		}
-	}
+	res.Derive(e.hist)
 	e.flushBurst()
 	res.MalformedRetryAfter = e.malformed
-	e.res.Recovery = replay.RecoveryOf(e.sc, e.tl)
 	if e.satClients > 0 {
 		e.saturated += end - e.satSince
 	}
 	res.SaturatedMs = ms(e.saturated)
 	// Judge last: the verdict reads every field above.
-	res.Verdict = replay.VerdictOf(e.sc, *res)
+	res.Judge(e.sc)
 }
 
 // httpTimeFormat is the IMF-fixdate layout of RFC 9110 §5.6.7 (net/http.TimeFormat).
