@@ -67,13 +67,6 @@ func (c Caller) Limit() time.Duration {
 	return c.Budget
 }
 
-// Layer is a caller above the policy that retries on its own.
-type Layer struct {
-	Name        string
-	MaxAttempts int
-	Pos         policy.Pos
-}
-
 // Dependency is one external call and the policy that guards it.
 type Dependency struct {
 	Name    string
@@ -84,7 +77,12 @@ type Dependency struct {
 	Profile string
 	// Cutoff is the share of good responses a timeout may cut off (PT010); 0 = DefaultCutoff.
 	Cutoff float64
-	Layers []Layer
+	// Layers are the file's `layers:`: the callers above this dependency's policy, caller
+	// first, each retrying on its own, as policy.Policy.Layers are for a scenario. A check
+	// file says only how many attempts a layer makes, so each layer's Policy holds
+	// Retry.MaxAttempts and its Source position ("retry.max_attempts") and nothing else:
+	// enough for PT009's product, not a policy to simulate.
+	Layers []policy.Layer
 	Policy *policy.Policy
 	// pos holds where this file set the dependency's own fields ("caller.timeout",
 	// "request.method", "profile", "layers", "policy"), in the same form as Policy.Source.

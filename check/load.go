@@ -302,7 +302,7 @@ func (l *loader) dependency(n *yaml.Node, path string, named map[string]*policy.
 			if err != nil {
 				return nil, err
 			}
-			layer := Layer{Name: fmt.Sprintf("layer %d", i+1), Pos: l.Pos(it)}
+			layer := policy.Layer{Name: fmt.Sprintf("layer %d", i+1)}
 			if nv, ok := lm["name"]; ok {
 				if layer.Name, err = l.Str(nv.Val, lp+".name"); err != nil {
 					return nil, err
@@ -316,14 +316,15 @@ func (l *loader) dependency(n *yaml.Node, path string, named map[string]*policy.
 			if err != nil {
 				return nil, err
 			}
-			if s == "unlimited" {
-				layer.MaxAttempts = policy.Unlimited
-			} else if n, perr := strconv.Atoi(s); perr != nil || n < 1 || n > 1000 {
-				return nil, l.Errf(av.Val, lp+".max_attempts", "want a whole number from 1 to 1000 or unlimited, got %q", s)
-			} else {
-				layer.MaxAttempts = n
+			attempts := policy.Unlimited
+			if s != "unlimited" {
+				n, perr := strconv.Atoi(s)
+				if perr != nil || n < 1 || n > 1000 {
+					return nil, l.Errf(av.Val, lp+".max_attempts", "want a whole number from 1 to 1000 or unlimited, got %q", s)
+				}
+				attempts = n
 			}
-			layer.Pos = l.Pos(av.Val)
+			layer.Policy = &policy.Policy{Retry: policy.Retry{MaxAttempts: attempts}, Source: map[string]policy.Pos{"retry.max_attempts": l.Pos(av.Val)}}
 			d.Layers = append(d.Layers, layer)
 		}
 	}

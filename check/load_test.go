@@ -10,6 +10,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/scenario"
 )
 
@@ -98,7 +99,7 @@ scenarios: [scenarios/checkout.yaml]
 	if d.Profile != filepath.Join("ci", "profiles", "shipping.json") || f.Scenarios[0].Path != filepath.Join("ci", "scenarios", "checkout.yaml") {
 		t.Errorf("paths are not relative to the file: %q %q", d.Profile, f.Scenarios[0].Path)
 	}
-	if len(d.Layers) != 2 || d.Layers[0].MaxAttempts != 3 || d.Layers[1].MaxAttempts != -1 || d.Layers[1].Name != "layer 2" {
+	if len(d.Layers) != 2 || d.Layers[0].Policy.Retry.MaxAttempts != 3 || d.Layers[1].Policy.Retry.MaxAttempts != policy.Unlimited || d.Layers[1].Name != "layer 2" {
 		t.Errorf("layers %+v", d.Layers)
 	}
 	if d.Policy.Timeout != 2*time.Second || d.Policy.Name != "shipping" {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -304,7 +305,8 @@ func retryAfterIgnoredOrUncapped(p *pass, d *Dependency) error {
 }
 
 // layeredAmplification is PT009: Π max_attempts over the file's layers, the policy's own
-// layers and the policy itself.
+// layers and the policy itself (a layer without a policy counts as 1, as in
+// policy.Policy.TheoreticalAmplification).
 func layeredAmplification(p *pass, d *Dependency) error {
 	limit := p.file.MaxAmplification
 	if limit <= 0 {
@@ -325,10 +327,7 @@ func layeredAmplification(p *pass, d *Dependency) error {
 		product *= float64(n)
 		parts = append(parts, fmt.Sprintf("%s %d", name, n))
 	}
-	for _, l := range d.Layers {
-		add(l.Name, l.MaxAttempts)
-	}
-	for _, l := range d.Policy.Layers {
+	for _, l := range slices.Concat(d.Layers, d.Policy.Layers) {
 		if l.Policy != nil {
 			add(l.Name, l.Policy.Retry.MaxAttempts)
 		}
