@@ -172,8 +172,15 @@ func RuleByID(id string) (Rule, bool) {
 // The checks below are the Catalog's, one per rule in ID order. They read the dependency and
 // report through the pass; none reads Catalog (the pass carries the rule).
 
-// noCallerBudget is why PT003 and PT004 have nothing to compare with.
-const noCallerBudget = "no caller budget declared (caller: {kind: interactive, budget: 3s} or {kind: job, timeout: 20s})"
+// callerLimit is what PT003 and PT004 compare with: the caller's whole budget (Caller.Limit).
+// When the file declares none, the rule has nothing to evaluate and the pass says so.
+func callerLimit(p *pass, d *Dependency) time.Duration {
+	limit := d.Caller.Limit()
+	if limit == 0 {
+		p.skip("no caller budget declared (caller: {kind: interactive, budget: 3s} or {kind: job, timeout: 20s})")
+	}
+	return limit
+}
 
 // missingTimeout is PT001.
 func missingTimeout(p *pass, d *Dependency) error {
@@ -201,9 +208,8 @@ func connectTimeoutNotBelowTimeout(p *pass, d *Dependency) error {
 // timeoutExceedsCallerBudget is PT003. An attempt waits min(timeout, deadline) (DESIGN §5), so
 // a deadline within the budget already bounds it.
 func timeoutExceedsCallerBudget(p *pass, d *Dependency) error {
-	limit := d.Caller.Limit()
+	limit := callerLimit(p, d)
 	if limit == 0 {
-		p.skip(noCallerBudget)
 		return nil
 	}
 	pol := d.Policy
@@ -220,9 +226,8 @@ func timeoutExceedsCallerBudget(p *pass, d *Dependency) error {
 // retriesExceedCallerBudget is PT004: attempts × timeout + Σ worst-case backoff
 // (policy.Retry.WorstCase, DESIGN §5) against the caller's budget.
 func retriesExceedCallerBudget(p *pass, d *Dependency) error {
-	limit := d.Caller.Limit()
+	limit := callerLimit(p, d)
 	if limit == 0 {
-		p.skip(noCallerBudget)
 		return nil
 	}
 	pol := d.Policy
