@@ -128,8 +128,9 @@ func (r Request) Idempotent() bool { return IdempotentMethod(r.Method) }
 // scenario and check files are written by people. It is the one definition scenario and
 // check use too.
 func IdempotentMethod(m string) bool {
-	if m == "" {
-		return true // GET
+	switch m {
+	case "", "GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE":
+		return true // "" is GET; the canonical spellings skip the case-folding loop below
 	}
 	for _, im := range [...]string{"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"} {
 		if strings.EqualFold(m, im) {

@@ -15,6 +15,7 @@ const (
 	evBurst                           // the t=0 burst
 	evTargetArrive                    // a bottom attempt reaches the target (after connect)
 	evServiceDone                     // the target finished serving (read, or the whole attempt)
+	evOrphanDone                      // the target finished serving an attempt whose caller had gone
 	evWriteDone                       // single-row conflicts: the conditional write finished
 	evAttemptTimeout                  // the caller's attempt timeout fired
 	evConnectTimeout                  // the caller's connect timeout fired
@@ -27,8 +28,8 @@ const (
 type event struct {
 	at  time.Duration
 	seq uint64 // insertion order breaks ties, so equal times fire deterministically
-	// obj is the *attempt (target and timeout events) or the *call (evRetry) the event is
-	// about. One untyped pointer instead of two typed ones keeps the event at 32 bytes, and
+	// obj is the *attempt (target and timeout events), the *call (evRetry) or the *request
+	// (evOrphanDone, may be nil) the event is about. One untyped pointer instead of two typed ones keeps the event at 32 bytes, and
 	// the heap moves events around a lot; kind says which type it is.
 	obj  unsafe.Pointer
 	gen  uint32 // the object's generation; for evLoop and evBurst, the loop index or burst size
