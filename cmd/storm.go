@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"runtime"
 
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
@@ -105,7 +106,8 @@ func stormRun(ctx context.Context, opts *StormOptions) error {
 		return UsageError(err)
 	}
 	progress, done := stormProgress(opts.IO, opts.Output)
-	res, runErr := storm.Run(ctx, sc, storm.Options{Bisect: !opts.NoBisect, Model: model, Progress: progress})
+	res, runErr := storm.Run(ctx, sc, storm.Options{Bisect: !opts.NoBisect, Model: model, Progress: progress,
+		Parallel: runtime.GOMAXPROCS(0)})
 	done(runErr != nil)
 	if res == nil {
 		return runErr

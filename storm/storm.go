@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/patience-dev/patience/policy"
@@ -23,6 +24,10 @@ type Options struct {
 	Model *Model
 	// Progress, when set, is called after each policy with how many are done.
 	Progress func(done, total int)
+	// Parallel is how many policies run at once (0 or 1: one after the other; `patience
+	// storm` gives GOMAXPROCS). The output does not depend on it; what an interrupted run
+	// returns does (the policies that had finished).
+	Parallel int
 	// engine replaces sim.RunPolicy in tests.
 	engine func(context.Context, *scenario.Scenario, *policy.Policy) (replay.PolicyResult, error)
 }
@@ -78,50 +83,93 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 		res.Analysis = first.Analysis
 		res.Series = Series(first.PolicyResult)
 	}()
-	for i, p := range sc.Policies {
-		pr, err := run(ctx, sc, p)
-		if err != nil {
+	// The policies are independent runs on the same arrivals: they run side by side, one per
+	// core, and are reported in the scenario's order whatever order they finish in.
+	outs := make([]*PolicyResult, len(sc.Policies))
+	errs := make([]error, len(sc.Policies))
+	workers := min(max(opts.Parallel, 1), len(sc.Policies))
+	var mu sync.Mutex
+	done := 0
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				outs[i], errs[i] = runOne(ctx, run, sc, sc.Policies[i], res, opts)
+				if errs[i] == nil && opts.Progress != nil {
+					mu.Lock()
+					done++
+					opts.Progress(done, len(sc.Policies))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range sc.Policies {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	// What finished in order before the first policy that did not is the partial result.
+	for i, out := range outs {
+		if errs[i] != nil || out == nil {
 			res.Interrupted = true
+			err := errs[i]
+			if err == nil {
+				err = ctx.Err()
+			}
 			return res, err
 		}
-		out := NewPolicyResult(pr, Analyse(sc, pr, res.CapacityPerS))
-		if why := fluidOmitted(res.Triggers); why != "" {
-			out.FluidOmitted = why
-		} else if b, ok := FluidBoundFor(p, res.CapacityPerS, MaxWait(sc)); ok {
-			out.FluidBoundPerS, out.FluidBasis = &b.PerS, b.Basis
-			if h, ok := horizonBound(sc, p, res.CapacityPerS, b); ok {
-				out.FluidHorizonBoundPerS = &h
-			}
-		}
-		// A fault that lasts the whole run leaves nothing to recover from: no bisection.
-		if opts.Bisect && res.CapacityPerS != nil && sc.Load.Rate > 0 && !res.WholeRunFault() {
-			c := *res.CapacityPerS
-			tol := c * opts.Tolerance
-			// A deep chain's bound (300/64 = 4.7/s) is below 2% of capacity: search it at a
-			// tenth of the bound instead, or the first probe would already be above it.
-			if out.FluidBoundPerS != nil && *out.FluidBoundPerS < 10*tol {
-				tol = *out.FluidBoundPerS / 10
-			}
-			bis, err := Bisect(ctx, func(ctx context.Context, rate float64) (bool, error) {
-				return recoversAt(ctx, run, sc, p, rate, res.CapacityPerS)
-			}, tol, c, tol)
-			if err != nil {
-				res.Interrupted = true
-				return res, err
-			}
-			out.Bisection = &bis
-			out.StableBelowPerS = &bis.StableBelowPerS
-			out.FluidNote = fluidNote(out.Analysis, bis)
-		}
-		out.Outcome = OutcomeOf(out.Recovery, out.Analysis)
-		// Storm's question is recovery after the trigger: its verdict replaces replay's.
-		out.Verdict = PolicyVerdict(res, out)
-		res.Policies = append(res.Policies, out)
-		if opts.Progress != nil {
-			opts.Progress(i+1, len(sc.Policies))
-		}
+		res.Policies = append(res.Policies, *out)
 	}
 	return res, nil
+}
+
+// runOne simulates policy p and analyses its run (with opts.Bisect, its stable_below_per_s
+// too). It reads res's scenario-wide fields only.
+func runOne(ctx context.Context, run func(context.Context, *scenario.Scenario, *policy.Policy) (replay.PolicyResult, error),
+	sc *scenario.Scenario, p *policy.Policy, res *Result, opts Options) (*PolicyResult, error) {
+	pr, err := run(ctx, sc, p)
+	if err != nil {
+		return nil, err
+	}
+	out := NewPolicyResult(pr, Analyse(sc, pr, res.CapacityPerS))
+	if why := fluidOmitted(res.Triggers); why != "" {
+		out.FluidOmitted = why
+	} else if b, ok := FluidBoundFor(p, res.CapacityPerS, MaxWait(sc)); ok {
+		out.FluidBoundPerS, out.FluidBasis = &b.PerS, b.Basis
+		if h, ok := horizonBound(sc, p, res.CapacityPerS, b); ok {
+			out.FluidHorizonBoundPerS = &h
+		}
+	}
+	// A fault that lasts the whole run leaves nothing to recover from: no bisection.
+	if opts.Bisect && res.CapacityPerS != nil && sc.Load.Rate > 0 && !res.WholeRunFault() {
+		c := *res.CapacityPerS
+		tol := c * opts.Tolerance
+		// A deep chain's bound (300/64 = 4.7/s) is below 2% of capacity: search it at a
+		// tenth of the bound instead, or the first probe would already be above it.
+		if out.FluidBoundPerS != nil && *out.FluidBoundPerS < 10*tol {
+			tol = *out.FluidBoundPerS / 10
+		}
+		bis, err := Bisect(ctx, func(ctx context.Context, rate float64) (bool, error) {
+			return recoversAt(ctx, run, sc, p, rate, res.CapacityPerS)
+		}, tol, c, tol)
+		if err != nil {
+			return nil, err
+		}
+		out.Bisection = &bis
+		out.StableBelowPerS = &bis.StableBelowPerS
+		out.FluidNote = fluidNote(out.Analysis, bis)
+	}
+	out.Outcome = OutcomeOf(out.Recovery, out.Analysis)
+	// Storm's question is recovery after the trigger: its verdict replaces replay's.
+	out.Verdict = PolicyVerdict(res, out)
+	return &out, nil
 }
 
 // fluidOmitted says why the fluid bound does not apply to a run with these triggers, "" when

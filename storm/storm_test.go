@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -278,6 +279,39 @@ func TestPolicyResultJSONOneRecovery(t *testing.T) {
 				t.Errorf("JSON field %q is in both %s and %s", name, prev, typ.Name())
 			}
 			seen[name] = typ.Name()
+		}
+	}
+}
+
+// The policies run side by side (one per core); the result is the same bytes on one core
+// and on two, and in the scenario's order.
+func TestRunIsTheSameOnOneAndTwoCores(t *testing.T) {
+	m := DefaultModel()
+	m.Duration = time.Minute
+	sc := m.Scenario(Mitigations(m.Attempts, time.Second))
+	runOn := func(procs int) []byte {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		res, err := Run(context.Background(), sc, Options{Bisect: true, Tolerance: 0.1, Parallel: runtime.GOMAXPROCS(0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	one, two := runOn(1), runOn(2)
+	if !bytes.Equal(one, two) {
+		t.Fatal("storm output differs between GOMAXPROCS=1 and GOMAXPROCS=2")
+	}
+	for _, parallel := range []int{0, 3} {
+		res, err := Run(context.Background(), sc, Options{Bisect: true, Tolerance: 0.1, Parallel: parallel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := json.Marshal(res); !bytes.Equal(b, one) {
+			t.Fatalf("storm output differs with Parallel %d", parallel)
 		}
 	}
 }
