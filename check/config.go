@@ -1,5 +1,5 @@
 // Package check is the policy gate behind `patience check`: the check file (patience.yaml),
-// its strict loader, and the rules PT001–PT013 of DESIGN §8 plus PT100 (an unmet scenario
+// its strict loader, and the rules PT001–PT014 of DESIGN §8 plus PT100 (an unmet scenario
 // expectation). It computes findings; report/ renders them and cmd/ turns them into an exit
 // code.
 package check
@@ -49,13 +49,29 @@ type ScenarioRef struct {
 // Caller is who waits for the dependency.
 type Caller struct {
 	// Kind is "interactive" (a person or an upstream request waits Budget) or "job" (a queue
-	// worker runs for at most Timeout, and the queue re-delivers after RetryAfter).
+	// worker runs for at most Timeout per run, the queue re-delivers a run still going after
+	// RetryAfter, and re-runs a failed job as Queue says).
 	Kind       string
 	Budget     time.Duration
 	Timeout    time.Duration
 	RetryAfter time.Duration
 	// Rate is the declared request rate per second (0 = not declared).
 	Rate float64
+	// Queue is a job's own retries, the queue re-running the whole job (Laravel $tries,
+	// backoff(), retryUntil(); release() counts as a try): MaxAttempts is the tries (0 = not
+	// declared, policy.Unlimited for unlimited), Backoff/Base/Delays the wait before each
+	// re-run (none when the file gives no backoff: the queue re-delivers at once), Jitter and
+	// JitterFactor how it is spread. It is a layer of its own above the dependency's policy,
+	// which holds the retries within one run (DESIGN §5, "Queue jobs").
+	Queue policy.Retry
+	// RetryUntil is the job's retryUntil(): the queue stops re-running it that long after the
+	// first dispatch, whatever tries are left (0 = not declared).
+	RetryUntil time.Duration
+}
+
+// QueueRetries says whether the queue re-runs the job at all (tries above 1).
+func (c Caller) QueueRetries() bool {
+	return c.Kind == "job" && (c.Queue.MaxAttempts > 1 || c.Queue.MaxAttempts == policy.Unlimited)
 }
 
 // Limit is the caller's whole budget for one logical request: the interactive budget or the
@@ -87,6 +103,16 @@ type Dependency struct {
 	// pos holds where this file set the dependency's own fields ("caller.timeout",
 	// "request.method", "profile", "layers", "policy"), in the same form as Policy.Source.
 	pos map[string]policy.Pos
+}
+
+// set says whether the file (or a preset or base: it names) set the policy field key, as
+// opposed to the loader's default.
+func (d *Dependency) set(key string) bool {
+	if d.Policy == nil {
+		return false
+	}
+	_, ok := d.Policy.Source[key]
+	return ok
 }
 
 // at returns the position of the first key that was set, looking in the dependency's own

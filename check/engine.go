@@ -63,7 +63,7 @@ func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 	if opts.Replay == nil {
 		opts.Replay = replayScenario
 	}
-	res := &Result{Schema: Schema, Version: opts.Version, FailOn: opts.FailOn, Findings: []Finding{}, Checked: []Checked{}, Files: []string{}}
+	res := &Result{Schema: Schema, Version: opts.Version, FailOn: opts.FailOn, Findings: []Finding{}, Suppressed: []Finding{}, Checked: []Checked{}, Files: []string{}}
 	enabled := map[string]bool{}
 	for _, f := range files {
 		res.Files = append(res.Files, f.Path)
@@ -150,24 +150,36 @@ type pass struct {
 	e       *engine
 }
 
-// report records a finding of the pass's rule at at, unless `# patience:ignore` covers that
-// line.
+// report records a finding of the pass's rule at at, with the rule's fix, unless
+// `# patience:ignore` covers that line.
 func (p *pass) report(at policy.Pos, format string, a ...any) {
+	p.reportFix(at, "", format, a...)
+}
+
+// reportFix is report with a fix of the finding's own ("" = the rule's): one that names the
+// field and the value for this dependency, or the queue's field where the queue retries.
+// A finding `# patience:ignore` covers is kept in Result.Suppressed.
+func (p *pass) reportFix(at policy.Pos, fix, format string, a ...any) {
 	e := p.e
 	file := fileOr(at.File, e.file.Path)
-	if file == e.file.Path && e.file.ignored(p.rule.ID, at.Line) {
-		e.res.Summary.Suppressed++
-		return
-	}
 	level := p.rule.Level
 	if l, ok := e.file.Levels[p.rule.ID]; ok {
 		level = l
 	}
-	e.res.Findings = append(e.res.Findings, Finding{
+	if fix == "" {
+		fix = p.rule.Fix
+	}
+	f := Finding{
 		Rule: p.rule.ID, Level: level, Dependency: p.subject, Title: p.rule.Title,
-		Message: fmt.Sprintf(format, a...), Fix: p.rule.Fix,
+		Message: fmt.Sprintf(format, a...), Fix: fix,
 		File: file, Line: at.Line, Col: at.Col,
-	})
+	}
+	if file == e.file.Path && e.file.ignored(p.rule.ID, at.Line) {
+		e.res.Summary.Suppressed++
+		e.res.Suppressed = append(e.res.Suppressed, f)
+		return
+	}
+	e.res.Findings = append(e.res.Findings, f)
 }
 
 // skip records that the rule had nothing to evaluate for the subject.
@@ -203,12 +215,13 @@ func (e *engine) dependency(d *Dependency) error {
 	if d.Policy == nil {
 		d.Policy = &policy.Policy{Retry: policy.Retry{MaxAttempts: 1}}
 	}
+	start := time.Now()
 	for _, r := range e.enabled(func(r *Rule) bool { return r.dependency != nil }) {
 		if err := r.dependency(e.pass(r, d.Name), d); err != nil {
 			return err
 		}
 	}
-	e.res.Checked = append(e.res.Checked, Checked{Dependency: d.Name, File: e.file.Path, Line: d.Pos.Line, Rules: e.rules, Skipped: e.skipped})
+	e.res.Checked = append(e.res.Checked, Checked{Dependency: d.Name, File: e.file.Path, Line: d.Pos.Line, Rules: e.rules, Skipped: e.skipped, Elapsed: time.Since(start)})
 	return nil
 }
 
@@ -224,6 +237,7 @@ type replayedPolicy struct {
 // scenario replays the scenario and runs every enabled scenario rule on each of its policies
 // that has expectations.
 func (e *engine) scenario(ctx context.Context, ref ScenarioRef) error {
+	start, first := time.Now(), len(e.res.Checked)
 	rep, err := e.opts.Replay(ctx, ref.Path)
 	if err != nil {
 		if se, ok := err.(*scenario.Error); ok && se.Line > 0 {
@@ -248,6 +262,13 @@ func (e *engine) scenario(ctx context.Context, ref ScenarioRef) error {
 			}
 		}
 		e.res.Checked = append(e.res.Checked, Checked{Dependency: dep, File: e.file.Path, Line: ref.Pos.Line, Rules: e.rules})
+	}
+	// The replay ran once for every policy: share its time among them.
+	if n := len(e.res.Checked) - first; n > 0 {
+		each := time.Since(start) / time.Duration(n)
+		for i := first; i < len(e.res.Checked); i++ {
+			e.res.Checked[i].Elapsed = each
+		}
 	}
 	return nil
 }
@@ -317,22 +338,6 @@ func retryOn(r policy.Retry) []string {
 	return r.On
 }
 
-// zeroBackoff says whether retries wait nothing at all before jitter (PT013).
-func zeroBackoff(r policy.Retry) bool {
-	switch r.Backoff {
-	case "", policy.BackoffNone:
-		return true
-	case policy.BackoffList:
-		for _, d := range r.Delays {
-			if d > 0 {
-				return false
-			}
-		}
-		return true
-	}
-	return r.Base <= 0
-}
-
 // outcomeUnknown returns the entries of on that retry outcome-unknown failures: timeouts,
 // resets and 5xx (DESIGN §5 classification).
 func outcomeUnknown(on []string) []string {
@@ -365,6 +370,31 @@ func clientErrors(on []string) []string {
 		}
 	}
 	return out
+}
+
+// retries429 says whether on retries 429 (the status a rate limit answers with).
+func retries429(on []string) bool {
+	for _, o := range on {
+		if o == "429" || o == "4xx" {
+			return true
+		}
+	}
+	return false
+}
+
+// queueBackoffText names a queue's backoff: "backoff [10s, 30s]", "constant 5s backoff".
+func queueBackoffText(q policy.Retry) string {
+	switch q.Backoff {
+	case policy.BackoffList:
+		parts := make([]string, len(q.Delays))
+		for i, d := range q.Delays {
+			parts[i] = fmtDur(d)
+		}
+		return "backoff [" + strings.Join(parts, ", ") + "]"
+	case policy.BackoffConstant:
+		return "constant " + fmtDur(q.Base) + " backoff"
+	}
+	return "re-delivery at once"
 }
 
 // honoursPushback says whether on retries a status that carries Retry-After (429, 503).
@@ -448,21 +478,18 @@ func delaysText(r policy.Retry) string {
 	return "waits " + strings.Join(parts, ", ")
 }
 
-// sumText shows PT004's sum: "3 × 5s + 100ms + 200ms".
-// A wait raised by retry_after_max is marked, so the sum says where it comes from.
-func sumText(r policy.Retry, timeout time.Duration, waits []time.Duration) string {
+// sumText shows PT004's sum: "3 × 5s + 100ms + 200ms"; total is the whole sum, for the
+// summary of a long list.
+func sumText(r policy.Retry, timeout time.Duration, waits []time.Duration, total time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d × %s", r.MaxAttempts, fmtDur(timeout))
 	if len(waits) > 6 {
-		sum := r.WorstCase(r.MaxAttempts, 0)
+		sum := total - time.Duration(r.MaxAttempts)*timeout
 		fmt.Fprintf(&b, " + %d waits (%s, %s, %s … up to %s) of %s", r.MaxAttempts-1, fmtDur(waits[0]), fmtDur(waits[1]), fmtDur(waits[2]), fmtDur(waits[len(waits)-1]), fmtDur(sum))
 		return b.String()
 	}
-	for i, w := range waits {
+	for _, w := range waits {
 		b.WriteString(" + " + fmtDur(w))
-		if w > r.MaxDelay(i+1) {
-			b.WriteString(" (Retry-After)")
-		}
 	}
 	return b.String()
 }

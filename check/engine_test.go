@@ -73,8 +73,8 @@ func TestGoodPolicyHasNoFindings(t *testing.T) {
 	if !res.Passed {
 		t.Fatal("want passed")
 	}
-	if got := len(res.Checked[0].Rules); got != 13 {
-		t.Errorf("checked %d rules on the dependency, want 13 (PT001–PT013)", got)
+	if got := len(res.Checked[0].Rules); got != 14 {
+		t.Errorf("checked %d rules on the dependency, want 14 (PT001–PT014)", got)
 	}
 }
 
@@ -124,10 +124,22 @@ func TestRules(t *testing.T) {
   - name: a
     caller: {kind: interactive, budget: 3s}
     policy: {timeout: 1s, retry: {max_attempts: 3, retry_after_max: 100ms}}`, []string{"PT004"}},
-		{"Retry-After cap exceeds budget without deadline", `
+		{"Retry-After that does not fit ends the call: never PT004", `
   - name: a
     caller: {kind: interactive, budget: 3s}
-    policy: {timeout: 500ms, retry: {max_attempts: 2, retry_after_max: 10s}}`, []string{"PT004"}},
+    policy: {timeout: 500ms, retry: {max_attempts: 2, retry_after_max: 10s}}`, nil},
+		{"interactive retry_after_max unset is PT008", `
+  - name: a
+    caller: {kind: interactive, budget: 3s}
+    policy: {timeout: 1s, retry: {max_attempts: 2}}`, []string{"PT008"}},
+		{"interactive retry_after_max unset, deadline within budget", `
+  - name: a
+    caller: {kind: interactive, budget: 3s}
+    policy: {timeout: 1s, deadline: 3s, retry: {max_attempts: 2}}`, nil},
+		{"job retry_after_max unset is fine", `
+  - name: a
+    caller: {kind: job, timeout: 20s}
+    policy: {timeout: 5s, retry: {max_attempts: 2}}`, nil},
 		{"deadline within budget stops in time", `
   - name: a
     caller: {kind: interactive, budget: 3s}
@@ -135,11 +147,11 @@ func TestRules(t *testing.T) {
 		{"deadline past budget", `
   - name: a
     caller: {kind: interactive, budget: 3s}
-    policy: {timeout: 2s, deadline: 5s, retry: {max_attempts: 3}}`, []string{"PT004"}},
+    policy: {timeout: 2s, deadline: 5s, retry: {max_attempts: 3}}`, []string{"PT004", "PT008"}},
 		{"unlimited attempts without deadline", `
   - name: a
     caller: {kind: interactive, budget: 3s}
-    policy: {timeout: 1s, retry: {max_attempts: unlimited}}`, []string{"PT004", "PT009"}},
+    policy: {timeout: 1s, retry: {max_attempts: unlimited}}`, []string{"PT004", "PT008", "PT009"}},
 		{"POST retried always without key", `
   - name: a
     request: {method: POST}
@@ -217,7 +229,7 @@ func TestRules(t *testing.T) {
   - name: a
     caller: {kind: interactive, budget: 3s}
     request: {method: POST}
-    policy: preset:naive`, []string{"PT001", "PT005", "PT007", "PT008", "PT013"}},
+    policy: preset:naive`, []string{"PT001", "PT005", "PT006", "PT007", "PT008", "PT013"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

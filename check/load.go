@@ -177,7 +177,7 @@ func (l *loader) ruleID(n *yaml.Node, path string) (string, error) {
 		return "", err
 	}
 	if _, ok := RuleByID(s); !ok {
-		return "", l.Errf(n, path, "unknown rule %q (rules are PT001–PT013 and PT100)", s)
+		return "", l.Errf(n, path, "unknown rule %q (rules are PT001–PT014 and PT100)", s)
 	}
 	return s, nil
 }
@@ -361,7 +361,7 @@ func prefixField(err error, prefix string) error {
 }
 
 func (l *loader) caller(n *yaml.Node, path string, d *Dependency) error {
-	m, err := l.Mapping(n, path, "kind", "budget", "timeout", "retry_after", "rate")
+	m, err := l.Mapping(n, path, "kind", "budget", "timeout", "retry_after", "rate", "tries", "backoff", "jitter", "jitter_factor", "retry_until")
 	if err != nil {
 		return err
 	}
@@ -378,13 +378,16 @@ func (l *loader) caller(n *yaml.Node, path string, d *Dependency) error {
 		return l.Errf(kv.Val, path+".kind", "want interactive or job, got %q", kind)
 	}
 	d.Caller.Kind = kind
-	allowed := map[string][]string{"interactive": {"kind", "budget", "rate"}, "job": {"kind", "timeout", "retry_after", "rate"}}[kind]
+	allowed := map[string][]string{
+		"interactive": {"kind", "budget", "rate"},
+		"job":         {"kind", "timeout", "retry_after", "rate", "tries", "backoff", "jitter", "jitter_factor", "retry_until"},
+	}[kind]
 	for key, fv := range m {
 		if !slices.Contains(allowed, key) {
 			return l.Errf(fv.Key, path+"."+key, "not a field of %s caller (want one of %s)", map[string]string{"job": "a job", "interactive": "an interactive"}[kind], strings.Join(allowed, ", "))
 		}
 	}
-	for _, key := range []string{"budget", "timeout", "retry_after"} {
+	for _, key := range []string{"budget", "timeout", "retry_after", "retry_until"} {
 		fv, ok := m[key]
 		if !ok {
 			continue
@@ -400,6 +403,8 @@ func (l *loader) caller(n *yaml.Node, path string, d *Dependency) error {
 			d.Caller.Timeout = dur
 		case "retry_after":
 			d.Caller.RetryAfter = dur
+		case "retry_until":
+			d.Caller.RetryUntil = dur
 		}
 		d.pos["caller."+key] = l.Pos(fv.Val)
 	}
@@ -415,5 +420,96 @@ func (l *loader) caller(n *yaml.Node, path string, d *Dependency) error {
 		d.Caller.Rate = r
 		d.pos["caller.rate"] = l.Pos(fv.Val)
 	}
+	if kind == "job" {
+		return l.queue(m, path, d)
+	}
+	return nil
+}
+
+// queue reads a job's own retries — the queue's tries, the backoff between them and their
+// jitter (Laravel $tries, backoff(), retryUntil()) — into Caller.Queue, a policy.Retry so
+// that PT006 and PT013 check the queue's schedule with the same arithmetic as a policy's.
+// Without backoff: the queue re-delivers at once (Laravel's queue:work --backoff=0).
+func (l *loader) queue(m map[string]scenario.Entry, path string, d *Dependency) error {
+	q := policy.Retry{Backoff: policy.BackoffNone, Jitter: policy.JitterNone, RetryAfter: policy.RetryAfterIgnore}
+	if fv, ok := m["tries"]; ok {
+		s, err := l.Scalar(fv.Val, path+".tries", "a whole number ≥ 1 or unlimited")
+		if err != nil {
+			return err
+		}
+		q.MaxAttempts = policy.Unlimited
+		if s != "unlimited" {
+			n, perr := strconv.Atoi(s)
+			if perr != nil || n < 1 || n > 1000 {
+				return l.Errf(fv.Val, path+".tries", "want a whole number from 1 to 1000 or unlimited (Laravel's $tries = 0), got %q", s)
+			}
+			q.MaxAttempts = n
+		}
+		d.pos["caller.tries"] = l.Pos(fv.Val)
+	}
+	if fv, ok := m["backoff"]; ok {
+		bp := path + ".backoff"
+		switch {
+		case fv.Val.Kind == yaml.SequenceNode:
+			items, err := l.Sequence(fv.Val, bp)
+			if err != nil {
+				return err
+			}
+			if len(items) == 0 {
+				return l.Errf(fv.Val, bp, "want at least one delay: [10s, 30s, 90s] (the last repeats)")
+			}
+			for i, it := range items {
+				dl, err := l.Duration(it, fmt.Sprintf("%s[%d]", bp, i))
+				if err != nil {
+					return err
+				}
+				q.Delays = append(q.Delays, dl)
+			}
+			q.Backoff = policy.BackoffList
+		case fv.Val.Kind == yaml.ScalarNode && fv.Val.Value == "none":
+			q.Backoff = policy.BackoffNone
+		default:
+			dl, err := l.Duration(fv.Val, bp)
+			if err != nil {
+				return err
+			}
+			q.Backoff, q.Base = policy.BackoffConstant, dl
+		}
+		d.pos["caller.backoff"] = l.Pos(fv.Val)
+	}
+	if fv, ok := m["jitter"]; ok {
+		kinds := make([]string, 0, len(policy.Jitters()))
+		for _, j := range policy.Jitters() {
+			kinds = append(kinds, string(j))
+		}
+		s, err := l.Enum(fv.Val, path+".jitter", kinds...)
+		if err != nil {
+			return err
+		}
+		q.Jitter = policy.Jitter(s)
+		d.pos["caller.jitter"] = l.Pos(fv.Val)
+	}
+	if fv, ok := m["jitter_factor"]; ok {
+		f, err := l.Number(fv.Val, path+".jitter_factor")
+		if err != nil {
+			return err
+		}
+		q.JitterFactor = f
+		d.pos["caller.jitter_factor"] = l.Pos(fv.Val)
+	}
+	switch {
+	case (q.Jitter == policy.JitterProportional || q.Jitter == policy.JitterRandomized) && q.JitterFactor <= 0:
+		return l.Errf(m["jitter"].Val, path+".jitter_factor", "jitter %s needs jitter_factor (d + U[0, f·d]; random_int(0, intdiv(d, 4)) is 0.25)", q.Jitter)
+	case q.Jitter == policy.JitterRandomized && q.JitterFactor > 1:
+		return l.Errf(m["jitter_factor"].Val, path+".jitter_factor", "jitter randomized needs jitter_factor in (0, 1], got %v", q.JitterFactor)
+	}
+	if q.MaxAttempts == 0 {
+		for _, key := range []string{"backoff", "jitter", "jitter_factor", "retry_until"} {
+			if fv, ok := m[key]; ok {
+				return l.Errf(fv.Key, path+".tries", "%s without tries: how many times does the queue run the job ($tries)?", key)
+			}
+		}
+	}
+	d.Caller.Queue = q
 	return nil
 }

@@ -1,5 +1,13 @@
 package check
 
+import (
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/patience-dev/patience/scenario"
+)
+
 // Schema names the JSON document of `patience check` (DESIGN §3).
 const Schema = "patience/check/v1"
 
@@ -11,6 +19,9 @@ type Result struct {
 	// Files are the check files read, as named on the command line.
 	Files    []string  `json:"files"`
 	Findings []Finding `json:"findings"`
+	// Suppressed are the findings `# patience:ignore` silenced (SARIF emits them with
+	// suppressions); Summary.Suppressed counts them.
+	Suppressed []Finding `json:"suppressed_findings"`
 	// Passed says that no finding is at or above FailOn (--no-fail changes the exit code,
 	// never this).
 	Passed  bool    `json:"passed"`
@@ -21,6 +32,8 @@ type Result struct {
 	// Checked lists what was checked — one entry per dependency (and per replayed scenario
 	// policy) with the rules applied to it — so JUnit can show passing test cases too.
 	Checked []Checked `json:"checked"`
+	// Error is set when check could not run (exit 2): the input error every report renders.
+	Error *InputError `json:"error,omitempty"`
 }
 
 // Finding is one rule that fired on one dependency.
@@ -48,6 +61,9 @@ type Checked struct {
 	// Skipped maps rules that had nothing to evaluate to why (no caller budget, no profile):
 	// they did not pass, they did not apply.
 	Skipped map[string]string `json:"skipped,omitempty"`
+	// Elapsed is how long the rules took on it (a replayed scenario's share of its replay),
+	// JUnit's time.
+	Elapsed time.Duration `json:"-"`
 }
 
 // Summary counts findings.
@@ -70,4 +86,50 @@ func (r *Result) Failing() []Finding {
 		}
 	}
 	return out
+}
+
+// InputError is why check could not run: a check file (or a file it names) that could not be
+// read or is invalid. No rule ran; the command exits 2. Every report format still renders it
+// (a GitHub annotation, a JUnit error, a SARIF tool execution notification), so a CI job that
+// uploads the reports shows the one error instead of failing on a missing file.
+type InputError struct {
+	File string `json:"file"`
+	// Line and Col are 1-based; 0 when the problem has no position (an unreadable file).
+	Line int `json:"line,omitempty"`
+	Col  int `json:"col,omitempty"`
+	// Field is the dotted path of the offending field ("dependencies[0].policy.retyr").
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+}
+
+// Location renders FILE:LINE:COL, leaving out what is unknown.
+func (e *InputError) Location() string {
+	s := e.File
+	if e.Line > 0 {
+		s += ":" + strconv.Itoa(e.Line)
+		if e.Col > 0 {
+			s += ":" + strconv.Itoa(e.Col)
+		}
+	}
+	return s
+}
+
+// InputFailed is the result of a run that could not check anything because of err (a
+// *scenario.Error names the file, line, column and field; any other error is reported
+// against the first of files). It is not Passed.
+func InputFailed(err error, files []string, opts Options) *Result {
+	if opts.FailOn == "" {
+		opts.FailOn = LevelError
+	}
+	res := &Result{Schema: Schema, Version: opts.Version, FailOn: opts.FailOn, Findings: []Finding{}, Suppressed: []Finding{}, Checked: []Checked{}, Files: append([]string{}, files...), Rules: []Rule{}}
+	ie := &InputError{Message: err.Error()}
+	var se *scenario.Error
+	if errors.As(err, &se) {
+		ie = &InputError{File: se.File, Line: se.Line, Col: se.Col, Field: se.Field, Message: se.Msg}
+	}
+	if ie.File == "" && len(files) > 0 {
+		ie.File = files[0]
+	}
+	res.Error = ie
+	return res
 }

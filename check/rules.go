@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/scenario"
 )
 
@@ -59,7 +60,11 @@ type Rule struct {
 	Level Level `json:"level"`
 	// Help says why the rule exists and how to fix what it finds.
 	Help string `json:"help"`
-	// Fix is the one-line fix shown under each finding (Finding.Fix).
+	// Asserts is what a passing check of the rule shows ("every attempt has a timeout"): the
+	// name of its JUnit test case, which passes or fails.
+	Asserts string `json:"asserts"`
+	// Fix is the one-line fix shown under each finding (Finding.Fix) that carries none of its
+	// own; it names the field to change.
 	Fix string `json:"-"`
 	// A rule checks one kind of subject: dependency checks one dependency of a check file,
 	// scenario one policy of a replayed scenario against its expect: lines (PT100).
@@ -71,90 +76,113 @@ type Rule struct {
 // in. Default levels: a finding that will break production on the first bad day (no timeout,
 // a retried charge without a key, a chain that cannot fit its budget, multiplied load, a job
 // that runs twice, an expectation the user wrote down) is an error; a risk that depends on
-// traffic or on the dependency's behaviour is a warning.
+// traffic or on the dependency's behaviour is a warning. Each Fix names the field to change;
+// a finding whose fix depends on its numbers or on where the retries happen (the policy or
+// the queue) carries a fix of its own.
 var Catalog = []Rule{
 	{
 		ID: "PT001", Name: "MissingTimeout", Title: "timeout missing or none", Level: LevelError,
+		Asserts:    "every attempt has a timeout",
 		Help:       "Without a timeout a hung dependency holds the caller's worker forever: requests pile up behind it until the caller runs out of workers (and a dead connection never comes back). Set `timeout:` to a little above the dependency's p99.9 (`patience probe URL` measures it).",
-		Fix:        "set timeout: to the dependency's p99.9 × 1.2 (patience probe URL measures it)",
+		Fix:        "set policy.timeout: to the dependency's p99.9 × 1.2 (patience probe URL measures it)",
 		dependency: missingTimeout,
 	},
 	{
 		ID: "PT002", Name: "ConnectTimeoutNotBelowTimeout", Title: "connect timeout not below the total timeout", Level: LevelWarning,
-		Help:       "The attempt timeout includes connection set-up, so a connect_timeout at or above it never fires: a lost SYN or an unreachable host costs a whole attempt instead of a quick, always-safe retry. Keep connect_timeout well below timeout (about 1.1s survives one lost SYN).",
-		Fix:        "set connect_timeout well below timeout (about 1.1s survives one lost SYN)",
+		Asserts:    "the connect timeout can fire before the attempt timeout",
+		Help:       "The attempt timeout includes connection set-up, so a connect_timeout at or above it never fires: a lost SYN or an unreachable host costs a whole attempt instead of a quick, always-safe retry. Keep connect_timeout well below timeout (about 1.1s survives one lost SYN); when the timeout itself is below that, a separate connect timeout buys nothing: leave it out.",
+		Fix:        "set policy.connect_timeout: well below policy.timeout (about 1.1s survives one lost SYN), or remove it",
 		dependency: connectTimeoutNotBelowTimeout,
 	},
 	{
 		ID: "PT003", Name: "TimeoutExceedsCallerBudget", Title: "attempt timeout exceeds the caller's budget", Level: LevelError,
+		Asserts:    "one attempt fits the caller's budget",
 		Help:       "One attempt may wait longer than the caller itself waits (the interactive budget or the job timeout): the caller gives up first and the call goes on with nobody waiting for its answer. Lower timeout below the budget, or give the caller more time.",
-		Fix:        "lower timeout below the caller's budget",
+		Fix:        "lower policy.timeout below caller.budget (caller.timeout for a job)",
 		dependency: timeoutExceedsCallerBudget,
 	},
 	{
 		ID: "PT004", Name: "RetriesExceedCallerBudget", Title: "attempts × timeout + backoff exceed the caller's budget", Level: LevelError,
-		Help:       "In the worst case every attempt times out and every backoff waits its longest (jitter upper bound, and Retry-After up to retry_after_max when honoured). If that sum exceeds the caller's budget, the last attempts run after the caller gave up: load with no benefit. Lower max_attempts or timeout, or set `deadline:` to the budget so the policy stops on time.",
-		Fix:        "lower max_attempts or timeout, or set deadline: to the caller's budget",
+		Asserts:    "attempts × timeout + backoff fit the caller's budget",
+		Help:       "In the worst case every attempt times out and every backoff waits its longest (the jitter upper bound). If that sum exceeds the caller's budget — the interactive budget, or for a job one run's timeout (the queue's own tries are runs of their own) — the last attempts run after the caller gave up: load with no benefit. A Retry-After the remaining budget cannot hold ends the call instead of being waited for, so it never adds more than the budget. Lower max_attempts or timeout, or set `deadline:` to the budget so the policy stops on time.",
+		Fix:        "lower policy.retry.max_attempts or policy.timeout, or set policy.deadline: to the caller's budget",
 		dependency: retriesExceedCallerBudget,
 	},
 	{
 		ID: "PT005", Name: "NonIdempotentRetryWithoutKey", Title: "non-idempotent request retried without an idempotency key", Level: LevelError,
+		Asserts:    "a non-idempotent request is retried only with an idempotency key",
 		Help:       "A timeout, reset or 5xx leaves the outcome unknown: the provider may have committed before the answer was lost. Retrying a POST/PATCH then executes it twice (two charges, two shipments). Send an Idempotency-Key (the same key on every retry) and use `non_idempotent: with_key`, or do not retry outcome-unknown failures (`non_idempotent: never`). Reported for `non_idempotent: always` without a key (request or policy idempotency_key); `with_key` without a key retries no unknown outcome, as in the simulator, so it is safe and not reported.",
-		Fix:        "send an Idempotency-Key (request: {idempotency_key: true}) with non_idempotent: with_key, or set non_idempotent: never",
+		Fix:        "send an Idempotency-Key (request.idempotency_key: true) with policy.retry.non_idempotent: with_key, or set policy.retry.non_idempotent: never",
 		dependency: nonIdempotentRetryWithoutKey,
 	},
 	{
 		ID: "PT006", Name: "RetriesWithoutJitter", Title: "retries without jitter", Level: LevelWarning,
-		Help:       "Without jitter every client that failed together retries together: the retries arrive as synchronized waves that hit a recovering dependency at the same instant (AWS Architecture Blog, \"Exponential Backoff And Jitter\", 2015). Use `jitter: full` (or decorrelated backoff).",
-		Fix:        "set retry.jitter: full",
+		Asserts:    "retries are jittered",
+		Help:       "Without jitter every client that failed together retries together: the retries arrive as synchronized waves that hit a recovering dependency at the same instant (AWS Architecture Blog, \"Exponential Backoff And Jitter\", 2015). Use `jitter: full` (or decorrelated backoff); for a queue job, a backoff() that adds random_int(0, d/4) (`caller: {jitter: proportional, jitter_factor: 0.25}`). Evaluated on its own: zero backoff without jitter is PT006 and PT013.",
+		Fix:        "set policy.retry.jitter: full",
 		dependency: retriesWithoutJitter,
 	},
 	{
 		ID: "PT007", Name: "RetriesOnClientErrors", Title: "retries on 4xx other than 408/409/429", Level: LevelWarning,
+		Asserts:    "only 408, 409 and 429 are retried among 4xx",
 		Help:       "A 4xx other than 408 (request timeout), 409 (conflict, e.g. the same key still in flight) and 429 (too many requests) says the request itself is wrong; sending it again fails the same way and only adds load (RFC 9110 §15.5). Retry 408, 409 and 429 only.",
-		Fix:        "retry only 408, 409, 429 among 4xx (on: [connect, timeout, reset, 408, 409, 429, 5xx])",
+		Fix:        "set policy.retry.on: [connect, timeout, reset, 408, 409, 429, 5xx] (no other 4xx)",
 		dependency: retriesOnClientErrors,
 	},
 	{
 		ID: "PT008", Name: "RetryAfterIgnoredOrUncapped", Title: "Retry-After ignored or uncapped", Level: LevelWarning,
-		Help:       "Retry-After (RFC 9110 §10.2.3) is the dependency telling you when it can take the request again; ignoring it retries into a 429/503 that is guaranteed to fail again. Honouring it without a cap lets one header park a caller for hours. Use `retry_after: honor` with `retry_after_max:` bounded by your budget.",
-		Fix:        "set retry.retry_after: honor and retry.retry_after_max: to a bound within the budget",
+		Asserts:    "Retry-After is honoured within a cap",
+		Help:       "Retry-After (RFC 9110 §10.2.3) is the dependency telling you when it can take the request again; ignoring it retries into a 429/503 that is guaranteed to fail again. Honouring it without a cap lets one header park a caller for hours; on an interactive caller, leaving retry_after_max unset takes the default (1m), far beyond what a person waits. Use `retry_after: honor` with `retry_after_max:` bounded by your budget.",
+		Fix:        "set policy.retry.retry_after: honor and policy.retry.retry_after_max: to a bound within the caller's budget",
 		dependency: retryAfterIgnoredOrUncapped,
 	},
 	{
 		ID: "PT009", Name: "LayeredAmplification", Title: "layered retry amplification above max_amplification", Level: LevelError,
-		Help:       "Every layer that retries multiplies the attempts of the layers below: 3 layers × 4 attempts = 64 attempts on the dependency for one user request, exactly when it is overloaded. Retry at one layer only (usually the one closest to the dependency), or lower max_attempts so the product stays under max_amplification.",
-		Fix:        "retry at one layer only, or lower max_attempts so their product stays within max_amplification",
+		Asserts:    "layered attempts stay within max_amplification",
+		Help:       "Every layer that retries multiplies the attempts of the layers below: 3 layers × 4 attempts = 64 attempts on the dependency for one user request, exactly when it is overloaded. A queue job's tries are a layer too (a gateway retrying 3 times inside a job the queue tries 6 times sends 18). Retry at one layer only (for a job, the queue), or lower max_attempts so the product stays under max_amplification.",
+		Fix:        "retry at one layer only: lower policy.retry.max_attempts (or layers[].max_attempts, caller.tries) so the product stays within max_amplification",
 		dependency: layeredAmplification,
 	},
 	{
 		ID: "PT010", Name: "TimeoutBelowMeasuredLatency", Title: "timeout below the measured latency tail", Level: LevelWarning,
+		Asserts:    "the timeout is above the measured latency tail",
 		Help:       "A timeout below the profile's p(1-cutoff) cuts off good responses that were merely slow: each one costs a wasted attempt (and a retry of work the provider may have done). Raise timeout to the profile's p99.9 × 1.2 (`patience probe --budget` recommends one), or accept the cut-off rate consciously with `cutoff:`.",
-		Fix:        "raise timeout above the profile's tail (p99.9 × 1.2), or set cutoff: to the share you accept",
+		Fix:        "raise policy.timeout above the profile's tail (p99.9 × 1.2), or set cutoff: to the share you accept",
 		dependency: timeoutBelowMeasuredLatency,
 	},
 	{
 		ID: "PT011", Name: "JobTimeoutNotBelowRetryAfter", Title: "queue job timeout at or above the queue's retry_after", Level: LevelError,
+		Asserts:    "the job timeout is below the queue's retry_after",
 		Help:       "When a job may run longer than the queue's visibility timeout (Laravel retry_after, SQS visibility timeout), the queue hands the same job to a second worker while the first is still running: the job runs twice. Keep the job timeout several seconds below retry_after.",
-		Fix:        "keep the job timeout below the queue's retry_after (or raise retry_after)",
+		Fix:        "lower caller.timeout several seconds below caller.retry_after (or raise caller.retry_after)",
 		dependency: jobTimeoutNotBelowRetryAfter,
 	},
 	{
 		ID: "PT012", Name: "NoBudgetOrBreaker", Title: "no retry budget or circuit breaker on a high-volume dependency", Level: LevelWarning,
+		Asserts:    "a high-volume dependency has a retry budget or a breaker",
 		Help:       "At high request rates an outage turns every retry into extra load on a dependency that is already down, and without a breaker every caller keeps waiting for timeouts. A retry budget (token bucket or ratio, SRE book ch. 22) caps the extra load; a breaker fails fast. \"High-volume\" means a declared caller rate of at least 10 requests/s (`caller: {rate: 50/s}`).",
-		Fix:        "add a retry budget (budget: {kind: token_bucket, ...}) or a breaker",
+		Fix:        "add policy.budget: {kind: token_bucket} or policy.breaker: {failure_rate: 50%}",
 		dependency: noBudgetOrBreaker,
 	},
 	{
-		ID: "PT013", Name: "ImmediateRetries", Title: "immediate retries (zero backoff)", Level: LevelWarning,
-		Help:       "Retrying at once gives the dependency no time to recover and turns a brief failure into a burst of max_attempts× the load within milliseconds. Use exponential backoff with a base of at least tens of milliseconds, with jitter.",
-		Fix:        "use backoff: exponential with base: 100ms or more, and jitter: full",
+		ID: "PT013", Name: "ImmediateRetries", Title: "immediate retries (zero or fixed short backoff)", Level: LevelWarning,
+		Asserts:    "retries wait, and the waits grow",
+		Help:       "Retrying at once gives the dependency no time to recover and turns a brief failure into a burst of max_attempts× the load within milliseconds; a fixed short interval (under 1s, two retries or more) keeps pressing a dependency that is recovering (\"固定の短い間隔で再送すると、回復しかけた相手を再び押しつぶします\"). Use exponential backoff with a base of at least tens of milliseconds, with jitter; for a queue job, a growing backoff() such as [10s, 30s, 90s, 270s, 600s]. Evaluated on its own: zero backoff without jitter is PT006 and PT013.",
+		Fix:        "set policy.retry.backoff: exponential with policy.retry.base: 100ms or more (and policy.retry.jitter: full)",
 		dependency: immediateRetries,
 	},
 	{
+		ID: "PT014", Name: "ReleasesUseUpTries", Title: "429 releases use up a job's tries", Level: LevelWarning,
+		Asserts:    "a run of 429s cannot use up the job's tries",
+		Help:       "A job that honours a 429's Retry-After by releasing itself (Laravel $this->release($retryAfter)) spends a try on every release: a dependency that rate-limits for a while uses up every try and the job fails for good, although nothing was wrong with it. Bound the job by time instead — retryUntil() (`caller: {retry_until: 2h}`) — or raise tries well above what the backoff needs.",
+		Fix:        "set caller.retry_until: to how long the job may keep trying (retryUntil()), or raise caller.tries",
+		dependency: releasesUseUpTries,
+	},
+	{
 		ID: "PT100", Name: "ScenarioExpectationUnmet", Title: "scenario expectation unmet", Level: LevelError,
+		Asserts:  "the scenario's expectations hold",
 		Help:     "A scenario listed under `scenarios:` was replayed in the simulator and one of its `expect:` lines did not hold for this policy. Replay it with `patience replay FILE` to see the timeline, then change the policy or the expectation.",
-		Fix:      "replay the scenario (patience replay FILE) and change the policy or the expectation",
+		Fix:      "replay the scenario (patience replay FILE) and change the policy or its expect: line",
 		scenario: scenarioExpectationUnmet,
 	},
 }
@@ -182,6 +210,15 @@ func callerLimit(p *pass, d *Dependency) time.Duration {
 	return limit
 }
 
+// limitField names the field that holds the caller's limit: caller.budget, or caller.timeout
+// for a job.
+func limitField(c Caller) string {
+	if c.Kind == "job" {
+		return "caller.timeout"
+	}
+	return "caller.budget"
+}
+
 // missingTimeout is PT001.
 func missingTimeout(p *pass, d *Dependency) error {
 	pol := d.Policy
@@ -196,11 +233,17 @@ func missingTimeout(p *pass, d *Dependency) error {
 	return nil
 }
 
-// connectTimeoutNotBelowTimeout is PT002.
+// connectTimeoutNotBelowTimeout is PT002. Below the lost-SYN floor (probe.DefaultConnectFloor)
+// the attempt timeout already bounds the connect: the fix is to leave connect_timeout out, as
+// probe recommends.
 func connectTimeoutNotBelowTimeout(p *pass, d *Dependency) error {
 	pol := d.Policy
 	if pol.ConnectTimeout > 0 && pol.Timeout > 0 && pol.ConnectTimeout >= pol.Timeout {
-		p.report(d.at("connect_timeout"), "connect_timeout %s ≥ timeout %s never fires: a lost SYN costs a whole %s attempt instead of a quick, safe retry", fmtDur(pol.ConnectTimeout), fmtDur(pol.Timeout), fmtDur(pol.Timeout))
+		fix := fmt.Sprintf("set policy.connect_timeout: %s (below policy.timeout %s; it survives one lost SYN)", fmtDur(probe.DefaultConnectFloor), fmtDur(pol.Timeout))
+		if pol.Timeout <= probe.DefaultConnectFloor {
+			fix = fmt.Sprintf("remove policy.connect_timeout: below %s a separate connect timeout buys nothing (policy.timeout %s already bounds the connect)", fmtDur(probe.DefaultConnectFloor), fmtDur(pol.Timeout))
+		}
+		p.reportFix(d.at("connect_timeout"), fix, "connect_timeout %s ≥ timeout %s never fires: a lost SYN costs a whole %s attempt instead of a quick, safe retry", fmtDur(pol.ConnectTimeout), fmtDur(pol.Timeout), fmtDur(pol.Timeout))
 	}
 	return nil
 }
@@ -218,13 +261,17 @@ func timeoutExceedsCallerBudget(p *pass, d *Dependency) error {
 		attempt = pol.Deadline
 	}
 	if attempt > limit {
-		p.report(d.at("timeout"), "one attempt may wait %s but %s: the call keeps running with nobody waiting for its answer", fmtDur(attempt), fmt.Sprintf(givesUp(d.Caller), fmtDur(limit)))
+		fix := fmt.Sprintf("lower policy.timeout below %s %s, or raise %s", limitField(d.Caller), fmtDur(limit), limitField(d.Caller))
+		p.reportFix(d.at("timeout"), fix, "one attempt may wait %s but %s: the call keeps running with nobody waiting for its answer", fmtDur(attempt), fmt.Sprintf(givesUp(d.Caller), fmtDur(limit)))
 	}
 	return nil
 }
 
-// retriesExceedCallerBudget is PT004: attempts × timeout + Σ worst-case backoff
-// (policy.Retry.WorstCase, DESIGN §5) against the caller's budget.
+// retriesExceedCallerBudget is PT004: in-run attempts × timeout + Σ worst-case backoff
+// (policy.Retry.WorstCaseWithin, DESIGN §5) against the caller's budget — for a job, one run
+// against the job timeout: the queue's tries are runs of their own (caller.tries), checked by
+// PT006, PT009, PT013 and PT014. A Retry-After that does not fit the remaining budget ends the
+// call, so it never adds more than the budget.
 func retriesExceedCallerBudget(p *pass, d *Dependency) error {
 	limit := callerLimit(p, d)
 	if limit == 0 {
@@ -235,28 +282,38 @@ func retriesExceedCallerBudget(p *pass, d *Dependency) error {
 	if !retries(r) || (pol.Timeout <= 0 && pol.Deadline <= 0) {
 		return nil // no retries, or PT001 already says it: there is no bound at all
 	}
+	field := limitField(d.Caller)
 	if r.MaxAttempts == policy.Unlimited {
+		fix := fmt.Sprintf("set policy.deadline: %s (%s), or a number in policy.retry.max_attempts", fmtDur(limit), field)
 		if pol.Deadline <= 0 {
-			p.report(d.at("retry.max_attempts"), "unlimited attempts and no deadline: a failing %s call retries until it succeeds, long after %s", d.Name, fmt.Sprintf(givesUp(d.Caller), fmtDur(limit)))
+			p.reportFix(d.at("retry.max_attempts"), fix, "unlimited attempts and no deadline: a failing %s call retries until it succeeds, long after %s", d.Name, fmt.Sprintf(givesUp(d.Caller), fmtDur(limit)))
 		} else if pol.Deadline > limit {
-			p.report(d.at("deadline", "retry.max_attempts"), "unlimited attempts run until the %s deadline, past %s: the last attempts run for nobody", fmtDur(pol.Deadline), limitText(d.Caller, limit))
+			p.reportFix(d.at("deadline", "retry.max_attempts"), fix, "unlimited attempts run until the %s deadline, past %s: the last attempts run for nobody", fmtDur(pol.Deadline), limitText(d.Caller, limit))
 		}
 		return nil
 	}
 	if pol.Timeout <= 0 {
 		return nil
 	}
-	waits := r.WorstCaseWaits(r.MaxAttempts)
-	total := r.WorstCase(r.MaxAttempts, pol.Timeout)
+	waits := r.BackoffWaits(r.MaxAttempts)
+	total := r.WorstCaseWithin(r.MaxAttempts, pol.Timeout, limit)
+	fits := r.AttemptsWithin(pol.Timeout, limit, r.MaxAttempts)
+	fix := fmt.Sprintf("set policy.retry.max_attempts: %d (the most that fit %s %s), or policy.deadline: %s", max(fits, 1), field, fmtDur(limit), fmtDur(limit))
+	if fits <= 1 {
+		fix = fmt.Sprintf("set policy.retry.max_attempts: 1 (no retry fits %s %s), or lower policy.timeout", field, fmtDur(limit))
+	}
+	if d.Caller.Kind == "job" && d.Caller.Queue.MaxAttempts == 0 {
+		fix += "; if these are the queue's retries ($tries, backoff()), declare them as caller.tries and caller.backoff: policy.retry is the retries within one run"
+	}
 	if pol.Deadline > 0 && pol.Deadline < total {
 		if pol.Deadline <= limit {
 			return nil // the deadline stops the policy in time
 		}
-		p.report(d.at("deadline", "retry.max_attempts"), "worst case %s = %s, cut at the %s deadline, still exceeds %s: the last attempts run for nobody", sumText(r, pol.Timeout, waits), fmtDur(total), fmtDur(pol.Deadline), limitText(d.Caller, limit))
+		p.reportFix(d.at("deadline", "retry.max_attempts"), fix, "worst case %s = %s, cut at the %s deadline, still exceeds %s: the last attempts run for nobody", sumText(r, pol.Timeout, waits, total), fmtDur(total), fmtDur(pol.Deadline), limitText(d.Caller, limit))
 		return nil
 	}
 	if total > limit {
-		p.report(d.at("retry.max_attempts", "timeout"), "worst case %s = %s exceeds %s: the last attempts run for nobody", sumText(r, pol.Timeout, waits), fmtDur(total), limitText(d.Caller, limit))
+		p.reportFix(d.at("retry.max_attempts", "timeout"), fix, "worst case %s = %s exceeds %s: the last attempts run for nobody", sumText(r, pol.Timeout, waits, total), fmtDur(total), limitText(d.Caller, limit))
 	}
 	return nil
 }
@@ -273,11 +330,21 @@ func nonIdempotentRetryWithoutKey(p *pass, d *Dependency) error {
 	return nil
 }
 
-// retriesWithoutJitter is PT006. Zero backoff is PT013's: jitter would not help it.
+// retriesWithoutJitter is PT006, on the policy's retries and on the queue's re-runs of a job.
+// It is evaluated on its own: zero backoff without jitter is PT006 and PT013 (the fix of one
+// does not fix the other).
 func retriesWithoutJitter(p *pass, d *Dependency) error {
 	r := d.Policy.Retry
-	if retries(r) && noJitter(r) && r.Backoff != policy.BackoffDecorrelated && !zeroBackoff(r) {
-		p.report(d.at("retry.jitter", "retry.backoff", "retry.max_attempts"), "every client that failed together retries together: %s backoff without jitter sends the retries as synchronized waves (%s)", r.Backoff, delaysText(r))
+	if retries(r) && noJitter(r) && r.Backoff != policy.BackoffDecorrelated {
+		kind := string(r.Backoff) + " backoff"
+		if r.Backoff == policy.BackoffNone || r.Backoff == "" {
+			kind = "no backoff"
+		}
+		p.report(d.at("retry.jitter", "retry.backoff", "retry.max_attempts"), "every client that failed together retries together: %s without jitter sends the retries as synchronized waves (%s)", kind, delaysText(r))
+	}
+	if q := d.Caller.Queue; d.Caller.QueueRetries() && noJitter(q) {
+		p.reportFix(d.at("caller.jitter", "caller.backoff", "caller.tries"), "set caller.jitter: proportional with caller.jitter_factor: 0.25 (backoff() returning d + random_int(0, intdiv(d, 4)))",
+			"every job that failed together is re-run together: the queue's %s without jitter re-delivers them as synchronized waves (%s)", queueBackoffText(q), delaysText(q))
 	}
 	return nil
 }
@@ -294,24 +361,58 @@ func retriesOnClientErrors(p *pass, d *Dependency) error {
 	return nil
 }
 
-// retryAfterIgnoredOrUncapped is PT008.
+// retryAfterIgnoredOrUncapped is PT008: Retry-After ignored, honoured without a cap, or — on
+// an interactive caller — honoured with retry_after_max left unset, so the default cap (1m)
+// applies to a caller that waits seconds. A deadline within the budget ends such a wait, so
+// then the unset cap is harmless.
 func retryAfterIgnoredOrUncapped(p *pass, d *Dependency) error {
-	r := d.Policy.Retry
+	pol := d.Policy
+	r := pol.Retry
 	if !retries(r) || !honoursPushback(retryOn(r)) {
 		return nil
 	}
+	capFix := "set policy.retry.retry_after_max: " + fmtDur(retryAfterBound(d)) + " (a Retry-After wait and one more attempt fit the caller's budget)"
 	switch {
 	case r.RetryAfter == policy.RetryAfterIgnore:
-		p.report(d.at("retry.retry_after", "retry"), "Retry-After is ignored: after a 429/503 the retry comes back before the dependency said it could serve it, and fails again")
+		p.reportFix(d.at("retry.retry_after", "retry"), "set policy.retry.retry_after: honor with policy.retry.retry_after_max: "+fmtDur(retryAfterBound(d)), "Retry-After is ignored: after a 429/503 the retry comes back before the dependency said it could serve it, and fails again")
 	case r.HonorsRetryAfter() && r.RetryAfterMax <= 0:
-		p.report(d.at("retry.retry_after_max", "retry.retry_after", "retry"), "Retry-After is honoured without retry_after_max: one \"Retry-After: 3600\" parks this caller for an hour")
+		p.reportFix(d.at("retry.retry_after_max", "retry.retry_after", "retry"), capFix, "Retry-After is honoured without retry_after_max: one \"Retry-After: 3600\" parks this caller for an hour")
+	case r.HonorsRetryAfter() && d.Caller.Kind == "interactive" && !d.set("retry.retry_after_max"):
+		budget := d.Caller.Budget
+		if pol.Deadline > 0 && (budget == 0 || pol.Deadline <= budget) {
+			return nil // the deadline ends a wait that does not fit
+		}
+		if budget > 0 && r.RetryAfterMax <= budget-pol.Timeout {
+			return nil
+		}
+		past := "longer than a person waits"
+		if budget > 0 {
+			past = "past the caller's " + fmtDur(budget) + " budget"
+		}
+		p.reportFix(d.at("retry.retry_after", "retry.max_attempts", "retry"), capFix, "policy.retry.retry_after_max is not set: the default %s lets one Retry-After park this interactive caller for %s, %s", fmtDur(r.RetryAfterMax), fmtDur(r.RetryAfterMax), past)
 	}
 	return nil
 }
 
-// layeredAmplification is PT009: Π max_attempts over the file's layers, the policy's own
-// layers and the policy itself (a layer without a policy counts as 1, as in
-// policy.Policy.TheoreticalAmplification).
+// retryAfterBound is the retry_after_max PT008 suggests: what is left of the caller's budget
+// after one attempt, else 1s for an interactive caller and the default cap for a job.
+func retryAfterBound(d *Dependency) time.Duration {
+	if limit := d.Caller.Limit(); limit > 0 {
+		if left := limit - d.Policy.Timeout; left >= time.Second || d.Policy.Timeout <= 0 {
+			return left.Truncate(time.Second)
+		} else if left > 0 {
+			return left
+		}
+	}
+	if d.Caller.Kind == "job" {
+		return time.Minute
+	}
+	return time.Second
+}
+
+// layeredAmplification is PT009: Π attempts over the queue's tries of a job, the file's
+// layers, the policy's own layers and the policy itself (a layer without a policy counts as
+// 1, as in policy.Policy.TheoreticalAmplification).
 func layeredAmplification(p *pass, d *Dependency) error {
 	limit := p.file.MaxAmplification
 	if limit <= 0 {
@@ -332,6 +433,15 @@ func layeredAmplification(p *pass, d *Dependency) error {
 		product *= float64(n)
 		parts = append(parts, fmt.Sprintf("%s %d", name, n))
 	}
+	queue := d.Caller.QueueRetries()
+	if queue {
+		tries, bound := queueTries(d.Caller)
+		name := "queue tries"
+		if bound {
+			name = "queue tries within retry_until " + fmtDur(d.Caller.RetryUntil)
+		}
+		add(name, tries)
+	}
 	for _, l := range slices.Concat(d.Layers, d.Policy.Layers) {
 		if l.Policy != nil {
 			add(l.Name, l.Policy.Retry.MaxAttempts)
@@ -341,17 +451,57 @@ func layeredAmplification(p *pass, d *Dependency) error {
 	if !unlimited && product <= limit {
 		return nil
 	}
-	// Point at the layers that multiply, or at max_attempts when the policy alone is too much.
+	// Point at the layers that multiply, or at max_attempts when the policy alone is too much
+	// (or retries inside a job the queue already retries: the seeds retry at one layer, the
+	// queue).
 	at := d.at("layers", "retry.max_attempts")
-	if len(d.Layers) == 0 && len(d.Policy.Layers) == 0 {
+	fix := ""
+	switch {
+	case queue && len(d.Layers) == 0 && len(d.Policy.Layers) == 0 && retries(d.Policy.Retry):
+		at = d.at("retry.max_attempts")
+		fix = "set policy.retry.max_attempts: 1 and let the queue retry (caller.tries), or lower caller.tries"
+	case queue && !retries(d.Policy.Retry) && len(d.Layers) == 0 && len(d.Policy.Layers) == 0:
+		at = d.at("caller.tries")
+		fix = "lower caller.tries (or bound them with caller.retry_until)"
+	case len(d.Layers) == 0 && len(d.Policy.Layers) == 0:
 		at = d.at("retry.max_attempts")
 	}
 	if unlimited {
-		p.report(at, "a layer retries without limit: one user request can send unbounded attempts to %s during an outage (%s)", d.Name, strings.Join(parts, " × "))
+		p.reportFix(at, fix, "a layer retries without limit: one user request can send unbounded attempts to %s during an outage (%s)", d.Name, strings.Join(parts, " × "))
 		return nil
 	}
-	p.report(at, "one user request can become %s attempts on %s during an outage (%s), above max_amplification %s", fmtNum(product), d.Name, strings.Join(parts, " × "), fmtNum(limit))
+	p.reportFix(at, fix, "one user request can become %s attempts on %s during an outage (%s), above max_amplification %s", fmtNum(product), d.Name, strings.Join(parts, " × "), fmtNum(limit))
 	return nil
+}
+
+// queueTries is how many times the queue may run a job: its tries, or with unlimited tries
+// and retry_until the runs whose shortest waits (backoff before jitter, which only adds) fit
+// retry_until (bound = true); Unlimited when nothing bounds them.
+func queueTries(c Caller) (n int, bound bool) {
+	q := c.Queue
+	if q.MaxAttempts != policy.Unlimited {
+		return q.MaxAttempts, false
+	}
+	if c.RetryUntil <= 0 {
+		return policy.Unlimited, false
+	}
+	shortest := q
+	shortest.Jitter, shortest.JitterFactor = policy.JitterNone, 0
+	const most = 10000
+	var elapsed time.Duration
+	n = 1
+	for n < most {
+		w := shortest.MaxDelay(n)
+		if w <= 0 {
+			return policy.Unlimited, false // immediate re-runs: only the job timeout paces them
+		}
+		if elapsed+w > c.RetryUntil {
+			break
+		}
+		elapsed += w
+		n++
+	}
+	return n, true
 }
 
 // timeoutBelowMeasuredLatency is PT010: the share of the profile's good responses slower than
@@ -406,7 +556,7 @@ func jobTimeoutNotBelowRetryAfter(p *pass, d *Dependency) error {
 	}
 	switch {
 	case c.Timeout <= 0:
-		p.report(d.at("caller.retry_after", "caller"), "the job has no timeout but the queue re-delivers it after %s: a slow %s call makes the job run twice", fmtDur(c.RetryAfter), d.Name)
+		p.reportFix(d.at("caller.retry_after", "caller"), "set caller.timeout: several seconds below caller.retry_after "+fmtDur(c.RetryAfter)+" (Laravel $timeout)", "the job has no timeout but the queue re-delivers it after %s: a slow %s call makes the job run twice", fmtDur(c.RetryAfter), d.Name)
 	case c.Timeout >= c.RetryAfter:
 		p.report(d.at("caller.timeout", "caller"), "the job may run %s but the queue re-delivers it after %s: a slow run is handed to a second worker and the job runs twice", fmtDur(c.Timeout), fmtDur(c.RetryAfter))
 	}
@@ -426,12 +576,103 @@ func noBudgetOrBreaker(p *pass, d *Dependency) error {
 	return nil
 }
 
-// immediateRetries is PT013.
+// ShortInterval is the fixed wait below which PT013 calls retries "as good as immediate" when
+// the waits do not grow and there are two retries or more: the seeds' "固定の短い間隔".
+// One retry after a short wait is the seeds' interactive design and is not reported.
+const ShortInterval = time.Second
+
+// immediateRetries is PT013, on the policy's retries and on the queue's re-runs of a job:
+// a retry that waits nothing, or retries that wait the same short interval.
 func immediateRetries(p *pass, d *Dependency) error {
 	r := d.Policy.Retry
-	if retries(r) && zeroBackoff(r) {
-		p.report(d.at("retry.backoff", "retry.base", "retry.max_attempts"), "%s go out at once: a brief failure becomes %s the load within milliseconds, with no time to recover", retriesText(r.MaxAttempts), attemptsText(r.MaxAttempts))
+	if what, ok := immediate(r); ok {
+		keys := []string{"retry.base", "retry.backoff", "retry.max_attempts"}
+		if r.Backoff == policy.BackoffList {
+			keys = []string{"retry.delays", "retry.backoff", "retry.max_attempts"}
+		}
+		p.report(d.at(keys...), "%s: a brief failure becomes %s the load within %s, with no time to recover", what, attemptsText(r.MaxAttempts), soonText(r))
 	}
+	if q := d.Caller.Queue; d.Caller.QueueRetries() {
+		if what, ok := immediate(q); ok {
+			if _, set := d.pos["caller.backoff"]; !set {
+				what = "caller.backoff is not set, so the queue re-runs a failed job at once (Laravel's queue:work --backoff=0)"
+			}
+			p.reportFix(d.at("caller.backoff", "caller.tries"), "set caller.backoff: [10s, 30s, 90s, 270s, 600s] (growing waits, as the seeds' backoff() returns)", "%s: the queue's %s tries land on %s within %s, with no time to recover", what, attemptsCount(q.MaxAttempts), d.Name, soonText(q))
+		}
+	}
+	return nil
+}
+
+// immediate says what makes r's retries immediate: a zero wait, or two retries or more at a
+// fixed wait below ShortInterval.
+func immediate(r policy.Retry) (string, bool) {
+	if !retries(r) {
+		return "", false
+	}
+	n := r.MaxAttempts
+	if n == policy.Unlimited {
+		n = 4
+	}
+	waits := r.BackoffWaits(n)
+	zero := 0
+	for _, w := range waits {
+		if w <= 0 {
+			zero++
+		}
+	}
+	switch {
+	case zero == len(waits):
+		return retriesText(r.MaxAttempts) + " go out at once", true
+	case zero > 0:
+		return fmt.Sprintf("%s at once (%s)", map[bool]string{true: "a retry goes out", false: fmt.Sprintf("%d retries go out", zero)}[zero == 1], delaysText(r)), true
+	}
+	if len(waits) < 2 || waits[0] >= ShortInterval {
+		return "", false
+	}
+	for _, w := range waits[1:] {
+		if w != waits[0] {
+			return "", false
+		}
+	}
+	return fmt.Sprintf("%s wait a fixed %s each", retriesText(r.MaxAttempts), fmtDur(waits[0])), true
+}
+
+// soonText is how soon r's retries are all sent (the sum of their longest waits).
+func soonText(r policy.Retry) string {
+	n := r.MaxAttempts
+	if n == policy.Unlimited {
+		n = 4
+	}
+	var sum time.Duration
+	for _, w := range r.BackoffWaits(n) {
+		sum += w
+	}
+	if sum < time.Millisecond {
+		return "milliseconds"
+	}
+	return fmtDur(sum)
+}
+
+// releasesUseUpTries is PT014: a job that honours Retry-After through release() (the policy
+// retries 429 and honours Retry-After, so once its own attempts are spent the job releases
+// itself for that long) spends a try on every release; with a number of tries and no
+// retry_until, a dependency that rate-limits long enough fails the job for good.
+func releasesUseUpTries(p *pass, d *Dependency) error {
+	c := d.Caller
+	if c.Kind != "job" || c.Queue.MaxAttempts == 0 {
+		p.skip("not a queue job with tries (caller: {kind: job, tries: 6})")
+		return nil
+	}
+	r := d.Policy.Retry
+	if c.Queue.MaxAttempts == policy.Unlimited || c.RetryUntil > 0 || r.RetryAfter == policy.RetryAfterIgnore || !retries429(retryOn(r)) {
+		return nil
+	}
+	ra := r.RetryAfterMax
+	if ra <= 0 {
+		ra = time.Minute
+	}
+	n := c.Queue.MaxAttempts
+	p.report(d.at("caller.tries", "caller"), "each 429 ends a run with release(Retry-After), and a release counts as a try: %d 429s in a row (%s of rate limiting at Retry-After %s) use up all %d tries and the job fails for good", n, fmtDur(time.Duration(n)*ra), fmtDur(ra), n)
 	return nil
 }
 

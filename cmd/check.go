@@ -8,9 +8,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/patience-dev/patience/check"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
-	"github.com/patience-dev/patience/check"
 	"github.com/spf13/cobra"
 )
 
@@ -44,7 +44,7 @@ func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 	opts := &CheckOptions{IO: f.IO}
 	c := &cobra.Command{
 		Use:   "check [FILE...]",
-		Short: "Check timeout and retry policies against rules PT001–PT013 (a CI gate)",
+		Short: "Check timeout and retry policies against rules PT001–PT014 (a CI gate)",
 		Long:  checkLong(),
 		Example: `  patience check                                   # reads patience.yaml
   patience check -o github --report junit=check.xml --report sarif=check.sarif
@@ -152,22 +152,23 @@ func checkRun(opts *CheckOptions) error {
 			return UsageErrorf("%s: no such file (patience check --init writes a starter, or name the files to check)", check.DefaultFile)
 		}
 	}
+	copts := check.Options{FailOn: failOn, Profile: opts.Profile, Version: currentVersion().Version}
 	var files []*check.File
 	for _, p := range paths {
 		f, err := check.LoadFile(p)
 		if err != nil {
-			return UsageError(err)
+			return checkInputFailed(opts, render, targets, check.InputFailed(err, paths, copts), err)
 		}
 		files = append(files, f)
 	}
-	res, err := check.Run(ctx, files, check.Options{FailOn: failOn, Profile: opts.Profile, Version: currentVersion().Version})
+	res, err := check.Run(ctx, files, copts)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return ErrInterrupted
 		}
 		var se *scenario.Error
 		if errors.As(err, &se) {
-			return UsageError(err)
+			return checkInputFailed(opts, render, targets, check.InputFailed(err, paths, copts), err)
 		}
 		return err
 	}
@@ -176,6 +177,36 @@ func checkRun(opts *CheckOptions) error {
 	if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
 		return err
 	}
+	if err := writeCheckReports(opts, targets, res); err != nil {
+		return err
+	}
+	if !res.Passed && !opts.NoFail {
+		return GateFailed(nil)
+	}
+	return nil
+}
+
+// checkInputFailed renders an input error where CI reads it — as the one annotation of
+// -o github, the document of -o json/junit/sarif, every --report file and the step summary —
+// and then exits 2 with the error on stderr. Text and Markdown on stdout would only repeat
+// stderr, so they print nothing.
+func checkInputFailed(opts *CheckOptions, render report.Renderer[*check.Result], targets []reportTarget, res *check.Result, cause error) error {
+	switch opts.Output {
+	case "", "text", "markdown":
+	default:
+		if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
+			return err
+		}
+	}
+	if err := writeCheckReports(opts, targets, res); err != nil {
+		return UsageError(errors.Join(cause, err))
+	}
+	return UsageError(cause)
+}
+
+// writeCheckReports writes every --report file and appends Markdown to the step summary,
+// after stdout was rendered; a file that cannot be written is an input error (exit 2).
+func writeCheckReports(opts *CheckOptions, targets []reportTarget, res *check.Result) error {
 	var writeErrs []error
 	for _, t := range targets {
 		if err := writeReport(t.path, false, t.render, res); err != nil {
@@ -189,9 +220,6 @@ func checkRun(opts *CheckOptions) error {
 	}
 	if len(writeErrs) > 0 {
 		return UsageError(errors.Join(writeErrs...))
-	}
-	if !res.Passed && !opts.NoFail {
-		return GateFailed(nil)
 	}
 	return nil
 }

@@ -57,15 +57,40 @@ func (r *Retry) WorstCase(attempts int, timeout time.Duration) time.Duration {
 	return clampF(total)
 }
 
-// AttemptsWithin is the largest k ≤ limit (first try included) with WorstCase(k, timeout) ≤
-// budget: how many attempts of timeout each fit a caller's budget with r's backoff between
-// them. It is 0 when not even one attempt fits (or timeout ≤ 0, which fits nothing useful).
+// BackoffWaits lists the waits the client chooses itself before each retry of `attempts`
+// attempts: WorstCaseWaits with Retry-After left out (MaxDelay(n), retry 1 first).
+func (r *Retry) BackoffWaits(attempts int) []time.Duration {
+	own := *r
+	own.RetryAfter = RetryAfterIgnore
+	return own.WorstCaseWaits(attempts)
+}
+
+// WorstCaseWithin is WorstCase for a caller that gives up after budget, with a client that
+// knows it: a Retry-After the remaining budget cannot hold ends the call instead of being
+// waited for (what Call.Next does at a deadline, and what a good client does without one),
+// so Retry-After never takes the sum past budget. Only the attempts and the backoff the
+// client chooses itself (at its jitter upper bound) can: the result is the worst case without
+// Retry-After when that exceeds budget, else min(WorstCase, budget). `check` rule PT004
+// compares it with the caller's budget.
+func (r *Retry) WorstCaseWithin(attempts int, timeout, budget time.Duration) time.Duration {
+	own := *r
+	own.RetryAfter = RetryAfterIgnore
+	if w := own.WorstCase(attempts, timeout); w > budget {
+		return w
+	}
+	return min(r.WorstCase(attempts, timeout), budget)
+}
+
+// AttemptsWithin is the largest k ≤ limit (first try included) with WorstCaseWithin(k,
+// timeout, budget) ≤ budget: how many attempts of timeout each fit a caller's budget with r's
+// backoff between them (a Retry-After that does not fit ends the call, so it never costs an
+// attempt). It is 0 when not even one attempt fits (or timeout ≤ 0, which fits nothing useful).
 func (r *Retry) AttemptsWithin(timeout, budget time.Duration, limit int) int {
 	if timeout <= 0 {
 		return 0
 	}
 	k := 0
-	for k < limit && r.WorstCase(k+1, timeout) <= budget {
+	for k < limit && r.WorstCaseWithin(k+1, timeout, budget) <= budget {
 		k++
 	}
 	return k

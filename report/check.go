@@ -18,6 +18,14 @@ var CheckFormats = Registry[*check.Result]{
 	"github":   CheckGitHub,
 }
 
+// inputMessage is an input error without its location: "FIELD: message".
+func inputMessage(e *check.InputError) string {
+	if e.Field != "" {
+		return e.Field + ": " + e.Message
+	}
+	return e.Message
+}
+
 // checkVerdict is the one line that leads every human report: pass or fail, counts, scope.
 func checkVerdict(r *check.Result) (mark, word, counts string) {
 	mark, word = "✓", "passed"
@@ -69,6 +77,11 @@ func CheckText(w io.Writer, r *check.Result, opts Options) error {
 		verdict = st.Bad
 	}
 	var b strings.Builder
+	if e := r.Error; e != nil {
+		fmt.Fprintf(&b, "%s %s\n", st.Bad.Render("✗ check could not run:"), st.Verdict.Render(e.Location()+": "+inputMessage(e)))
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
 	fmt.Fprintf(&b, "%s %s\n", verdict.Render(mark+" check "+word+":"), st.Verdict.Render(counts))
 	fmt.Fprintf(&b, "%s\n", st.Muted.Render(fmt.Sprintf("%s · fail on %s · %s", checkScope(r), r.FailOn, plural(len(r.Rules), "rule"))))
 	if r.Summary.Suppressed > 0 {
@@ -100,6 +113,11 @@ func CheckText(w io.Writer, r *check.Result, opts Options) error {
 func CheckMarkdown(w io.Writer, r *check.Result, _ Options) error {
 	mark, word, counts := checkVerdict(r)
 	var b strings.Builder
+	if e := r.Error; e != nil {
+		fmt.Fprintf(&b, "## patience check ✗ could not run\n\n`%s`: %s\n", mdEscape(e.Location()), mdEscape(inputMessage(e)))
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
 	fmt.Fprintf(&b, "## patience check %s %s\n\n", mark, word)
 	fmt.Fprintf(&b, "**%s** · %s · fail on %s\n\n", counts, mdEscape(checkScope(r)), r.FailOn)
 	if r.Summary.Suppressed > 0 {

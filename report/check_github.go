@@ -14,6 +14,20 @@ import (
 // packages/core/src/command.ts): data escapes %, CR and LF; properties also : and ,.
 func CheckGitHub(w io.Writer, r *check.Result, _ Options) error {
 	var b strings.Builder
+	if e := r.Error; e != nil {
+		// An input error is the one annotation: the file could not be checked.
+		props := []string{"file=" + GitHubProperty(e.File)}
+		if e.Line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", e.Line))
+			if e.Col > 0 {
+				props = append(props, fmt.Sprintf("col=%d", e.Col))
+			}
+		}
+		props = append(props, "title="+GitHubProperty("patience check: invalid input"))
+		fmt.Fprintf(&b, "::error %s::%s\n", strings.Join(props, ","), GitHubData(inputMessage(e)))
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
 	for _, f := range r.Findings {
 		cmd := "warning"
 		if f.Level == check.LevelError {

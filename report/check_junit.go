@@ -4,7 +4,9 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/patience-dev/patience/check"
 )
@@ -18,6 +20,9 @@ type junitSuites struct {
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -27,7 +32,9 @@ type junitSuite struct {
 	Failures int         `xml:"failures,attr"`
 	Errors   int         `xml:"errors,attr"`
 	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
+	elapsed  time.Duration
 }
 
 type junitCase struct {
@@ -35,7 +42,9 @@ type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	File      string        `xml:"file,attr,omitempty"`
 	Line      int           `xml:"line,attr,omitempty"`
+	Time      string        `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Error     *junitFailure `xml:"error,omitempty"`
 	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 }
 
@@ -49,9 +58,15 @@ type junitFailure struct {
 	Text    string `xml:",chardata"`
 }
 
-// CheckJUnit renders one test case per dependency × rule: a failure for each rule that found
-// something (type = its level), skipped for a rule that had nothing to evaluate (no caller
-// budget, no profile), passing otherwise. One test suite per check file.
+// junitTime renders seconds with millisecond precision, as JUnit readers expect.
+func junitTime(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) }
+
+// CheckJUnit renders one test case per dependency × rule, named after what the rule asserts
+// ("PT001 every attempt has a timeout"), so the name reads right whether the case passed or
+// failed: a failure for each rule that found something (type = its level), skipped for a
+// rule that had nothing to evaluate (no caller budget, no profile), passing otherwise. One
+// test suite per check file, with tests, failures, errors, skipped and time totals. An input
+// error (exit 2) is one test case with an <error> in the suite of its file.
 func CheckJUnit(w io.Writer, r *check.Result, _ Options) error {
 	type key struct{ dep, rule string }
 	found := map[key][]check.Finding{}
@@ -59,22 +74,45 @@ func CheckJUnit(w io.Writer, r *check.Result, _ Options) error {
 		k := key{f.Dependency, f.Rule}
 		found[k] = append(found[k], f)
 	}
-	titles := map[string]string{}
+	asserts := map[string]string{}
 	for _, rule := range r.Rules {
-		titles[rule.ID] = rule.Title
+		asserts[rule.ID] = rule.Asserts
 	}
 	out := junitSuites{Name: "patience check"}
 	index := map[string]int{}
-	for _, c := range r.Checked {
-		i, ok := index[c.File]
+	suite := func(file string) *junitSuite {
+		i, ok := index[file]
 		if !ok {
 			i = len(out.Suites)
-			index[c.File] = i
-			out.Suites = append(out.Suites, junitSuite{Name: c.File})
+			index[file] = i
+			out.Suites = append(out.Suites, junitSuite{Name: file})
 		}
-		s := &out.Suites[i]
+		return &out.Suites[i]
+	}
+	if e := r.Error; e != nil {
+		s := suite(e.File)
+		msg := e.Message
+		if e.Field != "" {
+			msg = e.Field + ": " + msg
+		}
+		s.Cases = append(s.Cases, junitCase{Classname: e.File, Name: "the check file is valid", File: e.File, Line: e.Line, Time: junitTime(0),
+			Error: &junitFailure{Message: msg, Type: "input", Text: e.Location() + ": " + msg}})
+		s.Tests++
+		s.Errors++
+	}
+	for _, c := range r.Checked {
+		s := suite(c.File)
+		s.elapsed += c.Elapsed
+		per := time.Duration(0)
+		if len(c.Rules) > 0 {
+			per = c.Elapsed / time.Duration(len(c.Rules))
+		}
 		for _, id := range c.Rules {
-			tc := junitCase{Classname: c.Dependency, Name: id + " " + titles[id], File: c.File, Line: c.Line}
+			name := id
+			if a := asserts[id]; a != "" {
+				name += " " + a
+			}
+			tc := junitCase{Classname: c.Dependency, Name: name, File: c.File, Line: c.Line, Time: junitTime(per)}
 			if fs := found[key{c.Dependency, id}]; len(fs) > 0 {
 				var text, msgs []string
 				level := check.LevelWarning
@@ -88,17 +126,26 @@ func CheckJUnit(w io.Writer, r *check.Result, _ Options) error {
 				tc.File, tc.Line = fs[0].File, fs[0].Line
 				tc.Failure = &junitFailure{Message: strings.Join(msgs, "; "), Type: string(level), Text: strings.Join(text, "\n")}
 				s.Failures++
-				out.Failures++
 			}
 			if reason, ok := c.Skipped[id]; ok && tc.Failure == nil {
 				tc.Skipped = &junitSkipped{Message: reason}
 				s.Skipped++
 			}
 			s.Tests++
-			out.Tests++
 			s.Cases = append(s.Cases, tc)
 		}
 	}
+	var total time.Duration
+	for i := range out.Suites {
+		s := &out.Suites[i]
+		s.Time = junitTime(s.elapsed)
+		total += s.elapsed
+		out.Tests += s.Tests
+		out.Failures += s.Failures
+		out.Errors += s.Errors
+		out.Skipped += s.Skipped
+	}
+	out.Time = junitTime(total)
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}

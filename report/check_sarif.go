@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/patience-dev/patience/check"
@@ -25,8 +27,31 @@ type SARIFLog struct {
 
 // SARIFRun is one run of one tool.
 type SARIFRun struct {
-	Tool    SARIFTool     `json:"tool"`
-	Results []SARIFResult `json:"results"`
+	Tool SARIFTool `json:"tool"`
+	// Invocations says whether the run could check anything: an input error (exit 2) is a
+	// toolExecutionNotification of an unsuccessful invocation (SARIF §3.20).
+	Invocations []SARIFInvocation `json:"invocations"`
+	Results     []SARIFResult     `json:"results"`
+}
+
+// SARIFInvocation is one invocation of the tool (SARIF §3.20).
+type SARIFInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []SARIFNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+// SARIFNotification is a notification (SARIF §3.58): here, the input error.
+type SARIFNotification struct {
+	Level     string          `json:"level"`
+	Message   SARIFText       `json:"message"`
+	Locations []SARIFLocation `json:"locations,omitempty"`
+}
+
+// SARIFSuppression says a result was suppressed (SARIF §3.35): `# patience:ignore` is a
+// suppression in the source.
+type SARIFSuppression struct {
+	Kind          string `json:"kind"`
+	Justification string `json:"justification,omitempty"`
 }
 
 // SARIFTool describes the tool.
@@ -69,6 +94,9 @@ type SARIFResult struct {
 	Level     string          `json:"level"`
 	Message   SARIFText       `json:"message"`
 	Locations []SARIFLocation `json:"locations"`
+	// Suppressions is set on findings `# patience:ignore` silenced, which code scanning
+	// shows as dismissed rather than not at all.
+	Suppressions []SARIFSuppression `json:"suppressions,omitempty"`
 }
 
 // SARIFLocation wraps a physical location.
@@ -116,32 +144,69 @@ func CheckSARIF(w io.Writer, r *check.Result, _ Options) error {
 		})
 	}
 	results := []SARIFResult{}
-	for _, f := range r.Findings {
+	add := func(f check.Finding, suppressed bool) {
 		msg := f.Dependency + ": " + f.Message
 		if f.Fix != "" {
 			msg += " Fix: " + f.Fix + "."
 		}
-		loc := SARIFPhysicalLocation{ArtifactLocation: SARIFArtifact{URI: sarifURI(f.File)}}
-		if f.Line > 0 {
-			loc.Region = &SARIFRegion{StartLine: f.Line, StartColumn: f.Col}
-		}
-		results = append(results, SARIFResult{
+		res := SARIFResult{
 			RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Level),
 			Message:   SARIFText{Text: msg},
-			Locations: []SARIFLocation{{PhysicalLocation: loc}},
-		})
+			Locations: []SARIFLocation{{PhysicalLocation: sarifPhysical(f.File, f.Line, f.Col)}},
+		}
+		if suppressed {
+			res.Suppressions = []SARIFSuppression{{Kind: "inSource", Justification: "# patience:ignore " + f.Rule}}
+		}
+		results = append(results, res)
 	}
-	log := SARIFLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []SARIFRun{{Tool: SARIFTool{Driver: driver}, Results: results}}}
+	for _, f := range r.Findings {
+		add(f, false)
+	}
+	for _, f := range r.Suppressed {
+		add(f, true)
+	}
+	inv := SARIFInvocation{ExecutionSuccessful: r.Error == nil}
+	if e := r.Error; e != nil {
+		msg := e.Message
+		if e.Field != "" {
+			msg = e.Field + ": " + msg
+		}
+		inv.ToolExecutionNotifications = []SARIFNotification{{Level: "error", Message: SARIFText{Text: msg},
+			Locations: []SARIFLocation{{PhysicalLocation: sarifPhysical(e.File, e.Line, e.Col)}}}}
+	}
+	log := SARIFLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []SARIFRun{{Tool: SARIFTool{Driver: driver}, Invocations: []SARIFInvocation{inv}, Results: results}}}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(log)
 }
 
-// sarifURI turns a file path into a relative URI reference: forward slashes, no "./".
-func sarifURI(p string) string {
-	p = strings.ReplaceAll(p, `\`, "/")
-	for strings.HasPrefix(p, "./") {
-		p = p[2:]
+// sarifPhysical is a file and, when known, the region at line:col.
+func sarifPhysical(file string, line, col int) SARIFPhysicalLocation {
+	loc := SARIFPhysicalLocation{ArtifactLocation: SARIFArtifact{URI: sarifURI(file)}}
+	if line > 0 {
+		loc.Region = &SARIFRegion{StartLine: line, StartColumn: col}
 	}
+	return loc
+}
+
+// sarifWorkDir is the directory artifact URIs are relative to (a variable for tests).
+var sarifWorkDir = os.Getwd
+
+// sarifURI turns a file path into a URI reference relative to the working directory, as
+// code scanning wants (it resolves them against the checkout): forward slashes, no "./". An
+// absolute path inside the working directory is made relative; one outside it becomes a
+// file:// URI, which is still a location a reader can open.
+func sarifURI(p string) string {
+	if filepath.IsAbs(p) {
+		if wd, err := sarifWorkDir(); err == nil {
+			if rel, err := filepath.Rel(wd, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				p = rel
+			} else {
+				return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
+			}
+		}
+	}
+	p = filepath.ToSlash(filepath.Clean(p))
+	p = strings.ReplaceAll(p, `\`, "/")
 	return (&url.URL{Path: p}).EscapedPath()
 }

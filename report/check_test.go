@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/patience-dev/patience/internal/golden"
 	"github.com/patience-dev/patience/check"
+	"github.com/patience-dev/patience/internal/golden"
 )
 
 // checkFixture is a check file with one finding of most kinds, one clean dependency and
@@ -51,6 +52,9 @@ func checkResult(t *testing.T, text string) *check.Result {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i := range res.Checked {
+		res.Checked[i].Elapsed = 0 // JUnit's time: byte-stable goldens
 	}
 	return res
 }
@@ -136,11 +140,21 @@ func TestSARIFShape(t *testing.T) {
 		}
 	}
 	results := run["results"].([]any)
-	if len(results) != len(res.Findings) || len(results) == 0 {
-		t.Fatalf("results %d, findings %d", len(results), len(res.Findings))
+	if len(results) != len(res.Findings)+len(res.Suppressed) || len(results) == 0 || len(res.Suppressed) == 0 {
+		t.Fatalf("results %d, findings %d + suppressed %d", len(results), len(res.Findings), len(res.Suppressed))
 	}
+	if inv := run["invocations"].([]any)[0].(map[string]any); inv["executionSuccessful"] != true {
+		t.Errorf("invocation %v", inv)
+	}
+	suppressed := 0
 	for _, r := range results {
 		result := r.(map[string]any)
+		if sup, ok := result["suppressions"].([]any); ok {
+			suppressed++
+			if kind := sup[0].(map[string]any)["kind"]; kind != "inSource" {
+				t.Errorf("suppression kind %v", kind)
+			}
+		}
 		id := result["ruleId"].(string)
 		if int(result["ruleIndex"].(float64)) != ids[id] {
 			t.Errorf("%s: ruleIndex %v does not point at its rule (%d)", id, result["ruleIndex"], ids[id])
@@ -159,13 +173,87 @@ func TestSARIFShape(t *testing.T) {
 			t.Errorf("%s: region %v", id, region)
 		}
 	}
+	if suppressed != len(res.Suppressed) {
+		t.Errorf("%d results with suppressions, want %d (the PT008 # patience:ignore)", suppressed, len(res.Suppressed))
+	}
+}
+
+// TestSARIFURIRelativeToWorkDir: code scanning resolves artifact URIs against the checkout,
+// so an absolute path inside the working directory is made relative to it.
+func TestSARIFURIRelativeToWorkDir(t *testing.T) {
+	wd := filepath.Join(string(filepath.Separator), "repo")
+	defer func(f func() (string, error)) { sarifWorkDir = f }(sarifWorkDir)
+	sarifWorkDir = func() (string, error) { return wd, nil }
+	tests := map[string]string{
+		filepath.Join(wd, "ci", "patience.yaml"):                         "ci/patience.yaml",
+		"./patience.yaml":                                                "patience.yaml",
+		filepath.Join("ci", "a b.yaml"):                                  "ci/a%20b.yaml",
+		filepath.Join(string(filepath.Separator), "elsewhere", "p.yaml"): "file:///elsewhere/p.yaml",
+	}
+	for in, want := range tests {
+		if got := sarifURI(in); got != want {
+			t.Errorf("sarifURI(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestCheckInputError: an input error (exit 2) is rendered by every CI format — one
+// ::error annotation at FILE:LINE:COL, a JUnit <error>, a SARIF tool execution notification —
+// so uploading the reports shows it.
+func TestCheckInputError(t *testing.T) {
+	_, err := check.Load("patience.yaml", []byte("dependencies:\n  - name: api\n    policy:\n      retyr: {max_attempts: 3}\n"))
+	if err == nil {
+		t.Fatal("want an input error")
+	}
+	res := check.InputFailed(err, []string{"patience.yaml"}, check.Options{Version: "1.2.3"})
+	gh := string(renderCheck(t, "github", res, false))
+	if !strings.HasPrefix(gh, "::error file=patience.yaml,line=4,col=7,title=patience check%3A invalid input::dependencies[0].policy.retyr: unknown field") || strings.Count(gh, "\n") != 1 {
+		t.Errorf("github:\n%s", gh)
+	}
+	var suites struct {
+		Tests  int `xml:"tests,attr"`
+		Errors int `xml:"errors,attr"`
+		Suites []struct {
+			Cases []struct {
+				Name  string `xml:"name,attr"`
+				Line  int    `xml:"line,attr"`
+				Error *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"error"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(renderCheck(t, "junit", res, false), &suites); err != nil {
+		t.Fatal(err)
+	}
+	if suites.Tests != 1 || suites.Errors != 1 || len(suites.Suites) != 1 || suites.Suites[0].Cases[0].Error == nil || suites.Suites[0].Cases[0].Line != 4 {
+		t.Errorf("junit: %+v", suites)
+	}
+	var log SARIFLog
+	if err := json.Unmarshal(renderCheck(t, "sarif", res, false), &log); err != nil {
+		t.Fatal(err)
+	}
+	inv := log.Runs[0].Invocations[0]
+	if inv.ExecutionSuccessful || len(inv.ToolExecutionNotifications) != 1 || inv.ToolExecutionNotifications[0].Locations[0].PhysicalLocation.Region.StartLine != 4 {
+		t.Errorf("sarif invocation: %+v", inv)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(renderCheck(t, "json", res, false), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc["passed"] != false || doc["error"].(map[string]any)["line"] != 4.0 {
+		t.Errorf("json: %v", doc)
+	}
 }
 
 func TestJUnitIsValidXML(t *testing.T) {
 	res := checkResult(t, checkFixture)
 	var suites struct {
-		Tests    int `xml:"tests,attr"`
-		Failures int `xml:"failures,attr"`
+		Tests    int    `xml:"tests,attr"`
+		Failures int    `xml:"failures,attr"`
+		Errors   int    `xml:"errors,attr"`
+		Skipped  int    `xml:"skipped,attr"`
+		Time     string `xml:"time,attr"`
 		Suites   []struct {
 			Name  string `xml:"name,attr"`
 			Cases []struct {
@@ -191,13 +279,17 @@ func TestJUnitIsValidXML(t *testing.T) {
 			}
 		}
 	}
-	// Nothing to evaluate: PT010 (no profile) and PT012 (no rate) on both, PT011 on search.
-	if skipped != 5 {
-		t.Errorf("skipped %d, want 5", skipped)
+	// Nothing to evaluate: PT010 (no profile), PT012 (no rate) and PT014 (no tries) on
+	// both, PT011 on search.
+	if skipped != 7 || suites.Skipped != 7 {
+		t.Errorf("skipped %d (attr %d), want 7", skipped, suites.Skipped)
 	}
-	// Two dependencies × 13 rules; shipping's findings (one per rule) fail, PT008 was ignored.
-	if cases != 26 || suites.Tests != 26 {
-		t.Errorf("testcases %d (tests=%d), want 26", cases, suites.Tests)
+	// Two dependencies × 14 rules; shipping's findings (one per rule) fail, PT008 was ignored.
+	if cases != 28 || suites.Tests != 28 {
+		t.Errorf("testcases %d (tests=%d), want 28", cases, suites.Tests)
+	}
+	if suites.Errors != 0 || suites.Time == "" {
+		t.Errorf("errors %d, time %q", suites.Errors, suites.Time)
 	}
 	if failures != len(res.Findings) || suites.Failures != failures {
 		t.Errorf("failures %d (attr %d), findings %d", failures, suites.Failures, len(res.Findings))

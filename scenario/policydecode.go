@@ -320,9 +320,8 @@ func (d *decoder) checkPolicy(p *policy.Policy, path string) error {
 	if r.Jitter == policy.JitterRandomized && (r.JitterFactor <= 0 || r.JitterFactor > 1) {
 		return d.errAtSource(p, "retry.jitter_factor", "retry.jitter", path, "jitter randomized needs jitter_factor in (0, 1] (U[d·(1−f), d·(1+f)]), e.g. 0.5")
 	}
-	if r.Backoff != policy.BackoffList && r.Backoff != policy.BackoffNone && r.Base == 0 && r.MaxAttempts != 1 {
-		return d.errAtSource(p, "retry.base", "retry.backoff", path, "backoff %s needs a base above 0 (or write backoff: none)", r.Backoff)
-	}
+	// base: 0s is allowed (immediate retries, common in the wild): `check` reports it as PT013
+	// and the simulator replays it, rather than the loader refusing a policy people run.
 	if r.Cap > 0 && r.Base > r.Cap && r.Backoff != policy.BackoffList {
 		return d.errAtSource(p, "retry.cap", "retry.base", path, "cap %s is below base %s", r.Cap, r.Base)
 	}
