@@ -41,6 +41,9 @@ type ProbeOptions struct {
 	Budget       time.Duration
 	Cutoff       string
 	ConnectFloor time.Duration
+	// Caller is interactive or job; MaxErrorRate the --max-error-rate percentage.
+	Caller       string
+	MaxErrorRate string
 	Save         string
 	Strict       bool
 
@@ -48,7 +51,8 @@ type ProbeOptions struct {
 	Merge      bool
 	MergeFiles []string
 
-	rateSet bool
+	rateSet   bool
+	budgetSet bool
 }
 
 // NewCmdProbe builds `patience probe`.
@@ -73,12 +77,26 @@ PUT, DELETE, OPTIONS, TRACE, or with an Idempotency-Key) goes out again on a new
 when the kept-alive one turns out to have been closed before any response, as net/http
 does; a kept-alive connection idle for more than 10 ms is checked before it is reused.
 
-The recommendation: timeout = good-response latency at quantile 1 - --cutoff (p99.9) × 1.2,
-rounded up on the 1-1.2-1.5-2-2.5-3-4-5-6-8 ladder; connect timeout = max(3 × connect p99.9,
---connect-floor), never above the timeout; attempts = the most k with
-k × timeout + worst-case backoff (exponential 100 ms ×2 cap 10 s, full jitter) ≤ --budget.
+The recommendation: timeout = the latency at quantile 1 - --cutoff (p99.9) × 1.2, rounded up
+on the 1-1.2-1.5-2-2.5-3-4-5-6-8 ladder, over good responses (status below 400) and the
+requests with no answer within --max-timeout, which count as slower than it: when too many
+hang, no timeout is recommended. Connect timeout = max(3 × connect p99.9, --connect-floor),
+or none when that is not below the timeout (the timeout bounds the connect). Attempts, for
+--caller interactive (default): at most 2 (one retry), fewer if k × timeout + worst-case
+backoff (exponential 100 ms ×2 cap 10 s, full jitter) does not fit --budget; 1 for a POST or
+PATCH without an Idempotency-Key header (retry only with one). --caller job: one attempt per
+run, and the queue design instead — 6 tries, backoff 10 s ×3 up to 10 min + 25% jitter, the
+job timeout and queue retry_after these imply (--budget is then the retry window, if any).
 The quantile the timeout rests on is given with its 95% confidence interval (order
 statistics, no assumption about the distribution).
+
+The verdict: ✓ when enough requests back the cut-off (1,000 for p99.9), failures are within
+--max-error-rate (default 5%) and the budget holds a call; ~ provisional below that many
+samples (it says how many more would settle it); ✗ otherwise. Exit 3 when nothing could be
+measured (unreachable, every request failed, no good response — e.g. every response 404 —
+or the rate was not kept); exit 1 when requests failed above --max-error-rate or too many
+got no answer for a timeout to be derived; --strict also exits 1 when the budget cannot hold
+one normal call.
 
 Authorization, Cookie, Proxy-Authorization and any header or query parameter whose name
 contains "key" or "token" are shown as REDACTED in every report.`,
@@ -103,6 +121,7 @@ contains "key" or "token" are shown as REDACTED in every report.`,
 				opts.URL = args[0]
 			}
 			opts.rateSet = c.Flags().Changed("rate")
+			opts.budgetSet = c.Flags().Changed("budget")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -121,7 +140,9 @@ contains "key" or "token" are shown as REDACTED in every report.`,
 	fl.IntVar(&opts.MaxInFlight, "max-in-flight", probe.DefaultMaxInFlight, "open model: most requests outstanding at once")
 	fl.DurationVar(&opts.MaxTimeout, "max-timeout", probe.DefaultMaxTimeout, "the probe's own per-request bound")
 	fl.BoolVar(&opts.Insecure, "insecure", false, "skip TLS certificate verification")
-	fl.DurationVar(&opts.Budget, "budget", probe.DefaultBudget, "the caller's whole time budget, retries and backoff included")
+	fl.DurationVar(&opts.Budget, "budget", probe.DefaultBudget, "the caller's whole time budget, retries and backoff included (--caller job: the retry window, none by default)")
+	addEnumFlag(c, &opts.Caller, "caller", string(probe.CallerInteractive), "who waits for the call", callerKindNames())
+	fl.StringVar(&opts.MaxErrorRate, "max-error-rate", "5%", "share of failed requests (errors, 4xx, 5xx) above which the verdict fails (exit 1)")
 	fl.StringVar(&opts.Cutoff, "cutoff", "0.1%", "share of good responses a timeout may cut off")
 	fl.DurationVar(&opts.ConnectFloor, "connect-floor", probe.DefaultConnectFloor, "lowest connect timeout to recommend (survives one lost SYN)")
 	fl.StringVar(&opts.Save, "save", "", "write the result with its HDR histograms to this JSON file")
@@ -137,8 +158,16 @@ func probeConfig(opts *ProbeOptions) (probe.Config, error) {
 		URL: opts.URL, Method: strings.ToUpper(opts.Method), Conn: opts.Conn,
 		Concurrency: opts.Concurrency, Requests: opts.Requests, Duration: opts.Duration,
 		MaxInFlight: opts.MaxInFlight, MaxTimeout: opts.MaxTimeout, Insecure: opts.Insecure,
-		Budget: opts.Budget, ConnectFloor: opts.ConnectFloor,
+		Budget: opts.Budget, ConnectFloor: opts.ConnectFloor, CallerKind: probe.CallerKind(opts.Caller),
 	}
+	if cfg.CallerKind == probe.CallerJob && !opts.budgetSet {
+		cfg.Budget = 0 // a job's retry window is only what --budget says
+	}
+	rate, err := parseErrorRate(opts.MaxErrorRate)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.MaxErrorRate = rate
 	if opts.Concurrency > 0 && opts.rateSet {
 		return cfg, errors.New("--rate and -c/--concurrency exclude each other: pick the open or the closed model")
 	}
@@ -182,6 +211,30 @@ func probeConfig(opts *ProbeOptions) (probe.Config, error) {
 		}
 	}
 	return cfg, cfg.Validate()
+}
+
+// callerKindNames lists --caller's choices.
+func callerKindNames() []string {
+	var out []string
+	for _, k := range probe.CallerKinds() {
+		out = append(out, string(k))
+	}
+	return out
+}
+
+// parseErrorRate reads --max-error-rate: a percentage below 100%; 0% tolerates no failure.
+func parseErrorRate(s string) (float64, error) {
+	v, err := scenario.ParsePercent(s)
+	if err != nil {
+		return 0, fmt.Errorf("--max-error-rate: %w", err)
+	}
+	if v < 0 || v >= 1 {
+		return 0, fmt.Errorf("--max-error-rate %s: want at least 0%% and less than 100%%", s)
+	}
+	if v == 0 {
+		return probe.NoFailuresAllowed, nil
+	}
+	return v, nil
 }
 
 // parseRate reads --rate with the scenario files' rate syntax ("20/s", "2400/m", "72000/h")
@@ -257,8 +310,10 @@ func probeRun(opts *ProbeOptions) error {
 	return probeExit(opts, res)
 }
 
-// probeExit chooses the exit code from the result, after it was rendered and saved.
+// probeExit chooses the exit code from the result's verdict, after it was rendered and
+// saved: what could not be measured exits 3, a failing dependency 1.
 func probeExit(opts *ProbeOptions, res *probe.Result) error {
+	v := res.Recommendation.Verdict
 	s := res.Schedule
 	switch {
 	case res.Interrupted:
@@ -267,10 +322,18 @@ func probeExit(opts *ProbeOptions, res *probe.Result) error {
 		return CannotMeasureError(fmt.Errorf("target unreachable: %s", errorCounts(res.Errors)))
 	case res.Requests > 0 && res.Responses == 0:
 		return CannotMeasureError(fmt.Errorf("every request failed: %s", errorCounts(res.Errors)))
+	case v.Has(probe.CodeNoGoodResponse):
+		return CannotMeasureError(errors.New(v.Reason(probe.CodeNoGoodResponse).Text))
 	case s.RequestedPerS != nil && !s.RateHeld:
 		return CannotMeasureError(fmt.Errorf("the generator could not keep the rate: %.4g/s achieved of %.4g/s requested (more than 1%% short)", s.AchievedPerS, *s.RequestedPerS))
-	case opts.Strict && !res.Recommendation.FitsBudget:
-		return GateFailed(fmt.Errorf("--strict: %s", res.Recommendation.Verdict))
+	}
+	for _, code := range []string{probe.CodeNoAnswer, probe.CodeTailBeyond, probe.CodeErrorRate} {
+		if v.Has(code) {
+			return GateFailed(errors.New(v.Reason(code).Text))
+		}
+	}
+	if opts.Strict && !res.Recommendation.FitsBudget {
+		return GateFailed(fmt.Errorf("--strict: %s", v.Text()))
 	}
 	return nil
 }
@@ -299,7 +362,19 @@ func probeMerge(opts *ProbeOptions) (*probe.Result, error) {
 		}
 		profiles = append(profiles, r)
 	}
-	res, err := probe.Merge(profiles, probe.AdviceParams{Budget: opts.Budget, Cutoff: cut, ConnectFloor: opts.ConnectFloor, MaxTimeout: opts.MaxTimeout})
+	maxErr, err := parseErrorRate(opts.MaxErrorRate)
+	if err != nil {
+		return nil, UsageError(err)
+	}
+	budget := opts.Budget
+	if probe.CallerKind(opts.Caller) == probe.CallerJob && !opts.budgetSet {
+		budget = 0
+	}
+	res, err := probe.Merge(profiles, probe.AdviceParams{
+		Caller:     probe.Caller{Kind: probe.CallerKind(opts.Caller), Budget: budget},
+		Options:    probe.Options{Cutoff: cut, ConnectFloor: opts.ConnectFloor, MaxErrorRate: maxErr},
+		MaxTimeout: opts.MaxTimeout,
+	})
 	if err != nil {
 		return nil, UsageError(err)
 	}

@@ -28,8 +28,9 @@ import (
 //	interrupt URL N PROG ARGS...        run PROG, send it SIGINT once URL/served counts N more
 //
 // loopback-target serves every kind of target on one 127.0.0.1 port: /fast answers at once,
-// /exp after 10 ms + Exp(5 ms), /slow after 200 ms; /served is how many of those requests it
-// has answered. It stops, exit 0, on SIGINT or SIGTERM (kill -INT NAME, or the end of the
+// /exp after 10 ms + Exp(5 ms), /slow after 200 ms; /hang-half never answers every other
+// request (the 1st, 3rd, …), /flaky answers 503 to every 10th, /404 and /503 answer only
+// that; /served is how many of those requests it has answered. It stops, exit 0, on SIGINT or SIGTERM (kill -INT NAME, or the end of the
 // script).
 
 // served counts the target requests loopback-target has answered (/served reads it).
@@ -44,6 +45,10 @@ func loopbackTargets() map[string]http.Handler {
 			time.Sleep(200 * time.Millisecond)
 			fmt.Fprintln(w, "ok")
 		}),
+		"/hang-half": probetest.HangEvery(2),
+		"/flaky":     probetest.FailEvery(10, http.StatusServiceUnavailable),
+		"/404":       probetest.Status(http.StatusNotFound),
+		"/503":       probetest.Status(http.StatusServiceUnavailable),
 	}
 }
 

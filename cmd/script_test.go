@@ -12,13 +12,14 @@ import (
 )
 
 // TestMain lets testscript run the real patience binary as a subprocess command, beside the
-// test-only programs the probe scripts need (probe_hook_test.go): a loopback target and a
-// Ctrl-C for a running command.
+// test-only programs the probe scripts need (probe_hook_test.go): a loopback target, a
+// Ctrl-C for a running command and a file-descriptor limit (nofile_unix_test.go).
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"patience":        func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"loopback-target": loopbackTargetMain,
 		"interrupt":       interruptMain,
+		"nofile":          nofileMain,
 	})
 }
 

@@ -3,7 +3,10 @@ package probe
 import (
 	"fmt"
 	"math"
+	"net/http"
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/patience-dev/patience/policy"
@@ -119,154 +122,546 @@ func SamplesToBound(q, level float64) int64 {
 	return int64(math.Ceil(math.Log((1-level)/2) / math.Log(q)))
 }
 
-// AdviceInput is what the recommendation needs from a measurement; every latency in ms.
-type AdviceInput struct {
-	// Cutoff is the accepted share of good responses a timeout may cut off (0.001 = p99.9).
-	Cutoff       float64
-	Headroom     float64
-	Budget       time.Duration
-	ConnectFloor time.Duration
-	// Good counts good responses (status < 500); GoodAtQ is their total latency at
-	// quantile 1-Cutoff (used only when Good ≥ SamplesNeeded(1-Cutoff)); GoodMax the slowest.
-	Good    int64
-	GoodAtQ float64
-	GoodMax float64
-	// GoodCILow and GoodCIHigh bound GoodAtQ with 95% confidence (QuantileCI), when it is
-	// used; GoodCIHighOpen: no response bounds it from above.
-	GoodCILow, GoodCIHigh float64
-	GoodCIHighOpen        bool
-	// ConnectCount counts fresh connections; ConnectP999 (used when ConnectCount ≥ 1000) and
-	// ConnectMax describe their TCP connect time.
-	ConnectCount int64
-	ConnectP999  float64
-	ConnectMax   float64
-	// Timeouts counts requests that hit MaxTimeout (the probe's own bound).
-	Timeouts   int64
-	MaxTimeout time.Duration
-}
-
 // QueueVerdict is the verdict when the budget cannot hold one normal call.
 const QueueVerdict = "the budget cannot hold one normal call; accept the work and move the call to a queue"
 
-// Advise turns a measurement into the recommendation of DESIGN §7. It is pure: every number
-// it returns comes with the derivation line that produced it.
-func Advise(in AdviceInput) Recommendation {
-	if in.Headroom <= 0 {
-		in.Headroom = DefaultHeadroom
+// CallerKind is who waits for the call (DESIGN §7): a person or an upstream request
+// (interactive), or a queue worker whose queue retries (job). Its text form, in flags, check
+// files and JSON, is the string itself.
+type CallerKind string
+
+// Caller kinds.
+const (
+	CallerInteractive CallerKind = "interactive"
+	CallerJob         CallerKind = "job"
+)
+
+// CallerKinds lists every CallerKind, the default first.
+func CallerKinds() []CallerKind { return []CallerKind{CallerInteractive, CallerJob} }
+
+// Caller describes who the advice is for.
+type Caller struct {
+	// Kind is interactive ("" too) or job.
+	Kind CallerKind
+	// Budget is, for an interactive caller, the whole time it waits, retries and backoff
+	// included (0: DefaultBudget); for a job, the window the queue may keep retrying it in
+	// (Laravel's retryUntil(); 0: none given, the seeds' tries apply).
+	Budget time.Duration
+	// Method is the request's method ("": GET); IdempotencyKey says whether it carries an
+	// Idempotency-Key, which makes retrying a non-idempotent method safe.
+	Method         string
+	IdempotencyKey bool
+}
+
+// filled applies the defaults.
+func (c Caller) filled() Caller {
+	if c.Kind == "" {
+		c.Kind = CallerInteractive
+	}
+	if c.Method == "" {
+		c.Method = "GET"
+	}
+	c.Method = strings.ToUpper(c.Method)
+	if c.Kind == CallerInteractive && c.Budget <= 0 {
+		c.Budget = DefaultBudget
+	}
+	return c
+}
+
+// retriesUnsafe: a non-idempotent method without an Idempotency-Key may have been executed
+// when it timed out or got a 5xx, so a retry could do it twice (check's PT005).
+func (c Caller) retriesUnsafe() bool {
+	return !policy.IdempotentMethod(c.Method) && !c.IdempotencyKey
+}
+
+// Options are the knobs of the advice; the zero value is DESIGN §7's defaults.
+type Options struct {
+	// Cutoff is the accepted share of requests a timeout may cut off (0: 0.1%, p99.9).
+	Cutoff float64
+	// Headroom multiplies the basis quantile (0: DefaultHeadroom).
+	Headroom float64
+	// ConnectFloor is the lowest connect timeout (0: DefaultConnectFloor).
+	ConnectFloor time.Duration
+	// MaxErrorRate is the share of failed requests above which the verdict is bad (0:
+	// DefaultMaxErrorRate; NoFailuresAllowed or any negative value: none is tolerated).
+	MaxErrorRate float64
+}
+
+// DefaultMaxErrorRate is the share of failed requests a probe tolerates before its verdict
+// is bad: 5%, one request in twenty.
+const DefaultMaxErrorRate = 0.05
+
+// NoFailuresAllowed as Options.MaxErrorRate makes any failed request a bad verdict.
+const NoFailuresAllowed = -1.0
+
+func (o Options) filled() Options {
+	if o.Cutoff <= 0 {
+		o.Cutoff = DefaultCutoff
+	}
+	if o.Headroom <= 0 {
+		o.Headroom = DefaultHeadroom
+	}
+	if o.ConnectFloor <= 0 {
+		o.ConnectFloor = DefaultConnectFloor
+	}
+	switch {
+	case o.MaxErrorRate == 0:
+		o.MaxErrorRate = DefaultMaxErrorRate
+	case o.MaxErrorRate < 0:
+		o.MaxErrorRate = 0
+	}
+	return o
+}
+
+// InteractiveAttempts is the most attempts an interactive caller gets: one retry. The seeds:
+// a person waiting for a page cannot wait several times, so a short timeout and at most one
+// retry, then "cannot be shown now" (短いタイムアウトで多くても1回だけリトライ).
+const InteractiveAttempts = 2
+
+// The queue design for a job caller: the seeds' Laravel job ($tries = 6, backoff 10, 30, 90,
+// 270, 600 s plus up to 25% jitter, $timeout 20 s for a 5 s call, retry_after 90 s).
+const (
+	JobTries            = 6
+	JobBackoffBase      = 10 * time.Second
+	JobBackoffFactor    = 3
+	JobBackoffCap       = 600 * time.Second
+	JobJitterFactor     = 0.25
+	JobTimeoutFactor    = 4               // the job timeout is 4 × the call timeout ...
+	JobTimeoutMin       = 5 * time.Second // ... and at least this (room for the job's own work)
+	JobRetryAfterMin    = 90 * time.Second
+	JobRetryAfterMargin = 10 * time.Second // retry_after exceeds the job timeout by at least this
+)
+
+// JobRetry is the queue's retry schedule for a job: exponential from JobBackoffBase ×3,
+// capped at JobBackoffCap, each delay d run at d + U[0, d/4] (proportional jitter, the
+// seeds' random_int(0, intdiv($seconds, 4))). Its WorstCase is how long a job that fails every
+// try keeps retrying.
+func JobRetry() policy.Retry {
+	return policy.Retry{
+		Backoff: policy.BackoffExponential, Base: JobBackoffBase, Multiplier: JobBackoffFactor, Cap: JobBackoffCap,
+		Jitter: policy.JitterProportional, JitterFactor: JobJitterFactor, RetryAfter: policy.RetryAfterIgnore,
+	}
+}
+
+// DefaultOptions are the defaults Advise applies to a zero Options, spelled out.
+func DefaultOptions() Options {
+	return Options{Cutoff: DefaultCutoff, Headroom: DefaultHeadroom, ConnectFloor: DefaultConnectFloor, MaxErrorRate: DefaultMaxErrorRate}
+}
+
+// Advise is the recommendation of DESIGN §7 for one caller, from what a probe measured: the
+// one function probe, `check --init --profile` and check's rules take their advice from (a
+// saved profile gives its Evidence with Result.Evidence). It is pure: every number comes with
+// the derivation line that produced it, and the verdict says what the measurement lets the
+// caller rely on.
+//
+// Requests that got no answer within --max-timeout are latencies longer than it
+// (right-censored): they count in the basis quantile, so a target where many hang gets no
+// timeout at all rather than one fitted to the requests that did answer. 4xx and 5xx are not
+// good responses. Below the samples the cut-off needs the verdict is provisional.
+func Advise(ev Evidence, c Caller, o Options) Recommendation {
+	o, c = o.filled(), c.filled()
+	if ev.Good == nil {
+		ev.Good = Sample(nil)
+	}
+	if ev.MaxTimeout <= 0 {
+		ev.MaxTimeout = DefaultMaxTimeout
 	}
 	rec := Recommendation{
-		BudgetMs:       ms(in.Budget),
-		CutoffRate:     in.Cutoff,
-		Headroom:       in.Headroom,
-		ConnectFloorMs: ms(in.ConnectFloor),
+		BudgetMs:       ms(c.Budget),
+		CutoffRate:     o.Cutoff,
+		Headroom:       o.Headroom,
+		ConnectFloorMs: ms(o.ConnectFloor),
+		MaxErrorRate:   o.MaxErrorRate,
 		Backoff:        BackoffDescription,
+		Caller:         CallerInfo{Kind: c.Kind, Method: c.Method, IdempotencyKey: c.IdempotencyKey, BudgetMs: ms(c.Budget)},
+		Verdict:        Verdict{Reasons: []Reason{}},
 		Derivation:     []string{},
 	}
-	q := 1 - in.Cutoff
+	q := 1 - o.Cutoff
 	label := QuantileLabel(q)
 	need := SamplesNeeded(q)
+	finished, answered, good := ev.Finished(), ev.Answered(), ev.Good.Count()
+	n := good + ev.NoAnswer
+	rec.Samples, rec.SamplesNeeded = n, need
+	if finished > 0 {
+		rec.ErrorRate = float64(finished-good) / float64(finished)
+		rec.NoAnswerRate = float64(ev.NoAnswer) / float64(finished)
+	}
+	maxTimeout := FormatMs(ms(ev.MaxTimeout))
+	v := &rec.Verdict
 
-	// Total timeout.
-	if in.Good == 0 {
-		rec.Verdict = "no good response was measured: nothing to base a timeout on"
-		rec.Derivation = append(rec.Derivation, "timeout: no response with status < 500 arrived, so no latency to derive a timeout from")
+	// What could not be measured at all.
+	switch {
+	case ev.Unreachable:
+		v.add(CodeUnreachable, Bad, "target unreachable: the first requests could not connect ("+failureSummary(&ev)+")"+sampleClause(&ev))
+	case finished > 0 && answered == 0 && ev.NoAnswer == finished:
+		v.add(CodeAllFailed, Bad, fmt.Sprintf("no request got an answer within %s: the dependency is failing, not slow", maxTimeout))
+	case finished > 0 && answered == 0:
+		v.add(CodeAllFailed, Bad, "every request failed ("+failureSummary(&ev)+"): nothing measured"+sampleClause(&ev))
+	case finished == 0:
+		v.add(CodeAllFailed, Bad, "no request finished: nothing measured")
+	case good == 0:
+		v.add(CodeNoGoodResponse, Bad, noGoodText(&ev))
+	}
+	if s := ev.Schedule; s.RequestedPerS != nil && !s.RateHeld && !ev.Unreachable && finished > 0 {
+		v.add(CodeRateNotHeld, Bad, fmt.Sprintf("the generator did not keep the rate (%.4g/s of %.4g/s): the load, not only the target, shaped these figures", s.AchievedPerS, *s.RequestedPerS))
+	}
+	if good == 0 {
+		rec.Derivation = append(rec.Derivation, "timeout: no good response (status below 400) arrived, so no latency to derive a timeout from")
 		return rec
 	}
-	var basis float64
-	if in.Good >= need {
-		basis = in.GoodAtQ
-		raw := basis * in.Headroom
-		rec.TimeoutMs = RoundUpClean(raw)
-		rec.BasisCILowMs = ptr(in.GoodCILow)
-		ci := fmt.Sprintf("95%% CI %s–%s", FormatMs(in.GoodCILow), FormatMs(in.GoodCIHigh))
-		if in.GoodCIHighOpen {
-			ci = fmt.Sprintf("95%% CI from %s, open above: %d or more responses bound it", FormatMs(in.GoodCILow), SamplesToBound(q, 0.95))
-		} else {
-			rec.BasisCIHighMs = ptr(in.GoodCIHigh)
-		}
-		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
-			"timeout: %s of good responses = %s (n=%d; %s) × %g headroom = %s → %s (rounded up on the 1-1.2-1.5-2-2.5-3-4-5-6-8 × 10^n ladder)",
-			label, FormatMs(basis), in.Good, ci, in.Headroom, FormatMs(raw), FormatMs(rec.TimeoutMs)))
-	} else {
-		basis = in.GoodMax
-		raw := basis * in.Headroom
-		rec.TimeoutMs = RoundUpClean(raw)
-		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
-			"timeout: %s needs ≥ %d good responses, have %d; basis is the slowest seen, %s (a lower bound on %s) × %g headroom = %s → %s; probe with -n %d or more for a real %s",
-			label, need, in.Good, FormatMs(basis), label, in.Headroom, FormatMs(raw), FormatMs(rec.TimeoutMs), need, label))
+
+	// Failures: unanswered requests first (the headline of a hanging target), then the rest.
+	noAnswerReason := rec.NoAnswerRate > o.MaxErrorRate
+	if noAnswerReason {
+		v.add(CodeNoAnswer, Bad, fmt.Sprintf("%s of requests got no answer within %s: the dependency is failing, not slow", percent(rec.NoAnswerRate), maxTimeout))
 	}
-	if in.Timeouts > 0 {
-		share := float64(in.Timeouts) / float64(in.Good+in.Timeouts)
-		if share > in.Cutoff {
-			rec.Derivation = append(rec.Derivation, fmt.Sprintf(
-				"warning: %d requests (%.3g%%) hit the probe's own --max-timeout %s; the true %s is above what was measured, so the timeout above is too short",
-				in.Timeouts, share*100, FormatMs(ms(in.MaxTimeout)), label))
+	other := finished - good
+	if noAnswerReason {
+		other -= ev.NoAnswer
+	}
+	if share := float64(other) / float64(finished); share > o.MaxErrorRate {
+		text := fmt.Sprintf("%s of requests failed (%s): above the %s --max-error-rate", percent(share), failureSummary(&ev), percent(o.MaxErrorRate))
+		if h := hintFor(&ev, largestFailure(&ev)); h != "" {
+			text += " — " + h
 		}
+		v.add(CodeErrorRate, Bad, text)
 	}
 
+	// Total timeout: the quantile 1 − cutoff of good and unanswered requests together.
+	var basis float64
+	beyond := false
+	if n >= need {
+		r := quantileRank(n, q)
+		if r > good {
+			beyond = true
+		} else {
+			basis = ev.Good.AtRank(r)
+			low, high, open := QuantileCI(n, q, 0.95)
+			if high > good {
+				open = true
+			}
+			rec.BasisCILowMs = ptr(ev.Good.AtRank(low))
+			ci := fmt.Sprintf("95%% CI %s–%s", FormatMs(*rec.BasisCILowMs), FormatMs(ev.Good.AtRank(high)))
+			if open {
+				ci = fmt.Sprintf("95%% CI from %s, open above: %d or more responses bound it", FormatMs(*rec.BasisCILowMs), SamplesToBound(q, 0.95))
+			} else {
+				rec.BasisCIHighMs = ptr(ev.Good.AtRank(high))
+			}
+			of := "good responses"
+			count := fmt.Sprintf("n=%d", n)
+			if ev.NoAnswer > 0 {
+				of = "good responses and unanswered requests"
+				count = fmt.Sprintf("n=%d, %d of them with no answer within %s, counted as slower", n, ev.NoAnswer, maxTimeout)
+			}
+			raw := basis * o.Headroom
+			rec.TimeoutMs = RoundUpClean(raw)
+			rec.Derivation = append(rec.Derivation, fmt.Sprintf(
+				"timeout: %s of %s = %s (%s; %s) × %g headroom = %s → %s (rounded up on the 1-1.2-1.5-2-2.5-3-4-5-6-8 × 10^n ladder)",
+				label, of, FormatMs(basis), count, ci, o.Headroom, FormatMs(raw), FormatMs(rec.TimeoutMs)))
+		}
+	} else if ev.NoAnswer > 0 {
+		beyond = true
+	} else {
+		basis = ev.Good.AtRank(good)
+		raw := basis * o.Headroom
+		rec.TimeoutMs = RoundUpClean(raw)
+		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
+			"timeout: %s needs ≥ %d samples, have %d; basis is the slowest seen, %s (a lower bound on %s) × %g headroom = %s → %s; probe with -n %d or more for a real %s",
+			label, need, n, FormatMs(basis), label, o.Headroom, FormatMs(raw), FormatMs(rec.TimeoutMs), need, label))
+	}
+	if beyond {
+		rec.BasisBeyond = true
+		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
+			"timeout: none — the %s of the %d requests lies beyond the %s --max-timeout: %d of them (%s) got no answer, more than the %s cut-off allows, so no measured latency bounds it",
+			label, n, maxTimeout, ev.NoAnswer, percent(float64(ev.NoAnswer)/float64(n)), percent(o.Cutoff)))
+		alone := ev.Good.AtRank(good)
+		if good >= need {
+			alone = ev.Good.AtRank(quantileRank(good, q))
+		}
+		fitted := RoundUpClean(alone * o.Headroom)
+		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
+			"timeout: the answered requests alone would give %s (%s × %g), a timeout that cuts off every unanswered request: %s of them here",
+			FormatMs(fitted), FormatMs(alone), o.Headroom, percent(float64(ev.NoAnswer+ev.Good.Above(fitted))/float64(n))))
+		if !noAnswerReason {
+			v.add(CodeTailBeyond, Bad, fmt.Sprintf("%s of requests got no answer within %s, more than the %s cut-off: the %s lies beyond --max-timeout, so no timeout can be derived (probe with a longer --max-timeout, or accept more with --cutoff)",
+				percent(rec.NoAnswerRate), maxTimeout, percent(o.Cutoff), label))
+		}
+		rec.Derivation = append(rec.Derivation, "attempts: none — without a timeout there is nothing to count")
+		return rec
+	}
 	rec.BasisMs = basis
 
-	// Connect timeout.
-	floor := ms(in.ConnectFloor)
-	var connect float64
-	switch {
-	case in.ConnectCount == 0:
-		connect = floor
-		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
-			"connect timeout: no fresh connection was measured; the %s floor survives one lost SYN (initial RTO 1 s, RFC 6298 §2.1)", FormatMs(floor)))
-	default:
-		var base float64
-		var what string
-		if in.ConnectCount >= 1000 {
-			base, what = in.ConnectP999, fmt.Sprintf("connect p99.9 %s (n=%d)", FormatMs(in.ConnectP999), in.ConnectCount)
-		} else {
-			base, what = in.ConnectMax, fmt.Sprintf("slowest connect %s (n=%d < 1000 for a p99.9)", FormatMs(in.ConnectMax), in.ConnectCount)
-		}
-		three := 3 * base
-		if three >= floor {
-			connect = RoundUpClean(three)
-			rec.Derivation = append(rec.Derivation, fmt.Sprintf(
-				"connect timeout: 3 × %s = %s, above the %s floor → %s", what, FormatMs(three), FormatMs(floor), FormatMs(connect)))
-		} else {
-			connect = floor
-			rec.Derivation = append(rec.Derivation, fmt.Sprintf(
-				"connect timeout: max(3 × %s = %s, %s floor that survives one lost SYN) = %s", what, FormatMs(three), FormatMs(floor), FormatMs(connect)))
-		}
-	}
-	if connect > rec.TimeoutMs {
-		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
-			"connect timeout: clamped to the total timeout %s; a lost SYN (1 s retransmit) will cost an attempt", FormatMs(rec.TimeoutMs)))
-		connect = rec.TimeoutMs
-	}
-	rec.ConnectTimeoutMs = connect
+	rec.ConnectTimeoutMs = adviseConnect(&rec, ev.Connect, o.ConnectFloor)
 
-	// Attempts.
-	timeout := time.Duration(rec.TimeoutMs * float64(time.Millisecond))
-	k := MaxAttempts(timeout, in.Budget)
-	rec.MaxAttempts = k
-	rec.FitsBudget = k >= 1
-	if k == 0 {
-		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
-			"attempts: one normal call needs the %s timeout, more than the %s budget → 0", FormatMs(rec.TimeoutMs), FormatMs(ms(in.Budget))))
-		rec.Verdict = QueueVerdict
+	var sentence string
+	if c.Kind == CallerJob {
+		sentence = adviseJob(&rec, c)
+	} else {
+		sentence = adviseInteractive(&rec, c)
+	}
+	if !rec.FitsBudget {
 		return rec
 	}
-	cost := AttemptsCost(k, timeout)
-	line := fmt.Sprintf("attempts: largest k with k × %s + Σ worst-case backoff ≤ %s budget, backoff %s: k=%d costs %s",
-		FormatMs(rec.TimeoutMs), FormatMs(ms(in.Budget)), BackoffDescription, k, FormatMs(ms(cost)))
-	if k < MaxAttemptsCap {
-		line += fmt.Sprintf(", k=%d would cost %s", k+1, FormatMs(ms(AttemptsCost(k+1, timeout))))
+	if n < need {
+		finishedPerSample := float64(finished) / float64(n)
+		more := int64(math.Ceil(float64(need-n) * finishedPerSample))
+		v.add(CodeProvisional, Provisional, fmt.Sprintf("provisional: %s — %d samples back it, a %s needs %d: %d more requests would settle it",
+			sentence, n, label, need, more))
 	} else {
-		line += fmt.Sprintf(" (capped at %d attempts)", MaxAttemptsCap)
+		v.add(CodeRecommendation, Good, sentence)
 	}
-	rec.Derivation = append(rec.Derivation, line)
-	tries := "attempts"
-	if k == 1 {
-		tries = "attempt (no retry)"
-	}
-	rec.Verdict = fmt.Sprintf("timeout %s, connect timeout %s, %d %s within the %s budget",
-		FormatMs(rec.TimeoutMs), FormatMs(rec.ConnectTimeoutMs), k, tries, FormatMs(ms(in.Budget)))
 	return rec
+}
+
+// adviseConnect is the connect timeout: max(3 × connect p99.9, floor), or none (0) when that
+// is not below the total timeout.
+func adviseConnect(rec *Recommendation, connects Latencies, floor time.Duration) float64 {
+	floorMs := ms(floor)
+	var connect float64
+	count := int64(0)
+	if connects != nil {
+		count = connects.Count()
+	}
+	if count == 0 {
+		connect = floorMs
+		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
+			"connect timeout: no fresh connection was measured; the %s floor survives one lost SYN (initial RTO 1 s, RFC 6298 §2.1)", FormatMs(floorMs)))
+	} else {
+		var base float64
+		var what string
+		if count >= 1000 {
+			base = connects.AtRank(quantileRank(count, 0.999))
+			what = fmt.Sprintf("connect p99.9 %s (n=%d)", FormatMs(base), count)
+		} else {
+			base = connects.AtRank(count)
+			what = fmt.Sprintf("slowest connect %s (n=%d < 1000 for a p99.9)", FormatMs(base), count)
+		}
+		three := 3 * base
+		if three >= floorMs {
+			connect = RoundUpClean(three)
+			rec.Derivation = append(rec.Derivation, fmt.Sprintf(
+				"connect timeout: 3 × %s = %s, above the %s floor → %s", what, FormatMs(three), FormatMs(floorMs), FormatMs(connect)))
+		} else {
+			connect = floorMs
+			rec.Derivation = append(rec.Derivation, fmt.Sprintf(
+				"connect timeout: max(3 × %s = %s, %s floor that survives one lost SYN) = %s", what, FormatMs(three), FormatMs(floorMs), FormatMs(connect)))
+		}
+	}
+	if connect >= rec.TimeoutMs {
+		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
+			"connect timeout: none — %s is not below the %s total timeout, so a separate connect timeout buys nothing: the total timeout bounds the connect, and a lost SYN costs the attempt either way (a connect timeout at or above the total is what check's PT002 warns about)",
+			FormatMs(connect), FormatMs(rec.TimeoutMs)))
+		return 0
+	}
+	return connect
+}
+
+// connectText names the connect timeout in a verdict sentence.
+func connectText(rec *Recommendation) string {
+	if rec.ConnectTimeoutMs == 0 {
+		return "no separate connect timeout"
+	}
+	return "connect timeout " + FormatMs(rec.ConnectTimeoutMs)
+}
+
+// adviseInteractive counts the attempts of an interactive caller: at most one retry, none for
+// a non-idempotent call without a key, fewer when the budget does not hold them. It returns
+// the verdict sentence.
+func adviseInteractive(rec *Recommendation, c Caller) string {
+	timeout := msDuration(rec.TimeoutMs)
+	budget := FormatMs(ms(c.Budget))
+	fit := MaxAttempts(timeout, c.Budget)
+	rec.AttemptsFit = fit
+	if fit == 0 {
+		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
+			"attempts: one normal call needs the %s timeout, more than the %s budget → 0", FormatMs(rec.TimeoutMs), budget))
+		rec.Verdict.add(CodeBudget, Bad, QueueVerdict)
+		return QueueVerdict
+	}
+	cost := AttemptsCost(fit, timeout)
+	fits := fmt.Sprintf("the %s budget would hold %d (the largest k with k × %s + Σ worst-case backoff ≤ %s, backoff %s: k=%d costs %s",
+		budget, fit, FormatMs(rec.TimeoutMs), budget, BackoffDescription, fit, FormatMs(ms(cost)))
+	if fit < MaxAttemptsCap {
+		fits += fmt.Sprintf(", k=%d would cost %s)", fit+1, FormatMs(ms(AttemptsCost(fit+1, timeout))))
+	} else {
+		fits += fmt.Sprintf(", capped at %d attempts)", MaxAttemptsCap)
+	}
+	limit := InteractiveAttempts
+	why := "an interactive caller retries at most once — a short timeout and one retry, then it says the answer cannot be shown now (the seeds)"
+	unsafe := c.retriesUnsafe()
+	if unsafe {
+		limit = 1
+		why = c.Method + " without an Idempotency-Key: retry only with an Idempotency-Key — a timeout or 5xx may have been executed, and a retry would do it twice (check's PT005)"
+	}
+	k := min(fit, limit)
+	if k < limit {
+		why = fmt.Sprintf("the budget holds only %d, fewer than the %d an interactive caller may have", k, limit)
+	}
+	rec.MaxAttempts, rec.FitsBudget = k, true
+	rec.Derivation = append(rec.Derivation, fmt.Sprintf("attempts: %d %s: %s; %s", k, retryWord(k), why, fits))
+	tries := fmt.Sprintf("%d %s", k, retryWord(k))
+	if unsafe {
+		tries = "1 attempt (retry only with an Idempotency-Key)"
+	}
+	return fmt.Sprintf("timeout %s, %s, %s within the %s budget", FormatMs(rec.TimeoutMs), connectText(rec), tries, budget)
+}
+
+// retryWord says what k attempts mean.
+func retryWord(k int) string {
+	switch k {
+	case 1:
+		return "attempt (no retry)"
+	case 2:
+		return "attempts (one retry)"
+	}
+	return "attempts"
+}
+
+// adviseJob is the queue design for a job caller: one attempt per run, the queue's tries with
+// growing jittered delays, the job timeout and the retry_after they imply. It returns the
+// verdict sentence.
+func adviseJob(rec *Recommendation, c Caller) string {
+	timeout := msDuration(rec.TimeoutMs)
+	jobTimeout := max(msDuration(RoundUpClean(JobTimeoutFactor*rec.TimeoutMs)), JobTimeoutMin)
+	retryAfter := max(JobRetryAfterMin, jobTimeout+JobRetryAfterMargin)
+	retry := JobRetry()
+	tries := JobTries
+	triesWhy := fmt.Sprintf("the seeds' $tries = %d", JobTries)
+	if c.retriesUnsafe() {
+		tries = 1
+		triesWhy = c.Method + " without an Idempotency-Key: retry only with an Idempotency-Key — a failed try may have been executed; leave it to failed() for a person to check"
+	} else if c.Budget > 0 {
+		tries = retry.AttemptsWithin(jobTimeout, c.Budget, JobTries)
+		if tries < JobTries {
+			triesWhy = fmt.Sprintf("the %s retry window holds %d (each run %s, each delay at +%g%% jitter)", FormatLong(ms(c.Budget)), tries, FormatLong(ms(jobTimeout)), JobJitterFactor*100)
+		}
+	}
+	rec.AttemptsFit = MaxAttempts(timeout, jobTimeout)
+	rec.MaxAttempts = 1
+	rec.Derivation = append(rec.Derivation, fmt.Sprintf(
+		"attempts: 1 per run of the job — the queue retries it; a retry inside the run as well multiplies (3 in-run attempts × %d tries = %d calls), so one layer retries (the seeds); the %s job timeout would hold %d",
+		JobTries, 3*JobTries, FormatLong(ms(jobTimeout)), rec.AttemptsFit))
+	if tries == 0 {
+		rec.Derivation = append(rec.Derivation, fmt.Sprintf("job tries: the %s retry window cannot hold one %s run → 0", FormatLong(ms(c.Budget)), FormatLong(ms(jobTimeout))))
+		text := fmt.Sprintf("the %s retry window cannot hold one run of the job (%s job timeout)", FormatLong(ms(c.Budget)), FormatLong(ms(jobTimeout)))
+		rec.Verdict.add(CodeBudget, Bad, text)
+		return text
+	}
+	rec.FitsBudget = true
+	job := &JobDesign{Tries: tries, Jitter: string(policy.JitterProportional), JitterFactor: JobJitterFactor,
+		TimeoutMs: ms(jobTimeout), RetryAfterMs: ms(retryAfter), GiveUpAfterMs: ms(retry.WorstCase(tries, jobTimeout)), BackoffMs: []float64{}}
+	delays := make([]string, 0, tries)
+	for k := 1; k < tries; k++ {
+		d := retry.BackoffDelay(k, 0, nil)
+		job.BackoffMs = append(job.BackoffMs, ms(d))
+		delays = append(delays, FormatLong(ms(d)))
+	}
+	rec.Job = job
+	if tries > 1 {
+		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
+			"job tries: %d (%s), backoff %s (×%d from %s, capped at %s) each + U[0, %g%%] jitter, so jobs that failed together do not come back together; a release() after a 429 counts as a try: raise tries or set retryUntil() for a target that throttles",
+			tries, triesWhy, strings.Join(delays, ", "), JobBackoffFactor, FormatLong(ms(JobBackoffBase)), FormatLong(ms(JobBackoffCap)), JobJitterFactor*100))
+	} else {
+		rec.Derivation = append(rec.Derivation, "job tries: 1 ("+triesWhy+")")
+	}
+	rec.Derivation = append(rec.Derivation,
+		fmt.Sprintf("job timeout: max(%d × the %s call timeout, %s) → %s: room for the job's own work around one call", JobTimeoutFactor, FormatMs(rec.TimeoutMs), FormatLong(ms(JobTimeoutMin)), FormatLong(ms(jobTimeout))),
+		fmt.Sprintf("retry_after: max(%s, job timeout + %s) = %s: the queue must not deliver the job again while a run may still be going (Laravel: the job timeout several seconds shorter than retry_after)",
+			FormatLong(ms(JobRetryAfterMin)), FormatLong(ms(JobRetryAfterMargin)), FormatLong(ms(retryAfter))),
+		fmt.Sprintf("give up after: %d runs × %s + every delay at its jitter bound = %s: how long a job that fails every try keeps coming back (a retryUntil() at least this long lets every try run)",
+			tries, FormatLong(ms(jobTimeout)), FormatLong(job.GiveUpAfterMs)))
+	queue := fmt.Sprintf("%d tries", tries)
+	if tries > 1 {
+		queue += fmt.Sprintf(", backoff %s–%s + %g%% jitter", delays[0], delays[len(delays)-1], JobJitterFactor*100)
+	} else {
+		queue = "1 try (retry only with an Idempotency-Key)"
+	}
+	return fmt.Sprintf("timeout %s, %s, 1 attempt per run; queue: %s, job timeout %s, retry_after %s",
+		FormatMs(rec.TimeoutMs), connectText(rec), queue, FormatLong(ms(jobTimeout)), FormatLong(ms(retryAfter)))
+}
+
+// noGoodText says what the responses were when none was good, and what it suggests.
+func noGoodText(ev *Evidence) string {
+	var codes []string
+	for c, n := range ev.Status {
+		if n > 0 {
+			codes = append(codes, c)
+		}
+	}
+	sort.Strings(codes)
+	if len(codes) != 1 {
+		return "no good response (" + failureSummary(ev) + "): nothing to base a timeout on"
+	}
+	code, _ := strconv.Atoi(codes[0])
+	name := fmt.Sprintf("%d %s", code, http.StatusText(code))
+	if code >= 500 {
+		return "every response was " + name + ": the dependency is failing, nothing to base a timeout on"
+	}
+	return "every response was " + name + " — " + statusHint(code)
+}
+
+// statusHint is what a 4xx answer usually means for a probe.
+func statusHint(code int) string {
+	switch code {
+	case http.StatusNotFound, http.StatusGone:
+		return "is the URL right?"
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return "are the credentials right? (-H 'Authorization: …')"
+	case http.StatusMethodNotAllowed:
+		return "is the method right? (-X)"
+	case http.StatusTooManyRequests:
+		return "the target throttles the probe: lower --rate"
+	}
+	return "the target rejects the request: check the URL, method, headers and body"
+}
+
+// hintFor is the hint for a failure class or status.
+func hintFor(ev *Evidence, what string) string {
+	if s, ok := ev.ErrorSamples[what]; ok && s.Hint != "" {
+		return s.Hint
+	}
+	if h := errorHint(what, ""); h != "" {
+		return h
+	}
+	if code, err := strconv.Atoi(what); err == nil && code >= 400 && code < 500 {
+		return fmt.Sprintf("%d %s: %s", code, http.StatusText(code), statusHint(code))
+	}
+	return ""
+}
+
+// sampleClause is ": <first message> — <hint>" for the largest failure class, "" without one.
+func sampleClause(ev *Evidence) string {
+	s, ok := ev.ErrorSamples[largestFailure(ev)]
+	if !ok || s.Message == "" {
+		return ""
+	}
+	out := ": " + s.Message
+	if s.Hint != "" {
+		out += " — " + s.Hint
+	}
+	return out
+}
+
+// percent prints a share with about three significant digits: 0.475 → "47.5%".
+func percent(v float64) string {
+	return strconv.FormatFloat(roundTo(v*100, 3), 'f', -1, 64) + "%"
+}
+
+// FormatLong prints milliseconds as FormatMs does, and a minute or more as a Go duration
+// ("22m50s", "10m"): a queue's delays read better in minutes.
+func FormatLong(v float64) string {
+	if v < 60_000 {
+		return FormatMs(v)
+	}
+	s := msDuration(v).Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // ms converts a duration to float milliseconds.

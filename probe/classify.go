@@ -7,9 +7,12 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Error classes, indexes into shard.errs in the order of ErrorClasses.
@@ -20,11 +23,13 @@ const (
 	errDNS
 	errTLS
 	errOther
+	errFDLimit
 	numErrorClasses
 )
 
 // classify maps a request error to its class (DESIGN §3: timeout, refused, reset, dns, tls,
-// other). The order matters: a TLS handshake that times out is a timeout, a DNS failure is
+// other, and fd_limit: the probe ran out of file descriptors, which says nothing about the
+// target). The order matters: a TLS handshake that times out is a timeout, a DNS failure is
 // wrapped in a *net.OpError by the dialer.
 func classify(err error) int {
 	var dnsErr *net.DNSError
@@ -36,6 +41,8 @@ func classify(err error) int {
 	var invalid x509.CertificateInvalidError
 	var netErr net.Error
 	switch {
+	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
+		return errFDLimit
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
 		return errTimeout
 	case errors.As(err, &netErr) && netErr.Timeout():
@@ -54,4 +61,52 @@ func classify(err error) int {
 		return errTLS
 	}
 	return errOther
+}
+
+// ErrorSample is the first message of one error class, with what to do about it when the
+// class has a usual cause.
+type ErrorSample struct {
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+// errorMessage is the message an error sample shows: the innermost useful text, without the
+// request URL net/http wraps around it (it may hold a secret the report redacts elsewhere),
+// and the probe's own bound said as such.
+func errorMessage(err error, class int, maxTimeout time.Duration) string {
+	if class == errTimeout && errors.Is(err, context.DeadlineExceeded) {
+		return "no answer within " + FormatMs(ms(maxTimeout)) + " (--max-timeout)"
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return err.Error()
+}
+
+// errorHint is what to do about an error class, "" when it depends on the target.
+func errorHint(class string, message string) string {
+	switch class {
+	case "fd_limit":
+		return "the probe ran out of file descriptors (too many open files): lower -c or --max-in-flight, or raise ulimit -n"
+	case "tls":
+		if strings.Contains(message, "x509") || strings.Contains(message, "certificate") {
+			return "the certificate did not verify; --insecure skips verification (for a test target you trust)"
+		}
+	case "dns":
+		return "the host name did not resolve: is the URL right?"
+	case "refused":
+		return "nothing listens on that port: is the URL right, is the service up?"
+	}
+	return ""
+}
+
+// GoodStatus reports whether a status is a good response: below 400. A 4xx is the target
+// refusing the request (a wrong path, missing credentials, throttling) and a 5xx is it
+// failing; neither is the latency of the answer a caller waits for.
+func GoodStatus(code int) bool { return code < 400 }
+
+func goodStatusKey(code string) bool {
+	n, err := strconv.Atoi(code)
+	return err == nil && GoodStatus(n)
 }

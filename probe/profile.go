@@ -94,7 +94,7 @@ func Merge(profiles []*Result, p AdviceParams) (*Result, error) {
 	if len(profiles) == 0 {
 		return nil, errors.New("nothing to merge")
 	}
-	m := &measurement{hists: histSet{}, status: map[string]int64{}, errors: map[string]int64{}}
+	m := &measurement{hists: histSet{}, status: map[string]int64{}, errors: map[string]int64{}, samples: map[string]ErrorSample{}}
 	meta := Result{Target: profiles[0].Target, Model: profiles[0].Model, Conn: profiles[0].Conn, Merged: len(profiles)}
 	var requested float64
 	allOpen, held := true, true
@@ -121,6 +121,13 @@ func Merge(profiles []*Result, p AdviceParams) (*Result, error) {
 		for k, v := range r.Errors {
 			m.errors[k] += v
 		}
+		for k, v := range r.ErrorSamples {
+			if _, ok := m.samples[k]; !ok {
+				m.samples[k] = v
+			}
+		}
+		// A request unanswered by the longest bound was unanswered by every shorter one.
+		m.maxTimeout = max(m.maxTimeout, msDuration(r.MaxTimeoutMs))
 		m.requests += r.Requests
 		m.responses += r.Responses
 		m.durationMs = max(m.durationMs, r.DurationMs)
@@ -153,6 +160,9 @@ func Merge(profiles []*Result, p AdviceParams) (*Result, error) {
 	}
 	if allOpen {
 		m.schedule.RequestedPerS = ptr(requested)
+	}
+	if m.maxTimeout <= 0 {
+		m.maxTimeout = p.MaxTimeout
 	}
 	m.schedule.RateHeld = held
 	return build(m, meta, p)

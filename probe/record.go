@@ -25,8 +25,9 @@ const (
 	SeriesTotalReused = "total.reused"
 	SeriesSentFresh   = "sent.fresh"
 	SeriesSentReused  = "sent.reused"
-	// SeriesGood is the total latency of good responses (status < 500): the basis of the
-	// timeout recommendation and the cut-off curve.
+	// SeriesGood is the total latency of good responses (status below 400, GoodStatus): the
+	// basis of the timeout recommendation and the cut-off curve. (Profiles saved before 4xx
+	// stopped counting as good hold status < 500 here.)
 	SeriesGood = "good"
 	// SeriesLate is the send lateness (actual − intended) of every send.
 	SeriesLate = "late"
@@ -90,10 +91,17 @@ func recordClamped(h *hdrhistogram.Histogram, v int64) {
 // into shards without sharing a histogram, and shards are merged once at the end, so memory
 // does not grow with run length (fortio's per-thread histograms, merged at the end).
 type shard struct {
-	mu     sync.Mutex
-	hists  [numSeries]*hdrhistogram.Histogram
-	status map[int]int64
-	errs   [numErrorClasses]int64
+	mu      sync.Mutex
+	hists   [numSeries]*hdrhistogram.Histogram
+	status  map[int]int64
+	errs    [numErrorClasses]int64
+	samples [numErrorClasses]errorSample
+}
+
+// errorSample is the message of the earliest request (index at) that failed with a class.
+type errorSample struct {
+	msg string
+	at  int64
 }
 
 func newShard() *shard {

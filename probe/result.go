@@ -27,9 +27,15 @@ type Result struct {
 	Status map[string]int64 `json:"status"`
 	// Errors counts requests without a response by class: timeout, refused, reset, dns, tls,
 	// other. Every class is present, zero or not.
-	Errors   map[string]int64 `json:"errors"`
-	Phases   Phases           `json:"phases"`
-	Schedule Schedule         `json:"schedule"`
+	Errors map[string]int64 `json:"errors"`
+	// ErrorSamples holds the first message of each error class seen, with a hint when the
+	// class has a usual cause (x509: --insecure; fd_limit: -c or ulimit -n).
+	ErrorSamples map[string]ErrorSample `json:"errors_sample"`
+	// MaxTimeoutMs is --max-timeout: a request unanswered by then counts as a timeout, a
+	// latency known only to be longer (0 in profiles saved before it was recorded).
+	MaxTimeoutMs float64  `json:"max_timeout_ms"`
+	Phases       Phases   `json:"phases"`
+	Schedule     Schedule `json:"schedule"`
 	// Distribution is a small log-spaced histogram of total latency for the report's bars.
 	Distribution   []Bucket       `json:"distribution"`
 	Recommendation Recommendation `json:"recommendation"`
@@ -125,43 +131,106 @@ type Bucket struct {
 	Count  int64   `json:"count"`
 }
 
-// Cutoff is one point of the cut-off curve: a candidate timeout and the share of good
-// responses that took longer (they would have been cut off and, likely, retried).
+// Cutoff is one point of the cut-off curve: a candidate timeout and the share of requests
+// it would cut off (they would have failed and, likely, been retried). The requests are the
+// good responses and those with no answer within --max-timeout, which any timeout up to
+// --max-timeout cuts off.
 type Cutoff struct {
-	// Label is "p90", "p99", "p99.9", "p99.99" or "recommended".
+	// Label is "p90", "p99", "p99.9", "p99.99", "max-timeout" or "recommended".
 	Label     string   `json:"label"`
 	TimeoutMs *float64 `json:"timeout_ms"`
-	// CutRate is the share of good responses slower than TimeoutMs (nil when TimeoutMs is).
+	// Beyond is true when the quantile lies among the unanswered requests: it is longer than
+	// --max-timeout, by how much nobody knows (TimeoutMs and CutRate are null).
+	Beyond bool `json:"beyond_max_timeout,omitempty"`
+	// CutRate is the share of requests slower than TimeoutMs (nil when TimeoutMs is).
 	CutRate *float64 `json:"cut_rate"`
-	// Samples is the number of good responses behind the figure.
+	// Samples is the number of requests behind the figure: good responses plus unanswered.
 	Samples int64 `json:"samples"`
 }
 
-// Recommendation is the policy advice of DESIGN §7, each number with its derivation line.
+// Recommendation is the policy advice of DESIGN §7 for one caller (Advise), each number with
+// its derivation line.
 type Recommendation struct {
+	// ConnectTimeoutMs is the connect timeout; 0 means none is recommended: the connect
+	// timeout that survives a lost SYN is not below the total timeout, so the total timeout
+	// bounds the connect and a separate one buys nothing (check's PT002 warns about a
+	// connect timeout at or above the total). Also 0 when no timeout was derived.
 	ConnectTimeoutMs float64 `json:"connect_timeout_ms"`
-	TimeoutMs        float64 `json:"timeout_ms"`
+	// TimeoutMs is the per-attempt total timeout; 0 when none could be derived (no good
+	// response, or the cut-off quantile lies beyond --max-timeout).
+	TimeoutMs float64 `json:"timeout_ms"`
 	// MaxAttempts counts the first try; 0 means the budget cannot hold one normal call.
-	MaxAttempts int     `json:"max_attempts"`
+	// Interactive callers get at most 2 (one retry), a non-idempotent call without an
+	// Idempotency-Key 1, a job 1 per run (the queue retries: Job).
+	MaxAttempts int `json:"max_attempts"`
+	// AttemptsFit is how many attempts the budget would hold (at most MaxAttemptsCap) with
+	// the assumed backoff: what MaxAttempts was before the caller's rules applied.
+	AttemptsFit int     `json:"attempts_fit"`
 	BudgetMs    float64 `json:"budget_ms"`
 	FitsBudget  bool    `json:"fits_budget"`
-	// BasisMs is the measured latency the timeout was derived from: the good responses'
-	// quantile 1 − cutoff_rate, or the slowest one when too few back that quantile.
+	// Caller is who the advice is for.
+	Caller CallerInfo `json:"caller"`
+	// Job is the queue design for a job caller (nil for an interactive one).
+	Job *JobDesign `json:"job,omitempty"`
+	// BasisMs is the measured latency the timeout was derived from: the quantile
+	// 1 − cutoff_rate of good responses and unanswered requests together, or the slowest
+	// good response when too few back that quantile.
 	// BasisCILowMs and BasisCIHighMs are the 95% confidence interval of that quantile from
 	// the order statistics (no assumption on the distribution); high is null when too few
 	// responses lie above the quantile to bound it, both are null without a quantile.
 	BasisMs       float64  `json:"basis_ms"`
 	BasisCILowMs  *float64 `json:"basis_ci_low_ms"`
 	BasisCIHighMs *float64 `json:"basis_ci_high_ms"`
-	// CutoffRate is the accepted share of good responses cut off by the timeout.
+	// BasisBeyond: the quantile lies beyond --max-timeout (requests with no answer); no
+	// timeout is derived from it.
+	BasisBeyond bool `json:"basis_beyond_max_timeout,omitempty"`
+	// Samples counts the requests behind the basis (good responses and unanswered ones);
+	// SamplesNeeded is what the cut-off quantile needs (1,000 for p99.9).
+	Samples       int64 `json:"samples"`
+	SamplesNeeded int64 `json:"samples_needed"`
+	// ErrorRate is the share of finished requests that were not good responses (errors,
+	// 4xx, 5xx); NoAnswerRate the share with no answer within --max-timeout.
+	ErrorRate    float64 `json:"error_rate"`
+	NoAnswerRate float64 `json:"no_answer_rate"`
+	MaxErrorRate float64 `json:"max_error_rate"`
+	// CutoffRate is the accepted share of requests cut off by the timeout.
 	CutoffRate     float64 `json:"cutoff_rate"`
 	Headroom       float64 `json:"headroom"`
 	ConnectFloorMs float64 `json:"connect_floor_ms"`
 	// Backoff names the backoff assumed between attempts.
 	Backoff    string   `json:"backoff"`
-	Verdict    string   `json:"verdict"`
+	Verdict    Verdict  `json:"verdict"`
 	Derivation []string `json:"derivation"`
 }
 
+// CallerInfo is the caller a recommendation was made for, as JSON.
+type CallerInfo struct {
+	Kind           CallerKind `json:"kind"`
+	Method         string     `json:"method"`
+	IdempotencyKey bool       `json:"idempotency_key"`
+	// BudgetMs: an interactive caller's whole wait; a job's retry window (0 = none given).
+	BudgetMs float64 `json:"budget_ms"`
+}
+
+// JobDesign is the queue design for a job caller (the seeds' Laravel job: $tries, $timeout,
+// backoff(), the queue's retry_after): the call runs once per try, and the queue retries it.
+type JobDesign struct {
+	// Tries counts every run of the job, the first included ($tries).
+	Tries int `json:"tries"`
+	// BackoffMs lists the delay before each re-run, before jitter (backoff()).
+	BackoffMs []float64 `json:"backoff_ms"`
+	// Jitter is "proportional": each delay d becomes d + U[0, JitterFactor·d].
+	Jitter       string  `json:"jitter"`
+	JitterFactor float64 `json:"jitter_factor"`
+	// TimeoutMs is the job's own timeout for one run ($timeout).
+	TimeoutMs float64 `json:"timeout_ms"`
+	// RetryAfterMs is the queue's retry_after: longer than the job timeout, or a job still
+	// running is delivered a second time.
+	RetryAfterMs float64 `json:"retry_after_ms"`
+	// GiveUpAfterMs is the longest a job that fails every try keeps retrying: Tries runs of
+	// TimeoutMs plus every delay at its jitter bound (a retryUntil() at least this long).
+	GiveUpAfterMs float64 `json:"give_up_after_ms"`
+}
+
 // ErrorClasses lists the error classes in report order.
-var ErrorClasses = []string{"timeout", "refused", "reset", "dns", "tls", "other"}
+var ErrorClasses = []string{"timeout", "refused", "reset", "dns", "tls", "other", "fd_limit"}

@@ -45,11 +45,13 @@ type Config struct {
 	// Insecure skips TLS certificate verification.
 	Insecure bool
 
-	// Advice parameters (DESIGN §7).
-	Budget       time.Duration // the caller's whole budget (default 10 s)
-	Cutoff       float64       // accepted share of good responses cut off (default 0.001)
+	// Advice parameters (DESIGN §7; Advise).
+	CallerKind   CallerKind    // interactive (default) or job
+	Budget       time.Duration // interactive: the caller's whole budget (default 10 s); job: the retry window (0 = none)
+	Cutoff       float64       // accepted share of requests cut off (default 0.001)
 	Headroom     float64       // multiplier on the quantile (default 1.2)
 	ConnectFloor time.Duration // lower bound of the connect timeout (default 1.1 s)
+	MaxErrorRate float64       // share of failed requests tolerated (0: 5%; NoFailuresAllowed: none)
 
 	// Progress, when set, is called about every 200 ms from a separate goroutine.
 	Progress func(Progress)
@@ -77,35 +79,33 @@ const (
 	unreachableAfter = 5
 )
 
-// AdviceParams are the recommendation knobs, shared by live runs and merges.
+// AdviceParams are the recommendation inputs besides the measurement, shared by live runs and
+// merges: the caller (its method and Idempotency-Key, when empty, come from the target) and
+// the advice options.
 type AdviceParams struct {
-	Budget       time.Duration
-	Cutoff       float64
-	Headroom     float64
-	ConnectFloor time.Duration
-	MaxTimeout   time.Duration
+	Caller  Caller
+	Options Options
+	// MaxTimeout is the probe's own bound of a live run; a merge keeps the profiles' own.
+	MaxTimeout time.Duration
 }
 
 func (c *Config) advice() AdviceParams {
-	return AdviceParams{Budget: c.Budget, Cutoff: c.Cutoff, Headroom: c.Headroom, ConnectFloor: c.ConnectFloor, MaxTimeout: c.MaxTimeout}
+	return AdviceParams{
+		Caller:     Caller{Kind: c.CallerKind, Budget: c.Budget, Method: c.Method, IdempotencyKey: c.Header.Get("Idempotency-Key") != ""},
+		Options:    Options{Cutoff: c.Cutoff, Headroom: c.Headroom, ConnectFloor: c.ConnectFloor, MaxErrorRate: c.MaxErrorRate},
+		MaxTimeout: c.MaxTimeout,
+	}
 }
 
-func (p *AdviceParams) defaults() {
-	if p.Budget <= 0 {
-		p.Budget = DefaultBudget
+// hasIdempotencyKey reports whether a target's (redacted) headers carry an Idempotency-Key.
+func hasIdempotencyKey(t Target) bool {
+	for _, h := range t.Headers {
+		name, _, _ := strings.Cut(h, ":")
+		if strings.EqualFold(strings.TrimSpace(name), "Idempotency-Key") {
+			return true
+		}
 	}
-	if p.Cutoff <= 0 {
-		p.Cutoff = DefaultCutoff
-	}
-	if p.Headroom <= 0 {
-		p.Headroom = DefaultHeadroom
-	}
-	if p.ConnectFloor <= 0 {
-		p.ConnectFloor = DefaultConnectFloor
-	}
-	if p.MaxTimeout <= 0 {
-		p.MaxTimeout = DefaultMaxTimeout
-	}
+	return false
 }
 
 // Validate fills defaults and reports the first invalid field.
@@ -145,9 +145,24 @@ func (c *Config) Validate() error {
 	if c.Cutoff < 0 || c.Cutoff >= 1 {
 		return fmt.Errorf("--cutoff %g: want a share in (0, 1), e.g. 0.1%%", c.Cutoff)
 	}
-	p := c.advice()
-	p.defaults()
-	c.Budget, c.Cutoff, c.Headroom, c.ConnectFloor, c.MaxTimeout = p.Budget, p.Cutoff, p.Headroom, p.ConnectFloor, p.MaxTimeout
+	switch c.CallerKind {
+	case "":
+		c.CallerKind = CallerInteractive
+	case CallerInteractive, CallerJob:
+	default:
+		return fmt.Errorf("--caller %q: want interactive or job", c.CallerKind)
+	}
+	if c.CallerKind == CallerInteractive && c.Budget <= 0 {
+		c.Budget = DefaultBudget
+	}
+	if c.MaxErrorRate >= 1 {
+		return fmt.Errorf("--max-error-rate %g: want a share below 100%%", c.MaxErrorRate)
+	}
+	o := Options{Cutoff: c.Cutoff, Headroom: c.Headroom, ConnectFloor: c.ConnectFloor}.filled()
+	c.Cutoff, c.Headroom, c.ConnectFloor = o.Cutoff, o.Headroom, o.ConnectFloor
+	if c.MaxTimeout <= 0 {
+		c.MaxTimeout = DefaultMaxTimeout
+	}
 	return nil
 }
 
@@ -610,6 +625,9 @@ func (r *runner) record(i int64, t *timings, intended, sent, end time.Time, stat
 	if err != nil {
 		class = classify(err)
 		sh.errs[class]++
+		if e := &sh.samples[class]; e.msg == "" || i < e.at {
+			e.msg, e.at = errorMessage(err, class, r.cfg.MaxTimeout), i
+		}
 	} else {
 		sh.status[status]++
 		ttfb, tot, snt := iTTFBReused, iTotalReused, iSentReused
@@ -622,7 +640,7 @@ func (r *runner) record(i int64, t *timings, intended, sent, end time.Time, stat
 		total := end.Sub(intended).Microseconds()
 		sh.record(tot, total)
 		sh.record(snt, end.Sub(sent).Microseconds())
-		if status < 500 {
+		if GoodStatus(status) {
 			sh.record(iGood, total)
 		}
 	}
@@ -648,6 +666,8 @@ type measurement struct {
 	hists      histSet
 	status     map[string]int64
 	errors     map[string]int64
+	samples    map[string]ErrorSample
+	maxTimeout time.Duration
 	requests   int64
 	responses  int64
 	durationMs float64
@@ -656,7 +676,8 @@ type measurement struct {
 
 // measurement merges the shards.
 func (r *runner) measurement() *measurement {
-	m := &measurement{hists: histSet{}, status: map[string]int64{}, errors: map[string]int64{}}
+	m := &measurement{hists: histSet{}, status: map[string]int64{}, errors: map[string]int64{}, samples: map[string]ErrorSample{}, maxTimeout: r.cfg.MaxTimeout}
+	first := [numErrorClasses]errorSample{}
 	for _, sh := range r.shards {
 		sh.mu.Lock()
 		set := histSet{}
@@ -670,8 +691,16 @@ func (r *runner) measurement() *measurement {
 		}
 		for c, n := range sh.errs {
 			m.errors[ErrorClasses[c]] += n
+			if e := sh.samples[c]; e.msg != "" && (first[c].msg == "" || e.at < first[c].at) {
+				first[c] = e
+			}
 		}
 		sh.mu.Unlock()
+	}
+	for c, e := range first {
+		if e.msg != "" {
+			m.samples[ErrorClasses[c]] = ErrorSample{Message: e.msg, Hint: errorHint(ErrorClasses[c], e.msg)}
+		}
 	}
 	m.requests = r.dispatched.Load()
 	m.schedule = Schedule{
@@ -692,7 +721,6 @@ func (r *runner) measurement() *measurement {
 // build turns a measurement into a Result: summaries, schedule, recommendation, cut-off
 // curve, bars and encoded histograms.
 func build(m *measurement, meta Result, p AdviceParams) (*Result, error) {
-	p.defaults()
 	res := meta
 	res.Schema = Schema
 	res.Requests, res.Responses, res.DurationMs = m.requests, m.responses, m.durationMs
@@ -714,45 +742,33 @@ func build(m *measurement, meta Result, p AdviceParams) (*Result, error) {
 	late := hs.get(SeriesLate)
 	res.Schedule.LateP99Ms = quantileMs(late, 0.99)
 
-	good := hs.get(SeriesGood)
-	connect := hs.get(SeriesConnect)
-	q := 1 - p.Cutoff
-	in := AdviceInput{
-		Cutoff: p.Cutoff, Headroom: p.Headroom, Budget: p.Budget, ConnectFloor: p.ConnectFloor,
-		Good: good.TotalCount(), GoodAtQ: float64(good.ValueAtQuantile(q*100)) / 1000, GoodMax: float64(good.Max()) / 1000,
-		ConnectCount: connect.TotalCount(), ConnectP999: float64(connect.ValueAtQuantile(99.9)) / 1000, ConnectMax: float64(connect.Max()) / 1000,
-		Timeouts: m.errors["timeout"], MaxTimeout: p.MaxTimeout,
+	res.ErrorSamples = m.samples
+	if res.ErrorSamples == nil {
+		res.ErrorSamples = map[string]ErrorSample{}
 	}
-	if n := good.TotalCount(); n >= SamplesNeeded(q) {
-		low, high, open := QuantileCI(n, q, 0.95)
-		atRank := func(r int64) float64 { return float64(good.ValueAtQuantile(100*float64(r)/float64(n))) / 1000 }
-		in.GoodCILow, in.GoodCIHighOpen = atRank(low), open
-		if !open {
-			in.GoodCIHigh = atRank(high)
-		}
+	maxTimeout := m.maxTimeout
+	if maxTimeout <= 0 {
+		maxTimeout = DefaultMaxTimeout
 	}
-	res.Recommendation = Advise(in)
-
-	res.CutoffCurve = []Cutoff{}
-	goodBars := populated(good)
-	for _, cq := range []float64{0.90, 0.99, 0.999, 0.9999} {
-		c := Cutoff{Label: QuantileLabel(cq), Samples: good.TotalCount()}
-		if t := quantileMs(good, cq); t != nil {
-			c.TimeoutMs = t
-			c.CutRate = ptr(shareAbove(goodBars, good.TotalCount(), *t))
-		}
-		res.CutoffCurve = append(res.CutoffCurve, c)
+	res.MaxTimeoutMs = ms(maxTimeout)
+	good := HistogramLatencies(hs.get(SeriesGood))
+	ev := Evidence{
+		Good: good, NoAnswer: res.Errors["timeout"], MaxTimeout: maxTimeout,
+		Connect: HistogramLatencies(hs.get(SeriesConnect)),
+		Status:  res.Status, Errors: res.Errors, ErrorSamples: res.ErrorSamples,
+		Unreachable: res.Unreachable, Schedule: res.Schedule,
 	}
-	if res.Recommendation.TimeoutMs > 0 {
-		res.CutoffCurve = append(res.CutoffCurve, Cutoff{
-			Label: "recommended", TimeoutMs: ptr(res.Recommendation.TimeoutMs),
-			CutRate: ptr(shareAbove(goodBars, good.TotalCount(), res.Recommendation.TimeoutMs)), Samples: good.TotalCount(),
-		})
+	caller := p.Caller
+	if caller.Method == "" {
+		caller.Method = res.Target.Method
 	}
+	caller.IdempotencyKey = caller.IdempotencyKey || hasIdempotencyKey(res.Target)
+	res.Recommendation = Advise(ev, caller, p.Options)
+	res.CutoffCurve = cutoffCurve(ev, res.Recommendation.TimeoutMs)
 
 	total := hs.combined(SeriesTotalFresh, SeriesTotalReused)
 	res.Distribution = distribution(total)
-	res.Notes = notes(&res, p)
+	res.Notes = notes(&res, maxTimeout)
 
 	var err error
 	if res.Histogram, err = EncodeHistogram(total); err != nil {
@@ -775,7 +791,7 @@ func build(m *measurement, meta Result, p AdviceParams) (*Result, error) {
 }
 
 // notes explains what limits the measurement, in the order a reader needs them.
-func notes(res *Result, p AdviceParams) []string {
+func notes(res *Result, maxTimeout time.Duration) []string {
 	out := []string{}
 	if res.Unreachable {
 		out = append(out, fmt.Sprintf("stopped early: the first %d requests could not connect (%s) and none got a response", unreachableAfter, errorSummary(res.Errors)))
@@ -794,7 +810,7 @@ func notes(res *Result, p AdviceParams) []string {
 		out = append(out, fmt.Sprintf("%d idempotent requests were sent a second time on a new connection: the server had closed the kept-alive one before any response (their latency includes the first try)", s.Resent))
 	}
 	if s.Dropped > 0 {
-		out = append(out, fmt.Sprintf("%d sends were dropped: all %d in-flight slots were taken until they were more than %s late", s.Dropped, s.MaxInFlight, FormatMs(ms(p.MaxTimeout))))
+		out = append(out, fmt.Sprintf("%d sends were dropped: all %d in-flight slots were taken until they were more than %s late", s.Dropped, s.MaxInFlight, FormatMs(ms(maxTimeout))))
 	}
 	if res.Model == "closed" {
 		out = append(out, "closed model: each worker waits for its previous response, so a stall delays the next sends instead of showing in their latency (coordinated omission); use --rate for tail latency")
@@ -814,4 +830,39 @@ func errorSummary(errs map[string]int64) string {
 		return "no errors"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// cutoffCurve is the share of requests each candidate timeout would cut off: at p90, p99,
+// p99.9 and p99.99 of good and unanswered requests together, at --max-timeout when some got
+// no answer, and at the recommended timeout. A quantile among the unanswered requests lies
+// beyond --max-timeout (Beyond).
+func cutoffCurve(ev Evidence, recommendedMs float64) []Cutoff {
+	good := ev.Good.Count()
+	n := good + ev.NoAnswer
+	cutAt := func(t float64) *float64 {
+		if n == 0 {
+			return ptr(0)
+		}
+		return ptr(float64(ev.Good.Above(t)+ev.NoAnswer) / float64(n))
+	}
+	out := []Cutoff{}
+	for _, cq := range []float64{0.90, 0.99, 0.999, 0.9999} {
+		c := Cutoff{Label: QuantileLabel(cq), Samples: n}
+		if v, beyond, ok := CensoredQuantile(ev.Good, ev.NoAnswer, cq); ok {
+			if beyond {
+				c.Beyond = true
+			} else {
+				c.TimeoutMs, c.CutRate = ptr(v), cutAt(v)
+			}
+		}
+		out = append(out, c)
+	}
+	if ev.NoAnswer > 0 {
+		t := ms(ev.MaxTimeout)
+		out = append(out, Cutoff{Label: "max-timeout", TimeoutMs: ptr(t), CutRate: cutAt(t), Samples: n})
+	}
+	if recommendedMs > 0 {
+		out = append(out, Cutoff{Label: "recommended", TimeoutMs: ptr(recommendedMs), CutRate: cutAt(recommendedMs), Samples: n})
+	}
+	return out
 }

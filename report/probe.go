@@ -29,30 +29,111 @@ func probeJSON(w io.Writer, r *probe.Result, _ Options) error {
 	return enc.Encode(r)
 }
 
-// probeVerdict is the symbol and kind of the leading line.
-func probeVerdict(r *probe.Result) (symbol string, good bool) {
-	switch {
-	case r.Responses == 0 || r.Unreachable:
-		return "✗", false
-	case !r.Recommendation.FitsBudget:
-		return "✗", false
-	case r.Schedule.RequestedPerS != nil && !r.Schedule.RateHeld:
-		return "!", false
-	}
-	return "✓", true
+// probeVerdict is the symbol and level of the leading line: the library's verdict
+// (recommendation.verdict), never graded here.
+func probeVerdict(r *probe.Result) (symbol string, level probe.Level) {
+	l := r.Recommendation.Verdict.Level
+	return l.Symbol(), l
 }
 
-// probeHeadline is the one-line verdict.
+// probeHeadline is the one-line verdict: its most serious clause.
 func probeHeadline(r *probe.Result) string {
 	sym, _ := probeVerdict(r)
-	switch {
-	case r.Unreachable:
-		return sym + " target unreachable: nothing measured"
-	case r.Responses == 0:
-		return sym + " every request failed: nothing measured"
-	}
-	return sym + " " + r.Recommendation.Verdict
+	return sym + " " + r.Recommendation.Verdict.Headline()
 }
+
+// probeMoreReasons are the verdict's other clauses, each with its own mark.
+func probeMoreReasons(r *probe.Result) []string {
+	reasons := r.Recommendation.Verdict.Reasons
+	var out []string
+	for i := 1; i < len(reasons); i++ {
+		out = append(out, reasons[i].Level.Symbol()+" "+reasons[i].Text)
+	}
+	return out
+}
+
+// probeErrorSamples are the first message of each error class seen, with its hint.
+func probeErrorSamples(r *probe.Result) []string {
+	var out []string
+	for _, c := range probe.ErrorClasses {
+		s, ok := r.ErrorSamples[c]
+		if !ok || r.Errors[c] == 0 {
+			continue
+		}
+		line := c + ": " + s.Message
+		if s.Hint != "" {
+			line += " — " + s.Hint
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// probeConnect names the connect timeout: none when the total timeout bounds the connect.
+func probeConnect(rec probe.Recommendation) string {
+	if rec.ConnectTimeoutMs == 0 {
+		return "none"
+	}
+	return probe.FormatMs(rec.ConnectTimeoutMs)
+}
+
+// probeAttempts says what the attempts mean and how many the budget would hold.
+func probeAttempts(rec probe.Recommendation) string {
+	what := ""
+	switch {
+	case rec.Job != nil:
+		what = " per run (the queue retries)"
+	case rec.MaxAttempts == 1:
+		what = " (no retry)"
+	case rec.MaxAttempts == 2:
+		what = " (one retry)"
+	}
+	if rec.Job == nil {
+		what += fmt.Sprintf(" · %d would fit the %s budget", rec.AttemptsFit, probe.FormatMs(rec.BudgetMs))
+	}
+	return what
+}
+
+// probeBudget is the caller's budget: a job without a retry window has none.
+func probeBudget(rec probe.Recommendation) string {
+	if rec.BudgetMs == 0 {
+		return "none"
+	}
+	return probe.FormatLong(rec.BudgetMs)
+}
+
+// probeJobRows are the queue design's rows: name, value.
+func probeJobRows(j *probe.JobDesign) [][2]string {
+	delays := make([]string, len(j.BackoffMs))
+	for i, d := range j.BackoffMs {
+		delays[i] = probe.FormatLong(d)
+	}
+	backoff := "none"
+	if len(delays) > 0 {
+		backoff = fmt.Sprintf("%s + up to %g%% jitter", strings.Join(delays, ", "), j.JitterFactor*100)
+	}
+	return [][2]string{
+		{"tries", strconv.Itoa(j.Tries)},
+		{"backoff", backoff},
+		{"job timeout", probe.FormatLong(j.TimeoutMs)},
+		{"retry_after", probe.FormatLong(j.RetryAfterMs)},
+		{"give up", "after " + probe.FormatLong(j.GiveUpAfterMs)},
+	}
+}
+
+// probeCutoffValue is a cut-off point's timeout: "> 30 s" beyond --max-timeout.
+func probeCutoffValue(r *probe.Result, c probe.Cutoff) (string, bool) {
+	switch {
+	case c.Beyond:
+		return "> " + probe.FormatMs(r.MaxTimeoutMs), true
+	case c.TimeoutMs == nil:
+		return "", false
+	}
+	return probe.FormatMs(*c.TimeoutMs), true
+}
+
+// probeCutoffTitle is what the cut-off curve shows.
+const probeCutoffTitle = "share of requests a timeout would cut off (good responses, and unanswered ones)"
 
 // probeSetup describes how the probe ran: method, URL, model, sample size.
 func probeSetup(r *probe.Result) string {
@@ -140,14 +221,20 @@ var probePhaseHeaders = []string{"phase", "conn", "count", "p50", "p90", "p99", 
 func ProbeText(w io.Writer, r *probe.Result, o Options) error {
 	st := o.Styles
 	var b strings.Builder
-	_, good := probeVerdict(r)
+	_, level := probeVerdict(r)
 	verdict := st.Verdict
-	if good {
+	switch level {
+	case probe.Good:
 		verdict = verdict.Inherit(st.Good)
-	} else {
+	case probe.Provisional:
+		verdict = verdict.Inherit(st.Warn)
+	default:
 		verdict = verdict.Inherit(st.Bad)
 	}
 	fmt.Fprintln(&b, verdict.Render(probeHeadline(r)))
+	for _, m := range probeMoreReasons(r) {
+		fmt.Fprintln(&b, st.Warn.Render(m))
+	}
 	fmt.Fprintln(&b, st.Muted.Render(probeSetup(r)))
 	for _, n := range r.Notes {
 		fmt.Fprintln(&b, st.Warn.Render("! "+n))
@@ -183,6 +270,9 @@ func ProbeText(w io.Writer, r *probe.Result, o Options) error {
 	kv := func(k, v string) { fmt.Fprintf(&b, "%s %s\n", st.Key.Render(fmt.Sprintf("%-10s", k)), v) }
 	kv("responses", probeStatusLine(r.Status))
 	kv("errors", probeErrorLine(r.Errors))
+	for _, e := range probeErrorSamples(r) {
+		fmt.Fprintf(&b, "%s %s\n", strings.Repeat(" ", 10), st.Muted.Render(e))
+	}
 	// The schedule line is long; on a terminal it is split after the rate figures.
 	sched := strings.SplitN(probeScheduleLine(r), " · ", 2)
 	kv("schedule", sched[0])
@@ -201,12 +291,17 @@ func ProbeText(w io.Writer, r *probe.Result, o Options) error {
 	fmt.Fprintln(&b, st.Title.Render("Recommendation"))
 	if rec.TimeoutMs > 0 {
 		kv("  timeout", st.Value.Render(probe.FormatMs(rec.TimeoutMs)))
-		kv("  connect", st.Value.Render(probe.FormatMs(rec.ConnectTimeoutMs)))
+		kv("  connect", st.Value.Render(probeConnect(rec)))
 		attempts := st.Value.Render(strconv.Itoa(rec.MaxAttempts))
 		if !rec.FitsBudget {
 			attempts = st.Bad.Render("0")
 		}
-		kv("  attempts", attempts+st.Muted.Render(fmt.Sprintf(" within a %s budget", probe.FormatMs(rec.BudgetMs))))
+		kv("  attempts", attempts+st.Muted.Render(probeAttempts(rec)))
+		if rec.Job != nil {
+			for _, row := range probeJobRows(rec.Job) {
+				fmt.Fprintf(&b, "%s %s\n", st.Key.Render(fmt.Sprintf("%-13s", "  "+row[0])), st.Value.Render(row[1]))
+			}
+		}
 	}
 	for _, d := range rec.Derivation {
 		fmt.Fprintln(&b, st.Muted.Render("  · "+d))
@@ -215,14 +310,18 @@ func ProbeText(w io.Writer, r *probe.Result, o Options) error {
 	if len(r.CutoffCurve) > 0 && r.CutoffCurve[0].Samples > 0 {
 		fmt.Fprintln(&b)
 		n := r.CutoffCurve[0].Samples
-		fmt.Fprintln(&b, st.Title.Render("Cut-off curve")+st.Muted.Render(fmt.Sprintf("  share of good responses a timeout would cut off, n=%d", n)))
+		fmt.Fprintln(&b, st.Title.Render("Cut-off curve")+st.Muted.Render(fmt.Sprintf("  %s, n=%d", probeCutoffTitle, n)))
 		for _, c := range r.CutoffCurve {
 			label := fmt.Sprintf("  %-12s", c.Label)
-			if c.TimeoutMs == nil {
+			v, ok := probeCutoffValue(r, c)
+			switch {
+			case !ok:
 				fmt.Fprintln(&b, label+st.Muted.Render(fmt.Sprintf("n/a (n=%d)", c.Samples)))
-				continue
+			case c.CutRate == nil:
+				fmt.Fprintln(&b, label+v+st.Muted.Render("  beyond --max-timeout: unanswered requests"))
+			default:
+				fmt.Fprintf(&b, "%s%-10s %s\n", label, v, st.Value.Render(probePercent(*c.CutRate)))
 			}
-			fmt.Fprintf(&b, "%s%-10s %s\n", label, probe.FormatMs(*c.TimeoutMs), st.Value.Render(probePercent(*c.CutRate)))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -330,7 +429,14 @@ func probePercent(v float64) string {
 // ProbeMarkdown renders the result for PR comments and GitHub step summaries.
 func ProbeMarkdown(w io.Writer, r *probe.Result, _ Options) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### patience probe\n\n**%s**\n\n%s\n", probeMD(probeHeadline(r)), probeMD(probeSetup(r)))
+	fmt.Fprintf(&b, "### patience probe\n\n**%s**\n\n", probeMD(probeHeadline(r)))
+	for _, m := range probeMoreReasons(r) {
+		fmt.Fprintf(&b, "- %s\n", probeMD(m))
+	}
+	if len(probeMoreReasons(r)) > 0 {
+		fmt.Fprintln(&b)
+	}
+	fmt.Fprintf(&b, "%s\n", probeMD(probeSetup(r)))
 	if len(r.Notes) > 0 {
 		fmt.Fprintln(&b)
 		for _, n := range r.Notes {
@@ -344,26 +450,41 @@ func ProbeMarkdown(w io.Writer, r *probe.Result, _ Options) error {
 		}
 		fmt.Fprintln(&b, "\n_total_ runs from the intended send time (coordinated omission corrected); _sent_ from the actual send.")
 	}
-	fmt.Fprintf(&b, "\n- **Responses:** %s\n- **Errors:** %s\n- **Schedule:** %s\n", probeStatusLine(r.Status), probeErrorLine(r.Errors), probeScheduleLine(r))
+	fmt.Fprintf(&b, "\n- **Responses:** %s\n- **Errors:** %s\n", probeStatusLine(r.Status), probeErrorLine(r.Errors))
+	for _, e := range probeErrorSamples(r) {
+		fmt.Fprintf(&b, "  - %s\n", probeMD(e))
+	}
+	fmt.Fprintf(&b, "- **Schedule:** %s\n", probeScheduleLine(r))
 
 	rec := r.Recommendation
 	fmt.Fprintln(&b, "\n#### Recommendation")
 	fmt.Fprintln(&b)
 	if rec.TimeoutMs > 0 {
-		fmt.Fprintf(&b, "| timeout | connect timeout | attempts | budget |\n|---|---|---|---|\n| %s | %s | %d | %s |\n\n",
-			probe.FormatMs(rec.TimeoutMs), probe.FormatMs(rec.ConnectTimeoutMs), rec.MaxAttempts, probe.FormatMs(rec.BudgetMs))
+		fmt.Fprintf(&b, "| timeout | connect timeout | attempts | budget |\n|---|---|---|---|\n| %s | %s | %d%s | %s |\n\n",
+			probe.FormatMs(rec.TimeoutMs), probeConnect(rec), rec.MaxAttempts, probeMD(probeAttempts(rec)), probeBudget(rec))
+		if rec.Job != nil {
+			fmt.Fprintln(&b, "| queue | |\n|---|---|")
+			for _, row := range probeJobRows(rec.Job) {
+				fmt.Fprintf(&b, "| %s | %s |\n", probeMD(row[0]), probeMD(row[1]))
+			}
+			fmt.Fprintln(&b)
+		}
 	}
 	for _, d := range rec.Derivation {
 		fmt.Fprintf(&b, "- %s\n", probeMD(d))
 	}
 	if len(r.CutoffCurve) > 0 && r.CutoffCurve[0].Samples > 0 {
-		fmt.Fprintf(&b, "\n#### Cut-off curve\n\nShare of good responses a timeout would cut off (n=%d).\n\n| timeout at | value | cut off |\n|---|---|---|\n", r.CutoffCurve[0].Samples)
+		fmt.Fprintf(&b, "\n#### Cut-off curve\n\nThe %s (n=%d).\n\n| timeout at | value | cut off |\n|---|---|---|\n", probeMD(probeCutoffTitle), r.CutoffCurve[0].Samples)
 		for _, c := range r.CutoffCurve {
-			if c.TimeoutMs == nil {
+			v, ok := probeCutoffValue(r, c)
+			switch {
+			case !ok:
 				fmt.Fprintf(&b, "| %s | n/a (n=%d) | |\n", c.Label, c.Samples)
-				continue
+			case c.CutRate == nil:
+				fmt.Fprintf(&b, "| %s | %s | beyond --max-timeout |\n", c.Label, v)
+			default:
+				fmt.Fprintf(&b, "| %s | %s | %s |\n", c.Label, v, probePercent(*c.CutRate))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s |\n", c.Label, probe.FormatMs(*c.TimeoutMs), probePercent(*c.CutRate))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -49,11 +49,11 @@ func probeFixture() *probe.Result {
 		},
 		// The recommendation is the probe's own, from the figures above: its wording is what
 		// the golden files must show.
-		Recommendation: probe.Advise(probe.AdviceInput{
-			Cutoff: 0.001, Headroom: 1.2, Budget: 2 * time.Second, ConnectFloor: 1100 * time.Millisecond,
-			Good: 1980, GoodAtQ: 48.2, GoodMax: 50.9, GoodCILow: 45.1, GoodCIHighOpen: true,
-			ConnectCount: 1000, ConnectP999: 2.9, ConnectMax: 3.4,
-		}),
+		Recommendation: probe.Advise(probe.Evidence{
+			Good:    probeTail(1980, 14, 40, 41, 42, 43, 44, 45.1, 46, 47, 48.2, 50.9), // p99.9 = rank 1979 = 48.2 ms
+			Connect: probeTail(1000, 0.18, 2.9, 3.4),
+			Status:  map[string]int64{"200": 1980, "503": 20}, Errors: map[string]int64{}, MaxTimeout: 30 * time.Second,
+		}, probe.Caller{Budget: 2 * time.Second}, probe.Options{}),
 		CutoffCurve: []probe.Cutoff{
 			{Label: "p90", TimeoutMs: f(22.3), CutRate: f(0.0995), Samples: 1980},
 			{Label: "p99", TimeoutMs: f(34.5), CutRate: f(0.0096), Samples: 1980},
@@ -70,16 +70,58 @@ func probeUnreachable() *probe.Result {
 	return &probe.Result{
 		Schema: probe.Schema, Target: probe.Target{URL: "http://127.0.0.1:1/", Method: "GET"}, Model: "open", Conn: "both",
 		DurationMs: 212, Requests: 5, Status: map[string]int64{},
-		Errors:   map[string]int64{"timeout": 0, "refused": 5, "reset": 0, "dns": 0, "tls": 0, "other": 0},
-		Phases:   probe.Phases{DNS: &probe.Summary{}, Connect: &probe.Summary{}, TLS: &probe.Summary{}, TTFB: &probe.Summary{Fresh: &probe.Summary{}, Reused: &probe.Summary{}}, Total: &probe.Summary{Fresh: &probe.Summary{}, Reused: &probe.Summary{}}, Sent: &probe.Summary{Fresh: &probe.Summary{}, Reused: &probe.Summary{}}},
-		Schedule: probe.Schedule{RequestedPerS: f(10), AchievedPerS: 10, LateAfterMs: 1, MaxInFlight: 1000, PeakInFlight: 1},
-		Recommendation: probe.Recommendation{BudgetMs: 10000, CutoffRate: 0.001, Headroom: 1.2, ConnectFloorMs: 1100, Backoff: probe.BackoffDescription,
-			Verdict: "no good response was measured: nothing to base a timeout on", Derivation: []string{"timeout: no response with status < 500 arrived, so no latency to derive a timeout from"}},
+		Errors:       map[string]int64{"timeout": 0, "refused": 5, "reset": 0, "dns": 0, "tls": 0, "other": 0},
+		Phases:       probe.Phases{DNS: &probe.Summary{}, Connect: &probe.Summary{}, TLS: &probe.Summary{}, TTFB: &probe.Summary{Fresh: &probe.Summary{}, Reused: &probe.Summary{}}, Total: &probe.Summary{Fresh: &probe.Summary{}, Reused: &probe.Summary{}}, Sent: &probe.Summary{Fresh: &probe.Summary{}, Reused: &probe.Summary{}}},
+		Schedule:     probe.Schedule{RequestedPerS: f(10), AchievedPerS: 10, LateAfterMs: 1, MaxInFlight: 1000, PeakInFlight: 1},
+		ErrorSamples: map[string]probe.ErrorSample{"refused": {Message: "dial tcp 127.0.0.1:1: connect: connection refused", Hint: "nothing listens on that port: is the URL right, is the service up?"}},
+		Recommendation: probe.Advise(probe.Evidence{
+			Errors:       map[string]int64{"refused": 5},
+			ErrorSamples: map[string]probe.ErrorSample{"refused": {Message: "dial tcp 127.0.0.1:1: connect: connection refused", Hint: "nothing listens on that port: is the URL right, is the service up?"}},
+			Unreachable:  true,
+		}, probe.Caller{}, probe.Options{}),
 		Distribution: []probe.Bucket{},
 		CutoffCurve:  []probe.Cutoff{{Label: "p90"}, {Label: "p99"}, {Label: "p99.9"}, {Label: "p99.99"}},
 		Unreachable:  true,
 		Notes:        []string{"stopped early: the first 5 requests could not connect (refused: 5) and none got a response"},
 	}
+}
+
+// probeTail is n latencies: body repeated, then the tail values.
+func probeTail(n int, body float64, tail ...float64) probe.Sample {
+	s := make(probe.Sample, 0, n)
+	for range n - len(tail) {
+		s = append(s, body)
+	}
+	return append(s, tail...)
+}
+
+// probeHanging is the repro: half the requests get no answer within --max-timeout.
+func probeHanging() *probe.Result {
+	r := probeFixture()
+	r.Requests, r.Responses, r.MaxTimeoutMs = 80, 42, 30000
+	r.Status = map[string]int64{"200": 42}
+	r.Errors = map[string]int64{"timeout": 38, "refused": 0, "reset": 0, "dns": 0, "tls": 0, "other": 0, "fd_limit": 0}
+	r.ErrorSamples = map[string]probe.ErrorSample{"timeout": {Message: "no answer within 30 s (--max-timeout)"}}
+	ev := probe.Evidence{Good: probeTail(42, 120, 150), NoAnswer: 38, MaxTimeout: 30 * time.Second, Status: r.Status, Errors: r.Errors, ErrorSamples: r.ErrorSamples}
+	r.Recommendation = probe.Advise(ev, probe.Caller{}, probe.Options{})
+	r.CutoffCurve = []probe.Cutoff{
+		{Label: "p90", Beyond: true, Samples: 80}, {Label: "p99", Samples: 80}, {Label: "p99.9", Samples: 80}, {Label: "p99.99", Samples: 80},
+		{Label: "max-timeout", TimeoutMs: f(30000), CutRate: f(0.475), Samples: 80},
+	}
+	return r
+}
+
+// probeJob is the fixture advised for a queue job with a POST carrying an Idempotency-Key.
+func probeJob() *probe.Result {
+	r := probeFixture()
+	r.Target.Method = "POST"
+	r.Recommendation = probe.Advise(probe.Evidence{
+		Good:    probeTail(1980, 800, 4000, 4500),
+		Connect: probeTail(1000, 0.18, 2.9, 3.4),
+		Status:  map[string]int64{"200": 1980, "503": 20}, Errors: map[string]int64{}, MaxTimeout: 30 * time.Second,
+	}, probe.Caller{Kind: probe.CallerJob, Method: "POST", IdempotencyKey: true}, probe.Options{})
+	r.CutoffCurve = r.CutoffCurve[:4] // the fixture's curve has no row at this recommendation
+	return r
 }
 
 func probeOptions(color bool) Options {
@@ -102,6 +144,9 @@ func TestProbeGoldens(t *testing.T) {
 		{"probe_markdown", "markdown", probeFixture(), false},
 		{"probe_text_unreachable", "text", probeUnreachable(), false},
 		{"probe_markdown_unreachable", "markdown", probeUnreachable(), false},
+		{"probe_text_hanging", "text", probeHanging(), false},
+		{"probe_text_job", "text", probeJob(), false},
+		{"probe_markdown_job", "markdown", probeJob(), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			render, err := ProbeFormats.Get(tc.format)
@@ -132,7 +177,7 @@ func TestProbeTextLeadsWithVerdictAndHidesUnbackedPercentiles(t *testing.T) {
 	if !strings.Contains(out, "n/a (n=150)") {
 		t.Errorf("an unbacked p99.9 is not shown as n/a (n=150):\n%s", out)
 	}
-	res.Recommendation.FitsBudget, res.Recommendation.MaxAttempts, res.Recommendation.Verdict = false, 0, probe.QueueVerdict
+	res.Recommendation = probe.Advise(probe.Evidence{Good: probeTail(1980, 14, 48.2, 50.9), Status: map[string]int64{"200": 1980}}, probe.Caller{Budget: 50 * time.Millisecond}, probe.Options{})
 	b.Reset()
 	if err := ProbeText(&b, res, probeOptions(false)); err != nil {
 		t.Fatal(err)
