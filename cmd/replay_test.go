@@ -47,7 +47,9 @@ func TestDemoReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "replay delivery-date-hang") || !strings.Contains(out.String(), "unrelated pages die") {
+	// Verdicts wrap to the width; join the words back to read them.
+	text := strings.Join(strings.Fields(out.String()), " ")
+	if !strings.Contains(text, "replay delivery-date-hang") || !strings.Contains(text, "unrelated pages die") {
 		t.Errorf("demo replay:\n%s", out.String())
 	}
 }

@@ -190,6 +190,7 @@ func Replay(ctx context.Context, sc *scenario.Scenario, opts Options) (*replay.R
 	res := &replay.Result{
 		Schema: replay.Schema, Mode: replay.ModeLive, Scenario: sc.Name, Description: sc.Description,
 		Seed: sc.Seed, DurationMs: msOf(sc.Duration), IncidentEndMs: replay.IncidentEndMs(sc),
+		Incidents: replay.IncidentsOf(sc),
 	}
 	sem := make(chan struct{}, maxConc)
 	var warnOnce sync.Once

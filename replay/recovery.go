@@ -147,6 +147,24 @@ func RecoveryOf(sc *scenario.Scenario, tl []Second) Recovery {
 	return JudgeTimeline(tl, sc.Target.LastPhaseEnd(), sc.Duration)
 }
 
+// Incident is one phase of the target's script in scenario time: when it starts and how long
+// it lasts.
+type Incident struct {
+	Name  string  `json:"name"`
+	AtMs  float64 `json:"at_ms"`
+	ForMs float64 `json:"for_ms"`
+}
+
+// IncidentsOf lists the target's phases of scenario sc, in their order. It is
+// Result.Incidents.
+func IncidentsOf(sc *scenario.Scenario) []Incident {
+	var out []Incident
+	for _, ph := range sc.Target.Phases {
+		out = append(out, Incident{Name: ph.Name, AtMs: float64(ph.At) / float64(time.Millisecond), ForMs: float64(ph.For) / float64(time.Millisecond)})
+	}
+	return out
+}
+
 // IncidentEndMs is when the target's last phase ends, when that is before arrivals stop (so
 // recovery can be judged); nil otherwise. It is Result.IncidentEndMs.
 func IncidentEndMs(sc *scenario.Scenario) *float64 {

@@ -46,6 +46,9 @@ type Result struct {
 	// IncidentEndMs is when the target's last phase ends, when that is before arrivals stop
 	// (so recovery can be judged); null otherwise.
 	IncidentEndMs *float64 `json:"incident_end_ms"`
+	// Incidents are the target's phases in scenario time (IncidentsOf), so charts can mark
+	// and zoom onto them.
+	Incidents []Incident `json:"incidents,omitempty"`
 	// Interrupted is set when the run was stopped before every policy finished.
 	Interrupted bool           `json:"interrupted,omitempty"`
 	Policies    []PolicyResult `json:"policies"`

@@ -76,56 +76,48 @@ func agreementPairs(a *Agreement) (names []string, simP, liveP []replay.PolicyRe
 	return names, simP, liveP
 }
 
-// AgreementText renders the comparison as one table: a row per figure, a "simulated / live"
-// cell per policy.
+// AgreementText renders the comparison as one table, fitted to the width: a row per figure,
+// a "simulated / live" cell per policy.
 func AgreementText(w io.Writer, a *Agreement, opts Options) error {
 	st := opts.Styles
+	width := textWidth(opts)
 	var b strings.Builder
-	b.WriteString(st.Title.Render("simulated vs live · "+a.Simulated.Scenario) +
-		st.Muted.Render(fmt.Sprintf(" · real sockets at speed %g", a.Speed)) + "\n")
+	writeHeadline(&b, st, "simulated vs live · "+a.Simulated.Scenario, []string{fmt.Sprintf("real sockets at speed %g", a.Speed)}, width)
 	b.WriteString(st.Muted.Render("each cell: simulated / live") + "\n")
-	names, simP, liveP := agreementPairs(a)
-	t := labelledTable(st, append([]string{""}, names...)...)
-	for _, row := range agreementRows {
-		cells := []string{row.label}
-		for i := range names {
-			cells = append(cells, row.value(simP[i])+" / "+row.value(liveP[i]))
-		}
-		t.Row(cells...)
-	}
-	b.WriteString(t.Render() + "\n")
+	headers, rows := agreementTable(a)
+	b.WriteString(fitTable(st, headers, rows, width, func(int) bool { return true }) + "\n")
 	warn, text := agreementFidelity(a)
 	style := st.Muted
 	if warn {
 		style = st.Warn
 	}
-	// One Render per line: lipgloss pads a multi-line block to its widest line.
-	for _, line := range strings.Split(replayWrap(text, max(opts.Width, 40)), "\n") {
-		b.WriteString(style.Render(line) + "\n")
-	}
+	writeWrapped(&b, text, width, style)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// AgreementMarkdown renders the comparison as a Markdown table.
+// agreementTable is the comparison's header and rows: a "simulated / live" cell per policy.
+func agreementTable(a *Agreement) (headers []string, rows [][]string) {
+	names, simP, liveP := agreementPairs(a)
+	headers = append([]string{""}, names...)
+	for _, row := range agreementRows {
+		cells := []string{row.label}
+		for i := range names {
+			cells = append(cells, row.value(simP[i])+" / "+row.value(liveP[i]))
+		}
+		rows = append(rows, cells)
+	}
+	return headers, rows
+}
+
+// AgreementMarkdown renders the comparison as a Markdown table, numbers right-aligned.
 func AgreementMarkdown(w io.Writer, a *Agreement, _ Options) error {
 	var b strings.Builder
-	names, simP, liveP := agreementPairs(a)
-	fmt.Fprintf(&b, "### Simulated vs live · %s (real sockets at speed %g)\n\n", replayMDEscape(a.Simulated.Scenario), a.Speed)
-	b.WriteString("| |")
-	for _, n := range names {
-		b.WriteString(" " + replayMDEscape(n) + " |")
-	}
-	b.WriteString("\n|---|" + strings.Repeat("---|", len(names)) + "\n")
-	for _, row := range agreementRows {
-		b.WriteString("| " + row.label + " |")
-		for i := range names {
-			b.WriteString(" " + row.value(simP[i]) + " / " + row.value(liveP[i]) + " |")
-		}
-		b.WriteString("\n")
-	}
+	fmt.Fprintf(&b, "### Simulated vs live · `%s`\n\n_real sockets at speed %g; each cell: simulated / live_\n\n", a.Simulated.Scenario, a.Speed)
+	headers, rows := agreementTable(a)
+	writeMDTable(&b, headers, rows, func(col int) bool { return col > 0 })
 	_, text := agreementFidelity(a)
-	b.WriteString("\nEach cell: simulated / live. L" + strings.TrimPrefix(text, "l") + ".\n")
+	b.WriteString("\n" + mdText(strings.ToUpper(text[:1])+text[1:]) + ".\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

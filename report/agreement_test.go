@@ -31,7 +31,7 @@ func TestAgreementGoldens(t *testing.T) {
 		color    bool
 		lateness float64
 	}{
-		{"agreement_text", AgreementText, false, 3},
+		{"agreement_text_80", AgreementText, false, 3},
 		{"agreement_text_color", AgreementText, true, 3},
 		{"agreement_text_busy", AgreementText, false, 40},
 		{"agreement_markdown", AgreementMarkdown, false, 3},
@@ -70,7 +70,7 @@ func TestAgreementFidelityWarning(t *testing.T) {
 		t.Error("30 ms of scenario lateness should not warn")
 	}
 	warn, text := agreementFidelity(agreementFixture(40))
-	if !warn || !strings.Contains(text, "too busy") || !strings.Contains(text, "400ms") {
+	if !warn || !strings.Contains(text, "too busy") || !strings.Contains(text, "400 ms") {
 		t.Errorf("400 ms of scenario lateness: warn=%v %q", warn, text)
 	}
 }

@@ -7,22 +7,35 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/patience-dev/patience/internal/units"
 )
 
 // ChartSeries is one row of a per-second chart: a value per second, drawn as a strip of
 // block glyphs in its own style.
 type ChartSeries struct {
-	// Name labels the row ("ok/s", "failed/s", "in flight").
+	// Name labels the row ("ok", "failed", "in flight").
 	Name string
+	// Group heads a block of rows (a policy's name): a row whose Group differs from the
+	// previous row's starts a new block under a heading line.
+	Group string
 	// Values holds one value per second, from t=0.
 	Values []float64
 	// Peak aggregates the seconds that share a column by their maximum (levels such as
 	// "in flight"); otherwise by their mean (rates such as successes per second).
 	Peak bool
+	// Band draws an on/off row (a fault phase): a full block where the value is above zero,
+	// nothing elsewhere, and no scale figure — a boolean is not a rate.
+	Band bool
+	// Scale names a shared scale: rows with the same non-empty Scale are drawn against the
+	// largest value among them, so they compare by eye; a row without one is drawn against
+	// its own peak. Either way the figure at the end of a row is that row's own.
+	Scale string
 	// Style colours the strip; the zero style draws plain glyphs.
 	Style lipgloss.Style
-	// Unit follows the scale figure at the end of the row ("/s").
+	// Unit follows the row's figure ("/s").
 	Unit string
+	// Note replaces the row's figure (a band's name, say).
+	Note string
 }
 
 // chartLevels are the glyphs of a strip, from nothing to full scale. A value above zero
@@ -32,83 +45,140 @@ var chartLevels = []rune(" ▁▂▃▄▅▆▇█")
 // ChartOptions shape a chart.
 type ChartOptions struct {
 	// Width is the total width available (the terminal's); the strip gets what the labels
-	// leave, at least 10 columns.
+	// and figures leave, at least 10 columns.
 	Width int
-	// Shared scales every series to the largest value among them, so rows compare; otherwise
-	// each row is scaled to its own peak, printed at its end.
-	Shared bool
+	// From and To bound the seconds drawn, [From, To); To 0 means the longest series.
+	From, To int
 }
 
 // Chart writes a small-multiple chart: one strip per series, time flowing left to right,
-// seconds folded into columns to fit the width, then a time axis. It is generic so every
+// seconds folded into columns to fit the width, then one time axis under every row, so all
+// the rows (every policy of a report) share it. The figure at the end of each row is the
+// row's own maximum over the seconds drawn, whatever the width. It is generic so every
 // command with a per-second timeline (replay, storm) draws the same way.
 func Chart(w io.Writer, series []ChartSeries, opts ChartOptions, st Styles) error {
 	if len(series) == 0 {
 		return nil
 	}
-	n := 0
-	label := 0
-	for _, s := range series {
-		n = max(n, len(s.Values))
-		label = max(label, lipgloss.Width(s.Name))
+	from, to := max(opts.From, 0), opts.To
+	if to <= 0 {
+		for _, s := range series {
+			to = max(to, len(s.Values))
+		}
 	}
-	if n == 0 {
+	n := to - from
+	if n <= 0 {
 		return nil
+	}
+	grouped := false
+	for _, s := range series {
+		grouped = grouped || s.Group != ""
+	}
+	indent := 0
+	if grouped {
+		indent = 2
+	}
+	label, figW := 0, 0
+	window := make([][]float64, len(series))
+	rowMax := make([]float64, len(series))
+	scaleMax := map[string]float64{}
+	figures := make([]string, len(series))
+	for i, s := range series {
+		if s.Group != "" {
+			label = max(label, indent+lipgloss.Width(s.Name))
+		} else {
+			label = max(label, lipgloss.Width(s.Name))
+		}
+		window[i] = make([]float64, n)
+		lo, hi := math.Inf(1), 0.0
+		for t := from; t < to; t++ {
+			v := 0.0
+			if t < len(s.Values) {
+				v = s.Values[t]
+			}
+			window[i][t-from] = v
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		rowMax[i] = hi
+		if s.Scale != "" {
+			scaleMax[s.Scale] = math.Max(scaleMax[s.Scale], hi)
+		}
+		switch {
+		case s.Note != "" || s.Band:
+			figures[i] = s.Note
+		case lo == hi && hi > 0:
+			// A constant (a capacity): its value, not a maximum.
+			figures[i] = units.Number(hi) + s.Unit
+		default:
+			figures[i] = "max " + units.Number(hi) + s.Unit
+		}
+		figW = max(figW, lipgloss.Width(figures[i]))
 	}
 	width := opts.Width
 	if width <= 0 {
-		width = 80
+		width = 100
 	}
-	const scaleCol = 11 // " max 1,234/s"
-	cols := max(width-label-2-scaleCol-1, 10)
-	per := (n + cols - 1) / cols // seconds per column
-	cols = (n + per - 1) / per
-	folded := make([][]float64, len(series))
-	shared := 0.0
-	for i, s := range series {
-		folded[i] = chartFold(s.Values, per, cols, s.Peak)
-		for _, v := range folded[i] {
-			shared = math.Max(shared, v)
-		}
-	}
+	avail := max(width-label-2-1-figW, 10)
+	per := (n + avail - 1) / avail // seconds per column
+	cols := (n + per - 1) / per
 	var b strings.Builder
+	group := ""
 	for i, s := range series {
-		top := shared
-		if !opts.Shared {
-			top = 0
-			for _, v := range folded[i] {
-				top = math.Max(top, v)
-			}
+		if grouped && (i == 0 || s.Group != group) {
+			group = s.Group
+			b.WriteString(st.Title.Render(group) + "\n")
+		}
+		folded := chartFold(window[i], per, cols, s.Peak || s.Band)
+		top := rowMax[i]
+		if s.Scale != "" {
+			top = scaleMax[s.Scale]
 		}
 		var strip strings.Builder
-		for _, v := range folded[i] {
+		for _, v := range folded {
+			if s.Band {
+				if v > 0 {
+					strip.WriteRune(chartLevels[len(chartLevels)-1])
+				} else {
+					strip.WriteRune(' ')
+				}
+				continue
+			}
 			strip.WriteRune(chartGlyph(v, top))
 		}
-		fmt.Fprintf(&b, "%-*s  %s %s\n", label, s.Name, s.Style.Render(strip.String()),
-			st.Muted.Render("max "+chartNumber(top)+s.Unit))
+		name := s.Name
+		if s.Group != "" {
+			name = strings.Repeat(" ", indent) + name
+		}
+		line := fmt.Sprintf("%-*s  %s", label, name, s.Style.Render(strip.String()))
+		if figures[i] != "" {
+			line += " " + st.Muted.Render(figures[i])
+		}
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
 	}
-	// Time axis: the start, the middle and the end of the run.
+	// Time axis: the start, the middle and the end of the seconds drawn.
 	axis := []rune(strings.Repeat(" ", cols))
-	place := func(col int, text string) {
+	place := func(col int, text string) bool {
 		r := []rune(text)
-		if col+len(r) > cols {
-			col = cols - len(r)
-		}
+		col = min(col, cols-len(r))
 		if col < 0 {
-			return
+			return false
 		}
-		for j, c := range r {
-			axis[col+j] = c
+		for j := max(col-1, 0); j < min(col+len(r)+1, cols); j++ {
+			if axis[j] != ' ' {
+				return false
+			}
 		}
+		copy(axis[col:], r)
+		return true
 	}
-	place(0, "0s")
-	if cols >= 24 {
-		place(cols/2-2, chartSeconds(n/2))
-	}
-	place(cols-len([]rune(chartSeconds(n))), chartSeconds(n))
-	fmt.Fprintf(&b, "%-*s  %s\n", label, "", st.Muted.Render(string(axis)))
+	first, last := chartSeconds(from), chartSeconds(to)
+	place(0, first)
+	place(cols-len([]rune(last)), last)
+	mid := chartSeconds(from + n/2)
+	place(cols/2-len([]rune(mid))/2, mid)
+	fmt.Fprintf(&b, "%-*s  %s\n", label, "", st.Muted.Render(strings.TrimRight(string(axis), " ")))
 	if per > 1 {
-		fmt.Fprintf(&b, "%-*s  %s\n", label, "", st.Muted.Render(fmt.Sprintf("one column = %ds", per)))
+		fmt.Fprintf(&b, "%-*s  %s\n", label, "", st.Muted.Render("one column = "+units.Seconds(float64(per))))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -147,31 +217,66 @@ func chartGlyph(v, top float64) rune {
 	return chartLevels[min(max(i, 1), last)]
 }
 
-// chartNumber writes a scale figure with about three significant digits.
-func chartNumber(v float64) string {
-	switch {
-	case v >= 1e6:
-		return fmt.Sprintf("%.3gM", v/1e6)
-	case v >= 1e4:
-		return fmt.Sprintf("%.3gk", v/1e3)
-	case v == math.Trunc(v):
-		return fmt.Sprintf("%.0f", v)
-	case v >= 10:
-		return fmt.Sprintf("%.0f", v)
+// chartSeconds writes a time-axis label in the report's one duration style.
+func chartSeconds(s int) string {
+	if s == 0 {
+		return "0 s"
 	}
-	return fmt.Sprintf("%.2g", v)
+	return units.Seconds(float64(s))
 }
 
-// chartSeconds writes a time-axis label: 45s, 10m, 12m30s, 1h5m.
-func chartSeconds(s int) string {
-	switch {
-	case s < 60:
-		return fmt.Sprintf("%ds", s)
-	case s < 3600:
-		if s%60 == 0 {
-			return fmt.Sprintf("%dm", s/60)
-		}
-		return fmt.Sprintf("%dm%ds", s/60, s%60)
+// chartSpan is the stretch of seconds a chart draws and the sentence that says which.
+type chartSpan struct {
+	from, to int
+	caption  string
+}
+
+// chartWindow is one fault window in scenario time, for chartSpanOf.
+type chartWindow struct {
+	name        string
+	atMs, forMs float64
+}
+
+// Zooming onto an incident: the chart starts chartZoomBefore (or a quarter of the incident,
+// if longer) before it and ends chartZoomAfter (or the incident's length, if longer) after
+// it — the recovery rule's window, so a recovery is in the picture when it happens. A zoom
+// that would keep two thirds of the active period or more shows the whole period instead.
+const (
+	chartZoomBefore = 10
+	chartZoomAfter  = 30
+)
+
+// chartSpanOf picks the seconds to draw: the active period [activeFrom, activeTo) (first
+// arrival to last completion), zoomed onto the fault windows when there are any, with the
+// caption that says what is shown.
+func chartSpanOf(activeFrom, activeTo int, faults []chartWindow) chartSpan {
+	whole := chartSpan{from: activeFrom, to: activeTo,
+		caption: fmt.Sprintf("%s – %s, first arrival to last completion", chartSeconds(activeFrom), chartSeconds(activeTo))}
+	if len(faults) == 0 || activeTo-activeFrom < 3 {
+		return whole
 	}
-	return fmt.Sprintf("%dh%dm", s/3600, (s%3600)/60)
+	startMs, endMs := math.Inf(1), 0.0
+	for _, f := range faults {
+		startMs = math.Min(startMs, f.atMs)
+		end := f.atMs + f.forMs
+		if f.forMs <= 0 {
+			end = float64(activeTo) * 1000
+		}
+		endMs = math.Max(endMs, end)
+	}
+	start, end := int(startMs/1000), int(math.Ceil(endMs/1000))
+	length := end - start
+	from := max(activeFrom, start-max(chartZoomBefore, length/4))
+	to := min(activeTo, end+max(chartZoomAfter, length))
+	what := "the faults"
+	if len(faults) == 1 {
+		what = "the " + faults[0].name
+	}
+	what += " (" + units.Millis(startMs) + " – " + units.Millis(endMs) + ")"
+	if from >= to || 3*(to-from) >= 2*(activeTo-activeFrom) {
+		whole.caption += "; " + what + " marked"
+		return whole
+	}
+	return chartSpan{from: from, to: to, caption: fmt.Sprintf("%s – %s around %s, of %s – %s from first arrival to last completion",
+		chartSeconds(from), chartSeconds(to), what, chartSeconds(activeFrom), chartSeconds(activeTo))}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -27,16 +28,23 @@ type IOStreams struct {
 	Color bool
 	// Quiet suppresses progress output.
 	Quiet bool
-	// Width is the terminal width of stdout (80 when unknown).
+	// Width is the width text reports fit: stdout's when it is a terminal, else COLUMNS
+	// when set, else 100.
 	Width int
 
 	// Getenv reads the environment; tests replace it.
 	Getenv func(string) string
 }
 
+// DefaultWidth is the width of text reports when neither the terminal nor COLUMNS says.
+const DefaultWidth = 100
+
 // System builds IOStreams over real streams, detecting TTYs and width.
 func System(in io.Reader, out, errOut io.Writer) *IOStreams {
-	s := &IOStreams{In: in, Out: out, ErrOut: errOut, Width: 80, Getenv: os.Getenv}
+	s := &IOStreams{In: in, Out: out, ErrOut: errOut, Width: DefaultWidth, Getenv: os.Getenv}
+	if c, err := strconv.Atoi(strings.TrimSpace(os.Getenv("COLUMNS"))); err == nil && c > 0 {
+		s.Width = c
+	}
 	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		s.StdoutTTY = true
 		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {

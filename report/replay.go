@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -33,26 +34,27 @@ func lessonText(l *replay.Lesson) string {
 	return s
 }
 
-// verdictMark is the terminal mark of a verdict level.
+// verdictSymbol is the mark of a verdict level, the same in every format: ✓ good,
+// ~ degraded, ✗ bad.
+func verdictSymbol(l replay.Level) string {
+	switch l {
+	case replay.Degraded:
+		return "~"
+	case replay.Bad:
+		return "✗"
+	}
+	return "✓"
+}
+
+// verdictMark is the terminal mark of a verdict level, coloured.
 func verdictMark(l replay.Level, st Styles) string {
 	switch l {
 	case replay.Degraded:
-		return st.Warn.Render("!")
+		return st.Warn.Render(verdictSymbol(l))
 	case replay.Bad:
-		return st.Bad.Render("✗")
+		return st.Bad.Render(verdictSymbol(l))
 	}
-	return st.Good.Render("✓")
-}
-
-// verdictMarkdownMark is the Markdown mark of a verdict level.
-func verdictMarkdownMark(l replay.Level) string {
-	switch l {
-	case replay.Degraded:
-		return "⚠️"
-	case replay.Bad:
-		return "❌"
-	}
-	return "✅"
+	return st.Good.Render(verdictSymbol(l))
 }
 
 // replayRows are the table's metrics, one row each, policies as columns.
@@ -86,19 +88,21 @@ var replayRows = []struct {
 		return replayPercent(p.WorkerSaturation)
 	}},
 	{"no worker", func(p replay.PolicyResult) string { return replayCount(p.NoWorker) }},
-	{"peak target load", func(p replay.PolicyResult) string { return chartNumber(p.PeakTargetLoadPerS) + "/s" }},
-	{"peak retry burst", func(p replay.PolicyResult) string { return chartNumber(p.PeakRetryBurstPerS) + "/s" }},
+	{"peak target load", func(p replay.PolicyResult) string { return units.Rate(p.PeakTargetLoadPerS) }},
+	{"peak retry burst", func(p replay.PolicyResult) string { return units.Rate(p.PeakRetryBurstPerS) }},
 	{"wasted work", func(p replay.PolicyResult) string { return replayCount(p.WastedWork) }},
 }
 
-// ReplayText renders the replay for a terminal: the story, a verdict per policy, the
-// policies side by side, and a per-second chart per policy.
+// ReplayText renders the replay for a terminal, fitted to its width: the story, a verdict
+// per policy, the policies side by side, and one per-second chart of every policy on a
+// shared time axis.
 func ReplayText(w io.Writer, r *replay.Result, opts Options) error {
 	st := opts.Styles
+	width := textWidth(opts)
 	var b strings.Builder
-	b.WriteString(st.Title.Render("replay "+r.Scenario) + st.Muted.Render(" · "+replaySubtitle(r)) + "\n")
+	writeHeadline(&b, st, "replay "+r.Scenario, replaySubtitleParts(r), width)
 	if r.Description != "" {
-		b.WriteString(replayWrap(r.Description, max(opts.Width, 40)) + "\n")
+		writeWrapped(&b, r.Description, width, lipgloss.NewStyle())
 	}
 	b.WriteString("\n")
 	nameW := 0
@@ -106,20 +110,13 @@ func ReplayText(w io.Writer, r *replay.Result, opts Options) error {
 		nameW = max(nameW, lipgloss.Width(p.Name))
 	}
 	for _, p := range r.Policies {
-		mark, text := verdictMark(p.Verdict.Level, st), p.Verdict.Text()
-		// Wrap the verdict under itself, so a narrow terminal keeps the names in a column.
-		indent := nameW + 4
-		lines := strings.Split(replayWrap(text, max(opts.Width-indent, 30)), "\n")
-		fmt.Fprintf(&b, "%s %s  %s\n", mark, st.Verdict.Render(fmt.Sprintf("%-*s", nameW, p.Name)), lines[0])
-		for _, l := range lines[1:] {
-			fmt.Fprintf(&b, "%s%s\n", strings.Repeat(" ", indent), l)
-		}
+		// The verdict wraps under itself, so a narrow terminal keeps the names in a column.
+		head := verdictMark(p.Verdict.Level, st) + " " + st.Verdict.Render(fmt.Sprintf("%-*s", nameW, p.Name)) + "  "
+		writeHanging(&b, head, nameW+4, p.Verdict.Text(), width, lipgloss.NewStyle())
 	}
 	if text := lessonText(r.Lesson); text != "" {
 		b.WriteString("\n")
-		for _, l := range strings.Split(replayWrap(text, max(opts.Width, 40)), "\n") {
-			b.WriteString(st.Muted.Render(l) + "\n")
-		}
+		writeWrapped(&b, text, width, st.Muted)
 	}
 	b.WriteString("\n")
 
@@ -127,27 +124,22 @@ func ReplayText(w io.Writer, r *replay.Result, opts Options) error {
 	for _, p := range r.Policies {
 		headers = append(headers, p.Name)
 	}
-	t := labelledTable(st, headers...)
+	var rows [][]string
 	for _, row := range replayRows {
 		cells := []string{row.label}
 		for _, p := range r.Policies {
 			cells = append(cells, row.value(p))
 		}
-		t.Row(cells...)
+		rows = append(rows, cells)
 	}
-	table := t.Render()
-	if opts.Width > 0 && lipgloss.Width(table) > opts.Width {
-		// Too wide for the terminal: let the table wrap its cells to fit.
-		table = t.Width(opts.Width).Render()
+	b.WriteString(fitTable(st, headers, rows, width, func(int) bool { return true }) + "\n")
+	if note := amplificationNote(r.Policies); note != "" {
+		writeWrapped(&b, note, width, st.Muted)
 	}
-	b.WriteString(table + "\n\n")
+	b.WriteString("\n")
 
-	for _, p := range r.Policies {
-		b.WriteString(st.Title.Render(p.Name) + st.Muted.Render(" · per second") + "\n")
-		if err := Chart(&b, replaySeries(p, st), ChartOptions{Width: opts.Width}, st); err != nil {
-			return err
-		}
-		b.WriteString("\n")
+	if err := replayChart(&b, r, width, st); err != nil {
+		return err
 	}
 	if r.Interrupted {
 		b.WriteString(st.Warn.Render("interrupted: only the policies above were replayed") + "\n")
@@ -156,8 +148,124 @@ func ReplayText(w io.Writer, r *replay.Result, opts Options) error {
 	return err
 }
 
+// writeHeadline writes a report's first line, the title then its facts joined by " · ",
+// wrapped between facts to width.
+func writeHeadline(b *strings.Builder, st Styles, title string, parts []string, width int) {
+	lines := wrapSeparated(append([]string{title}, parts...), " · ", width)
+	first := lines[0]
+	if rest, ok := strings.CutPrefix(first, title); ok {
+		b.WriteString(st.Title.Render(title) + st.Muted.Render(rest) + "\n")
+	} else {
+		b.WriteString(st.Title.Render(first) + "\n")
+	}
+	for _, l := range lines[1:] {
+		b.WriteString(st.Muted.Render(l) + "\n")
+	}
+}
+
+// amplificationNote explains an amplification below ×1 — fewer calls reached the dependency
+// than requests arrived — from the counts that say where the rest went; "" when every policy
+// made at least one call per request.
+func amplificationNote(ps []replay.PolicyResult) string {
+	var parts []string
+	for _, p := range ps {
+		if p.Requests == 0 || p.Amplification >= 1 {
+			continue
+		}
+		var why []string
+		if p.NoWorker > 0 {
+			why = append(why, replayCount(p.NoWorker)+" turned away for want of a worker")
+		}
+		if n := p.FailureReasons[replay.ReasonBreakerOpen]; n > 0 {
+			why = append(why, replayCount(n)+" refused by the open breaker")
+		}
+		if n := p.FailureReasons[replay.ReasonBulkhead]; n > 0 {
+			why = append(why, replayCount(n)+" refused by the bulkhead")
+		}
+		if p.Degraded > 0 {
+			why = append(why, replayCount(p.Degraded)+" answered from the fallback")
+		}
+		s := p.Name + " " + replayRatio(p.Amplification)
+		if len(why) > 0 {
+			s += " (" + strings.Join(why, ", ") + ")"
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "amplification below ×1: fewer calls reached the dependency than requests arrived, as some requests never made one — " +
+		strings.Join(parts, "; ") + "."
+}
+
+// replayChart writes the per-second chart of every policy on one time axis: the active
+// period, zoomed onto the incident when there is one, with a caption saying which; a run too
+// short for seconds to mean anything says so instead.
+func replayChart(b *strings.Builder, r *replay.Result, width int, st Styles) error {
+	activeFrom, activeTo := -1, 0
+	finished := 0.0
+	for _, p := range r.Policies {
+		finished = math.Max(finished, p.FinishedMs)
+		for _, s := range p.Timeline {
+			if s.Arrivals > 0 && (activeFrom < 0 || s.T < activeFrom) {
+				activeFrom = s.T
+			}
+			if s.Succeeded+s.Failed+s.Degraded+s.InFlight+s.Arrivals > 0 {
+				activeTo = max(activeTo, s.T+1)
+			}
+		}
+	}
+	if activeFrom < 0 || activeTo-activeFrom < 3 {
+		if len(r.Policies) > 0 {
+			b.WriteString(st.Muted.Render("every request finished within "+replayDuration(finished)+": too short for a per-second chart") + "\n\n")
+		}
+		return nil
+	}
+	var faults []chartWindow
+	for _, in := range r.Incidents {
+		faults = append(faults, chartWindow{name: replayIncidentName(in), atMs: in.AtMs, forMs: in.ForMs})
+	}
+	span := chartSpanOf(activeFrom, activeTo, faults)
+	writeWrapped(b, "per second, "+span.caption, width, st.Muted)
+	var series []ChartSeries
+	if len(r.Incidents) > 0 {
+		n := 0
+		for _, p := range r.Policies {
+			n = max(n, len(p.Timeline))
+		}
+		band := make([]float64, max(n, activeTo))
+		for _, in := range r.Incidents {
+			end := in.AtMs + in.ForMs
+			if in.ForMs <= 0 {
+				end = math.Inf(1)
+			}
+			for i := int(in.AtMs / 1000); i < len(band) && float64(i)*1000 < end; i++ {
+				band[i] = 1
+			}
+		}
+		name := "incident"
+		if len(r.Incidents) == 1 {
+			name = replayIncidentName(r.Incidents[0])
+		}
+		series = append(series, ChartSeries{Name: name, Values: band, Band: true, Style: st.BarThird})
+	}
+	for _, p := range r.Policies {
+		series = append(series, replaySeries(p, st)...)
+	}
+	return Chart(b, series, ChartOptions{Width: width, From: span.from, To: span.to}, st)
+}
+
+// replayIncidentName names a phase for a chart: its name, or "incident".
+func replayIncidentName(in replay.Incident) string {
+	if in.Name != "" {
+		return in.Name
+	}
+	return "incident"
+}
+
 // replaySeries are the chart rows of one policy: goodput, failures, fallbacks (when any) and
-// logical requests in flight.
+// logical requests in flight. Rates share one scale across the policies, and so do the
+// requests in flight, so the policies compare by eye.
 func replaySeries(p replay.PolicyResult, st Styles) []ChartSeries {
 	n := len(p.Timeline)
 	ok, failed, degraded, inFlight := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
@@ -165,86 +273,61 @@ func replaySeries(p replay.PolicyResult, st Styles) []ChartSeries {
 		ok[i], failed[i], degraded[i], inFlight[i] = float64(s.Succeeded), float64(s.Failed), float64(s.Degraded), float64(s.InFlight)
 	}
 	series := []ChartSeries{
-		{Name: "ok", Values: ok, Style: st.Good, Unit: "/s"},
-		{Name: "failed", Values: failed, Style: st.BarAlt, Unit: "/s"},
+		{Name: "ok", Group: p.Name, Values: ok, Style: st.Good, Unit: "/s", Scale: "rate"},
+		{Name: "failed", Group: p.Name, Values: failed, Style: st.BarAlt, Unit: "/s", Scale: "rate"},
 	}
 	if p.Degraded > 0 {
-		series = append(series, ChartSeries{Name: "degraded", Values: degraded, Style: st.BarThird, Unit: "/s"})
+		series = append(series, ChartSeries{Name: "degraded", Group: p.Name, Values: degraded, Style: st.BarThird, Unit: "/s", Scale: "rate"})
 	}
-	return append(series, ChartSeries{Name: "in flight", Values: inFlight, Peak: true, Style: st.Bar})
+	return append(series, ChartSeries{Name: "in flight", Group: p.Name, Values: inFlight, Peak: true, Style: st.Bar, Scale: "in flight"})
 }
 
-func replaySubtitle(r *replay.Result) string {
-	return fmt.Sprintf("%s · seed %d · %s of arrivals", r.Mode, r.Seed, replayDuration(r.DurationMs))
+func replaySubtitleParts(r *replay.Result) []string {
+	return []string{r.Mode, fmt.Sprintf("seed %d", r.Seed), replayDuration(r.DurationMs) + " of arrivals"}
 }
 
-// ReplayMarkdown renders the replay for a pull-request comment.
-func ReplayMarkdown(w io.Writer, r *replay.Result, opts Options) error {
+// ReplayMarkdown renders the replay for a pull-request comment: a heading, the verdicts
+// marked ✓/~/✗, the table with its numbers right-aligned, and the text chart in a fenced
+// block.
+func ReplayMarkdown(w io.Writer, r *replay.Result, _ Options) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### replay `%s`\n\n_%s_\n\n", r.Scenario, replaySubtitle(r))
+	fmt.Fprintf(&b, "### replay `%s`\n\n_%s_\n\n", r.Scenario, strings.Join(replaySubtitleParts(r), " · "))
 	if r.Description != "" {
-		b.WriteString(r.Description + "\n\n")
+		b.WriteString(mdText(r.Description) + "\n\n")
 	}
 	for _, p := range r.Policies {
-		mark, text := verdictMarkdownMark(p.Verdict.Level), p.Verdict.Text()
-		fmt.Fprintf(&b, "- %s **%s**: %s\n", mark, replayMDEscape(p.Name), text)
+		fmt.Fprintf(&b, "- %s **%s**: %s\n", verdictSymbol(p.Verdict.Level), mdText(p.Name), mdText(p.Verdict.Text()))
 	}
 	if text := lessonText(r.Lesson); text != "" {
-		b.WriteString("\n" + replayMDEscape(text) + "\n")
+		b.WriteString("\n" + mdText(text) + "\n")
 	}
-	b.WriteString("\n|   |")
+	headers := []string{""}
 	for _, p := range r.Policies {
-		b.WriteString(" " + replayMDEscape(p.Name) + " |")
+		headers = append(headers, p.Name)
 	}
-	b.WriteString("\n|---|")
-	for range r.Policies {
-		b.WriteString("---:|")
+	var rows [][]string
+	for _, row := range replayRows {
+		cells := []string{row.label}
+		for _, p := range r.Policies {
+			cells = append(cells, row.value(p))
+		}
+		rows = append(rows, cells)
 	}
 	b.WriteString("\n")
-	for _, row := range replayRows {
-		b.WriteString("| " + row.label + " |")
-		for _, p := range r.Policies {
-			b.WriteString(" " + replayMDEscape(row.value(p)) + " |")
-		}
-		b.WriteString("\n")
+	writeMDTable(&b, headers, rows, func(col int) bool { return col > 0 })
+	if note := amplificationNote(r.Policies); note != "" {
+		b.WriteString("\n" + mdText(note) + "\n")
 	}
-	b.WriteString("\n<details><summary>per second</summary>\n\n```text\n")
-	plain := Styles{}
-	for _, p := range r.Policies {
-		b.WriteString(p.Name + "\n")
-		if err := Chart(&b, replaySeries(p, plain), ChartOptions{Width: 80}, plain); err != nil {
-			return err
-		}
+	var chart strings.Builder
+	if err := replayChart(&chart, r, mdChartWidth, Styles{}); err != nil {
+		return err
 	}
-	b.WriteString("```\n\n</details>\n")
+	writeMDChart(&b, "per second", chart.String())
 	if r.Interrupted {
 		b.WriteString("\n> interrupted: only the policies above were replayed\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func replayMDEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-
-// replayWrap breaks text at spaces to fit width.
-func replayWrap(s string, width int) string {
-	var b strings.Builder
-	line := 0
-	for i, word := range strings.Fields(s) {
-		wl := lipgloss.Width(word)
-		if i > 0 {
-			if line+1+wl > width {
-				b.WriteString("\n")
-				line = 0
-			} else {
-				b.WriteString(" ")
-				line++
-			}
-		}
-		b.WriteString(word)
-		line += wl
-	}
-	return b.String()
 }
 
 var replayCount = units.Count

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -53,27 +54,40 @@ func replayOptions(color bool, width int) Options {
 	return Options{Styles: NewStyles(r), Width: width, Color: color}
 }
 
+// goldenWidths are the terminal widths every text report is checked at.
+var goldenWidths = []int{80, 100, 160}
+
 func TestReplayGoldens(t *testing.T) {
 	res := replayFixture(t)
-	for _, tc := range []struct {
+	type golden_ struct {
 		name   string
 		format string
 		color  bool
-	}{
-		{"replay_text", "text", false},
-		{"replay_text_color", "text", true},
-		{"replay_markdown", "markdown", false},
-	} {
+		width  int
+	}
+	cases := []golden_{{"replay_text_color", "text", true, 100}, {"replay_markdown", "markdown", false, 100}}
+	for _, w := range goldenWidths {
+		cases = append(cases, golden_{fmt.Sprintf("replay_text_%d", w), "text", false, w})
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			render, err := ReplayFormats.Get(tc.format)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var buf bytes.Buffer
-			if err := render(&buf, res, replayOptions(tc.color, 100)); err != nil {
+			if err := render(&buf, res, replayOptions(tc.color, tc.width)); err != nil {
 				t.Fatal(err)
 			}
 			golden.Assert(t, tc.name, buf.Bytes())
+			// Same input, same bytes.
+			var again bytes.Buffer
+			if err := render(&again, replayFixture(t), replayOptions(tc.color, tc.width)); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(buf.Bytes(), again.Bytes()) {
+				t.Error("two renderings of the same replay differ")
+			}
 		})
 	}
 }
@@ -130,27 +144,6 @@ func TestChartGlyphs(t *testing.T) {
 	} {
 		if got := chartGlyph(tc.v, tc.top); got != tc.want {
 			t.Errorf("chartGlyph(%v, %v) = %q, want %q", tc.v, tc.top, got, tc.want)
-		}
-	}
-}
-
-func TestReplayFormatting(t *testing.T) {
-	for _, tc := range []struct{ got, want string }{
-		{replayCount(1234567), "1,234,567"},
-		{replayCount(12), "12"},
-		{replayPercent(0.99999), ">99.9%"},
-		{replayPercent(0.00001), "<0.1%"},
-		{replayPercent(0.5), "50.0%"},
-		{replayRatio(18), "×18"},
-		{replayRatio(1.234), "×1.23"},
-		{replayDuration(0.412), "0.41ms"},
-		{replayDuration(412), "412ms"},
-		{replayDuration(4123), "4.12s"},
-		{replayDuration(252_000), "4m12s"},
-		{replayDuration(3_900_000), "1h5m"},
-	} {
-		if tc.got != tc.want {
-			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
 	}
 }

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/live"
 )
 
@@ -17,36 +17,48 @@ var ServeFormats = Registry[live.Stats]{
 	"json": JSON[live.Stats],
 }
 
-// ServeText renders the server's counters: a verdict line on side effects first (the thing
-// Idempotency-Key handling exists for), then the counts by status and by fault.
+// ServeText renders the server's counters, fitted to the width: a verdict line on side
+// effects first (the thing Idempotency-Key handling exists for), then the counts by status
+// and by fault.
 func ServeText(w io.Writer, s live.Stats, opts Options) error {
 	st := opts.Styles
+	width := textWidth(opts)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s\n", st.Title.Render("serve"), st.Muted.Render(fmt.Sprintf("%s · %.1fs real · %.1fs scenario time at speed %g",
-		s.Scenario, s.UptimeMs/1000, s.ScenarioTimeMs/1000, s.Speed)))
-	switch {
-	case s.DuplicateSideEffects > 0:
-		fmt.Fprintf(&b, "%s\n", st.Bad.Render(fmt.Sprintf("✗ %d duplicate side effects (%d executions of non-idempotent requests)", s.DuplicateSideEffects, s.SideEffects)))
-	default:
-		fmt.Fprintf(&b, "%s\n", st.Good.Render(fmt.Sprintf("✓ no duplicate side effects (%d executions of non-idempotent requests)", s.SideEffects)))
+	writeHeadline(&b, st, "serve", []string{s.Scenario, units.Millis(s.UptimeMs) + " real",
+		units.Millis(s.ScenarioTimeMs) + " scenario time at speed " + units.Sig(s.Speed)}, width)
+	effects := fmt.Sprintf("(%s executions of non-idempotent requests)", count64(s.SideEffects))
+	if s.DuplicateSideEffects > 0 {
+		writeHanging(&b, st.Bad.Render("✗")+" ", 2, count64(s.DuplicateSideEffects)+" duplicate side effects "+effects, width, st.Bad)
+	} else {
+		writeHanging(&b, st.Good.Render("✓")+" ", 2, "no duplicate side effects "+effects, width, st.Good)
 	}
-	kv := func(k, v string) { fmt.Fprintf(&b, "  %s %s\n", st.Key.Render(fmt.Sprintf("%-13s", k)), v) }
-	kv("requests", st.Value.Render(strconv.FormatInt(s.Requests, 10)))
-	kv("by status", countList(s.ByStatus, st))
-	kv("by fault", countList(s.ByFault, st))
-	kv("idempotency", fmt.Sprintf("%d keys, %d responses replayed", s.Keys, s.Replayed))
-	kv("capacity", fmt.Sprintf("%d overflowed (503), %d served after the client left", s.Overflow, s.Wasted))
+	const keyW = 15 // "  " + 13
+	kv := func(k string, items ...string) {
+		head := "  " + st.Key.Render(fmt.Sprintf("%-13s", k))
+		lines := wrapSeparated(items, " · ", max(width-keyW, 20))
+		b.WriteString(head + lines[0] + "\n")
+		for _, l := range lines[1:] {
+			b.WriteString(strings.Repeat(" ", keyW) + l + "\n")
+		}
+	}
+	kv("requests", st.Value.Render(count64(s.Requests)))
+	kv("by status", countList(s.ByStatus, st)...)
+	kv("by fault", countList(s.ByFault, st)...)
+	kv("idempotency", count64(s.Keys)+" keys, "+count64(s.Replayed)+" responses replayed")
+	kv("capacity", count64(s.Overflow)+" overflowed (503), "+count64(s.Wasted)+" served after the client left")
 	if s.Panics > 0 {
-		kv("panics", st.Bad.Render(strconv.FormatInt(s.Panics, 10)+" recovered (answered 500)"))
+		kv("panics", st.Bad.Render(count64(s.Panics)+" recovered (answered 500)"))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// countList writes "200 ×41 · 503 ×7" in key order, or "none".
-func countList(m map[string]int64, st Styles) string {
+func count64[T int | int64](n T) string { return units.Count(int(n)) }
+
+// countList is "200 ×41", "503 ×7" in key order, or "none".
+func countList(m map[string]int64, st Styles) []string {
 	if len(m) == 0 {
-		return st.Muted.Render("none")
+		return []string{st.Muted.Render("none")}
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -55,7 +67,7 @@ func countList(m map[string]int64, st Styles) string {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s ×%s", k, st.Value.Render(strconv.FormatInt(m[k], 10)))
+		parts[i] = fmt.Sprintf("%s ×%s", k, st.Value.Render(count64(m[k])))
 	}
-	return strings.Join(parts, " · ")
+	return parts
 }

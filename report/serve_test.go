@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/patience-dev/patience/internal/golden"
@@ -24,7 +25,7 @@ func TestServeGoldens(t *testing.T) {
 		format string
 		color  bool
 	}{
-		{"serve_text", serveFixture(0), "text", false},
+		{"serve_text_80", serveFixture(0), "text", false},
 		{"serve_text_dupes", serveFixture(2349), "text", false},
 		{"serve_text_color", serveFixture(2349), "text", true},
 		{"serve_json", serveFixture(2349), "json", false},
@@ -38,5 +39,18 @@ func TestServeGoldens(t *testing.T) {
 			t.Fatal(err)
 		}
 		golden.Assert(t, tc.name, b.Bytes())
+	}
+	// A long scenario name and many statuses wrap at every width.
+	wide := serveFixture(12)
+	wide.Scenario = "retry-storm-10-servers-with-a-long-name"
+	for _, c := range []string{"201", "204", "400", "404", "408", "429", "500", "502", "504"} {
+		wide.ByStatus[c] = 1234
+	}
+	for _, w := range goldenWidths {
+		var b bytes.Buffer
+		if err := ServeText(&b, wide, replayOptions(false, w)); err != nil {
+			t.Fatal(err)
+		}
+		golden.Assert(t, fmt.Sprintf("serve_text_wide_%d", w), b.Bytes())
 	}
 }

@@ -3,35 +3,33 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/patience-dev/patience/internal/units"
+	"github.com/patience-dev/patience/replay"
 	"github.com/patience-dev/patience/storm"
 )
 
-// StormText renders the storm for a terminal: the verdict first, the model, the chart of
-// offered load against capacity and goodput, then every policy side by side.
+// StormText renders the storm for a terminal, fitted to its width: the verdict first, the
+// model, the chart of offered load against capacity and goodput, then every policy side by
+// side.
 func StormText(w io.Writer, r *storm.Result, opts Options) error {
 	st := opts.Styles
+	width := textWidth(opts)
 	var b strings.Builder
-	b.WriteString(verdictMark(r.Verdict.Level, st) + " " + st.Verdict.Render(r.Verdict.Text()) + "\n")
-	b.WriteString(st.Muted.Render(stormSubtitle(r)) + "\n")
+	writeHanging(&b, verdictMark(r.Verdict.Level, st)+" ", 2, r.Verdict.Text(), width, st.Verdict)
+	for _, l := range wrapSeparated(stormSubtitleParts(r), " · ", width) {
+		b.WriteString(st.Muted.Render(l) + "\n")
+	}
 	if line := stormStable(r.Analysis); line != "" {
-		b.WriteString(line + "\n")
+		writeWrapped(&b, line, width, lipgloss.NewStyle())
 	}
 	if r.FluidNote != "" {
-		b.WriteString(st.Muted.Render(r.FluidNote) + "\n")
+		writeWrapped(&b, r.FluidNote, width, st.Muted)
 	}
 	b.WriteString("\n")
-
-	b.WriteString(st.Title.Render(r.Policy) + st.Muted.Render(" · per second until 30s after arrivals end; offered load, capacity and goodput on one scale") + "\n")
-	rates, levels := stormSeries(r, st)
-	if err := Chart(&b, rates, ChartOptions{Width: opts.Width, Shared: true}, st); err != nil {
-		return err
-	}
-	if err := Chart(&b, levels, ChartOptions{Width: opts.Width}, st); err != nil {
+	if err := stormChart(&b, r, width, st); err != nil {
 		return err
 	}
 	b.WriteString("\n")
@@ -42,19 +40,13 @@ func StormText(w io.Writer, r *storm.Result, opts Options) error {
 			nameW = max(nameW, lipgloss.Width(p.Name))
 		}
 		for _, p := range r.Policies {
-			fmt.Fprintf(&b, "%s %s  %s\n", verdictMark(p.Verdict.Level, st), st.Verdict.Render(fmt.Sprintf("%-*s", nameW, p.Name)), p.Verdict.Text())
+			head := verdictMark(p.Verdict.Level, st) + " " + st.Verdict.Render(fmt.Sprintf("%-*s", nameW, p.Name)) + "  "
+			writeHanging(&b, head, nameW+4, p.Verdict.Text(), width, lipgloss.NewStyle())
 		}
 		b.WriteString("\n")
 	}
-	headers := []string{"policy", "outcome", "peak load", "final load", "goodput", "amplification", "wasted", "stable below", "fluid bound"}
-	t := labelledTable(st, headers...)
-	for _, p := range r.Policies {
-		t.Row(stormRow(p)...)
-	}
-	b.WriteString(t.Render() + "\n")
-	for _, line := range strings.Split(stormFootnote(r), "\n") {
-		b.WriteString(st.Muted.Render(line) + "\n")
-	}
+	b.WriteString(fitTable(st, stormHeaders, stormRows(r), width, stormNumeric) + "\n")
+	writeWrapped(&b, stormFootnote(r), width, st.Muted)
 	if r.Interrupted {
 		b.WriteString(st.Warn.Render("interrupted: only the policies above were simulated") + "\n")
 	}
@@ -62,19 +54,54 @@ func StormText(w io.Writer, r *storm.Result, opts Options) error {
 	return err
 }
 
-// stormPad right-pads a label to the width of another, so two charts line up.
-func stormPad(s, like string) string {
-	return s + strings.Repeat(" ", max(0, lipgloss.Width(like)-lipgloss.Width(s)))
+// stormHeaders are the columns of the policy table, most important first: a narrow terminal
+// moves the later ones into a second table.
+var stormHeaders = []string{"policy", "outcome", "peak load", "final load", "goodput", "amplification", "wasted", "stable below", "fluid bound"}
+
+// stormNumeric says which columns of the policy table hold numbers.
+func stormNumeric(col int) bool { return col >= 2 }
+
+func stormRows(r *storm.Result) [][]string {
+	rows := make([][]string, len(r.Policies))
+	for i, p := range r.Policies {
+		rows[i] = stormRow(p)
+	}
+	return rows
 }
 
-// stormSeries are the chart rows up to 30 s after arrivals end (the drain of a collapse can
-// run for minutes and would squeeze the part that matters): offered load, capacity and
-// goodput on a shared scale, then the queue and the fault windows each on their own.
-func stormSeries(r *storm.Result, st Styles) (rates, levels []ChartSeries) {
-	n := min(len(r.Series), int(r.DurationMs/1000)+30)
+// stormChart writes the first policy's per-second chart: the fault as a band, offered load,
+// capacity and goodput on one scale (each row's figure its own), the queue on its own. It
+// spans the active period, zoomed onto the fault, and its caption says which.
+func stormChart(b *strings.Builder, r *storm.Result, width int, st Styles) error {
+	activeFrom, activeTo := -1, 0
+	for _, p := range r.Series {
+		if p.Arrivals > 0 && activeFrom < 0 {
+			activeFrom = p.T
+		}
+		if p.Arrivals+p.OfferedPerS+p.GoodputPerS+p.QueueLength > 0 {
+			activeTo = p.T + 1
+		}
+	}
+	if activeFrom < 0 || activeTo-activeFrom < 3 {
+		return nil
+	}
+	var faults []chartWindow
+	for _, t := range r.Triggers {
+		faults = append(faults, chartWindow{name: t.Kind, atMs: t.AtMs, forMs: t.ForMs})
+	}
+	span := chartSpanOf(activeFrom, activeTo, faults)
+	b.WriteString(st.Title.Render(r.Policy) + "\n")
+	writeWrapped(b, "per second, "+span.caption+"; offered load (attempts started at the dependency), capacity and goodput on one scale", width, st.Muted)
+	return Chart(b, stormSeries(r, st), ChartOptions{Width: width, From: span.from, To: span.to}, st)
+}
+
+// stormSeries are the chart rows: the fault windows as a band, offered load, capacity and
+// goodput on a shared scale, then the queue on its own.
+func stormSeries(r *storm.Result, st Styles) []ChartSeries {
+	n := len(r.Series)
 	offered, capacity, goodput := make([]float64, n), make([]float64, n), make([]float64, n)
 	queue, fault := make([]float64, n), make([]float64, n)
-	for i, p := range r.Series[:n] {
+	for i, p := range r.Series {
 		offered[i], goodput[i], queue[i] = float64(p.OfferedPerS), float64(p.GoodputPerS), float64(p.QueueLength)
 		if r.CapacityPerS != nil {
 			capacity[i] = *r.CapacityPerS
@@ -85,19 +112,23 @@ func stormSeries(r *storm.Result, st Styles) (rates, levels []ChartSeries) {
 			fault[i] = 1
 		}
 	}
-	rates = []ChartSeries{{Name: "offered", Values: offered, Style: st.BarAlt, Unit: "/s"}}
-	if r.CapacityPerS != nil {
-		rates = append(rates, ChartSeries{Name: "capacity", Values: capacity, Style: st.Muted, Unit: "/s"})
-	}
-	rates = append(rates, ChartSeries{Name: "goodput", Values: goodput, Style: st.Good, Unit: "/s"})
-	levels = []ChartSeries{{Name: stormPad("queue", "capacity"), Values: queue, Peak: true, Style: st.Bar}}
+	var series []ChartSeries
 	if len(r.Triggers) > 0 {
-		levels = append(levels, ChartSeries{Name: "fault", Values: fault, Peak: true, Style: st.BarThird})
+		name := "fault"
+		if len(r.Triggers) == 1 {
+			name = r.Triggers[0].Kind
+		}
+		series = append(series, ChartSeries{Name: name, Values: fault, Band: true, Style: st.BarThird})
 	}
-	return rates, levels
+	series = append(series, ChartSeries{Name: "offered", Values: offered, Style: st.BarAlt, Unit: "/s", Scale: "rate"})
+	if r.CapacityPerS != nil {
+		series = append(series, ChartSeries{Name: "capacity", Values: capacity, Style: st.Muted, Unit: "/s", Scale: "rate"})
+	}
+	series = append(series, ChartSeries{Name: "goodput", Values: goodput, Style: st.Good, Unit: "/s", Scale: "rate"})
+	return append(series, ChartSeries{Name: "queue", Values: queue, Peak: true, Style: st.Bar})
 }
 
-func stormSubtitle(r *storm.Result) string {
+func stormSubtitleParts(r *storm.Result) []string {
 	parts := []string{}
 	if m := r.Model; m != nil {
 		parts = append(parts, fmt.Sprintf("%s clients", replayCount(m.Clients)),
@@ -118,10 +149,10 @@ func stormSubtitle(r *storm.Result) string {
 		}
 	}
 	for _, t := range r.Triggers {
-		parts = append(parts, fmt.Sprintf("%s %s@%s", t.Kind, replayDuration(t.ForMs), replayDuration(t.AtMs)))
+		parts = append(parts, fmt.Sprintf("%s of %s at %s", t.Kind, replayDuration(t.ForMs), replayDuration(t.AtMs)))
 	}
 	parts = append(parts, fmt.Sprintf("%s of arrivals", replayDuration(r.DurationMs)), fmt.Sprintf("seed %d", r.Seed))
-	return strings.Join(parts, " · ")
+	return parts
 }
 
 // stormStable is the stable_below line of the first policy, with the fluid bound beside it.
@@ -156,7 +187,7 @@ func stormRow(p storm.PolicyResult) []string {
 		}
 		return f(*v)
 	}
-	amp := replayRatio(math.Round(p.PolicyResult.Amplification*100) / 100)
+	amp := replayRatio(p.PolicyResult.Amplification)
 	if p.TheoreticalAmplification != nil {
 		amp += " of " + replayRatio(*p.TheoreticalAmplification)
 	}
@@ -181,34 +212,43 @@ func stormRow(p storm.PolicyResult) []string {
 }
 
 func stormFootnote(r *storm.Result) string {
-	return "load = attempts started at the dependency ÷ capacity (final: the last 30s of arrivals); goodput = successes/s over the same 30s;\n" +
-		"wasted = attempts served after their caller gave up; stable below = largest arrival rate that still recovers after the same trigger;\n" +
+	s := "load = attempts started at the dependency ÷ capacity (final: the last 30 s of arrivals); goodput = successes/s over the same 30 s; " +
+		"wasted = attempts served after their caller gave up; stable below = largest arrival rate that still recovers after the same trigger; " +
 		"fluid bound: C/ΠN when every attempt times out and is retried (capacity ÷ attempts), C without retries or with a token bucket."
+	ps := make([]replay.PolicyResult, len(r.Policies))
+	for i, p := range r.Policies {
+		ps[i] = p.PolicyResult
+	}
+	if note := amplificationNote(ps); note != "" {
+		s += "\n" + note
+	}
+	return s
 }
 
-// StormMarkdown renders the storm for a pull-request comment.
+// StormMarkdown renders the storm for a pull-request comment: a heading, the verdict marked
+// ✓/~/✗, the table with its numbers right-aligned, each policy's verdict, and the text chart
+// in a fenced block.
 func StormMarkdown(w io.Writer, r *storm.Result, _ Options) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### storm `%s`\n\n**%s**\n\n_%s_\n\n", r.Scenario, r.Verdict.Text(), stormSubtitle(r))
+	fmt.Fprintf(&b, "### storm `%s`\n\n%s **%s**\n\n_%s_\n\n", r.Scenario, verdictSymbol(r.Verdict.Level), mdText(r.Verdict.Text()),
+		mdText(strings.Join(stormSubtitleParts(r), " · ")))
 	if line := stormStable(r.Analysis); line != "" {
-		b.WriteString(line + "\n\n")
+		b.WriteString(mdText(line) + "\n\n")
 	}
 	if r.FluidNote != "" {
-		b.WriteString("_" + r.FluidNote + "_\n\n")
+		b.WriteString("_" + mdText(r.FluidNote) + "_\n\n")
 	}
-	b.WriteString("| policy | outcome | peak load | final load | goodput | amplification | wasted | stable below | fluid bound |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
-	for _, p := range r.Policies {
-		cells := stormRow(p)
-		for i := range cells {
-			cells[i] = replayMDEscape(cells[i])
-		}
-		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
-	}
+	writeMDTable(&b, stormHeaders, stormRows(r), stormNumeric)
 	b.WriteString("\n")
 	for _, p := range r.Policies {
-		fmt.Fprintf(&b, "- **%s**: %s\n", replayMDEscape(p.Name), replayMDEscape(p.Verdict.Text()))
+		fmt.Fprintf(&b, "- %s **%s**: %s\n", verdictSymbol(p.Verdict.Level), mdText(p.Name), mdText(p.Verdict.Text()))
 	}
+	b.WriteString("\n" + mdText(strings.ReplaceAll(stormFootnote(r), "\n", "\n\n")) + "\n")
+	var chart strings.Builder
+	if err := stormChart(&chart, r, mdChartWidth, Styles{}); err != nil {
+		return err
+	}
+	writeMDChart(&b, "per second", chart.String())
 	if r.Interrupted {
 		b.WriteString("\n_interrupted: only the policies above were simulated_\n")
 	}
@@ -233,4 +273,3 @@ var StormFormats = Registry[*storm.Result]{
 
 var stormRate = units.Rate
 var stormTimes = units.Times
-var stormSeconds = units.Seconds

@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -45,7 +47,7 @@ func stormFixture() *storm.Result {
 	}
 	first := storm.Analysis{
 		PeakOfferedPerS: 612, PeakLoadRatio: f64(2.04), FinalOfferedPerS: 600, FinalLoadRatio: f64(2.0),
-		GoodputPerS: 0,
+		GoodputPerS:     0,
 		StableBelowPerS: f64(66), Bisection: &storm.Bisection{StableBelowPerS: 66, FirstFailurePerS: f64(72), LoPerS: 6, HiPerS: 300, TolerancePerS: 6, Runs: 8},
 		FluidBoundPerS: f64(75), FluidHorizonBoundPerS: f64(69.13), FluidBasis: "C/ΠN (retry on timeout)",
 	}
@@ -98,22 +100,28 @@ func stormFixture() *storm.Result {
 
 func TestStormGoldens(t *testing.T) {
 	res := stormFixture()
-	for _, tc := range []struct {
+	cases := []struct {
 		name   string
 		format string
 		color  bool
-	}{
-		{"storm_text", "text", false},
-		{"storm_text_color", "text", true},
-		{"storm_markdown", "markdown", false},
-	} {
+		width  int
+	}{{"storm_text_color", "text", true, 100}, {"storm_markdown", "markdown", false, 100}}
+	for _, w := range goldenWidths {
+		cases = append(cases, struct {
+			name   string
+			format string
+			color  bool
+			width  int
+		}{fmt.Sprintf("storm_text_%d", w), "text", false, w})
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			render, err := StormFormats.Get(tc.format)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var b bytes.Buffer
-			if err := render(&b, res, replayOptions(tc.color, 100)); err != nil {
+			if err := render(&b, res, replayOptions(tc.color, tc.width)); err != nil {
 				t.Fatal(err)
 			}
 			golden.Assert(t, tc.name, b.Bytes())
@@ -131,8 +139,10 @@ func TestStormTextLeadsWithVerdict(t *testing.T) {
 	if !strings.HasPrefix(first, want) {
 		t.Errorf("first line = %q, want it to start with %q", first, want)
 	}
-	for _, s := range []string{"metastable: after the 10s stall ends the dependency receives 2.0× its capacity and never recovers", "recovers 8 s after the 10s stall ends", "inconclusive: goodput had been back for only 12 s", "stable below 66/s", "≥ 300/s"} {
-		if !strings.Contains(b.String(), s) {
+	// Verdicts wrap under themselves; join the lines back to read them.
+	text := regexp.MustCompile(`\n +`).ReplaceAllString(b.String(), " ")
+	for _, s := range []string{"metastable: after the 10 s stall ends the dependency receives 2× its capacity and never recovers", "recovers 8 s after the 10 s stall ends", "inconclusive: goodput had been back for only 12 s", "stable below 66/s", "≥ 300/s"} {
+		if !strings.Contains(text, s) {
 			t.Errorf("text lacks %q", s)
 		}
 	}
@@ -172,4 +182,3 @@ func TestStormJSONContract(t *testing.T) {
 		t.Errorf("policies[1].amplification = %v, want replay's number", p["amplification"])
 	}
 }
-

@@ -35,6 +35,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*replay.Resu
 		Policies:    make([]replay.PolicyResult, 0, len(sc.Policies)),
 	}
 	res.IncidentEndMs = replay.IncidentEndMs(sc)
+	res.Incidents = replay.IncidentsOf(sc)
 	total := 1000 * len(sc.Policies)
 	for i, p := range sc.Policies {
 		var tick func(now, horizon time.Duration)

@@ -1,0 +1,202 @@
+package report
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/lipgloss/table"
+)
+
+// textWidth is the width a text report fits: the terminal's (Options.Width), or 100 when
+// it is unknown.
+func textWidth(opts Options) int {
+	if opts.Width > 0 {
+		return opts.Width
+	}
+	return 100
+}
+
+// unitWord matches a unit written after its number ("ms", "s;", "min)"), which a line must
+// not start with.
+var unitWord = regexp.MustCompile(`^(ms|s|min|h)[[:punct:]]*$`)
+
+// numberWord matches a number as reports write them ("30", "32.3", "1,169").
+var numberWord = regexp.MustCompile(`^[0-9][0-9.,]*$`)
+
+// wrapTokens splits s at spaces into the pieces a line may break between: a number stays
+// with its unit, so "2 min 30 s" and "1 per 32.3 s" are one piece each.
+func wrapTokens(s string) []string {
+	var out []string
+	for _, w := range strings.Fields(s) {
+		n := len(out)
+		join := false
+		if n > 0 {
+			last := out[n-1]
+			join = unitWord.MatchString(w) || w == "per" || strings.HasSuffix(last, " per") ||
+				(numberWord.MatchString(w) && (strings.HasSuffix(last, " min") || strings.HasSuffix(last, " h")))
+		}
+		if join {
+			out[n-1] += " " + w
+		} else {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// wrapWords breaks s at spaces so that no line is wider than width. Nothing is cut: a word
+// wider than width gets a line of its own, and a number keeps its unit (wrapTokens).
+func wrapWords(s string, width int) []string {
+	var lines []string
+	var line strings.Builder
+	lw := 0
+	for _, word := range wrapTokens(s) {
+		ww := lipgloss.Width(word)
+		if lw > 0 && lw+1+ww > width {
+			lines = append(lines, line.String())
+			line.Reset()
+			lw = 0
+		}
+		if lw > 0 {
+			line.WriteByte(' ')
+			lw++
+		}
+		line.WriteString(word)
+		lw += ww
+	}
+	if lw > 0 || len(lines) == 0 {
+		lines = append(lines, line.String())
+	}
+	return lines
+}
+
+// wrapSeparated breaks a list joined by sep (" · ") between items, and an item wider than
+// width by words, so that no line is wider than width.
+func wrapSeparated(items []string, sep string, width int) []string {
+	var lines []string
+	cur := ""
+	for _, it := range items {
+		switch {
+		case cur == "":
+			cur = it
+		case lipgloss.Width(cur+sep+it) <= width:
+			cur += sep + it
+		default:
+			lines = append(lines, cur)
+			cur = it
+		}
+		if lipgloss.Width(cur) > width {
+			parts := wrapWords(cur, width)
+			lines = append(lines, parts[:len(parts)-1]...)
+			cur = parts[len(parts)-1]
+		}
+	}
+	return append(lines, strings.TrimSuffix(cur, sep))
+}
+
+// writeWrapped writes text wrapped to width, each line in style, one Render per line
+// (lipgloss pads a multi-line block to its widest line).
+func writeWrapped(b *strings.Builder, text string, width int, style lipgloss.Style) {
+	for _, paragraph := range strings.Split(text, "\n") {
+		for _, l := range wrapWords(paragraph, width) {
+			b.WriteString(style.Render(l) + "\n")
+		}
+	}
+}
+
+// writeHanging writes head (already styled, headW columns wide) and then text wrapped to
+// width, its later lines indented under the text's first: the verdict lines of a report,
+// whose names stay in a column however narrow the terminal. Each line of text is rendered
+// in style on its own.
+func writeHanging(b *strings.Builder, head string, headW int, text string, width int, style lipgloss.Style) {
+	if width-headW < 30 {
+		// Too narrow to keep a column: the text goes under the head.
+		b.WriteString(strings.TrimRight(head, " ") + "\n")
+		for _, l := range wrapWords(text, width-2) {
+			b.WriteString("  " + style.Render(l) + "\n")
+		}
+		return
+	}
+	lines := wrapWords(text, width-headW)
+	b.WriteString(head + style.Render(lines[0]) + "\n")
+	for _, l := range lines[1:] {
+		b.WriteString(strings.Repeat(" ", headW) + style.Render(l) + "\n")
+	}
+}
+
+// fitTable renders a table whose first column labels the rows, in as many stacked tables as
+// it takes to fit width: each keeps the first column and as many of the next ones as fit, in
+// order, so the columns later in the list (the lower-priority ones) move down rather than the
+// table wrapping mid-cell. A column too wide even alone beside the labels has its cells
+// wrapped by word. right says which columns hold numbers (right-aligned).
+func fitTable(st Styles, headers []string, rows [][]string, width int, right func(col int) bool) string {
+	colW := func(c int) int {
+		w := lipgloss.Width(headers[c])
+		for _, r := range rows {
+			for _, l := range strings.Split(r[c], "\n") {
+				w = max(w, lipgloss.Width(l))
+			}
+		}
+		return w + 2 // padding
+	}
+	ncol := len(headers)
+	widths := make([]int, ncol)
+	for c := range widths {
+		widths[c] = colW(c)
+	}
+	// Group the columns after the first greedily, each table 1 + Σ(width+1) wide.
+	var groups [][]int
+	cur, curW := []int{}, 1+widths[0]+1
+	for c := 1; c < ncol; c++ {
+		if len(cur) > 0 && curW+widths[c]+1 > width {
+			groups = append(groups, cur)
+			cur, curW = []int{}, 1+widths[0]+1
+		}
+		cur = append(cur, c)
+		curW += widths[c] + 1
+	}
+	if len(cur) > 0 || len(groups) == 0 {
+		groups = append(groups, cur)
+	}
+	var out []string
+	for _, g := range groups {
+		cols := append([]int{0}, g...)
+		room := width - (1 + widths[0] + 1) - 1 - 2 // one column beside the labels
+		hs := make([]string, len(cols))
+		for i, c := range cols {
+			hs[i] = headers[c]
+			if len(g) == 1 && i == 1 && widths[c] > room+2 {
+				hs[i] = strings.Join(wrapWords(headers[c], room), "\n")
+			}
+		}
+		t := labelledTable(st, hs...)
+		if right != nil {
+			t.StyleFunc(func(row, col int) lipgloss.Style {
+				s := st.Cell
+				switch {
+				case row == table.HeaderRow:
+					s = st.Header
+				case col == 0:
+					return st.Key.Padding(0, 1)
+				}
+				if col > 0 && right(cols[col]) {
+					s = s.Align(lipgloss.Right)
+				}
+				return s
+			})
+		}
+		for _, r := range rows {
+			cells := make([]string, len(cols))
+			for i, c := range cols {
+				cells[i] = r[c]
+				if len(g) == 1 && i == 1 && widths[c] > room+2 {
+					cells[i] = strings.Join(wrapWords(r[c], room), "\n")
+				}
+			}
+			t.Row(cells...)
+		}
+		out = append(out, t.Render())
+	}
+	return strings.Join(out, "\n")
+}

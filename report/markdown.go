@@ -1,0 +1,50 @@
+package report
+
+import "strings"
+
+// mdChartWidth is the width of a text chart in a Markdown report: a pull-request comment's
+// code block shows about 80 columns without scrolling.
+const mdChartWidth = 80
+
+// mdText keeps a table cell or a line of prose from being read as Markdown syntax.
+func mdText(s string) string {
+	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;").Replace(s)
+}
+
+// writeMDTable writes a GitHub-flavoured Markdown table; right says which columns hold
+// numbers (right-aligned). Cells are escaped here.
+func writeMDTable(b *strings.Builder, headers []string, rows [][]string, right func(col int) bool) {
+	b.WriteString("|")
+	for _, h := range headers {
+		b.WriteString(" " + mdText(h) + " |")
+	}
+	b.WriteString("\n|")
+	for c := range headers {
+		if right != nil && right(c) {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range rows {
+		b.WriteString("|")
+		for _, cell := range r {
+			b.WriteString(" " + mdText(strings.ReplaceAll(cell, "\n", " ")) + " |")
+		}
+		b.WriteString("\n")
+	}
+}
+
+// writeMDChart writes a text chart as a fenced block inside a collapsed section titled
+// summary; nothing when the chart is empty.
+func writeMDChart(b *strings.Builder, summary, chart string) {
+	if strings.TrimSpace(chart) == "" {
+		return
+	}
+	b.WriteString("\n<details><summary>" + summary + "</summary>\n\n```text\n")
+	for _, l := range strings.Split(strings.TrimRight(chart, "\n"), "\n") {
+		b.WriteString(strings.TrimRight(l, " ") + "\n")
+	}
+	b.WriteString("```\n\n</details>\n")
+}
