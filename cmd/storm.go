@@ -19,6 +19,8 @@ type StormOptions struct {
 	storm.Overrides
 	NoBisect bool
 	Output   string
+	// MaxCost is the budget a run's estimated cost must fit (storm.ParseBudget).
+	MaxCost string
 }
 
 // NewCmdStorm builds `patience storm`.
@@ -82,6 +84,7 @@ capacity / Π attempts for retry-on-timeout policies.`,
 	fl.Int64Var(&opts.Seed, "seed", storm.DefaultSeed, "seed of the simulation")
 	fl.StringArrayVar(&opts.Policies, "policy", nil, "policy FILE or preset:NAME to compare instead of the built-in mitigations (repeatable)")
 	fl.BoolVar(&opts.NoBisect, "no-bisect", false, "skip the stable_below_per_s search (one run per policy)")
+	fl.StringVar(&opts.MaxCost, "max-cost", storm.DefaultBudget.String(), "refuse a run estimated to take longer or more memory than this: a time, a size, both (30m,8GiB) or none")
 	addOutputFlag(c, &opts.Output, report.StormFormats.Names())
 	_ = c.RegisterFlagCompletionFunc("policy", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var out []string
@@ -101,13 +104,21 @@ func stormRun(ctx context.Context, opts *StormOptions) error {
 	if err != nil {
 		return UsageError(err)
 	}
+	budget, err := storm.ParseBudget(opts.MaxCost)
+	if err != nil {
+		return UsageError(fmt.Errorf("--max-cost: %w", err))
+	}
 	sc, model, err := opts.Overrides.Apply()
 	if err != nil {
 		return UsageError(err)
 	}
+	parallel := runtime.GOMAXPROCS(0)
+	if err := budget.Check(storm.EstimateCost(sc, !opts.NoBisect, parallel)); err != nil {
+		return UsageError(err)
+	}
 	progress, done := stormProgress(opts.IO, opts.Output)
 	res, runErr := storm.Run(ctx, sc, storm.Options{Bisect: !opts.NoBisect, Model: model, Progress: progress,
-		Parallel: runtime.GOMAXPROCS(0)})
+		Parallel: parallel})
 	done(runErr != nil)
 	if res == nil {
 		return runErr

@@ -50,6 +50,15 @@ const (
 	maxDuration = 24 * time.Hour // duration, drain
 )
 
+// The same bounds for flags that set what a file would (storm's --clients, --rate, --queue,
+// --duration): flags and files share one set of limits.
+const (
+	MaxRate     = maxRate
+	MaxCount    = maxCount
+	MaxQueue    = maxQueue
+	MaxDuration = maxDuration
+)
+
 // scenarioFields are the top-level keys of a scenario file.
 var scenarioFields = []string{"name", "description", "lesson", "seed", "duration", "drain", "load", "target", "policy", "policies", "layers", "expect"}
 

@@ -132,3 +132,18 @@ func BenchmarkStorm100Recovers(b *testing.B) {
 	m.Clients = 100
 	benchStorm(b, m, Layered("retries", []int{4}, time.Second))
 }
+
+// issue17Model is issue 17's storm: 100,000 clients, 2,000 logical requests/s for 10
+// simulated minutes, a 20 s stall at t=60 s, 3 attempts, capacity 2,200/s with an unbounded
+// queue. It collapses: the queue holds millions of attempts whose callers have gone.
+func issue17Model() Model {
+	m := bigModel(2200, 0)
+	m.Outages = []Window{{At: 60 * time.Second, For: 20 * time.Second}}
+	m.Attempts = []int{3}
+	return m
+}
+
+// BenchmarkStormCollapsedQueue is issue 17's storm, one policy: the compact queue's case.
+func BenchmarkStormCollapsedQueue(b *testing.B) {
+	benchStorm(b, issue17Model(), Layered("retries", []int{3}, time.Second))
+}

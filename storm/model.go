@@ -165,8 +165,6 @@ func (m *Model) Validate() error {
 		return errors.New("--rate must be positive")
 	case m.CapacityPerS <= 0:
 		return errors.New("--capacity must be positive")
-	case m.CapacityPerS > 1e7 || m.RatePerS > 1e7:
-		return errors.New("--rate and --capacity must be at most 10000000/s")
 	case m.Queue < 0:
 		return errors.New("--queue must be 0 (unbounded) or positive")
 	case m.TimeoutMs <= 0:
@@ -175,6 +173,9 @@ func (m *Model) Validate() error {
 		return errors.New("--attempts is empty")
 	case m.Duration <= 0 || m.Duration > maxModelTime:
 		return fmt.Errorf("--duration must be positive and at most %s", maxModelTime)
+	}
+	if err := checkLimits(m.Clients, m.RatePerS, m.CapacityPerS*serviceTarget.Seconds(), m.Queue, m.Duration); err != nil {
+		return err
 	}
 	_, service := ServerFor(m.CapacityPerS)
 	if float64(service) >= m.TimeoutMs*float64(time.Millisecond) {

@@ -100,6 +100,25 @@ func (o Overrides) parse() (overrideValues, error) {
 	return v, nil
 }
 
+// checkLimits holds the quick model's numbers, and the flags that override a scenario's, to
+// the bounds of a scenario file (scenario.MaxCount and friends): a flag must not allow what
+// a file refuses. workers is the capacity's, what --capacity turns into.
+func checkLimits(clients int, rate, workers float64, queue int, duration time.Duration) error {
+	switch {
+	case clients > scenario.MaxCount:
+		return fmt.Errorf("--clients %d is above the %d a scenario allows", clients, scenario.MaxCount)
+	case rate > scenario.MaxRate:
+		return fmt.Errorf("--rate %s is above the %s a scenario allows", fmtRate(rate), fmtRate(scenario.MaxRate))
+	case workers > scenario.MaxCount:
+		return fmt.Errorf("--capacity needs %.0f workers, above the %d a scenario allows", workers, scenario.MaxCount)
+	case queue > scenario.MaxQueue:
+		return fmt.Errorf("--queue %d is above the %d a scenario allows", queue, scenario.MaxQueue)
+	case duration > scenario.MaxDuration:
+		return fmt.Errorf("--duration %s is above the %s a scenario allows", fmtDur(duration), fmtDur(scenario.MaxDuration))
+	}
+	return nil
+}
+
 // Apply builds the scenario to run: the quick model (returned too, for the report's model
 // line), or the named scenario with the flags the user set applied on top (a nil model).
 // Every error it returns is the caller's input being wrong — a malformed or out-of-range
@@ -184,6 +203,9 @@ func (o Overrides) onScenario(v overrideValues, given []*policy.Policy) (*scenar
 		sc.Load.Clients = o.Clients
 	}
 	if ch["rate"] {
+		if v.rate <= 0 {
+			return nil, errors.New("--rate must be positive")
+		}
 		sc.Load.Rate, sc.Load.Concurrency, sc.Load.Burst = v.rate, 0, 0
 	}
 	if ch["capacity"] || ch["queue"] {
@@ -212,10 +234,24 @@ func (o Overrides) onScenario(v overrideValues, given []*policy.Policy) (*scenar
 	}
 	sc.Target.Phases = append(sc.Target.Phases, faultPhases(v.outages, v.errs)...)
 	if ch["duration"] {
+		if v.duration <= 0 {
+			return nil, errors.New("--duration must be positive")
+		}
 		sc.Duration = v.duration
 	}
 	if ch["seed"] {
 		sc.Seed = o.Seed
+	}
+	workers := 0
+	if cp := sc.Target.Capacity; cp != nil {
+		workers = cp.Workers
+	}
+	queue := 0
+	if cp := sc.Target.Capacity; cp != nil && cp.Queue < UnboundedQueue {
+		queue = cp.Queue
+	}
+	if err := checkLimits(sc.Load.Clients, sc.Load.Rate, float64(workers), queue, sc.Duration); err != nil {
+		return nil, err
 	}
 	return sc, nil
 }
