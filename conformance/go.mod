@@ -9,6 +9,7 @@ require (
 	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/hashicorp/go-retryablehttp v0.7.8
 	github.com/patience-dev/patience v0.0.0
+	github.com/sony/gobreaker/v2 v2.4.0
 	google.golang.org/grpc v1.85.0
 )
 

@@ -52,13 +52,17 @@ func TestMain(m *testing.M) {
 		return keys[i][1] < keys[j][1]
 	})
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-22s %-46s %s\n", "preset", "check", "verdict")
+	w0, w1 := len("preset"), len("check")
+	for _, k := range keys {
+		w0, w1 = max(w0, len(k[0])), max(w1, len(k[1]))
+	}
+	fmt.Fprintf(&b, "%-*s  %-*s  %s\n", w0, "preset", w1, "check", "verdict")
 	for _, k := range keys {
 		v := "agree"
 		if !table[k] {
 			v = "DIFFER"
 		}
-		fmt.Fprintf(&b, "%-22s %-46s %s\n", k[0], k[1], v)
+		fmt.Fprintf(&b, "%-*s  %-*s  %s\n", w0, k[0], w1, k[1], v)
 	}
 	tableMu.Unlock()
 	if len(keys) > 0 {
