@@ -5,34 +5,37 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/patience-dev/patience/internal/units"
+	"github.com/patience-dev/patience/live"
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
-	"github.com/patience-dev/patience/live"
 	"github.com/patience-dev/patience/sim"
 	"github.com/spf13/cobra"
 )
 
 // DemoOptions are the flags of `patience demo`.
 type DemoOptions struct {
-	IO       *report.IOStreams
-	Ctx      context.Context
-	Output   string
-	Seed     uint64
-	Rate     float64
+	IO     *report.IOStreams
+	Ctx    context.Context
+	Output string
+	Seed   uint64
+	// Rate is --rate as given ("200/s", or a bare 200 for per second).
+	Rate     string
 	Duration time.Duration
 	// Speed is the time compression of the live replay stage.
 	Speed float64
 }
 
-// demoStep is one stage of the tour. Steps run in order; each prints its own section. Later
-// stages (replaying a bundled scenario, a storm) are appended to demoSteps.
+// demoStep is one stage of the tour: it runs and fills its part of the demo document.
+// Steps run in order; in text the command prints each stage as soon as it is done, in the
+// other formats the whole document at the end.
 type demoStep struct {
 	name string
-	run  func(ctx context.Context, opts *DemoOptions) error
+	run  func(ctx context.Context, opts *DemoOptions, d *report.Demo) error
 }
 
-// demoSteps is the tour, in order.
+// demoSteps is the tour, in the order of report.DemoSections.
 var demoSteps = []demoStep{
 	{name: "probe", run: demoProbe},
 	{name: "replay", run: demoReplay},
@@ -55,7 +58,9 @@ configuration.
    breaker and a fallback do to a checkout page when the API hangs.
 3. It replays the same scenario live, over real loopback sockets with a real net/http client
    per web server, at --speed (every duration divided by it), and puts the simulated and live
-   figures side by side.`,
+   figures side by side.
+
+-o json and -o markdown print the three stages as one document (schema patience/demo/v1).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.Ctx = c.Context()
@@ -66,38 +71,78 @@ configuration.
 		},
 	}
 	c.Flags().Uint64Var(&opts.Seed, "seed", 7, "seed of the demo target's latency")
-	c.Flags().Float64Var(&opts.Rate, "rate", 200, "probe sends per second (200/s for 5 s backs a p99.9 with 1,000 samples)")
+	c.Flags().StringVar(&opts.Rate, "rate", "200/s", "probe sends per second: 200/s, 12000/m, or a bare number per second (200/s for 5 s backs a p99.9 with 1,000 samples)")
 	c.Flags().DurationVar(&opts.Duration, "duration", 5*time.Second, "how long to probe")
 	c.Flags().Float64Var(&opts.Speed, "speed", 30, "time compression of the live replay (the scenario's 5 minutes take 10 s at 30)")
-	addOutputFlag(c, &opts.Output, report.ProbeFormats.Names())
+	addOutputFlag(c, &opts.Output, report.DemoFormats.Names())
 	return c
 }
 
 func demoRun(opts *DemoOptions) error {
-	if opts.Rate <= 0 || opts.Duration <= 0 {
-		return UsageErrorf("--rate and --duration must be positive")
+	rate, err := scenario.ParseFlagRate(opts.Rate)
+	if err != nil {
+		return UsageErrorf("--rate %s", err)
+	}
+	if !(rate > 0) || opts.Duration <= 0 {
+		return UsageErrorf("--rate %q and --duration %s: both must be positive", opts.Rate, opts.Duration)
 	}
 	if !(opts.Speed > 0) || opts.Speed > 1000 {
 		return UsageErrorf("--speed %g: want a factor in (0, 1000]", opts.Speed)
+	}
+	render, err := report.DemoFormats.Get(opts.Output)
+	if err != nil {
+		return UsageError(err)
 	}
 	ctx := opts.Ctx
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	d := &report.Demo{Schema: report.DemoSchema, RatePerS: rate, DurationMs: float64(opts.Duration) / float64(time.Millisecond), Speed: opts.Speed}
+	if sc, err := scenario.Open(scenario.DefaultName); err == nil {
+		typical, _ := live.Estimate(sc, opts.Speed)
+		total := opts.Duration + typical
+		announceDuration(opts.IO, total, fmt.Sprintf("probe %s at %s, live replay %s at speed %g",
+			units.Duration(opts.Duration), units.Rate(rate), units.Duration(typical), opts.Speed))
+	}
+	text := opts.Output == "text"
+	o := opts.IO.Options()
+	var stepErr error
+	printed := 0
 	for _, s := range demoSteps {
-		if err := s.run(ctx, opts); err != nil {
+		stepErr = s.run(ctx, opts, d)
+		if text && d.Ran(s.name) {
+			if printed > 0 {
+				fmt.Fprintln(opts.IO.Out)
+			}
+			printed++
+			if err := report.DemoSectionText(opts.IO.Out, d, s.name, o); err != nil {
+				return err
+			}
+		}
+		if stepErr != nil || ctx.Err() != nil {
+			break
+		}
+	}
+	if !text {
+		if err := render(opts.IO.Out, d, o); err != nil {
 			return err
 		}
-		if ctx.Err() != nil {
-			return ErrInterrupted
-		}
+	}
+	if stepErr != nil {
+		return stepErr
+	}
+	if ctx.Err() != nil {
+		return ErrInterrupted
 	}
 	return nil
 }
 
+// demoTargetDescription says what the demo's target does, for the probe stage's sentence.
+const demoTargetDescription = "a delivery-date API, lognormal p50 80 ms, p99 400 ms, that hangs from 1 min"
+
 // demoProbe starts patience serve on the bundled default scenario, probes it before its
-// incident begins, and prints the report.
-func demoProbe(ctx context.Context, opts *DemoOptions) error {
+// incident begins, and fills the probe stage.
+func demoProbe(ctx context.Context, opts *DemoOptions, d *report.Demo) error {
 	sc, err := scenario.Open(scenario.DefaultName)
 	if err != nil {
 		return err
@@ -107,31 +152,14 @@ func demoProbe(ctx context.Context, opts *DemoOptions) error {
 		return CannotMeasureError(fmt.Errorf("demo target: %w", err))
 	}
 	defer srv.Stop(time.Second)
-	render, err := report.ProbeFormats.Get(opts.Output)
-	if err != nil {
-		return UsageError(err)
-	}
-	if !report.IsMachineFormat(opts.Output) {
-		st := opts.IO.Options().Styles
-		fmt.Fprintln(opts.IO.Out, st.Title.Render("patience demo · probe"))
-		// One Render per line: lipgloss pads a multi-line block to its widest line.
-		fmt.Fprintln(opts.IO.Out, st.Muted.Render(fmt.Sprintf(
-			"patience serve %s (%s): a delivery-date API, lognormal p50 80 ms, p99 400 ms; it hangs from 1m.", sc.Name, srv.URL())))
-		fmt.Fprintln(opts.IO.Out, st.Muted.Render(fmt.Sprintf(
-			"Probing it at %g/s for %s; every latency counts from its intended send time.", opts.Rate, opts.Duration)))
-		fmt.Fprintln(opts.IO.Out)
-	}
+	d.Target = report.DemoTarget{Scenario: sc.Name, URL: srv.URL() + sc.Load.Request.Path, Description: demoTargetDescription}
 	popts := &ProbeOptions{IO: opts.IO, Output: opts.Output}
-	cfg := probe.Config{URL: srv.URL() + sc.Load.Request.Path, Rate: opts.Rate, Duration: opts.Duration, Conn: "both", Budget: 2 * time.Second}
+	cfg := probe.Config{URL: d.Target.URL, Rate: d.RatePerS, Duration: opts.Duration, Conn: "both", Budget: 2 * time.Second}
 	res, err := probeMeasure(ctx, popts, cfg)
 	if err != nil {
 		return err
 	}
-	// The target is loopback, so this URL means nothing after the demo; say what it was.
-	res.Target.URL = "patience serve " + sc.Name + sc.Load.Request.Path
-	if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
-		return err
-	}
+	d.Probe = res
 	switch {
 	case res.Interrupted:
 		return ErrInterrupted
@@ -143,28 +171,34 @@ func demoProbe(ctx context.Context, opts *DemoOptions) error {
 	return nil
 }
 
-// demoLive replays the default scenario over real loopback sockets and shows the simulated
-// and live figures side by side.
-func demoLive(ctx context.Context, opts *DemoOptions) error {
+// demoReplay is the replay stage: the bundled default scenario (scenario.DefaultName),
+// simulated.
+func demoReplay(ctx context.Context, opts *DemoOptions, d *report.Demo) error {
 	sc, err := scenario.Open(scenario.DefaultName)
 	if err != nil {
 		return err
 	}
-	simRes, err := sim.Run(ctx, sc, sim.Options{})
+	progress, done := replayProgress(opts.IO, opts.Output, sc.Name)
+	res, err := sim.Run(ctx, sc, sim.Options{Progress: progress})
+	done(err != nil)
+	d.Replay = res
+	if err != nil {
+		return stopped(err)
+	}
+	return nil
+}
+
+// demoLive replays the default scenario over real loopback sockets, beside the simulation.
+func demoLive(ctx context.Context, opts *DemoOptions, d *report.Demo) error {
+	sc, err := scenario.Open(scenario.DefaultName)
 	if err != nil {
 		return err
 	}
-	render, err := report.AgreementFormats.Get(opts.Output)
-	if err != nil {
-		return UsageError(err)
-	}
-	if !report.IsMachineFormat(opts.Output) {
-		st := opts.IO.Options().Styles
-		fmt.Fprintln(opts.IO.Out)
-		fmt.Fprintln(opts.IO.Out, st.Title.Render("patience demo · live"))
-		fmt.Fprintln(opts.IO.Out, st.Muted.Render(fmt.Sprintf(
-			"The same scenario over real loopback sockets: patience serve per policy, a net/http client per web server, every duration ÷ %g.", opts.Speed)))
-		fmt.Fprintln(opts.IO.Out)
+	simRes := d.Replay
+	if simRes == nil {
+		if simRes, err = sim.Run(ctx, sc, sim.Options{}); err != nil {
+			return err
+		}
 	}
 	lopts := live.Options{Speed: opts.Speed, Fidelity: &live.Fidelity{}}
 	if !opts.IO.Quiet {
@@ -174,11 +208,8 @@ func demoLive(ctx context.Context, opts *DemoOptions) error {
 	if err != nil {
 		return err
 	}
-	agreement := &report.Agreement{Schema: "patience/agreement/v1", Simulated: simRes, Live: liveRes, Speed: opts.Speed,
+	d.Live = &report.Agreement{Schema: "patience/agreement/v1", Simulated: simRes, Live: liveRes, Speed: opts.Speed,
 		TimerLatenessP99Ms: float64(lopts.Fidelity.LatenessP99) / float64(time.Millisecond)}
-	if err := render(opts.IO.Out, agreement, opts.IO.Options()); err != nil {
-		return err
-	}
 	if liveRes.Interrupted {
 		return ErrInterrupted
 	}

@@ -237,10 +237,11 @@ func parseErrorRate(s string) (float64, error) {
 	return v, nil
 }
 
-// parseRate reads --rate with the scenario files' rate syntax ("20/s", "2400/m", "72000/h")
-// and keeps what a probe can send: more than zero, at most 10 million per second.
+// parseRate reads --rate with the scenario files' rate syntax ("20/s", "2400/m", "72000/h"),
+// or a bare number per second, and keeps what a probe can send: more than zero, at most 10
+// million per second.
 func parseRate(s string) (float64, error) {
-	v, err := scenario.ParseRate(s)
+	v, err := scenario.ParseFlagRate(s)
 	if err != nil {
 		return 0, err
 	}

@@ -39,7 +39,7 @@ func TestParseRate(t *testing.T) {
 		err  string
 	}{
 		{"20/s", 20, ""}, {"2400/m", 40, ""}, {"36000/h", 10, ""}, {" 0.5/s ", 0.5, ""},
-		{"20", 0, "no unit"}, {"0/s", 0, "positive"}, {"-1/s", 0, "negative"}, {"x/s", 0, "not a rate"},
+		{"20", 20, ""}, {"fast", 0, "not a rate"}, {"0/s", 0, "positive"}, {"-1/s", 0, "negative"}, {"x/s", 0, "not a rate"},
 		{"20/d", 0, `unit "d"`}, {"NaN/s", 0, "not a rate"}, {"2e7/s", 0, "at most"},
 	} {
 		got, err := parseRate(tc.in)

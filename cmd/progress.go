@@ -1,8 +1,11 @@
 package cmd
 
 import (
+	"fmt"
 	"io"
+	"time"
 
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/report"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -19,15 +22,33 @@ func progressBar(s *report.IOStreams, format, label string, counter decor.Decora
 	var bar *mpb.Bar
 	progress = func(done, total int) {
 		if bar == nil {
-			bar = p.AddBar(int64(total), mpb.PrependDecorators(decor.Name(label)), mpb.AppendDecorators(counter))
+			// A finished bar is removed, so a copied terminal holds the report alone.
+			bar = p.AddBar(int64(total), mpb.BarRemoveOnComplete(), mpb.PrependDecorators(decor.Name(label)), mpb.AppendDecorators(counter))
 		}
 		bar.SetCurrent(int64(done))
 	}
 	finish = func(aborted bool) {
 		if bar != nil && (aborted || !bar.Completed()) {
-			bar.Abort(false)
+			bar.Abort(true)
 		}
 		p.Wait()
 	}
 	return progress, finish
+}
+
+// announceLongerThan is the expected run time above which a command says how long it will take.
+const announceLongerThan = 10 * time.Second
+
+// announceDuration writes one line on stderr before a run expected to last longer than
+// announceLongerThan — "about 15 s (probe 5 s at 200/s, …)" — so a run in a pipe, with no
+// progress bar, does not look hung. --quiet silences it.
+func announceDuration(s *report.IOStreams, d time.Duration, detail string) {
+	if s.Quiet || d <= announceLongerThan {
+		return
+	}
+	line := "about " + units.Duration(d.Round(time.Second))
+	if detail != "" {
+		line += " (" + detail + ")"
+	}
+	fmt.Fprintln(s.ErrOut, line)
 }

@@ -154,17 +154,3 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 func replayProgress(s *report.IOStreams, format, name string) (func(done, total int), func(aborted bool)) {
 	return progressBar(s, format, fmt.Sprintf("replay %s ", name), decor.Percentage())
 }
-
-// demoReplay is the replay stage of `patience demo`: the bundled default scenario
-// (scenario.DefaultName), simulated, in the demo's output format. The demo's step list
-// (cmd/demo.go) adds it as {name: "replay", run: demoReplay} after the probe.
-func demoReplay(ctx context.Context, opts *DemoOptions) error {
-	format := opts.Output
-	if _, err := report.ReplayFormats.Get(format); err != nil {
-		format = "text"
-	}
-	if format == "text" {
-		fmt.Fprintln(opts.IO.Out)
-	}
-	return replayRun(ctx, &ReplayOptions{IO: opts.IO, Scenario: scenario.DefaultName, Output: format})
-}

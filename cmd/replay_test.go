@@ -43,8 +43,12 @@ func TestReplayInterrupted(t *testing.T) {
 // The demo's replay stage replays the default scenario and shows its lesson.
 func TestDemoReplay(t *testing.T) {
 	var out bytes.Buffer
-	err := demoReplay(context.Background(), &DemoOptions{IO: report.Test(nil, &out, &bytes.Buffer{}), Output: "text"})
-	if err != nil {
+	d := &report.Demo{}
+	opts := &DemoOptions{IO: report.Test(nil, &out, &bytes.Buffer{}), Output: "text"}
+	if err := demoReplay(context.Background(), opts, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.DemoSectionText(&out, d, "replay", opts.IO.Options()); err != nil {
 		t.Fatal(err)
 	}
 	// Verdicts wrap to the width; join the words back to read them.

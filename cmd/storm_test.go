@@ -67,7 +67,7 @@ func TestStormUsageErrors(t *testing.T) {
 		args map[string]string
 		want string
 	}{
-		{map[string]string{"rate": "150"}, "--rate: "},
+		{map[string]string{"rate": "fast"}, "--rate: "},
 		{map[string]string{"attempts": "0,4"}, "--attempts: "},
 		{map[string]string{"policy": "preset:nope"}, `unknown preset "nope"`},
 		{map[string]string{"scenario": "no-such-scenario"}, "no-such-scenario"},

@@ -73,6 +73,22 @@ func ParseRate(s string) (float64, error) {
 	return v / per.Seconds(), nil
 }
 
+// ParseFlagRate parses a rate given on the command line: what ParseRate reads, and a bare
+// number as a rate per second ("--rate 10" is 10/s, as in hey, oha and k6). Scenario files
+// keep ParseRate's rule that a rate says its unit.
+func ParseFlagRate(s string) (float64, error) {
+	if v, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("%q is not a rate (write e.g. 40/s or 2400/m)", s)
+		}
+		if v < 0 {
+			return 0, fmt.Errorf("%q is negative", s)
+		}
+		return v, nil
+	}
+	return ParseRate(s)
+}
+
 // ParsePercent parses "50%" or "0.1%" into a fraction in [0, 1]. A bare number is rejected
 // with a hint: is 0.5 a half or half a percent? Values above 100% are rejected.
 func ParsePercent(s string) (float64, error) {

@@ -68,10 +68,10 @@ type overrideValues struct {
 func (o Overrides) parse() (overrideValues, error) {
 	var v overrideValues
 	var err error
-	if v.rate, err = scenario.ParseRate(o.Rate); err != nil {
+	if v.rate, err = scenario.ParseFlagRate(o.Rate); err != nil {
 		return v, fmt.Errorf("--rate: %w", err)
 	}
-	if v.capacity, err = scenario.ParseRate(o.Capacity); err != nil {
+	if v.capacity, err = scenario.ParseFlagRate(o.Capacity); err != nil {
 		return v, fmt.Errorf("--capacity: %w", err)
 	}
 	if v.timeout, err = scenario.ParseDuration(o.Timeout); err != nil {

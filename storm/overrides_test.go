@@ -124,7 +124,7 @@ func TestOverridesErrors(t *testing.T) {
 		edit func(*Overrides)
 		want string
 	}{
-		{"rate", func(o *Overrides) { o.Rate = "150" }, "--rate: "},
+		{"rate", func(o *Overrides) { o.Rate = "fast" }, "--rate: "},
 		{"capacity", func(o *Overrides) { o.Capacity = "x" }, "--capacity: "},
 		{"timeout", func(o *Overrides) { o.Timeout = "soon" }, "--timeout: "},
 		{"attempts", func(o *Overrides) { o.Attempts = "0,4" }, "--attempts: "},
