@@ -296,6 +296,7 @@ func probeRun(opts *ProbeOptions) error {
 		if err != nil {
 			return UsageError(err)
 		}
+		announceProbe(opts.IO, cfg)
 		if res, err = probeMeasure(ctx, opts, cfg); err != nil {
 			return err
 		}
@@ -389,7 +390,7 @@ func probeMeasure(ctx context.Context, opts *ProbeOptions, cfg probe.Config) (*p
 		mpb.ContainerOptional(mpb.WithOutput(io.Discard), !show))
 	var last atomic.Pointer[probe.Progress]
 	last.Store(&probe.Progress{})
-	bar := p.AddBar(0,
+	bar := p.AddBar(0, mpb.BarRemoveOnComplete(),
 		mpb.PrependDecorators(decor.Name("probe ")),
 		mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
 			s := last.Load()
@@ -412,7 +413,7 @@ func probeMeasure(ctx context.Context, opts *ProbeOptions, cfg probe.Config) (*p
 	}
 	res, err := probe.Run(ctx, cfg)
 	if err != nil || res.Interrupted || res.Unreachable || res.Responses == 0 {
-		bar.Abort(false)
+		bar.Abort(true)
 	} else {
 		bar.SetTotal(-1, true)
 	}

@@ -3,9 +3,11 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/patience-dev/patience/internal/units"
+	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/report"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -34,6 +36,29 @@ func progressBar(s *report.IOStreams, format, label string, counter decor.Decora
 		p.Wait()
 	}
 	return progress, finish
+}
+
+// announceProbe announces a probe's expected length (announceDuration): its --duration, or
+// --requests at --rate when that ends it sooner.
+func announceProbe(s *report.IOStreams, cfg probe.Config) {
+	d := cfg.Duration
+	detail := ""
+	if cfg.Rate > 0 {
+		if cfg.Requests > 0 {
+			byCount := time.Duration(float64(cfg.Requests) / cfg.Rate * float64(time.Second))
+			if d <= 0 || byCount < d {
+				d = byCount
+			}
+		}
+		detail = units.Count(int(math.Round(d.Seconds()*cfg.Rate))) + " requests at " + units.Rate(cfg.Rate)
+	} else if cfg.Requests > 0 {
+		return // a closed model bounded by a count: its length is not known ahead
+	} else if cfg.Concurrency == 1 {
+		detail = "1 worker"
+	} else if cfg.Concurrency > 1 {
+		detail = units.Count(cfg.Concurrency) + " workers"
+	}
+	announceDuration(s, d, detail)
 }
 
 // announceLongerThan is the expected run time above which a command says how long it will take.

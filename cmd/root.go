@@ -10,11 +10,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"syscall"
 
 	"github.com/patience-dev/patience/report"
+	"github.com/patience-dev/patience/scenarios"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Factory carries what every command needs: the streams and the global flags.
@@ -86,7 +89,10 @@ Exit codes: 0 ok, 1 a gate failed, 2 usage or input error, 3 could not measure, 
 			return nil
 		},
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return UsageError(err) })
+	v := currentVersion()
+	root.Version = v.Version
+	root.SetVersionTemplate(fmt.Sprintf("patience %s (commit %s, built %s, %s)\n", v.Version, v.Commit, v.Date, v.Go))
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return UsageError(flagError(c, err)) })
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.ColorMode, "color", "auto", "colour output: "+strings.Join(report.ColorModes, "|")+" (auto honours NO_COLOR, CLICOLOR, CLICOLOR_FORCE and TTY)")
 	pf.BoolVarP(&f.IO.Quiet, "quiet", "q", false, "no progress output")
@@ -102,7 +108,104 @@ Exit codes: 0 ok, 1 a gate failed, 2 usage or input error, 3 could not measure, 
 		NewCmdScenarios(f, nil),
 		NewCmdDemo(f, nil),
 	)
+	// SCENARIO arguments complete to the bundled scenarios' names (and still to files).
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "replay", "serve", "storm":
+			if c.ValidArgsFunction == nil {
+				c.ValidArgsFunction = bundledScenarioCompletion
+			}
+		}
+	}
 	return root
+}
+
+// bundledScenarioCompletion completes a command's one SCENARIO argument to the names of the
+// bundled scenarios; files complete too, since a path is a scenario as well.
+func bundledScenarioCompletion(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return scenarios.Names(), cobra.ShellCompDirectiveDefault
+}
+
+// pflag's error texts, rewritten by flagError.
+var (
+	unknownFlagErr = regexp.MustCompile(`^unknown flag: --([^ =]+)$`)
+	invalidArgErr  = regexp.MustCompile(`^invalid argument "(.*)" for "(.+)" flag: (.*)$`)
+)
+
+// flagError makes a flag parse error name the flag and the value and say what was wanted —
+// `--seed "x": want a whole number` rather than strconv's message — and suggests the flag
+// meant for an unknown one (--durtion: did you mean --duration?), as cobra does for commands.
+func flagError(c *cobra.Command, err error) error {
+	msg := err.Error()
+	if m := unknownFlagErr.FindStringSubmatch(msg); m != nil {
+		if s := closestFlag(c, m[1]); s != "" {
+			return fmt.Errorf("unknown flag --%s: did you mean --%s?", m[1], s)
+		}
+		return fmt.Errorf("unknown flag --%s (see %s --help)", m[1], c.CommandPath())
+	}
+	if m := invalidArgErr.FindStringSubmatch(msg); m != nil {
+		value, flag, why := m[1], m[2], m[3]
+		if i := strings.LastIndex(flag, "--"); i >= 0 {
+			flag = flag[i:] // "-o, --output" → "--output"
+		}
+		switch {
+		case strings.Contains(why, "strconv.ParseUint"), strings.Contains(why, "strconv.ParseInt"):
+			why = "want a whole number"
+		case strings.Contains(why, "strconv.ParseFloat"):
+			why = "want a number"
+		case strings.Contains(why, "strconv.ParseBool"):
+			why = "want true or false"
+		case strings.HasPrefix(why, "time: "):
+			why = "want a duration such as 500ms, 5s or 2m"
+		}
+		return fmt.Errorf("%s %q: %s", flag, value, why)
+	}
+	return err
+}
+
+// closestFlag is the flag of c (its own or inherited) nearest to name: a prefix of one, or
+// within two edits; "" when none is close.
+func closestFlag(c *cobra.Command, name string) string {
+	best, bestD := "", 3
+	visit := func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		d := editDistance(name, f.Name)
+		if strings.HasPrefix(f.Name, name) && len(name) >= 3 {
+			d = min(d, 1)
+		}
+		if d < bestD || (d == bestD && f.Name < best) {
+			best, bestD = f.Name, d
+		}
+	}
+	c.Flags().VisitAll(visit)
+	c.InheritedFlags().VisitAll(visit)
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // addOutputFlag registers -o/--output with the formats of one command's registry,
