@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -27,18 +26,38 @@ type StarterOptions struct {
 	// Method of the call (default GET) and whether it carries an Idempotency-Key.
 	Method         string
 	IdempotencyKey bool
-	// Budget is the interactive caller's budget (0 = the profile's, else DefaultInitBudget).
+	// Caller is interactive ("" too) or job: a job gets the queue design (tries, backoff,
+	// jitter, job timeout, retry_after, retry_until) and one attempt per run.
+	Caller probe.CallerKind
+	// Budget is the interactive caller's budget (0 = the profile's, else DefaultInitBudget),
+	// or a job's retry window (retry_until; 0 = the give-up time of the queue design).
 	Budget time.Duration
-	// Profile is a `probe --save` profile whose recommendation sets the timeouts; the path is
-	// written into the file as given (relative to where the file is written).
+	// Profile is a `probe --save` profile: its evidence goes through probe.Advise for this
+	// caller, so the file holds what probe recommends; the path is written into the file as
+	// given (relative to where the file is written).
 	Profile string
 }
 
-// Starter returns a commented starter check file holding the recommended policy: from the
-// profile's recommendation (probe, DESIGN §7) when one is given, else from the
-// `recommended` preset, with max_attempts re-derived for the budget from the retry block the
-// file holds (policy.Retry.AttemptsWithin: the sum PT004 checks) and a deadline equal to the
-// budget so the whole call stops when the caller stops waiting.
+// starterAdvice is what a starter file writes: probe's recommendation for the caller.
+type starterAdvice struct {
+	source           string
+	connect, timeout time.Duration
+	attempts         int
+	attemptsNote     string
+	budget           time.Duration
+	job              *probe.JobDesign
+	queueNote        string
+}
+
+// Starter returns a commented starter check file holding the recommended policy: what
+// probe.Advise recommends for the caller from the profile's evidence when one is given
+// (DESIGN §7: the one source of advice), else the `recommended` preset's timeouts with the
+// attempts counted by the same rules (at most one retry for an interactive caller, one
+// attempt for a non-idempotent call without a key, as many as fit the budget with the retry
+// block written: policy.Retry.AttemptsWithin, the sum PT004 checks). An interactive caller's
+// policy gets a deadline equal to the budget, so the whole call stops when the caller stops
+// waiting. When the budget cannot hold one normal call, the file holds the job design
+// instead, as probe says: accept the work and move the call to a queue.
 func Starter(o StarterOptions) ([]byte, error) {
 	if o.Name == "" {
 		o.Name = "api"
@@ -47,53 +66,25 @@ func Starter(o StarterOptions) ([]byte, error) {
 		o.Method = "GET"
 	}
 	o.Method = strings.ToUpper(o.Method)
+	if o.Caller == "" {
+		o.Caller = probe.CallerInteractive
+	}
 	rec, ok := scenario.Preset("recommended")
 	if !ok {
 		return nil, errors.New("the recommended preset is missing")
 	}
-	connect, timeout := rec.ConnectTimeout, rec.Timeout
-	source := "the `recommended` preset (" + fmtDur(timeout) + " timeout; no latency measured)"
-	budget := o.Budget
-	if o.Profile != "" {
-		data, err := os.ReadFile(o.Profile)
-		if err != nil {
-			return nil, fmt.Errorf("--profile: %v", err)
-		}
-		var res probe.Result
-		if err := json.Unmarshal(data, &res); err != nil || res.Schema != probe.Schema {
-			return nil, fmt.Errorf("--profile %s is not a probe profile (save one with patience probe URL --save FILE)", o.Profile)
-		}
-		r := res.Recommendation
-		if r.TimeoutMs <= 0 {
-			return nil, fmt.Errorf("--profile %s has no timeout recommendation (%s)", o.Profile, r.Verdict)
-		}
-		timeout = msDuration(r.TimeoutMs)
-		if r.ConnectTimeoutMs > 0 {
-			connect = msDuration(r.ConnectTimeoutMs)
-		}
-		if budget == 0 && r.BudgetMs > 0 {
-			budget = msDuration(r.BudgetMs)
-		}
-		source = fmt.Sprintf("the recommendation of %s (%s)", o.Profile, r.Verdict)
+	a, err := starterAdvise(o, rec)
+	if err != nil {
+		return nil, err
 	}
-	if budget == 0 {
-		budget = DefaultInitBudget
-	}
-	if connect > timeout {
-		connect = timeout
-	}
-	// The retry block the file holds: the recommended preset's backoff, its attempts counted
-	// with that same backoff, so the count is the one PT004 adds up. Retry-After pauses are
-	// left out of the count (a 429/503 answers at once instead of costing a timeout, and the
-	// deadline below cuts the pause), so they are ignored for counting only.
-	retry := rec.Retry
-	counted := retry
-	counted.RetryAfter = policy.RetryAfterIgnore
-	attempts := counted.AttemptsWithin(timeout, budget, probe.MaxAttemptsCap)
-	attemptsNote := fmt.Sprintf("the most k with k × %s + Σ backoff ≤ %s, backoff as below", fmtDur(timeout), fmtDur(budget))
-	if attempts == 0 {
-		attempts = 1
-		attemptsNote = "WARNING: " + probe.QueueVerdict + " (PT003 will say so)"
+	retry := probe.AssumedRetry()
+	raMax := rec.Retry.RetryAfterMax
+	if a.job == nil {
+		// A Retry-After wait and one more attempt fit the budget (the deadline ends a longer one).
+		raMax = min(raMax, a.budget-a.timeout)
+		if raMax <= 0 {
+			raMax = time.Second // one attempt: no retry waits for it
+		}
 	}
 	nonIdem := "with_key"
 	nonIdemNote := "retry timeouts/5xx of a non-idempotent call only with an Idempotency-Key"
@@ -101,20 +92,43 @@ func Starter(o StarterOptions) ([]byte, error) {
 		nonIdem = "never"
 		nonIdemNote = o.Method + " without an Idempotency-Key: a timeout or 5xx is not retried (it may have been executed)"
 	}
-	raMax := min(budget, rec.Retry.RetryAfterMax)
 	profileLine := line(4, "# profile: probe.json", "from `patience probe URL --save probe.json`: enables PT010")
 	if o.Profile != "" {
 		profileLine = line(4, "profile: "+quoteIfNeeded(o.Profile), "PT010 checks the timeout against this latency profile")
 	}
-	connectLine := line(6, "connect_timeout: "+fmtDur(connect), "survives one lost SYN (Linux retransmits after 1s)")
-	if connect >= timeout {
-		// A connect timeout at or above the attempt timeout never fires (PT002): leave it to
-		// the attempt timeout and say what that costs.
-		connectLine = line(6, "# connect_timeout: none", "the "+fmtDur(timeout)+" timeout is below the "+fmtDur(probe.DefaultConnectFloor)+" that survives a lost SYN: one costs an attempt")
+	connectLine := line(6, "connect_timeout: "+fmtDur(a.connect), "survives one lost SYN (Linux retransmits after 1s)")
+	if a.connect <= 0 || a.connect >= a.timeout {
+		// probe recommends none when the connect timeout that survives a lost SYN is not below
+		// the attempt timeout: the attempt timeout bounds the connect (PT002 agrees).
+		connectLine = line(6, "# connect_timeout: none", "below "+fmtDur(probe.DefaultConnectFloor)+" a separate connect timeout buys nothing: the "+fmtDur(a.timeout)+" timeout bounds the connect")
+	}
+	callerLines := line(4, fmt.Sprintf("caller: {kind: interactive, budget: %s}", fmtDur(a.budget)), "someone waits: one retry at most (the seeds)")
+	deadlineLine := "\n" + line(6, "deadline: "+fmtDur(a.budget), "the whole call, backoff included: stop when the caller stops waiting")
+	if j := a.job; j != nil {
+		delays := make([]string, len(j.BackoffMs))
+		for i, d := range j.BackoffMs {
+			delays[i] = fmtDur(msDuration(d))
+		}
+		until := a.budget
+		if until <= 0 {
+			until = msDuration(j.GiveUpAfterMs).Round(time.Second)
+		}
+		callerLines = a.queueNote + "    caller:\n" +
+			line(6, "kind: job", "a queue worker; the queue retries, the call runs once per try") + "\n" +
+			line(6, "timeout: "+fmtDur(msDuration(j.TimeoutMs)), "$timeout: one run") + "\n" +
+			line(6, "retry_after: "+fmtDur(msDuration(j.RetryAfterMs)), "the queue's retry_after: above the job timeout (PT011)") + "\n" +
+			line(6, fmt.Sprintf("tries: %d", j.Tries), "$tries; release() counts as a try") + "\n"
+		if len(delays) > 0 {
+			callerLines += line(6, "backoff: ["+strings.Join(delays, ", ")+"]", "backoff(): growing waits between runs") + "\n" +
+				line(6, "jitter: "+j.Jitter, "d + random_int(0, intdiv(d, 4))") + "\n" +
+				fmt.Sprintf("      jitter_factor: %s\n", strconv.FormatFloat(j.JitterFactor, 'g', -1, 64))
+		}
+		callerLines += line(6, "retry_until: "+fmtDur(until), "retryUntil(): a run of 429 releases cannot use up the tries (PT014)")
+		deadlineLine = ""
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `# patience.yaml: the timeout and retry policy of each external call, checked in CI by
-# `+"`patience check`"+` (rules PT001–PT013; `+"`patience check --help`"+` lists them).
+# `+"`patience check`"+` (rules PT001–PT014; `+"`patience check --help`"+` lists them).
 # Generated by `+"`patience check --init`"+` from %s.
 # Silence one finding with a comment on its line: # patience:ignore PT006
 
@@ -124,16 +138,16 @@ max_amplification: 10
 dependencies:
   - name: %s
     # Who waits for the call: {kind: interactive, budget: 3s} (a person, an upstream request),
-    # or {kind: job, timeout: 20s, retry_after: 90s} (a queue worker and its re-delivery).
+    # or {kind: job, timeout: 20s, retry_after: 90s, tries: 6, backoff: [10s, 30s, 90s]} (a
+    # queue worker, its re-delivery and the queue's own retries).
     # Add rate: 50/s to declare the volume (PT012 wants a budget or breaker from 10/s).
-    caller: {kind: interactive, budget: %s}
+%s
     request: {method: %s, idempotency_key: %t}
 %s
     # layers: [{name: gateway, max_attempts: 1}]   # callers above this one that retry too
     policy:
 %s
-%s
-%s
+%s%s
       retry:
 %s
         on: [%s]
@@ -150,19 +164,107 @@ dependencies:
 # Replay scenarios in the simulator; each expect: block must hold (PT100):
 # scenarios: [scenarios/outage.yaml]
 # rules: {disable: [PT012], levels: {PT006: error}}
-`, source, o.Name, fmtDur(budget), o.Method, o.IdempotencyKey,
+`, a.source, o.Name, callerLines, o.Method, o.IdempotencyKey,
 		profileLine,
 		connectLine,
-		line(6, "timeout: "+fmtDur(timeout), "per attempt, connect included"),
-		line(6, "deadline: "+fmtDur(budget), "the whole call, backoff included: stop when the caller stops waiting"),
-		line(8, fmt.Sprintf("max_attempts: %d", attempts), attemptsNote),
-		strings.Join(retry.On, ", "),
+		line(6, "timeout: "+fmtDur(a.timeout), "per attempt, connect included"),
+		deadlineLine,
+		line(8, fmt.Sprintf("max_attempts: %d", a.attempts), a.attemptsNote),
+		strings.Join(rec.Retry.On, ", "),
 		line(8, "non_idempotent: "+nonIdem, nonIdemNote),
 		retry.Backoff, fmtDur(retry.Base), strconv.FormatFloat(retry.Multiplier, 'g', -1, 64), fmtDur(retry.Cap),
 		line(8, "jitter: "+string(retry.Jitter), "spreads retries out (no synchronized waves)"),
-		retry.RetryAfter,
+		policy.RetryAfterHonor,
 		line(8, "retry_after_max: "+fmtDur(raMax), "a 429/503 may ask for a pause, never longer than this"))
 	return []byte(b.String()), nil
+}
+
+// starterAdvise is probe's recommendation for the starter's caller: probe.Advise over the
+// profile's evidence, or the recommended preset's timeouts counted by the same rules.
+func starterAdvise(o StarterOptions, rec *policy.Policy) (starterAdvice, error) {
+	caller := probe.Caller{Kind: o.Caller, Budget: o.Budget, Method: o.Method, IdempotencyKey: o.IdempotencyKey}
+	if o.Profile == "" {
+		budget := o.Budget
+		if budget == 0 {
+			budget = DefaultInitBudget
+		}
+		a := starterAdvice{source: "the `recommended` preset (" + fmtDur(rec.Timeout) + " timeout; no latency measured)", connect: rec.ConnectTimeout, timeout: rec.Timeout, budget: budget}
+		if o.Caller == probe.CallerJob {
+			return a, errors.New("--caller job needs --profile: the job design is derived from the measured timeout")
+		}
+		retry := probe.AssumedRetry()
+		fit := retry.AttemptsWithin(a.timeout, budget, probe.MaxAttemptsCap)
+		a.attempts = min(fit, probe.InteractiveAttempts)
+		a.attemptsNote = "an interactive caller retries at most once (the seeds)"
+		if !policy.IdempotentMethod(o.Method) && !o.IdempotencyKey {
+			a.attempts, a.attemptsNote = min(fit, 1), "retry only with an Idempotency-Key"
+		}
+		if fit == 0 {
+			a.attempts, a.attemptsNote = 1, "WARNING: "+probe.QueueVerdict+" (PT003 will say so)"
+		}
+		return a, nil
+	}
+	res, err := probe.LoadProfile(o.Profile)
+	if err != nil {
+		return starterAdvice{}, fmt.Errorf("--profile: %v", err)
+	}
+	if res.Schema != probe.Schema {
+		return starterAdvice{}, fmt.Errorf("--profile %s is not a probe profile (save one with patience probe URL --save FILE)", o.Profile)
+	}
+	ev, err := res.Evidence()
+	if err != nil {
+		return starterAdvice{}, fmt.Errorf("--profile %s: %v", o.Profile, err)
+	}
+	saved := res.Recommendation
+	opts := probe.Options{Cutoff: saved.CutoffRate, Headroom: saved.Headroom, ConnectFloor: msDuration(saved.ConnectFloorMs), MaxErrorRate: saved.MaxErrorRate}
+	if caller.Budget == 0 && caller.Kind != probe.CallerJob && saved.BudgetMs > 0 {
+		caller.Budget = msDuration(saved.BudgetMs)
+	}
+	r := probe.Advise(ev, caller, opts)
+	if r.TimeoutMs <= 0 {
+		return starterAdvice{}, fmt.Errorf("--profile %s has no timeout recommendation: %s", o.Profile, verdictText(r))
+	}
+	a := starterAdvice{
+		source:  fmt.Sprintf("probe's recommendation from %s (%s)", o.Profile, verdictText(r)),
+		connect: msDuration(r.ConnectTimeoutMs), timeout: msDuration(r.TimeoutMs),
+		attempts: r.MaxAttempts, budget: msDuration(r.BudgetMs), job: r.Job,
+	}
+	a.attemptsNote = fmt.Sprintf("probe: %d would fit the budget; %s", r.AttemptsFit, attemptsWhy(r))
+	if r.Job != nil {
+		a.attempts, a.attemptsNote = max(r.MaxAttempts, 1), "one attempt per run: the queue retries (caller.tries)"
+		a.budget = o.Budget
+	}
+	if !r.FitsBudget && r.Job == nil {
+		// The budget cannot hold one normal call: what probe recommends is the queue.
+		caller.Kind, caller.Budget = probe.CallerJob, 0
+		j := probe.Advise(ev, caller, opts)
+		if j.Job == nil {
+			return starterAdvice{}, fmt.Errorf("--profile %s: %s", o.Profile, probe.QueueVerdict)
+		}
+		a.job, a.attempts, a.budget = j.Job, 1, 0
+		a.attemptsNote = "one attempt per run: the queue retries (caller.tries)"
+		a.queueNote = fmt.Sprintf("    # The %s budget cannot hold one %s call: %s. The job design:\n", fmtDur(msDuration(r.BudgetMs)), fmtDur(a.timeout), probe.QueueVerdict)
+	}
+	return a, nil
+}
+
+// verdictText is the recommendation's verdict in one line.
+func verdictText(r probe.Recommendation) string {
+	if h := r.Verdict.Headline(); h != "" {
+		return h
+	}
+	return string(r.Verdict.Level)
+}
+
+// attemptsWhy says why probe recommends the attempts it does, for the max_attempts comment.
+func attemptsWhy(r probe.Recommendation) string {
+	switch {
+	case r.MaxAttempts <= 1 && r.AttemptsFit > 1:
+		return "one attempt (retry only with an Idempotency-Key, or the budget holds one)"
+	case r.MaxAttempts < r.AttemptsFit:
+		return "an interactive caller retries at most once (the seeds)"
+	}
+	return "the most that fit"
 }
 
 // line writes one YAML line indented by indent with its comment in a common column.

@@ -3,7 +3,6 @@ package check
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -139,36 +138,6 @@ func TestStarterPassesCheck(t *testing.T) {
 		if o.Budget == 3*time.Second && !strings.Contains(string(data), "max_attempts: 1 ") {
 			t.Errorf("2s timeout in a 3s budget leaves room for 1 attempt:\n%s", data)
 		}
-	}
-}
-
-func TestStarterFromProfile(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "probe.json")
-	profile := `{"schema": "patience/probe/v1", "recommendation": {"connect_timeout_ms": 1100, "timeout_ms": 500, "max_attempts": 4, "budget_ms": 3000, "verdict": "timeout 500ms, connect timeout 1.1s, 4 attempts within the 3s budget"}}`
-	if err := os.WriteFile(path, []byte(profile), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	data, err := Starter(StarterOptions{Profile: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(data)
-	// The recommended connect timeout (1.1s) is above the 500ms timeout, so it is left out
-	// (PT002); 4 × 500ms + 100 + 200 + 400 = 2.7s ≤ 3s, a 5th attempt would not fit.
-	for _, want := range []string{"timeout: 500ms", "# connect_timeout: none", "max_attempts: 4 ", "budget: 3s", "profile: "} {
-		if !strings.Contains(s, want) {
-			t.Errorf("starter lacks %q:\n%s", want, s)
-		}
-	}
-	f, err := Load("patience.yaml", data)
-	if err != nil {
-		t.Fatalf("starter does not load: %v", err)
-	}
-	res, err := Run(context.Background(), []*File{f}, Options{FailOn: LevelWarning, Profile: "",
-		LoadProfile: func(string) (*hdrhistogram.Histogram, error) { return hdrhistogram.New(1, 1e7, 3), nil }})
-	if err != nil || len(res.Findings) != 0 {
-		t.Errorf("starter from a profile: %v %+v", err, res)
 	}
 }
 

@@ -167,7 +167,7 @@ var Catalog = []Rule{
 	{
 		ID: "PT013", Name: "ImmediateRetries", Title: "immediate retries (zero or fixed short backoff)", Level: LevelWarning,
 		Asserts:    "retries wait, and the waits grow",
-		Help:       "Retrying at once gives the dependency no time to recover and turns a brief failure into a burst of max_attempts× the load within milliseconds; a fixed short interval (under 1s, two retries or more) keeps pressing a dependency that is recovering (\"固定の短い間隔で再送すると、回復しかけた相手を再び押しつぶします\"). Use exponential backoff with a base of at least tens of milliseconds, with jitter; for a queue job, a growing backoff() such as [10s, 30s, 90s, 270s, 600s]. Evaluated on its own: zero backoff without jitter is PT006 and PT013.",
+		Help:       "Retrying at once gives the dependency no time to recover and turns a brief failure into a burst of max_attempts× the load within milliseconds; a fixed short interval (under 5s, two retries or more) keeps pressing a dependency that is recovering (\"固定の短い間隔で再送すると、回復しかけた相手を再び押しつぶします\"). Use exponential backoff with a base of at least tens of milliseconds, with jitter; for a queue job, a growing backoff() such as [10s, 30s, 90s, 270s, 600s]. Evaluated on its own: zero backoff without jitter is PT006 and PT013.",
 		Fix:        "set policy.retry.backoff: exponential with policy.retry.base: 100ms or more (and policy.retry.jitter: full)",
 		dependency: immediateRetries,
 	},
@@ -576,10 +576,13 @@ func noBudgetOrBreaker(p *pass, d *Dependency) error {
 	return nil
 }
 
-// ShortInterval is the fixed wait below which PT013 calls retries "as good as immediate" when
-// the waits do not grow and there are two retries or more: the seeds' "固定の短い間隔".
-// One retry after a short wait is the seeds' interactive design and is not reported.
-const ShortInterval = time.Second
+// ShortInterval is the fixed wait below which PT013 reports retries that do not grow, when
+// there are two retries or more: the seeds' "固定の短い間隔" (a front end re-fetching every
+// 3s, Laravel's $backoff = 3). A brief overload lasts seconds; retries at a fixed interval
+// shorter than that keep pressing the dependency while it recovers, where growing waits
+// (exponential, or backoff() [10s, 30s, 90s, ...]) back off. One retry after a short wait
+// is the seeds' interactive design and is not reported.
+const ShortInterval = 5 * time.Second
 
 // immediateRetries is PT013, on the policy's retries and on the queue's re-runs of a job:
 // a retry that waits nothing, or retries that wait the same short interval.
@@ -613,7 +616,9 @@ func immediate(r policy.Retry) (string, bool) {
 	if n == policy.Unlimited {
 		n = 4
 	}
-	waits := r.BackoffWaits(n)
+	plain := r // d(n) before jitter: "a fixed 3s" is the interval written, not its jittered bound
+	plain.Jitter, plain.JitterFactor = policy.JitterNone, 0
+	waits := plain.BackoffWaits(n)
 	zero := 0
 	for _, w := range waits {
 		if w <= 0 {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/patience-dev/patience/check"
+	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
 	"github.com/spf13/cobra"
@@ -33,6 +34,7 @@ type CheckOptions struct {
 
 	// Init writes a starter file instead of checking.
 	Init           bool
+	Caller         string
 	Budget         string
 	Method         string
 	Name           string
@@ -49,7 +51,8 @@ func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 		Example: `  patience check                                   # reads patience.yaml
   patience check -o github --report junit=check.xml --report sarif=check.sarif
   patience check --fail-on warning services/*.yaml
-  patience check --init --budget 3s --method POST --idempotency-key`,
+  patience check --init --budget 3s --method POST --idempotency-key
+  patience check --init --profile probe.json --caller job`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Files = args
 			opts.Ctx = c.Context()
@@ -57,7 +60,7 @@ func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 				return UsageErrorf("--init writes one file, got %d", len(args))
 			}
 			if !opts.Init {
-				for _, name := range []string{"budget", "method", "name", "idempotency-key"} {
+				for _, name := range []string{"budget", "method", "name", "idempotency-key", "caller"} {
 					if c.Flags().Changed(name) {
 						return UsageErrorf("--%s only applies with --init", name)
 					}
@@ -76,7 +79,12 @@ func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 	fl.StringArrayVar(&opts.Reports, "report", nil, "also write FORMAT=PATH ("+strings.Join(report.CheckFormats.Names(), "|")+"); repeatable")
 	fl.StringVar(&opts.Profile, "profile", "", "probe profile (patience probe --save) for dependencies that name none; with --init, the source of the recommendation")
 	fl.BoolVar(&opts.Init, "init", false, "write a commented starter file (patience.yaml) with the recommended policy; never overwrites")
-	fl.StringVar(&opts.Budget, "budget", "", "with --init: the caller's budget (default: the profile's, else 5s)")
+	callers := make([]string, 0, 2)
+	for _, k := range probe.CallerKinds() {
+		callers = append(callers, string(k))
+	}
+	addEnumFlag(c, &opts.Caller, "caller", string(probe.CallerInteractive), "with --init: who waits — interactive (one retry at most) or job (the queue design; needs --profile)", callers)
+	fl.StringVar(&opts.Budget, "budget", "", "with --init: the caller's budget (default: the profile's, else 5s); for a job, its retry_until")
 	fl.StringVar(&opts.Method, "method", "GET", "with --init: the HTTP method of the call")
 	fl.StringVar(&opts.Name, "name", "api", "with --init: the dependency's name")
 	fl.BoolVar(&opts.IdempotencyKey, "idempotency-key", false, "with --init: the call sends an Idempotency-Key")
@@ -249,7 +257,7 @@ func checkInit(opts *CheckOptions) error {
 	if len(opts.Files) == 1 {
 		path = opts.Files[0]
 	}
-	so := check.StarterOptions{Name: opts.Name, Method: opts.Method, IdempotencyKey: opts.IdempotencyKey, Profile: opts.Profile}
+	so := check.StarterOptions{Name: opts.Name, Method: opts.Method, IdempotencyKey: opts.IdempotencyKey, Profile: opts.Profile, Caller: probe.CallerKind(opts.Caller)}
 	if opts.Budget != "" {
 		d, err := scenario.ParseDuration(opts.Budget)
 		if err != nil || d <= 0 {

@@ -39,13 +39,13 @@ func ParseDocument(data []byte, file string, words DocumentWords) (*yaml.Node, e
 		if errors.Is(err, io.EOF) {
 			return nil, &Error{File: file, Msg: words.Empty}
 		}
-		return nil, syntaxError(file, err)
+		return nil, syntaxError(file, data, err)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
 		return nil, errAt(file, &extra, "", "%s", words.Second)
 	} else if !errors.Is(err, io.EOF) {
-		return nil, syntaxError(file, err)
+		return nil, syntaxError(file, data, err)
 	}
 	if len(root.Content) == 0 {
 		return nil, &Error{File: file, Msg: words.Empty}
@@ -53,16 +53,61 @@ func ParseDocument(data []byte, file string, words DocumentWords) (*yaml.Node, e
 	return root.Content[0], nil
 }
 
-// syntaxError turns yaml.v3's "yaml: line N: msg" into an *Error at that line.
-func syntaxError(file string, err error) *Error {
+// syntaxError turns yaml.v3's "yaml: line N: msg" into an *Error at the line of the problem.
+// yaml.v3 names a scanner error's line, but a parser error's ("did not find expected key")
+// by the 0-based line where the enclosing block or flow began, or no line at all when that is
+// the first (yaml.v3 decode.go, parser.fail): then the problem is the first line from there
+// at which the document read so far fails with the same message.
+func syntaxError(file string, data []byte, err error) *Error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	e := &Error{File: file, Msg: msg}
 	var line int
 	if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
-		e.Line, e.Col = line, 1
 		e.Msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
 	}
+	if parserProblem(e.Msg) {
+		line = problemLine(data, line+1, e.Msg)
+	}
+	if line > 0 {
+		e.Line, e.Col = line, 1
+	}
 	return e
+}
+
+// parserProblem says whether msg is one of yaml.v3's parser errors (parserc.go), whose line
+// is the enclosing construct's, 0-based; scanner errors name their own line.
+func parserProblem(msg string) bool {
+	for _, p := range []string{"did not find expected <", "did not find expected key", "did not find expected '-'", "did not find expected ',' or", "did not find expected node content"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// problemLine is the first line n at which the first n lines of data fail to parse with msg
+// (every document, as ParseDocument reads them), or from when none does or the file is too
+// long to search.
+func problemLine(data []byte, from int, msg string) int {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if len(lines) > 2000 || len(data) > 256<<10 {
+		return from
+	}
+	for n := 1; n <= len(lines); n++ {
+		dec := yaml.NewDecoder(bytes.NewReader(bytes.Join(lines[:n], nil)))
+		for {
+			var v yaml.Node
+			err := dec.Decode(&v)
+			if err == nil {
+				continue
+			}
+			if !errors.Is(err, io.EOF) && strings.HasSuffix(err.Error(), msg) {
+				return n
+			}
+			break
+		}
+	}
+	return from
 }
 
 // NodeDecoder walks yaml.v3 nodes strictly: every mapping lists the keys it accepts, every

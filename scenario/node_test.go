@@ -21,6 +21,9 @@ func TestParseDocument(t *testing.T) {
 		{"second document", "a: 1\n---\nb: 2\n", 2, 1, "one document only"},
 		{"syntax error", "a: 1\nb: [\n", 2, 1, "did not find expected node content"},
 		{"syntax error in a second document", "a: 1\n---\nb: [\n", 3, 1, "did not find expected node content"},
+		// yaml.v3 names the enclosing block's 0-based line (here 0: none) for parser errors.
+		{"misindented key", "a:\n  b: 1\n  c: 2\n d: 3\n", 4, 1, "did not find expected key"},
+		{"unclosed flow mapping", "a:\n  b: {c: 1\n  d: 2\n", 2, 1, "did not find expected ',' or '}'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
