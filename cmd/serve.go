@@ -32,6 +32,10 @@ type ServeOptions struct {
 	// URLFile, when set, receives the base URL once the server listens (written whole, then
 	// renamed, so a script waiting for it never reads half a URL); it is removed at stop.
 	URLFile string
+	// IdempotencyTTL, MaxKeys and MaxConns are the server's limits (live.ServerOptions).
+	IdempotencyTTL time.Duration
+	MaxKeys        int
+	MaxConns       int
 	// Seed overrides the scenario's seed when SeedSet.
 	Seed    int64
 	SeedSet bool
@@ -89,6 +93,9 @@ URL is on stderr. The server listens on loopback only unless --allow-non-loopbac
 	fl.BoolVar(&opts.AllowNonLoopback, "allow-non-loopback", false, "allow listening on an address other than loopback (prints a warning)")
 	fl.StringVar(&opts.URLFile, "url-file", "", "write the base URL to this file once listening (a script waits for it); removed at stop")
 	fl.Int64Var(&opts.Seed, "seed", 0, "seed of the target's draws (default: the scenario's seed)")
+	fl.DurationVar(&opts.IdempotencyTTL, "idempotency-ttl", live.DefaultIdempotencyTTL, "how long an Idempotency-Key and its stored response are kept")
+	fl.IntVar(&opts.MaxKeys, "max-keys", live.DefaultMaxKeys, "Idempotency-Keys kept at once; beyond it the least recently used is forgotten")
+	fl.IntVar(&opts.MaxConns, "max-conns", live.DefaultMaxConns, "open connections at once; one past it is answered 503 and closed (logged)")
 	addOutputFlag(c, &opts.Output, report.ServeFormats.Names())
 	return c
 }
@@ -146,7 +153,11 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	}
 	// The server logs phase changes from its own goroutines: serialise every stderr line.
 	errOut := &lockedWriter{w: opts.IO.ErrOut}
-	srv := live.NewServer(sc, live.ServerOptions{Speed: opts.Speed, Log: errOut})
+	if opts.IdempotencyTTL <= 0 || opts.MaxKeys <= 0 || opts.MaxConns <= 0 {
+		return UsageError(errors.New("--idempotency-ttl, --max-keys and --max-conns must be positive"))
+	}
+	srv := live.NewServer(sc, live.ServerOptions{Speed: opts.Speed, Log: errOut,
+		IdempotencyTTL: opts.IdempotencyTTL, MaxKeys: opts.MaxKeys, MaxConns: opts.MaxConns})
 	if err := srv.Start(opts.Listen); err != nil {
 		return UsageError(fmt.Errorf("cannot listen on %s: %w", opts.Listen, err))
 	}

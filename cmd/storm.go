@@ -84,7 +84,7 @@ capacity / Π attempts for retry-on-timeout policies.`,
 	fl.Int64Var(&opts.Seed, "seed", storm.DefaultSeed, "seed of the simulation")
 	fl.StringArrayVar(&opts.Policies, "policy", nil, "policy FILE or preset:NAME to compare instead of the built-in mitigations (repeatable)")
 	fl.BoolVar(&opts.NoBisect, "no-bisect", false, "skip the stable_below_per_s search (one run per policy)")
-	fl.StringVar(&opts.MaxCost, "max-cost", storm.DefaultBudget.String(), "refuse a run estimated to take longer or more memory than this: a time, a size, both (30m,8GiB) or none")
+	fl.StringVar(&opts.MaxCost, "max-cost", "", "refuse a run estimated to take longer or more memory than this: a time, a size, both (30m,8GiB) or none (default "+storm.DefaultBudget.String()+")")
 	addOutputFlag(c, &opts.Output, report.StormFormats.Names())
 	_ = c.RegisterFlagCompletionFunc("policy", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var out []string

@@ -29,6 +29,7 @@
 package live
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -66,7 +67,32 @@ type ServerOptions struct {
 	Seed int64
 	// Log receives one line per phase change and per listener pause (nil = discard).
 	Log io.Writer
+
+	// Limits that keep the server up whatever its clients do (0: the defaults below).
+	// IdempotencyTTL is how long a key is kept (DefaultIdempotencyTTL); MaxKeys and
+	// MaxLogicalIDs cap the keys and logical ids kept at once, least recently used first out.
+	IdempotencyTTL time.Duration
+	MaxKeys        int
+	MaxLogicalIDs  int
+	// MaxConns caps open connections (DefaultMaxConns): one past it is answered 503 and
+	// closed, with a line in Log.
+	MaxConns int
+	// ReadTimeout bounds reading a request's headers and body, WriteTimeout writing its
+	// response, IdleTimeout a keep-alive connection between requests (DefaultReadTimeout,
+	// DefaultWriteTimeout, DefaultIdleTimeout). Service time is not bounded: a hang or a
+	// stall holds a request as long as the scenario says.
+	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 }
+
+// Defaults of ServerOptions' limits: a slow body gets 30 s, an idle keep-alive connection a
+// minute (nginx's keepalive_timeout is 75 s), and 4,096 connections fit the smallest common
+// descriptor limit twice over.
+const (
+	DefaultReadTimeout  = 30 * time.Second
+	DefaultWriteTimeout = 30 * time.Second
+	DefaultIdleTimeout  = time.Minute
+	DefaultMaxConns     = 4096
+)
 
 // Server is a fault-injecting HTTP target driven by a scenario's target model.
 type Server struct {
@@ -79,6 +105,7 @@ type Server struct {
 	rng *rand.Rand
 
 	keys *keyStore
+	opts ServerOptions
 
 	start    time.Time
 	ln       *gateListener
@@ -95,21 +122,22 @@ type Server struct {
 	queue int           // max queued
 
 	// counters (atomic where hot; maps under mu)
-	requests   atomic.Int64
-	inFlight   atomic.Int64
-	queued     atomic.Int64
-	busy       atomic.Int64
-	overflow   atomic.Int64
-	panics     atomic.Int64
-	sideEff    atomic.Int64
-	replayed   atomic.Int64
-	wasted     atomic.Int64
-	byStatus   map[int]int64
-	byFault    map[string]int64
-	executions map[string]int64 // logical id → executions of a non-idempotent request
-	dupes      int64
-	dupesByTag map[string]int64
-	refusedBy  map[string]bool // remote addresses answered with a refusal RST
+	requests    atomic.Int64
+	inFlight    atomic.Int64
+	queued      atomic.Int64
+	busy        atomic.Int64
+	overflow    atomic.Int64
+	connRefused atomic.Int64
+	panics      atomic.Int64
+	sideEff     atomic.Int64
+	replayed    atomic.Int64
+	wasted      atomic.Int64
+	byStatus    map[int]int64
+	byFault     map[string]int64
+	executions  *idCounts // logical id → executions of a non-idempotent request (LRU)
+	dupes       int64
+	dupesByTag  map[string]int64
+	refusedBy   map[string]bool // remote addresses answered with a refusal RST
 }
 
 // NewServer prepares a server for sc; Start opens the socket.
@@ -132,12 +160,13 @@ func NewServer(sc *scenario.Scenario, opts ServerOptions) *Server {
 		seed:       seed,
 		log:        log,
 		rng:        rand.New(rand.NewPCG(uint64(seed), 0x7365727665)), // "serve": its own stream
-		keys:       newKeyStore(),
+		keys:       newKeyStoreWith(opts.IdempotencyTTL, opts.MaxKeys),
+		opts:       opts,
 		stopping:   make(chan struct{}),
 		done:       make(chan struct{}),
 		byStatus:   map[int]int64{},
 		byFault:    map[string]int64{},
-		executions: map[string]int64{},
+		executions: newIDCounts(opts.MaxLogicalIDs),
 		dupesByTag: map[string]int64{},
 		refusedBy:  map[string]bool{},
 		stalls:     sc.Stalls(),
@@ -157,10 +186,21 @@ func (s *Server) Start(addr string) error {
 		return err
 	}
 	s.ln = ln
+	o := &s.opts
+	o.ReadTimeout = orDefault(o.ReadTimeout, DefaultReadTimeout)
+	o.WriteTimeout = orDefault(o.WriteTimeout, DefaultWriteTimeout)
+	o.IdleTimeout = orDefault(o.IdleTimeout, DefaultIdleTimeout)
+	if o.MaxConns <= 0 {
+		o.MaxConns = DefaultMaxConns
+	}
 	s.srv = &http.Server{
 		Handler:           s.recoverMiddleware(s),
-		ReadHeaderTimeout: 10 * time.Second,
-		MaxHeaderBytes:    64 << 10,
+		ReadHeaderTimeout: min(10*time.Second, o.ReadTimeout),
+		// ReadTimeout covers the headers and the body (slow bodies); ServeHTTP lifts it
+		// once the body is read, so a long service is not cut short.
+		ReadTimeout:    o.ReadTimeout,
+		IdleTimeout:    o.IdleTimeout,
+		MaxHeaderBytes: 64 << 10,
 		// net/http's own complaints (accept errors, TLS probes) go to our log, not to the
 		// process-wide logger on stderr.
 		ErrorLog: log.New(s.log, "serve: ", 0),
@@ -169,7 +209,9 @@ func (s *Server) Start(addr string) error {
 		fmt.Fprintln(s.log, "serve: warning: conflicts: single-row is not modelled on real sockets yet; writes never conflict")
 	}
 	s.start = time.Now()
-	go func() { _ = s.srv.Serve(ln) }()
+	go func() {
+		_ = s.srv.Serve(&capListener{Listener: ln, max: int64(o.MaxConns), log: s.log, refused: &s.connRefused})
+	}()
 	go s.phaseLoop()
 	return nil
 }
@@ -375,8 +417,7 @@ func (s *Server) execute(r *http.Request, logical string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.executions[logical]++
-	if s.executions[logical] > 1 {
+	if s.executions.add(logical) > 1 {
 		s.dupes++
 		if tag, _, ok := parseLogicalID(logical); ok && tag != "" {
 			s.dupesByTag[tag]++
@@ -397,9 +438,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
 	if err != nil {
+		w.Header().Set("Connection", "close")
 		s.plain(w, http.StatusBadRequest, "cannot read the request body: "+err.Error())
 		return
 	}
+	// The request is read: from here the service time is the scenario's, however long,
+	// and the client's leaving (not a read deadline) is what ends it early.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 	if len(body) > MaxBody {
 		// Drain a few MiB more so the client, still writing, reads the 413 instead of an
 		// RST; beyond that the connection is closed under it.
@@ -419,6 +464,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	logical := r.Header.Get(LogicalIDHeader)
+	if len(logical) > MaxLogicalIDLen {
+		s.plain(w, http.StatusRequestHeaderFieldsTooLarge, fmt.Sprintf("%s longer than %d bytes", LogicalIDHeader, MaxLogicalIDLen))
+		return
+	}
 	if logical == "" {
 		logical = key
 	}
@@ -581,7 +630,11 @@ func (s *Server) resetConn(w http.ResponseWriter) {
 	if err != nil {
 		return
 	}
-	if tc, ok := conn.(*net.TCPConn); ok {
+	raw := conn
+	if cc, ok := conn.(*cappedConn); ok {
+		raw = cc.Conn
+	}
+	if tc, ok := raw.(*net.TCPConn); ok {
 		_ = tc.SetLinger(0)
 	}
 	_ = conn.Close()
@@ -617,6 +670,7 @@ func (s *Server) plain(w http.ResponseWriter, code int, msg string) {
 // the server. http.ErrAbortHandler passes through (it is how a handler aborts on purpose).
 func (s *Server) recoverMiddleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w = &deadlineWriter{ResponseWriter: w, d: s.opts.WriteTimeout}
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -680,6 +734,10 @@ type Stats struct {
 	Panics int64 `json:"panics"`
 	// Listening is false while a 100% refuse phase keeps the socket closed.
 	Listening bool `json:"listening"`
+	// ConnsRefused counts connections past MaxConns (answered 503 and closed); KeysEvicted
+	// the Idempotency-Keys forgotten because MaxKeys were kept.
+	ConnsRefused int64 `json:"conns_refused,omitempty"`
+	KeysEvicted  int64 `json:"keys_evicted,omitempty"`
 }
 
 // Stats returns a snapshot of the counters.
@@ -694,6 +752,8 @@ func (s *Server) Stats() Stats {
 		ByFault:        map[string]int64{},
 		SideEffects:    s.sideEff.Load(),
 		Keys:           s.keys.len(),
+		ConnsRefused:   s.connRefused.Load(),
+		KeysEvicted:    s.keys.evictedCount(),
 		Replayed:       s.replayed.Load(),
 		InFlight:       s.inFlight.Load(),
 		Queue:          s.queued.Load(),
@@ -739,4 +799,91 @@ func (s *Server) writeStats(w http.ResponseWriter) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(s.Stats())
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+// deadlineWriter gives a response WriteTimeout from its first byte: a client that stops
+// reading cannot hold the handler, while the service before it (a stall, a long queue) is
+// the scenario's and unbounded — which http.Server.WriteTimeout, counted from the request,
+// could not tell apart.
+type deadlineWriter struct {
+	http.ResponseWriter
+	d     time.Duration
+	armed bool
+}
+
+func (w *deadlineWriter) arm() {
+	if !w.armed && w.d > 0 {
+		w.armed = true
+		_ = http.NewResponseController(w.ResponseWriter).SetWriteDeadline(time.Now().Add(w.d))
+	}
+}
+
+func (w *deadlineWriter) WriteHeader(code int) { w.arm(); w.ResponseWriter.WriteHeader(code) }
+
+func (w *deadlineWriter) Write(b []byte) (int, error) { w.arm(); return w.ResponseWriter.Write(b) }
+
+// Unwrap lets http.ResponseController reach the connection (deadlines, Hijack, Flush).
+func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Hijack is the connection's, for the reset and refuse faults.
+func (w *deadlineWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return http.NewResponseController(w.ResponseWriter).Hijack()
+}
+
+// capListener caps open connections at max: one more is answered 503 at once and closed,
+// so a flood of idle or slow connections cannot exhaust the process's descriptors while the
+// clients already connected are still served. It logs the first refusal and then one line
+// per second with the count.
+type capListener struct {
+	net.Listener
+	max     int64
+	open    atomic.Int64
+	log     io.Writer
+	refused *atomic.Int64
+	mu      sync.Mutex
+	logged  time.Time
+}
+
+// overCapacityResponse is the whole answer to a connection past the cap.
+const overCapacityResponse = "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 25\r\nRetry-After: 1\r\n\r\ntoo many open connections"
+
+func (l *capListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if l.open.Add(1) <= l.max {
+			return &cappedConn{Conn: c, l: l}, nil
+		}
+		l.open.Add(-1)
+		n := l.refused.Add(1)
+		_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+		_, _ = io.WriteString(c, overCapacityResponse)
+		_ = c.Close()
+		l.mu.Lock()
+		if now := time.Now(); now.Sub(l.logged) >= time.Second {
+			l.logged = now
+			fmt.Fprintf(l.log, "serve: %d open connections, the cap (--max-conns): answered 503 and closed (%d so far)\n", l.max, n)
+		}
+		l.mu.Unlock()
+	}
+}
+
+type cappedConn struct {
+	net.Conn
+	l    *capListener
+	once sync.Once
+}
+
+func (c *cappedConn) Close() error {
+	c.once.Do(func() { c.l.open.Add(-1) })
+	return c.Conn.Close()
 }
