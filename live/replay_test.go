@@ -195,7 +195,7 @@ func TestReplayAgainstTarget(t *testing.T) {
 	slow := fixed(300 * time.Millisecond)
 	sc.Target.Phases[0] = scenario.Phase{Name: "slow", At: 0, For: time.Hour, Latency: &slow}
 	// At real speed a 300 ms answer against a 100 ms timeout: only a timer more than 200 ms
-	// late could let a response win, and then the run says the machine was too busy.
+	// late could let a response win.
 	srv := startServer(t, sc, ServerOptions{Speed: 1})
 	fid := &Fidelity{}
 	res, err := Replay(context.Background(), sc, Options{Speed: 1, Target: srv.URL(), Fidelity: fid})
@@ -207,10 +207,17 @@ func TestReplayAgainstTarget(t *testing.T) {
 	}
 	pr := res.Policies[0]
 	// Every first attempt times out after the server committed the charge; the retry does too.
-	if pr.Succeeded != 0 || pr.Duplicates == 0 || pr.Duplicates > pr.Requests {
-		t.Fatalf("succeeded %d duplicates %d of %d requests; want 0 and one per request", pr.Succeeded, pr.Duplicates, pr.Requests)
+	if pr.Duplicates == 0 || pr.Duplicates > pr.Requests {
+		t.Fatalf("duplicates %d of %d requests; want one per request", pr.Duplicates, pr.Requests)
 	}
 	if st := stats(t, srv); st.DuplicatesByTag["p0"] != int64(pr.Duplicates) {
 		t.Fatalf("stats %v vs result %d", st.DuplicatesByTag, pr.Duplicates)
+	}
+	// That no answer beat its timeout is a statement about real time, and the lateness
+	// measured above is the driver's own timers', not the client's timeout timer: on a busy
+	// machine one 300 ms answer in 205 won (1 run in 40 beside another go test).
+	timing.Require(t)
+	if pr.Succeeded != 0 {
+		t.Errorf("succeeded %d of %d requests; want 0: a 300 ms answer never beats a 100 ms timeout", pr.Succeeded, pr.Requests)
 	}
 }
