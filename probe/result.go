@@ -48,6 +48,9 @@ type Result struct {
 	Unreachable bool `json:"unreachable,omitempty"`
 	// Merged is the number of saved profiles combined into this result (0 for a live run).
 	Merged int `json:"merged,omitempty"`
+	// Source says which existing data the samples were read from (patience advise: access
+	// logs, HAR, traces, metrics); nil for a live run.
+	Source *Source `json:"source,omitempty"`
 	// Notes are warnings about the measurement itself (rate not held, too few samples).
 	Notes []string `json:"notes"`
 	// Histogram is the total-latency HDR histogram (values in microseconds), encoded with
@@ -55,6 +58,22 @@ type Result struct {
 	Histogram string `json:"histogram,omitempty"`
 	// Histograms holds one such encoded histogram per recorded series (see Series).
 	Histograms map[string]string `json:"histograms,omitempty"`
+}
+
+// Source describes the latency data a result was read from rather than measured (DESIGN §3:
+// advise is the probe schema with `source`): the format, the files, the lines read and how
+// many of them could not be parsed (counted, never fatal).
+type Source struct {
+	Format    string   `json:"format"`
+	Files     []string `json:"files"`
+	Lines     int64    `json:"lines"`
+	Malformed int64    `json:"malformed"`
+	// MalformedSample holds the first few malformed lines as "file:line: why".
+	MalformedSample []string `json:"malformed_sample,omitempty"`
+	// Unit is the unit the source writes durations in ("s", "ms", "µs", "ns").
+	Unit string `json:"unit,omitempty"`
+	// Group is the group these samples are (a route, host or status); "" for all of them.
+	Group string `json:"group,omitempty"`
 }
 
 // Target is what was probed. Secrets in headers and query values are already redacted.
