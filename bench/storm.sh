@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/storm.sh — speed and memory of `patience storm` (issue 5, "Performance"). No network.
+# bench/storm.sh — speed and memory of `patience storm` (issues 5 and 17). No network.
 #
 #   bench/storm.sh
 #
@@ -33,3 +33,38 @@ for args in "" "--attempts 4,4,4 --rate 20/s"; do
     echo "storm $args: $(echo "$(date +%s.%N) - $start" | bc)s wall"
   fi
 done
+
+# 5. Issue 17: the 100k-client storm whose queue collapses (2,000/s for 10 min, a 20 s stall at
+#    60 s, 3 attempts, capacity 2,200/s, unbounded queue), whole process, one policy, no
+#    bisection, at 5, 10 and 20 simulated minutes: peak RSS (target ≤ 64 MiB, flat from 5 to
+#    20 min) and simulated attempts per wall second (target ≥ 2 M/s). Median of $RUNS runs.
+RUNS=${RUNS:-3}
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+echo
+echo "== issue 17 storm: 100k clients, 2000/s, 20s stall, 3 attempts, capacity 2200/s (median of $RUNS)"
+for d in 5m 10m 20m; do
+  : >"$work/wall"; : >"$work/rss"
+  for _ in $(seq "$RUNS"); do
+    /usr/bin/time -f "%e %M" -o "$work/t" "$work/patience" storm --clients 100000 --rate 2000/s --duration "$d" \
+      --outage 20s@60s --attempts 3 --capacity 2200/s --no-bisect --policy bench/retries.yaml -o json >"$work/out.json"
+    read -r wall rss <"$work/t"; echo "$wall" >>"$work/wall"; echo "$rss" >>"$work/rss"
+  done
+  attempts=$(jq .attempts "$work/out.json")
+  wall=$(median <"$work/wall"); rss=$(median <"$work/rss")
+  echo "$d: $attempts attempts, ${wall}s wall, $(awk -v a="$attempts" -v w="$wall" 'BEGIN{printf "%.2f", a/w/1e6}') M attempts/wall-s, peak RSS $((rss / 1024)) MiB"
+done
+
+# 6. Issue 17: the default storm compares its policies side by side, one per core: wall time on
+#    two cores against one (target ≤ 0.6×), and byte-identical output.
+echo
+echo "== patience storm (defaults): GOMAXPROCS=1 vs 2 (median of $RUNS, alternating)"
+: >"$work/w1"; : >"$work/w2"
+for _ in $(seq "$RUNS"); do
+  for p in 1 2; do
+    GOMAXPROCS=$p /usr/bin/time -f "%e" -o "$work/t" "$work/patience" storm -o json >"$work/def$p.json"
+    cat "$work/t" >>"$work/w$p"
+  done
+done
+w1=$(median <"$work/w1"); w2=$(median <"$work/w2")
+cmp -s "$work/def1.json" "$work/def2.json" && same="byte-identical" || same="OUTPUT DIFFERS"
+echo "one core ${w1}s, two cores ${w2}s: $(awk -v a="$w2" -v b="$w1" 'BEGIN{printf "%.2f", a/b}')× ($same)"
