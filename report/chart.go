@@ -231,9 +231,10 @@ type chartSpan struct {
 	caption  string
 }
 
-// chartWindow is one fault window in scenario time, for chartSpanOf.
+// chartWindow is one fault window in scenario time, for chartSpanOf; what names it in the
+// caption ("the stall", "phase api-hangs").
 type chartWindow struct {
-	name        string
+	what        string
 	atMs, forMs float64
 }
 
@@ -270,7 +271,7 @@ func chartSpanOf(activeFrom, activeTo int, faults []chartWindow) chartSpan {
 	to := min(activeTo, end+max(chartZoomAfter, length))
 	what := "the faults"
 	if len(faults) == 1 {
-		what = "the " + faults[0].name
+		what = faults[0].what
 	}
 	what += " (" + units.Millis(startMs) + " – " + units.Millis(endMs) + ")"
 	if from >= to || 3*(to-from) >= 2*(activeTo-activeFrom) {

@@ -223,10 +223,10 @@ func replayChart(b *strings.Builder, r *replay.Result, width int, st Styles) err
 	}
 	var faults []chartWindow
 	for _, in := range r.Incidents {
-		faults = append(faults, chartWindow{name: replayIncidentName(in), atMs: in.AtMs, forMs: in.ForMs})
+		faults = append(faults, chartWindow{what: "phase " + replayIncidentName(in), atMs: in.AtMs, forMs: in.ForMs})
 	}
 	span := chartSpanOf(activeFrom, activeTo, faults)
-	writeWrapped(b, "per second, "+span.caption, width, st.Muted)
+	writeWrapped(b, "per second, "+span.caption+"; the rates of every policy on one scale, requests in flight on another", width, st.Muted)
 	var series []ChartSeries
 	if len(r.Incidents) > 0 {
 		n := 0

@@ -87,7 +87,7 @@ func stormChart(b *strings.Builder, r *storm.Result, width int, st Styles) error
 	}
 	var faults []chartWindow
 	for _, t := range r.Triggers {
-		faults = append(faults, chartWindow{name: t.Kind, atMs: t.AtMs, forMs: t.ForMs})
+		faults = append(faults, chartWindow{what: "the " + t.Kind, atMs: t.AtMs, forMs: t.ForMs})
 	}
 	span := chartSpanOf(activeFrom, activeTo, faults)
 	b.WriteString(st.Title.Render(r.Policy) + "\n")
