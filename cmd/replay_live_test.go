@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/patience-dev/patience/internal/timing"
 	"github.com/patience-dev/patience/replay"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
@@ -53,7 +54,11 @@ func TestReplayLive(t *testing.T) {
 			t.Errorf("%s: %d live requests, %d simulated", l.Name, l.Requests, s.Requests)
 		}
 	}
-	if res.Policies[0].Succeeded <= res.Policies[1].Succeeded {
+	// Which policy succeeds more over real sockets at speed 4 is a wall-clock outcome: on a
+	// loaded machine late timers shift attempts across the fault window (measured: 65 vs 73
+	// beside another go test). The structural checks above always hold; this one runs where
+	// .ci/run asks for timing tests.
+	if timing.Enabled() && res.Policies[0].Succeeded <= res.Policies[1].Succeeded {
 		t.Errorf("retrying 503s should beat not retrying: %d vs %d", res.Policies[0].Succeeded, res.Policies[1].Succeeded)
 	}
 }
