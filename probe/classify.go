@@ -24,6 +24,9 @@ const (
 	errTLS
 	errOther
 	errFDLimit
+	errRefusedStream // HTTP/2 REFUSED_STREAM (h2.go)
+	errGoAway        // HTTP/2 stream aborted by the server's GOAWAY
+	errStreamReset   // HTTP/2 RST_STREAM of any other code
 	numErrorClasses
 )
 
@@ -47,6 +50,8 @@ func classify(err error) int {
 		return errTimeout
 	case errors.As(err, &netErr) && netErr.Timeout():
 		return errTimeout
+	case h2Class(err) >= 0:
+		return h2Class(err)
 	case errors.As(err, &dnsErr):
 		return errDNS
 	case errors.Is(err, syscall.ECONNREFUSED):
@@ -90,13 +95,29 @@ func errorHint(class string, message string) string {
 	case "fd_limit":
 		return "the probe ran out of file descriptors (too many open files): lower -c or --max-in-flight, or raise ulimit -n"
 	case "tls":
-		if strings.Contains(message, "x509") || strings.Contains(message, "certificate") {
+		switch {
+		case strings.Contains(message, "no application protocol") || strings.Contains(message, "ALPN"):
+			return "the server does not speak HTTP/2 over TLS: --http auto or 1.1"
+		case strings.Contains(message, "certificate is valid for") || strings.Contains(message, "doesn't contain any IP SANs"):
+			return "the certificate names another host: --servername NAME checks it against the name it was issued for (or --resolve NAME:PORT:ADDR with NAME in the URL); --insecure skips verification"
+		case strings.Contains(message, "unknown authority"):
+			return "the certificate did not verify: --cacert FILE trusts your own CA; --insecure skips verification (for a test target you trust)"
+		case strings.Contains(message, "x509") || strings.Contains(message, "certificate"):
 			return "the certificate did not verify; --insecure skips verification (for a test target you trust)"
 		}
 	case "dns":
 		return "the host name did not resolve: is the URL right?"
 	case "refused":
 		return "nothing listens on that port: is the URL right, is the service up?"
+	case "refused_stream":
+		return "the server refused the stream (REFUSED_STREAM) before its application saw it: a retry is safe whatever the method"
+	case "goaway":
+		if strings.Contains(message, "graceful shutdown") {
+			return "the server's GOAWAY came before it processed this stream: a retry on a new connection is safe whatever the method"
+		}
+		return "the connection closed after the server's GOAWAY with this stream open: it may have been processed, retry only idempotent requests"
+	case "stream_reset":
+		return "the server reset the stream (RST_STREAM) after accepting it: it may have been processed, retry only idempotent requests"
 	}
 	return ""
 }

@@ -3,9 +3,11 @@ package probe
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -138,11 +140,28 @@ type dialer struct {
 	net        net.Dialer
 	tls        *tls.Config
 	tlsTimeout time.Duration
+	// resolve maps "host:port" to the addresses --resolve gives for it (tls.go).
+	resolve map[string][]string
+	// handshakes holds the state of the run's first completed TLS handshake, for the report.
+	handshakes atomic.Pointer[tls.ConnectionState]
+}
+
+// noteTLS keeps the first handshake's state (of conn, when it is a TLS connection).
+func (d *dialer) noteConn(conn net.Conn) {
+	if c, ok := conn.(*tls.Conn); ok && d.handshakes.Load() == nil {
+		d.noteTLS(c.ConnectionState())
+	}
+}
+
+func (d *dialer) noteTLS(st tls.ConnectionState) {
+	if d.handshakes.Load() == nil {
+		d.handshakes.CompareAndSwap(nil, &st)
+	}
 }
 
 func (d *dialer) dial(ctx context.Context, network, addr string) (*timedConn, error) {
 	tc := &timedConn{}
-	conn, err := d.net.DialContext(httptrace.WithClientTrace(ctx, tc.dial.trace()), network, addr)
+	conn, err := d.dialContext(httptrace.WithClientTrace(ctx, tc.dial.trace()), network, addr)
 	if err != nil {
 		return nil, err
 	}
@@ -164,13 +183,15 @@ func (d *dialer) dialTCP(ctx context.Context, network, addr string) (*timedConn,
 // dialTLS dials and runs the handshake net/http would (ServerName from the address,
 // the handshake bounded by tlsTimeout), timed. The timedConn wraps the *tls.Conn, so its
 // stamps see response bytes, not TLS 1.3 session tickets that arrive after the handshake.
-// The configuration offers no ALPN protocol, so the server speaks HTTP/1.1.
-func (d *dialer) dialTLS(ctx context.Context, network, addr string) (*timedConn, error) {
+// alpn is the protocols offered: none for HTTP/1.1 (the server then speaks it), ["h2"] for
+// HTTP/2, and a server that does not choose h2 then fails the dial.
+func (d *dialer) dialTLS(ctx context.Context, network, addr string, alpn []string) (*timedConn, error) {
 	tc, err := d.dial(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
 	cfg := d.tls.Clone()
+	cfg.NextProtos = alpn
 	if cfg.ServerName == "" {
 		host, _, err := net.SplitHostPort(addr)
 		if err != nil {
@@ -193,6 +214,11 @@ func (d *dialer) dialTLS(ctx context.Context, network, addr string) (*timedConn,
 	tc.dial.tlsStart, tc.dial.tlsDone = start, done
 	tc.dial.mu.Unlock()
 	tc.Conn = conn
+	st := conn.ConnectionState()
+	if len(alpn) > 0 && !slices.Contains(alpn, st.NegotiatedProtocol) {
+		_ = conn.Close()
+		return nil, fmt.Errorf("tls: the server chose no protocol of %q by ALPN (%q): it does not speak HTTP/2 over TLS; --http 1.1 or auto", alpn, st.NegotiatedProtocol)
+	}
 	return tc, nil
 }
 

@@ -221,8 +221,13 @@ func (c *caller) exchange(fresh bool) (status int, t timings, end time.Time, err
 
 // dial opens a connection to the target, timed.
 func (r *runner) dial(ctx context.Context) (*timedConn, error) {
+	r.opened.Add(1)
 	if r.wire.tls {
-		return r.dialer.dialTLS(ctx, r.wire.network, r.wire.addr)
+		tc, err := r.dialer.dialTLS(ctx, r.wire.network, r.wire.addr, nil)
+		if err == nil {
+			r.dialer.noteConn(tc.Conn)
+		}
+		return tc, err
 	}
 	return r.dialer.dialTCP(ctx, r.wire.network, r.wire.addr)
 }

@@ -22,7 +22,7 @@ func legacyTransports(cfg *Config, d *dialer, idle int) (reuse, fresh *http.Tran
 	mk := func(keepAlive bool) *http.Transport {
 		return &http.Transport{
 			Proxy:               http.ProxyFromEnvironment,
-			DialContext:         d.net.DialContext,
+			DialContext:         d.dialContext,
 			TLSClientConfig:     d.tls,
 			TLSHandshakeTimeout: cfg.MaxTimeout,
 			DisableKeepAlives:   !keepAlive,
@@ -58,6 +58,9 @@ func (r *runner) viaTransport(c *caller, fresh bool) (status int, t timings, end
 	}
 	resp, err := rt.RoundTrip(req)
 	if err == nil {
+		if resp.TLS != nil {
+			r.dialer.noteTLS(*resp.TLS)
+		}
 		status = resp.StatusCode
 		for err == nil {
 			_, err = resp.Body.Read(c.buf)
@@ -67,7 +70,11 @@ func (r *runner) viaTransport(c *caller, fresh bool) (status int, t timings, end
 		}
 		resp.Body.Close()
 	}
-	return status, lt.snapshot(), time.Now(), err
+	t = lt.snapshot()
+	if !t.reused {
+		r.opened.Add(1)
+	}
+	return status, t, time.Now(), err
 }
 
 // legacyTracer collects the httptrace timestamps of one request when the probe's dialer

@@ -36,6 +36,8 @@ type Result struct {
 	MaxTimeoutMs float64  `json:"max_timeout_ms"`
 	Phases       Phases   `json:"phases"`
 	Schedule     Schedule `json:"schedule"`
+	// Connections is nil for merged profiles.
+	Connections *Connections `json:"connections,omitempty"`
 	// Distribution is a small log-spaced histogram of total latency for the report's bars.
 	Distribution   []Bucket       `json:"distribution"`
 	Recommendation Recommendation `json:"recommendation"`
@@ -81,6 +83,22 @@ type Target struct {
 	URL     string   `json:"url"`
 	Method  string   `json:"method"`
 	Headers []string `json:"headers,omitempty"`
+	// Protocol is what the requests spoke: "h2" (HTTP/2 over TLS), "h2c" (HTTP/2 over
+	// plain TCP, prior knowledge) or "http/1.1" ("" in profiles saved before it was recorded).
+	Protocol string `json:"protocol,omitempty"`
+	// TLS is what the first handshake agreed (nil over plain TCP).
+	TLS *TLSInfo `json:"tls,omitempty"`
+}
+
+// Connections describes the connections a run opened.
+type Connections struct {
+	// Opened counts connections dialled (HTTP/2: one carries many streams).
+	Opened int64 `json:"opened"`
+	// PeakStreams is the most HTTP/2 streams in flight at once on one connection (0 on
+	// HTTP/1.1, which carries one request at a time).
+	PeakStreams int64 `json:"peak_streams,omitempty"`
+	// MaxConcurrentStreams is the server's SETTINGS_MAX_CONCURRENT_STREAMS (0: not known).
+	MaxConcurrentStreams uint32 `json:"max_concurrent_streams,omitempty"`
 }
 
 // Phases holds one summary per request phase (DESIGN §7). DNS, connect and TLS only happen on
@@ -252,4 +270,5 @@ type JobDesign struct {
 }
 
 // ErrorClasses lists the error classes in report order.
-var ErrorClasses = []string{"timeout", "refused", "reset", "dns", "tls", "other", "fd_limit"}
+// refused_stream, goaway and stream_reset are HTTP/2's (h2Class).
+var ErrorClasses = []string{"timeout", "refused", "reset", "dns", "tls", "other", "fd_limit", "refused_stream", "goaway", "stream_reset"}

@@ -45,6 +45,19 @@ type Config struct {
 	// Insecure skips TLS certificate verification.
 	Insecure bool
 
+	// HTTP is the protocol: "auto" (default: HTTP/2 when the server chooses h2 by ALPN over
+	// TLS, HTTP/1.1 in clear), "1.1", or "2" (HTTP/2; over http:// h2c with prior knowledge).
+	HTTP string
+	// CACert is a PEM file of the roots to verify the server with, instead of the system's.
+	CACert string
+	// Cert and Key are PEM files of a client certificate and its key (mutual TLS).
+	Cert, Key string
+	// ServerName is the name sent in SNI and verified (default: the URL's host).
+	ServerName string
+	// Resolve lists HOST:PORT:ADDR[,ADDR…] entries, as curl's --resolve: connections to
+	// HOST:PORT go to ADDR, while the Host header and the TLS name stay HOST.
+	Resolve []string
+
 	// Advice parameters (DESIGN §7; Advise).
 	CallerKind   CallerKind    // interactive (default) or job
 	Budget       time.Duration // interactive: the caller's whole budget (default 10 s); job: the retry window (0 = none)
@@ -163,6 +176,19 @@ func (c *Config) Validate() error {
 	if c.MaxTimeout <= 0 {
 		c.MaxTimeout = DefaultMaxTimeout
 	}
+	switch c.HTTP {
+	case "":
+		c.HTTP = "auto"
+	case "auto", "1.1", "2":
+	default:
+		return fmt.Errorf("--http %q: want auto, 1.1 or 2", c.HTTP)
+	}
+	if (c.Cert == "") != (c.Key == "") {
+		return errors.New("--cert and --key go together: a client certificate needs its key")
+	}
+	if _, err := resolveMap(c.Resolve); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -173,7 +199,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return run(ctx, cfg, viaProxy(cfg.URL))
+	legacy := viaProxy(cfg.URL)
+	if legacy && cfg.HTTP == "2" {
+		return nil, errors.New("--http 2: the target is reached through a proxy (HTTP_PROXY/HTTPS_PROXY), which the probe speaks HTTP/1.1 to; unset it or use --http 1.1")
+	}
+	return run(ctx, cfg, legacy)
 }
 
 // isToken reports whether s is an RFC 9110 §5.6.2 token, the syntax of a method.
@@ -207,6 +237,9 @@ func run(ctx context.Context, cfg Config, legacy bool) (*Result, error) {
 		return nil, err
 	}
 	defer r.close()
+	if err := r.chooseProtocol(ctx); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -248,8 +281,18 @@ func run(ctx context.Context, cfg Config, legacy bool) (*Result, error) {
 		}
 		sched.RateHeld = sched.AchievedPerS >= 0.99*cfg.Rate
 	}
+	target := describeTarget(cfg)
+	target.Protocol = r.protocol
+	if st := r.dialer.handshakes.Load(); st != nil {
+		target.TLS = tlsInfo(*st)
+	}
+	conns := &Connections{Opened: r.opened.Load()}
+	if r.h2 != nil {
+		conns.PeakStreams, conns.MaxConcurrentStreams = r.h2.peakStreams.Load(), r.h2.maxStreams.Load()
+	}
 	meta := Result{
-		Target:      describeTarget(cfg),
+		Target:      target,
+		Connections: conns,
 		Model:       "open",
 		Conn:        cfg.Conn,
 		Interrupted: ctx.Err() != nil,
@@ -286,6 +329,11 @@ type runner struct {
 	dialer *dialer
 	// wire is the request as bytes, for the probe's own connections (direct.go).
 	wire *wire
+	// protocol is "http/1.1", "h2" or "h2c" (chooseProtocol); h2 is the HTTP/2 path when
+	// the run speaks it (h2.go).
+	protocol string
+	h2       *h2path
+	opened   atomic.Int64 // connections dialled
 	// legacy: the target is reached through a proxy, so requests go through net/http's
 	// Transports and timings come from a per-request trace with every hook (legacy.go).
 	legacy       bool
@@ -321,8 +369,15 @@ func newRunner(cfg Config, legacy bool) (*runner, error) {
 	if cfg.Concurrency > 0 {
 		idle = cfg.Concurrency
 	}
-	tlsConfig := &tls.Config{InsecureSkipVerify: cfg.Insecure} //nolint:gosec // --insecure is the user's explicit choice
-	d := &dialer{net: net.Dialer{Timeout: cfg.MaxTimeout, KeepAlive: 30 * time.Second}, tls: tlsConfig, tlsTimeout: cfg.MaxTimeout}
+	tlsConf, err := tlsConfig(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	resolve, err := resolveMap(cfg.Resolve)
+	if err != nil {
+		return nil, err
+	}
+	d := &dialer{net: net.Dialer{Timeout: cfg.MaxTimeout, KeepAlive: 30 * time.Second}, tls: tlsConf, tlsTimeout: cfg.MaxTimeout, resolve: resolve}
 	// One shard per worker up to the number of CPUs: each holds its lock for a few
 	// histogram increments, so contention stays negligible, and memory stays bounded
 	// (about 190 KB per series in use) even with 1000 requests in flight.
@@ -375,6 +430,53 @@ func (r *runner) close() {
 		r.reuse.CloseIdleConnections()
 		r.fresh.CloseIdleConnections()
 	}
+	if r.h2 != nil {
+		r.h2.close()
+	}
+}
+
+// chooseProtocol settles what the run speaks (--http): through a proxy HTTP/1.1 (legacy.go);
+// in clear HTTP/1.1, or h2c with prior knowledge for --http 2; over TLS HTTP/1.1 for 1.1, h2
+// for 2, and for auto what the server chooses by ALPN in one handshake before the run
+// (offering h2 and http/1.1, as Go's and curl's clients do). That handshake is not a
+// measurement; when it fails the run speaks HTTP/1.1 and reports the failures it meets.
+func (r *runner) chooseProtocol(ctx context.Context) error {
+	r.protocol = "http/1.1"
+	if r.legacy {
+		return nil
+	}
+	h2, h2c := false, false
+	switch {
+	case !r.wire.tls:
+		h2, h2c = r.cfg.HTTP == "2", r.cfg.HTTP == "2"
+	case r.cfg.HTTP == "2":
+		h2 = true
+	case r.cfg.HTTP == "auto":
+		h2 = r.negotiatesH2(ctx)
+	}
+	if !h2 {
+		return nil
+	}
+	p, err := newH2Path(r, h2c)
+	if err != nil {
+		return err
+	}
+	r.h2 = p
+	r.protocol = "h2"
+	if h2c {
+		r.protocol = "h2c"
+	}
+	return nil
+}
+
+// negotiatesH2 reports whether the server chooses h2 by ALPN.
+func (r *runner) negotiatesH2(ctx context.Context) bool {
+	tc, err := r.dialer.dialTLS(ctx, r.wire.network, r.wire.addr, []string{"h2", "http/1.1"})
+	if err != nil {
+		return false
+	}
+	defer tc.Conn.Close()
+	return tc.Conn.(*tls.Conn).ConnectionState().NegotiatedProtocol == "h2"
 }
 
 // startProgress calls cfg.Progress every 200 ms until the returned stop is called.
@@ -588,9 +690,12 @@ func (r *runner) do(ctx context.Context, c *caller, i int64, intended, sent time
 	var t timings
 	var end time.Time
 	var err error
-	if r.legacy {
+	switch {
+	case r.legacy:
 		status, t, end, err = r.viaTransport(c, fresh)
-	} else {
+	case r.h2 != nil:
+		status, t, end, err = r.h2.exchange(c, fresh)
+	default:
 		status, t, end, err = c.exchange(fresh)
 	}
 	if c.disarm(ctx) && err != nil {

@@ -223,7 +223,7 @@ func TestSecretsNeverReachTheResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	if strings.Contains(string(b), "hunter2") {
-		t.Errorf("secret in JSON: %s", r.Target)
+		t.Errorf("secret in JSON: %+v", r.Target)
 	}
 	if !strings.Contains(string(b), "Authorization: REDACTED") || !strings.Contains(r.Target.URL, "api_key=REDACTED&q=1") || !strings.Contains(string(b), "Accept: text/plain") {
 		t.Errorf("target %+v: want redacted secrets and plain other values", r.Target)
