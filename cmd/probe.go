@@ -47,6 +47,13 @@ type ProbeOptions struct {
 	Save         string
 	Strict       bool
 
+	// HTTP is --http (auto, 1.1, 2); the TLS flags are as curl's.
+	HTTP       string
+	CACert     string
+	Cert, Key  string
+	ServerName string
+	Resolve    []string
+
 	// Merge lists saved profiles to combine instead of probing (--merge a.json b.json).
 	Merge      bool
 	MergeFiles []string
@@ -71,8 +78,12 @@ send that finds them all taken waits and counts as late; one that is more than
 requested one, probe says so and exits 3. -c/--concurrency switches to the closed model.
 
 --conn both (default) alternates fresh connections (DNS, connect, TLS measured) with
-reused keep-alive ones, and reports the two apart. Probe speaks HTTP/1.1 and does not
-follow redirects. It sends each request once, except that an idempotent one (GET, HEAD,
+reused keep-alive ones, and reports the two apart. --http auto (default) speaks HTTP/2 when
+the server chooses h2 by ALPN over TLS and HTTP/1.1 in clear; --http 2 over http:// is h2c
+with prior knowledge. On HTTP/2 the streams share connections as Go's client does; DNS,
+connect and TLS are measured once per connection, and REFUSED_STREAM, GOAWAY and other
+stream resets are error classes of their own. Probe does not follow redirects. It sends
+each request once, except that an idempotent one (GET, HEAD,
 PUT, DELETE, OPTIONS, TRACE, or with an Idempotency-Key) goes out again on a new connection
 when the kept-alive one turns out to have been closed before any response, as net/http
 does; a kept-alive connection idle for more than 10 ms is checked before it is reused.
@@ -101,6 +112,8 @@ one normal call.
 Authorization, Cookie, Proxy-Authorization and any header or query parameter whose name
 contains "key" or "token" are shown as REDACTED in every report.`,
 		Example: `  patience probe https://api.example.com/v1/quote --rate 20/s -n 2000 --budget 2s
+  patience probe https://127.0.0.1:8443/ --cacert test.pem --servername api.internal
+  patience probe http://127.0.0.1:8080/ --http 2 -c 50 --duration 10s
   patience probe http://127.0.0.1:8080/ -c 50 --duration 10s --conn reuse
   patience probe https://api.example.com/ -H 'Authorization: Bearer …' --save eu.json
   patience probe --merge eu.json us.json -o markdown`,
@@ -140,6 +153,12 @@ contains "key" or "token" are shown as REDACTED in every report.`,
 	fl.IntVar(&opts.MaxInFlight, "max-in-flight", probe.DefaultMaxInFlight, "open model: most requests outstanding at once")
 	fl.DurationVar(&opts.MaxTimeout, "max-timeout", probe.DefaultMaxTimeout, "the probe's own per-request bound")
 	fl.BoolVar(&opts.Insecure, "insecure", false, "skip TLS certificate verification")
+	addEnumFlag(c, &opts.HTTP, "http", "auto", "protocol (auto: h2 by ALPN over TLS, HTTP/1.1 in clear; 2 in clear: h2c)", []string{"auto", "1.1", "2"})
+	fl.StringVar(&opts.CACert, "cacert", "", "PEM file of the CA certificates to verify the server with, instead of the system's")
+	fl.StringVar(&opts.Cert, "cert", "", "PEM file of a client certificate (with --key)")
+	fl.StringVar(&opts.Key, "key", "", "PEM file of the client certificate's private key")
+	fl.StringVar(&opts.ServerName, "servername", "", "name sent in TLS SNI and verified (default: the URL's host)")
+	fl.StringArrayVar(&opts.Resolve, "resolve", nil, "HOST:PORT:ADDR: connect to ADDR for HOST:PORT, as curl (repeatable)")
 	fl.DurationVar(&opts.Budget, "budget", probe.DefaultBudget, "the caller's whole time budget, retries and backoff included (--caller job: the retry window, none by default)")
 	addEnumFlag(c, &opts.Caller, "caller", string(probe.CallerInteractive), "who waits for the call", callerKindNames())
 	fl.StringVar(&opts.MaxErrorRate, "max-error-rate", "5%", "share of failed requests (errors, 4xx, 5xx) above which the verdict fails (exit 1)")
@@ -158,6 +177,7 @@ func probeConfig(opts *ProbeOptions) (probe.Config, error) {
 		URL: opts.URL, Method: strings.ToUpper(opts.Method), Conn: opts.Conn,
 		Concurrency: opts.Concurrency, Requests: opts.Requests, Duration: opts.Duration,
 		MaxInFlight: opts.MaxInFlight, MaxTimeout: opts.MaxTimeout, Insecure: opts.Insecure,
+		HTTP: opts.HTTP, CACert: opts.CACert, Cert: opts.Cert, Key: opts.Key, ServerName: opts.ServerName, Resolve: opts.Resolve,
 		Budget: opts.Budget, ConnectFloor: opts.ConnectFloor, CallerKind: probe.CallerKind(opts.Caller),
 	}
 	if cfg.CallerKind == probe.CallerJob && !opts.budgetSet {

@@ -16,10 +16,11 @@ import (
 // Ctrl-C for a running command and a file-descriptor limit (nofile_unix_test.go).
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"patience":        func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"loopback-target": loopbackTargetMain,
-		"interrupt":       interruptMain,
-		"nofile":          nofileMain,
+		"patience":            func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"loopback-target":     loopbackTargetMain,
+		"loopback-tls-target": loopbackTLSTargetMain,
+		"interrupt":           interruptMain,
+		"nofile":              nofileMain,
 	})
 }
 

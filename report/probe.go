@@ -236,6 +236,9 @@ func ProbeText(w io.Writer, r *probe.Result, o Options) error {
 		fmt.Fprintln(&b, st.Warn.Render(m))
 	}
 	fmt.Fprintln(&b, st.Muted.Render(probeSetup(r)))
+	if l := probeConnLine(r); l != "" {
+		fmt.Fprintln(&b, st.Muted.Render(l))
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintln(&b, st.Warn.Render("! "+n))
 	}
@@ -437,6 +440,9 @@ func ProbeMarkdown(w io.Writer, r *probe.Result, _ Options) error {
 		fmt.Fprintln(&b)
 	}
 	fmt.Fprintf(&b, "%s\n", probeMD(probeSetup(r)))
+	if l := probeConnLine(r); l != "" {
+		fmt.Fprintf(&b, "\n%s\n", probeMD(l))
+	}
 	if len(r.Notes) > 0 {
 		fmt.Fprintln(&b)
 		for _, n := range r.Notes {
