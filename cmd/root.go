@@ -74,6 +74,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		Long: `patience measures and simulates the timeouts and retries of calls to other people's APIs.
 
   probe URL          measure latency per phase and recommend timeouts and attempts
+  advise FILE...     the same recommendation from latency data you already have (logs, HAR, traces)
   replay [SCENARIO]  replay a failure scenario through retry/backoff/breaker policies
   storm  [SCENARIO]  retry-storm amplification and metastable collapse across many clients
   check  [FILE...]   the same knowledge as a CI gate with stable rule IDs
@@ -101,6 +102,7 @@ Exit codes: 0 ok, 1 a gate failed, 2 usage or input error, 3 could not measure, 
 	root.AddCommand(
 		NewCmdVersion(f, nil),
 		NewCmdProbe(f, nil),
+		NewCmdAdvise(f, nil),
 		NewCmdReplay(f, nil),
 		NewCmdStorm(f, nil),
 		NewCmdCheck(f, nil),

@@ -1,0 +1,240 @@
+// Package advise turns latency data users already have — access logs, load balancer logs,
+// HAR files, OpenTelemetry traces, Prometheus histograms, k6, vegeta and curl timings — into
+// the same profile a probe measures (`patience/probe/v1`, HDR histograms per phase) and the
+// same recommendation (probe.Advise). The seeds: "ログにある所要時間の分布を見て、普段の遅い側
+// （p99 など）より少し長くする" — read the distribution in the logs and set the timeout a
+// little above its slow side.
+//
+// Inputs are streamed in one pass: memory is bounded by the histograms, never by the file.
+// Every format's units and traps are those of config-and-log-sources.md part B (cited per
+// parser). Malformed lines are counted and sampled, never fatal; a fatal error names
+// file:line.
+package advise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/patience-dev/patience/probe"
+)
+
+// Schema is the schema of an advise document: the probe schema (DESIGN §3), so a saved
+// advise profile is a probe profile.
+const Schema = probe.Schema
+
+// Format names an input format.
+type Format string
+
+// The formats advise reads, in the order the README lists them.
+const (
+	FormatAuto       Format = "auto"
+	FormatNginx      Format = "nginx"
+	FormatALB        Format = "alb"
+	FormatHAR        Format = "har"
+	FormatOTLP       Format = "otlp"
+	FormatPrometheus Format = "prometheus"
+	FormatK6         Format = "k6"
+	FormatVegeta     Format = "vegeta"
+	FormatCurl       Format = "curl"
+	FormatHAProxy    Format = "haproxy"
+	FormatEnvoy      Format = "envoy"
+	FormatCSV        Format = "csv"
+	FormatProfile    Format = "profile"
+)
+
+// Formats lists every --format choice (auto first).
+func Formats() []Format {
+	return []Format{FormatAuto, FormatNginx, FormatALB, FormatHAR, FormatOTLP, FormatPrometheus, FormatK6,
+		FormatVegeta, FormatCurl, FormatHAProxy, FormatEnvoy, FormatCSV, FormatProfile}
+}
+
+// By names a grouping.
+type By string
+
+// Groupings: one recommendation per route template (method + path with ids as {id}), per
+// host, per status class, or one for everything.
+const (
+	ByNone   By = "none"
+	ByRoute  By = "route"
+	ByHost   By = "host"
+	ByStatus By = "status"
+)
+
+// Bys lists the --by choices.
+func Bys() []By { return []By{ByNone, ByRoute, ByHost, ByStatus} }
+
+// Options configure one advise run.
+type Options struct {
+	// Files are the inputs; "-" is standard input. A name ending in .gz is decompressed (and
+	// a gzip stream is recognised by its magic bytes whatever its name).
+	Files []string
+	// Stdin is read for "-".
+	Stdin  interface{ Read([]byte) (int, error) }
+	Format Format
+	// LogFormat is an nginx log_format string ('$remote_addr … $request_time'), a curl -w
+	// string ('%{time_connect} %{time_total}\n'), or the path of an nginx.conf whose
+	// log_format is used (path#name picks one by name).
+	LogFormat string
+	// Unit is the duration unit for sources that do not say (CSV columns without a unit,
+	// Prometheus metrics without _seconds): s, ms, us or ns. "" : never guessed.
+	Unit   string
+	By     By
+	Filter string
+	Since  time.Time
+	Until  time.Time
+	// Window is the width of the per-window distribution (0: one hour).
+	Window time.Duration
+	// Top is the most groups reported (0: 20); the rest are folded into "(other)".
+	Top int
+	// Workers parse line formats in parallel (0: GOMAXPROCS).
+	Workers int
+	Advice  probe.AdviceParams
+	// Progress, when set, is called now and then with the bytes read so far.
+	Progress func(read int64)
+}
+
+// Result is an advise run: the probe result for every sample (embedded, so the document is
+// the probe schema with `source`), the groups when --by asked for them, the per-window
+// distribution and, for nginx, the attempts per request.
+type Result struct {
+	*probe.Result
+	// Groups are the --by groups, most samples first (absent for --by none).
+	Groups []Group `json:"groups,omitempty"`
+	// By is the grouping asked for.
+	By By `json:"by"`
+	// Windows is the good-response latency per time window, in time order.
+	Windows []Window `json:"windows,omitempty"`
+	// WindowMs is the width of a window.
+	WindowMs float64 `json:"window_ms,omitempty"`
+	// TailMoved lists the windows whose p99 is more than twice the median window p99.
+	TailMoved []string `json:"tail_moved,omitempty"`
+	// Attempts counts requests by the number of upstream attempts the proxy made for them
+	// (nginx: comma-separated $upstream_* values, config-and-log-sources.md B1): the
+	// amplification the proxy really applied. Nil when the source does not show attempts.
+	Attempts *Attempts `json:"attempts,omitempty"`
+	// Buckets is the bracket of the quantiles for bucketed data (Prometheus).
+	Buckets *Buckets `json:"buckets,omitempty"`
+}
+
+// Group is one --by group with its own recommendation.
+type Group struct {
+	Key     string        `json:"key"`
+	Samples int64         `json:"samples"`
+	Result  *probe.Result `json:"result"`
+}
+
+// Window is one time window's distribution of good-response latency.
+type Window struct {
+	Start  time.Time `json:"start"`
+	Count  int64     `json:"count"`
+	Failed int64     `json:"failed"`
+	P50Ms  *float64  `json:"p50_ms"`
+	P99Ms  *float64  `json:"p99_ms"`
+	MaxMs  *float64  `json:"max_ms"`
+}
+
+// Attempts is what the proxy's own retries did: requests by attempt count.
+type Attempts struct {
+	Requests int64 `json:"requests"`
+	Attempts int64 `json:"attempts"`
+	// PerRequest is attempts ÷ requests, the measured amplification.
+	PerRequest float64 `json:"per_request"`
+	// ByCount maps an attempt count ("1", "2", …) to the requests that took that many.
+	ByCount map[string]int64 `json:"by_count"`
+}
+
+// ErrNoSamples is returned when the input held no latency sample at all.
+var ErrNoSamples = errors.New("no latency samples")
+
+// InputError is a fatal input problem at file:line (line 0: the file as a whole).
+type InputError struct {
+	File string
+	Line int64
+	Err  error
+}
+
+func (e *InputError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.File, e.Err)
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Run reads every input and builds the result.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	if len(o.Files) == 0 {
+		return nil, errors.New("no input: give one or more files, or - for standard input")
+	}
+	if o.Format == "" {
+		o.Format = FormatAuto
+	}
+	if o.By == "" {
+		o.By = ByNone
+	}
+	if o.Window <= 0 {
+		o.Window = time.Hour
+	}
+	if o.Top <= 0 {
+		o.Top = 20
+	}
+	var flt *Filter
+	if o.Filter != "" {
+		var err error
+		if flt, err = ParseFilter(o.Filter); err != nil {
+			return nil, fmt.Errorf("--filter: %w", err)
+		}
+	}
+	r := &reader{opts: o, filter: flt}
+	a, err := r.readAll(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o.Format = r.opts.Format
+	return a.result(o)
+}
+
+// sortGroups orders groups by samples, most first, then key.
+func sortGroups(gs []Group) {
+	sort.SliceStable(gs, func(i, j int) bool {
+		if gs[i].Samples != gs[j].Samples {
+			return gs[i].Samples > gs[j].Samples
+		}
+		return gs[i].Key < gs[j].Key
+	})
+}
+
+// unitName spells a unit the way Source.Unit does.
+func unitName(u time.Duration) string {
+	switch u {
+	case time.Second:
+		return "s"
+	case time.Millisecond:
+		return "ms"
+	case time.Microsecond:
+		return "µs"
+	case time.Nanosecond:
+		return "ns"
+	}
+	return u.String()
+}
+
+// ParseUnit reads --unit: s, ms, us (or µs) or ns.
+func ParseUnit(s string) (time.Duration, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "s", "sec", "seconds":
+		return time.Second, nil
+	case "ms", "milliseconds":
+		return time.Millisecond, nil
+	case "us", "µs", "microseconds":
+		return time.Microsecond, nil
+	case "ns", "nanoseconds":
+		return time.Nanosecond, nil
+	}
+	return 0, fmt.Errorf("unit %q: want s, ms, us or ns", s)
+}

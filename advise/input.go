@@ -1,0 +1,338 @@
+package advise
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// input is one opened file: a buffered reader over its (decompressed) bytes.
+type input struct {
+	name string
+	br   *bufio.Reader
+	c    io.Closer
+}
+
+func (in *input) Close() error {
+	if in.c != nil {
+		return in.c.Close()
+	}
+	return nil
+}
+
+// countReader counts the compressed (on-disk) bytes read, for progress.
+type countReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// open opens name ("-" is stdin) and sees through gzip by its magic bytes (1f 8b), so a
+// rotated access.log.2.gz or an S3 ALB log reads like any other.
+func open(name string, stdin io.Reader, read *atomic.Int64) (*input, error) {
+	var r io.Reader
+	var c io.Closer
+	if name == "-" {
+		if stdin == nil {
+			return nil, errors.New("-: no standard input")
+		}
+		r = stdin
+		name = "(stdin)"
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			f.Close()
+			return nil, fmt.Errorf("%s: is a directory (give the log files inside it)", name)
+		}
+		r, c = f, f
+	}
+	br := bufio.NewReaderSize(countReader{r, read}, 256<<10)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			if c != nil {
+				c.Close()
+			}
+			return nil, &InputError{File: name, Err: fmt.Errorf("gzip: %v", err)}
+		}
+		br = bufio.NewReaderSize(zr, 256<<10)
+	} else if strings.HasSuffix(name, ".gz") {
+		if c != nil {
+			c.Close()
+		}
+		return nil, &InputError{File: name, Err: errors.New("named .gz but not gzip data")}
+	}
+	return &input{name: name, br: br, c: c}, nil
+}
+
+// reader reads every input into one accumulator.
+type reader struct {
+	opts   Options
+	filter *Filter
+	read   atomic.Int64
+	// Prometheus expositions: the first and the last read, and how many (B8: one is a
+	// lifetime, two a window).
+	promFirst, promLast map[string]*promSeries
+	promCount           int
+}
+
+// readAll reads the inputs in order, detecting each one's format when --format is auto.
+func (r *reader) readAll(ctx context.Context) (*accum, error) {
+	total := newAccum()
+	var chosen Format
+	var stop func()
+	if r.opts.Progress != nil {
+		stop = r.progress()
+		defer stop()
+	}
+	for _, name := range r.opts.Files {
+		in, err := open(name, r.opts.Stdin, &r.read)
+		if err != nil {
+			return nil, err
+		}
+		f := r.opts.Format
+		if f == FormatAuto {
+			head, _ := in.br.Peek(64 << 10)
+			if f, err = Detect(head); err != nil {
+				in.Close()
+				return nil, &InputError{File: in.name, Err: err}
+			}
+		}
+		if chosen == "" {
+			chosen = f
+		} else if chosen != f {
+			in.Close()
+			return nil, &InputError{File: in.name, Err: fmt.Errorf("is %s, the files before it %s: advise one format at a time", f, chosen)}
+		}
+		a, err := r.readFile(ctx, in, f)
+		in.Close()
+		if err != nil {
+			return nil, err
+		}
+		total.merge(a)
+	}
+	r.opts.Format = chosen
+	if chosen == FormatPrometheus {
+		if err := r.promFinish(total); err != nil {
+			return nil, err
+		}
+	}
+	return total, nil
+}
+
+func (r *reader) progress() func() {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				r.opts.Progress(r.read.Load())
+				return
+			case <-t.C:
+				r.opts.Progress(r.read.Load())
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
+}
+
+// readFile reads one input of format f.
+func (r *reader) readFile(ctx context.Context, in *input, f Format) (*accum, error) {
+	spec, ok := formats[f]
+	if !ok {
+		return nil, fmt.Errorf("unknown format %q", f)
+	}
+	if spec.stream != nil {
+		a := newAccum()
+		a.unit = spec.unit
+		err := spec.stream(ctx, r, in, a)
+		return a, err
+	}
+	head, _ := in.br.Peek(64 << 10)
+	newParser, err := spec.lines(r.opts, head)
+	if err != nil {
+		return nil, &InputError{File: in.name, Err: err}
+	}
+	workers := r.opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if spec.sequential {
+		workers = 1
+	}
+	return r.readLines(ctx, in, newParser, workers, spec.unit, spec.sequential)
+}
+
+// chunk is a run of whole lines and the number of its first line.
+type chunk struct {
+	data      []byte
+	firstLine int64
+}
+
+// maxLine is the longest line read; longer is a fatal error naming the line.
+const maxLine = 64 << 20
+
+// readLines splits the input into chunks of whole lines and parses them on workers, each into
+// its own accumulator (fortio's per-thread histograms, merged at the end): one pass, memory
+// bounded by the chunks in flight and the histograms.
+func (r *reader) readLines(ctx context.Context, in *input, newParser parserFactory, workers int, unit time.Duration, flush bool) (*accum, error) {
+	chunks := make(chan chunk, workers*2)
+	pool := sync.Pool{New: func() any { return make([]byte, 0, 1<<20) }}
+	accs := make([]*accum, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		a := newAccum()
+		a.unit = unit
+		accs[w] = a
+		parse := newParser()
+		wg.Go(func() {
+			var recs []Record
+			emit := func(rec *Record) { recs = append(recs, *rec) }
+			for c := range chunks {
+				data, line := c.data, c.firstLine
+				for len(data) > 0 {
+					i := bytes.IndexByte(data, '\n')
+					var l []byte
+					if i < 0 {
+						l, data = data, nil
+					} else {
+						l, data = data[:i], data[i+1:]
+					}
+					l = bytes.TrimSuffix(l, []byte{'\r'})
+					a.lines++
+					if len(bytes.TrimSpace(l)) == 0 {
+						line++
+						continue
+					}
+					recs = recs[:0]
+					if err := parse(l, emit, a); err != nil {
+						var fe *fatalError
+						if errors.As(err, &fe) {
+							if errs[w] == nil {
+								errs[w] = &InputError{File: in.name, Line: line, Err: fe.err}
+							}
+						} else {
+							a.malformedLine(in.name, line, err.Error())
+						}
+					}
+					for i := range recs {
+						r.add(a, &recs[i])
+					}
+					line++
+				}
+				pool.Put(c.data[:0])
+			}
+			if flush {
+				// A parser joining lines (k6) emits its last request at the end.
+				recs = recs[:0]
+				_ = parse(nil, emit, a)
+				for i := range recs {
+					r.add(a, &recs[i])
+				}
+			}
+		})
+	}
+	readErr := func() error {
+		defer close(chunks)
+		var carry []byte
+		var line int64 = 1
+		for {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			buf := pool.Get().([]byte)[:0]
+			buf = append(buf, carry...)
+			for {
+				if cap(buf)-len(buf) < 64<<10 {
+					nb := make([]byte, len(buf), 2*cap(buf))
+					copy(nb, buf)
+					buf = nb
+				}
+				n, err := in.br.Read(buf[len(buf):cap(buf)])
+				buf = buf[:len(buf)+n]
+				if err == io.EOF {
+					if len(buf) > 0 {
+						chunks <- chunk{buf, line}
+					}
+					return nil
+				}
+				if err != nil {
+					return &InputError{File: in.name, Line: line, Err: err}
+				}
+				if len(buf) >= 1<<20 {
+					if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+						carry = append(carry[:0], buf[i+1:]...)
+						buf = buf[:i+1]
+						c := chunk{buf, line}
+						line += int64(bytes.Count(buf, []byte{'\n'}))
+						chunks <- c
+						break
+					}
+					if len(buf) > maxLine {
+						return &InputError{File: in.name, Line: line, Err: fmt.Errorf("line longer than %d MiB", maxLine>>20)}
+					}
+				}
+			}
+		}
+	}()
+	wg.Wait()
+	if readErr != nil {
+		return nil, readErr
+	}
+	out := newAccum()
+	out.unit = unit
+	for w, a := range accs {
+		if errs[w] != nil {
+			return nil, errs[w]
+		}
+		out.merge(a)
+	}
+	return out, nil
+}
+
+// add applies the filter and the time window, then records rec.
+func (r *reader) add(a *accum, rec *Record) {
+	o := &r.opts
+	if !rec.Time.IsZero() {
+		if !o.Since.IsZero() && rec.Time.Before(o.Since) {
+			return
+		}
+		if !o.Until.IsZero() && !rec.Time.Before(o.Until) {
+			return
+		}
+	}
+	if r.filter != nil && !r.filter.Match(rec) {
+		return
+	}
+	a.add(rec, o.By, o.Window)
+}
+
+// fatalError stops the read at the line that caused it (a line parser's way to say the
+// input cannot be this format at all).
+type fatalError struct{ err error }
+
+func (f *fatalError) Error() string { return f.err.Error() }
+
+func fatal(format string, a ...any) error { return &fatalError{fmt.Errorf(format, a...)} }

@@ -1,0 +1,578 @@
+package advise
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/patience-dev/patience/probe"
+)
+
+// nginx access logs (config-and-log-sources.md B1). Times are "in seconds with a
+// milliseconds resolution": $request_time from the first byte read from the client to the
+// log write; $upstream_connect_time (TLS included), $upstream_header_time (upstream TTFB)
+// and $upstream_response_time per upstream attempt, "separated by commas and colons like
+// addresses in the $upstream_addr variable" — commas for the servers tried for one request
+// (proxy_next_upstream), " : " for internal redirects. "-" when no upstream was contacted.
+// The predefined `combined` format has no timing field at all.
+
+// Formats known without --log-format, tried in this order on the first line.
+var nginxKnown = []struct{ name, format string }{
+	// ingress-nginx's default (docs/user-guide/nginx-configuration/log-format.md).
+	{"ingress-nginx upstreaminfo", `$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] $upstream_addr $upstream_response_length $upstream_response_time $upstream_status $req_id`},
+	// The common "timed" variant (B1), and combined followed by key=value timers.
+	{"timed", `$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" rt=$request_time uct="$upstream_connect_time" uht="$upstream_header_time" urt="$upstream_response_time"`},
+	{"combined + key=value timers", `$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent"`},
+}
+
+// piece is a literal or a variable of a compiled log_format.
+type piece struct {
+	lit string
+	v   string
+}
+
+// logTemplate is a compiled log_format: literal, then (variable, literal) pairs.
+type logTemplate struct {
+	name   string
+	lead   string
+	vars   []string
+	lits   []string // lits[i] follows vars[i]
+	list   []bool   // vars[i] is a multi-value $upstream_* list
+	idx    map[string]int
+	prefix bool // the line may go on after the template (key=value timers follow)
+	json   bool // a JSON log_format (escape=json): read by keys
+}
+
+var nginxVar = regexp.MustCompile(`\$\{?([A-Za-z0-9_]+)\}?`)
+
+// compileLogFormat compiles an nginx log_format string (the directive's quoted parts,
+// already joined) into a template.
+func compileLogFormat(name, format string) (*logTemplate, error) {
+	if strings.TrimSpace(format) == "" {
+		return nil, errors.New("empty log_format")
+	}
+	t := &logTemplate{name: name, idx: map[string]int{}}
+	locs := nginxVar.FindAllStringSubmatchIndex(format, -1)
+	if len(locs) == 0 {
+		return nil, fmt.Errorf("log_format %q has no $variable", format)
+	}
+	t.lead = format[:locs[0][0]]
+	for i, l := range locs {
+		v := format[l[2]:l[3]]
+		end := len(format)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		t.idx[v] = len(t.vars)
+		t.vars = append(t.vars, v)
+		t.lits = append(t.lits, format[l[1]:end])
+		t.list = append(t.list, strings.HasPrefix(v, "upstream_"))
+	}
+	return t, nil
+}
+
+// timed reports whether the template carries a timing variable.
+func (t *logTemplate) timed() bool {
+	for _, v := range []string{"request_time", "upstream_response_time", "upstream_header_time", "upstream_connect_time"} {
+		if _, ok := t.idx[v]; ok {
+			return true
+		}
+	}
+	return t.prefix
+}
+
+// match splits line into the template's variable values (sub-slices of line); rest is what
+// follows the template when it is a prefix one.
+func (t *logTemplate) match(line []byte, vals [][]byte) (rest []byte, err error) {
+	if !bytes.HasPrefix(line, []byte(t.lead)) {
+		return nil, fmt.Errorf("does not start with %q", t.lead)
+	}
+	pos := len(t.lead)
+	for i, v := range t.vars {
+		lit := t.lits[i]
+		s := line[pos:]
+		var n int
+		switch {
+		case t.list[i]:
+			n = listLen(s, lit)
+		case lit == "":
+			if i == len(t.vars)-1 && !t.prefix {
+				n = len(s)
+			} else {
+				n = bytes.IndexByte(s, ' ')
+				if n < 0 {
+					n = len(s)
+				}
+			}
+		default:
+			n = bytes.Index(s, []byte(lit))
+			if n < 0 {
+				return nil, fmt.Errorf("$%s: no %q after it", v, lit)
+			}
+		}
+		vals[i] = s[:n]
+		pos += n
+		if !bytes.HasPrefix(line[pos:], []byte(lit)) {
+			return nil, fmt.Errorf("$%s: no %q after it", v, lit)
+		}
+		pos += len(lit)
+	}
+	if pos < len(line) && !t.prefix {
+		return nil, fmt.Errorf("%d unexpected bytes after the last field", len(line)-pos)
+	}
+	return line[pos:], nil
+}
+
+// listLen is the length of a multi-value upstream field at the start of s: items without
+// spaces joined by ", " or " : " (B1), ending before lit.
+func listLen(s []byte, lit string) int {
+	stop := byte(' ')
+	if lit != "" && lit[0] != ' ' {
+		stop = lit[0]
+	}
+	n := 0
+	for {
+		for n < len(s) && s[n] != ' ' && s[n] != ',' && s[n] != stop {
+			n++
+		}
+		switch {
+		case bytes.HasPrefix(s[n:], []byte(", ")):
+			n += 2
+		case bytes.HasPrefix(s[n:], []byte(" : ")):
+			n += 3
+		default:
+			return n
+		}
+	}
+}
+
+// readNginxConf reads the log_format directives of an nginx.conf: the one named after '#'
+// in the path, else the one the first access_log names, else the first.
+func readNginxConf(spec string) (*logTemplate, error) {
+	path, want, _ := strings.Cut(spec, "#")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	text := string(b)
+	// Comments end at the line's end; quoted strings may hold '#'.
+	var clean strings.Builder
+	for _, l := range strings.Split(text, "\n") {
+		inQ := byte(0)
+		for i := 0; i < len(l); i++ {
+			c := l[i]
+			if inQ == 0 && c == '#' {
+				break
+			}
+			if c == '\'' || c == '"' {
+				if inQ == 0 {
+					inQ = c
+				} else if inQ == c {
+					inQ = 0
+				}
+			}
+			clean.WriteByte(c)
+		}
+		clean.WriteByte('\n')
+	}
+	text = clean.String()
+	formatsByName := map[string]string{}
+	var order []string
+	lf := regexp.MustCompile(`(?s)\blog_format\s+(\S+)\s+((?:escape=\S+\s+)?)((?:'[^']*'\s*|"[^"]*"\s*)+);`)
+	part := regexp.MustCompile(`'([^']*)'|"([^"]*)"`)
+	for _, m := range lf.FindAllStringSubmatch(text, -1) {
+		var f strings.Builder
+		for _, p := range part.FindAllStringSubmatch(m[3], -1) {
+			f.WriteString(p[1] + p[2])
+		}
+		formatsByName[m[1]] = f.String()
+		order = append(order, m[1])
+	}
+	if len(order) == 0 {
+		return nil, fmt.Errorf("%s: no log_format directive", path)
+	}
+	if want == "" {
+		if m := regexp.MustCompile(`\baccess_log\s+\S+\s+([A-Za-z0-9_]+)`).FindStringSubmatch(text); m != nil {
+			if _, ok := formatsByName[m[1]]; ok {
+				want = m[1]
+			}
+		}
+	}
+	if want == "" {
+		want = order[0]
+	}
+	f, ok := formatsByName[want]
+	if !ok {
+		return nil, fmt.Errorf("%s: no log_format %q (have %s)", path, want, strings.Join(order, ", "))
+	}
+	t, err := compileLogFormat(want, f)
+	if err == nil && strings.HasPrefix(strings.TrimSpace(f), "{") {
+		t.json = true
+	}
+	return t, err
+}
+
+// nginxTemplate picks the template: --log-format (a format string, or an nginx.conf), else
+// the first known format the first line matches.
+func nginxTemplate(o Options, head []byte) (*logTemplate, error) {
+	lf := o.LogFormat
+	var t *logTemplate
+	var err error
+	switch {
+	case lf != "" && !strings.Contains(lf, "$"):
+		if t, err = readNginxConf(lf); err != nil {
+			return nil, fmt.Errorf("--log-format: %w", err)
+		}
+	case lf != "":
+		if t, err = compileLogFormat("--log-format", lf); err != nil {
+			return nil, fmt.Errorf("--log-format: %w", err)
+		}
+		t.json = strings.HasPrefix(strings.TrimSpace(lf), "{")
+	default:
+		first := firstLine(bytes.TrimLeft(head, " \t\r\n"))
+		if len(first) > 0 && first[0] == '{' {
+			return &logTemplate{name: "JSON", json: true}, nil
+		}
+		for _, k := range nginxKnown {
+			c, _ := compileLogFormat(k.name, k.format)
+			c.prefix = k.name == "combined + key=value timers"
+			vals := make([][]byte, len(c.vars))
+			rest, err := c.match(first, vals)
+			if err != nil {
+				continue
+			}
+			if c.prefix && !hasTimerKV(rest) {
+				return nil, errors.New("the nginx combined format has no timing field (nginx.org ngx_http_log_module): add $request_time and $upstream_*_time to the log_format, or give the one in use with --log-format")
+			}
+			t = c
+			break
+		}
+		if t == nil {
+			return nil, errors.New("the first line matches no known nginx log_format; give yours with --log-format '…' or --log-format /etc/nginx/nginx.conf")
+		}
+	}
+	if !t.json && !t.timed() {
+		return nil, fmt.Errorf("log_format %s has no timing field ($request_time, $upstream_response_time): nothing to advise from", t.name)
+	}
+	return t, nil
+}
+
+// nginxLine says whether a line looks like an nginx access log with a known format.
+func nginxLine(first []byte) bool {
+	for _, k := range nginxKnown {
+		c, _ := compileLogFormat(k.name, k.format)
+		c.prefix = true
+		if _, err := c.match(first, make([][]byte, len(c.vars))); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// The key=value timers people append to combined (B1, "common custom lines").
+var timerKeys = map[string]string{
+	"rt": "request_time", "request_time": "request_time",
+	"uct": "upstream_connect_time", "upstream_connect_time": "upstream_connect_time",
+	"uht": "upstream_header_time", "upstream_header_time": "upstream_header_time",
+	"urt": "upstream_response_time", "upstream_response_time": "upstream_response_time",
+	"us": "upstream_status", "ust": "upstream_status", "upstream_status": "upstream_status",
+	"host": "host", "ua": "",
+}
+
+func hasTimerKV(rest []byte) bool {
+	return bytes.Contains(rest, []byte("rt=")) || bytes.Contains(rest, []byte("request_time=")) || bytes.Contains(rest, []byte("upstream_response_time="))
+}
+
+// scanKV reads key=value and key="value" pairs from rest into set.
+func scanKV(rest []byte, set func(name string, v []byte)) {
+	for len(rest) > 0 {
+		rest = bytes.TrimLeft(rest, " ")
+		eq := bytes.IndexByte(rest, '=')
+		if eq <= 0 {
+			return
+		}
+		key := string(rest[:eq])
+		rest = rest[eq+1:]
+		var v []byte
+		if len(rest) > 0 && rest[0] == '"' {
+			end := bytes.IndexByte(rest[1:], '"')
+			if end < 0 {
+				return
+			}
+			v, rest = rest[1:1+end], rest[2+end:]
+		} else {
+			end := bytes.IndexByte(rest, ' ')
+			if end < 0 {
+				end = len(rest)
+			}
+			// A list value (", ") goes on after the space.
+			for end < len(rest) && end > 0 && rest[end-1] == ',' {
+				next := bytes.IndexByte(rest[end+1:], ' ')
+				if next < 0 {
+					end = len(rest)
+				} else {
+					end += 1 + next
+				}
+			}
+			v, rest = rest[:end], rest[end:]
+		}
+		if name, ok := timerKeys[key]; ok && name != "" {
+			set(name, v)
+		}
+	}
+}
+
+// nginxFields are one line's values by variable name.
+type nginxFields struct {
+	request, method, uri, host, status, timeLocal, timeISO, msec []byte
+	requestTime, uct, uht, urt, ust                              []byte
+}
+
+func (f *nginxFields) set(name string, v []byte) {
+	switch name {
+	case "request":
+		f.request = v
+	case "request_method":
+		f.method = v
+	case "request_uri", "uri":
+		if f.uri == nil {
+			f.uri = v
+		}
+	case "host", "http_host", "server_name":
+		if f.host == nil {
+			f.host = v
+		}
+	case "status":
+		f.status = v
+	case "time_local":
+		f.timeLocal = v
+	case "time_iso8601":
+		f.timeISO = v
+	case "msec":
+		f.msec = v
+	case "request_time":
+		f.requestTime = v
+	case "upstream_connect_time":
+		f.uct = v
+	case "upstream_header_time":
+		f.uht = v
+	case "upstream_response_time":
+		f.urt = v
+	case "upstream_status":
+		f.ust = v
+	}
+}
+
+func nginxLines(o Options, head []byte) (parserFactory, error) {
+	t, err := nginxTemplate(o, head)
+	if err != nil {
+		return nil, err
+	}
+	return func() lineFunc {
+		vals := make([][]byte, len(t.vars))
+		tc := &timeCache{}
+		return func(line []byte, emit func(*Record), a *accum) error {
+			var f nginxFields
+			if t.json {
+				if err := nginxJSON(line, &f); err != nil {
+					return err
+				}
+			} else {
+				rest, err := t.match(line, vals)
+				if err != nil {
+					return err
+				}
+				for i, v := range t.vars {
+					f.set(v, vals[i])
+				}
+				if t.prefix {
+					scanKV(rest, f.set)
+				}
+			}
+			return nginxEmit(&f, tc, emit, a)
+		}
+	}, nil
+}
+
+// nginxJSON reads a JSON log_format line (escape=json; the ingress-nginx docs' example): the
+// keys are the variables' names.
+func nginxJSON(line []byte, f *nginxFields) error {
+	var m map[string]any
+	if err := json.Unmarshal(line, &m); err != nil {
+		return fmt.Errorf("not JSON: %v", err)
+	}
+	for k, v := range m {
+		var b []byte
+		switch x := v.(type) {
+		case string:
+			b = []byte(x)
+		case float64:
+			b = []byte(strings.TrimSuffix(fmt.Sprintf("%.6f", x), "0"))
+		case json.Number:
+			b = []byte(x)
+		default:
+			continue
+		}
+		name := strings.TrimPrefix(k, "$")
+		if n, ok := timerKeys[name]; ok && n != "" {
+			name = n
+		}
+		switch name {
+		case "time":
+			name = "time_iso8601"
+		case "method":
+			name = "request_method"
+		case "path":
+			name = "uri"
+		case "request_uri", "uri":
+		}
+		f.set(name, b)
+	}
+	return nil
+}
+
+// timeCache parses $time_local once per distinct second (a busy log repeats it).
+type timeCache struct {
+	last string
+	t    time.Time
+}
+
+func (c *timeCache) local(b []byte) (time.Time, bool) {
+	if string(b) == c.last {
+		return c.t, true
+	}
+	t, err := time.Parse("02/Jan/2006:15:04:05 -0700", string(b))
+	if err != nil {
+		return time.Time{}, false
+	}
+	c.last, c.t = string(b), t
+	return t, true
+}
+
+// splitList splits a multi-value upstream field into its attempts (B1: split on " : " then
+// ", "); nil for an absent field.
+func splitList(b []byte) [][]byte {
+	if b == nil {
+		return nil
+	}
+	var out [][]byte
+	for _, group := range bytes.Split(b, []byte(" : ")) {
+		for _, item := range bytes.Split(group, []byte(", ")) {
+			out = append(out, bytes.TrimSpace(item))
+		}
+	}
+	return out
+}
+
+func nginxEmit(f *nginxFields, tc *timeCache, emit func(*Record), a *accum) error {
+	rec := newRecord()
+	status, ok := parseStatus(f.status)
+	if !ok {
+		return fmt.Errorf("status %q is not an HTTP status", f.status)
+	}
+	if f.request != nil {
+		rec.Method, rec.Path = splitRequest(string(f.request))
+	}
+	if f.method != nil {
+		rec.Method = string(f.method)
+	}
+	if f.uri != nil {
+		_, rec.Path = splitRequest("X " + string(f.uri))
+	}
+	if len(f.host) > 0 && string(f.host) != "-" {
+		rec.Host = string(f.host)
+	}
+	switch {
+	case f.timeLocal != nil:
+		if rec.Time, ok = tc.local(f.timeLocal); !ok {
+			return fmt.Errorf("$time_local %q: want 02/Jan/2006:15:04:05 -0700", f.timeLocal)
+		}
+	case f.timeISO != nil:
+		t, err := time.Parse(time.RFC3339, string(f.timeISO))
+		if err != nil {
+			return fmt.Errorf("$time_iso8601 %q: %v", f.timeISO, err)
+		}
+		rec.Time = t
+	case f.msec != nil:
+		d, ok := parseDuration(f.msec, time.Second)
+		if !ok {
+			return fmt.Errorf("$msec %q is not a number", f.msec)
+		}
+		rec.Time = time.Unix(0, int64(d))
+	}
+	if f.urt == nil {
+		// No upstream timers: $request_time, the whole request as nginx saw it.
+		if f.requestTime == nil {
+			return errors.New("no $request_time or $upstream_response_time on this line")
+		}
+		d, ok := parseDuration(f.requestTime, time.Second)
+		if !ok || d < 0 {
+			return fmt.Errorf("$request_time %q is not a number of seconds", f.requestTime)
+		}
+		rec.Status, rec.Total, rec.Attempts = status, d, 0
+		if status == 0 {
+			rec.Err = "other"
+		}
+		emit(&rec)
+		return nil
+	}
+	a.note("latency is $upstream_response_time, per upstream attempt (nginx's proxy_*_timeout applies to each); connect is $upstream_connect_time, TLS included; ttfb is $upstream_header_time")
+	urt, uct, uht, ust := splitList(f.urt), splitList(f.uct), splitList(f.uht), splitList(f.ust)
+	if len(urt) == 1 && string(urt[0]) == "-" {
+		// No upstream contacted: a failure keeps its status; a success nginx answered itself
+		// (cache, return, static file) says nothing about the upstream.
+		if probe.GoodStatus(status) {
+			a.note(`requests answered by nginx itself ($upstream_response_time "-": cache, return or a static file) are left out: they say nothing about the upstream`)
+			return nil
+		}
+		rec.Status = status
+		emit(&rec)
+		return nil
+	}
+	for i, v := range urt {
+		r := rec
+		if i > 0 {
+			r.Attempts = 0
+		} else {
+			r.Attempts = len(urt)
+		}
+		if i < len(ust) && string(ust[i]) != "-" {
+			s, ok := parseStatus(ust[i])
+			if !ok {
+				return fmt.Errorf("$upstream_status %q is not a list of statuses", f.ust)
+			}
+			r.Status = s
+		} else if i == len(urt)-1 {
+			r.Status = status
+		} else {
+			r.Status, r.Err, r.ErrMsg = 0, "other", "nginx tried the next upstream (proxy_next_upstream)"
+		}
+		if string(v) != "-" {
+			d, ok := parseDuration(v, time.Second)
+			if !ok || d < 0 {
+				return fmt.Errorf("$upstream_response_time %q is not a list of seconds", f.urt)
+			}
+			r.Total = d
+		}
+		if i < len(uct) && string(uct[i]) != "-" {
+			if d, ok := parseDuration(uct[i], time.Second); ok && d >= 0 {
+				r.Connect = d
+			}
+		}
+		if i < len(uht) && string(uht[i]) != "-" {
+			if d, ok := parseDuration(uht[i], time.Second); ok && d >= 0 {
+				r.TTFB = d
+			}
+		}
+		if r.Total < 0 && r.Status != 0 && probe.GoodStatus(r.Status) {
+			continue
+		}
+		emit(&r)
+	}
+	return nil
+}

@@ -1,0 +1,395 @@
+package advise
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/patience-dev/patience/probe"
+)
+
+// OTLP/JSON traces (config-and-log-sources.md B7, opentelemetry-proto docs/specification.md):
+// one export object per line (the collector's file exporter) or one document. Duration is
+// endTimeUnixNano − startTimeUnixNano in ns; 64-bit integers may be decimal strings; kind 3
+// is CLIENT. Attributes: stable HTTP semconv (v1.23.0) with the old names accepted —
+// http.request.method|http.method, http.response.status_code|http.status_code,
+// url.full|http.url, server.address|net.peer.name, http.route / url.template for the route,
+// http.request.resend_count (a client span per physical attempt).
+
+type otlpValue struct {
+	StringValue *string         `json:"stringValue"`
+	IntValue    json.RawMessage `json:"intValue"`
+}
+
+type otlpAttr struct {
+	Key   string    `json:"key"`
+	Value otlpValue `json:"value"`
+}
+
+type otlpSpan struct {
+	Name       string          `json:"name"`
+	Kind       int             `json:"kind"`
+	Start      json.RawMessage `json:"startTimeUnixNano"`
+	End        json.RawMessage `json:"endTimeUnixNano"`
+	Attributes []otlpAttr      `json:"attributes"`
+	Status     struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"status"`
+}
+
+type otlpDoc struct {
+	ResourceSpans []struct {
+		ScopeSpans []struct {
+			Spans []otlpSpan `json:"spans"`
+		} `json:"scopeSpans"`
+	} `json:"resourceSpans"`
+}
+
+// int64Of reads a number or a decimal string.
+func int64Of(raw json.RawMessage) (int64, bool) {
+	s := strings.Trim(string(raw), `"`)
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
+func otlpStream(ctx context.Context, r *reader, in *input, a *accum) error {
+	lt := &lineTracker{r: in.br}
+	dec := json.NewDecoder(lt)
+	server := newAccum()
+	var clients, resends int64
+	for {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		line := lt.lineAt(dec.InputOffset() + 1)
+		var doc otlpDoc
+		err := dec.Decode(&doc)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var typ *json.UnmarshalTypeError
+			if errors.As(err, &typ) {
+				a.malformedLine(in.name, line, fmt.Sprintf("%s: want %s, got %s", typ.Field, typ.Type, typ.Value))
+				continue
+			}
+			return &InputError{File: in.name, Line: lt.lineAt(dec.InputOffset()), Err: err}
+		}
+		for _, rs := range doc.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for i := range ss.Spans {
+					sp := &ss.Spans[i]
+					if sp.Kind != 3 && sp.Kind != 2 {
+						continue
+					}
+					rec, resend, err := otlpRecord(sp)
+					if err != nil {
+						a.malformedLine(in.name, line, fmt.Sprintf("span %q: %v", sp.Name, err))
+						continue
+					}
+					if sp.Kind == 3 {
+						clients++
+						if resend {
+							resends++
+						}
+						r.add(a, &rec)
+					} else {
+						r.add(server, &rec)
+					}
+				}
+			}
+		}
+	}
+	a.lines = lt.lines
+	if clients == 0 && server.all.requests > 0 {
+		server.lines, server.malformed, server.bad = a.lines, a.malformed, a.bad
+		*a = *server
+		a.unit = time.Nanosecond
+		a.note("no CLIENT spans (kind 3): these are SERVER spans, the dependency's own view — network and queueing in front of it are not in them")
+	}
+	if resends > 0 {
+		a.note(fmt.Sprintf("%d of %d client spans are resends (http.request.resend_count > 0): each is one physical attempt, and the latency here is per attempt", resends, clients))
+	}
+	a.note("OTLP: latency is endTimeUnixNano − startTimeUnixNano of each client span (ns)")
+	return nil
+}
+
+func otlpRecord(sp *otlpSpan) (Record, bool, error) {
+	rec := newRecord()
+	start, ok1 := int64Of(sp.Start)
+	end, ok2 := int64Of(sp.End)
+	if !ok1 || !ok2 || end < start {
+		return rec, false, errors.New("startTimeUnixNano/endTimeUnixNano missing or reversed")
+	}
+	rec.Time = time.Unix(0, start)
+	rec.Total = time.Duration(end - start)
+	attr := map[string]string{}
+	for _, at := range sp.Attributes {
+		switch {
+		case at.Value.StringValue != nil:
+			attr[at.Key] = *at.Value.StringValue
+		case at.Value.IntValue != nil:
+			attr[at.Key] = strings.Trim(string(at.Value.IntValue), `"`)
+		}
+	}
+	get := func(keys ...string) string {
+		for _, k := range keys {
+			if v, ok := attr[k]; ok {
+				return v
+			}
+		}
+		return ""
+	}
+	rec.Method = get("http.request.method", "http.method")
+	full := get("url.full", "http.url")
+	if u, err := url.Parse(full); err == nil && full != "" {
+		rec.Host, rec.Path = u.Hostname(), u.Path
+	}
+	if h := get("server.address", "net.peer.name"); h != "" {
+		rec.Host = h
+	}
+	if p := get("http.route", "url.template"); p != "" {
+		rec.Path = p
+	} else if p := get("url.path"); p != "" {
+		rec.Path = p
+	}
+	if s := get("http.response.status_code", "http.status_code"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return rec, false, fmt.Errorf("status code %q", s)
+		}
+		rec.Status = n
+	} else if sp.Status.Code == 2 {
+		rec.ErrMsg = get("error.type")
+		if rec.ErrMsg == "" {
+			rec.ErrMsg = sp.Status.Message
+		}
+		rec.Err = classifyError(rec.ErrMsg)
+	} else {
+		rec.Status = 200 // no HTTP status and no error status: taken as answered
+	}
+	n, _ := strconv.Atoi(get("http.request.resend_count", "http.resend_count"))
+	return rec, n > 0, nil
+}
+
+// CSV with a header row. Column names say the unit where they can (elapsed — JMeter's ms —
+// duration_ms, latency_us, time_ns, response_time_s …); a column without one ("latency",
+// "duration") needs --unit: never guessed. Status, method, url/path/label, host and a time
+// column (RFC 3339 or Unix seconds/ms) are read when present.
+
+type csvLayout struct {
+	total, status, method, url, host, when, connect, ttfb int
+	unit                                                  time.Duration
+	header                                                string
+	jmeter                                                bool
+}
+
+var csvLatencyNames = []string{"elapsed", "latency", "duration", "response_time", "responsetime", "total", "time_total", "request_time"}
+
+func csvHeader(first []byte) bool {
+	l := strings.ToLower(string(first))
+	if !strings.Contains(l, ",") {
+		return false
+	}
+	for _, n := range csvLatencyNames {
+		if strings.Contains(l, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func csvLines(o Options, head []byte) (parserFactory, error) {
+	first := firstLine(bytes.TrimLeft(head, " \t\r\n\ufeff"))
+	cols, err := csv.NewReader(bytes.NewReader(first)).Read()
+	if err != nil {
+		return nil, fmt.Errorf("CSV header: %v", err)
+	}
+	L := csvLayout{total: -1, status: -1, method: -1, url: -1, host: -1, when: -1, connect: -1, ttfb: -1, header: string(first)}
+	var unitFromName time.Duration
+	for i, c := range cols {
+		n := strings.ToLower(strings.TrimSpace(c))
+		base, u := n, time.Duration(0)
+		for _, suf := range []struct {
+			s string
+			u time.Duration
+		}{{"_ms", time.Millisecond}, {"_millis", time.Millisecond}, {"_us", time.Microsecond}, {"_ns", time.Nanosecond}, {"_seconds", time.Second}, {"_s", time.Second}, {"_sec", time.Second}} {
+			if strings.HasSuffix(n, suf.s) {
+				base, u = strings.TrimSuffix(n, suf.s), suf.u
+				break
+			}
+		}
+		switch base {
+		case "elapsed", "latency", "duration", "response_time", "responsetime", "total", "time_total", "request_time":
+			if L.total < 0 || (base == "elapsed") {
+				if base == "latency" && L.total >= 0 {
+					break
+				}
+				L.total, unitFromName = i, u
+			}
+			if n == "latency" && strings.Contains(strings.ToLower(L.header), "elapsed") {
+				L.ttfb = i // JMeter: Latency is the time to the first byte
+			}
+		case "status", "code", "responsecode", "status_code", "http_status":
+			L.status = i
+		case "method", "http_method":
+			L.method = i
+		case "url", "path", "label", "route", "endpoint":
+			if L.url < 0 || base == "url" {
+				L.url = i
+			}
+		case "host", "hostname", "server":
+			L.host = i
+		case "timestamp", "time", "start", "started":
+			L.when = i
+		case "connect":
+			L.connect = i
+		}
+	}
+	if L.total < 0 {
+		return nil, fmt.Errorf("CSV header %q: no latency column (want one of %s, with a unit suffix such as _ms)", first, strings.Join(csvLatencyNames, ", "))
+	}
+	L.jmeter = strings.Contains(string(first), "timeStamp") && strings.Contains(string(first), "elapsed")
+	switch {
+	case o.Unit != "":
+		if L.unit, err = ParseUnit(o.Unit); err != nil {
+			return nil, err
+		}
+	case unitFromName != 0:
+		L.unit = unitFromName
+	case L.jmeter:
+		L.unit = time.Millisecond // JMeter's elapsed, Latency and Connect are ms
+	default:
+		return nil, fmt.Errorf("CSV column %q does not say its unit: give --unit s|ms|us|ns (or name it %s_ms)", cols[L.total], cols[L.total])
+	}
+	return func() lineFunc {
+		return func(line []byte, emit func(*Record), a *accum) error {
+			if line == nil || string(line) == L.header {
+				return nil
+			}
+			a.unit = L.unit
+			f, err := csv.NewReader(bytes.NewReader(line)).Read()
+			if err != nil {
+				return fmt.Errorf("CSV: %v", err)
+			}
+			col := func(i int) string {
+				if i < 0 || i >= len(f) {
+					return ""
+				}
+				return strings.TrimSpace(f[i])
+			}
+			rec := newRecord()
+			d, ok := parseDuration([]byte(col(L.total)), L.unit)
+			if !ok || d < 0 {
+				return fmt.Errorf("latency %q is not a number", col(L.total))
+			}
+			rec.Total = d
+			if v := col(L.ttfb); v != "" {
+				if t, ok := parseDuration([]byte(v), L.unit); ok && t >= 0 {
+					rec.TTFB = t
+				}
+			}
+			if v := col(L.connect); v != "" {
+				if t, ok := parseDuration([]byte(v), L.unit); ok && t > 0 {
+					rec.Connect, rec.Reused = t, 1
+				}
+			}
+			rec.Status = 200
+			if v := col(L.status); v != "" {
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					// JMeter writes the exception's name where no response came back.
+					rec.Status, rec.Err, rec.ErrMsg = 0, classifyError(v), v
+				} else {
+					rec.Status = n
+				}
+			}
+			rec.Method = col(L.method)
+			if u := col(L.url); u != "" {
+				if pu, err := url.Parse(u); err == nil && pu.Host != "" {
+					rec.Host, rec.Path = pu.Hostname(), pu.Path
+				} else {
+					rec.Path = u
+				}
+			}
+			if h := col(L.host); h != "" {
+				rec.Host = h
+			}
+			if v := col(L.when); v != "" {
+				if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+					switch {
+					case n > 1e17:
+						rec.Time = time.Unix(0, n)
+					case n > 1e11:
+						rec.Time = time.UnixMilli(n)
+					default:
+						rec.Time = time.Unix(n, 0)
+					}
+				} else if t, err := ParseTime(v); err == nil {
+					rec.Time = t
+				}
+			}
+			emit(&rec)
+			return nil
+		}
+	}, nil
+}
+
+// profileStream reads a saved profile (`probe --save`, `advise --save`) back into series, so
+// profiles merge with each other here exactly as `probe --merge` does.
+func profileStream(ctx context.Context, r *reader, in *input, a *accum) error {
+	b, err := io.ReadAll(io.LimitReader(in.br, 256<<20))
+	if err != nil {
+		return &InputError{File: in.name, Err: err}
+	}
+	p, err := probe.ParseProfile(in.name, b)
+	if err != nil {
+		return err
+	}
+	a.lines = int64(bytes.Count(b, []byte{'\n'}))
+	s := a.all
+	s.reusedKnown = true
+	for name, dst := range map[string]**hdrHist{
+		probe.SeriesDNS: &s.dns[0], probe.SeriesConnect: &s.connect[0], probe.SeriesTLS: &s.tls[0],
+		probe.SeriesTTFBFresh: &s.ttfb[0], probe.SeriesTTFBReused: &s.ttfb[1],
+		probe.SeriesTotalFresh: &s.total[0], probe.SeriesTotalReused: &s.total[1], probe.SeriesGood: &s.good,
+	} {
+		enc, ok := p.Histograms[name]
+		if !ok {
+			continue
+		}
+		h, err := probe.DecodeHistogram(enc)
+		if err != nil {
+			return &InputError{File: in.name, Err: fmt.Errorf("histograms.%s: %v", name, err)}
+		}
+		mergeHist(dst, h, 3)
+	}
+	for k, v := range p.Status {
+		n, err := strconv.Atoi(k)
+		if err != nil {
+			return &InputError{File: in.name, Err: fmt.Errorf("status %q is not a status code", k)}
+		}
+		s.status[n] += v
+	}
+	for k, v := range p.Errors {
+		s.errs[k] += v
+	}
+	s.requests += p.Requests
+	a.maxTimeout = max(a.maxTimeout, time.Duration(p.MaxTimeoutMs*float64(time.Millisecond)))
+	if p.Target.URL != "" {
+		a.hosts[p.Target.URL] = true
+	}
+	if p.Target.Method != "" {
+		a.methods[p.Target.Method] = true
+	}
+	return nil
+}

@@ -1,0 +1,628 @@
+package advise
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/patience-dev/patience/probe"
+)
+
+// unknown marks a phase a record does not carry.
+const unknown time.Duration = -1
+
+// Record is one request (or, for a proxy that retried, one upstream attempt) read from a
+// source. Durations are unknown (-1) when the source does not have them.
+type Record struct {
+	Time   time.Time
+	Method string
+	Host   string
+	Path   string
+	// Status is the HTTP status; 0 when no response came back (Err says why).
+	Status int
+	// Err is a probe error class (probe.ErrorClasses) for a request without a response.
+	Err    string
+	ErrMsg string
+	// Total is the latency the timeout applies to: per attempt where the source shows
+	// attempts.
+	Total, DNS, Connect, TLS, TTFB time.Duration
+	// Reused: 0 unknown, 1 fresh connection, 2 reused (HAR connect -1, curl num_connects 0,
+	// k6 connecting 0).
+	Reused int8
+	// Attempts is, on a request's first record, how many attempts it took (0: not shown).
+	Attempts int
+}
+
+func newRecord() Record {
+	return Record{Total: unknown, DNS: unknown, Connect: unknown, TLS: unknown, TTFB: unknown}
+}
+
+// reset clears r for reuse by a parser.
+func (r *Record) reset() { *r = newRecord() }
+
+// Histogram geometry: the probe's (1 µs to 1 h at 3 significant digits, probe/record.go) for
+// the overall result; groups and windows use 2 significant digits (1%), a tenth of the
+// memory, since their figures are rounded on the advice ladder anyway.
+const (
+	histLowest  = 1
+	histHighest = 3_600_000_000
+)
+
+func newHist(sig int) *hdrhistogram.Histogram { return hdrhistogram.New(histLowest, histHighest, sig) }
+
+func record(h **hdrhistogram.Histogram, sig int, d time.Duration) {
+	if *h == nil {
+		*h = newHist(sig)
+	}
+	v := d.Microseconds()
+	v = min(max(v, histLowest), histHighest)
+	_ = (*h).RecordValue(v)
+}
+
+// series are one set of counters and histograms: the whole input, or one group.
+type series struct {
+	sig                            int
+	dns, connect, tls, ttfb, total [2]*hdrhistogram.Histogram // [fresh-or-unknown, reused]
+	good                           *hdrhistogram.Histogram
+	status                         map[int]int64
+	errs                           map[string]int64
+	errMsg                         map[string]string
+	requests                       int64
+	reusedKnown                    bool
+	noAnswerMax                    time.Duration
+}
+
+func newSeries(sig int) *series {
+	return &series{sig: sig, status: map[int]int64{}, errs: map[string]int64{}, errMsg: map[string]string{}}
+}
+
+func (s *series) add(r *Record) {
+	s.requests++
+	i := 0
+	if r.Reused == 2 {
+		i = 1
+	}
+	if r.Reused != 0 {
+		s.reusedKnown = true
+	}
+	if r.DNS >= 0 {
+		record(&s.dns[0], s.sig, r.DNS)
+	}
+	if r.Connect >= 0 {
+		record(&s.connect[0], s.sig, r.Connect)
+	}
+	if r.TLS >= 0 {
+		record(&s.tls[0], s.sig, r.TLS)
+	}
+	if r.Status == 0 {
+		c := r.Err
+		if c == "" {
+			c = "other"
+		}
+		s.errs[c]++
+		if _, ok := s.errMsg[c]; !ok && r.ErrMsg != "" {
+			s.errMsg[c] = r.ErrMsg
+		}
+		if c == "timeout" && r.Total > s.noAnswerMax {
+			s.noAnswerMax = r.Total
+		}
+		return
+	}
+	s.status[r.Status]++
+	if r.TTFB >= 0 {
+		record(&s.ttfb[i], s.sig, r.TTFB)
+	}
+	if r.Total >= 0 {
+		record(&s.total[i], s.sig, r.Total)
+		if probe.GoodStatus(r.Status) {
+			record(&s.good, s.sig, r.Total)
+		}
+	}
+}
+
+func mergeHist(dst **hdrhistogram.Histogram, src *hdrhistogram.Histogram, sig int) {
+	if src == nil {
+		return
+	}
+	if *dst == nil {
+		*dst = newHist(sig)
+	}
+	(*dst).Merge(src)
+}
+
+func (s *series) merge(o *series) {
+	for i := range 2 {
+		mergeHist(&s.dns[i], o.dns[i], s.sig)
+		mergeHist(&s.connect[i], o.connect[i], s.sig)
+		mergeHist(&s.tls[i], o.tls[i], s.sig)
+		mergeHist(&s.ttfb[i], o.ttfb[i], s.sig)
+		mergeHist(&s.total[i], o.total[i], s.sig)
+	}
+	mergeHist(&s.good, o.good, s.sig)
+	for k, v := range o.status {
+		s.status[k] += v
+	}
+	for k, v := range o.errs {
+		s.errs[k] += v
+	}
+	for k, v := range o.errMsg {
+		if _, ok := s.errMsg[k]; !ok {
+			s.errMsg[k] = v
+		}
+	}
+	s.requests += o.requests
+	s.reusedKnown = s.reusedKnown || o.reusedKnown
+	s.noAnswerMax = max(s.noAnswerMax, o.noAnswerMax)
+}
+
+// latencies counts the samples with a latency (what the advice can use).
+func (s *series) latencies() int64 {
+	var n int64
+	for _, h := range s.total {
+		if h != nil {
+			n += h.TotalCount()
+		}
+	}
+	return n
+}
+
+// meta is what describes a result besides its series.
+type meta struct {
+	target     probe.Target
+	durationMs float64
+	maxTimeout time.Duration
+	source     probe.Source
+}
+
+// toResult builds the probe result of s through probe.Merge, so the summaries, the
+// recommendation, the cut-off curve and the encoded histograms are the probe's own code.
+func (s *series) toResult(m meta, p probe.AdviceParams) (*probe.Result, error) {
+	hists := map[string]string{}
+	put := func(name string, h *hdrhistogram.Histogram) error {
+		if h == nil {
+			h = newHist(3)
+		}
+		enc, err := probe.EncodeHistogram(h)
+		hists[name] = enc
+		return err
+	}
+	// Sources that cannot tell fresh from reused connections put everything in reused (the
+	// report then shows the blended row only).
+	steps := []struct {
+		name string
+		h    *hdrhistogram.Histogram
+	}{
+		{probe.SeriesDNS, s.dns[0]}, {probe.SeriesConnect, s.connect[0]}, {probe.SeriesTLS, s.tls[0]},
+		{probe.SeriesTTFBFresh, s.ttfb[0]}, {probe.SeriesTTFBReused, s.ttfb[1]},
+		{probe.SeriesTotalFresh, s.total[0]}, {probe.SeriesTotalReused, s.total[1]},
+		{probe.SeriesGood, s.good},
+	}
+	for _, st := range steps {
+		if err := put(st.name, st.h); err != nil {
+			return nil, err
+		}
+	}
+	status := map[string]int64{}
+	var responses int64
+	for k, v := range s.status {
+		status[strconv.Itoa(k)] = v
+		responses += v
+	}
+	samples := map[string]probe.ErrorSample{}
+	for k, v := range s.errMsg {
+		samples[k] = probe.ErrorSample{Message: v}
+	}
+	maxTimeout := m.maxTimeout
+	if s.errs["timeout"] > 0 && maxTimeout <= 0 {
+		maxTimeout = s.noAnswerMax
+	}
+	if maxTimeout <= 0 {
+		maxTimeout = probe.DefaultMaxTimeout
+	}
+	in := &probe.Result{
+		Schema: probe.Schema, Target: m.target, Model: "log", Conn: "unknown",
+		Requests: s.requests, Responses: responses, DurationMs: m.durationMs,
+		Status: status, Errors: s.errs, ErrorSamples: samples,
+		MaxTimeoutMs: float64(maxTimeout) / float64(time.Millisecond),
+		Histograms:   hists,
+		Schedule:     probe.Schedule{RateHeld: true},
+	}
+	if m.durationMs > 0 {
+		in.Schedule.AchievedPerS = float64(s.requests) / (m.durationMs / 1000)
+	}
+	p.MaxTimeout = maxTimeout
+	out, err := probe.Merge([]*probe.Result{in}, p)
+	if err != nil {
+		return nil, err
+	}
+	out.Merged = 0
+	out.Model, out.Conn = "log", "unknown"
+	if s.reusedKnown {
+		out.Conn = "both"
+	} else {
+		// Fresh and reused are not known: the phases are blended.
+		for _, ph := range []*probe.Summary{out.Phases.TTFB, out.Phases.Total, out.Phases.Sent} {
+			if ph != nil {
+				ph.Fresh, ph.Reused = nil, nil
+			}
+		}
+	}
+	src := m.source
+	out.Source = &src
+	return out, nil
+}
+
+// lineErr is one malformed line.
+type lineErr struct {
+	file string
+	line int64
+	why  string
+}
+
+func (e lineErr) String() string { return fmt.Sprintf("%s:%d: %s", e.file, e.line, e.why) }
+
+// maxMalformedSample is how many malformed lines are kept to show.
+const maxMalformedSample = 5
+
+// maxGroups bounds the groups one accumulator tracks; later keys go to "(other)".
+const maxGroups = 500
+
+// accum gathers everything one worker read.
+type accum struct {
+	all       *series
+	groups    map[string]*series
+	windows   map[int64]*windowAcc
+	attempts  map[int]int64
+	lines     int64
+	malformed int64
+	bad       []lineErr
+	first     time.Time
+	last      time.Time
+	hosts     map[string]bool
+	methods   map[string]bool
+	unit      time.Duration
+	// notes are the parsers' remarks about the source (deduplicated, in order).
+	notes []string
+	// buckets is set by bucketed sources (Prometheus).
+	buckets *Buckets
+	// maxTimeout is the bound unanswered requests were censored at, when the source says
+	// (a saved profile's --max-timeout).
+	maxTimeout time.Duration
+}
+
+type hdrHist = hdrhistogram.Histogram
+
+type windowAcc struct {
+	good   *hdrhistogram.Histogram
+	count  int64
+	failed int64
+}
+
+func newAccum() *accum {
+	return &accum{all: newSeries(3), groups: map[string]*series{}, windows: map[int64]*windowAcc{},
+		attempts: map[int]int64{}, hosts: map[string]bool{}, methods: map[string]bool{}}
+}
+
+func (a *accum) note(s string) {
+	for _, n := range a.notes {
+		if n == s {
+			return
+		}
+	}
+	a.notes = append(a.notes, s)
+}
+
+func (a *accum) malformedLine(file string, line int64, why string) {
+	a.malformed++
+	a.bad = append(a.bad, lineErr{file, line, why})
+	if len(a.bad) > maxMalformedSample*4 {
+		a.trimBad()
+	}
+}
+
+func (a *accum) trimBad() {
+	sort.Slice(a.bad, func(i, j int) bool {
+		if a.bad[i].file != a.bad[j].file {
+			return a.bad[i].file < a.bad[j].file
+		}
+		return a.bad[i].line < a.bad[j].line
+	})
+	if len(a.bad) > maxMalformedSample {
+		a.bad = a.bad[:maxMalformedSample]
+	}
+}
+
+// add records r (already filtered) into the totals, its group and its window.
+func (a *accum) add(r *Record, by By, window time.Duration) {
+	a.all.add(r)
+	if r.Attempts > 0 {
+		a.attempts[r.Attempts]++
+	}
+	if len(a.hosts) < 3 && r.Host != "" {
+		a.hosts[r.Host] = true
+	}
+	if len(a.methods) < 3 && r.Method != "" {
+		a.methods[r.Method] = true
+	}
+	if key := groupKey(r, by); key != "" {
+		g, ok := a.groups[key]
+		if !ok {
+			if len(a.groups) >= maxGroups {
+				key = "(other)"
+				g = a.groups[key]
+			}
+			if g == nil {
+				g = newSeries(2)
+				a.groups[key] = g
+			}
+		}
+		g.add(r)
+	}
+	if !r.Time.IsZero() {
+		if a.first.IsZero() || r.Time.Before(a.first) {
+			a.first = r.Time
+		}
+		if r.Time.After(a.last) {
+			a.last = r.Time
+		}
+		k := r.Time.UnixNano() / int64(window)
+		w, ok := a.windows[k]
+		if !ok {
+			if len(a.windows) >= maxWindows {
+				return
+			}
+			w = &windowAcc{}
+			a.windows[k] = w
+		}
+		w.count++
+		if r.Status == 0 || !probe.GoodStatus(r.Status) {
+			w.failed++
+		} else if r.Total >= 0 {
+			record(&w.good, 2, r.Total)
+		}
+	}
+}
+
+// maxWindows bounds the windows tracked (about three months of hours).
+const maxWindows = 2400
+
+func (a *accum) merge(o *accum) {
+	a.all.merge(o.all)
+	for k, g := range o.groups {
+		if cur, ok := a.groups[k]; ok {
+			cur.merge(g)
+		} else {
+			a.groups[k] = g
+		}
+	}
+	for k, w := range o.windows {
+		if cur, ok := a.windows[k]; ok {
+			cur.count += w.count
+			cur.failed += w.failed
+			mergeHist(&cur.good, w.good, 2)
+		} else {
+			a.windows[k] = w
+		}
+	}
+	for k, v := range o.attempts {
+		a.attempts[k] += v
+	}
+	a.lines += o.lines
+	a.malformed += o.malformed
+	a.bad = append(a.bad, o.bad...)
+	a.trimBad()
+	if !o.first.IsZero() && (a.first.IsZero() || o.first.Before(a.first)) {
+		a.first = o.first
+	}
+	if o.last.After(a.last) {
+		a.last = o.last
+	}
+	for h := range o.hosts {
+		a.hosts[h] = true
+	}
+	for m := range o.methods {
+		a.methods[m] = true
+	}
+	for _, n := range o.notes {
+		a.note(n)
+	}
+	if a.unit == 0 {
+		a.unit = o.unit
+	}
+	if a.buckets == nil {
+		a.buckets = o.buckets
+	}
+	a.maxTimeout = max(a.maxTimeout, o.maxTimeout)
+}
+
+// groupKey is r's group under by ("" for none).
+func groupKey(r *Record, by By) string {
+	switch by {
+	case ByRoute:
+		m := r.Method
+		if m == "" {
+			m = "?"
+		}
+		return m + " " + RouteTemplate(r.Path)
+	case ByHost:
+		if r.Host == "" {
+			return "(no host)"
+		}
+		return r.Host
+	case ByStatus:
+		if r.Status == 0 {
+			if r.Err != "" {
+				return r.Err
+			}
+			return "error"
+		}
+		return strconv.Itoa(r.Status/100) + "xx"
+	}
+	return ""
+}
+
+// single is the one key of a set, or "(several)".
+func single(set map[string]bool, several string) string {
+	if len(set) == 1 {
+		for k := range set {
+			return k
+		}
+	}
+	if len(set) == 0 {
+		return ""
+	}
+	return several
+}
+
+// result turns the merged accumulator into the advise result.
+func (a *accum) result(o Options) (*Result, error) {
+	a.trimBad()
+	if a.all.requests == 0 {
+		if a.malformed > 0 {
+			return nil, fmt.Errorf("%w: %d lines read, all %d malformed (first: %s)", ErrNoSamples, a.lines, a.malformed, a.bad[0])
+		}
+		return nil, fmt.Errorf("%w in %s (%d lines read)", ErrNoSamples, strings.Join(o.Files, ", "), a.lines)
+	}
+	src := probe.Source{Format: string(o.Format), Files: o.Files, Lines: a.lines, Malformed: a.malformed, Unit: unitName(a.unit)}
+	if a.unit == 0 {
+		src.Unit = ""
+	}
+	for _, b := range a.bad {
+		src.MalformedSample = append(src.MalformedSample, b.String())
+	}
+	var durMs float64
+	if !a.first.IsZero() {
+		durMs = float64(a.last.Sub(a.first)) / float64(time.Millisecond)
+	}
+	method := single(a.methods, "")
+	host := single(a.hosts, "(several hosts)")
+	if host == "" {
+		host = "(" + string(o.Format) + ")"
+	}
+	m := meta{target: probe.Target{URL: host, Method: method}, durationMs: durMs, source: src, maxTimeout: a.maxTimeout}
+	if a.buckets != nil {
+		m.maxTimeout = a.buckets.censorAt
+	}
+	p := o.Advice
+	overall, err := a.all.toResult(m, p)
+	if err != nil {
+		return nil, err
+	}
+	overall.Notes = append(a.notes, overall.Notes...)
+	res := &Result{Result: overall, By: o.By, Buckets: a.buckets}
+	if a.buckets != nil {
+		a.buckets.adjust(overall)
+	}
+	if len(a.attempts) > 0 {
+		at := &Attempts{ByCount: map[string]int64{}}
+		for k, v := range a.attempts {
+			at.ByCount[strconv.Itoa(k)] = v
+			at.Requests += v
+			at.Attempts += int64(k) * v
+		}
+		at.PerRequest = float64(at.Attempts) / float64(at.Requests)
+		res.Attempts = at
+	}
+	if o.By != ByNone {
+		var gs []Group
+		keys := make([]string, 0, len(a.groups))
+		for k := range a.groups {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			ni, nj := a.groups[keys[i]].requests, a.groups[keys[j]].requests
+			if ni != nj {
+				return ni > nj
+			}
+			return keys[i] < keys[j]
+		})
+		other := newSeries(2)
+		folded := 0
+		for i, k := range keys {
+			if i >= o.Top || k == "(other)" {
+				other.merge(a.groups[k])
+				folded++
+				continue
+			}
+			gs = append(gs, a.groupResult(k, a.groups[k], m, p))
+		}
+		if folded > 0 {
+			gs = append(gs, a.groupResult(fmt.Sprintf("(other: %d groups)", folded), other, m, p))
+		}
+		for _, g := range gs {
+			if g.Result == nil {
+				return nil, fmt.Errorf("group %s: cannot build its result", g.Key)
+			}
+		}
+		res.Groups = gs
+	}
+	res.windows(a, o.Window)
+	return res, nil
+}
+
+func (a *accum) groupResult(key string, s *series, m meta, p probe.AdviceParams) Group {
+	gm := m
+	gm.source.Group = key
+	gm.source.MalformedSample = nil
+	if method, _, ok := strings.Cut(key, " "); ok && strings.HasPrefix(key, method+" /") {
+		gm.target = probe.Target{URL: key[len(method)+1:], Method: method}
+	} else {
+		gm.target = probe.Target{URL: key, Method: m.target.Method}
+	}
+	r, err := s.toResult(gm, p)
+	if err != nil {
+		return Group{Key: key, Samples: s.requests}
+	}
+	// Groups keep their summaries and recommendation; their histograms would repeat the
+	// overall profile's at a lower resolution.
+	r.Histogram, r.Histograms = "", nil
+	return Group{Key: key, Samples: s.requests, Result: r}
+}
+
+// windows fills the per-window distribution and flags the windows whose tail moved.
+func (r *Result) windows(a *accum, width time.Duration) {
+	if len(a.windows) < 2 {
+		return
+	}
+	keys := make([]int64, 0, len(a.windows))
+	for k := range a.windows {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	var p99s []float64
+	for _, k := range keys {
+		w := a.windows[k]
+		out := Window{Start: time.Unix(0, k*int64(width)).UTC(), Count: w.count, Failed: w.failed}
+		if w.good != nil && w.good.TotalCount() > 0 {
+			h := w.good
+			out.P50Ms = ptr(float64(h.ValueAtQuantile(50)) / 1000)
+			out.MaxMs = ptr(float64(h.Max()) / 1000)
+			if h.TotalCount() >= 100 {
+				out.P99Ms = ptr(float64(h.ValueAtQuantile(99)) / 1000)
+				p99s = append(p99s, *out.P99Ms)
+			}
+		}
+		r.Windows = append(r.Windows, out)
+	}
+	r.WindowMs = float64(width) / float64(time.Millisecond)
+	if len(p99s) < 3 {
+		return
+	}
+	sorted := append([]float64(nil), p99s...)
+	sort.Float64s(sorted)
+	median := sorted[len(sorted)/2]
+	for _, w := range r.Windows {
+		if w.P99Ms != nil && *w.P99Ms > 2*median {
+			r.TailMoved = append(r.TailMoved, fmt.Sprintf("%s: p99 %s, more than twice the median window's %s",
+				w.Start.Format("2006-01-02 15:04"), probe.FormatMs(*w.P99Ms), probe.FormatMs(median)))
+		}
+	}
+	if len(r.TailMoved) > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("the tail moved in %d of %d windows (see windows): the recommendation spans them all; --since/--until or --filter 'time>=…' select a calm or a bad period", len(r.TailMoved), len(r.Windows)))
+	}
+}
+
+func ptr(v float64) *float64 { return &v }

@@ -1,0 +1,255 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/patience-dev/patience/advise"
+	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/report"
+	"github.com/patience-dev/patience/scenario"
+	"github.com/spf13/cobra"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+)
+
+// AdviseOptions are the flags of `patience advise`.
+type AdviseOptions struct {
+	IO     *report.IOStreams
+	Ctx    context.Context
+	Output string
+
+	Files        []string
+	Format       string
+	LogFormat    string
+	Unit         string
+	By           string
+	Filter       string
+	Since        string
+	Until        string
+	Window       time.Duration
+	Top          int
+	Budget       time.Duration
+	Cutoff       string
+	Caller       string
+	MaxErrorRate string
+	ConnectFloor time.Duration
+	Save         string
+
+	budgetSet bool
+}
+
+// NewCmdAdvise builds `patience advise`.
+func NewCmdAdvise(f *Factory, runF func(*AdviseOptions) error) *cobra.Command {
+	opts := &AdviseOptions{IO: f.IO}
+	c := &cobra.Command{
+		Use:   "advise FILE... ",
+		Short: "Recommend timeouts and attempts from latency data you already have",
+		Long: `Advise reads the latency data you already have — access logs, load balancer logs, HAR files,
+OpenTelemetry traces, Prometheus histograms, k6, vegeta and curl timings — and gives the report
+and recommendation probe gives, from the same advice code: the timeout above the slow side of
+the distribution in your logs, the connect timeout and the attempts, with the confidence
+interval of the quantile it rests on.
+
+Files are read in one pass with memory bounded by the histograms; '-' is standard input and
+gzip is read transparently. The format is detected from the content (--format to say it).
+Durations are read in each source's own unit (nginx and ALB seconds, HAProxy, Envoy, HAR
+and k6 milliseconds, vegeta and OTLP nanoseconds, curl seconds, cumulative); a source whose
+unit is not written down (a CSV column without _ms, a metric without _seconds) needs --unit.
+Malformed lines are counted and reported, never fatal.
+
+nginx: the log_format is compiled from --log-format (the directive's string, or an
+nginx.conf, path#name to pick one); ingress-nginx's default and the common rt=/urt= variants
+are known. With $upstream_* times each upstream attempt is a sample (nginx's own timeouts
+are per attempt) and the report gives the attempts per request the proxy made.
+
+Prometheus: one exposition is the process's lifetime, two (files, or a range query) a
+window. Each quantile is given as its bucket bracket and the timeout is rounded up to the
+bucket's upper bound; observations above the top bucket are only known to be longer.
+
+--filter selects records: host=api.example.com and status<500, path~'^/v1/',
+status=5xx, time>=2024-05-01T13:00:00Z, duration>2s (fields host method path route status
+error time duration; operators = != ~ !~ < <= > >=; and, or, not, parentheses).`,
+		Example: `  patience advise /var/log/nginx/access.log* --by route
+  patience advise access.log --log-format /etc/nginx/nginx.conf#timed --filter 'host=api.example.com'
+  kubectl logs deploy/ingress-nginx-controller | patience advise -
+  patience advise session.har -o markdown
+  patience advise k6.json --caller job --save profile.json
+  patience advise before.prom after.prom`,
+		Args: usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Ctx = c.Context()
+			opts.Files = args
+			opts.budgetSet = c.Flags().Changed("budget")
+			if runF != nil {
+				return runF(opts)
+			}
+			return adviseRun(opts)
+		},
+	}
+	fl := c.Flags()
+	formats := make([]string, 0, len(advise.Formats()))
+	for _, f := range advise.Formats() {
+		formats = append(formats, string(f))
+	}
+	bys := make([]string, 0, len(advise.Bys()))
+	for _, b := range advise.Bys() {
+		bys = append(bys, string(b))
+	}
+	addEnumFlag(c, &opts.Format, "format", "auto", "input format", formats)
+	fl.StringVar(&opts.LogFormat, "log-format", "", "nginx log_format string or nginx.conf[#name]; a curl -w template for --format curl")
+	fl.StringVar(&opts.Unit, "unit", "", "duration unit for sources that do not say: s|ms|us|ns")
+	addEnumFlag(c, &opts.By, "by", "none", "one recommendation per group", bys)
+	fl.StringVar(&opts.Filter, "filter", "", "select records: e.g. 'host=api.example.com and status<500'")
+	fl.StringVar(&opts.Since, "since", "", "only records at or after this time (RFC 3339, or 2006-01-02 15:04 UTC)")
+	fl.StringVar(&opts.Until, "until", "", "only records before this time")
+	fl.DurationVar(&opts.Window, "window", time.Hour, "width of the per-window distribution")
+	fl.IntVar(&opts.Top, "top", 20, "most groups reported with --by (the rest are folded into one)")
+	fl.DurationVar(&opts.Budget, "budget", probe.DefaultBudget, "the caller's whole time budget, retries and backoff included (--caller job: the retry window, none by default)")
+	addEnumFlag(c, &opts.Caller, "caller", string(probe.CallerInteractive), "who waits for the call", callerKindNames())
+	fl.StringVar(&opts.Cutoff, "cutoff", "0.1%", "share of good responses a timeout may cut off")
+	fl.StringVar(&opts.MaxErrorRate, "max-error-rate", "5%", "share of failed requests above which the verdict fails (exit 1)")
+	fl.DurationVar(&opts.ConnectFloor, "connect-floor", probe.DefaultConnectFloor, "lowest connect timeout to recommend (survives one lost SYN)")
+	fl.StringVar(&opts.Save, "save", "", "write the profile (patience/probe/v1 with HDR histograms) to this JSON file")
+	addOutputFlag(c, &opts.Output, report.AdviseFormats.Names())
+	return c
+}
+
+// adviseOptions turns the flags into advise.Options.
+func adviseOptions(opts *AdviseOptions) (advise.Options, error) {
+	o := advise.Options{
+		Files: opts.Files, Stdin: opts.IO.In, Format: advise.Format(opts.Format), LogFormat: opts.LogFormat,
+		Unit: opts.Unit, By: advise.By(opts.By), Filter: opts.Filter, Window: opts.Window, Top: opts.Top,
+	}
+	if opts.Unit != "" {
+		if _, err := advise.ParseUnit(opts.Unit); err != nil {
+			return o, fmt.Errorf("--unit: %w", err)
+		}
+	}
+	for _, t := range []struct {
+		flag, v string
+		dst     *time.Time
+	}{{"--since", opts.Since, &o.Since}, {"--until", opts.Until, &o.Until}} {
+		if t.v == "" {
+			continue
+		}
+		v, err := advise.ParseTime(t.v)
+		if err != nil {
+			return o, fmt.Errorf("%s %q: %w", t.flag, t.v, err)
+		}
+		*t.dst = v
+	}
+	if opts.Window <= 0 || opts.Budget <= 0 || opts.ConnectFloor <= 0 || opts.Top <= 0 {
+		return o, errors.New("--window, --budget, --connect-floor and --top must be positive")
+	}
+	cut, err := scenario.ParsePercent(opts.Cutoff)
+	if err != nil {
+		return o, fmt.Errorf("--cutoff: %w", err)
+	}
+	if cut <= 0 || cut >= 1 {
+		return o, fmt.Errorf("--cutoff %s: want more than 0%% and less than 100%%", opts.Cutoff)
+	}
+	maxErr, err := parseErrorRate(opts.MaxErrorRate)
+	if err != nil {
+		return o, err
+	}
+	budget := opts.Budget
+	if probe.CallerKind(opts.Caller) == probe.CallerJob && !opts.budgetSet {
+		budget = 0 // a job's retry window is only what --budget says
+	}
+	o.Advice = probe.AdviceParams{
+		Caller:  probe.Caller{Kind: probe.CallerKind(opts.Caller), Budget: budget},
+		Options: probe.Options{Cutoff: cut, ConnectFloor: opts.ConnectFloor, MaxErrorRate: maxErr},
+	}
+	return o, nil
+}
+
+func adviseRun(opts *AdviseOptions) error {
+	render, err := report.AdviseFormats.Get(opts.Output)
+	if err != nil {
+		return UsageError(err)
+	}
+	o, err := adviseOptions(opts)
+	if err != nil {
+		return UsageError(err)
+	}
+	ctx := opts.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var size int64
+	for _, f := range opts.Files {
+		if st, err := os.Stat(f); err == nil {
+			size += st.Size()
+		}
+	}
+	bar, finish := adviseProgress(opts, size)
+	o.Progress = bar
+	res, err := advise.Run(ctx, o)
+	finish(err != nil)
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return ErrInterrupted
+		case errors.Is(err, advise.ErrNoSamples):
+			return CannotMeasureError(err)
+		}
+		return UsageError(err)
+	}
+	if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
+		return err
+	}
+	if opts.Save != "" {
+		if err := probe.Save(opts.Save, res.Result); err != nil {
+			return fmt.Errorf("--save: %w", err)
+		}
+	}
+	return adviseExit(res.Result)
+}
+
+// adviseExit is probe's mapping from the verdict: nothing measurable exits 3, a failing
+// dependency 1.
+func adviseExit(res *probe.Result) error {
+	v := res.Recommendation.Verdict
+	switch {
+	case res.Responses == 0:
+		return CannotMeasureError(fmt.Errorf("no request in the data got a response: %s", errorCounts(res.Errors)))
+	case v.Has(probe.CodeNoGoodResponse):
+		return CannotMeasureError(errors.New(v.Reason(probe.CodeNoGoodResponse).Text))
+	}
+	for _, code := range []string{probe.CodeNoAnswer, probe.CodeTailBeyond, probe.CodeErrorRate} {
+		if v.Has(code) {
+			return GateFailed(errors.New(v.Reason(code).Text))
+		}
+	}
+	return nil
+}
+
+// adviseProgress is a bar of bytes read (with lines/s and ETA from mpb's decorators) when
+// stderr is a terminal; size 0 (stdin) shows the bytes only.
+func adviseProgress(opts *AdviseOptions, size int64) (func(int64), func(bool)) {
+	show := opts.IO.ShowProgress(opts.Output)
+	if !show {
+		return nil, func(bool) {}
+	}
+	p := mpb.New(mpb.WithOutput(opts.IO.ErrOut), mpb.WithWidth(32))
+	bar := p.AddBar(size, mpb.BarRemoveOnComplete(),
+		mpb.PrependDecorators(decor.Name("advise "), decor.Counters(decor.SizeB1024(0), "% .1f / % .1f")),
+		mpb.AppendDecorators(decor.AverageSpeed(decor.SizeB1024(0), " % .1f"), decor.Name(" · ETA "), decor.AverageETA(decor.ET_STYLE_GO)),
+	)
+	return func(read int64) {
+			if size > 0 {
+				bar.SetCurrent(min(read, size))
+			} else {
+				bar.SetCurrent(read)
+			}
+		}, func(aborted bool) {
+			if aborted || !bar.Completed() {
+				bar.Abort(true)
+			}
+			p.Wait()
+		}
+}
