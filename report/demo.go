@@ -48,6 +48,7 @@ var DemoFormats = Registry[*Demo]{
 	"text":     DemoText,
 	"json":     JSON[*Demo],
 	"markdown": DemoMarkdown,
+	"html":     DemoHTML,
 }
 
 // demoIntro is the sentence that opens a stage.

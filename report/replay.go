@@ -17,6 +17,7 @@ var ReplayFormats = Registry[*replay.Result]{
 	"text":     ReplayText,
 	"json":     JSON[*replay.Result],
 	"markdown": ReplayMarkdown,
+	"html":     ReplayHTML,
 }
 
 // lessonText is the lesson line under the verdicts: "The lesson: NAME — WHY (NOTE)".

@@ -269,6 +269,7 @@ var StormFormats = Registry[*storm.Result]{
 	"text":     StormText,
 	"json":     JSON[*storm.Result],
 	"markdown": StormMarkdown,
+	"html":     StormHTML,
 }
 
 var stormRate = units.Rate

@@ -1,0 +1,162 @@
+package report
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/patience-dev/patience/internal/golden"
+	"github.com/patience-dev/patience/replay"
+)
+
+// htmlCase is one HTML report rendered from a test fixture.
+type htmlCase struct {
+	name   string
+	render func(t *testing.T, b *bytes.Buffer) error
+}
+
+// htmlCases are the HTML report of every command, each from the fixture its other formats'
+// goldens use; the browser test (html_browser_test.go) opens the same pages.
+var htmlCases = []htmlCase{
+	{"probe_html", func(t *testing.T, b *bytes.Buffer) error { return ProbeHTML(b, probeFixture(), Options{}) }},
+	{"replay_html", func(t *testing.T, b *bytes.Buffer) error { return ReplayHTML(b, replayFixture(t), Options{}) }},
+	{"storm_html", func(t *testing.T, b *bytes.Buffer) error { return StormHTML(b, stormFixture(), Options{}) }},
+	{"check_html", func(t *testing.T, b *bytes.Buffer) error {
+		return CheckHTML(b, checkResult(t, checkFixture), Options{})
+	}},
+	{"demo_html", func(t *testing.T, b *bytes.Buffer) error { return DemoHTML(b, demoFixture(t), Options{}) }},
+}
+
+func TestHTMLGoldens(t *testing.T) {
+	for _, tc := range htmlCases {
+		t.Run(tc.name, func(t *testing.T) {
+			var b, again bytes.Buffer
+			if err := tc.render(t, &b); err != nil {
+				t.Fatal(err)
+			}
+			golden.Assert(t, tc.name, b.Bytes())
+			if err := tc.render(t, &again); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(b.Bytes(), again.Bytes()) {
+				t.Error("two renderings of the same result differ")
+			}
+		})
+	}
+}
+
+// Every format registry that people read offers html.
+func TestHTMLRegistered(t *testing.T) {
+	for name, ok := range map[string]bool{
+		"probe":  ProbeFormats["html"] != nil,
+		"replay": ReplayFormats["html"] != nil,
+		"storm":  StormFormats["html"] != nil,
+		"check":  CheckFormats["html"] != nil,
+		"demo":   DemoFormats["html"] != nil,
+	} {
+		if !ok {
+			t.Errorf("%s has no html format", name)
+		}
+	}
+	if IsMachineFormat("html") {
+		t.Error("html is for people")
+	}
+}
+
+// external matches anything that would make a browser fetch: a script, a stylesheet link,
+// an attribute or CSS url pointing off the page.
+var external = regexp.MustCompile(`(?i)<script|<link\b|<iframe|<object|<embed|@import|url\(|\b(src|href|xlink:href|action)\s*=`)
+
+// The page opens offline: nothing in it refers to anything outside it, and its
+// Content-Security-Policy forbids fetching anyway.
+func TestHTMLSelfContained(t *testing.T) {
+	for _, tc := range htmlCases {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tc.render(t, &b); err != nil {
+				t.Fatal(err)
+			}
+			page := b.String()
+			if m := external.FindString(page); m != "" {
+				t.Errorf("the page refers outside itself: %q", m)
+			}
+			if !strings.Contains(page, `content="default-src 'none'; style-src 'unsafe-inline'; img-src data:"`) {
+				t.Error("no Content-Security-Policy forbidding fetches")
+			}
+			if !strings.HasPrefix(page, "<!DOCTYPE html>") {
+				t.Error("not an HTML5 document")
+			}
+		})
+	}
+}
+
+// The verdict comes first: the first verdict block is before every table and chart.
+func TestHTMLVerdictFirst(t *testing.T) {
+	for _, tc := range htmlCases {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tc.render(t, &b); err != nil {
+				t.Fatal(err)
+			}
+			page := b.String()
+			v := strings.Index(page, `<div class="verdict `)
+			if v < 0 {
+				t.Fatal("no verdict")
+			}
+			for _, later := range []string{"<table", `<figure class="chart"`} {
+				if i := strings.Index(page, later); i >= 0 && i < v {
+					t.Errorf("%s comes before the verdict", later)
+				}
+			}
+		})
+	}
+}
+
+// The verdicts are the result's own: each policy's level is its CSS class and every clause
+// is printed as the result states it.
+func TestHTMLPrintsTheResultsVerdicts(t *testing.T) {
+	r := replayFixture(t)
+	var b bytes.Buffer
+	if err := ReplayHTML(&b, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, p := range r.Policies {
+		if !strings.Contains(page, `<div class="verdict lvl-`+string(p.Verdict.Level)+`">`) {
+			t.Errorf("%s: no verdict block at level %s", p.Name, p.Verdict.Level)
+		}
+		for _, reason := range p.Verdict.Reasons {
+			if !strings.Contains(page, htmlEscape(reason.Text)) {
+				t.Errorf("%s: clause %q missing", p.Name, reason.Text)
+			}
+		}
+	}
+}
+
+// htmlEscape is html/template's escaping of text, for looking a string up in a page.
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;", "+", "&#43;").Replace(s)
+}
+
+// Every string from the user — scenario and policy names, descriptions, verdict text — is
+// escaped, in the page and in the charts' SVG.
+func TestHTMLEscapesUserStrings(t *testing.T) {
+	r := replayFixture(t)
+	evil := `<script>alert("x")</script><img src=x onerror=alert(1)>`
+	r.Scenario = evil
+	r.Description = evil
+	r.Policies[0].Name = evil
+	r.Policies[0].Verdict.Reasons = append([]replay.Reason{{Code: "x", Level: replay.Bad, Text: evil}}, r.Policies[0].Verdict.Reasons...)
+	var b bytes.Buffer
+	if err := ReplayHTML(&b, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if strings.Contains(page, "<script") || strings.Contains(page, "<img") {
+		t.Error("user markup reached the page unescaped")
+	}
+	if !strings.Contains(page, "&lt;script&gt;") {
+		t.Error("the escaped name is not shown")
+	}
+}
