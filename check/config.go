@@ -99,6 +99,9 @@ type Dependency struct {
 	// Retry.MaxAttempts and its Source position ("retry.max_attempts") and nothing else:
 	// enough for PT009's product, not a policy to simulate.
 	Layers []policy.Layer
+	// Via is the chain the call passes through, outermost first, read from real config
+	// files; exactly one entry is Self (the dependency's own policy). Empty = no chain.
+	Via    []ViaRef
 	Policy *policy.Policy
 	// pos holds where this file set the dependency's own fields ("caller.timeout",
 	// "request.method", "profile", "layers", "policy"), in the same form as Policy.Source.

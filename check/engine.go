@@ -27,6 +27,10 @@ type Options struct {
 	LoadProfile func(path string) (*hdrhistogram.Histogram, error)
 	// Replay replays one scenario file for PT100; nil uses the simulator.
 	Replay Replayer
+	// Configs are the real config files named or found on the command line (LoadPaths);
+	// via: entries read theirs into it. Every layer no via: takes is checked as a chain of
+	// its own. nil = none.
+	Configs *Configs
 }
 
 // Replayer replays the scenario at path and returns its expectations and results.
@@ -63,7 +67,10 @@ func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 	if opts.Replay == nil {
 		opts.Replay = replayScenario
 	}
-	res := &Result{Schema: Schema, Version: opts.Version, FailOn: opts.FailOn, Findings: []Finding{}, Suppressed: []Finding{}, Checked: []Checked{}, Files: []string{}}
+	res := &Result{Schema: Schema, Version: opts.Version, FailOn: opts.FailOn, Findings: []Finding{}, Suppressed: []Finding{}, Checked: []Checked{}, Files: []string{}, Chains: []Chain{}}
+	if opts.Configs == nil {
+		opts.Configs = NewConfigs()
+	}
 	enabled := map[string]bool{}
 	for _, f := range files {
 		res.Files = append(res.Files, f.Path)
@@ -89,10 +96,18 @@ func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 			}
 		}
 	}
+	if err := inferredChains(files, opts, res); err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		for _, r := range Catalog {
+			enabled[r.ID] = true
+		}
+	}
 	// The rules that ran, at the level the first file that changes it gives (each finding
 	// carries the level of its own file).
 	for _, r := range Catalog {
-		if !enabled[r.ID] && len(files) > 0 {
+		if !enabled[r.ID] {
 			continue
 		}
 		for _, f := range files {
@@ -117,6 +132,11 @@ func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 		return a.Rule < b.Rule
 	})
 	res.Summary.Files = len(files)
+	for _, cf := range opts.Configs.Files {
+		res.Configs = append(res.Configs, *cf)
+	}
+	res.Skipped = opts.Configs.Skipped
+	res.Summary.Configs, res.Summary.Chains = len(res.Configs), len(res.Chains)
 	for _, f := range res.Findings {
 		switch f.Level {
 		case LevelError:
@@ -174,7 +194,7 @@ func (p *pass) reportFix(at policy.Pos, fix, format string, a ...any) {
 		Message: fmt.Sprintf(format, a...), Fix: fix,
 		File: file, Line: at.Line, Col: at.Col,
 	}
-	if file == e.file.Path && e.file.ignored(p.rule.ID, at.Line) {
+	if (file == e.file.Path && e.file.ignored(p.rule.ID, at.Line)) || e.opts.configIgnored(file, p.rule.ID, at.Line) {
 		e.res.Summary.Suppressed++
 		e.res.Suppressed = append(e.res.Suppressed, f)
 		return
@@ -216,13 +236,88 @@ func (e *engine) dependency(d *Dependency) error {
 		d.Policy = &policy.Policy{Retry: policy.Retry{MaxAttempts: 1}}
 	}
 	start := time.Now()
-	for _, r := range e.enabled(func(r *Rule) bool { return r.dependency != nil }) {
-		if err := r.dependency(e.pass(r, d.Name), d); err != nil {
+	var ch *Chain
+	if len(d.Via) > 0 {
+		var err error
+		if ch, err = e.chainOf(d); err != nil {
 			return err
 		}
 	}
+	for _, r := range e.enabled(func(r *Rule) bool { return r.dependency != nil || (ch != nil && (r.chain != nil || r.layer != nil)) }) {
+		p := e.pass(r, d.Name)
+		if r.dependency != nil {
+			if err := r.dependency(p, d); err != nil {
+				return err
+			}
+		}
+		if ch != nil {
+			if err := e.chainRules(p, r, ch); err != nil {
+				return err
+			}
+		}
+	}
+	if ch != nil {
+		e.res.Chains = append(e.res.Chains, *ch)
+	}
 	e.res.Checked = append(e.res.Checked, Checked{Dependency: d.Name, File: e.file.Path, Line: d.Pos.Line, Rules: e.rules, Skipped: e.skipped, Elapsed: time.Since(start)})
 	return nil
+}
+
+// chainRules runs rule r's chain check on ch and its layer check on every layer read from a
+// config file.
+func (e *engine) chainRules(p *pass, r *Rule, ch *Chain) error {
+	if r.chain != nil {
+		if err := r.chain(p, ch); err != nil {
+			return err
+		}
+	}
+	if r.layer != nil {
+		for i := range ch.Layers {
+			if l := &ch.Layers[i]; configLayer(l) {
+				if err := r.layer(p, ch, l); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// inferredChains checks every layer of the configs that no via: took as a chain of its own,
+// under the first check file's levels, disabled rules and max_amplification.
+func inferredChains(files []*File, opts Options, res *Result) error {
+	chains, err := opts.Configs.inferred()
+	if err != nil {
+		return err
+	}
+	f := &File{MaxAmplification: DefaultMaxAmplification, Disabled: map[string]bool{}, Levels: map[string]Level{}}
+	if len(files) > 0 {
+		f = &File{MaxAmplification: files[0].MaxAmplification, Disabled: files[0].Disabled, Levels: files[0].Levels}
+	}
+	e := &engine{file: f, opts: opts, res: res}
+	for _, ch := range chains {
+		ch.file = f
+		ch.compute()
+		start := time.Now()
+		for _, r := range e.enabled(func(r *Rule) bool { return r.chain != nil || r.layer != nil }) {
+			if err := e.chainRules(e.pass(r, ch.Dependency), r, ch); err != nil {
+				return err
+			}
+		}
+		l := ch.Layers[0]
+		res.Checked = append(res.Checked, Checked{Dependency: ch.Dependency, File: l.File, Line: l.Line, Rules: e.rules, Skipped: e.skipped, Elapsed: time.Since(start)})
+		res.Chains = append(res.Chains, *ch)
+	}
+	return nil
+}
+
+// configIgnored says whether `# patience:ignore RULE` covers line in a config file.
+func (o *Options) configIgnored(file, rule string, line int) bool {
+	if o.Configs == nil {
+		return false
+	}
+	cf, ok := o.Configs.byPath[file]
+	return ok && cf.ignores[line][rule]
 }
 
 // replayedPolicy is one policy of a replayed scenario with the expectations that apply to it.

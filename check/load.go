@@ -229,7 +229,7 @@ func (l *loader) rules(n *yaml.Node, f *File) error {
 }
 
 func (l *loader) dependency(n *yaml.Node, path string, named map[string]*policy.Policy) (*Dependency, error) {
-	m, err := l.Mapping(n, path, "name", "caller", "request", "profile", "cutoff", "layers", "policy")
+	m, err := l.Mapping(n, path, "name", "caller", "request", "profile", "cutoff", "layers", "via", "policy")
 	if err != nil {
 		return nil, err
 	}
@@ -327,6 +327,12 @@ func (l *loader) dependency(n *yaml.Node, path string, named map[string]*policy.
 			layer.Policy = &policy.Policy{Retry: policy.Retry{MaxAttempts: attempts}, Source: map[string]policy.Pos{"retry.max_attempts": l.Pos(av.Val)}}
 			d.Layers = append(d.Layers, layer)
 		}
+	}
+	if v, ok := m["via"]; ok {
+		if err := l.via(v.Val, path+".via", d); err != nil {
+			return nil, err
+		}
+		d.pos["via"] = l.Pos(v.Key)
 	}
 	v, ok = m["policy"]
 	if !ok {
@@ -511,5 +517,69 @@ func (l *loader) queue(m map[string]scenario.Entry, path string, d *Dependency) 
 		}
 	}
 	d.Caller.Queue = q
+	return nil
+}
+
+// via reads a dependency's chain, outermost first: each entry a layer in a real config file
+// ({file: k8s/ingress.yaml, name: shop}, {file: k8s/partner-vs.yaml, host: partner.example.com})
+// or {self: true}, where the dependency's own policy sits (default: innermost).
+func (l *loader) via(n *yaml.Node, path string, d *Dependency) error {
+	items, err := l.Sequence(n, path)
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		return l.Errf(n, path, "want at least one layer: [{file: k8s/ingress.yaml, name: shop}, {self: true}]")
+	}
+	self := false
+	for i, it := range items {
+		ip := fmt.Sprintf("%s[%d]", path, i)
+		m, err := l.Mapping(it, ip, "file", "name", "host", "self")
+		if err != nil {
+			return err
+		}
+		ref := ViaRef{Pos: l.Pos(it)}
+		if sv, ok := m["self"]; ok {
+			b, err := l.Boolean(sv.Val, ip+".self")
+			if err != nil {
+				return err
+			}
+			if !b || len(m) > 1 {
+				return l.Errf(it, ip+".self", "write {self: true} alone: it marks where the dependency's own policy sits")
+			}
+			if self {
+				return l.Errf(it, ip+".self", "self: true twice: the dependency's policy sits in one place")
+			}
+			self, ref.Self = true, true
+			d.Via = append(d.Via, ref)
+			continue
+		}
+		fv, ok := m["file"]
+		if !ok {
+			return l.Errf(it, ip+".file", "missing: which config file holds this layer? ({file: k8s/ingress.yaml, name: shop})")
+		}
+		s, err := l.Str(fv.Val, ip+".file")
+		if err != nil {
+			return err
+		}
+		ref.File = l.relative(s)
+		for _, key := range []string{"name", "host"} {
+			if kv, ok := m[key]; ok {
+				v, err := l.Str(kv.Val, ip+"."+key)
+				if err != nil {
+					return err
+				}
+				if key == "name" {
+					ref.Name = v
+				} else {
+					ref.Host = v
+				}
+			}
+		}
+		d.Via = append(d.Via, ref)
+	}
+	if !self {
+		d.Via = append(d.Via, ViaRef{Self: true, Pos: l.Pos(n)})
+	}
 	return nil
 }

@@ -23,7 +23,7 @@ func TestLoadErrors(t *testing.T) {
 		{"syntax", "dependencies: [\n", "p.yaml:1:1: did not find expected node content"},
 		{"unknown top-level field", "dependency:\n  - name: a\n", "p.yaml:1:1: dependency: unknown field (want one of max_amplification, dependencies, scenarios, rules)"},
 		{"nothing to check", "max_amplification: 5\n", "p.yaml:1:1: dependencies: nothing to check: list at least one dependency (or a scenario)"},
-		{"unknown dependency field", "dependencies:\n  - name: a\n    timeout: 2s\n", "p.yaml:3:5: dependencies[0].timeout: unknown field (want one of name, caller, request, profile, cutoff, layers, policy)"},
+		{"unknown dependency field", "dependencies:\n  - name: a\n    timeout: 2s\n", "p.yaml:3:5: dependencies[0].timeout: unknown field (want one of name, caller, request, profile, cutoff, layers, via, policy)"},
 		{"missing name", "dependencies:\n  - policy: {timeout: 1s}\n", "p.yaml:2:5: dependencies[0].name: missing: every dependency needs a name"},
 		{"missing policy", "dependencies:\n  - name: a\n", "p.yaml:2:5: dependencies[0].policy: missing: what timeout and retry policy guards a? (policy: {timeout: 2s, ...} or policy: preset:recommended)"},
 		{"bad caller kind", "dependencies:\n  - name: a\n    caller: {kind: cron}\n    policy: {timeout: 1s}\n", "p.yaml:3:20: dependencies[0].caller.kind: want interactive or job, got \"cron\""},
@@ -40,11 +40,11 @@ func TestLoadErrors(t *testing.T) {
 		{"cutoff as a fraction", "dependencies:\n  - name: a\n    cutoff: 0.001\n    policy: {timeout: 1s}\n", "p.yaml:3:13: dependencies[0].cutoff: \"0.001\" is ambiguous: write a percentage such as 0.1%"},
 		// The helpers below are scenario.NodeDecoder's: a check file reports these in the
 		// scenario loader's words and at the same node.
-		{"misspelt field", "dependencies:\n  - name: a\n    polcy: {timeout: 1s}\n", "p.yaml:3:5: dependencies[0].polcy: unknown field (did you mean policy? want one of name, caller, request, profile, cutoff, layers, policy)"},
+		{"misspelt field", "dependencies:\n  - name: a\n    polcy: {timeout: 1s}\n", "p.yaml:3:5: dependencies[0].polcy: unknown field (did you mean policy? want one of name, caller, request, profile, cutoff, layers, via, policy)"},
 		{"merge key", "base: &b {name: a}\ndependencies:\n  - <<: *b\n    policy: {timeout: 1s}\n", "p.yaml:1:1: base: unknown field"},
 		{"merge key in a dependency", "dependencies:\n  - &b {name: a, policy: {timeout: 1s}}\n  - <<: *b\n", "p.yaml:3:5: dependencies[1]: merge keys (<<) are not supported; write the fields out or use base:"},
 		{"dependencies not a list", "dependencies: {name: a}\n", "p.yaml:1:15: dependencies: want a list, got a mapping"},
-		{"dependency not a mapping", "dependencies: [a]\n", "p.yaml:1:16: dependencies[0]: want a mapping with keys name, caller, request, profile, cutoff, layers, policy, got \"a\""},
+		{"dependency not a mapping", "dependencies: [a]\n", "p.yaml:1:16: dependencies[0]: want a mapping with keys name, caller, request, profile, cutoff, layers, via, policy, got \"a\""},
 		{"empty scenario name", "scenarios: ['  ']\n", "p.yaml:1:13: scenarios[0]: must not be empty"},
 		{"null method", "dependencies:\n  - name: a\n    request: {method: ~}\n    policy: {timeout: 1s}\n", "p.yaml:3:23: dependencies[0].request.method: want a string, got nothing"},
 		{"idempotency_key not a bool", "dependencies:\n  - name: a\n    request: {idempotency_key: yes}\n    policy: {timeout: 1s}\n", "p.yaml:3:32: dependencies[0].request.idempotency_key: want true or false, got \"yes\""},

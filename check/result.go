@@ -32,6 +32,13 @@ type Result struct {
 	// Checked lists what was checked — one entry per dependency (and per replayed scenario
 	// policy) with the rules applied to it — so JUnit can show passing test cases too.
 	Checked []Checked `json:"checked"`
+	// Chains are the call chains check multiplied per failure class: each dependency with
+	// via:, and each layer of a config file no via: took.
+	Chains []Chain `json:"chains"`
+	// Configs are the real config files read (recognised by content); Skipped the files
+	// named or found that are none of the formats check reads.
+	Configs []ConfigFile  `json:"configs,omitempty"`
+	Skipped []SkippedFile `json:"skipped,omitempty"`
 	// Error is set when check could not run (exit 2): the input error every report renders.
 	Error *InputError `json:"error,omitempty"`
 }
@@ -75,6 +82,9 @@ type Summary struct {
 	Scenarios    int `json:"scenarios"`
 	// Suppressed counts findings silenced by `# patience:ignore`.
 	Suppressed int `json:"suppressed"`
+	// Configs counts the config files read, Chains the chains checked.
+	Configs int `json:"configs,omitempty"`
+	Chains  int `json:"chains,omitempty"`
 }
 
 // Failing returns the findings at or above the result's FailOn level.
@@ -121,7 +131,7 @@ func InputFailed(err error, files []string, opts Options) *Result {
 	if opts.FailOn == "" {
 		opts.FailOn = LevelError
 	}
-	res := &Result{Schema: Schema, Version: opts.Version, FailOn: opts.FailOn, Findings: []Finding{}, Suppressed: []Finding{}, Checked: []Checked{}, Files: append([]string{}, files...), Rules: []Rule{}}
+	res := &Result{Schema: Schema, Version: opts.Version, FailOn: opts.FailOn, Findings: []Finding{}, Suppressed: []Finding{}, Checked: []Checked{}, Files: append([]string{}, files...), Rules: []Rule{}, Chains: []Chain{}}
 	ie := &InputError{Message: err.Error()}
 	var se *scenario.Error
 	if errors.As(err, &se) {

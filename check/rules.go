@@ -70,6 +70,10 @@ type Rule struct {
 	// scenario one policy of a replayed scenario against its expect: lines (PT100).
 	dependency func(p *pass, d *Dependency) error
 	scenario   func(p *pass, s *replayedPolicy) error
+	// chain checks a whole chain (a dependency's via:, or a config no via: took); layer
+	// checks each layer of a chain read from a real config file, in the format's words.
+	chain func(p *pass, ch *Chain) error
+	layer func(p *pass, ch *Chain, l *ChainLayer) error
 }
 
 // Catalog is every rule `check` knows, in ID order, which is also the order the rules run
@@ -86,6 +90,7 @@ var Catalog = []Rule{
 		Help:       "Without a timeout a hung dependency holds the caller's worker forever: requests pile up behind it until the caller runs out of workers (and a dead connection never comes back). Set `timeout:` to a little above the dependency's p99.9 (`patience probe URL` measures it).",
 		Fix:        "set policy.timeout: to the dependency's p99.9 × 1.2 (patience probe URL measures it)",
 		dependency: missingTimeout,
+		layer:      layerMissingTimeout,
 	},
 	{
 		ID: "PT002", Name: "ConnectTimeoutNotBelowTimeout", Title: "connect timeout not below the total timeout", Level: LevelWarning,
@@ -107,6 +112,7 @@ var Catalog = []Rule{
 		Help:       "In the worst case every attempt times out and every backoff waits its longest (the jitter upper bound). If that sum exceeds the caller's budget — the interactive budget, or for a job one run's timeout (the queue's own tries are runs of their own) — the last attempts run after the caller gave up: load with no benefit. A Retry-After the remaining budget cannot hold ends the call instead of being waited for, so it never adds more than the budget. Lower max_attempts or timeout, or set `deadline:` to the budget so the policy stops on time.",
 		Fix:        "lower policy.retry.max_attempts or policy.timeout, or set policy.deadline: to the caller's budget",
 		dependency: retriesExceedCallerBudget,
+		layer:      layerRetriesExceedBudget,
 	},
 	{
 		ID: "PT005", Name: "NonIdempotentRetryWithoutKey", Title: "non-idempotent request retried without an idempotency key", Level: LevelError,
@@ -114,6 +120,7 @@ var Catalog = []Rule{
 		Help:       "A timeout, reset or 5xx leaves the outcome unknown: the provider may have committed before the answer was lost. Retrying a POST/PATCH then executes it twice (two charges, two shipments). Send an Idempotency-Key (the same key on every retry) and use `non_idempotent: with_key`, or do not retry outcome-unknown failures (`non_idempotent: never`). Reported for `non_idempotent: always` without a key (request or policy idempotency_key); `with_key` without a key retries no unknown outcome, as in the simulator, so it is safe and not reported.",
 		Fix:        "send an Idempotency-Key (request.idempotency_key: true) with policy.retry.non_idempotent: with_key, or set policy.retry.non_idempotent: never",
 		dependency: nonIdempotentRetryWithoutKey,
+		layer:      layerRetriesNonIdempotent,
 	},
 	{
 		ID: "PT006", Name: "RetriesWithoutJitter", Title: "retries without jitter", Level: LevelWarning,
@@ -121,6 +128,7 @@ var Catalog = []Rule{
 		Help:       "Without jitter every client that failed together retries together: the retries arrive as synchronized waves that hit a recovering dependency at the same instant (AWS Architecture Blog, \"Exponential Backoff And Jitter\", 2015). Use `jitter: full` (or decorrelated backoff); for a queue job, a backoff() that adds random_int(0, d/4) (`caller: {jitter: proportional, jitter_factor: 0.25}`). Evaluated on its own: zero backoff without jitter is PT006 and PT013.",
 		Fix:        "set policy.retry.jitter: full",
 		dependency: retriesWithoutJitter,
+		layer:      layerNoJitter,
 	},
 	{
 		ID: "PT007", Name: "RetriesOnClientErrors", Title: "retries on 4xx other than 408/409/429", Level: LevelWarning,
@@ -128,6 +136,7 @@ var Catalog = []Rule{
 		Help:       "A 4xx other than 408 (request timeout), 409 (conflict, e.g. the same key still in flight) and 429 (too many requests) says the request itself is wrong; sending it again fails the same way and only adds load (RFC 9110 §15.5). Retry 408, 409 and 429 only.",
 		Fix:        "set policy.retry.on: [connect, timeout, reset, 408, 409, 429, 5xx] (no other 4xx)",
 		dependency: retriesOnClientErrors,
+		layer:      layerClientErrors,
 	},
 	{
 		ID: "PT008", Name: "RetryAfterIgnoredOrUncapped", Title: "Retry-After ignored or uncapped", Level: LevelWarning,
@@ -142,6 +151,7 @@ var Catalog = []Rule{
 		Help:       "Every layer that retries multiplies the attempts of the layers below: 3 layers × 4 attempts = 64 attempts on the dependency for one user request, exactly when it is overloaded. A queue job's tries are a layer too (a gateway retrying 3 times inside a job the queue tries 6 times sends 18). Retry at one layer only (for a job, the queue), or lower max_attempts so the product stays under max_amplification.",
 		Fix:        "retry at one layer only: lower policy.retry.max_attempts (or layers[].max_attempts, caller.tries) so the product stays within max_amplification",
 		dependency: layeredAmplification,
+		chain:      chainAmplification,
 	},
 	{
 		ID: "PT010", Name: "TimeoutBelowMeasuredLatency", Title: "timeout below the measured latency tail", Level: LevelWarning,
@@ -163,6 +173,7 @@ var Catalog = []Rule{
 		Help:       "At high request rates an outage turns every retry into extra load on a dependency that is already down, and without a breaker every caller keeps waiting for timeouts. A retry budget (token bucket or ratio, SRE book ch. 22) caps the extra load; a breaker fails fast. \"High-volume\" means a declared caller rate of at least 10 requests/s (`caller: {rate: 50/s}`).",
 		Fix:        "add policy.budget: {kind: token_bucket} or policy.breaker: {failure_rate: 50%}",
 		dependency: noBudgetOrBreaker,
+		layer:      layerNoBudget,
 	},
 	{
 		ID: "PT013", Name: "ImmediateRetries", Title: "immediate retries (zero or fixed short backoff)", Level: LevelWarning,
@@ -170,6 +181,7 @@ var Catalog = []Rule{
 		Help:       "Retrying at once gives the dependency no time to recover and turns a brief failure into a burst of max_attempts× the load within milliseconds; a fixed short interval (under 5s, two retries or more) keeps pressing a dependency that is recovering (\"固定の短い間隔で再送すると、回復しかけた相手を再び押しつぶします\"). Use exponential backoff with a base of at least tens of milliseconds, with jitter; for a queue job, a growing backoff() such as [10s, 30s, 90s, 270s, 600s]. Evaluated on its own: zero backoff without jitter is PT006 and PT013.",
 		Fix:        "set policy.retry.backoff: exponential with policy.retry.base: 100ms or more (and policy.retry.jitter: full)",
 		dependency: immediateRetries,
+		layer:      layerImmediate,
 	},
 	{
 		ID: "PT014", Name: "ReleasesUseUpTries", Title: "429 releases use up a job's tries", Level: LevelWarning,
@@ -414,6 +426,9 @@ func retryAfterBound(d *Dependency) time.Duration {
 // layers, the policy's own layers and the policy itself (a layer without a policy counts as
 // 1, as in policy.Policy.TheoreticalAmplification).
 func layeredAmplification(p *pass, d *Dependency) error {
+	if len(d.Via) > 0 {
+		return nil // the chain's PT009 counts per failure class (chainAmplification)
+	}
 	limit := p.file.MaxAmplification
 	if limit <= 0 {
 		limit = DefaultMaxAmplification

@@ -45,7 +45,7 @@ type CheckOptions struct {
 func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 	opts := &CheckOptions{IO: f.IO}
 	c := &cobra.Command{
-		Use:   "check [FILE...]",
+		Use:   "check [FILE|DIR...]",
 		Short: "Check timeout and retry policies against rules PT001–PT014 (a CI gate)",
 		Long:  checkLong(),
 		Example: `  patience check                                   # reads patience.yaml
@@ -161,15 +161,14 @@ func checkRun(opts *CheckOptions) error {
 		}
 	}
 	copts := check.Options{FailOn: failOn, Profile: opts.Profile, Version: currentVersion().Version}
-	var files []*check.File
-	for _, p := range paths {
-		f, err := check.LoadFile(p)
-		if err != nil {
-			return checkInputFailed(opts, render, targets, check.InputFailed(err, paths, copts), err)
-		}
-		files = append(files, f)
+	// Check files, config files recognised by content, and directories walked for both.
+	in, err := check.LoadPaths(paths)
+	if err != nil {
+		return checkInputFailed(opts, render, targets, check.InputFailed(err, paths, copts), err)
 	}
-	res, err := check.Run(ctx, files, copts)
+	in.Configs.Getenv = opts.IO.Getenv
+	copts.Configs = in.Configs
+	res, err := check.Run(ctx, in.Files, copts)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return ErrInterrupted

@@ -1,0 +1,355 @@
+package check
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/patience-dev/patience/policy"
+)
+
+// This file builds the chains of dependencies with via: and of the configs no via: took, and
+// holds the catalogue's chain and layer checks: the rules of DESIGN §8 in each format's words.
+
+// chainOf builds a dependency's chain, outermost first: a job's queue (its tries), then each
+// via: entry, with the dependency's layers: and its own policy at {self: true}.
+func (e *engine) chainOf(d *Dependency) (*Chain, error) {
+	cs := e.opts.Configs
+	if cs == nil {
+		cs = NewConfigs()
+		e.opts.Configs = cs
+	}
+	ch := &Chain{Dependency: d.Name, dep: d, file: e.file}
+	req := policy.Request{Method: d.Request.Method, HasKey: d.Policy.SendsKey(d.Request.IdempotencyKey)}
+	if d.Caller.QueueRetries() {
+		ch.Layers = append(ch.Layers, *queueLayer(d))
+	}
+	for _, ref := range d.Via {
+		if ref.Self {
+			for _, pl := range d.Layers {
+				ch.Layers = append(ch.Layers, *fileLayer(d, pl))
+			}
+			ch.Layers = append(ch.Layers, *selfLayer(d, req))
+			continue
+		}
+		l, err := cs.resolve(ref)
+		if err != nil {
+			return nil, err
+		}
+		l.forRequest(req)
+		ch.Layers = append(ch.Layers, *l)
+	}
+	ch.compute()
+	return ch, nil
+}
+
+// classOutcomes are the outcomes the policy model classifies for each failure class.
+var classOutcomes = map[FailureClass]policy.Outcome{
+	FailConnect: {Kind: policy.Refused},
+	FailReset:   {Kind: policy.Reset},
+	FailTimeout: {Kind: policy.Timeout},
+	Fail5xx:     {Kind: policy.Status, Status: 500},
+	Fail503:     {Kind: policy.Status, Status: 503},
+	Fail429:     {Kind: policy.Status, Status: 429},
+	Fail4xx:     {Kind: policy.Status, Status: 400},
+}
+
+// selfLayer is the dependency's own policy (patience.yaml) as a chain layer: the attempts
+// per class are what policy.Policy.Retryable allows for the request.
+func selfLayer(d *Dependency, req policy.Request) *ChainLayer {
+	l := newLayer("patience", d.Name, d.at("policy"))
+	l.pol, l.answer = d.Policy, answerApp
+	for _, c := range FailureClasses {
+		if d.Policy.Retryable(req, classOutcomes[c]) {
+			l.retry[c] = d.Policy.Retry.MaxAttempts
+		}
+	}
+	l.retryAt = d.at("retry.max_attempts")
+	l.retryDefault = !d.set("retry.max_attempts")
+	l.retryWhy = fmt.Sprintf("retry.max_attempts: %s", attemptsCount(d.Policy.Retry.MaxAttempts))
+	if l.retryDefault {
+		l.retryWhy = fmt.Sprintf("%s: %s attempts", d.Policy.Name, attemptsCount(d.Policy.Retry.MaxAttempts))
+	}
+	return l
+}
+
+// fileLayer is one of the check file's layers: (a caller above the policy, retrying every
+// failure as often as it says).
+func fileLayer(d *Dependency, pl policy.Layer) *ChainLayer {
+	at := pl.Policy.Source["retry.max_attempts"]
+	l := newLayer("layer", pl.Name, at)
+	l.answer = answerApp
+	l.retryClasses(pl.Policy.Retry.MaxAttempts, FailureClasses)
+	l.retryWhy = "layers[].max_attempts: " + attemptsCount(pl.Policy.Retry.MaxAttempts)
+	return l
+}
+
+// queueLayer is a job's queue: it re-runs the job on any failure, each run bounded by the
+// job timeout (DESIGN §5, "Queue jobs").
+func queueLayer(d *Dependency) *ChainLayer {
+	l := newLayer("queue", "queue", d.at("caller.tries", "caller"))
+	l.answer = answerApp
+	tries, _ := queueTries(d.Caller)
+	l.retryClasses(tries, FailureClasses)
+	l.pol.Retry = d.Caller.Queue
+	l.pol.Timeout = d.Caller.Timeout
+	l.retryWhy = "caller.tries: " + attemptsCount(tries)
+	return l
+}
+
+// forRequest drops the retries a layer does not make for the dependency's request: a layer
+// that does not retry outcome-unknown failures (reset, timeout, 5xx) of a non-idempotent
+// request without a key (ingress-nginx without retry-non-idempotent) makes one attempt.
+func (l *ChainLayer) forRequest(req policy.Request) {
+	r := l.pol.Retry
+	if req.Idempotent() || r.NonIdempotent == policy.NonIdempotentAlways || (r.NonIdempotent == policy.NonIdempotentWithKey && req.HasKey) {
+		return
+	}
+	dropped := false
+	for _, c := range []FailureClass{FailReset, FailTimeout, Fail5xx, Fail503} {
+		if l.retryOf(c) != 1 {
+			delete(l.retry, c)
+			dropped = true
+		}
+	}
+	if dropped {
+		l.addDefault("%s does not retry a %s after a reset, timeout or 5xx", kindTitle(l.Kind), req.Method)
+	}
+}
+
+// retries says whether the layer retries any class.
+func (l *ChainLayer) retries() bool {
+	for _, c := range FailureClasses {
+		if l.retryOf(c) != 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// maxRetried is the most attempts the layer makes for any class.
+func (l *ChainLayer) maxRetried() int {
+	most := 1
+	for _, c := range FailureClasses {
+		n := l.retryOf(c)
+		if n == policy.Unlimited {
+			return n
+		}
+		most = max(most, n)
+	}
+	return most
+}
+
+// classText names a failure at the dependency: "a refused connection".
+var classText = map[FailureClass]string{
+	FailConnect: "a refused connection",
+	FailReset:   "a connection reset",
+	FailTimeout: "a hang",
+	Fail5xx:     "a 500",
+	Fail503:     "a 503",
+	Fail429:     "a 429",
+	Fail4xx:     "a 400",
+}
+
+// chainAmplification is PT009 on a chain: per failure class, the attempts that reach the
+// dependency against max_amplification, naming each factor's source; the finding points at
+// the layer that multiplies most (a default before a written value).
+func chainAmplification(p *pass, ch *Chain) error {
+	limit := DefaultMaxAmplification
+	if ch.file != nil && ch.file.MaxAmplification > 0 {
+		limit = ch.file.MaxAmplification
+	}
+	for _, c := range FailureClasses {
+		v := ch.Attempts.Of(c)
+		if v >= 0 && v <= limit {
+			continue
+		}
+		main := ch.mainFactor(c)
+		at := main.retryAt
+		if at.Line == 0 {
+			at = main.pos
+		}
+		unc := ""
+		if u := ch.Uncapped.Of(c); u != v {
+			unc = fmt.Sprintf(", %s uncapped", countText(u))
+		}
+		fix := fmt.Sprintf("retry at one layer only: %s multiplies most here (%s); set its retries to what the others leave, or none", main.label(), main.retryWhy)
+		if v < 0 {
+			p.reportFix(at, fix, "%s at %s: one request can send unbounded attempts (%s)", classText[c], ch.Dependency, ch.factorsText(c))
+			continue
+		}
+		p.reportFix(at, fix, "%s at %s: one request becomes %s attempts%s (%s), above max_amplification %s", classText[c], ch.Dependency, countText(v), unc, ch.factorsText(c), fmtNum(limit))
+	}
+	return nil
+}
+
+// configLayer says whether a layer was read from a config file (the patience.yaml layers
+// have their own rules).
+func configLayer(l *ChainLayer) bool {
+	switch l.Kind {
+	case "patience", "queue", "layer":
+		return false
+	}
+	return true
+}
+
+// layerMissingTimeout is PT001 on a config layer.
+func layerMissingTimeout(p *pass, ch *Chain, l *ChainLayer) error {
+	if l.checks.noTimeout != "" {
+		p.reportFix(l.atFor("PT001"), timeoutFix(l), "%s: %s", l.label(), l.checks.noTimeout)
+	}
+	return nil
+}
+
+// timeoutFix names the field that sets a timeout in the layer's format.
+func timeoutFix(l *ChainLayer) string {
+	switch l.Kind {
+	case "istio":
+		return "set `timeout:` on the VirtualService's http route (it includes retries) to what the caller waits"
+	case "envoy":
+		return "set the route's `timeout:` (it includes retries) instead of 0s"
+	case "grpc":
+		return "set the methodConfig's `timeout:` (the deadline for all attempts)"
+	case "dapr":
+		return "name a timeout policy in the target (`timeout: general` with spec.policies.timeouts.general)"
+	case "linkerd":
+		return "set the timeout.linkerd.io/request annotation"
+	}
+	return ""
+}
+
+// layerRetriesExceedBudget is PT004 on a config layer: its tries × the longest try (+ its
+// backoff) against the caller's budget, within the layer's own timeout that includes retries.
+func layerRetriesExceedBudget(p *pass, ch *Chain, l *ChainLayer) error {
+	if ch.dep == nil {
+		return nil
+	}
+	limit := ch.dep.Caller.Limit()
+	n := l.retryOf(FailTimeout)
+	try := l.checks.tryTime
+	if try == 0 {
+		try = l.pol.Timeout + l.pol.ConnectTimeout
+		if l.pol.Timeout == 0 {
+			try = 0
+		}
+	}
+	if limit == 0 || try == 0 || n == 1 {
+		return nil
+	}
+	shown := n
+	if n == policy.Unlimited {
+		shown = int(math.Max(2, math.Ceil(float64(limit)/float64(try))+1))
+	}
+	total := time.Duration(shown) * try
+	for _, w := range l.waits(shown) {
+		total += w
+	}
+	if l.pol.Deadline > 0 && total > l.pol.Deadline {
+		total = l.pol.Deadline
+	}
+	if total <= limit {
+		return nil
+	}
+	text := l.checks.tryText
+	if text == "" {
+		text = "(" + fmtDur(try) + " each)"
+	}
+	p.reportFix(l.atFor("PT004"), fmt.Sprintf("bound %s by the caller's budget (%s) — ingress-nginx: proxy-next-upstream-timeout; Envoy/Istio: the route timeout — or lower its tries", l.label(), fmtDur(limit)),
+		"%s tries up to %s × %s %s = %s on a hang, past %s: the last tries run for nobody", l.label(), attemptsCount(n), fmtDur(try), text, fmtDur(total), limitText(ch.dep.Caller, limit))
+	return nil
+}
+
+// layerRetriesNonIdempotent is PT005 on a config layer: it retries outcome-unknown failures of
+// a non-idempotent request without a key (Istio and Envoy do not look at the method).
+func layerRetriesNonIdempotent(p *pass, ch *Chain, l *ChainLayer) error {
+	if ch.dep == nil {
+		return nil
+	}
+	req := policy.Request{Method: ch.dep.Request.Method, HasKey: ch.dep.Policy.SendsKey(ch.dep.Request.IdempotencyKey)}
+	if req.Idempotent() || req.HasKey {
+		return nil
+	}
+	var unknown []FailureClass
+	for _, c := range []FailureClass{FailReset, FailTimeout, Fail5xx, Fail503} {
+		if l.retryOf(c) != 1 {
+			unknown = append(unknown, c)
+		}
+	}
+	if len(unknown) > 0 {
+		p.report(l.atFor("PT005"), "%s retries a %s on %s without an Idempotency-Key (%s does not look at the method): a %s after the provider committed executes it twice", l.label(), req.Method, classesText(unknown), kindTitle(l.Kind), unknown[0])
+	}
+	return nil
+}
+
+// layerNoJitter is PT006 on a config layer: retries that wait, without jitter.
+func layerNoJitter(p *pass, ch *Chain, l *ChainLayer) error {
+	r := l.pol.Retry
+	if !l.retries() || !noJitter(r) || len(l.waits(3)) == 0 || l.waits(3)[0] == 0 {
+		return nil
+	}
+	words := l.checks.words["PT006"]
+	if words == "" {
+		words = fmt.Sprintf("%s retries without jitter (%s)", l.label(), delaysText(r))
+	}
+	p.report(at(l, "PT006"), "%s: every caller that failed together retries together", words)
+	return nil
+}
+
+// layerClientErrors is PT007 on a config layer.
+func layerClientErrors(p *pass, ch *Chain, l *ChainLayer) error {
+	if n := l.retryOf(Fail4xx); n != 1 {
+		why := ""
+		if len(l.Defaults) > 0 {
+			for _, d := range l.Defaults {
+				if strings.Contains(d, "4xx") {
+					why = " (" + d + ")"
+				}
+			}
+		}
+		p.report(at(l, "PT007"), "%s retries a 400%s: up to %s attempts that fail the same way and only add load", l.label(), why, attemptsCount(n))
+	}
+	return nil
+}
+
+// layerNoBudget is PT012 on a config layer: retries without the budget the format offers.
+// A dependency that declares a rate below HighVolumeRate is not high-volume.
+func layerNoBudget(p *pass, ch *Chain, l *ChainLayer) error {
+	if l.checks.noBudget == "" || !l.retries() || l.pol.Breaker != nil {
+		return nil
+	}
+	if ch.dep != nil && ch.dep.Caller.Rate > 0 && ch.dep.Caller.Rate < HighVolumeRate {
+		return nil
+	}
+	p.report(at(l, "PT012"), "%s retries with no retry budget: %s; in an outage every retry goes on adding load", l.label(), l.checks.noBudget)
+	return nil
+}
+
+// layerImmediate is PT013 on a config layer: retries that wait nothing.
+func layerImmediate(p *pass, ch *Chain, l *ChainLayer) error {
+	if !l.retries() {
+		return nil
+	}
+	waits := l.waits(3)
+	if len(waits) > 0 && waits[0] > 0 {
+		return nil
+	}
+	words := l.checks.words["PT013"]
+	if words == "" {
+		words = l.label() + " retries at once"
+	}
+	p.report(at(l, "PT013"), "%s: a brief failure becomes %s the load within milliseconds", words, attemptsText(l.maxRetried()))
+	return nil
+}
+
+// at is where a layer rule's finding points: the value the rule is about, else the line that
+// set the retries, else the resource.
+func at(l *ChainLayer, rule string) policy.Pos {
+	if p, ok := l.checks.at[rule]; ok {
+		return p
+	}
+	if l.retryAt.Line > 0 {
+		return l.retryAt
+	}
+	return l.pos
+}

@@ -1,0 +1,136 @@
+package check
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/patience-dev/patience/policy"
+	"gopkg.in/yaml.v3"
+)
+
+// AWS SDK shared config (~/.aws/config) and AWS_RETRY_MODE / AWS_MAX_ATTEMPTS
+// (config-and-log-sources.md §A0, §A7; AWS SDKs and Tools Reference Guide "Retry behavior";
+// aws/aws-sdk-go-v2 aws/retry/standard.go; boto3 retries guide). max_attempts counts
+// attempts, the first included. Only retry_mode and max_attempts are read: never a key.
+
+// awsSection is an AWS config section header: [default], [profile NAME], [sso-session NAME],
+// [services NAME].
+var awsSection = regexp.MustCompile(`(?m)^\s*\[(default|profile [^\]]+|sso-session [^\]]+|services [^\]]+)\]\s*$`)
+
+// looksINI says whether data is an AWS-style INI file.
+func looksINI(data []byte) bool {
+	return awsSection.Match(data) && bytes.Contains(data, []byte("="))
+}
+
+// parseAWSConfig reads each [default] / [profile NAME] section's retry_mode and max_attempts
+// into a synthetic YAML mapping whose nodes carry the file's lines, so the AWS reader
+// reports positions like every other reader. ok is false when no section holds either key.
+func parseAWSConfig(cf *ConfigFile, data []byte) ([]*configDoc, bool) {
+	var docs []*configDoc
+	var cur *configDoc
+	any := false
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), maxFileSize)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if m := awsSection.FindStringSubmatch(text); m != nil {
+			cur = nil
+			name, ok := strings.CutPrefix(m[1], "profile ")
+			if m[1] == "default" || ok {
+				if !ok {
+					name = "default"
+				}
+				cur = &configDoc{file: cf, name: strings.TrimSpace(name), node: &yaml.Node{Kind: yaml.MappingNode, Line: line, Column: 1}, pos: policy.Pos{File: cf.Path, Line: line, Col: 1}}
+				docs = append(docs, cur)
+			}
+			continue
+		}
+		if cur == nil || strings.HasPrefix(text, "#") || strings.HasPrefix(text, ";") {
+			continue
+		}
+		k, v, ok := strings.Cut(text, "=")
+		if !ok {
+			continue
+		}
+		k = strings.TrimSpace(k)
+		if k != "retry_mode" && k != "max_attempts" {
+			continue // never read other keys (credentials live in these files too)
+		}
+		v = strings.TrimSpace(v)
+		if i := strings.IndexAny(v, "#;"); i >= 0 {
+			v = strings.TrimSpace(v[:i])
+		}
+		col := strings.Index(sc.Text(), "=") + 2
+		cur.node.Content = append(cur.node.Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Value: k, Line: line, Column: 1},
+			&yaml.Node{Kind: yaml.ScalarNode, Value: v, Line: line, Column: col})
+		any = true
+	}
+	return docs, any
+}
+
+// awsDefaultAttempts are max_attempts when unset, by retry mode: standard and adaptive 3;
+// legacy is SDK-specific (boto3 5, Java v2 4, Go v2 has none), counted as boto3's 5.
+var awsDefaultAttempts = map[string]int{"standard": 3, "adaptive": 3, "legacy": 5}
+
+// awsLayers reads each profile. AWS_RETRY_MODE and AWS_MAX_ATTEMPTS win over the file (the
+// SDKs read the environment first).
+func awsLayers(d *configDoc, cs *Configs) ([]*layerCandidate, error) {
+	cf := d.file
+	getenv := func(string) string { return "" }
+	if cs != nil && cs.Getenv != nil {
+		getenv = cs.Getenv
+	}
+	l := newLayer("aws-sdk", d.name, d.pos)
+	l.answer = answerApp
+	mode, modeFrom := "standard", "AWS SDK default (Go v2, JS v3, CLI): retry_mode standard"
+	if v := get(d.node, "retry_mode"); v != nil {
+		mode, modeFrom = scalar(v), "retry_mode "+scalar(v)
+	}
+	if v := getenv("AWS_RETRY_MODE"); v != "" {
+		mode, modeFrom = v, "AWS_RETRY_MODE="+v
+	}
+	if _, ok := awsDefaultAttempts[mode]; !ok {
+		return nil, configError(cf, get(d.node, "retry_mode"), "retry_mode", "want standard, adaptive or legacy, got %q", mode)
+	}
+	attempts := awsDefaultAttempts[mode]
+	l.retryDefault = true
+	l.retryWhy = fmt.Sprintf("%s: %d attempts (no max_attempts)", modeFrom, attempts)
+	if v := get(d.node, "max_attempts"); v != nil {
+		n, err := intField(cf, v, "max_attempts", 1)
+		if err != nil {
+			return nil, err
+		}
+		attempts, l.retryAt, l.retryDefault = n, posOf(cf, v), false
+		l.retryWhy = fmt.Sprintf("max_attempts = %d (attempts)", n)
+	} else {
+		l.addDefault("%s: %d attempts", modeFrom, attempts)
+		if mode == "legacy" {
+			l.addDefault("legacy mode is SDK-specific: boto3 5 attempts, Java v2 4 (DynamoDB 9)")
+		}
+	}
+	if v := getenv("AWS_MAX_ATTEMPTS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return nil, configError(cf, nil, "AWS_MAX_ATTEMPTS", "want a whole number ≥ 1, got %q", v)
+		}
+		attempts, l.retryDefault = n, false
+		l.retryWhy = fmt.Sprintf("AWS_MAX_ATTEMPTS=%d (attempts)", n)
+	}
+	// Every mode retries 5xx, throttling (429) and transient errors (standard.go: 500, 502,
+	// 503, 504, RequestTimeout, throttle codes; boto3 legacy: 429, 500, 502, 503, 504, 509 and
+	// connection errors); none retries a 4xx.
+	l.retryClasses(attempts, []FailureClass{FailConnect, FailReset, FailTimeout, Fail5xx, Fail503, Fail429})
+	r := &l.pol.Retry
+	// Standard mode (aws/retry/standard.go): rand · 2^attempt seconds, capped at 20 s; a
+	// retry quota of 500 tokens (5 per retry, 10 per timeout).
+	r.Backoff, r.Base, r.Multiplier, r.Cap, r.Jitter = policy.BackoffExponential, time.Second, 2, 20*time.Second, policy.JitterFull
+	r.NonIdempotent = policy.NonIdempotentAlways
+	l.pol.Budget = &policy.Budget{Kind: policy.BudgetTokenBucket, Capacity: 500, RetryCost: 5, TimeoutCost: 10, Refill: 1}
+	return []*layerCandidate{{layer: l, names: []string{d.name}, doc: d}}, nil
+}

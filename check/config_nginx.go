@@ -1,0 +1,194 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/patience-dev/patience/policy"
+	"gopkg.in/yaml.v3"
+)
+
+// ingress-nginx: Ingress annotations (nginx.ingress.kubernetes.io/KEY) and the controller
+// ConfigMap (the same KEYs) (config-and-log-sources.md §A0, §A5; ingress-nginx
+// docs/user-guide/nginx-configuration/annotations.md, configmap.md,
+// internal/ingress/controller/config/config.go). Timeouts are unitless seconds.
+
+const nginxAnnotation = "nginx.ingress.kubernetes.io/"
+
+// nginxDefaults are the controller's defaults for the keys check reads.
+var nginxDefaults = map[string]string{
+	"proxy-connect-timeout":       "5",
+	"proxy-read-timeout":          "60",
+	"proxy-next-upstream":         "error timeout",
+	"proxy-next-upstream-tries":   "3",
+	"proxy-next-upstream-timeout": "0",
+	"retry-non-idempotent":        "false",
+}
+
+// nginxKeys are the keys, in the order the defaults are named.
+var nginxKeys = []string{"proxy-next-upstream", "proxy-next-upstream-tries", "proxy-next-upstream-timeout", "proxy-connect-timeout", "proxy-read-timeout", "retry-non-idempotent"}
+
+// nginxConfigMap says whether a ConfigMap's data holds ingress-nginx keys.
+func nginxConfigMap(data *yaml.Node) bool {
+	for _, k := range nginxKeys {
+		if get(data, k) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// isNginxIngress says whether an Ingress is served by ingress-nginx: its class names nginx,
+// or it carries nginx.ingress.kubernetes.io annotations.
+func isNginxIngress(n *yaml.Node) bool {
+	if strings.Contains(scalar(get(get(n, "spec"), "ingressClassName")), "nginx") {
+		return true
+	}
+	for _, kv := range pairs(get(get(n, "metadata"), "annotations")) {
+		if strings.HasPrefix(kv[0].Value, nginxAnnotation) || (kv[0].Value == "kubernetes.io/ingress.class" && strings.Contains(scalar(kv[1]), "nginx")) {
+			return true
+		}
+	}
+	return false
+}
+
+// nginxValue is one key's value and where it came from.
+type nginxValue struct {
+	value string
+	node  *yaml.Node // nil = the default
+	from  string     // "annotation", "ConfigMap NAME", "ingress-nginx default"
+	file  *ConfigFile
+}
+
+func nginxLayers(d *configDoc, cs *Configs) ([]*layerCandidate, error) {
+	if !isNginxIngress(d.node) {
+		return nil, nil
+	}
+	cf := d.file
+	var cm *configDoc
+	if cs != nil {
+		cm = cs.nginxConfigMap()
+	}
+	anns := get(get(d.node, "metadata"), "annotations")
+	val := func(key string) nginxValue {
+		if v := get(anns, nginxAnnotation+key); v != nil {
+			return nginxValue{value: scalar(v), node: v, from: "annotation", file: cf}
+		}
+		if cm != nil {
+			if v := get(get(cm.node, "data"), key); v != nil {
+				return nginxValue{value: scalar(v), node: v, from: "ConfigMap " + cm.name, file: cm.file}
+			}
+		}
+		return nginxValue{value: nginxDefaults[key], from: "ingress-nginx default"}
+	}
+	l := newLayer("ingress-nginx", d.name, d.pos)
+	l.answer = answerNginx
+	seconds := func(key string) (time.Duration, error) {
+		v := val(key)
+		if v.node == nil {
+			l.addDefault("ingress-nginx default: %s %s", key, v.value)
+			var n int
+			fmt.Sscan(v.value, &n)
+			return time.Duration(n) * time.Second, nil
+		}
+		n, err := intField(v.file, v.node, key, 0)
+		return time.Duration(n) * time.Second, err
+	}
+	var err error
+	if l.pol.ConnectTimeout, err = seconds("proxy-connect-timeout"); err != nil {
+		return nil, err
+	}
+	if l.pol.Timeout, err = seconds("proxy-read-timeout"); err != nil {
+		return nil, err
+	}
+	if l.pol.Deadline, err = seconds("proxy-next-upstream-timeout"); err != nil {
+		return nil, err
+	}
+	tries := val("proxy-next-upstream-tries")
+	n := 3
+	if tries.node != nil {
+		if n, err = intField(tries.file, tries.node, "proxy-next-upstream-tries", 0); err != nil {
+			return nil, err
+		}
+		l.retryAt = posOf(tries.file, tries.node)
+		l.retryWhy = fmt.Sprintf("proxy-next-upstream-tries %d (%s)", n, tries.from)
+	} else {
+		l.retryDefault = true
+		l.retryWhy = "ingress-nginx default: proxy-next-upstream-tries 3 on \"error timeout\" (no proxy-next-upstream-tries on this Ingress)"
+		l.addDefault("ingress-nginx default: proxy-next-upstream-tries 3")
+	}
+	if n == 0 {
+		n = policy.Unlimited // proxy_next_upstream_tries 0 "turns off this limitation"
+	}
+	next := val("proxy-next-upstream")
+	if next.node == nil {
+		l.addDefault("ingress-nginx default: proxy-next-upstream \"error timeout\"")
+	}
+	var classes []FailureClass
+	for _, tok := range strings.Fields(next.value) {
+		switch tok {
+		case "error":
+			classes = append(classes, FailConnect, FailReset)
+		case "timeout":
+			classes = append(classes, FailTimeout)
+		case "http_500":
+			classes = append(classes, Fail5xx)
+		case "http_503":
+			classes = append(classes, Fail503)
+		case "http_429":
+			classes = append(classes, Fail429)
+		case "off":
+			classes = nil
+		}
+	}
+	l.retryClasses(n, classes)
+	if tries.node == nil && next.node != nil {
+		l.retryAt = posOf(next.file, next.node)
+	}
+	if next.node != nil {
+		l.setAt("PT007", posOf(next.file, next.node))
+	}
+	l.pol.Retry.NonIdempotent = policy.NonIdempotentNever // "Since 1.9.13 NGINX will not retry non-idempotent requests"
+	if ni := val("retry-non-idempotent"); ni.value == "true" {
+		l.pol.Retry.NonIdempotent = policy.NonIdempotentAlways
+		l.setAt("PT005", posOf(ni.file, ni.node))
+	}
+	// The next upstream is tried at once: no backoff (PT013).
+	l.say("PT013", "ingress-nginx tries the next upstream at once (proxy-next-upstream has no backoff)")
+	if tries.node != nil {
+		l.setAt("PT013", posOf(tries.file, tries.node))
+		l.setAt("PT004", posOf(tries.file, tries.node))
+	}
+	l.checks.tryTime = l.pol.ConnectTimeout + l.pol.Timeout
+	l.checks.tryText = fmt.Sprintf("(%s connect + %s read)", fmtDur(l.pol.ConnectTimeout), fmtDur(l.pol.Timeout))
+	if l.pol.Deadline == 0 {
+		l.checks.tryText += " with no proxy-next-upstream-timeout"
+	}
+	names := []string{d.name}
+	var hosts []string
+	spec := get(d.node, "spec")
+	for _, r := range items(get(spec, "rules")) {
+		if h := scalar(get(r, "host")); h != "" {
+			hosts = append(hosts, h)
+		}
+		for _, p := range items(get(get(r, "http"), "paths")) {
+			if s := scalar(get(get(get(p, "backend"), "service"), "name")); s != "" {
+				names = append(names, s)
+			}
+		}
+	}
+	return []*layerCandidate{{layer: l, names: names, hosts: hosts, doc: d}}, nil
+}
+
+// nginxConfigMap returns the first ConfigMap with ingress-nginx keys that was read.
+func (cs *Configs) nginxConfigMap() *configDoc {
+	for _, cf := range cs.Files {
+		for _, d := range cf.docs {
+			if d.kind == "ConfigMap" && nginxConfigMap(get(d.node, "data")) {
+				return d
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,765 @@
+package check
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/patience-dev/patience/internal/input"
+	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/scenario"
+	"gopkg.in/yaml.v3"
+)
+
+// The readers of the retry and timeout settings teams already run. Every fact they encode
+// (field names, what counts attempts and what counts retries, defaults) is from
+// /work/shared/reference/config-and-log-sources.md part A, cited per reader as §A1…§A9.
+
+// Walk limits: `patience check deploy/` reads a tree, not a disk.
+const (
+	// MaxWalkFiles is the most candidate files a directory walk reads.
+	MaxWalkFiles = 20000
+	// maxWalkDepth is how deep a walk descends below the directory named.
+	maxWalkDepth = 16
+)
+
+// ConfigFile is one real config file check recognised by its content: Kubernetes resources
+// (Ingress, VirtualService, HTTPRoute, ...), an Envoy bootstrap or route config, a gRPC
+// service config, a Spring application.yml with resilience4j, an AWS shared config.
+type ConfigFile struct {
+	Path string `json:"file"`
+	// Format names what was recognised: "kubernetes", "envoy", "grpc-service-config",
+	// "resilience4j", "aws-config".
+	Format string `json:"format"`
+	// Kinds lists the resources read, "VirtualService/partner".
+	Kinds   []string `json:"resources"`
+	docs    []*configDoc
+	ignores map[int]map[string]bool
+}
+
+// SkippedFile is a file check was given (or found in a directory) and did not read.
+type SkippedFile struct {
+	Path   string `json:"file"`
+	Reason string `json:"reason"`
+}
+
+// configDoc is one document of a config file: one Kubernetes resource, or the whole file for
+// the other formats.
+type configDoc struct {
+	file       *ConfigFile
+	node       *yaml.Node
+	apiVersion string
+	kind       string
+	name       string
+	namespace  string
+	pos        policy.Pos // the resource: its kind: line, or the document's first line
+}
+
+// Configs are every config file of a run: those named or found on the command line and
+// those a `via:` names, each read once.
+type Configs struct {
+	Files   []*ConfigFile
+	Skipped []SkippedFile
+	byPath  map[string]*ConfigFile
+	// used marks the layers a via chain took, so that inferred chains leave them out.
+	used map[*configDoc]bool
+	// Getenv reads AWS_RETRY_MODE and AWS_MAX_ATTEMPTS (nil = none set).
+	Getenv func(string) string
+}
+
+// NewConfigs returns an empty set.
+func NewConfigs() *Configs {
+	return &Configs{byPath: map[string]*ConfigFile{}, used: map[*configDoc]bool{}}
+}
+
+// Inputs are what the command line named, sorted into check files and config files.
+type Inputs struct {
+	Files   []*File
+	Configs *Configs
+}
+
+// LoadPaths reads every path: a check file (patience.yaml: a mapping with dependencies: or
+// scenarios:), a config file recognised by content, or a directory walked for both (hidden
+// directories, vendor and node_modules left out; at most MaxWalkFiles files, maxWalkDepth
+// levels). An unrecognised file is listed as skipped, never an error; a check file that does
+// not load, or a recognised config with a wrong value, is an input error.
+func LoadPaths(paths []string) (*Inputs, error) {
+	in := &Inputs{Configs: NewConfigs()}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil || !st.IsDir() {
+			if err := in.loadOne(p, true); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		var found []string
+		root := filepath.Clean(p)
+		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil // unreadable entries are not check's business
+			}
+			if d.IsDir() {
+				if path != root && (strings.HasPrefix(d.Name(), ".") && d.Name() != ".aws" || d.Name() == "vendor" || d.Name() == "node_modules") {
+					return filepath.SkipDir
+				}
+				if strings.Count(strings.TrimPrefix(path, root), string(filepath.Separator)) > maxWalkDepth {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !d.Type().IsRegular() || !candidate(path) {
+				return nil
+			}
+			if len(found) >= MaxWalkFiles {
+				return fmt.Errorf("more than %d files under %s: name the directories that hold the configs", MaxWalkFiles, p)
+			}
+			found = append(found, path)
+			return nil
+		})
+		if err != nil {
+			return nil, &scenario.Error{File: p, Msg: err.Error()}
+		}
+		sort.Strings(found)
+		for _, f := range found {
+			if err := in.loadOne(f, false); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return in, nil
+}
+
+// candidate says whether a walk reads the file: YAML, JSON, INI-like and extension-less
+// files (~/.aws/config has none). What is in them decides the rest.
+func candidate(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml", ".json", ".ini", ".cfg", ".conf":
+		return true
+	case "":
+		return true
+	}
+	return false
+}
+
+func (in *Inputs) loadOne(path string, named bool) error {
+	data, err := readBounded(path)
+	if err != nil {
+		if named {
+			return &scenario.Error{File: path, Msg: "cannot read: " + err.Error()}
+		}
+		in.Configs.Skipped = append(in.Configs.Skipped, SkippedFile{Path: path, Reason: err.Error()})
+		return nil
+	}
+	if isCheckFile(data) {
+		f, err := Load(path, data)
+		if err != nil {
+			return err
+		}
+		in.Files = append(in.Files, f)
+		return nil
+	}
+	cf, reason, err := ParseConfig(path, data)
+	if err != nil {
+		return err
+	}
+	if cf == nil {
+		if named && reason == "" {
+			reason = "not a check file or a config check reads"
+		}
+		if reason != "" {
+			in.Configs.Skipped = append(in.Configs.Skipped, SkippedFile{Path: path, Reason: reason})
+		}
+		return nil
+	}
+	in.Configs.add(cf)
+	return nil
+}
+
+// readBounded reads a file of at most maxFileSize bytes.
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, pe.Err
+		}
+		return nil, err
+	}
+	defer f.Close()
+	data, err := input.Read(f, path, maxFileSize)
+	var tl *input.TooLargeError
+	if errors.As(err, &tl) {
+		return nil, errors.New(tl.Reason())
+	}
+	return data, err
+}
+
+// checkKeys are the top-level keys of a check file.
+var checkKeys = regexp.MustCompile(`(?m)^(dependencies|scenarios|max_amplification):`)
+
+// isCheckFile says whether data is a patience check file: a top-level dependencies:,
+// scenarios: or max_amplification: key and no Kubernetes apiVersion.
+func isCheckFile(data []byte) bool {
+	return checkKeys.Match(data) && !bytes.Contains(data, []byte("\napiVersion:")) && !bytes.HasPrefix(data, []byte("apiVersion:"))
+}
+
+func (cs *Configs) add(cf *ConfigFile) {
+	if _, ok := cs.byPath[cf.Path]; ok {
+		return
+	}
+	cs.byPath[cf.Path] = cf
+	cs.Files = append(cs.Files, cf)
+}
+
+// open returns the config file at path, reading it on first use (a via: names it).
+func (cs *Configs) open(path string) (*ConfigFile, error) {
+	if cf, ok := cs.byPath[path]; ok {
+		return cf, nil
+	}
+	data, err := readBounded(path)
+	if err != nil {
+		return nil, err
+	}
+	cf, reason, err := ParseConfig(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if cf == nil {
+		return nil, fmt.Errorf("%s is not a config check reads (%s)", path, reason)
+	}
+	cs.add(cf)
+	return cf, nil
+}
+
+// ParseConfig recognises data by its content and splits it into documents. It returns nil
+// and the reason when the file is none of the formats check reads; an error only for a file
+// that is one of them and holds a value check cannot read (*scenario.Error at its line).
+func ParseConfig(path string, data []byte) (*ConfigFile, string, error) {
+	if looksINI(data) {
+		cf := &ConfigFile{Path: path, Format: "aws-config", ignores: parseIgnores(data)}
+		doc, ok := parseAWSConfig(cf, data)
+		if !ok {
+			return nil, "INI without AWS retry settings", nil
+		}
+		cf.docs = doc
+		for _, d := range doc {
+			cf.Kinds = append(cf.Kinds, "profile/"+d.name)
+		}
+		return cf, "", nil
+	}
+	var roots []*yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, "not YAML or JSON: " + strings.TrimPrefix(err.Error(), "yaml: "), nil
+		}
+		if len(n.Content) > 0 && n.Content[0].Kind == yaml.MappingNode {
+			roots = append(roots, n.Content[0])
+		}
+		if len(roots) > 10000 {
+			return nil, "more than 10000 documents", nil
+		}
+	}
+	cf := &ConfigFile{Path: path, ignores: parseIgnores(data)}
+	for _, root := range roots {
+		doc := &configDoc{file: cf, node: root, pos: policy.Pos{File: path, Line: root.Line, Col: root.Column}}
+		switch {
+		case get(root, "apiVersion") != nil && get(root, "kind") != nil:
+			doc.apiVersion, doc.kind = scalar(get(root, "apiVersion")), scalar(get(root, "kind"))
+			doc.name = scalar(get(get(root, "metadata"), "name"))
+			doc.namespace = scalar(get(get(root, "metadata"), "namespace"))
+			if k := get(root, "kind"); k != nil {
+				doc.pos = posOf(cf, k)
+			}
+			if !kubernetesKindRead(doc) {
+				continue
+			}
+			cf.Format = "kubernetes"
+		case get(root, "static_resources") != nil || get(root, "virtual_hosts") != nil || envoyResources(root):
+			cf.Format = "envoy"
+		case get(root, "methodConfig") != nil || get(root, "retryThrottling") != nil:
+			cf.Format = "grpc-service-config"
+		case get(root, "resilience4j") != nil:
+			cf.Format = "resilience4j"
+		default:
+			continue
+		}
+		cf.docs = append(cf.docs, doc)
+		cf.Kinds = append(cf.Kinds, doc.title())
+	}
+	if len(cf.docs) == 0 {
+		if len(roots) == 0 {
+			return nil, "no YAML mapping", nil
+		}
+		return nil, "no retry or timeout settings check reads" + kindsNote(roots), nil
+	}
+	// Read each document once now: a wrong value is an input error whether or not a chain
+	// uses the resource.
+	for _, d := range cf.docs {
+		if _, err := d.layers(nil); err != nil {
+			return nil, "", err
+		}
+	}
+	return cf, "", nil
+}
+
+// kindsNote lists the Kubernetes kinds of a file check did not read: " (Deployment, Service)".
+func kindsNote(roots []*yaml.Node) string {
+	var kinds []string
+	for _, r := range roots {
+		if k := scalar(get(r, "kind")); k != "" && !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) == 0 {
+		return ""
+	}
+	if len(kinds) > 4 {
+		kinds = append(kinds[:4], "…")
+	}
+	return " (" + strings.Join(kinds, ", ") + ")"
+}
+
+func (d *configDoc) title() string {
+	if d.kind != "" {
+		if d.name != "" {
+			return d.kind + "/" + d.name
+		}
+		return d.kind
+	}
+	if d.name != "" {
+		return d.file.Format + "/" + d.name
+	}
+	return d.file.Format
+}
+
+// kubernetesKindRead says whether check reads this Kubernetes resource.
+func kubernetesKindRead(d *configDoc) bool {
+	group, _, _ := strings.Cut(d.apiVersion, "/")
+	switch d.kind {
+	case "VirtualService", "DestinationRule":
+		return strings.HasSuffix(group, "istio.io")
+	case "IstioOperator":
+		return get(get(d.node, "spec"), "meshConfig") != nil
+	case "Ingress":
+		return (group == "networking.k8s.io" || group == "extensions") && isNginxIngress(d.node)
+	case "ConfigMap":
+		data := get(d.node, "data")
+		return nginxConfigMap(data) || (d.name == "istio" && get(data, "mesh") != nil)
+	case "HTTPRoute", "GRPCRoute":
+		return strings.HasSuffix(group, "gateway.networking.k8s.io")
+	case "ServiceProfile":
+		return strings.HasPrefix(group, "linkerd.io")
+	case "Service":
+		return hasLinkerdAnnotations(d.node)
+	case "Resiliency":
+		return strings.HasPrefix(group, "dapr.io")
+	}
+	return false
+}
+
+// layers builds the layers a document holds (cs nil: only validate it). A DestinationRule,
+// a ConfigMap or a mesh config holds none of its own: they change the layers of others.
+func (d *configDoc) layers(cs *Configs) ([]*layerCandidate, error) {
+	switch d.file.Format {
+	case "envoy":
+		return envoyLayers(d)
+	case "grpc-service-config":
+		return grpcLayers(d)
+	case "resilience4j":
+		return resilience4jLayers(d)
+	case "aws-config":
+		return awsLayers(d, cs)
+	}
+	switch d.kind {
+	case "VirtualService":
+		return istioLayers(d, cs)
+	case "DestinationRule":
+		_, err := readDestinationRule(d)
+		return nil, err
+	case "Ingress":
+		return nginxLayers(d, cs)
+	case "HTTPRoute", "GRPCRoute":
+		return gatewayLayers(d)
+	case "ServiceProfile":
+		return serviceProfileLayers(d)
+	case "Service":
+		return linkerdServiceLayers(d)
+	case "Resiliency":
+		return daprLayers(d)
+	}
+	return nil, nil
+}
+
+// layerCandidate is a layer a document offers, with what a via: entry may select it by.
+type layerCandidate struct {
+	layer *ChainLayer
+	names []string
+	hosts []string
+	doc   *configDoc
+}
+
+// ViaRef is one entry of a dependency's via: — a layer read from a config file, selected by
+// name or host — or {self: true}, where the dependency's own policy sits.
+type ViaRef struct {
+	Self bool
+	File string // resolved against the check file's directory
+	Name string
+	Host string
+	Pos  policy.Pos
+}
+
+// resolve returns the layer a via: entry names.
+func (cs *Configs) resolve(ref ViaRef) (*ChainLayer, error) {
+	cf, err := cs.open(ref.File)
+	if err != nil {
+		return nil, &scenario.Error{File: ref.Pos.File, Line: ref.Pos.Line, Col: ref.Pos.Col, Field: "via", Msg: err.Error()}
+	}
+	var all, match []*layerCandidate
+	for _, d := range cf.docs {
+		cands, err := d.layers(cs)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, cands...)
+	}
+	for _, c := range all {
+		if (ref.Name == "" || slices.Contains(c.names, ref.Name)) && (ref.Host == "" || slices.Contains(c.hosts, ref.Host)) {
+			match = append(match, c)
+		}
+	}
+	errAt := func(format string, a ...any) error {
+		return &scenario.Error{File: ref.Pos.File, Line: ref.Pos.Line, Col: ref.Pos.Col, Field: "via", Msg: fmt.Sprintf(format, a...)}
+	}
+	switch {
+	case len(match) == 0 && len(all) == 0:
+		return nil, errAt("%s holds no layer that retries or times out (it has %s)", ref.File, strings.Join(cf.Kinds, ", "))
+	case len(match) == 0:
+		return nil, errAt("nothing in %s matches%s (it has %s)", ref.File, refText(ref), strings.Join(candidateNames(all), ", "))
+	case len(match) > 1 && ref.Name == "" && ref.Host == "":
+		return nil, errAt("%s holds %d layers (%s): name one with name: or host:", ref.File, len(match), strings.Join(candidateNames(match), ", "))
+	}
+	cs.used[match[0].doc] = true
+	return match[0].layer, nil
+}
+
+func refText(ref ViaRef) string {
+	s := ""
+	if ref.Name != "" {
+		s += " name " + strconv.Quote(ref.Name)
+	}
+	if ref.Host != "" {
+		s += " host " + strconv.Quote(ref.Host)
+	}
+	return s
+}
+
+func candidateNames(cs []*layerCandidate) []string {
+	var out []string
+	for _, c := range cs {
+		n := c.layer.Name
+		if len(c.hosts) > 0 && !slices.Contains(c.names, c.hosts[0]) {
+			n += " (host " + c.hosts[0] + ")"
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// inferred returns a chain for every layer of the configs that no via: took: one layer each,
+// with the layers that belong together already merged (a VirtualService with the
+// DestinationRule of its host, an Ingress with the controller's ConfigMap).
+func (cs *Configs) inferred() ([]*Chain, error) {
+	var out []*Chain
+	for _, cf := range cs.Files {
+		for _, d := range cf.docs {
+			if cs.used[d] {
+				continue
+			}
+			cands, err := d.layers(cs)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range cands {
+				out = append(out, &Chain{Dependency: c.layer.Name, Layers: []ChainLayer{*c.layer}})
+			}
+		}
+	}
+	return out, nil
+}
+
+// The helpers below read yaml.v3 nodes leniently: a Kubernetes resource has many fields
+// check does not read, so only the values it reads are held to a type.
+
+// get returns the value of key in mapping n (nil when n is no mapping or has no such key).
+func get(n *yaml.Node, key string) *yaml.Node {
+	n = scenario.ResolveAlias(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return scenario.ResolveAlias(n.Content[i+1])
+		}
+	}
+	return nil
+}
+
+// getAny returns the first of keys present (Spring's relaxed binding: maxAttempts and
+// max-attempts), with the key found.
+func getAny(n *yaml.Node, keys ...string) *yaml.Node {
+	for _, k := range keys {
+		if v := get(n, k); v != nil {
+			return v
+		}
+	}
+	return nil
+}
+
+// keyOf returns the key node of key in mapping n.
+func keyOf(n *yaml.Node, key string) *yaml.Node {
+	n = scenario.ResolveAlias(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i]
+		}
+	}
+	return nil
+}
+
+// scalar is n's text, or "" when n is not a scalar.
+func scalar(n *yaml.Node) string {
+	n = scenario.ResolveAlias(n)
+	if n == nil || n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return ""
+	}
+	return n.Value
+}
+
+// items returns the items of a sequence (nil for anything else).
+func items(n *yaml.Node) []*yaml.Node {
+	n = scenario.ResolveAlias(n)
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	out := make([]*yaml.Node, 0, len(n.Content))
+	for _, c := range n.Content {
+		if c = scenario.ResolveAlias(c); c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// pairs returns the keys and values of a mapping, in file order.
+func pairs(n *yaml.Node) [][2]*yaml.Node {
+	n = scenario.ResolveAlias(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	out := make([][2]*yaml.Node, 0, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		out = append(out, [2]*yaml.Node{n.Content[i], scenario.ResolveAlias(n.Content[i+1])})
+	}
+	return out
+}
+
+func posOf(cf *ConfigFile, n *yaml.Node) policy.Pos {
+	if n == nil {
+		return policy.Pos{File: cf.Path}
+	}
+	return policy.Pos{File: cf.Path, Line: n.Line, Col: n.Column}
+}
+
+// configError is an input error at n in a config file.
+func configError(cf *ConfigFile, n *yaml.Node, field, format string, a ...any) error {
+	p := posOf(cf, n)
+	return &scenario.Error{File: cf.Path, Line: p.Line, Col: p.Col, Field: field, Msg: fmt.Sprintf(format, a...)}
+}
+
+// intField reads a whole number (a quoted one too: annotations are strings).
+func intField(cf *ConfigFile, n *yaml.Node, field string, min int) (int, error) {
+	s := strings.TrimSpace(scalar(n))
+	v, err := strconv.Atoi(s)
+	if err != nil || v < min || v > 1<<30 {
+		return 0, configError(cf, n, field, "want a whole number ≥ %d, got %s", min, scenario.KindName(n))
+	}
+	return v, nil
+}
+
+// floatField reads a number (quoted too).
+func floatField(cf *ConfigFile, n *yaml.Node, field string) (float64, error) {
+	s := strings.TrimSpace(scalar(n))
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || v != v || v > 1e12 {
+		return 0, configError(cf, n, field, "want a number ≥ 0, got %s", scenario.KindName(n))
+	}
+	return v, nil
+}
+
+// goDuration reads a Go or protobuf JSON duration ("1.5s", "250ms", "1m").
+func goDuration(cf *ConfigFile, n *yaml.Node, field string) (time.Duration, error) {
+	s := strings.TrimSpace(scalar(n))
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, configError(cf, n, field, "want a duration such as 2s or 250ms, got %s", scenario.KindName(n))
+	}
+	return d, nil
+}
+
+// newLayer starts a layer at the resource's position with an empty policy.
+func newLayer(kind, name string, at policy.Pos) *ChainLayer {
+	return &ChainLayer{
+		Kind: kind, Name: name, File: at.File, Line: at.Line, pos: at, retryAt: at,
+		pol:   &policy.Policy{Name: name, Retry: policy.Retry{MaxAttempts: 1, Backoff: policy.BackoffNone, Jitter: policy.JitterNone}, Source: map[string]policy.Pos{}},
+		retry: map[FailureClass]int{},
+		checks: layerChecks{
+			at: map[string]policy.Pos{},
+		},
+	}
+}
+
+// retryClasses sets the layer's attempts for each class in classes to attempts, and the
+// policy's count and on: list to match.
+func (l *ChainLayer) retryClasses(attempts int, classes []FailureClass) {
+	l.pol.Retry.MaxAttempts = attempts
+	l.pol.Retry.On = nil
+	for _, c := range FailureClasses {
+		if slices.Contains(classes, c) {
+			l.retry[c] = attempts
+			l.pol.Retry.On = append(l.pol.Retry.On, onWord(c))
+		} else {
+			delete(l.retry, c)
+		}
+	}
+}
+
+// onWord is a class in the policy's on: vocabulary (DESIGN §4).
+func onWord(c FailureClass) string {
+	switch c {
+	case Fail5xx:
+		return "500"
+	case Fail4xx:
+		return "400"
+	}
+	return string(c)
+}
+
+// statusClasses maps HTTP statuses and ranges ("500-599", "5xx", "503") to classes.
+func statusClasses(codes []string) []FailureClass {
+	var out []FailureClass
+	add := func(c FailureClass) {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	in := func(lo, hi, code int) bool { return lo <= code && code <= hi }
+	for _, s := range codes {
+		s = strings.TrimSpace(strings.ToLower(s))
+		lo, hi := 0, 0
+		switch {
+		case s == "5xx":
+			lo, hi = 500, 599
+		case s == "4xx":
+			lo, hi = 400, 499
+		case strings.Contains(s, "-"):
+			a, b, _ := strings.Cut(s, "-")
+			lo, _ = strconv.Atoi(strings.TrimSpace(a))
+			hi, _ = strconv.Atoi(strings.TrimSpace(b))
+		default:
+			lo, _ = strconv.Atoi(s)
+			hi = lo
+		}
+		if lo == 0 || hi < lo {
+			continue
+		}
+		if in(lo, hi, 500) {
+			add(Fail5xx)
+		}
+		if in(lo, hi, 503) {
+			add(Fail503)
+		}
+		if in(lo, hi, 429) {
+			add(Fail429)
+		}
+		if in(lo, hi, 400) {
+			add(Fail4xx)
+		}
+	}
+	return out
+}
+
+func classesText(cs []FailureClass) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = string(c)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// splitList splits a comma- or space-separated list.
+func splitList(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+}
+
+// layerChecks are what the catalogue's layer rules read beyond the policy: where each rule's
+// finding points, and the format's words for it.
+type layerChecks struct {
+	// at maps a rule ID to where its finding points (the value, or the resource that left it
+	// to a default); words maps a rule ID to the format's own sentence for it.
+	at    map[string]policy.Pos
+	words map[string]string
+	// noTimeout is set when the layer has no timeout at all (PT001), in the format's words.
+	noTimeout string
+	// noBudget is set when the layer retries without a retry budget or breaker it could
+	// have (PT012), in the format's words.
+	noBudget string
+	// tryTime is the longest one try takes when the dependency hangs (connect + read for
+	// nginx), for PT004; 0 = the policy's timeout.
+	tryTime time.Duration
+	// tryText renders tryTime in the format's words: "(5s connect + 60s read)".
+	tryText string
+}
+
+func (l *ChainLayer) setAt(rule string, p policy.Pos) {
+	if p.Line > 0 {
+		l.checks.at[rule] = p
+	}
+}
+
+func (l *ChainLayer) atFor(rule string) policy.Pos {
+	if p, ok := l.checks.at[rule]; ok {
+		return p
+	}
+	return l.pos
+}
+
+func (l *ChainLayer) say(rule, words string) {
+	if l.checks.words == nil {
+		l.checks.words = map[string]string{}
+	}
+	l.checks.words[rule] = words
+}
+
+func (l *ChainLayer) addDefault(format string, a ...any) {
+	l.Defaults = append(l.Defaults, fmt.Sprintf(format, a...))
+}
