@@ -136,8 +136,12 @@ func probeCutoffValue(r *probe.Result, c probe.Cutoff) (string, bool) {
 // probeCutoffTitle is what the cut-off curve shows.
 const probeCutoffTitle = "share of requests a timeout would cut off (good responses, and unanswered ones)"
 
-// probeSetup describes how the probe ran: method, URL, model, sample size.
+// probeSetup describes how the probe ran: method, URL, model, sample size — or, for a result
+// read from existing data (patience advise), where it came from.
 func probeSetup(r *probe.Result) string {
+	if r.Source != nil {
+		return probeSourceLine(r)
+	}
 	var model string
 	switch {
 	case r.Model == "closed":
@@ -237,6 +241,9 @@ func ProbeText(w io.Writer, r *probe.Result, o Options) error {
 		fmt.Fprintln(&b, st.Warn.Render(m))
 	}
 	fmt.Fprintln(&b, st.Muted.Render(probeSetup(r)))
+	if l := probeConnLine(r); l != "" {
+		fmt.Fprintln(&b, st.Muted.Render(l))
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintln(&b, st.Warn.Render("! "+n))
 	}
@@ -246,7 +253,11 @@ func ProbeText(w io.Writer, r *probe.Result, o Options) error {
 
 	if rows := probePhaseRows(r); len(rows) > 0 {
 		fmt.Fprintln(&b)
-		fmt.Fprintln(&b, st.Title.Render("Latency by phase (ms)")+st.Muted.Render("  total = from intended send (CO-corrected) · sent = from actual send"))
+		caption := "  total = from intended send (CO-corrected) · sent = from actual send"
+		if r.Source != nil {
+			caption = "  as the source recorded them"
+		}
+		fmt.Fprintln(&b, st.Title.Render("Latency by phase (ms)")+st.Muted.Render(caption))
 		t := table.New().
 			Border(lipgloss.NormalBorder()).
 			BorderStyle(st.Border).
@@ -276,9 +287,19 @@ func ProbeText(w io.Writer, r *probe.Result, o Options) error {
 	}
 	// The schedule line is long; on a terminal it is split after the rate figures.
 	sched := strings.SplitN(probeScheduleLine(r), " · ", 2)
-	kv("schedule", sched[0])
-	if len(sched) > 1 {
-		fmt.Fprintf(&b, "%s %s\n", strings.Repeat(" ", 10), sched[1])
+	if r.Source != nil {
+		sched = []string{probeSourceDetail(r.Source)}
+		for _, m := range r.Source.MalformedSample {
+			sched = append(sched, st.Muted.Render(m))
+		}
+		kv("source", sched[0])
+		sched = sched[1:]
+	} else {
+		kv("schedule", sched[0])
+		sched = sched[1:]
+	}
+	for _, line := range sched {
+		fmt.Fprintf(&b, "%s %s\n", strings.Repeat(" ", 10), line)
 	}
 
 	if len(r.Distribution) > 0 {
@@ -430,7 +451,11 @@ func probePercent(v float64) string {
 // ProbeMarkdown renders the result for PR comments and GitHub step summaries.
 func ProbeMarkdown(w io.Writer, r *probe.Result, _ Options) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### patience probe\n\n**%s**\n\n", probeMD(probeHeadline(r)))
+	title := "patience probe"
+	if r.Source != nil {
+		title = "patience advise"
+	}
+	fmt.Fprintf(&b, "### %s\n\n**%s**\n\n", title, probeMD(probeHeadline(r)))
 	for _, m := range probeMoreReasons(r) {
 		fmt.Fprintf(&b, "- %s\n", probeMD(m))
 	}
@@ -438,6 +463,9 @@ func ProbeMarkdown(w io.Writer, r *probe.Result, _ Options) error {
 		fmt.Fprintln(&b)
 	}
 	fmt.Fprintf(&b, "%s\n", probeMD(probeSetup(r)))
+	if l := probeConnLine(r); l != "" {
+		fmt.Fprintf(&b, "\n%s\n", probeMD(l))
+	}
 	if len(r.Notes) > 0 {
 		fmt.Fprintln(&b)
 		for _, n := range r.Notes {
@@ -449,13 +477,22 @@ func ProbeMarkdown(w io.Writer, r *probe.Result, _ Options) error {
 		for _, pr := range rows {
 			fmt.Fprintf(&b, "| %s |\n", strings.Join(append([]string{pr.phase, pr.conn}, probePhaseCells(pr.s)...), " | "))
 		}
-		fmt.Fprintln(&b, "\n_total_ runs from the intended send time (coordinated omission corrected); _sent_ from the actual send.")
+		if r.Source == nil {
+			fmt.Fprintln(&b, "\n_total_ runs from the intended send time (coordinated omission corrected); _sent_ from the actual send.")
+		}
 	}
 	fmt.Fprintf(&b, "\n- **Responses:** %s\n- **Errors:** %s\n", probeStatusLine(r.Status), probeErrorLine(r.Errors))
 	for _, e := range probeErrorSamples(r) {
 		fmt.Fprintf(&b, "  - %s\n", probeMD(e))
 	}
-	fmt.Fprintf(&b, "- **Schedule:** %s\n", probeScheduleLine(r))
+	if r.Source != nil {
+		fmt.Fprintf(&b, "- **Source:** %s\n", probeMD(probeSourceDetail(r.Source)))
+		for _, m := range r.Source.MalformedSample {
+			fmt.Fprintf(&b, "  - %s\n", probeMD(m))
+		}
+	} else {
+		fmt.Fprintf(&b, "- **Schedule:** %s\n", probeScheduleLine(r))
+	}
 
 	rec := r.Recommendation
 	fmt.Fprintln(&b, "\n#### Recommendation")
@@ -495,4 +532,32 @@ func ProbeMarkdown(w io.Writer, r *probe.Result, _ Options) error {
 // probeMD keeps table pipes and emphasis markers from breaking Markdown.
 func probeMD(s string) string {
 	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`).Replace(s)
+}
+
+// probeSourceLine is the setup line of a result read from existing data (patience advise):
+// what the samples are (a route, a host, everything), the format and the time they span.
+func probeSourceLine(r *probe.Result) string {
+	src := r.Source
+	what := r.Target.URL
+	if r.Target.Method != "" && (what == "" || strings.HasPrefix(what, "/")) {
+		what = strings.TrimSpace(r.Target.Method + " " + what)
+	}
+	s := fmt.Sprintf("%s · from %s", what, src.Format)
+	if r.DurationMs > 0 {
+		s += " spanning " + probe.FormatLong(r.DurationMs)
+	}
+	return s + " · " + plural(int(r.Requests), "request")
+}
+
+// probeSourceDetail names the files, the lines read and how many could not be parsed.
+func probeSourceDetail(src *probe.Source) string {
+	files := strings.Join(src.Files, ", ")
+	if len(src.Files) > 3 {
+		files = fmt.Sprintf("%s, … (%d files)", strings.Join(src.Files[:2], ", "), len(src.Files))
+	}
+	s := fmt.Sprintf("%s · %s read, %d malformed", files, plural(int(src.Lines), "line"), src.Malformed)
+	if src.Unit != "" {
+		s += " · durations in " + src.Unit
+	}
+	return s
 }
