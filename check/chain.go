@@ -345,10 +345,13 @@ func countText(v float64) string {
 	return fmtNum(v)
 }
 
-// label names a layer in messages: "Istio VirtualService partner (k8s/partner-vs.yaml)".
-func (l *ChainLayer) label() string {
+// Label names a layer in messages and reports: "Istio partner", "ingress-nginx shop",
+// "policy partner".
+func (l *ChainLayer) Label() string {
 	return fmt.Sprintf("%s %s", kindTitle(l.Kind), l.Name)
 }
+
+func (l *ChainLayer) label() string { return l.Label() }
 
 // kindTitle is the format's name as its users write it.
 func kindTitle(kind string) string {

@@ -277,7 +277,7 @@ func layerRetriesNonIdempotent(p *pass, ch *Chain, l *ChainLayer) error {
 		}
 	}
 	if len(unknown) > 0 {
-		p.report(l.atFor("PT005"), "%s retries a %s on %s without an Idempotency-Key (%s does not look at the method): a %s after the provider committed executes it twice", l.label(), req.Method, classesText(unknown), kindTitle(l.Kind), unknown[0])
+		p.reportFix(l.atFor("PT005"), layerFix(l, "PT005"), "%s retries a %s on %s without an Idempotency-Key (%s does not look at the method): a %s after the provider committed executes it twice", l.label(), req.Method, classesText(unknown), kindTitle(l.Kind), unknown[0])
 	}
 	return nil
 }
@@ -292,7 +292,7 @@ func layerNoJitter(p *pass, ch *Chain, l *ChainLayer) error {
 	if words == "" {
 		words = fmt.Sprintf("%s retries without jitter (%s)", l.label(), delaysText(r))
 	}
-	p.report(at(l, "PT006"), "%s: every caller that failed together retries together", words)
+	p.reportFix(at(l, "PT006"), layerFix(l, "PT006"), "%s: every caller that failed together retries together", words)
 	return nil
 }
 
@@ -307,7 +307,7 @@ func layerClientErrors(p *pass, ch *Chain, l *ChainLayer) error {
 				}
 			}
 		}
-		p.report(at(l, "PT007"), "%s retries a 400%s: up to %s attempts that fail the same way and only add load", l.label(), why, attemptsCount(n))
+		p.reportFix(at(l, "PT007"), layerFix(l, "PT007"), "%s retries a 400%s: up to %s attempts that fail the same way and only add load", l.label(), why, attemptsCount(n))
 	}
 	return nil
 }
@@ -321,7 +321,7 @@ func layerNoBudget(p *pass, ch *Chain, l *ChainLayer) error {
 	if ch.dep != nil && ch.dep.Caller.Rate > 0 && ch.dep.Caller.Rate < HighVolumeRate {
 		return nil
 	}
-	p.report(at(l, "PT012"), "%s retries with no retry budget: %s; in an outage every retry goes on adding load", l.label(), l.checks.noBudget)
+	p.reportFix(at(l, "PT012"), layerFix(l, "PT012"), "%s retries with no retry budget: %s; in an outage every retry goes on adding load", l.label(), l.checks.noBudget)
 	return nil
 }
 
@@ -338,7 +338,7 @@ func layerImmediate(p *pass, ch *Chain, l *ChainLayer) error {
 	if words == "" {
 		words = l.label() + " retries at once"
 	}
-	p.report(at(l, "PT013"), "%s: a brief failure becomes %s the load within milliseconds", words, attemptsText(l.maxRetried()))
+	p.reportFix(at(l, "PT013"), layerFix(l, "PT013"), "%s: a brief failure becomes %s the load within milliseconds", words, attemptsText(l.maxRetried()))
 	return nil
 }
 
@@ -352,4 +352,47 @@ func at(l *ChainLayer, rule string) policy.Pos {
 		return l.retryAt
 	}
 	return l.pos
+}
+
+// layerFixes are the fixes of the layer rules in each format's fields ("" = the rule's).
+var layerFixes = map[string]map[string]string{
+	"PT005": {
+		"istio":         "send an Idempotency-Key, or set the route's retries.retryOn to connect-failure,refused-stream only (a request that never left)",
+		"envoy":         "send an Idempotency-Key, or limit retry_on to connect-failure,refused-stream",
+		"ingress-nginx": "remove retry-non-idempotent: true from the controller ConfigMap, or send an Idempotency-Key",
+		"grpc":          "retry only UNAVAILABLE for non-idempotent methods, and send an idempotency key",
+	},
+	"PT006": {
+		"resilience4j": "set enableRandomizedWait: true (randomizedWaitFactor 0.5) with enableExponentialBackoff: true",
+		"dapr":         "use policy: exponential (Dapr randomizes its intervals) with maxInterval",
+		"grpc":         "prefer retryPolicy (jittered exponential backoff) to hedgingPolicy for a dependency that fails under load",
+	},
+	"PT007": {
+		"resilience4j": "set retryExceptions: [java.io.IOException, org.springframework.web.client.HttpServerErrorException] (or ignoreExceptions: [org.springframework.web.client.HttpClientErrorException])",
+		"dapr":         "set matching.httpStatusCodes: \"429,500-599\" on the retry policy",
+		"gateway-api":  "list only 5xx (and 429) in retry.codes",
+		"linkerd":      "list only 5xx or gateway-error in retry.linkerd.io/http",
+		"grpc":         "remove INTERNAL and the 4xx-like codes (INVALID_ARGUMENT, FAILED_PRECONDITION...) from retryableStatusCodes",
+		"envoy":        "remove retriable-4xx and 4xx codes from retry_on / retriable_status_codes",
+		"istio":        "remove 4xx codes from retries.retryOn",
+	},
+	"PT012": {
+		"istio":   "set trafficPolicy.retryBudget: {percent: 20, minRetryConcurrency: 3} in the DestinationRule (Istio ≥ 1.27), or connectionPool.http.maxRetries",
+		"grpc":    "add \"retryThrottling\": {\"maxTokens\": 10, \"tokenRatio\": 0.1} to the service config",
+		"linkerd": "use a ServiceProfile retryBudget, or keep retry.linkerd.io/limit at 1 and retry in one layer only",
+	},
+	"PT013": {
+		"ingress-nginx": "set nginx.ingress.kubernetes.io/proxy-next-upstream-tries: \"1\" (or \"2\") and retry with backoff in one layer only",
+		"resilience4j":  "set waitDuration: 500ms or more with enableExponentialBackoff: true",
+		"dapr":          "set duration: (at least 1s) on the constant policy, or use policy: exponential",
+		"grpc":          "set hedgingDelay above the dependency's p95",
+	},
+}
+
+// layerFix is the fix for rule on a layer, in the layer's format.
+func layerFix(l *ChainLayer, rule string) string {
+	if f := layerFixes[rule][l.Kind]; f != "" {
+		return f
+	}
+	return "change " + l.label() + " (" + l.File + ") or retry in one layer only"
 }

@@ -13,7 +13,6 @@ var CheckFormats = Registry[*check.Result]{
 	"text":     CheckText,
 	"json":     JSON[*check.Result],
 	"markdown": CheckMarkdown,
-	"html":     CheckHTML,
 	"junit":    CheckJUnit,
 	"sarif":    CheckSARIF,
 	"github":   CheckGitHub,
@@ -43,7 +42,14 @@ func checkScope(r *check.Result) string {
 	if r.Summary.Scenarios > 0 {
 		parts = append(parts, plural(r.Summary.Scenarios, "scenario"))
 	}
-	return strings.Join(parts, ", ") + " in " + strings.Join(r.Files, ", ")
+	s := strings.Join(parts, ", ")
+	if len(r.Files) > 0 {
+		s += " in " + strings.Join(r.Files, ", ")
+	}
+	if c := configScope(r); c != "" {
+		s += "; " + c
+	}
+	return s
 }
 
 func plural(n int, noun string) string {
@@ -88,6 +94,10 @@ func CheckText(w io.Writer, r *check.Result, opts Options) error {
 	if r.Summary.Suppressed > 0 {
 		fmt.Fprintf(&b, "%s\n", st.Muted.Render(fmt.Sprintf("%s suppressed by # patience:ignore", plural(r.Summary.Suppressed, "finding"))))
 	}
+	for _, sk := range r.Skipped {
+		fmt.Fprintf(&b, "%s\n", st.Muted.Render("skipped "+sk.Path+": "+sk.Reason))
+	}
+	checkChainsText(&b, r, st)
 	for _, f := range r.Findings {
 		level := st.Warn
 		if f.Level == check.LevelError {
@@ -124,6 +134,7 @@ func CheckMarkdown(w io.Writer, r *check.Result, _ Options) error {
 	if r.Summary.Suppressed > 0 {
 		fmt.Fprintf(&b, "%s suppressed by `# patience:ignore`.\n\n", plural(r.Summary.Suppressed, "finding"))
 	}
+	checkChainsMarkdown(&b, r)
 	if len(r.Findings) == 0 {
 		b.WriteString("No findings: every rule passed.\n")
 	} else {
