@@ -13,6 +13,7 @@ var CheckFormats = Registry[*check.Result]{
 	"text":     CheckText,
 	"json":     JSON[*check.Result],
 	"markdown": CheckMarkdown,
+	"html":     CheckHTML,
 	"junit":    CheckJUnit,
 	"sarif":    CheckSARIF,
 	"github":   CheckGitHub,
