@@ -3,6 +3,7 @@
 #   work   the temporary directory (removed on exit), with $work/patience
 #   BASE   the net/http targets' base URL (/fast, /exp, /exp/stats, /lognormal)
 #   STALL  the stall target's base URL (/stats is its record)
+#   H2C    the net/http targets on a server that also speaks h2c (prior knowledge)
 # Anything but a 127.0.0.1 URL stops the script: benches never leave loopback.
 work=$(mktemp -d)
 trap 'kill "$srv_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -10,9 +11,10 @@ go build -o "$work/patience" .
 go build -o "$work/targets" ./bench/targets
 "$work/targets" -for 15m >"$work/url" &
 srv_pid=$!
-for _ in $(seq 50); do [ "$(wc -l <"$work/url")" -ge 2 ] && break; sleep 0.1; done
+for _ in $(seq 50); do [ "$(wc -l <"$work/url")" -ge 3 ] && break; sleep 0.1; done
 BASE=$(sed -n 1p "$work/url")
 STALL=$(sed -n 2p "$work/url")
-for u in "$BASE" "$STALL"; do
+H2C=$(sed -n 3p "$work/url")
+for u in "$BASE" "$STALL" "$H2C"; do
   case "$u" in http://127.0.0.1:*) ;; *) echo "refusing non-loopback target $u" >&2; exit 2;; esac
 done

@@ -65,7 +65,7 @@ for i in $(seq "$ROUNDS"); do
     "$w" "$(python3 -c "print($wr/1024)")" "$(cpu_us "$work/time.w$i" "$w" 10)" "$ratio"
 done
 median=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
-echo "median ratio probe/wrk: $median (target ≥ 0.6)"
+echo "median ratio probe/wrk: $median (target ≥ 0.9)"
 
 p30=$(run_probe 30s long)
 echo "probe RSS at 10 s: $(python3 -c "print(round($(rss "$work/time.p1")/1024, 1))") MiB, at 30 s: $(python3 -c "print(round($(rss "$work/time.long")/1024, 1))") MiB ($p30 req/s over 30 s; target ≤ 30 MiB and flat)"

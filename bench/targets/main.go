@@ -2,7 +2,8 @@
 // bench/accuracy.sh and manual acceptance runs. It prints two base URLs on stdout, one per
 // line: the net/http targets (/fast, /exp = 10 ms + Exp(5 ms), /lognormal = p50 40 ms,
 // p99 300 ms, 1% 503; GET /exp/stats is the server's record of /exp), then the stall target
-// (frozen 500 ms every 5 s; GET /stats is its record). It serves until killed or until -for
+// (frozen 500 ms every 5 s; GET /stats is its record), then the net/http targets again on a
+// server that also speaks h2c with prior knowledge (bench/probe-h2.sh). It serves until killed or until -for
 // elapses.
 package main
 
@@ -31,9 +32,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "targets:", err)
 		os.Exit(2)
 	}
+	h2c, err := probetest.StartH2C(probetest.Mux(*seed))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "targets:", err)
+		os.Exit(2)
+	}
 	fmt.Println(s.URL)
 	fmt.Println(stall.URL)
+	fmt.Println(h2c.URL)
 	time.Sleep(*life)
 	_ = s.Close()
 	_ = stall.Close()
+	_ = h2c.Close()
 }
