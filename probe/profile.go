@@ -2,32 +2,97 @@ package probe
 
 import (
 	"bytes"
+	"compress/zlib"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+
+	"github.com/patience-dev/patience/internal/input"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Save writes r as an indented JSON profile (the same document as `-o json`, histograms
-// included) to path.
+// included) to path, atomically: into a temporary file beside it, then renamed over it, so an
+// interrupted or failing save never leaves half a profile where a good one was.
 func Save(path string, r *Result) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return writeAtomic(path, append(b, '\n'))
+}
+
+// writeAtomic writes b to path through a temporary file in the same directory and a rename.
+func writeAtomic(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// CheckSavePath reports whether a profile can be saved at path, before a run measures
+// anything: the directory exists and is writable and path is not a directory. It creates
+// and removes a temporary file beside path, as Save will.
+func CheckSavePath(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory", path)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("cannot write %s: %v", path, err)
+	}
+	name := f.Name()
+	_ = f.Close()
+	return os.Remove(name)
 }
 
 // LoadProfile reads a profile written by `patience probe --save`. Errors name the file and,
-// for malformed JSON, the line and column.
+// for malformed JSON, the line and column. A file larger than input.MaxProfile is refused
+// before it is read whole.
 func LoadProfile(path string) (*Result, error) {
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path, input.MaxProfile, nil)
 	if err != nil {
 		return nil, err
 	}
 	return ParseProfile(path, b)
+}
+
+// ReadProfile is LoadProfile for a profile on a stream (standard input); name labels errors.
+func ReadProfile(name string, r io.Reader) (*Result, error) {
+	b, err := input.Read(r, name, input.MaxProfile)
+	if err != nil {
+		return nil, err
+	}
+	return ParseProfile(name, b)
 }
 
 // ParseProfile decodes a profile document; name is used in error messages.
@@ -53,15 +118,85 @@ func ParseProfile(name string, b []byte) (*Result, error) {
 	if r.Histogram == "" {
 		return nil, fmt.Errorf("%s: field histogram: missing (save the profile with patience probe --save)", name)
 	}
-	if _, err := DecodeHistogram(r.Histogram); err != nil {
+	if len(r.Histograms) > maxProfileSeries {
+		return nil, fmt.Errorf("%s: field histograms: %d series, at most %d", name, len(r.Histograms), maxProfileSeries)
+	}
+	if err := checkProfileHistogram(r.Histogram); err != nil {
 		return nil, fmt.Errorf("%s: field histogram: %v", name, err)
 	}
 	for k, v := range r.Histograms {
-		if _, err := DecodeHistogram(v); err != nil {
+		if err := checkProfileHistogram(v); err != nil {
 			return nil, fmt.Errorf("%s: field histograms.%s: %v", name, k, err)
 		}
 	}
 	return &r, nil
+}
+
+// Bounds on what a profile's histograms may hold. Probe records 1 µs to 1 h at 3 significant
+// digits; a histogram decoded at 5 digits over the whole int64 range costs 47 MB before its
+// first count (a 7 KB profile cost 430–690 MB), and values past 2^63 ns overflow durations
+// (the simulator drew negative latencies and `replay --live` reported 100% success).
+const (
+	maxProfileSeries  = 64
+	maxProfileSigFigs = histSigFigs
+	// MaxProfileValueUs is the longest latency a profile may hold: one day, in µs.
+	MaxProfileValueUs = 24 * 3600 * 1_000_000
+	// maxProfileCount keeps every count, and the sums of many merged profiles, far from
+	// int64 overflow and exact in float64.
+	maxProfileCount = 1 << 53
+)
+
+// checkProfileHistogram decodes one histogram of a profile after reading its header, and
+// refuses a geometry, a value or a count a probe cannot have recorded.
+func checkProfileHistogram(enc string) error {
+	if digits, ok := histogramDigits(enc); ok && (digits < 1 || digits > maxProfileSigFigs) {
+		return fmt.Errorf("%d significant digits, want 1 to %d (as patience probe --save writes)", digits, maxProfileSigFigs)
+	}
+	// A header that does not read is left to the decoder, whose error says why.
+	h, err := DecodeHistogram(enc)
+	if err != nil {
+		return err
+	}
+	// The decoder's total wraps around on crafted counts; add them up with a bound instead.
+	var total int64
+	for _, c := range h.Export().Counts {
+		if c < 0 || c > maxProfileCount-total {
+			return errors.New("more than 2^53 samples")
+		}
+		total += c
+	}
+	if h.TotalCount() > 0 && h.Max() > MaxProfileValueUs {
+		return fmt.Errorf("a latency of %s: longer than the 24 h a profile may hold", FormatMs(float64(h.Max())/1000))
+	}
+	return nil
+}
+
+// histogramDigits reads the significant digits from the header of an encoded histogram
+// without inflating its counts: EncodeHistogram's base64 of hdrhistogram's own base64 of
+// the V2 compressed form (cookie and length, then a zlib stream opening with a 40-byte
+// header whose bytes 12–15 are the digits). Only a prefix is decoded.
+func histogramDigits(enc string) (int32, bool) {
+	prefix := func(s string, n int) string {
+		s = s[:min(len(s), n)]
+		return s[:len(s)/4*4]
+	}
+	inner, err := base64.StdEncoding.DecodeString(prefix(enc, 8192))
+	if err != nil {
+		return 0, false
+	}
+	raw, err := base64.StdEncoding.DecodeString(prefix(string(inner), len(inner)))
+	if err != nil || len(raw) < 8 {
+		return 0, false
+	}
+	z, err := zlib.NewReader(bytes.NewReader(raw[8:]))
+	if err != nil {
+		return 0, false
+	}
+	var head [16]byte
+	if _, err := io.ReadFull(z, head[:]); err != nil {
+		return 0, false
+	}
+	return int32(binary.BigEndian.Uint32(head[12:16])), true
 }
 
 // lineCol converts a byte offset into 1-based line and column.

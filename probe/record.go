@@ -245,8 +245,11 @@ func distribution(h *hdrhistogram.Histogram) []Bucket {
 		lo = 1
 	}
 	// Edges on the 1-2-2.5-5 ladder from just below the minimum to the maximum (ms).
+	// At least two edges: when every sample lies on one value and that value is itself on
+	// the ladder, the loop below adds none, and a distribution without a bar indexed bar −1
+	// (issue 17: `probe -n 1`).
 	edges := []float64{ladderDown(lo / 1000)}
-	for edges[len(edges)-1] < hi/1000 {
+	for len(edges) < 2 || edges[len(edges)-1] < hi/1000 {
 		edges = append(edges, ladderUp(edges[len(edges)-1]*1.0001))
 	}
 	// Thin out to at most 12 bars by taking every other edge.
@@ -267,9 +270,7 @@ func distribution(h *hdrhistogram.Histogram) []Bucket {
 	for _, b := range populated(h) {
 		v := float64(b.To) / 1000
 		i := sort.Search(len(buckets), func(i int) bool { return buckets[i].ToMs >= v })
-		if i == len(buckets) {
-			i--
-		}
+		i = min(i, len(buckets)-1)
 		buckets[i].Count += b.Count
 	}
 	return buckets

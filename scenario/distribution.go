@@ -188,7 +188,7 @@ func ProfileDistribution(h *hdrhistogram.Histogram, path string) (Distribution, 
 			// ValueAtQuantile takes a percentile (0–100).
 			us = h.ValueAtQuantile(100 * float64(i) / profileSteps)
 		}
-		q[i] = time.Duration(us) * time.Microsecond
+		q[i] = profileValue(us)
 	}
 	// ValueAtQuantile reports a bucket's highest equivalent value, which can exceed the next
 	// step's; keep the inverse CDF monotone.
@@ -198,6 +198,19 @@ func ProfileDistribution(h *hdrhistogram.Histogram, path string) (Distribution, 
 		}
 	}
 	return Distribution{Kind: DistProfile, Profile: path, quantiles: q}, nil
+}
+
+// profileValue converts a histogram value (µs) to a sample, clamped to [0, maxSample]: a
+// value past 2^63 ns would wrap to a negative duration (issue 17: a profile with values past
+// ≈292 years crashed the simulator).
+func profileValue(us int64) time.Duration {
+	if us <= 0 {
+		return 0
+	}
+	if us >= int64(maxSample/time.Microsecond) {
+		return maxSample
+	}
+	return time.Duration(us) * time.Microsecond
 }
 
 // loadProfile reads the total-latency histogram of a probe profile (the JSON written by

@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/patience-dev/patience/internal/input"
 	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/scenarios"
 	"gopkg.in/yaml.v3"
@@ -69,7 +69,7 @@ func Open(nameOrPath string) (*Scenario, error) { return OpenFor(nameOrPath, For
 
 // OpenFor is Open for purpose, which decides the sections the file must have (ParseFor).
 func OpenFor(nameOrPath string, purpose Purpose) (*Scenario, error) {
-	data, err := os.ReadFile(nameOrPath)
+	data, err := input.ReadFile(nameOrPath, input.MaxScenario, nil)
 	if err == nil {
 		return ParseFor(data, nameOrPath, purpose)
 	}
@@ -84,6 +84,10 @@ func OpenFor(nameOrPath string, purpose Purpose) (*Scenario, error) {
 }
 
 func readErrMsg(err error) string {
+	var tl *input.TooLargeError
+	if errors.As(err, &tl) {
+		return tl.Reason()
+	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err

@@ -3,7 +3,6 @@ package scenario
 import (
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/patience-dev/patience/internal/input"
 	"github.com/patience-dev/patience/policy"
 	"gopkg.in/yaml.v3"
 )
@@ -116,7 +116,7 @@ func ResolvePolicy(spec string) (*policy.Policy, error) {
 		}
 		return p, nil
 	}
-	data, err := os.ReadFile(spec)
+	data, err := input.ReadFile(spec, input.MaxScenario, nil)
 	if err != nil {
 		return nil, &Error{File: spec, Msg: readErrMsg(err) + " (want a policy file or preset:NAME)"}
 	}
