@@ -160,26 +160,53 @@ func chainAmplification(p *pass, ch *Chain) error {
 	if ch.file != nil && ch.file.MaxAmplification > 0 {
 		limit = ch.file.MaxAmplification
 	}
+	// Classes with the same count, the same main factor and the same product are one
+	// finding ("a 500, a 503 or a 429 at ..."), so one default is not reported seven times.
+	type group struct {
+		classes []FailureClass
+		v       float64
+		main    *ChainLayer
+		text    string
+	}
+	var groups []*group
 	for _, c := range FailureClasses {
 		v := ch.Attempts.Of(c)
 		if v >= 0 && v <= limit {
 			continue
 		}
-		main := ch.mainFactor(c)
-		at := main.retryAt
-		if at.Line == 0 {
-			at = main.pos
-		}
-		unc := ""
+		main, text := ch.mainFactor(c), ch.factorsText(c)
 		if u := ch.Uncapped.Of(c); u != v {
-			unc = fmt.Sprintf(", %s uncapped", countText(u))
+			text = countText(u) + " uncapped: " + text
 		}
-		fix := fmt.Sprintf("retry at one layer only: %s multiplies most here (%s); set its retries to what the others leave, or none", main.label(), main.retryWhy)
-		if v < 0 {
-			p.reportFix(at, fix, "%s at %s: one request can send unbounded attempts (%s)", classText[c], ch.Dependency, ch.factorsText(c))
+		found := false
+		for _, g := range groups {
+			if g.v == v && g.main == main && g.text == text {
+				g.classes, found = append(g.classes, c), true
+			}
+		}
+		if !found {
+			groups = append(groups, &group{classes: []FailureClass{c}, v: v, main: main, text: text})
+		}
+	}
+	for _, g := range groups {
+		at := g.main.retryAt
+		if at.Line == 0 {
+			at = g.main.pos
+		}
+		what := make([]string, len(g.classes))
+		for i, c := range g.classes {
+			what[i] = classText[c]
+		}
+		failure := strings.Join(what, ", ")
+		if n := len(what); n > 1 {
+			failure = strings.Join(what[:n-1], ", ") + " or " + what[n-1]
+		}
+		fix := fmt.Sprintf("retry at one layer only: %s multiplies most here (%s); set its retries to what the others leave, or none", g.main.label(), g.main.retryWhy)
+		if g.v < 0 {
+			p.reportFix(at, fix, "%s at %s: one request can send unbounded attempts (%s)", failure, ch.Dependency, g.text)
 			continue
 		}
-		p.reportFix(at, fix, "%s at %s: one request becomes %s attempts%s (%s), above max_amplification %s", classText[c], ch.Dependency, countText(v), unc, ch.factorsText(c), fmtNum(limit))
+		p.reportFix(at, fix, "%s at %s: one request becomes %s attempts (%s), above max_amplification %s", failure, ch.Dependency, countText(g.v), g.text, fmtNum(limit))
 	}
 	return nil
 }
@@ -338,7 +365,7 @@ func layerImmediate(p *pass, ch *Chain, l *ChainLayer) error {
 	if words == "" {
 		words = l.label() + " retries at once"
 	}
-	p.reportFix(at(l, "PT013"), layerFix(l, "PT013"), "%s: a brief failure becomes %s the load within milliseconds", words, attemptsText(l.maxRetried()))
+	p.reportFix(at(l, "PT013"), layerFix(l, "PT013"), "%s: a brief failure is retried at once, up to %s attempts, with no time to recover", words, attemptsCount(l.maxRetried()))
 	return nil
 }
 

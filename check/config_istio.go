@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/patience-dev/patience/policy"
@@ -78,7 +79,7 @@ func istioRouteLayer(cf *ConfigFile, d *configDoc, r *yaml.Node, name string, cs
 	l := newLayer("istio", name, at)
 	l.answer = answerEnvoy
 	envoyBackoff(l, envoyBackoffBase, 0)
-	base := cf.Path
+	base := filepath.Base(cf.Path)
 	if t := get(r, "timeout"); t != nil {
 		v, err := goDuration(cf, t, "http.timeout")
 		if err != nil {
