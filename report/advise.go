@@ -19,6 +19,7 @@ var AdviseFormats = Registry[*advise.Result]{
 	"text":     AdviseText,
 	"json":     adviseJSON,
 	"markdown": AdviseMarkdown,
+	"html":     AdviseHTML,
 }
 
 func adviseJSON(w io.Writer, r *advise.Result, _ Options) error {

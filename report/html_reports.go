@@ -20,8 +20,18 @@ func ProbeHTML(w io.Writer, r *probe.Result, _ Options) error {
 	if err != nil {
 		return err
 	}
-	return writeHTML(w, htmlDoc{Title: "patience probe · " + r.Target.URL, Subtitle: []string{probeSetup(r)},
+	return writeHTML(w, htmlDoc{Title: "patience probe · " + r.Target.URL, Subtitle: probeHTMLSubtitle(r),
 		Lead: lead, Sections: []htmlSection{{Blocks: blocks}}})
+}
+
+// probeHTMLSubtitle is how the probe ran (or where its data came from) and, for a live run,
+// the protocol and connections line.
+func probeHTMLSubtitle(r *probe.Result) []string {
+	sub := []string{probeSetup(r)}
+	if l := probeConnLine(r); l != "" {
+		sub = append(sub, l)
+	}
+	return sub
 }
 
 func probeHTMLParts(r *probe.Result) ([]htmlVerdict, []htmlBlock, error) {
@@ -84,17 +94,25 @@ func probeHTMLParts(r *probe.Result) ([]htmlVerdict, []htmlBlock, error) {
 		for _, pr := range rows {
 			cells = append(cells, append([]string{pr.phase, pr.conn}, probePhaseCells(pr.s)...))
 		}
+		caption := "total = from the intended send (coordinated omission corrected) · sent = from the actual send"
+		if r.Source != nil {
+			caption = "as the source recorded them"
+		}
 		blocks = append(blocks, htmlBlock{Heading: "Latency by phase (ms)"},
-			htmlBlock{Table: textTable("total = from the intended send (coordinated omission corrected) · sent = from the actual send",
-				probePhaseHeaders, cells, func(col int) bool { return col >= 2 })})
+			htmlBlock{Table: textTable(caption, probePhaseHeaders, cells, func(col int) bool { return col >= 2 })})
 	}
-	blocks = append(blocks, htmlBlock{Heading: "Responses and schedule"}, htmlBlock{KV: []htmlKV{
-		{Key: "responses", Value: probeStatusLine(r.Status)},
-		{Key: "errors", Value: probeErrorLine(r.Errors)},
-		{Key: "schedule", Value: probeScheduleLine(r)},
-	}})
+	kv := []htmlKV{{Key: "responses", Value: probeStatusLine(r.Status)}, {Key: "errors", Value: probeErrorLine(r.Errors)}}
+	if r.Source != nil {
+		kv = append(kv, htmlKV{Key: "source", Value: probeSourceDetail(r.Source)})
+	} else {
+		kv = append(kv, htmlKV{Key: "schedule", Value: probeScheduleLine(r)})
+	}
+	blocks = append(blocks, htmlBlock{Heading: "Responses"}, htmlBlock{KV: kv})
 	if samples := probeErrorSamples(r); len(samples) > 0 {
 		blocks = append(blocks, list("derivation", samples))
+	}
+	if r.Source != nil && len(r.Source.MalformedSample) > 0 {
+		blocks = append(blocks, list("derivation", r.Source.MalformedSample))
 	}
 	return lead, blocks, nil
 }

@@ -2,10 +2,16 @@ package report
 
 import (
 	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/patience-dev/patience/advise"
 	"github.com/patience-dev/patience/internal/golden"
 	"github.com/patience-dev/patience/replay"
 )
@@ -26,6 +32,41 @@ var htmlCases = []htmlCase{
 		return CheckHTML(b, checkResult(t, checkFixture), Options{})
 	}},
 	{"demo_html", func(t *testing.T, b *bytes.Buffer) error { return DemoHTML(b, demoFixture(t), Options{}) }},
+	{"advise_html", func(t *testing.T, b *bytes.Buffer) error { return AdviseHTML(b, adviseFixture(t), Options{}) }},
+}
+
+// adviseFixture is advise on a generated nginx log (the "timed" log_format, read from
+// standard input so no path reaches the page): three routes over six hours, lognormal
+// latency whose tail grows in the fourth hour, a few 503s.
+func adviseFixture(t *testing.T) *advise.Result {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(16, 4))
+	routes := []string{"/users/%d", "/orders/%d/items", "/search?q=%d"}
+	var b strings.Builder
+	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 1800 {
+		at := t0.Add(time.Duration(i) * 12 * time.Second)
+		sigma := 0.7
+		if at.Hour() == 3 {
+			sigma = 1.1
+		}
+		d := time.Duration(math.Exp(math.Log(0.060)+sigma*rng.NormFloat64()) * float64(time.Second)).Round(time.Millisecond)
+		d = max(d, time.Millisecond)
+		status := 200
+		if rng.IntN(100) == 0 {
+			status = 503
+		}
+		path := fmt.Sprintf(routes[rng.IntN(len(routes))], rng.IntN(1000))
+		sec := fmt.Sprintf("%.3f", d.Seconds())
+		fmt.Fprintf(&b, `10.0.0.%d - - [%s] "GET %s HTTP/1.1" %d 512 "-" "curl/8.5" rt=%s uct="0.001" uht="%s" urt="%s"`+"\n",
+			i%250, at.Format("02/Jan/2006:15:04:05 -0700"), path, status, sec, sec, sec)
+	}
+	r, err := advise.Run(context.Background(), advise.Options{Files: []string{"-"}, Stdin: strings.NewReader(b.String()),
+		By: advise.ByRoute, Window: time.Hour, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func TestHTMLGoldens(t *testing.T) {
@@ -54,6 +95,7 @@ func TestHTMLRegistered(t *testing.T) {
 		"storm":  StormFormats["html"] != nil,
 		"check":  CheckFormats["html"] != nil,
 		"demo":   DemoFormats["html"] != nil,
+		"advise": AdviseFormats["html"] != nil,
 	} {
 		if !ok {
 			t.Errorf("%s has no html format", name)
