@@ -51,6 +51,9 @@ func Detect(head []byte) (Format, error) {
 		return "", errors.New("empty input: nothing to detect a format from")
 	}
 	first := firstLine(t)
+	if envoyLine(first) {
+		return FormatEnvoy, nil
+	}
 	switch t[0] {
 	case '{', '[':
 		has := func(k string) bool { return bytes.Contains(t, []byte(`"`+k+`"`)) }

@@ -109,7 +109,7 @@ func harStream(ctx context.Context, r *reader, in *input, a *accum) error {
 			return ctx.Err()
 		}
 		n++
-		line := lt.lineAt(dec.InputOffset() + 1)
+		line := lt.valueLine(dec.InputOffset())
 		var e harEntry
 		if err := dec.Decode(&e); err != nil {
 			var typ *json.UnmarshalTypeError
@@ -211,6 +211,22 @@ func (t *lineTracker) Read(p []byte) (int, error) {
 		t.lines += int64(bytes.Count(p[:n], []byte{'\n'}))
 	}
 	return n, err
+}
+
+// valueLine is the line of the next value after offset off: past whitespace and a comma.
+func (t *lineTracker) valueLine(off int64) int64 {
+	for i := len(t.reads) - 1; i >= 0; i-- {
+		tr := t.reads[i]
+		if off >= tr.start {
+			for k := off - tr.start; k < int64(len(tr.data)); k++ {
+				if c := tr.data[k]; c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != ',' {
+					return t.lineAt(tr.start + k)
+				}
+			}
+			break
+		}
+	}
+	return t.lineAt(off)
 }
 
 // lineAt is the 1-based line of byte offset off (the last line read when it is no longer

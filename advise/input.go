@@ -109,6 +109,13 @@ func (r *reader) readAll(ctx context.Context) (*accum, error) {
 			return nil, err
 		}
 		f := r.opts.Format
+		if f == FormatAuto && r.opts.LogFormat != "" {
+			// A template says the format: %{…} is a curl -w string, $… an nginx log_format.
+			f = FormatNginx
+			if strings.Contains(r.opts.LogFormat, "%{") {
+				f = FormatCurl
+			}
+		}
 		if f == FormatAuto {
 			head, _ := in.br.Peek(64 << 10)
 			if f, err = Detect(head); err != nil {

@@ -331,6 +331,11 @@ func scanKV(rest []byte, set func(name string, v []byte)) {
 type nginxFields struct {
 	request, method, uri, host, status, timeLocal, timeISO, msec []byte
 	requestTime, uct, uht, urt, ust                              []byte
+	// scratch holds the attempt lists between lines (no allocation per line).
+	scratch [4][][]byte
+	// needPath: the path is read only when --by route or --filter needs it.
+	needPath bool
+	host0    string
 }
 
 func (f *nginxFields) set(name string, v []byte) {
@@ -376,8 +381,11 @@ func nginxLines(o Options, head []byte) (parserFactory, error) {
 	return func() lineFunc {
 		vals := make([][]byte, len(t.vars))
 		tc := &timeCache{}
+		var f nginxFields
+		needPath := o.By == ByRoute || o.Filter != ""
 		return func(line []byte, emit func(*Record), a *accum) error {
-			var f nginxFields
+			sc, host0 := f.scratch, f.host0
+			f = nginxFields{scratch: sc, needPath: needPath, host0: host0}
 			if t.json {
 				if err := nginxJSON(line, &f); err != nil {
 					return err
@@ -456,11 +464,14 @@ func (c *timeCache) local(b []byte) (time.Time, bool) {
 
 // splitList splits a multi-value upstream field into its attempts (B1: split on " : " then
 // ", "); nil for an absent field.
-func splitList(b []byte) [][]byte {
+func splitList(b []byte, out [][]byte) [][]byte {
+	out = out[:0]
 	if b == nil {
 		return nil
 	}
-	var out [][]byte
+	if bytes.IndexByte(b, ',') < 0 && bytes.IndexByte(b, ':') < 0 {
+		return append(out, bytes.TrimSpace(b))
+	}
 	for _, group := range bytes.Split(b, []byte(" : ")) {
 		for _, item := range bytes.Split(group, []byte(", ")) {
 			out = append(out, bytes.TrimSpace(item))
@@ -476,16 +487,23 @@ func nginxEmit(f *nginxFields, tc *timeCache, emit func(*Record), a *accum) erro
 		return fmt.Errorf("status %q is not an HTTP status", f.status)
 	}
 	if f.request != nil {
-		rec.Method, rec.Path = splitRequest(string(f.request))
+		m, _, _ := bytes.Cut(f.request, []byte{' '})
+		rec.Method = methodName(m)
+		if f.needPath {
+			_, rec.Path = splitRequest(string(f.request))
+		}
 	}
 	if f.method != nil {
-		rec.Method = string(f.method)
+		rec.Method = methodName(f.method)
 	}
-	if f.uri != nil {
+	if f.uri != nil && f.needPath {
 		_, rec.Path = splitRequest("X " + string(f.uri))
 	}
 	if len(f.host) > 0 && string(f.host) != "-" {
-		rec.Host = string(f.host)
+		if string(f.host) != f.host0 {
+			f.host0 = string(f.host)
+		}
+		rec.Host = f.host0
 	}
 	switch {
 	case f.timeLocal != nil:
@@ -522,7 +540,9 @@ func nginxEmit(f *nginxFields, tc *timeCache, emit func(*Record), a *accum) erro
 		return nil
 	}
 	a.note("latency is $upstream_response_time, per upstream attempt (nginx's proxy_*_timeout applies to each); connect is $upstream_connect_time, TLS included; ttfb is $upstream_header_time")
-	urt, uct, uht, ust := splitList(f.urt), splitList(f.uct), splitList(f.uht), splitList(f.ust)
+	sc := &f.scratch
+	urt, uct, uht, ust := splitList(f.urt, sc[0][:0]), splitList(f.uct, sc[1][:0]), splitList(f.uht, sc[2][:0]), splitList(f.ust, sc[3][:0])
+	sc[0], sc[1], sc[2], sc[3] = urt, uct, uht, ust
 	if len(urt) == 1 && string(urt[0]) == "-" {
 		// No upstream contacted: a failure keeps its status; a success nginx answered itself
 		// (cache, return, static file) says nothing about the upstream.
@@ -575,4 +595,25 @@ func nginxEmit(f *nginxFields, tc *timeCache, emit func(*Record), a *accum) erro
 		emit(&r)
 	}
 	return nil
+}
+
+// methodName is the method without an allocation for the common ones.
+func methodName(b []byte) string {
+	switch string(b) {
+	case "GET":
+		return "GET"
+	case "POST":
+		return "POST"
+	case "PUT":
+		return "PUT"
+	case "DELETE":
+		return "DELETE"
+	case "HEAD":
+		return "HEAD"
+	case "PATCH":
+		return "PATCH"
+	case "OPTIONS":
+		return "OPTIONS"
+	}
+	return string(b)
 }

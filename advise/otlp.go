@@ -70,7 +70,7 @@ func otlpStream(ctx context.Context, r *reader, in *input, a *accum) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		line := lt.lineAt(dec.InputOffset() + 1)
+		line := lt.valueLine(dec.InputOffset())
 		var doc otlpDoc
 		err := dec.Decode(&doc)
 		if err == io.EOF {

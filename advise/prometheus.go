@@ -190,7 +190,9 @@ func (r *reader) promFinish(a *accum) error {
 			if math.IsInf(le, 1) {
 				rec.Status, rec.Err, rec.ErrMsg, rec.Total = 0, "timeout", fmt.Sprintf("observed above the top bucket le=%g", topFinite), censor
 			} else {
-				rec.Total = toDur(le)
+				// A hair below the bound: HDR reports a bucket's highest equivalent value
+				// (≤ 0.1% above), which must not cross the le into the next ladder step.
+				rec.Total = toDur(le * 0.999)
 			}
 			for range n {
 				a.add(&rec, r.opts.By, r.opts.Window)
