@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ var ProbeFormats = Registry[*probe.Result]{
 	"text":     ProbeText,
 	"json":     probeJSON,
 	"markdown": ProbeMarkdown,
+	"html":     ProbeHTML,
 }
 
 // probeJSON writes the result without HTML escaping, so derivations read "<" and not "\u003c".
@@ -364,9 +366,16 @@ func probeBars(b *strings.Builder, buckets []probe.Bucket, o Options) {
 		width = max(10, o.Width-lw-14)
 	}
 	for i, k := range buckets {
+		// count × width overflows int64 for the counts merged or crafted profiles hold
+		// (issue 17: strings.Repeat with a negative count): those scale in floating point.
 		n := 0
-		if peak > 0 {
-			n = int((k.Count*int64(width) + peak - 1) / peak)
+		if peak > 0 && k.Count > 0 {
+			if k.Count <= (math.MaxInt64-peak)/int64(width) {
+				n = int((k.Count*int64(width) + peak - 1) / peak)
+			} else {
+				n = int(math.Ceil(float64(k.Count) / float64(peak) * float64(width)))
+			}
+			n = min(width, max(1, n))
 		}
 		pad := strings.Repeat(" ", lw-len([]rune(labels[i])))
 		fmt.Fprintf(b, "  %s%s %s %d\n", labels[i], pad, o.Styles.Bar.Render(strings.Repeat("█", n)), k.Count)
