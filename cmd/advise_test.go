@@ -33,7 +33,7 @@ func TestAdviseFlags(t *testing.T) {
 	if o.Advice.Caller.Kind != probe.CallerJob || o.Advice.Caller.Budget != 0 {
 		t.Errorf("caller %+v: a job without --budget has no retry window", o.Advice.Caller)
 	}
-	for _, bad := range [][]string{{"a.log", "--format", "xml"}, {"a.log", "--by", "colour"}, {"a.log", "-o", "html"}} {
+	for _, bad := range [][]string{{"a.log", "--format", "xml"}, {"a.log", "--by", "colour"}, {"a.log", "-o", "sarif"}} {
 		c := NewCmdAdvise(f, func(*AdviseOptions) error { return nil })
 		c.SetArgs(bad)
 		c.SilenceErrors, c.SilenceUsage = true, true
