@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
 )
 
 // Exit codes are the contract of DESIGN §2; ExitCode is the only place that decides them.
@@ -13,6 +16,9 @@ const (
 	ExitUsage         = 2   // usage or input error: bad flag, unreadable or invalid file
 	ExitCannotMeasure = 3   // target unreachable, every request failed, generator could not keep the rate
 	ExitInterrupted   = 130 // interrupted: what was measured so far is still printed and saved
+	// ExitInternal is a bug in patience: a panic turned into a report (EX_SOFTWARE,
+	// sysexits.h), never the usage code the Go runtime would exit with.
+	ExitInternal = 70
 )
 
 // ExitError carries an exit code chosen by a command together with the error to print.
@@ -62,7 +68,9 @@ func ExitCode(err error) int {
 	if errors.Is(err, context.Canceled) {
 		return ExitInterrupted
 	}
-	return ExitGateFailed
+	// A failed gate is always typed (GateFailed); an error no command classified is a file
+	// or a stream that could not be read or written: an input error, never exit 1.
+	return ExitUsage
 }
 
 // stopped maps an error that ended a run early because its context was cancelled (Ctrl-C) or
@@ -72,4 +80,36 @@ func stopped(err error) error {
 		return ErrInterrupted
 	}
 	return err
+}
+
+// internalError reports a panic that reached the top of a command: what a bug report needs
+// (the value, the version, the stack of the panicking goroutine) on stderr, and exit 70.
+// Whatever the command had already written to stdout (a partial report) stays there.
+func internalError(errOut io.Writer, p any, stack []byte) int {
+	v := currentVersion()
+	fmt.Fprintf(errOut, "error: internal error, please report it at https://github.com/patience-dev/patience/issues with the lines below\n")
+	fmt.Fprintf(errOut, "panic: %s\npatience %s (commit %s, %s)\n", sanitizePanic(p), v.Version, v.Commit, v.Go)
+	if len(stack) > 0 {
+		fmt.Fprintf(errOut, "%s\n", strings.TrimRight(string(stack), "\n"))
+	}
+	return ExitInternal
+}
+
+// sanitizePanic writes a panic value on one line without control characters (a panic may
+// carry user input).
+func sanitizePanic(p any) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return -1
+		}
+		return r
+	}, fmt.Sprint(p))
+}
+
+// recoverInternal is deferred at the top of run: it turns a panic into internalError's report
+// and exit code, stored in *code.
+func recoverInternal(errOut io.Writer, code *int) {
+	if p := recover(); p != nil {
+		*code = internalError(errOut, p, debug.Stack())
+	}
 }

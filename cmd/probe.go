@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/patience-dev/patience/internal/input"
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
@@ -46,6 +47,8 @@ type ProbeOptions struct {
 	MaxErrorRate string
 	Save         string
 	Strict       bool
+	// Force lets --save replace a profile with a run that measured nothing.
+	Force bool
 
 	// HTTP is --http (auto, 1.1, 2); the TLS flags are as curl's.
 	HTTP       string
@@ -58,8 +61,9 @@ type ProbeOptions struct {
 	Merge      bool
 	MergeFiles []string
 
-	rateSet   bool
-	budgetSet bool
+	rateSet     bool
+	budgetSet   bool
+	requestsSet bool
 }
 
 // NewCmdProbe builds `patience probe`.
@@ -135,6 +139,7 @@ contains "key" or "token" are shown as REDACTED in every report.`,
 			}
 			opts.rateSet = c.Flags().Changed("rate")
 			opts.budgetSet = c.Flags().Changed("budget")
+			opts.requestsSet = c.Flags().Changed("requests")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -165,6 +170,7 @@ contains "key" or "token" are shown as REDACTED in every report.`,
 	fl.StringVar(&opts.Cutoff, "cutoff", "0.1%", "share of good responses a timeout may cut off")
 	fl.DurationVar(&opts.ConnectFloor, "connect-floor", probe.DefaultConnectFloor, "lowest connect timeout to recommend (survives one lost SYN)")
 	fl.StringVar(&opts.Save, "save", "", "write the result with its HDR histograms to this JSON file")
+	fl.BoolVar(&opts.Force, "force", false, "let --save replace a profile even with a run that measured nothing")
 	fl.BoolVar(&opts.Strict, "strict", false, "exit 1 when the budget cannot hold one normal call")
 	fl.BoolVar(&opts.Merge, "merge", false, "merge saved profiles (arguments) instead of probing")
 	addOutputFlag(c, &opts.Output, report.ProbeFormats.Names())
@@ -190,6 +196,9 @@ func probeConfig(opts *ProbeOptions) (probe.Config, error) {
 	cfg.MaxErrorRate = rate
 	if opts.Concurrency > 0 && opts.rateSet {
 		return cfg, errors.New("--rate and -c/--concurrency exclude each other: pick the open or the closed model")
+	}
+	if opts.requestsSet && opts.Requests == 0 && opts.Duration == 0 {
+		return cfg, errors.New("-n 0: want at least one request, or --duration to send until it ends (or Ctrl-C)")
 	}
 	if opts.Concurrency < 0 || opts.Requests < 0 || opts.Duration < 0 || opts.MaxInFlight <= 0 || opts.MaxTimeout <= 0 || opts.Budget <= 0 || opts.ConnectFloor <= 0 {
 		return cfg, errors.New("-c, -n, --duration must not be negative; --max-in-flight, --max-timeout, --budget and --connect-floor must be positive")
@@ -221,7 +230,9 @@ func probeConfig(opts *ProbeOptions) (probe.Config, error) {
 	}
 	if opts.Data != "" {
 		if path, ok := strings.CutPrefix(opts.Data, "@"); ok {
-			b, err := os.ReadFile(path)
+			// @- reads standard input; a body is held in memory and sent again and again,
+			// so it is capped (input.MaxBody): /dev/zero ends here, not in an OOM.
+			b, err := input.ReadFile(path, input.MaxBody, opts.IO.In)
 			if err != nil {
 				return cfg, fmt.Errorf("--data: %w", err)
 			}
@@ -306,6 +317,12 @@ func probeRun(opts *ProbeOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	// A --save that cannot be written is found before anything is measured.
+	if opts.Save != "" {
+		if err := probe.CheckSavePath(opts.Save); err != nil {
+			return UsageErrorf("--save: %v", err)
+		}
+	}
 	var res *probe.Result
 	if opts.Merge {
 		if res, err = probeMerge(opts); err != nil {
@@ -321,15 +338,33 @@ func probeRun(opts *ProbeOptions) error {
 			return err
 		}
 	}
+	// Saved before rendering, so the measurement survives a renderer that fails.
+	saveErr := probeSave(opts, res)
 	if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
 		return err
 	}
-	if opts.Save != "" {
-		if err := probe.Save(opts.Save, res); err != nil {
-			return fmt.Errorf("--save: %w", err)
-		}
+	if saveErr != nil {
+		return saveErr
 	}
 	return probeExit(opts, res)
+}
+
+// probeSave writes --save atomically; it keeps an existing profile when the run measured
+// nothing (no response), unless --force.
+func probeSave(opts *ProbeOptions, res *probe.Result) error {
+	if opts.Save == "" {
+		return nil
+	}
+	if res.Responses == 0 && !opts.Force {
+		if _, err := os.Stat(opts.Save); err == nil {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: --save: %s kept: this run measured nothing (--force replaces it)\n", opts.Save)
+			return nil
+		}
+	}
+	if err := probe.Save(opts.Save, res); err != nil {
+		return UsageErrorf("--save: %v", err)
+	}
+	return nil
 }
 
 // probeExit chooses the exit code from the result's verdict, after it was rendered and
@@ -338,7 +373,9 @@ func probeExit(opts *ProbeOptions, res *probe.Result) error {
 	v := res.Recommendation.Verdict
 	s := res.Schedule
 	switch {
-	case res.Interrupted:
+	case res.Interrupted && !opts.Merge:
+		// A merge of profiles saved by interrupted runs was not itself interrupted: the
+		// report and probeMerge's note say what the figures cover.
 		return ErrInterrupted
 	case res.Unreachable:
 		return CannotMeasureError(fmt.Errorf("target unreachable: %s", errorCounts(res.Errors)))
@@ -377,12 +414,25 @@ func probeMerge(opts *ProbeOptions) (*probe.Result, error) {
 		return nil, UsageErrorf("--cutoff %q: want a percentage such as 0.1%%", opts.Cutoff)
 	}
 	profiles := make([]*probe.Result, 0, len(opts.MergeFiles))
+	interrupted := 0
 	for _, p := range opts.MergeFiles {
-		r, err := probe.LoadProfile(p)
+		var r *probe.Result
+		var err error
+		if p == input.Stdin {
+			r, err = probe.ReadProfile("standard input", opts.IO.In)
+		} else {
+			r, err = probe.LoadProfile(p)
+		}
 		if err != nil {
 			return nil, UsageError(err)
 		}
+		if r.Interrupted {
+			interrupted++
+		}
 		profiles = append(profiles, r)
+	}
+	if interrupted > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "note: %d of the %d profiles were saved by interrupted runs: their figures cover what was measured before the stop\n", interrupted, len(profiles))
 	}
 	maxErr, err := parseErrorRate(opts.MaxErrorRate)
 	if err != nil {

@@ -37,7 +37,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // run executes the command tree on a prepared Factory; tests call it with report.Test streams.
-func run(ctx context.Context, f *Factory, args []string) int {
+func run(ctx context.Context, f *Factory, args []string) (code int) {
+	defer recoverInternal(f.IO.ErrOut, &code)
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	root.SetIn(f.IO.In)
@@ -47,7 +48,7 @@ func run(ctx context.Context, f *Factory, args []string) int {
 	if err != nil && strings.HasPrefix(err.Error(), "unknown command") {
 		err = UsageError(err)
 	}
-	code := ExitCode(err)
+	code = ExitCode(err)
 	var ee *ExitError
 	if err != nil && !(errors.As(err, &ee) && ee.Err == nil) {
 		printError(f, err)
@@ -80,7 +81,8 @@ func NewCmdRoot(f *Factory) *cobra.Command {
   check  [FILE...]   the same knowledge as a CI gate with stable rule IDs
   serve  [SCENARIO]  a loopback HTTP target that misbehaves on a script
 
-Exit codes: 0 ok, 1 a gate failed, 2 usage or input error, 3 could not measure, 130 interrupted.`,
+Exit codes: 0 ok, 1 a gate failed, 2 usage or input error, 3 could not measure, 130 interrupted,
+70 an internal error (a bug: please report it).`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
