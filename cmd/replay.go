@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/patience-dev/patience/check"
+	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/replay"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
@@ -20,6 +22,9 @@ type ReplayOptions struct {
 	Scenario string
 	// Policies replace the scenario's policies: files or preset:NAME.
 	Policies []string
+	// Chains replace them too: FILE#DEPENDENCY, a check file's dependency whose via: chain
+	// of real configs becomes the layered policy replayed (check.ChainPolicy).
+	Chains []string
 	// Seed overrides the scenario's seed when SeedSet.
 	Seed    int64
 	SeedSet bool
@@ -74,6 +79,7 @@ reality; requests still in flight when the drain ends fail as "stuck".
 			return replayRun(c.Context(), opts)
 		},
 	}
+	c.Flags().StringArrayVar(&opts.Chains, "chain", nil, "FILE#DEPENDENCY: replay the chain of real configs a check file's dependency names with via: (ingress, sidecar, its own policy) as one layered policy, instead of the scenario's policies (repeatable)")
 	c.Flags().StringArrayVar(&opts.Policies, "policy", nil, "policy FILE or preset:NAME to replay instead of the scenario's policies (repeatable; presets: "+strings.Join(scenario.PresetNames(), ", ")+")")
 	c.Flags().Int64Var(&opts.Seed, "seed", 0, "seed of the simulation (default: the scenario's seed)")
 	addOutputFlag(c, &opts.Output, report.ReplayFormats.Names())
@@ -99,7 +105,7 @@ func loadReplayScenario(opts *ReplayOptions) (*scenario.Scenario, error) {
 	if err != nil {
 		return nil, UsageError(err)
 	}
-	if len(opts.Policies) > 0 {
+	if len(opts.Policies)+len(opts.Chains) > 0 {
 		sc.Policies = sc.Policies[:0]
 		for _, spec := range opts.Policies {
 			p, err := scenario.ResolvePolicy(spec)
@@ -110,6 +116,11 @@ func loadReplayScenario(opts *ReplayOptions) (*scenario.Scenario, error) {
 			sc.AttachLayers(p)
 			sc.Policies = append(sc.Policies, p)
 		}
+		chains, err := resolveChains(opts.IO, opts.Chains)
+		if err != nil {
+			return nil, err
+		}
+		sc.Policies = append(sc.Policies, chains...)
 	}
 	if opts.SeedSet {
 		sc.Seed = opts.Seed
@@ -153,4 +164,22 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 // replayProgress draws a bar over the simulated events of the replay (progressBar).
 func replayProgress(s *report.IOStreams, format, name string) (func(done, total int), func(aborted bool)) {
 	return progressBar(s, format, fmt.Sprintf("replay %s ", name), decor.Percentage())
+}
+
+// resolveChains reads each --chain FILE#DEPENDENCY into its layered policy, saying on stderr
+// where the simulator approximates a layer; an unreadable file or an unknown dependency is a
+// usage error.
+func resolveChains(io *report.IOStreams, specs []string) ([]*policy.Policy, error) {
+	var out []*policy.Policy
+	for _, spec := range specs {
+		p, notes, err := check.ChainPolicy(spec)
+		if err != nil {
+			return nil, UsageError(err)
+		}
+		for _, n := range notes {
+			fmt.Fprintf(io.ErrOut, "chain %s: %s\n", spec, n)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }

@@ -21,6 +21,8 @@ type StormOptions struct {
 	Output   string
 	// MaxCost is the budget a run's estimated cost must fit (storm.ParseBudget).
 	MaxCost string
+	// Chains are FILE#DEPENDENCY specs: a check file's via: chain as one layered policy.
+	Chains []string
 }
 
 // NewCmdStorm builds `patience storm`.
@@ -83,6 +85,7 @@ capacity / Π attempts for retry-on-timeout policies.`,
 	fl.StringVar(&opts.Duration, "duration", "3m", "how long requests arrive")
 	fl.Int64Var(&opts.Seed, "seed", storm.DefaultSeed, "seed of the simulation")
 	fl.StringArrayVar(&opts.Policies, "policy", nil, "policy FILE or preset:NAME to compare instead of the built-in mitigations (repeatable)")
+	fl.StringArrayVar(&opts.Chains, "chain", nil, "FILE#DEPENDENCY: compare the chain of real configs a check file's dependency names with via: as one layered policy (repeatable)")
 	fl.BoolVar(&opts.NoBisect, "no-bisect", false, "skip the stable_below_per_s search (one run per policy)")
 	fl.StringVar(&opts.MaxCost, "max-cost", "", "refuse a run estimated to take longer or more memory than this: a time, a size, both (30m,8GiB) or none (default "+storm.DefaultBudget.String()+")")
 	addOutputFlag(c, &opts.Output, report.StormFormats.Names())
@@ -107,6 +110,9 @@ func stormRun(ctx context.Context, opts *StormOptions) error {
 	budget, err := storm.ParseBudget(opts.MaxCost)
 	if err != nil {
 		return UsageError(fmt.Errorf("--max-cost: %w", err))
+	}
+	if opts.Given, err = resolveChains(opts.IO, opts.Chains); err != nil {
+		return err
 	}
 	sc, model, err := opts.Overrides.Apply()
 	if err != nil {

@@ -45,6 +45,9 @@ type Overrides struct {
 	// Policies are FILE or preset:NAME specs compared instead of the mitigations or the
 	// scenario's policies (--policy; repeatable).
 	Policies []string
+	// Given are policies the caller resolved itself (a check file's via: chain, --chain),
+	// compared after the --policy ones; they keep their own layers.
+	Given []*policy.Policy
 
 	// Changed names the flags the user set (OverrideFlags): quick-model flags override a
 	// scenario's values only when set, and --timeout/--attempts override every policy only
@@ -135,6 +138,9 @@ func (o Overrides) Apply() (*scenario.Scenario, *Model, error) {
 			return nil, nil, err
 		}
 		given = append(given, p)
+	}
+	for _, p := range o.Given {
+		given = append(given, p.Clone())
 	}
 	if o.Scenario == "" {
 		return o.quick(v, given)

@@ -1,0 +1,141 @@
+package check
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/scenario"
+)
+
+// classTokens are the retry.on tokens of each failure class.
+var classTokens = map[FailureClass]string{
+	FailConnect: "connect",
+	FailReset:   "reset",
+	FailTimeout: "timeout",
+	Fail5xx:     "5xx",
+	Fail503:     "503",
+	Fail429:     "429",
+	Fail4xx:     "4xx",
+}
+
+// ChainPolicy reads spec "FILE#DEPENDENCY" — a check file and one of its dependencies with a
+// `via:` chain — and returns that chain as the layered policy the simulator runs (issue 14,
+// "watch the chain"): the outer layers become policy.Layers, caller first, and the innermost
+// layer is the bottom policy that calls the dependency. The dependency's own `policy:` keeps
+// every field; a config layer keeps its timeouts, backoff, budget and breaker, and retries the
+// failure classes the chain arithmetic says it retries. The notes say where the simulator's
+// one max_attempts per layer approximates a layer that retries classes a different number of
+// times (it takes the most).
+func ChainPolicy(spec string) (*policy.Policy, []string, error) {
+	file, dep, ok := strings.Cut(spec, "#")
+	if !ok || file == "" || dep == "" {
+		return nil, nil, &scenario.Error{File: spec, Msg: "want FILE#DEPENDENCY, e.g. patience.yaml#partner"}
+	}
+	in, err := LoadPaths([]string{file})
+	if err != nil {
+		return nil, nil, err
+	}
+	var f *File
+	var d *Dependency
+	var names []string
+	for _, cf := range in.Files {
+		for _, cd := range cf.Dependencies {
+			names = append(names, cd.Name)
+			if cd.Name == dep {
+				f, d = cf, cd
+			}
+		}
+	}
+	if d == nil {
+		return nil, nil, &scenario.Error{File: file, Msg: fmt.Sprintf("no dependency %q (the file has: %s)", dep, strings.Join(names, ", "))}
+	}
+	if len(d.Via) == 0 {
+		return nil, nil, &scenario.Error{File: file, Line: d.Pos.Line, Col: d.Pos.Col, Field: "via",
+			Msg: fmt.Sprintf("dependency %q names no via: chain to replay", dep)}
+	}
+	if d.Policy == nil {
+		d.Policy = &policy.Policy{Retry: policy.Retry{MaxAttempts: 1}}
+	}
+	e := &engine{file: f, opts: Options{Configs: in.Configs}}
+	ch, err := e.chainOf(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ch.Policy(filepath.Base(file) + "#" + dep)
+}
+
+// Policy is the chain as a layered policy named name; see ChainPolicy.
+func (ch *Chain) Policy(name string) (*policy.Policy, []string, error) {
+	if len(ch.Layers) == 0 {
+		return nil, nil, fmt.Errorf("chain %s has no layers", name)
+	}
+	var notes []string
+	pols := make([]*policy.Policy, len(ch.Layers))
+	for i := range ch.Layers {
+		p, note := ch.Layers[i].simPolicy(ch.dep)
+		pols[i] = p
+		if note != "" {
+			notes = append(notes, note)
+		}
+	}
+	bottom := pols[len(pols)-1]
+	bottom.Name = name
+	bottom.Layers = nil
+	for i, p := range pols[:len(pols)-1] {
+		bottom.Layers = append(bottom.Layers, policy.Layer{Name: ch.Layers[i].Label(), Policy: p})
+	}
+	if bottom.Source == nil {
+		bottom.Source = map[string]policy.Pos{}
+	}
+	// The chain's layers are this policy's own: a scenario's layers: must not replace them.
+	bottom.Source["layers"] = ch.Layers[0].pos
+	return bottom, notes, nil
+}
+
+// simPolicy is one chain layer as a policy: the dependency's own policy as written for the
+// "patience" layer, otherwise the layer's policy retrying the classes it retries.
+func (l *ChainLayer) simPolicy(d *Dependency) (*policy.Policy, string) {
+	if l.Kind == "patience" && d != nil && d.Policy != nil {
+		p := d.Policy.Clone()
+		p.Layers = nil
+		return p, ""
+	}
+	var p *policy.Policy
+	if l.pol != nil {
+		p = l.pol.Clone()
+	} else {
+		p = &policy.Policy{}
+	}
+	p.Layers, p.Name = nil, l.Label()
+	most, least := 1, 0
+	on := []string{}
+	for _, c := range FailureClasses {
+		n := l.retryOf(c)
+		if n < 0 { // unlimited
+			n = policy.Unlimited
+		}
+		if n == 1 {
+			continue
+		}
+		on = append(on, classTokens[c])
+		if n == policy.Unlimited || most == policy.Unlimited {
+			most = policy.Unlimited
+		} else {
+			most = max(most, n)
+		}
+		if least == 0 || (n != policy.Unlimited && n < least) {
+			least = n
+		}
+	}
+	p.Retry.On, p.Retry.MaxAttempts = on, most
+	if len(on) == 0 {
+		p.Retry.MaxAttempts = 1
+	}
+	note := ""
+	if least > 0 && most != policy.Unlimited && least != most {
+		note = fmt.Sprintf("%s retries some failure classes %d times and others %d: the simulator gives the layer one max_attempts, %d", l.Label(), least-1, most-1, most)
+	}
+	return p, note
+}
