@@ -264,6 +264,31 @@ var presets = []presetDef{
 		},
 	},
 	{
+		// Laravel's HTTP client with `Http::retry(3)` on its defaults (laravel/framework
+		// bd71b45, src/Illuminate/Http/Client/PendingRequest.php retry(), lines 1075–1125, as
+		// ../shared/reference/config-and-log-sources.md A1/A8 reads it): $times counts attempts;
+		// with no $when callback any unsuccessful response — 4xx included, Response::failed() —
+		// and any ConnectionException (a refused connect and a read timeout alike) is retried;
+		// $sleepMilliseconds defaults to 0; the method is not looked at; Retry-After is not read.
+		// Timeouts are the client's defaults: timeout 30s, connectTimeout 10s.
+		name:    "laravel-http",
+		help:    "Http::retry(3): 3 attempts, 0 ms sleep, every 4xx/5xx and connection error retried; POST retried; Retry-After ignored; timeout 30s, connect 10s",
+		source:  "laravel/framework bd71b45 src/Illuminate/Http/Client/PendingRequest.php retry() (lines 1075-1125)",
+		checked: checkedSourceOnly,
+		build: func() *policy.Policy {
+			p := defaultPolicy()
+			p.ConnectTimeout, p.Timeout = 10*time.Second, 30*time.Second
+			p.Retry.MaxAttempts = 3
+			p.Retry.On = []string{"connect", "timeout", "reset", "4xx", "5xx"}
+			p.Retry.Never = nil
+			p.Retry.NonIdempotent = policy.NonIdempotentAlways
+			p.Retry.Backoff, p.Retry.Base, p.Retry.Cap = policy.BackoffNone, 0, 0
+			p.Retry.Jitter = policy.JitterNone
+			p.Retry.RetryAfter = policy.RetryAfterIgnore
+			return p
+		},
+	},
+	{
 		// What `probe` recommends when it has nothing measured: a connect timeout that survives
 		// one lost SYN (Linux retransmits the first SYN after 1s), a 2s attempt timeout, 3
 		// attempts with capped full-jitter exponential backoff (AWS Architecture Blog,
