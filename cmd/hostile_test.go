@@ -239,3 +239,43 @@ func TestMergeInterruptedProfiles(t *testing.T) {
 		t.Errorf("--merge -: exit %d: %s", code, errOut)
 	}
 }
+
+// TestSecretsOutOfErrors: the password of a URL that fails to parse, or of one probe cannot
+// reach, and token-only userinfo, are not in what probe prints or saves.
+func TestSecretsOutOfErrors(t *testing.T) {
+	save := filepath.Join(t.TempDir(), "p.json")
+	for _, u := range []string{"http://alice:s3cret@host:port/", "http://ghp_s3cret@127.0.0.1:1/?X-Amz-Signature=s3cret#access_token=s3cret", "http://alice:s3cret@127.0.0.1:1/"} {
+		_, out, errOut := runCmd(t, context.Background(), "", "probe", u, "-n", "1", "-c", "1", "--save", save, "--force", "-q")
+		saved, _ := os.ReadFile(save)
+		if strings.Contains(out+errOut+string(saved), "s3cret") || strings.Contains(out+errOut+string(saved), "alice") {
+			t.Errorf("%s: a secret reached the output\nstdout %s\nstderr %s\nsaved %s", u, out, errOut, saved)
+		}
+		_ = os.Remove(save)
+	}
+}
+
+// TestScenarioEscapesNeverReachTheTerminal: a scenario whose name and description hold a
+// clipboard write and a screen clear renders them as visible text (issue 17), with
+// --color never and in the error of a file that does not load.
+func TestScenarioEscapesNeverReachTheTerminal(t *testing.T) {
+	dir := t.TempDir()
+	sc := filepath.Join(dir, "s.yaml")
+	evil := `"\e]52;c;ZXZpbA==\a\e[2J"`
+	src := "name: " + evil + "\ndescription: " + evil + "\nduration: 2s\nload: {rate: 5/s}\ntarget:\n  latency: {fixed: 10ms}\npolicy: {name: " + evil + ", timeout: 1s}\n"
+	if err := os.WriteFile(sc, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte(src+"load: {rate: \"\\e[2J\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"replay", sc, "--color", "never"}, {"replay", sc, "-o", "markdown"}, {"storm", sc, "--color", "never"},
+		{"scenarios", "validate", sc}, {"replay", bad},
+	} {
+		_, out, errOut := runCmd(t, context.Background(), "", args...)
+		if strings.ContainsAny(out+errOut, "\x1b\x07") {
+			t.Errorf("%v: an escape reached the terminal\nstdout %q\nstderr %q", args, out, errOut)
+		}
+	}
+}

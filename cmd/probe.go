@@ -335,7 +335,7 @@ func probeRun(opts *ProbeOptions) error {
 		}
 		announceProbe(opts.IO, cfg)
 		if res, err = probeMeasure(ctx, opts, cfg); err != nil {
-			return err
+			return probe.RedactError(err, cfg.URL)
 		}
 	}
 	// Saved before rendering, so the measurement survives a renderer that fails.
@@ -357,7 +357,7 @@ func probeSave(opts *ProbeOptions, res *probe.Result) error {
 	}
 	if res.Responses == 0 && !opts.Force {
 		if _, err := os.Stat(opts.Save); err == nil {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: --save: %s kept: this run measured nothing (--force replaces it)\n", opts.Save)
+			fmt.Fprintf(opts.IO.ErrOut, "warning: --save: %s kept: this run measured nothing (--force replaces it)\n", report.Sanitize(opts.Save))
 			return nil
 		}
 	}

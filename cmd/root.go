@@ -64,7 +64,9 @@ func printError(f *Factory, err error) {
 		fmt.Fprintln(f.IO.ErrOut, label, "partial results above")
 		return
 	}
-	fmt.Fprintln(f.IO.ErrOut, label, err)
+	// Errors quote file names, URLs and values as given: no control character of theirs
+	// reaches the terminal.
+	fmt.Fprintln(f.IO.ErrOut, label, report.Sanitize(err.Error()))
 }
 
 // NewCmdRoot builds the command tree.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/replay"
 	"github.com/patience-dev/patience/scenario"
 )
@@ -97,7 +98,7 @@ func watchClock(stop <-chan struct{}, out *Fidelity, speed float64) {
 func CheckTarget(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "http" || u.Host == "" {
-		return nil, fmt.Errorf("%w: %q", ErrNotLoopback, raw)
+		return nil, fmt.Errorf("%w: %q", ErrNotLoopback, probe.RedactURL(raw))
 	}
 	host := u.Hostname()
 	if host == "localhost" {
@@ -105,7 +106,7 @@ func CheckTarget(raw string) (*url.URL, error) {
 	}
 	ip := net.ParseIP(host)
 	if ip == nil || !ip.IsLoopback() {
-		return nil, fmt.Errorf("%w: %q", ErrNotLoopback, raw)
+		return nil, fmt.Errorf("%w: %q", ErrNotLoopback, probe.RedactURL(raw))
 	}
 	return u, nil
 }

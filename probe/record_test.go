@@ -18,7 +18,7 @@ import (
 func TestRedactURL(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"https://api.example.com/v1?q=1&api_key=s3cret&Token=abc", "https://api.example.com/v1?q=1&api_key=REDACTED&Token=REDACTED"},
-		{"https://user:pw@example.com/", "https://user:REDACTED@example.com/"},
+		{"https://user:pw@example.com/", "https://REDACTED:REDACTED@example.com/"},
 		{"http://127.0.0.1:8080/path", "http://127.0.0.1:8080/path"},
 		{"http://h/?access%5Ftoken=x&keep=1", "http://h/?access%5Ftoken=REDACTED&keep=1"},
 		{"http://h/?monkey", "http://h/?monkey"},

@@ -41,10 +41,14 @@ func (r Registry[T]) Names() []string {
 	return names
 }
 
-// Get returns the renderer for a format, or an error listing the choices.
+// Get returns the renderer for a format, or an error listing the choices. The renderer
+// writes through a terminalWriter: no control character of a user-supplied string (a
+// scenario name, a description, a URL) reaches the terminal, whatever the format and colour.
 func (r Registry[T]) Get(format string) (Renderer[T], error) {
 	if f, ok := r[format]; ok {
-		return f, nil
+		return func(w io.Writer, result T, o Options) error {
+			return f(newTerminalWriter(w, o.Color), result, o)
+		}, nil
 	}
 	return nil, fmt.Errorf("unknown output format %q: want one of %s", format, strings.Join(r.Names(), ", "))
 }
