@@ -170,8 +170,10 @@ func checkRun(opts *CheckOptions) error {
 	copts.Configs = in.Configs
 	res, err := check.Run(ctx, in.Files, copts)
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return ErrInterrupted
+		// A scenario replay stopped by Ctrl-C comes back as that scenario's error (its text
+		// "context canceled", exit 2): the context says what happened.
+		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+			return stoppedEmpty(context.Canceled)
 		}
 		var se *scenario.Error
 		if errors.As(err, &se) {

@@ -73,6 +73,30 @@ func ExitCode(err error) int {
 	return ExitUsage
 }
 
+// errNothingFinished is the interruption of a run stopped before it had anything to report.
+var errNothingFinished = &ExitError{Code: ExitInterrupted, Err: errors.New("stopped before anything finished: nothing to report")}
+
+// stoppedEmpty is stopped for a run that rendered nothing: the message does not point at
+// partial results above.
+func stoppedEmpty(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return errNothingFinished
+	}
+	return err
+}
+
+// interruptedText is what stderr says of an interruption: "partial results above" only when
+// the command rendered them (it returned ErrInterrupted).
+func interruptedText(err error) string {
+	if errors.Is(err, ErrInterrupted) {
+		return "partial results above"
+	}
+	if errors.Is(err, errNothingFinished) {
+		return errNothingFinished.Err.Error()
+	}
+	return "stopped before anything finished: nothing to report"
+}
+
 // stopped maps an error that ended a run early because its context was cancelled (Ctrl-C) or
 // ran out to ErrInterrupted; a command returns it after rendering what it had.
 func stopped(err error) error {

@@ -279,3 +279,33 @@ func TestScenarioEscapesNeverReachTheTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptedExits: Ctrl-C during check with scenarios exits 130 (it was 2, "context
+// canceled"); a storm stopped before its first policy finished says there is nothing to
+// report instead of pointing at partial results above.
+func TestInterruptedExits(t *testing.T) {
+	dir := t.TempDir()
+	long := filepath.Join(dir, "long.yaml")
+	if err := os.WriteFile(long, []byte("name: long\nduration: 2h\nload: {rate: 2000/s}\ntarget:\n  latency: {fixed: 10ms}\npolicies:\n  - {name: a, timeout: 1s}\n  - {name: b, timeout: 2s}\nexpect: {\"*\": {success_rate: \">= 50%\"}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	chk := filepath.Join(dir, "patience.yaml")
+	if err := os.WriteFile(chk, []byte("scenarios: [long.yaml]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", chk}, "interrupted: stopped before anything finished"},
+		{[]string{"storm", long, "--no-bisect", "--max-cost", "1000h"}, "interrupted: stopped before anything finished"},
+		{[]string{"replay", long}, "interrupted: partial results above"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		code, _, errOut := runCmd(t, ctx, "", tc.args...)
+		cancel()
+		if code != ExitInterrupted || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 130 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}

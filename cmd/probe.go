@@ -113,8 +113,11 @@ or the rate was not kept); exit 1 when requests failed above --max-error-rate or
 got no answer for a timeout to be derived; --strict also exits 1 when the budget cannot hold
 one normal call.
 
-Authorization, Cookie, Proxy-Authorization and any header or query parameter whose name
-contains "key" or "token" are shown as REDACTED in every report.`,
+Authorization, Cookie, Proxy-Authorization, X-Amz-* and any header or query parameter whose
+name contains key, token, secret, password, passwd, auth, sig, signature, credential or
+session are shown as REDACTED in every report, saved profile and error, and so are userinfo
+(user:password@ or a token@) and URL fragments. --save is checked before the run, written
+atomically, and does not replace a profile with a run that measured nothing unless --force.`,
 		Example: `  patience probe https://api.example.com/v1/quote --rate 20/s -n 2000 --budget 2s
   patience probe https://127.0.0.1:8443/ --cacert test.pem --servername api.internal
   patience probe http://127.0.0.1:8080/ --http 2 -c 50 --duration 10s

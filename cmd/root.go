@@ -61,7 +61,7 @@ func printError(f *Factory, err error) {
 	label := r.NewStyle().Foreground(lipglossRed).Bold(true).Render("error:")
 	if ExitCode(err) == ExitInterrupted {
 		label = r.NewStyle().Foreground(lipglossYellow).Bold(true).Render("interrupted:")
-		fmt.Fprintln(f.IO.ErrOut, label, "partial results above")
+		fmt.Fprintln(f.IO.ErrOut, label, interruptedText(err))
 		return
 	}
 	// Errors quote file names, URLs and values as given: no control character of theirs

@@ -130,7 +130,7 @@ func stormRun(ctx context.Context, opts *StormOptions) error {
 		return runErr
 	}
 	if runErr != nil && len(res.Policies) == 0 {
-		return stopped(runErr)
+		return stoppedEmpty(runErr)
 	}
 	if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
 		return err
