@@ -468,3 +468,44 @@ func TestWindows(t *testing.T) {
 		t.Errorf("--since/--until kept %d requests, want 600", w.Requests)
 	}
 }
+
+// TestManyRoutesDeterministic: with more routes than are tracked, which ones fold into
+// "(other)" does not depend on how many workers read the file or which took which chunk.
+func TestManyRoutesDeterministic(t *testing.T) {
+	word := func(n int) string {
+		b := []byte{}
+		for i := 0; i < 4; i++ {
+			b = append(b, byte('a'+n%26))
+			n /= 26
+		}
+		return string(b)
+	}
+	var b strings.Builder
+	ts := "[01/May/2024:00:00:00 +0000]"
+	for rep := 0; rep < 8; rep++ {
+		for i := 0; i < 3000; i++ {
+			fmt.Fprintf(&b, `1.1.1.1 - - %s "GET /r/%s HTTP/1.1" 200 1 "-" "ua" rt=0.0%02d uct="0.001" uht="0.009" urt="0.010"`+"\n", ts, word(i), (i+rep)%90+10)
+		}
+	}
+	p := write(t, "routes.log", b.String())
+	if b.Len() < 2<<20 {
+		t.Fatalf("log of %d bytes: want several 1 MiB chunks", b.Len())
+	}
+	key := func(r *Result) string {
+		var s strings.Builder
+		for _, g := range r.Groups {
+			fmt.Fprintf(&s, "%s=%d ", g.Key, g.Samples)
+		}
+		return s.String()
+	}
+	one := run(t, Options{Files: []string{p}, By: ByRoute, Top: 1000, Workers: 1})
+	want := key(one)
+	if n := strings.Count(want, "GET /r/"); n >= 1000 || !strings.Contains(want, "=8 ") {
+		t.Fatalf("3000 routes: want at most %d tracked, each with all 8 samples; got %d groups: %.200s…", maxGroups, n, want)
+	}
+	for i := 0; i < 2; i++ {
+		if got := key(run(t, Options{Files: []string{p}, By: ByRoute, Top: 1000, Workers: 4})); got != want {
+			t.Fatalf("run %d on 4 workers kept other groups than 1 worker", i)
+		}
+	}
+}

@@ -195,6 +195,14 @@ func (r *reader) readFile(ctx context.Context, in *input, f Format) (*accum, err
 type chunk struct {
 	data      []byte
 	firstLine int64
+	seq       int // its place in the input: results merge in this order
+}
+
+// chunkResult is what one chunk (or, seq < 0, a sequential parser's final flush) gave.
+type chunkResult struct {
+	seq int
+	a   *accum
+	err error
 }
 
 // maxLine is the longest line read; longer is a fatal error naming the line.
@@ -205,19 +213,21 @@ const maxLine = 64 << 20
 // bounded by the chunks in flight and the histograms.
 func (r *reader) readLines(ctx context.Context, in *input, newParser parserFactory, workers int, unit time.Duration, flush bool) (*accum, error) {
 	chunks := make(chan chunk, workers*2)
+	results := make(chan chunkResult, workers*2)
 	pool := sync.Pool{New: func() any { return make([]byte, 0, 1<<20) }}
-	accs := make([]*accum, workers)
-	errs := make([]error, workers)
 	var wg sync.WaitGroup
-	for w := range workers {
-		a := newAccum()
-		a.unit = unit
-		accs[w] = a
+	for range workers {
 		parse := newParser()
 		wg.Go(func() {
 			var recs []Record
 			emit := func(rec *Record) { recs = append(recs, *rec) }
 			for c := range chunks {
+				// One accumulator per chunk, merged in input order: which routes fold into
+				// "(other)", the malformed lines shown and the first fatal error do not
+				// depend on which worker took which chunk (same input, same bytes out).
+				a := newAccum()
+				a.unit, a.spill = unit, true
+				var fatal error
 				data, line := c.data, c.firstLine
 				for len(data) > 0 {
 					i := bytes.IndexByte(data, '\n')
@@ -237,8 +247,8 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 					if err := parse(l, emit, a); err != nil {
 						var fe *fatalError
 						if errors.As(err, &fe) {
-							if errs[w] == nil {
-								errs[w] = &InputError{File: in.name, Line: line, Err: fe.err}
+							if fatal == nil {
+								fatal = &InputError{File: in.name, Line: line, Err: fe.err}
 							}
 						} else {
 							a.malformedLine(in.name, line, err.Error())
@@ -250,21 +260,62 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 					line++
 				}
 				pool.Put(c.data[:0])
+				results <- chunkResult{seq: c.seq, a: a, err: fatal}
 			}
 			if flush {
-				// A parser joining lines (k6) emits its last request at the end.
+				// A parser joining lines (k6) emits its last request at the end; such a
+				// parser runs on one worker, so this comes after every chunk.
+				a := newAccum()
+				a.unit = unit
 				recs = recs[:0]
 				_ = parse(nil, emit, a)
 				for i := range recs {
 					r.add(a, &recs[i])
 				}
+				results <- chunkResult{seq: -1, a: a}
 			}
 		})
 	}
+	out := newAccum()
+	out.unit = unit
+	var firstErr error
+	merged := make(chan struct{})
+	go func() {
+		defer close(merged)
+		pending := map[int]chunkResult{}
+		var tail []chunkResult
+		next := 0
+		take := func(res chunkResult) {
+			if res.err != nil && firstErr == nil {
+				firstErr = res.err
+			}
+			out.mergeCapped(res.a)
+		}
+		for res := range results {
+			if res.seq < 0 {
+				tail = append(tail, res)
+				continue
+			}
+			pending[res.seq] = res
+			for {
+				p, ok := pending[next]
+				if !ok {
+					break
+				}
+				delete(pending, next)
+				take(p)
+				next++
+			}
+		}
+		for _, res := range tail {
+			take(res)
+		}
+	}()
 	readErr := func() error {
 		defer close(chunks)
 		var carry []byte
 		var line int64 = 1
+		seq := 0
 		for {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -281,7 +332,7 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 				buf = buf[:len(buf)+n]
 				if err == io.EOF {
 					if len(buf) > 0 {
-						chunks <- chunk{buf, line}
+						chunks <- chunk{buf, line, seq}
 					}
 					return nil
 				}
@@ -292,7 +343,8 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 					if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
 						carry = append(carry[:0], buf[i+1:]...)
 						buf = buf[:i+1]
-						c := chunk{buf, line}
+						c := chunk{buf, line, seq}
+						seq++
 						line += int64(bytes.Count(buf, []byte{'\n'}))
 						chunks <- c
 						break
@@ -305,16 +357,13 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 		}
 	}()
 	wg.Wait()
+	close(results)
+	<-merged
 	if readErr != nil {
 		return nil, readErr
 	}
-	out := newAccum()
-	out.unit = unit
-	for w, a := range accs {
-		if errs[w] != nil {
-			return nil, errs[w]
-		}
-		out.merge(a)
+	if firstErr != nil {
+		return nil, firstErr
 	}
 	return out, nil
 }

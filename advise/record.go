@@ -267,6 +267,12 @@ func (e lineErr) String() string { return fmt.Sprintf("%s:%d: %s", e.file, e.lin
 // maxMalformedSample is how many malformed lines are kept to show.
 const maxMalformedSample = 5
 
+// spilledRecord is a record of a chunk that found its chunk's groups full.
+type spilledRecord struct {
+	key string
+	r   Record
+}
+
 // maxGroups bounds the groups one accumulator tracks; later keys go to "(other)".
 const maxGroups = 500
 
@@ -288,6 +294,11 @@ type accum struct {
 	notes []string
 	// buckets is set by bucketed sources (Prometheus).
 	buckets *Buckets
+	// spill: this accumulates one chunk of a parallel read; a record whose group is new once
+	// maxGroups are tracked is kept in spilled (not folded into "(other)"), so the ordered
+	// merge (mergeCapped) can give it to its group if the groups read before it have one.
+	spill   bool
+	spilled []spilledRecord
 	// maxTimeout is the bound unanswered requests were censored at, when the source says
 	// (a saved profile's --max-timeout).
 	maxTimeout time.Duration
@@ -349,7 +360,9 @@ func (a *accum) add(r *Record, by By, window time.Duration) {
 	}
 	if key := groupKey(r, by); key != "" {
 		g, ok := a.groups[key]
-		if !ok {
+		if !ok && a.spill && len(a.groups) >= maxGroups {
+			a.spilled = append(a.spilled, spilledRecord{key, *r})
+		} else if !ok {
 			if len(a.groups) >= maxGroups {
 				key = "(other)"
 				g = a.groups[key]
@@ -359,7 +372,9 @@ func (a *accum) add(r *Record, by By, window time.Duration) {
 				a.groups[key] = g
 			}
 		}
-		g.add(r)
+		if g != nil {
+			g.add(r)
+		}
 	}
 	if !r.Time.IsZero() {
 		if a.first.IsZero() || r.Time.Before(a.first) {
@@ -388,6 +403,38 @@ func (a *accum) add(r *Record, by By, window time.Duration) {
 
 // maxWindows bounds the windows tracked (about three months of hours).
 const maxWindows = 2400
+
+// mergeCapped merges o into a, folding o's groups beyond maxGroups into "(other)": merged in
+// input order, the same input always keeps the same groups.
+func (a *accum) mergeCapped(o *accum) {
+	for k, g := range o.groups {
+		if _, ok := a.groups[k]; ok || k == "(other)" || len(a.groups) < maxGroups {
+			continue
+		}
+		delete(o.groups, k)
+		if other, ok := o.groups["(other)"]; ok {
+			other.merge(g)
+		} else {
+			o.groups["(other)"] = g
+		}
+	}
+	a.merge(o)
+	for i := range o.spilled {
+		sr := &o.spilled[i]
+		g := a.groups[sr.key]
+		if g == nil {
+			key := sr.key
+			if len(a.groups) >= maxGroups {
+				key = "(other)"
+			}
+			if g = a.groups[key]; g == nil {
+				g = newSeries(2)
+				a.groups[key] = g
+			}
+		}
+		g.add(&sr.r)
+	}
+}
 
 func (a *accum) merge(o *accum) {
 	a.all.merge(o.all)
