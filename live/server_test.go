@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/scenario"
 )
 
 // fixed is a fixed latency distribution.

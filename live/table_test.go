@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/patience-dev/patience/scenario"
-	"github.com/patience-dev/patience/sim"
 	"github.com/patience-dev/patience/scenarios"
+	"github.com/patience-dev/patience/sim"
 )
 
 // TestAgreementTable prints the sim-vs-live agreement table of every bundled scenario. It
