@@ -242,7 +242,11 @@ func TestServe(t *testing.T) {
 		skip []string
 		// skipLive leaves out the comparison with the live replay for the cases that run into
 		// a deadline: the live replay's deadline is the wall clock × speed, which the same
-		// loopback cost eats at speed 500 (a fidelity limit of --live at that speed).
+		// loopback cost eats at speed 500 (a fidelity limit of --live at that speed). A hanging
+		// target is one of them: with no attempt timeout (cenkalti) every request hangs until
+		// the run's horizon, which both sides reach by the wall clock × 500 (measured: real
+		// 51 s, live 50.2 s, against a ±0.49 s tolerance — 1.6 ms of wall time); the simulated
+		// comparison of the same case still runs.
 		skipLive []string
 	}{
 		// 1+2+4+8 s of waits; Retry-After 1–2 s each.
@@ -250,8 +254,8 @@ func TestServe(t *testing.T) {
 		// waits of at most 50ms, 100ms (1 s, 2 s after a 429).
 		{"aws-standard", "", 10, 5 * time.Second, newAWS, nil, nil},
 		// 15 minutes of retries before giving up.
-		{"cenkalti", "v4.3.0: ", 500, 16 * time.Minute, newCenkaltiV4, nil, []string{"always 503", "429 Retry-After 1 (delay-seconds)", "429 Retry-After HTTP-date +2s", "500 with Retry-After 1"}},
-		{"cenkalti", "v5.0.3: ", 500, 16 * time.Minute, newCenkaltiV5, []string{"always 503", "429 Retry-After 1 (delay-seconds)", "429 Retry-After HTTP-date +2s", "500 with Retry-After 1"}, nil},
+		{"cenkalti", "v4.3.0: ", 500, 16 * time.Minute, newCenkaltiV4, nil, []string{"always 503", "429 Retry-After 1 (delay-seconds)", "429 Retry-After HTTP-date +2s", "500 with Retry-After 1", "hanging target"}},
+		{"cenkalti", "v5.0.3: ", 500, 16 * time.Minute, newCenkaltiV5, []string{"always 503", "429 Retry-After 1 (delay-seconds)", "429 Retry-After HTTP-date +2s", "500 with Retry-After 1"}, []string{"hanging target"}},
 	}
 	for _, l := range libs {
 		t.Run(l.preset+"/"+l.label, func(t *testing.T) {
