@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -197,16 +196,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	o.Format = r.opts.Format
 	return a.result(o)
-}
-
-// sortGroups orders groups by samples, most first, then key.
-func sortGroups(gs []Group) {
-	sort.SliceStable(gs, func(i, j int) bool {
-		if gs[i].Samples != gs[j].Samples {
-			return gs[i].Samples > gs[j].Samples
-		}
-		return gs[i].Key < gs[j].Key
-	})
 }
 
 // unitName spells a unit the way Source.Unit does.

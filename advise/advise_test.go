@@ -327,7 +327,7 @@ func TestK6(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`{"type":"Metric","data":{"name":"http_req_duration","type":"trend","contains":"time"},"metric":"http_req_duration"}` + "\n")
 	for i, c := range []struct{ blocked, connecting, tls, waiting, duration float64 }{{30, 10, 15, 80, 100}, {0.01, 0, 0, 60, 70}} {
-		tags := fmt.Sprintf(`{"method":"GET","url":"https://api.example.com/q","name":"https://api.example.com/q","status":"200","expected_response":"true"}`)
+		tags := `{"method":"GET","url":"https://api.example.com/q","name":"https://api.example.com/q","status":"200","expected_response":"true"}`
 		tm := fmt.Sprintf("2024-05-01T00:00:0%d.000Z", i)
 		for _, m := range []struct {
 			n string

@@ -30,12 +30,6 @@ var nginxKnown = []struct{ name, format string }{
 	{"combined + key=value timers", `$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent"`},
 }
 
-// piece is a literal or a variable of a compiled log_format.
-type piece struct {
-	lit string
-	v   string
-}
-
 // logTemplate is a compiled log_format: literal, then (variable, literal) pairs.
 type logTemplate struct {
 	name   string
@@ -296,7 +290,7 @@ func scanKV(rest []byte, set func(name string, v []byte)) {
 		if eq <= 0 {
 			return
 		}
-		key := string(rest[:eq])
+		key := rest[:eq]
 		rest = rest[eq+1:]
 		var v []byte
 		if len(rest) > 0 && rest[0] == '"' {
@@ -321,7 +315,7 @@ func scanKV(rest []byte, set func(name string, v []byte)) {
 			}
 			v, rest = rest[:end], rest[end:]
 		}
-		if name, ok := timerKeys[key]; ok && name != "" {
+		if name, ok := timerKeys[string(key)]; ok && name != "" { // no allocation: map index by a converted []byte
 			set(name, v)
 		}
 	}

@@ -40,9 +40,6 @@ func newRecord() Record {
 	return Record{Total: unknown, DNS: unknown, Connect: unknown, TLS: unknown, TTFB: unknown}
 }
 
-// reset clears r for reuse by a parser.
-func (r *Record) reset() { *r = newRecord() }
-
 // Histogram geometry: the probe's (1 µs to 1 h at 3 significant digits, probe/record.go) for
 // the overall result; groups and windows use 2 significant digits (1%), a tenth of the
 // memory, since their figures are rounded on the advice ladder anyway.
@@ -156,17 +153,6 @@ func (s *series) merge(o *series) {
 	s.requests += o.requests
 	s.reusedKnown = s.reusedKnown || o.reusedKnown
 	s.noAnswerMax = max(s.noAnswerMax, o.noAnswerMax)
-}
-
-// latencies counts the samples with a latency (what the advice can use).
-func (s *series) latencies() int64 {
-	var n int64
-	for _, h := range s.total {
-		if h != nil {
-			n += h.TotalCount()
-		}
-	}
-	return n
 }
 
 // meta is what describes a result besides its series.

@@ -23,12 +23,6 @@ const istioDefaultRetryOn = "connect-failure,refused-stream,unavailable,cancelle
 // istioDefaultRetries is the mesh default: 2 retries (3 attempts).
 const istioDefaultRetries = 2
 
-// istioRoute is one http[] route of a VirtualService, read.
-type istioRoute struct {
-	layer *ChainLayer
-	hosts []string
-}
-
 // istioLayers reads every http route of a VirtualService. With cs, each route is merged with
 // the DestinationRule of its destination host and with the mesh's defaultHttpRetryPolicy.
 func istioLayers(d *configDoc, cs *Configs) ([]*layerCandidate, error) {
