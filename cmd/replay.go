@@ -51,7 +51,7 @@ duplicated charges, amplified load), then the figures as columns, then a per-sec
 successes, failures and requests in flight. The same input and seed always give the same
 output; -o json gives the machine contract (schema patience/replay/v1).
 
-The model (DESIGN §6): Poisson arrivals spread over the clients at random (or closed loops, or
+The model (README, "replay"): Poisson arrivals spread over the clients at random (or closed loops, or
 a burst at t=0); each client's workers stay busy through timeouts and backoff sleeps, and an
 arrival that finds none free fails as "no worker"; the target's faults and latency are drawn
 per attempt when it arrives, and work goes on after the caller gave up ("wasted work"); with
