@@ -9,7 +9,8 @@ import (
 	"strings"
 )
 
-// Exit codes are the contract of DESIGN §2; ExitCode is the only place that decides them.
+// Exit codes are a contract (the root command's help lists them); ExitCode is the only place
+// that decides them.
 const (
 	ExitOK            = 0   // ran; nothing failed
 	ExitGateFailed    = 1   // ran; a gate failed (check findings, probe threshold, --strict budget)

@@ -113,6 +113,7 @@ Exit codes: 0 ok, 1 a gate failed, 2 usage or input error, 3 could not measure, 
 		NewCmdServe(f, nil),
 		NewCmdScenarios(f, nil),
 		NewCmdDemo(f, nil),
+		NewCmdMan(f, nil),
 	)
 	// SCENARIO arguments complete to the bundled scenarios' names (and still to files).
 	for _, c := range root.Commands() {
