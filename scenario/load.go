@@ -19,26 +19,8 @@ import (
 // DefaultName is the bundled scenario `replay` runs without an argument.
 const DefaultName = "delivery-date-hang"
 
-// Defaults of a scenario field that the file leaves out:
-//
-//	field               default
-//	seed                1
-//	drain               10m (DESIGN §6)
-//	load.clients        1
-//	load.workers        0 (unbounded)
-//	load.request        {method: GET, path: /, idempotency_key: false}
-//	target.connect      {fixed: 1ms}
-//	target.conflicts    none
-//	phase name          phase-N
-//	status fault percent 100%
-//
-// Required: duration (unless the load is a burst alone), load with one of rate, concurrency
-// or burst, target.latency, and policy or policies; serve needs only target (Purpose).
-// Policy defaults: see defaultPolicy.
-const (
-	defaultSeed  = 1
-	defaultDrain = 10 * time.Minute
-)
+// The fields a scenario accepts, their defaults and the sections each purpose requires are
+// in the field tables (fields_scenario.go, fields_policy.go), rendered as docs/scenario.md.
 
 // Bounds that keep a scenario a simulation of one fleet of callers rather than a way to make
 // the simulator run for hours or exhaust memory: a file beyond them is almost surely a typo
@@ -58,9 +40,6 @@ const (
 	MaxQueue    = maxQueue
 	MaxDuration = maxDuration
 )
-
-// scenarioFields are the top-level keys of a scenario file.
-var scenarioFields = []string{"name", "description", "lesson", "seed", "duration", "drain", "load", "target", "policy", "policies", "layers", "expect"}
 
 // Open loads a scenario from a file path or, when no such file exists, a bundled scenario by
 // name ("delivery-date-hang"; a ".yaml" suffix is accepted), for replay. Every problem is an
@@ -118,7 +97,7 @@ func ParseFor(data []byte, file string, purpose Purpose) (*Scenario, error) {
 		return nil, err
 	}
 	d := &decoder{NewNodeDecoder(file)}
-	f, err := d.Mapping(root, "", scenarioFields...)
+	f, err := d.fields(root, "", scenarioTable)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +206,7 @@ func ParseFor(data []byte, file string, purpose Purpose) (*Scenario, error) {
 
 // lesson decodes `lesson: {recommends: NAME, why: "..."}`.
 func (d *decoder) lesson(n *yaml.Node, path string) (*Lesson, error) {
-	f, err := d.Mapping(n, path, "recommends", "why")
+	f, err := d.fields(n, path, lessonTable)
 	if err != nil {
 		return nil, err
 	}
@@ -248,8 +227,8 @@ func (d *decoder) lesson(n *yaml.Node, path string) (*Lesson, error) {
 }
 
 func (d *decoder) load(n *yaml.Node, path string) (Load, error) {
-	l := Load{Clients: 1, Request: Request{Method: "GET", Path: "/"}}
-	f, err := d.Mapping(n, path, "clients", "workers", "rate", "concurrency", "think", "burst", "budget", "request")
+	l := defaultLoad()
+	f, err := d.fields(n, path, loadTable)
 	if err != nil {
 		return l, err
 	}
@@ -308,7 +287,7 @@ func (d *decoder) load(n *yaml.Node, path string) (Load, error) {
 		return l, d.Errf(n, path, "needs rate (e.g. 40/s), concurrency or burst")
 	}
 	if fl, ok := f["request"]; ok {
-		rf, err := d.Mapping(fl.Val, JoinPath(path, "request"), "method", "path", "idempotency_key")
+		rf, err := d.fields(fl.Val, JoinPath(path, "request"), requestTable)
 		if err != nil {
 			return l, err
 		}
@@ -342,8 +321,8 @@ func (d *decoder) load(n *yaml.Node, path string) (Load, error) {
 }
 
 func (d *decoder) target(n *yaml.Node, path, dir string) (Target, error) {
-	t := Target{Connect: Distribution{Kind: DistFixed, Fixed: time.Millisecond}, Conflicts: "none"}
-	f, err := d.Mapping(n, path, "latency", "connect", "capacity", "conflicts", "phases")
+	t := defaultTarget()
+	f, err := d.fields(n, path, targetTable)
 	if err != nil {
 		return t, err
 	}
@@ -360,7 +339,7 @@ func (d *decoder) target(n *yaml.Node, path, dir string) (Target, error) {
 		}
 	}
 	if fl, ok := f["capacity"]; ok {
-		cf, err := d.Mapping(fl.Val, JoinPath(path, "capacity"), "workers", "queue")
+		cf, err := d.fields(fl.Val, JoinPath(path, "capacity"), capacityTable)
 		if err != nil {
 			return t, err
 		}
@@ -380,7 +359,7 @@ func (d *decoder) target(n *yaml.Node, path, dir string) (Target, error) {
 		t.Capacity = c
 	}
 	if fl, ok := f["conflicts"]; ok {
-		if t.Conflicts, err = d.Enum(fl.Val, JoinPath(path, "conflicts"), "none", "single-row"); err != nil {
+		if t.Conflicts, err = d.Enum(fl.Val, JoinPath(path, "conflicts"), conflictModes...); err != nil {
 			return t, err
 		}
 	}
@@ -434,8 +413,8 @@ func phaseAtNode(n *yaml.Node) *yaml.Node {
 }
 
 func (d *decoder) phase(n *yaml.Node, path string, i int, dir string) (Phase, error) {
-	p := Phase{Name: fmt.Sprintf("phase-%d", i+1)}
-	f, err := d.Mapping(n, path, "name", "at", "for", "latency", "faults", "stall")
+	p := Phase{Name: fmt.Sprintf(phaseNameFormat, i+1)}
+	f, err := d.fields(n, path, phaseTable)
 	if err != nil {
 		return p, err
 	}
@@ -501,7 +480,7 @@ func trimFloat(v float64) string {
 
 func (d *decoder) fault(n *yaml.Node, path string) (Fault, error) {
 	var ft Fault
-	f, err := d.Mapping(n, path, "hang", "reset", "refuse", "status", "percent", "retry_after")
+	f, err := d.fields(n, path, faultTable)
 	if err != nil {
 		return ft, err
 	}
@@ -535,7 +514,7 @@ func (d *decoder) fault(n *yaml.Node, path string) (Fault, error) {
 	if ft.Status > 599 {
 		return ft, d.Errf(fl.Val, JoinPath(path, "status"), "%d is not an HTTP status", ft.Status)
 	}
-	ft.Percent = 1
+	ft.Percent = defaultStatusPercent
 	if fl, ok := f["percent"]; ok {
 		if ft.Percent, err = d.Percent(fl.Val, JoinPath(path, "percent")); err != nil {
 			return ft, err
@@ -545,7 +524,7 @@ func (d *decoder) fault(n *yaml.Node, path string) (Fault, error) {
 		ra := &RetryAfter{}
 		rp := JoinPath(path, "retry_after")
 		if fl.Val.Kind == yaml.MappingNode {
-			rf, err := d.Mapping(fl.Val, rp, "date")
+			rf, err := d.fields(fl.Val, rp, retryAfterTable)
 			if err != nil {
 				return ft, err
 			}
@@ -584,7 +563,7 @@ func orNothing(s []string) string {
 // distribution decodes one latency distribution (DESIGN §4).
 func (d *decoder) distribution(n *yaml.Node, path, dir string) (Distribution, error) {
 	var dist Distribution
-	f, err := d.Mapping(n, path, "fixed", "uniform", "exponential", "lognormal", "p50", "p99", "profile")
+	f, err := d.fields(n, path, distributionTable)
 	if err != nil {
 		return dist, err
 	}
@@ -627,7 +606,7 @@ func (d *decoder) distribution(n *yaml.Node, path, dir string) (Distribution, er
 		return dist, nil
 	case "exponential":
 		ep := JoinPath(path, "exponential")
-		ef, err := d.Mapping(f["exponential"].Val, ep, "min", "mean")
+		ef, err := d.fields(f["exponential"].Val, ep, exponentialTable)
 		if err != nil {
 			return dist, err
 		}
@@ -648,7 +627,7 @@ func (d *decoder) distribution(n *yaml.Node, path, dir string) (Distribution, er
 		lp := path
 		if fl, ok := f["lognormal"]; ok {
 			lp = JoinPath(path, "lognormal")
-			if lf, err = d.Mapping(fl.Val, lp, "p50", "p99"); err != nil {
+			if lf, err = d.fields(fl.Val, lp, lognormalTable); err != nil {
 				return dist, err
 			}
 		}
@@ -724,7 +703,7 @@ func (d *decoder) policies(f map[string]Entry, root *yaml.Node, sc *Scenario) er
 				}
 			}
 			if e.name == "" && single {
-				e.name = "policy"
+				e.name = singlePolicyName
 			}
 			if e.name == "" {
 				return d.Errf(n, JoinPath(path, "name"), "required: a name labels the policy's column in reports")
@@ -837,7 +816,7 @@ func (d *decoder) expect(n *yaml.Node, path string, sc *Scenario) error {
 		if _, dup := sc.Expect[k.Value]; dup {
 			return d.Errf(k, pp, "set twice")
 		}
-		f, err := d.Mapping(v, pp, "success_rate", "amplification", "duplicates", "worker_saturation")
+		f, err := d.fields(v, pp, expectTable)
 		if err != nil {
 			return err
 		}

@@ -470,7 +470,7 @@ func TestResolvePolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = ResolvePolicy(file)
-	if err == nil || err.Error() != file+":2:1: retries: unknown field (want one of "+strings.Join(policyFields, ", ")+")" {
+	if err == nil || err.Error() != file+":2:1: retries: unknown field (want one of "+strings.Join(policyTable.keys, ", ")+")" {
 		t.Errorf("bad file policy: %v", err)
 	}
 	var e *Error

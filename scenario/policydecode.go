@@ -75,9 +75,6 @@ var policyKeys = []string{
 	"budget", "breaker", "bulkhead", "fallback", "idempotency_key",
 }
 
-// policyFields are the keys of a policy mapping.
-var policyFields = []string{"name", "base", "connect_timeout", "timeout", "deadline", "idempotency_key", "retry", "budget", "breaker", "bulkhead", "fallback", "layers"}
-
 // lookupFunc finds the policy a `base:` names (not a preset); it reports a problem at n.
 type lookupFunc func(name string, n *yaml.Node, path string) (*policy.Policy, error)
 
@@ -185,11 +182,11 @@ func (d *decoder) policy(n *yaml.Node, path string, lookup lookupFunc, layersOK 
 		p.Source["policy"] = pos(d.file, n)
 		return p, nil
 	}
-	allowed := policyFields
+	table := policyTable
 	if !layersOK {
-		allowed = policyFields[:len(policyFields)-1]
+		table = nestedPolicyTable
 	}
-	f, err := d.Mapping(n, path, allowed...)
+	f, err := d.fields(n, path, table)
 	if err != nil {
 		if e, ok := err.(*Error); ok && !layersOK && strings.HasSuffix(e.Field, ".layers") {
 			e.Msg = "layers cannot nest: list every layer at the top"
@@ -252,7 +249,7 @@ func (d *decoder) policy(n *yaml.Node, path string, lookup lookupFunc, layersOK 
 		if isNone(fl.Val) {
 			p.Bulkhead = nil
 		} else {
-			bf, err := d.Mapping(fl.Val, JoinPath(path, "bulkhead"), "max_concurrent")
+			bf, err := d.fields(fl.Val, JoinPath(path, "bulkhead"), bulkheadTable)
 			if err != nil {
 				return nil, err
 			}
@@ -334,8 +331,7 @@ func (d *decoder) retry(n *yaml.Node, path string, p *policy.Policy) error {
 		r.MaxAttempts = 1
 		return nil
 	}
-	f, err := d.Mapping(n, path, "max_attempts", "on", "never", "non_idempotent", "backoff", "base",
-		"multiplier", "cap", "delays", "jitter", "jitter_factor", "retry_after", "retry_after_max")
+	f, err := d.fields(n, path, retryTable)
 	if err != nil {
 		return err
 	}
@@ -511,7 +507,7 @@ func (d *decoder) budget(n *yaml.Node, path string, prev *policy.Budget, src map
 	if isNone(n) {
 		return nil, nil
 	}
-	f, err := d.Mapping(n, path, "kind", "capacity", "retry_cost", "timeout_cost", "refill", "percent", "min_per_s", "window")
+	f, err := d.fields(n, path, budgetTable)
 	if err != nil {
 		return nil, err
 	}
@@ -532,16 +528,13 @@ func (d *decoder) budget(n *yaml.Node, path string, prev *policy.Budget, src map
 		c := *prev
 		b = &c
 	}
-	own := map[policy.BudgetKind][]string{
-		policy.BudgetTokenBucket: {"capacity", "retry_cost", "timeout_cost", "refill"},
-		policy.BudgetRatio:       {"percent", "min_per_s", "window"},
-	}
+	own := budgetTable.kindKeys(string(kind))
 	for key, fl := range f {
 		if key == "kind" {
 			continue
 		}
-		if !slices.Contains(own[kind], key) {
-			return nil, d.Errf(fl.Key, JoinPath(path, key), "not a field of a %s budget (its fields: %s)", kind, strings.Join(own[kind], ", "))
+		if !slices.Contains(own, key) {
+			return nil, d.Errf(fl.Key, JoinPath(path, key), "not a field of a %s budget (its fields: %s)", kind, strings.Join(own, ", "))
 		}
 		src["budget."+key] = pos(d.file, fl.Key)
 		var err error
@@ -575,7 +568,7 @@ func (d *decoder) breaker(n *yaml.Node, path string, prev *policy.Breaker, src m
 	if isNone(n) {
 		return nil, nil
 	}
-	f, err := d.Mapping(n, path, "failure_rate", "min_requests", "window", "open_for", "half_open")
+	f, err := d.fields(n, path, breakerTable)
 	if err != nil {
 		return nil, err
 	}
@@ -621,11 +614,11 @@ func (d *decoder) layers(n *yaml.Node, path string, lookup lookupFunc) ([]policy
 	seen := map[string]bool{}
 	for i, it := range items {
 		ip := IndexPath(path, i)
-		f, err := d.Mapping(it, ip, "name", "policy")
+		f, err := d.fields(it, ip, layerTable)
 		if err != nil {
 			return nil, err
 		}
-		l := policy.Layer{Name: fmt.Sprintf("layer-%d", i+1)}
+		l := policy.Layer{Name: fmt.Sprintf(layerNameFormat, i+1)}
 		if fl, ok := f["name"]; ok {
 			if l.Name, err = d.Str(fl.Val, JoinPath(ip, "name")); err != nil {
 				return nil, err
