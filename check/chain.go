@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
 )
 
@@ -193,7 +194,7 @@ func (l *ChainLayer) pass(in flow) (flow, factor) {
 	}
 	if dl := l.pol.Deadline; dl > 0 && try != forever {
 		if fits := l.startsWithin(try, dl, n); fits < capped {
-			capped, f.capNote = fits, fmt.Sprintf("%s in the %s timeout", countNoun(fits, "attempt fits", "attempts fit"), fmtDur(dl))
+			capped, f.capNote = fits, fmt.Sprintf("%s in the %s timeout", countNoun(fits, "attempt fits", "attempts fit"), units.Duration(dl))
 		}
 	}
 	if l.budget > 0 && capped > 1+l.budget {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
 )
 
@@ -280,10 +281,10 @@ func layerRetriesExceedBudget(p *pass, ch *Chain, l *ChainLayer) error {
 	}
 	text := l.checks.tryText
 	if text == "" {
-		text = "(" + fmtDur(try) + " each)"
+		text = "(" + units.Duration(try) + " each)"
 	}
-	p.reportFix(l.atFor("PT004"), fmt.Sprintf("bound %s by the caller's budget (%s) — ingress-nginx: proxy-next-upstream-timeout; Envoy/Istio: the route timeout — or lower its tries", l.label(), fmtDur(limit)),
-		"%s tries up to %s × %s %s = %s on a hang, past %s: the last tries run for nobody", l.label(), attemptsCount(n), fmtDur(try), text, fmtDur(total), limitText(ch.dep.Caller, limit))
+	p.reportFix(l.atFor("PT004"), fmt.Sprintf("bound %s by the caller's budget (%s) — ingress-nginx: proxy-next-upstream-timeout; Envoy/Istio: the route timeout — or lower its tries", l.label(), units.Duration(limit)),
+		"%s tries up to %s × %s %s = %s on a hang, past %s: the last tries run for nobody", l.label(), attemptsCount(n), units.Duration(try), text, units.Duration(total), limitText(ch.dep.Caller, limit))
 	return nil
 }
 

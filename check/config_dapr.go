@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
 	"gopkg.in/yaml.v3"
 )
@@ -152,6 +153,6 @@ func daprTarget(cf *ConfigFile, l *ChainLayer, pols, t *yaml.Node, app bool) err
 	if base == 0 {
 		r.Backoff = policy.BackoffNone
 	}
-	l.say("PT006", fmt.Sprintf("Dapr retry policy %s is constant: every retry waits %s, unjittered", name, fmtDur(base)))
+	l.say("PT006", fmt.Sprintf("Dapr retry policy %s is constant: every retry waits %s, unjittered", name, units.Duration(base)))
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
 	"gopkg.in/yaml.v3"
 )
@@ -161,7 +162,7 @@ func nginxLayers(d *configDoc, cs *Configs) ([]*layerCandidate, error) {
 		l.setAt("PT004", posOf(tries.file, tries.node))
 	}
 	l.checks.tryTime = l.pol.ConnectTimeout + l.pol.Timeout
-	l.checks.tryText = fmt.Sprintf("(%s connect + %s read)", fmtDur(l.pol.ConnectTimeout), fmtDur(l.pol.Timeout))
+	l.checks.tryText = fmt.Sprintf("(%s connect + %s read)", units.Duration(l.pol.ConnectTimeout), units.Duration(l.pol.Timeout))
 	if l.pol.Deadline == 0 {
 		l.checks.tryText += " with no proxy-next-upstream-timeout"
 	}

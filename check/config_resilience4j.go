@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
 	"gopkg.in/yaml.v3"
 )
@@ -176,7 +177,7 @@ func resilience4jLayers(d *configDoc) ([]*layerCandidate, error) {
 				r.JitterFactor = v
 			}
 		} else {
-			l.say("PT006", fmt.Sprintf("resilience4j retry %s waits a fixed %s between attempts (no enableRandomizedWait)", name, fmtDur(r.Base)))
+			l.say("PT006", fmt.Sprintf("resilience4j retry %s waits a fixed %s between attempts (no enableRandomizedWait)", name, units.Duration(r.Base)))
 		}
 		if r.Base == 0 {
 			r.Backoff = policy.BackoffNone

@@ -736,7 +736,7 @@ type layerChecks struct {
 	// tryTime is the longest one try takes when the dependency hangs (connect + read for
 	// nginx), for PT004; 0 = the policy's timeout.
 	tryTime time.Duration
-	// tryText renders tryTime in the format's words: "(5s connect + 60s read)".
+	// tryText renders tryTime in the format's words: "(5 s connect + 1 min read)".
 	tryText string
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/scenario"
 )
@@ -477,17 +478,17 @@ func retries429(on []string) bool {
 	return false
 }
 
-// queueBackoffText names a queue's backoff: "backoff [10s, 30s]", "constant 5s backoff".
+// queueBackoffText names a queue's backoff: "backoff [10 s, 30 s]", "constant 5 s backoff".
 func queueBackoffText(q policy.Retry) string {
 	switch q.Backoff {
 	case policy.BackoffList:
 		parts := make([]string, len(q.Delays))
 		for i, d := range q.Delays {
-			parts[i] = fmtDur(d)
+			parts[i] = units.Duration(d)
 		}
 		return "backoff [" + strings.Join(parts, ", ") + "]"
 	case policy.BackoffConstant:
-		return "constant " + fmtDur(q.Base) + " backoff"
+		return "constant " + units.Duration(q.Base) + " backoff"
 	}
 	return "re-delivery at once"
 }
@@ -522,12 +523,12 @@ func givesUp(c Caller) string {
 	return "the caller gives up after %s"
 }
 
-// limitText names the caller's limit: "the job timeout (20s)", "the caller's budget (3s)".
+// limitText names the caller's limit: "the job timeout (20 s)", "the caller's budget (3 s)".
 func limitText(c Caller, limit time.Duration) string {
 	if c.Kind == "job" {
-		return "the job timeout (" + fmtDur(limit) + ")"
+		return "the job timeout (" + units.Duration(limit) + ")"
 	}
-	return "the caller's budget (" + fmtDur(limit) + ")"
+	return "the caller's budget (" + units.Duration(limit) + ")"
 }
 
 func attemptsCount(n int) string {
@@ -544,14 +545,15 @@ func attemptsText(n int) string {
 	return fmt.Sprintf("%d×", n)
 }
 
+// amplifiedRate is the attempts a second the caller's rate becomes: "150 attempts/s".
 func amplifiedRate(rate float64, attempts int) string {
 	if attempts == policy.Unlimited {
-		return "unbounded"
+		return "unbounded attempts"
 	}
-	return fmtNum(rate * float64(max(attempts, 1)))
+	return units.Number(rate*float64(max(attempts, 1))) + " attempts/s"
 }
 
-// delaysText lists the backoff waits before jitter, e.g. "100ms, 200ms, 400ms".
+// delaysText lists the backoff waits before jitter, e.g. "100 ms, 200 ms, 400 ms".
 func delaysText(r policy.Retry) string {
 	rr := r
 	rr.Jitter, rr.RetryAfter = policy.JitterNone, policy.RetryAfterIgnore
@@ -565,7 +567,7 @@ func delaysText(r policy.Retry) string {
 			parts = append(parts, "…")
 			break
 		}
-		parts = append(parts, fmtDur(w))
+		parts = append(parts, units.Duration(w))
 	}
 	if len(parts) == 0 {
 		return "no waits"
@@ -573,18 +575,18 @@ func delaysText(r policy.Retry) string {
 	return "waits " + strings.Join(parts, ", ")
 }
 
-// sumText shows PT004's sum: "3 × 5s + 100ms + 200ms"; total is the whole sum, for the
+// sumText shows PT004's sum: "3 × 5 s + 100 ms + 200 ms"; total is the whole sum, for the
 // summary of a long list.
 func sumText(r policy.Retry, timeout time.Duration, waits []time.Duration, total time.Duration) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d × %s", r.MaxAttempts, fmtDur(timeout))
+	fmt.Fprintf(&b, "%d × %s", r.MaxAttempts, units.Duration(timeout))
 	if len(waits) > 6 {
 		sum := total - time.Duration(r.MaxAttempts)*timeout
-		fmt.Fprintf(&b, " + %d waits (%s, %s, %s … up to %s) of %s", r.MaxAttempts-1, fmtDur(waits[0]), fmtDur(waits[1]), fmtDur(waits[2]), fmtDur(waits[len(waits)-1]), fmtDur(sum))
+		fmt.Fprintf(&b, " + %d waits (%s, %s, %s … up to %s) of %s", r.MaxAttempts-1, units.Duration(waits[0]), units.Duration(waits[1]), units.Duration(waits[2]), units.Duration(waits[len(waits)-1]), units.Duration(sum))
 		return b.String()
 	}
 	for _, w := range waits {
-		b.WriteString(" + " + fmtDur(w))
+		b.WriteString(" + " + units.Duration(w))
 	}
 	return b.String()
 }
@@ -596,8 +598,14 @@ func fileOr(a, b string) string {
 	return b
 }
 
-// fmtDur renders a duration the way people write it in YAML: "3s", "1.5s", "250ms", "2m".
-func fmtDur(d time.Duration) string {
+// yamlDur writes a duration in patience.yaml's own syntax — "3s", "1.5s", "250ms", "2m",
+// "1m30s" — for the one place a duration must not be in the reports' unit style
+// (internal/units: "3 s", "2 min 30 s"): a literal the user pastes into the file, the value
+// after "FIELD:" in a fix ("set policy.deadline: 3s") and the starter file --init writes.
+// scenario.ParseDuration reads every value it writes; "3 s" would be a YAML string the
+// loader rejects. Everything else a finding says (budgets, worst cases, waits) is prose and
+// uses units.Duration, like every other report.
+func yamlDur(d time.Duration) string {
 	switch {
 	case d == 0:
 		return "0s"

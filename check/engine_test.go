@@ -280,8 +280,9 @@ func TestPT004ShowsTheSum(t *testing.T) {
 			msg = f.Message
 		}
 	}
-	// 3 × 1s + d(1)=100ms + d(2)=200ms (full jitter's upper bound) = 3.3s > 3s.
-	if !strings.Contains(msg, "3 × 1s + 100ms + 200ms = 3.3s") || !strings.Contains(msg, "3s") {
+	// 3 × 1s + d(1)=100ms + d(2)=200ms (full jitter's upper bound) = 3.3s > 3s, in the
+	// reports' unit style (internal/units).
+	if !strings.Contains(msg, "3 × 1 s + 100 ms + 200 ms = 3.3 s") || !strings.Contains(msg, "budget (3 s)") {
 		t.Errorf("PT004 message %q does not show the sum", msg)
 	}
 }
@@ -429,8 +430,8 @@ func TestFormatting(t *testing.T) {
 		1500 * time.Microsecond: "1.5ms",
 	}
 	for d, want := range durs {
-		if got := fmtDur(d); got != want {
-			t.Errorf("fmtDur(%v) = %q, want %q", d, got, want)
+		if got := yamlDur(d); got != want {
+			t.Errorf("yamlDur(%v) = %q, want %q", d, got, want)
 		}
 	}
 	pcts := map[float64]string{0: "0%", 0.01: "1%", 0.0123: "1.23%", 0.001: "0.1%", 0.25: "25%", 0.99: "99%", 0.000123: "0.0123%"}

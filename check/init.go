@@ -96,18 +96,18 @@ func Starter(o StarterOptions) ([]byte, error) {
 	if o.Profile != "" {
 		profileLine = line(4, "profile: "+quoteIfNeeded(o.Profile), "PT010 checks the timeout against this latency profile")
 	}
-	connectLine := line(6, "connect_timeout: "+fmtDur(a.connect), "survives one lost SYN (Linux retransmits after 1s)")
+	connectLine := line(6, "connect_timeout: "+yamlDur(a.connect), "survives one lost SYN (Linux retransmits after 1s)")
 	if a.connect <= 0 || a.connect >= a.timeout {
 		// probe recommends none when the connect timeout that survives a lost SYN is not below
 		// the attempt timeout: the attempt timeout bounds the connect (PT002 agrees).
-		connectLine = line(6, "# connect_timeout: none", "below "+fmtDur(probe.DefaultConnectFloor)+" a separate connect timeout buys nothing: the "+fmtDur(a.timeout)+" timeout bounds the connect")
+		connectLine = line(6, "# connect_timeout: none", "below "+yamlDur(probe.DefaultConnectFloor)+" a separate connect timeout buys nothing: the "+yamlDur(a.timeout)+" timeout bounds the connect")
 	}
-	callerLines := line(4, fmt.Sprintf("caller: {kind: interactive, budget: %s}", fmtDur(a.budget)), "someone waits: one retry at most (the seeds)")
-	deadlineLine := "\n" + line(6, "deadline: "+fmtDur(a.budget), "the whole call, backoff included: stop when the caller stops waiting")
+	callerLines := line(4, fmt.Sprintf("caller: {kind: interactive, budget: %s}", yamlDur(a.budget)), "someone waits: one retry at most (the seeds)")
+	deadlineLine := "\n" + line(6, "deadline: "+yamlDur(a.budget), "the whole call, backoff included: stop when the caller stops waiting")
 	if j := a.job; j != nil {
 		delays := make([]string, len(j.BackoffMs))
 		for i, d := range j.BackoffMs {
-			delays[i] = fmtDur(msDuration(d))
+			delays[i] = yamlDur(msDuration(d))
 		}
 		until := a.budget
 		if until <= 0 {
@@ -115,15 +115,15 @@ func Starter(o StarterOptions) ([]byte, error) {
 		}
 		callerLines = a.queueNote + "    caller:\n" +
 			line(6, "kind: job", "a queue worker; the queue retries, the call runs once per try") + "\n" +
-			line(6, "timeout: "+fmtDur(msDuration(j.TimeoutMs)), "$timeout: one run") + "\n" +
-			line(6, "retry_after: "+fmtDur(msDuration(j.RetryAfterMs)), "the queue's retry_after: above the job timeout (PT011)") + "\n" +
+			line(6, "timeout: "+yamlDur(msDuration(j.TimeoutMs)), "$timeout: one run") + "\n" +
+			line(6, "retry_after: "+yamlDur(msDuration(j.RetryAfterMs)), "the queue's retry_after: above the job timeout (PT011)") + "\n" +
 			line(6, fmt.Sprintf("tries: %d", j.Tries), "$tries; release() counts as a try") + "\n"
 		if len(delays) > 0 {
 			callerLines += line(6, "backoff: ["+strings.Join(delays, ", ")+"]", "backoff(): growing waits between runs") + "\n" +
 				line(6, "jitter: "+j.Jitter, "d + random_int(0, intdiv(d, 4))") + "\n" +
 				fmt.Sprintf("      jitter_factor: %s\n", strconv.FormatFloat(j.JitterFactor, 'g', -1, 64))
 		}
-		callerLines += line(6, "retry_until: "+fmtDur(until), "retryUntil(): a run of 429 releases cannot use up the tries (PT014)")
+		callerLines += line(6, "retry_until: "+yamlDur(until), "retryUntil(): a run of 429 releases cannot use up the tries (PT014)")
 		deadlineLine = ""
 	}
 	var b strings.Builder
@@ -167,15 +167,15 @@ dependencies:
 `, a.source, o.Name, callerLines, o.Method, o.IdempotencyKey,
 		profileLine,
 		connectLine,
-		line(6, "timeout: "+fmtDur(a.timeout), "per attempt, connect included"),
+		line(6, "timeout: "+yamlDur(a.timeout), "per attempt, connect included"),
 		deadlineLine,
 		line(8, fmt.Sprintf("max_attempts: %d", a.attempts), a.attemptsNote),
 		strings.Join(rec.Retry.On, ", "),
 		line(8, "non_idempotent: "+nonIdem, nonIdemNote),
-		retry.Backoff, fmtDur(retry.Base), strconv.FormatFloat(retry.Multiplier, 'g', -1, 64), fmtDur(retry.Cap),
+		retry.Backoff, yamlDur(retry.Base), strconv.FormatFloat(retry.Multiplier, 'g', -1, 64), yamlDur(retry.Cap),
 		line(8, "jitter: "+string(retry.Jitter), "spreads retries out (no synchronized waves)"),
 		policy.RetryAfterHonor,
-		line(8, "retry_after_max: "+fmtDur(raMax), "a 429/503 may ask for a pause, never longer than this"))
+		line(8, "retry_after_max: "+yamlDur(raMax), "a 429/503 may ask for a pause, never longer than this"))
 	return []byte(b.String()), nil
 }
 
@@ -188,7 +188,7 @@ func starterAdvise(o StarterOptions, rec *policy.Policy) (starterAdvice, error) 
 		if budget == 0 {
 			budget = DefaultInitBudget
 		}
-		a := starterAdvice{source: "the `recommended` preset (" + fmtDur(rec.Timeout) + " timeout; no latency measured)", connect: rec.ConnectTimeout, timeout: rec.Timeout, budget: budget}
+		a := starterAdvice{source: "the `recommended` preset (" + yamlDur(rec.Timeout) + " timeout; no latency measured)", connect: rec.ConnectTimeout, timeout: rec.Timeout, budget: budget}
 		if o.Caller == probe.CallerJob {
 			return a, errors.New("--caller job needs --profile: the job design is derived from the measured timeout")
 		}
@@ -243,7 +243,7 @@ func starterAdvise(o StarterOptions, rec *policy.Policy) (starterAdvice, error) 
 		}
 		a.job, a.attempts, a.budget = j.Job, 1, 0
 		a.attemptsNote = "one attempt per run: the queue retries (caller.tries)"
-		a.queueNote = fmt.Sprintf("    # The %s budget cannot hold one %s call: %s. The job design:\n", fmtDur(msDuration(r.BudgetMs)), fmtDur(a.timeout), probe.QueueVerdict)
+		a.queueNote = fmt.Sprintf("    # The %s budget cannot hold one %s call: %s. The job design:\n", yamlDur(msDuration(r.BudgetMs)), yamlDur(a.timeout), probe.QueueVerdict)
 	}
 	return a, nil
 }

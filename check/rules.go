@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/scenario"
@@ -238,7 +239,7 @@ func missingTimeout(p *pass, d *Dependency) error {
 		return nil
 	}
 	if pol.Deadline > 0 {
-		p.report(d.at("timeout"), "no per-attempt timeout: one hung %s call uses the whole %s deadline and leaves no time for a retry", d.Name, fmtDur(pol.Deadline))
+		p.report(d.at("timeout"), "no per-attempt timeout: one hung %s call uses the whole %s deadline and leaves no time for a retry", d.Name, units.Duration(pol.Deadline))
 	} else {
 		p.report(d.at("timeout"), "no timeout: one hung %s call holds the caller's worker forever, and the workers run out one by one", d.Name)
 	}
@@ -251,11 +252,11 @@ func missingTimeout(p *pass, d *Dependency) error {
 func connectTimeoutNotBelowTimeout(p *pass, d *Dependency) error {
 	pol := d.Policy
 	if pol.ConnectTimeout > 0 && pol.Timeout > 0 && pol.ConnectTimeout >= pol.Timeout {
-		fix := fmt.Sprintf("set policy.connect_timeout: %s (below policy.timeout %s; it survives one lost SYN)", fmtDur(probe.DefaultConnectFloor), fmtDur(pol.Timeout))
+		fix := fmt.Sprintf("set policy.connect_timeout: %s (below policy.timeout %s; it survives one lost SYN)", yamlDur(probe.DefaultConnectFloor), units.Duration(pol.Timeout))
 		if pol.Timeout <= probe.DefaultConnectFloor {
-			fix = fmt.Sprintf("remove policy.connect_timeout: below %s a separate connect timeout buys nothing (policy.timeout %s already bounds the connect)", fmtDur(probe.DefaultConnectFloor), fmtDur(pol.Timeout))
+			fix = fmt.Sprintf("remove policy.connect_timeout: below %s a separate connect timeout buys nothing (policy.timeout %s already bounds the connect)", units.Duration(probe.DefaultConnectFloor), units.Duration(pol.Timeout))
 		}
-		p.reportFix(d.at("connect_timeout"), fix, "connect_timeout %s ≥ timeout %s never fires: a lost SYN costs a whole %s attempt instead of a quick, safe retry", fmtDur(pol.ConnectTimeout), fmtDur(pol.Timeout), fmtDur(pol.Timeout))
+		p.reportFix(d.at("connect_timeout"), fix, "connect_timeout %s ≥ timeout %s never fires: a lost SYN costs a whole %s attempt instead of a quick, safe retry", units.Duration(pol.ConnectTimeout), units.Duration(pol.Timeout), units.Duration(pol.Timeout))
 	}
 	return nil
 }
@@ -273,8 +274,8 @@ func timeoutExceedsCallerBudget(p *pass, d *Dependency) error {
 		attempt = pol.Deadline
 	}
 	if attempt > limit {
-		fix := fmt.Sprintf("lower policy.timeout below %s %s, or raise %s", limitField(d.Caller), fmtDur(limit), limitField(d.Caller))
-		p.reportFix(d.at("timeout"), fix, "one attempt may wait %s but %s: the call keeps running with nobody waiting for its answer", fmtDur(attempt), fmt.Sprintf(givesUp(d.Caller), fmtDur(limit)))
+		fix := fmt.Sprintf("lower policy.timeout below %s %s, or raise %s", limitField(d.Caller), units.Duration(limit), limitField(d.Caller))
+		p.reportFix(d.at("timeout"), fix, "one attempt may wait %s but %s: the call keeps running with nobody waiting for its answer", units.Duration(attempt), fmt.Sprintf(givesUp(d.Caller), units.Duration(limit)))
 	}
 	return nil
 }
@@ -296,11 +297,11 @@ func retriesExceedCallerBudget(p *pass, d *Dependency) error {
 	}
 	field := limitField(d.Caller)
 	if r.MaxAttempts == policy.Unlimited {
-		fix := fmt.Sprintf("set policy.deadline: %s (%s), or a number in policy.retry.max_attempts", fmtDur(limit), field)
+		fix := fmt.Sprintf("set policy.deadline: %s (%s), or a number in policy.retry.max_attempts", yamlDur(limit), field)
 		if pol.Deadline <= 0 {
-			p.reportFix(d.at("retry.max_attempts"), fix, "unlimited attempts and no deadline: a failing %s call retries until it succeeds, long after %s", d.Name, fmt.Sprintf(givesUp(d.Caller), fmtDur(limit)))
+			p.reportFix(d.at("retry.max_attempts"), fix, "unlimited attempts and no deadline: a failing %s call retries until it succeeds, long after %s", d.Name, fmt.Sprintf(givesUp(d.Caller), units.Duration(limit)))
 		} else if pol.Deadline > limit {
-			p.reportFix(d.at("deadline", "retry.max_attempts"), fix, "unlimited attempts run until the %s deadline, past %s: the last attempts run for nobody", fmtDur(pol.Deadline), limitText(d.Caller, limit))
+			p.reportFix(d.at("deadline", "retry.max_attempts"), fix, "unlimited attempts run until the %s deadline, past %s: the last attempts run for nobody", units.Duration(pol.Deadline), limitText(d.Caller, limit))
 		}
 		return nil
 	}
@@ -310,9 +311,9 @@ func retriesExceedCallerBudget(p *pass, d *Dependency) error {
 	waits := r.BackoffWaits(r.MaxAttempts)
 	total := r.WorstCaseWithin(r.MaxAttempts, pol.Timeout, limit)
 	fits := r.AttemptsWithin(pol.Timeout, limit, r.MaxAttempts)
-	fix := fmt.Sprintf("set policy.retry.max_attempts: %d (the most that fit %s %s), or policy.deadline: %s", max(fits, 1), field, fmtDur(limit), fmtDur(limit))
+	fix := fmt.Sprintf("set policy.retry.max_attempts: %d (the most that fit %s %s), or policy.deadline: %s", max(fits, 1), field, units.Duration(limit), yamlDur(limit))
 	if fits <= 1 {
-		fix = fmt.Sprintf("set policy.retry.max_attempts: 1 (no retry fits %s %s), or lower policy.timeout", field, fmtDur(limit))
+		fix = fmt.Sprintf("set policy.retry.max_attempts: 1 (no retry fits %s %s), or lower policy.timeout", field, units.Duration(limit))
 	}
 	if d.Caller.Kind == "job" && d.Caller.Queue.MaxAttempts == 0 {
 		fix += "; if these are the queue's retries ($tries, backoff()), declare them as caller.tries and caller.backoff: policy.retry is the retries within one run"
@@ -321,11 +322,11 @@ func retriesExceedCallerBudget(p *pass, d *Dependency) error {
 		if pol.Deadline <= limit {
 			return nil // the deadline stops the policy in time
 		}
-		p.reportFix(d.at("deadline", "retry.max_attempts"), fix, "worst case %s = %s, cut at the %s deadline, still exceeds %s: the last attempts run for nobody", sumText(r, pol.Timeout, waits, total), fmtDur(total), fmtDur(pol.Deadline), limitText(d.Caller, limit))
+		p.reportFix(d.at("deadline", "retry.max_attempts"), fix, "worst case %s = %s, cut at the %s deadline, still exceeds %s: the last attempts run for nobody", sumText(r, pol.Timeout, waits, total), units.Duration(total), units.Duration(pol.Deadline), limitText(d.Caller, limit))
 		return nil
 	}
 	if total > limit {
-		p.reportFix(d.at("retry.max_attempts", "timeout"), fix, "worst case %s = %s exceeds %s: the last attempts run for nobody", sumText(r, pol.Timeout, waits, total), fmtDur(total), limitText(d.Caller, limit))
+		p.reportFix(d.at("retry.max_attempts", "timeout"), fix, "worst case %s = %s exceeds %s: the last attempts run for nobody", sumText(r, pol.Timeout, waits, total), units.Duration(total), limitText(d.Caller, limit))
 	}
 	return nil
 }
@@ -383,10 +384,10 @@ func retryAfterIgnoredOrUncapped(p *pass, d *Dependency) error {
 	if !retries(r) || !honoursPushback(retryOn(r)) {
 		return nil
 	}
-	capFix := "set policy.retry.retry_after_max: " + fmtDur(retryAfterBound(d)) + " (a Retry-After wait and one more attempt fit the caller's budget)"
+	capFix := "set policy.retry.retry_after_max: " + yamlDur(retryAfterBound(d)) + " (a Retry-After wait and one more attempt fit the caller's budget)"
 	switch {
 	case r.RetryAfter == policy.RetryAfterIgnore:
-		p.reportFix(d.at("retry.retry_after", "retry"), "set policy.retry.retry_after: honor with policy.retry.retry_after_max: "+fmtDur(retryAfterBound(d)), "Retry-After is ignored: after a 429/503 the retry comes back before the dependency said it could serve it, and fails again")
+		p.reportFix(d.at("retry.retry_after", "retry"), "set policy.retry.retry_after: honor with policy.retry.retry_after_max: "+yamlDur(retryAfterBound(d)), "Retry-After is ignored: after a 429/503 the retry comes back before the dependency said it could serve it, and fails again")
 	case r.HonorsRetryAfter() && r.RetryAfterMax <= 0:
 		p.reportFix(d.at("retry.retry_after_max", "retry.retry_after", "retry"), capFix, "Retry-After is honoured without retry_after_max: one \"Retry-After: 3600\" parks this caller for an hour")
 	case r.HonorsRetryAfter() && d.Caller.Kind == "interactive" && !d.set("retry.retry_after_max"):
@@ -399,9 +400,9 @@ func retryAfterIgnoredOrUncapped(p *pass, d *Dependency) error {
 		}
 		past := "longer than a person waits"
 		if budget > 0 {
-			past = "past the caller's " + fmtDur(budget) + " budget"
+			past = "past the caller's " + units.Duration(budget) + " budget"
 		}
-		p.reportFix(d.at("retry.retry_after", "retry.max_attempts", "retry"), capFix, "policy.retry.retry_after_max is not set: the default %s lets one Retry-After park this interactive caller for %s, %s", fmtDur(r.RetryAfterMax), fmtDur(r.RetryAfterMax), past)
+		p.reportFix(d.at("retry.retry_after", "retry.max_attempts", "retry"), capFix, "policy.retry.retry_after_max is not set: the default %s lets one Retry-After park this interactive caller for %s, %s", units.Duration(r.RetryAfterMax), units.Duration(r.RetryAfterMax), past)
 	}
 	return nil
 }
@@ -453,7 +454,7 @@ func layeredAmplification(p *pass, d *Dependency) error {
 		tries, bound := queueTries(d.Caller)
 		name := "queue tries"
 		if bound {
-			name = "queue tries within retry_until " + fmtDur(d.Caller.RetryUntil)
+			name = "queue tries within retry_until " + units.Duration(d.Caller.RetryUntil)
 		}
 		add(name, tries)
 	}
@@ -556,9 +557,9 @@ func timeoutBelowMeasuredLatency(p *pass, d *Dependency) error {
 	q := 100 * (1 - cutoff)
 	tail := fmt.Sprintf("p%s n/a with %d samples", fmtNum(q), total)
 	if float64(total) >= 1/cutoff {
-		tail = fmt.Sprintf("p%s = %s over %d samples", fmtNum(q), fmtDur(time.Duration(h.ValueAtQuantile(q))*time.Microsecond), total)
+		tail = fmt.Sprintf("p%s = %s over %d samples", fmtNum(q), units.Duration(time.Duration(h.ValueAtQuantile(q))*time.Microsecond), total)
 	}
-	p.report(d.at("timeout"), "timeout %s cuts off %s of good %s responses (%s; cutoff %s): each one is a wasted attempt that the provider may have completed", fmtDur(d.Policy.Timeout), fmtPct(share), d.Name, tail, fmtPct(cutoff))
+	p.report(d.at("timeout"), "timeout %s cuts off %s of good %s responses (%s; cutoff %s): each one is a wasted attempt that the provider may have completed", units.Duration(d.Policy.Timeout), fmtPct(share), d.Name, tail, fmtPct(cutoff))
 	return nil
 }
 
@@ -571,9 +572,9 @@ func jobTimeoutNotBelowRetryAfter(p *pass, d *Dependency) error {
 	}
 	switch {
 	case c.Timeout <= 0:
-		p.reportFix(d.at("caller.retry_after", "caller"), "set caller.timeout: several seconds below caller.retry_after "+fmtDur(c.RetryAfter)+" (Laravel $timeout)", "the job has no timeout but the queue re-delivers it after %s: a slow %s call makes the job run twice", fmtDur(c.RetryAfter), d.Name)
+		p.reportFix(d.at("caller.retry_after", "caller"), "set caller.timeout: several seconds below caller.retry_after "+units.Duration(c.RetryAfter)+" (Laravel $timeout)", "the job has no timeout but the queue re-delivers it after %s: a slow %s call makes the job run twice", units.Duration(c.RetryAfter), d.Name)
 	case c.Timeout >= c.RetryAfter:
-		p.report(d.at("caller.timeout", "caller"), "the job may run %s but the queue re-delivers it after %s: a slow run is handed to a second worker and the job runs twice", fmtDur(c.Timeout), fmtDur(c.RetryAfter))
+		p.report(d.at("caller.timeout", "caller"), "the job may run %s but the queue re-delivers it after %s: a slow run is handed to a second worker and the job runs twice", units.Duration(c.Timeout), units.Duration(c.RetryAfter))
 	}
 	return nil
 }
@@ -586,7 +587,7 @@ func noBudgetOrBreaker(p *pass, d *Dependency) error {
 		return nil
 	}
 	if rate >= HighVolumeRate && d.Policy.Budget == nil && d.Policy.Breaker == nil {
-		p.report(d.at("caller.rate", "policy"), "at %s/s with neither a retry budget nor a breaker, an outage of %s sends up to %s attempts/s at a dependency that is already down", fmtNum(rate), d.Name, amplifiedRate(rate, d.Policy.Retry.MaxAttempts))
+		p.report(d.at("caller.rate", "policy"), "at %s with neither a retry budget nor a breaker, an outage of %s sends up to %s at a dependency that is already down", units.Rate(rate), d.Name, amplifiedRate(rate, d.Policy.Retry.MaxAttempts))
 	}
 	return nil
 }
@@ -654,7 +655,7 @@ func immediate(r policy.Retry) (string, bool) {
 			return "", false
 		}
 	}
-	return fmt.Sprintf("%s wait a fixed %s each", retriesText(r.MaxAttempts), fmtDur(waits[0])), true
+	return fmt.Sprintf("%s wait a fixed %s each", retriesText(r.MaxAttempts), units.Duration(waits[0])), true
 }
 
 // soonText is how soon r's retries are all sent (the sum of their longest waits).
@@ -670,7 +671,7 @@ func soonText(r policy.Retry) string {
 	if sum < time.Millisecond {
 		return "milliseconds"
 	}
-	return fmtDur(sum)
+	return units.Duration(sum)
 }
 
 // releasesUseUpTries is PT014: a job that honours Retry-After through release() (the policy
@@ -692,7 +693,7 @@ func releasesUseUpTries(p *pass, d *Dependency) error {
 		ra = time.Minute
 	}
 	n := c.Queue.MaxAttempts
-	p.report(d.at("caller.tries", "caller"), "each 429 ends a run with release(Retry-After), and a release counts as a try: %d 429s in a row (%s of rate limiting at Retry-After %s) use up all %d tries and the job fails for good", n, fmtDur(time.Duration(n)*ra), fmtDur(ra), n)
+	p.report(d.at("caller.tries", "caller"), "each 429 ends a run with release(Retry-After), and a release counts as a try: %d 429 responses in a row (%s of rate limiting at Retry-After %s) use up all %d tries and the job fails for good", n, units.Duration(time.Duration(n)*ra), units.Duration(ra), n)
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/patience-dev/patience/scenario"
 )
 
 // wantComment is `# want: PT006` at the end of a line (several IDs separated by spaces or
@@ -88,5 +89,61 @@ func TestRuleFiles(t *testing.T) {
 		if r.dependency != nil && !fired[r.ID] {
 			t.Errorf("no file in testdata/rules makes %s fire", r.ID)
 		}
+	}
+}
+
+// gluedDuration is a duration in config syntax ("3s", "1m30s", "250ms"), not the reports'
+// unit style ("3 s", "1 min 30 s").
+var gluedDuration = regexp.MustCompile(`\b[0-9][0-9.]*(ms|s|m|h)([0-9]|\b)`)
+
+// pastedDuration is "FIELD: VALUE" in a fix, the one place a duration keeps config syntax.
+var pastedDuration = regexp.MustCompile(`[a-z_\]]+: (\[[^\]]*\]|[0-9][0-9a-z.]*)`)
+
+// TestFindingsSpeakOneUnitStyle: every finding of every rule file and config fixture writes
+// its durations as the other reports do (internal/units: "3 s", "2 min 30 s"); only the value
+// after "FIELD:" in a fix keeps patience.yaml's syntax, and it loads as written.
+func TestFindingsSpeakOneUnitStyle(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("testdata", "rules", "*.yaml"))
+	dirs, _ := filepath.Glob(filepath.Join("testdata", "configs", "*"))
+	paths = append(paths, dirs...)
+	literals, prose := 0, 0
+	for _, path := range paths {
+		in, err := LoadPaths([]string{path})
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		res, err := Run(context.Background(), in.Files, Options{Replay: noReplay, Configs: in.Configs})
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		for _, f := range res.Findings {
+			if m := gluedDuration.FindString(f.Message); m != "" {
+				t.Errorf("%s %s: message writes %q in config syntax: %s", path, f.Rule, m, f.Message)
+			}
+			if strings.Contains(f.Message, " ms") || strings.Contains(f.Message, " s ") || strings.Contains(f.Message, " min") {
+				prose++
+			}
+			// The literals pasted into patience.yaml parse as they are written.
+			fix := f.Fix
+			for _, lit := range pastedDuration.FindAllString(fix, -1) {
+				_, v, _ := strings.Cut(lit, ": ")
+				if !gluedDuration.MatchString(v) {
+					continue
+				}
+				for _, d := range strings.Split(strings.Trim(v, "[]"), ", ") {
+					if _, err := scenario.ParseDuration(d); err != nil {
+						t.Errorf("%s %s: fix pastes %q, which does not load: %v", path, f.Rule, lit, err)
+					}
+				}
+				literals++
+				fix = strings.Replace(fix, lit, "", 1)
+			}
+			if m := gluedDuration.FindString(fix); m != "" && f.File == path {
+				t.Errorf("%s %s: fix writes %q in config syntax outside a FIELD: value: %s", path, f.Rule, m, f.Fix)
+			}
+		}
+	}
+	if literals == 0 || prose == 0 {
+		t.Errorf("%d pasted literals, %d messages with durations: the fixtures no longer exercise both", literals, prose)
 	}
 }
