@@ -142,8 +142,13 @@ func adviseOptions(opts *AdviseOptions) (advise.Options, error) {
 		}
 		*t.dst = v
 	}
-	if opts.Window <= 0 || opts.Budget <= 0 || opts.ConnectFloor <= 0 || opts.Top <= 0 {
-		return o, errors.New("--window, --budget, --connect-floor and --top must be positive")
+	if err := firstBadFlag(
+		positiveDuration("--window", opts.Window),
+		positiveInt("--top", opts.Top),
+		positiveDuration("--budget", opts.Budget),
+		positiveDuration("--connect-floor", opts.ConnectFloor),
+	); err != nil {
+		return o, err
 	}
 	cut, err := scenario.ParsePercent(opts.Cutoff)
 	if err != nil {

@@ -83,8 +83,11 @@ func demoRun(opts *DemoOptions) error {
 	if err != nil {
 		return UsageErrorf("--rate %s", err)
 	}
-	if !(rate > 0) || opts.Duration <= 0 {
-		return UsageErrorf("--rate %q and --duration %s: both must be positive", opts.Rate, opts.Duration)
+	if err := firstBadFlag(
+		flagBound{flag: "--rate", value: opts.Rate, bad: !(rate > 0), want: "want a positive rate, e.g. 200/s"},
+		positiveDuration("--duration", opts.Duration),
+	); err != nil {
+		return UsageError(err)
 	}
 	if !(opts.Speed > 0) || opts.Speed > 1000 {
 		return UsageErrorf("--speed %g: want a factor in (0, 1000]", opts.Speed)

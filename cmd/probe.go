@@ -203,8 +203,16 @@ func probeConfig(opts *ProbeOptions) (probe.Config, error) {
 	if opts.requestsSet && opts.Requests == 0 && opts.Duration == 0 {
 		return cfg, errors.New("-n 0: want at least one request, or --duration to send until it ends (or Ctrl-C)")
 	}
-	if opts.Concurrency < 0 || opts.Requests < 0 || opts.Duration < 0 || opts.MaxInFlight <= 0 || opts.MaxTimeout <= 0 || opts.Budget <= 0 || opts.ConnectFloor <= 0 {
-		return cfg, errors.New("-c, -n, --duration must not be negative; --max-in-flight, --max-timeout, --budget and --connect-floor must be positive")
+	if err := firstBadFlag(
+		notNegativeInt("--requests", opts.Requests),
+		notNegativeDuration("--duration", opts.Duration),
+		notNegativeInt("--concurrency", opts.Concurrency),
+		positiveInt("--max-in-flight", opts.MaxInFlight),
+		positiveDuration("--max-timeout", opts.MaxTimeout),
+		positiveDuration("--budget", opts.Budget),
+		positiveDuration("--connect-floor", opts.ConnectFloor),
+	); err != nil {
+		return cfg, err
 	}
 	if opts.Concurrency == 0 {
 		r, err := parseRate(opts.Rate)
@@ -244,7 +252,7 @@ func probeConfig(opts *ProbeOptions) (probe.Config, error) {
 			cfg.Body = []byte(opts.Data)
 		}
 	}
-	return cfg, cfg.Validate()
+	return cfg, withSchemeHint(cfg.Validate(), cfg.URL)
 }
 
 // callerKindNames lists --caller's choices.

@@ -154,8 +154,12 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	// The server logs phase changes from its own goroutines: serialise every stderr line.
 	errOut := &lockedWriter{w: opts.IO.ErrOut}
 	// Zero is the server's default (tests that build ServeOptions leave them unset).
-	if opts.IdempotencyTTL < 0 || opts.MaxKeys < 0 || opts.MaxConns < 0 {
-		return UsageError(errors.New("--idempotency-ttl, --max-keys and --max-conns must be positive"))
+	if err := firstBadFlag(
+		notNegativeDuration("--idempotency-ttl", opts.IdempotencyTTL),
+		notNegativeInt("--max-keys", opts.MaxKeys),
+		notNegativeInt("--max-conns", opts.MaxConns),
+	); err != nil {
+		return UsageError(err)
 	}
 	srv := live.NewServer(sc, live.ServerOptions{Speed: opts.Speed, Log: errOut,
 		IdempotencyTTL: opts.IdempotencyTTL, MaxKeys: opts.MaxKeys, MaxConns: opts.MaxConns})
