@@ -14,9 +14,9 @@ import (
 // zeroPolicy is what a policy that sets nothing gets: the values the tables print as defaults.
 var zeroPolicy = defaultPolicy()
 
-var policyTable = newTable("policy", "Policy", "policy, policies[], layers[].policy, a policy file (--policy FILE), a check file dependency's policy",
-	"A caller's timeout and retry policy for one dependency. Wherever a policy goes, preset:NAME "+
-		"(a library's defaults, see Presets) may stand instead of a mapping. Fields not set keep the "+
+var policyTable = newTable("policy", "policy", "policy, policies[], layers[].policy, a policy file (--policy FILE), a check file dependency's policy",
+	"A caller's timeout and retry policy for one dependency. Wherever a policy goes, `preset:NAME` "+
+		"(a library's defaults, see [Presets](#presets)) may stand instead of a mapping. Fields not set keep the "+
 		"base:'s value, or the default below.",
 	field{Name: "name", Type: "string", Default: singlePolicyName + " for policy:; the base: it names in policies:; the layer's name in a layer; the file's name for --policy FILE",
 		Doc: "Labels the policy's column in reports; names are unique in a file.", Example: "name: ours"},

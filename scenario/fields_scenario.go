@@ -45,7 +45,7 @@ func defaultTarget() Target {
 // forReplay says that a field is required for replay but not for serve (Purpose).
 const forReplay = " for replay, storm and check (serve needs only target)"
 
-var scenarioTable = newTable("scenario", "Scenario file", "the top of the file",
+var scenarioTable = newTable("scenario", "Top level", "the top of the file",
 	"A scenario is one YAML mapping: who calls (load), how the dependency behaves (target) and the "+
 		"caller's policies, replayed side by side on the same arrivals.",
 	field{Name: "name", Type: "string", Default: "the file's name without .yaml",
@@ -130,7 +130,7 @@ var requestTable = newTable("request", "load.request", "load.request",
 		Doc:     "Decides whether the request is idempotent (RFC 9110 §9.2.2: GET, HEAD, OPTIONS, PUT, DELETE): outcome-unknown failures of any other method are retried only as the policy's retry.non_idempotent allows.",
 		Example: "method: POST"},
 	field{Name: "path", Type: "string starting with /", Default: defaultLoad().Request.Path,
-		Doc: "The path live runs request (replay --live, storm against a live target).", Example: "path: /v1/charges"},
+		Doc: "The path `replay --live` requests (and the URL demo shows); the simulator does not look at it.", Example: "path: /v1/charges"},
 	field{Name: "idempotency_key", Type: "boolean", Default: strconv.FormatBool(defaultLoad().Request.IdempotencyKey),
 		Doc:     "Send an Idempotency-Key with every logical request, the same key on its retries; a policy's own idempotency_key overrides it.",
 		Example: "idempotency_key: true"},
@@ -275,4 +275,11 @@ func isCheckFile(n *yaml.Node) bool {
 		check = check || slices.Contains(checkFileKeys, k)
 	}
 	return check
+}
+
+// checkFileError is the error for a check file given where a scenario or a policy file
+// belongs (replay, serve, storm, --policy): what it is and the command that reads it, rather
+// than "unknown field" at its first key.
+func checkFileError(file string) *Error {
+	return &Error{File: file, Msg: "this is a check file: use patience check " + file}
 }
