@@ -265,6 +265,7 @@ func Merge(profiles []*Result, p AdviceParams) (*Result, error) {
 		m.maxTimeout = max(m.maxTimeout, msDuration(r.MaxTimeoutMs))
 		m.requests += r.Requests
 		m.responses += r.Responses
+		m.cut += r.InterruptedInFlight
 		m.durationMs = max(m.durationMs, r.DurationMs)
 		s := r.Schedule
 		if s.RequestedPerS == nil {

@@ -23,6 +23,11 @@ type Result struct {
 	// Requests counts requests sent; Responses those that got an HTTP response (any status).
 	Requests  int64 `json:"requests"`
 	Responses int64 `json:"responses"`
+	// InterruptedInFlight counts the requests still in flight when the run was interrupted
+	// (Ctrl-C) or stopped early: they were sent (Requests counts them) but the interruption,
+	// not the target, ended them, so they are in neither Status nor Errors and no verdict
+	// reads them as failures.
+	InterruptedInFlight int64 `json:"interrupted_in_flight,omitempty"`
 	// Status counts responses by status code ("200": n).
 	Status map[string]int64 `json:"status"`
 	// Errors counts requests without a response by class: timeout, refused, reset, dns, tls,

@@ -8,7 +8,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -203,7 +205,33 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if legacy && cfg.HTTP == "2" {
 		return nil, errors.New("--http 2: the target is reached through a proxy (HTTP_PROXY/HTTPS_PROXY), which the probe speaks HTTP/1.1 to; unset it or use --http 1.1")
 	}
+	if path := os.Getenv(cpuProfileEnv); path != "" {
+		if stop := startCPUProfile(path); stop != nil {
+			defer stop()
+		}
+	}
 	return run(ctx, cfg, legacy)
+}
+
+// cpuProfileEnv names a file for a CPU profile of the run (a developer's tool for
+// bench/probe.sh and bench/probe-h2.sh; not a documented interface).
+const cpuProfileEnv = "PATIENCE_PROBE_CPUPROFILE"
+
+// startCPUProfile writes a CPU profile to path until the returned stop is called; nil when
+// the file cannot be created or a profile is already running.
+func startCPUProfile(path string) func() {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}
 }
 
 // isToken reports whether s is an RFC 9110 §5.6.2 token, the syntax of a method.
@@ -362,6 +390,7 @@ type runner struct {
 	waitedForSlot atomic.Int64
 	dropped       atomic.Int64
 	resent        atomic.Int64 // idempotent requests sent again on a new connection
+	cut           atomic.Int64 // requests in flight that the run's end (Ctrl-C, unreachable) cut
 }
 
 func newRunner(cfg Config, legacy bool) (*runner, error) {
@@ -702,7 +731,8 @@ func (r *runner) do(ctx context.Context, c *caller, i int64, intended, sent time
 		err = context.DeadlineExceeded // the probe's own --max-timeout, whatever path noticed it
 	}
 	if err != nil && ctx.Err() != nil {
-		return // interrupted or ended early: not a measurement of the target
+		r.cut.Add(1) // interrupted or ended early: not a measurement of the target
+		return
 	}
 	if end.IsZero() {
 		end = time.Now()
@@ -775,6 +805,7 @@ type measurement struct {
 	maxTimeout time.Duration
 	requests   int64
 	responses  int64
+	cut        int64 // requests cut in flight by the run's end (Result.InterruptedInFlight)
 	durationMs float64
 	schedule   Schedule
 }
@@ -808,6 +839,7 @@ func (r *runner) measurement() *measurement {
 		}
 	}
 	m.requests = r.dispatched.Load()
+	m.cut = r.cut.Load()
 	m.schedule = Schedule{
 		Late:          r.late.Load(),
 		LateAfterMs:   ms(LateAfter),
@@ -829,6 +861,7 @@ func build(m *measurement, meta Result, p AdviceParams) (*Result, error) {
 	res := meta
 	res.Schema = Schema
 	res.Requests, res.Responses, res.DurationMs = m.requests, m.responses, m.durationMs
+	res.InterruptedInFlight = m.cut
 	res.Status = m.status
 	res.Errors = map[string]int64{}
 	for _, c := range ErrorClasses {
@@ -904,7 +937,11 @@ func notes(res *Result, maxTimeout time.Duration) []string {
 		out = append(out, fmt.Sprintf("every request failed (%s): nothing was measured", errorSummary(res.Errors)))
 	}
 	if res.Interrupted {
-		out = append(out, "interrupted: these figures cover the part of the run that finished")
+		cut := ""
+		if res.InterruptedInFlight > 0 {
+			cut = fmt.Sprintf("; %d requests in flight were cut by the interruption and are counted neither as answers nor as failures", res.InterruptedInFlight)
+		}
+		out = append(out, "interrupted: these figures cover the part of the run that finished"+cut)
 	}
 	s := res.Schedule
 	if s.RequestedPerS != nil && !s.RateHeld && !res.Unreachable {

@@ -308,3 +308,59 @@ func TestTLSPhases(t *testing.T) {
 		t.Errorf("self-signed certificate without --insecure: errors %v, want 2 tls", bad.Errors)
 	}
 }
+
+// TestInterruptCutsInFlight: requests in flight when the run is interrupted were ended by
+// the interruption, not by the target: they are counted apart (interrupted_in_flight), in
+// no error class, and the verdict does not read them as unanswered. Every other request
+// hangs, so both answers and cut requests are there when the run is cancelled.
+func TestInterruptCutsInFlight(t *testing.T) {
+	var n atomic.Int64
+	halfHang := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1)%2 == 0 {
+			select {
+			case <-r.Context().Done():
+			case <-time.After(20 * time.Second):
+			}
+			return
+		}
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	h1, h2c := start(t, halfHang), startH2C(t, halfHang)
+	for _, tc := range []struct {
+		name string
+		cfg  probe.Config
+	}{
+		{"http/1.1 open", probe.Config{URL: h1 + "/", Rate: 50, Duration: 30 * time.Second, Conn: "reuse"}},
+		{"http/1.1 closed", probe.Config{URL: h1 + "/", Concurrency: 4, Duration: 30 * time.Second, Conn: "both"}},
+		{"h2c open", probe.Config{URL: h2c + "/", Rate: 50, Duration: 30 * time.Second, Conn: "reuse", HTTP: "2"}},
+		{"h2c closed", probe.Config{URL: h2c + "/", Concurrency: 4, Duration: 30 * time.Second, Conn: "reuse", HTTP: "2"}},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		r, err := probe.Run(ctx, tc.cfg)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var failed int64
+		for _, v := range r.Errors {
+			failed += v
+		}
+		if !r.Interrupted || r.InterruptedInFlight == 0 || r.Responses == 0 {
+			t.Errorf("%s: interrupted %v, cut %d, responses %d: want answers and cut requests", tc.name, r.Interrupted, r.InterruptedInFlight, r.Responses)
+		}
+		if failed != 0 || r.Recommendation.NoAnswerRate != 0 || r.Recommendation.ErrorRate != 0 {
+			t.Errorf("%s: errors %v, no-answer rate %v, error rate %v: the cut requests were counted as failures", tc.name, r.Errors, r.Recommendation.NoAnswerRate, r.Recommendation.ErrorRate)
+		}
+		if r.Requests != r.Responses+failed+r.InterruptedInFlight {
+			t.Errorf("%s: requests %d ≠ responses %d + errors %d + cut %d", tc.name, r.Requests, r.Responses, failed, r.InterruptedInFlight)
+		}
+		for _, reason := range r.Recommendation.Verdict.Reasons {
+			if reason.Code == probe.CodeNoAnswer {
+				t.Errorf("%s: verdict %q", tc.name, reason.Text)
+			}
+		}
+		if len(r.Notes) == 0 || !strings.Contains(strings.Join(r.Notes, "\n"), "cut by the interruption") {
+			t.Errorf("%s: notes %q: want the cut requests said", tc.name, r.Notes)
+		}
+	}
+}
