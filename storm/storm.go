@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"sync"
 	"time"
 
 	"github.com/patience-dev/patience/policy"
@@ -24,12 +23,13 @@ type Options struct {
 	Model *Model
 	// Progress, when set, is called after each policy with how many are done.
 	Progress func(done, total int)
-	// Parallel is how many policies run at once (0 or 1: one after the other; `patience
-	// storm` gives GOMAXPROCS). The output does not depend on it; what an interrupted run
-	// returns does (the policies that had finished).
+	// Parallel is how many simulations run at once — policies, and the probes of their
+	// stable_below_per_s searches (0 or 1: one after the other; `patience storm` gives
+	// GOMAXPROCS). The output does not depend on it; what an interrupted run returns does
+	// (the policies that had finished).
 	Parallel int
 	// engine replaces sim.RunPolicy in tests.
-	engine func(context.Context, *scenario.Scenario, *policy.Policy) (replay.PolicyResult, error)
+	engine engineFunc
 }
 
 // DefaultTolerance is the bisection's width as a share of capacity: 2% of capacity takes six
@@ -83,57 +83,35 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 		res.Analysis = first.Analysis
 		res.Series = Series(first.PolicyResult)
 	}()
-	// The policies are independent runs on the same arrivals: they run side by side, one per
-	// core, and are reported in the scenario's order whatever order they finish in.
-	outs := make([]*PolicyResult, len(sc.Policies))
-	errs := make([]error, len(sc.Policies))
-	workers := min(max(opts.Parallel, 1), len(sc.Policies))
-	var mu sync.Mutex
-	done := 0
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				outs[i], errs[i] = runOne(ctx, run, sc, sc.Policies[i], res, opts)
-				if errs[i] == nil && opts.Progress != nil {
-					mu.Lock()
-					done++
-					opts.Progress(done, len(sc.Policies))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := range sc.Policies {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	// The policies are independent runs on the same arrivals, and a policy's search is a
+	// series of runs of its own: they run side by side, one per core (parallel.go), and are
+	// reported in the scenario's order whatever order they finish in.
+	outs, bis, errs, panicked := runJobs(ctx, run, sc, res, opts)
 	// What finished in order before the first policy that did not is the partial result.
 	for i, out := range outs {
 		if errs[i] != nil || out == nil {
 			res.Interrupted = true
+			if panicked != nil {
+				return res, panicked
+			}
 			err := errs[i]
 			if err == nil {
 				err = ctx.Err()
 			}
 			return res, err
 		}
-		res.Policies = append(res.Policies, *out)
+		res.Policies = append(res.Policies, finish(res, *out, bis[i]))
+	}
+	if panicked != nil {
+		// Only a probe nobody needed in the end can have panicked after every policy finished:
+		// still a bug to report.
+		return res, panicked
 	}
 	return res, nil
 }
 
-// runOne simulates policy p and analyses its run (with opts.Bisect, its stable_below_per_s
-// too). It reads res's scenario-wide fields only.
-func runOne(ctx context.Context, run func(context.Context, *scenario.Scenario, *policy.Policy) (replay.PolicyResult, error),
-	sc *scenario.Scenario, p *policy.Policy, res *Result, opts Options) (*PolicyResult, error) {
+// analysedRun simulates policy p on sc and analyses its run: everything but the search.
+func analysedRun(ctx context.Context, run engineFunc, sc *scenario.Scenario, p *policy.Policy, res *Result) (*PolicyResult, error) {
 	pr, err := run(ctx, sc, p)
 	if err != nil {
 		return nil, err
@@ -147,29 +125,39 @@ func runOne(ctx context.Context, run func(context.Context, *scenario.Scenario, *
 			out.FluidHorizonBoundPerS = &h
 		}
 	}
-	// A fault that lasts the whole run leaves nothing to recover from: no bisection.
-	if opts.Bisect && res.CapacityPerS != nil && sc.Load.Rate > 0 && !res.WholeRunFault() {
-		c := *res.CapacityPerS
-		tol := c * opts.Tolerance
-		// A deep chain's bound (300/64 = 4.7/s) is below 2% of capacity: search it at a
-		// tenth of the bound instead, or the first probe would already be above it.
-		if out.FluidBoundPerS != nil && *out.FluidBoundPerS < 10*tol {
-			tol = *out.FluidBoundPerS / 10
+	return &out, nil
+}
+
+// searchBracket is the stable_below_per_s search of policy p, when opts ask for one and the
+// scenario has a capacity and an arrival rate: lo = tol = opts.Tolerance of capacity, hi =
+// capacity. A fault that lasts the whole run leaves nothing to recover from: no search.
+func searchBracket(sc *scenario.Scenario, p *policy.Policy, res *Result, opts Options) (lo, hi, tol float64, ok bool) {
+	if !opts.Bisect || res.CapacityPerS == nil || sc.Load.Rate <= 0 || res.WholeRunFault() {
+		return 0, 0, 0, false
+	}
+	c := *res.CapacityPerS
+	tol = c * opts.Tolerance
+	// A deep chain's bound (300/64 = 4.7/s) is below 2% of capacity: search it at a tenth of
+	// the bound instead, or the first probe would already be above it.
+	if fluidOmitted(res.Triggers) == "" {
+		if b, ok := FluidBoundFor(p, res.CapacityPerS, MaxWait(sc)); ok && b.PerS < 10*tol {
+			tol = b.PerS / 10
 		}
-		bis, err := Bisect(ctx, func(ctx context.Context, rate float64) (bool, error) {
-			return recoversAt(ctx, run, sc, p, rate, res.CapacityPerS)
-		}, tol, c, tol)
-		if err != nil {
-			return nil, err
-		}
-		out.Bisection = &bis
+	}
+	return tol, c, tol, true
+}
+
+// finish completes policy out with its search (nil without one) and its verdict.
+func finish(res *Result, out PolicyResult, bis *Bisection) PolicyResult {
+	if bis != nil {
+		out.Bisection = bis
 		out.StableBelowPerS = &bis.StableBelowPerS
-		out.FluidNote = fluidNote(out.Analysis, bis)
+		out.FluidNote = fluidNote(out.Analysis, *bis)
 	}
 	out.Outcome = OutcomeOf(out.Recovery, out.Analysis)
 	// Storm's question is recovery after the trigger: its verdict replaces replay's.
 	out.Verdict = PolicyVerdict(res, out)
-	return &out, nil
+	return out
 }
 
 // fluidOmitted says why the fluid bound does not apply to a run with these triggers, "" when
@@ -188,8 +176,7 @@ func fluidOmitted(ts []Trigger) string {
 }
 
 // recoversAt runs policy p on sc with the arrival rate replaced, and judges recovery.
-func recoversAt(ctx context.Context, run func(context.Context, *scenario.Scenario, *policy.Policy) (replay.PolicyResult, error),
-	sc *scenario.Scenario, p *policy.Policy, rate float64, capacity *float64) (bool, error) {
+func recoversAt(ctx context.Context, run engineFunc, sc *scenario.Scenario, p *policy.Policy, rate float64) (bool, error) {
 	at := *sc
 	at.Load.Rate = rate
 	pr, err := run(ctx, &at, p)
