@@ -96,6 +96,9 @@ func ParseFor(data []byte, file string, purpose Purpose) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
+	if isCheckFile(root) {
+		return nil, checkFileError(file)
+	}
 	d := &decoder{NewNodeDecoder(file)}
 	f, err := d.fields(root, "", scenarioTable)
 	if err != nil {

@@ -121,6 +121,11 @@ func ResolvePolicy(spec string) (*policy.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
+	if isCheckFile(root) {
+		e := checkFileError(spec)
+		e.Msg += " (or --chain " + spec + "#DEPENDENCY for the policy of a dependency's via: chain)"
+		return nil, e
+	}
 	p, err := DecodePolicy(root, spec, nil)
 	if err != nil {
 		return nil, err
