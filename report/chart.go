@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/patience-dev/patience/internal/units"
+	"github.com/patience-dev/patience/replay"
 )
 
 // ChartSeries is one row of a per-second chart: a value per second, drawn as a strip of
@@ -126,7 +127,9 @@ func Chart(w io.Writer, series []ChartSeries, opts ChartOptions, st Styles) erro
 	for i, s := range series {
 		if grouped && (i == 0 || s.Group != group) {
 			group = s.Group
-			b.WriteString(st.Title.Render(group) + "\n")
+			if group != "" { // rows shared by every group (a fault band, a capacity) come first, unheaded
+				b.WriteString(st.Title.Render(group) + "\n")
+			}
 		}
 		folded := chartFold(window[i], per, cols, s.Peak || s.Band)
 		top := rowMax[i]
@@ -229,19 +232,72 @@ func chartSeconds(s int) string {
 type chartSpan struct {
 	from, to int
 	caption  string
+	// marked names the fault windows drawn ("the stall (30 s – 40 s)"), empty without any.
+	marked string
 }
 
 // chartWindow is one fault window in scenario time, for chartSpanOf; what names it in the
-// caption ("the stall", "phase api-hangs").
+// caption ("the stall", "phase api-hangs"), name on the band that marks it ("stall",
+// "api-hangs"). A window with forMs ≤ 0 lasts to the end of the run.
 type chartWindow struct {
-	what        string
+	what, name  string
 	atMs, forMs float64
+}
+
+// endMs is when the window ends; +Inf for one that lasts to the end of the run.
+func (w chartWindow) endMs() float64 {
+	if w.forMs <= 0 {
+		return math.Inf(1)
+	}
+	return w.atMs + w.forMs
+}
+
+// chartBand is the on/off row of some fault windows, one value per second for n seconds: 1
+// in every second a window overlaps, 0 elsewhere.
+func chartBand(faults []chartWindow, n int) []float64 {
+	band := make([]float64, n)
+	for _, f := range faults {
+		for i := max(int(f.atMs/1000), 0); i < n && float64(i)*1000 < f.endMs(); i++ {
+			band[i] = 1
+		}
+	}
+	return band
+}
+
+// chartBandName labels the band row: the window's own name when there is one window (or
+// all share a name), else plural.
+func chartBandName(faults []chartWindow, plural string) string {
+	for _, f := range faults[1:] {
+		if f.name != faults[0].name {
+			return plural
+		}
+	}
+	return faults[0].name
+}
+
+// activeSeconds is the active period of some timelines: from the first second with an
+// arrival to the end of the last second with anything in it; ok is false when it is shorter
+// than 3 s (too short for a per-second chart).
+func activeSeconds(timelines [][]replay.Second) (from, to int, ok bool) {
+	from = -1
+	for _, tl := range timelines {
+		for _, s := range tl {
+			if s.Arrivals > 0 && (from < 0 || s.T < from) {
+				from = s.T
+			}
+			if s.Arrivals+s.Attempts+s.Succeeded+s.Failed+s.Degraded+s.InFlight+s.QueueLength > 0 {
+				to = max(to, s.T+1)
+			}
+		}
+	}
+	return from, to, from >= 0 && to-from >= 3
 }
 
 // Zooming onto an incident: the chart starts chartZoomBefore (or a quarter of the incident,
 // if longer) before it and ends chartZoomAfter (or the incident's length, if longer) after
-// it — the recovery rule's window, so a recovery is in the picture when it happens. A zoom
-// that would keep two thirds of the active period or more shows the whole period instead.
+// it — the recovery rule's window, so a recovery is in the picture when it happens — or
+// chartZoomBefore after the last recovery, if later. A zoom that would keep two thirds of
+// the active period or more shows the whole period instead.
 const (
 	chartZoomBefore = 10
 	chartZoomAfter  = 30
@@ -249,8 +305,9 @@ const (
 
 // chartSpanOf picks the seconds to draw: the active period [activeFrom, activeTo) (first
 // arrival to last completion), zoomed onto the fault windows when there are any, with the
-// caption that says what is shown.
-func chartSpanOf(activeFrom, activeTo int, faults []chartWindow) chartSpan {
+// caption that says what is shown. recoveredMs are the moments policies recovered (the
+// start of their steady window, in scenario time): the zoom reaches past the last of them.
+func chartSpanOf(activeFrom, activeTo int, faults []chartWindow, recoveredMs ...float64) chartSpan {
 	whole := chartSpan{from: activeFrom, to: activeTo,
 		caption: fmt.Sprintf("%s – %s, first arrival to last completion", chartSeconds(activeFrom), chartSeconds(activeTo))}
 	if len(faults) == 0 || activeTo-activeFrom < 3 {
@@ -259,11 +316,7 @@ func chartSpanOf(activeFrom, activeTo int, faults []chartWindow) chartSpan {
 	startMs, endMs := math.Inf(1), 0.0
 	for _, f := range faults {
 		startMs = math.Min(startMs, f.atMs)
-		end := f.atMs + f.forMs
-		if f.forMs <= 0 {
-			end = float64(activeTo) * 1000
-		}
-		endMs = math.Max(endMs, end)
+		endMs = math.Max(endMs, math.Min(f.endMs(), float64(activeTo)*1000))
 	}
 	start, end := int(startMs/1000), int(math.Ceil(endMs/1000))
 	length := end - start
@@ -274,10 +327,20 @@ func chartSpanOf(activeFrom, activeTo int, faults []chartWindow) chartSpan {
 		what = faults[0].what
 	}
 	what += " (" + units.Millis(startMs) + " – " + units.Millis(endMs) + ")"
+	lastRecovery := math.Inf(-1)
+	for _, r := range recoveredMs {
+		lastRecovery = math.Max(lastRecovery, r)
+	}
+	around := what
+	if reach := min(activeTo, int(math.Ceil(lastRecovery/1000))+chartZoomBefore); lastRecovery > endMs && reach > to {
+		to = reach
+		around += " and the last recovery (" + units.Millis(lastRecovery) + ")"
+	}
 	if from >= to || 3*(to-from) >= 2*(activeTo-activeFrom) {
 		whole.caption += "; " + what + " marked"
+		whole.marked = what
 		return whole
 	}
-	return chartSpan{from: from, to: to, caption: fmt.Sprintf("%s – %s around %s, of %s – %s from first arrival to last completion",
-		chartSeconds(from), chartSeconds(to), what, chartSeconds(activeFrom), chartSeconds(activeTo))}
+	return chartSpan{from: from, to: to, marked: what, caption: fmt.Sprintf("%s – %s around %s, of %s – %s from first arrival to last completion",
+		chartSeconds(from), chartSeconds(to), around, chartSeconds(activeFrom), chartSeconds(activeTo))}
 }

@@ -13,6 +13,7 @@ import (
 	"image/draw"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,6 +109,35 @@ func TestHTMLInBrowser(t *testing.T) {
 					t.Errorf("%s looks blank: %d drawn pixels, %d in colour, of %d", c.ID, ink, colour, area)
 				}
 			}
+			if want := strings.Count(page.String(), `<rect class="band"`); len(res.layout.Bands) != want {
+				t.Errorf("the browser laid out %d incident bands, the page has %d", len(res.layout.Bands), want)
+			}
+			if strings.HasPrefix(tc.name, "replay") || strings.HasPrefix(tc.name, "storm") {
+				if len(res.layout.Bands) == 0 {
+					t.Error("no incident band in a report whose scenario has one")
+				}
+			}
+			for _, band := range res.layout.Bands {
+				shaded, outside := bandPixels(img, band)
+				t.Logf("band in %s: %.0f×%.0f at %.0f,%.0f: %.0f%% shaded inside, %.0f%% just left of it", band.ID, band.W, band.H, band.X, band.Y, 100*shaded, 100*outside)
+				var chart *pageBox
+				for i := range res.layout.Charts {
+					if res.layout.Charts[i].ID == band.ID {
+						chart = &res.layout.Charts[i]
+					}
+				}
+				if chart == nil || band.X < chart.X || band.Y < chart.Y || band.X+band.W > chart.X+chart.W || band.Y+band.H > chart.Y+chart.H {
+					t.Errorf("band %+v is not inside its chart %+v", band, chart)
+				}
+				// The band shows: most of its pixels are its grey wash (the series cross it,
+				// the grid lines are drawn over it); beside it the plot is white.
+				if band.W < 4 || band.H < 50 || shaded < 0.6 {
+					t.Errorf("band in %s does not show: %.0f×%.0f, %.0f%% of it shaded", band.ID, band.W, band.H, 100*shaded)
+				}
+				if band.X > chart.X+8 && outside > 0.4 {
+					t.Errorf("band in %s: %.0f%% of the plot left of it is shaded too", band.ID, 100*outside)
+				}
+			}
 			if *screenshots {
 				name := strings.TrimSuffix(tc.name, "_html")
 				// The top of the page down to the end of the first chart.
@@ -165,6 +195,34 @@ func chartPixels(img image.Image, c pageBox) (ink, colour int) {
 	return ink, colour
 }
 
+// bandPixels is the share of a band's pixels (inset by 2) in its wash — the band's grey
+// over white, within a few levels — and the same share in a 6-pixel strip just left of it.
+func bandPixels(img image.Image, b pageBox) (inside, left float64) {
+	// fill-opacity α of rgb(110,112,121) over white.
+	wash := func(c float64) float64 { return 255 - htmlBandOpacity*(255-c) }
+	want := [3]float64{wash(110), wash(112), wash(121)}
+	share := func(r image.Rectangle) float64 {
+		r = r.Intersect(img.Bounds())
+		n, hit := 0, 0
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := r.Min.X; x < r.Max.X; x++ {
+				cr, cg, cb, _ := img.At(x, y).RGBA()
+				n++
+				got := [3]float64{float64(cr >> 8), float64(cg >> 8), float64(cb >> 8)}
+				if math.Abs(got[0]-want[0]) <= 6 && math.Abs(got[1]-want[1]) <= 6 && math.Abs(got[2]-want[2]) <= 6 {
+					hit++
+				}
+			}
+		}
+		if n == 0 {
+			return 0
+		}
+		return float64(hit) / float64(n)
+	}
+	x0, y0, x1, y1 := int(b.X+0.5), int(b.Y+0.5), int(b.X+b.W), int(b.Y+b.H)
+	return share(image.Rect(x0+2, y0+2, x1-2, y1-2)), share(image.Rect(x0-8, y0+2, x0-2, y1-2))
+}
+
 // pageBox is an element's box in page coordinates (CSS pixels, scale 1).
 type pageBox struct {
 	ID         string
@@ -177,6 +235,8 @@ type pageLayout struct {
 	Height  float64
 	Verdict *pageBox
 	Charts  []pageBox
+	// Bands are the shaded incident windows (rect.band), each with its chart's ID.
+	Bands []pageBox
 }
 
 const layoutScript = `JSON.stringify((() => {
@@ -186,6 +246,7 @@ const layoutScript = `JSON.stringify((() => {
     Height: document.documentElement.scrollHeight,
     Verdict: v ? box(v, 'verdict') : null,
     Charts: [...document.querySelectorAll('figure.chart')].map(f => box(f.querySelector('svg') || f, f.id)),
+    Bands: [...document.querySelectorAll('figure.chart rect.band')].map(r => box(r, r.closest('figure').id)),
   };
 })())`
 

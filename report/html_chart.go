@@ -2,9 +2,14 @@ package report
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"html/template"
 	"math"
+	"regexp"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/go-analyze/charts"
 	"github.com/patience-dev/patience/probe"
@@ -44,8 +49,9 @@ func newSVGPainter() *charts.Painter {
 	return charts.NewPainter(charts.PainterOptions{OutputFormat: charts.ChartOutputSVG, Width: htmlChartWidth, Height: htmlChartHeight})
 }
 
-// svgLineChart draws series over categorical x labels on one value axis that starts at 0.
-func svgLineChart(labels []string, series []htmlSeries, yTitle string, symbols bool) (template.HTML, error) {
+// svgLineChart draws series over categorical x labels on one value axis that starts at 0,
+// with bands shaded behind them.
+func svgLineChart(labels []string, series []htmlSeries, yTitle string, symbols bool, bands ...htmlBand) (template.HTML, error) {
 	values := make([][]float64, len(series))
 	names := make([]string, len(series))
 	for i, s := range series {
@@ -66,8 +72,123 @@ func svgLineChart(labels []string, series []htmlSeries, yTitle string, symbols b
 	if err := p.LineChart(opt); err != nil {
 		return "", err
 	}
-	return svgBytes(p)
+	svg, err := svgBytes(p)
+	if err != nil || len(bands) == 0 {
+		return svg, err
+	}
+	if symbols {
+		return "", errors.New("bands need a chart without boundary gaps")
+	}
+	return svgWithBands(svg, len(labels), bands)
 }
+
+// htmlBand is a shaded stretch of a line chart's x axis (a fault phase): from and to are
+// positions on it, 0 at the first label and len(labels)-1 at the last, fractions between
+// labels; label names it inside the band.
+type htmlBand struct {
+	from, to float64
+	label    string
+}
+
+// go-analyze/charts v0.6 has mark lines (horizontal, at a value) and mark points but no
+// mark area, so a band is drawn here: an SVG rect inserted right after the chart's
+// background, so the grid and the series are drawn over it. Its corners come from the chart
+// the library drew: the x of every label is where the first series' path has its points (a
+// chart without boundary gap puts point i on label i), the top and bottom are the highest
+// and lowest horizontal lines that span the plot to its last point (the top grid line and
+// the x axis).
+var (
+	svgSeriesPath = regexp.MustCompile(`<path d="M (-?[0-9.]+) (-?[0-9.]+)((?:\s*L -?[0-9.]+ -?[0-9.]+)+)"`)
+	svgPoint      = regexp.MustCompile(`L (-?[0-9.]+) (-?[0-9.]+)`)
+)
+
+// svgPlotArea finds the x of each of n points and the plot's top and bottom in a line chart's
+// SVG.
+func svgPlotArea(svg string, n int) (xs []float64, top, bottom float64, err error) {
+	type line struct{ x1, y1, x2, y2 float64 }
+	var horizontal []line
+	for _, m := range svgSeriesPath.FindAllStringSubmatch(svg, -1) {
+		x0, _ := strconv.ParseFloat(m[1], 64)
+		y0, _ := strconv.ParseFloat(m[2], 64)
+		pts := svgPoint.FindAllStringSubmatch(m[3], -1)
+		if len(pts) == 1 {
+			x1, _ := strconv.ParseFloat(pts[0][1], 64)
+			y1, _ := strconv.ParseFloat(pts[0][2], 64)
+			if y1 == y0 && x1 > x0 {
+				horizontal = append(horizontal, line{x0, y0, x1, y1})
+			}
+		}
+		if xs != nil || len(pts) != n-1 {
+			continue
+		}
+		cand := []float64{x0}
+		for _, pt := range pts {
+			x, _ := strconv.ParseFloat(pt[1], 64)
+			if x <= cand[len(cand)-1] {
+				break
+			}
+			cand = append(cand, x)
+		}
+		if len(cand) == n {
+			xs = cand
+		}
+	}
+	if xs == nil {
+		return nil, 0, 0, fmt.Errorf("no series of %d points in the chart", n)
+	}
+	top, bottom = math.Inf(1), math.Inf(-1)
+	for _, l := range horizontal {
+		if l.x1 <= xs[0] && l.x2 == xs[n-1] {
+			top, bottom = math.Min(top, l.y1), math.Max(bottom, l.y1)
+		}
+	}
+	if !(bottom > top) {
+		return nil, 0, 0, errors.New("no grid lines spanning the plot")
+	}
+	return xs, top, bottom, nil
+}
+
+// svgWithBands inserts the bands into a line chart of n points, behind everything but the
+// background.
+func svgWithBands(svg template.HTML, n int, bands []htmlBand) (template.HTML, error) {
+	s := string(svg)
+	xs, top, bottom, err := svgPlotArea(s, n)
+	if err != nil {
+		return "", fmt.Errorf("shading the chart's bands: %w", err)
+	}
+	at := func(pos float64) float64 {
+		pos = math.Min(math.Max(pos, 0), float64(n-1))
+		i := min(int(pos), n-2)
+		return xs[i] + (pos-float64(i))*(xs[i+1]-xs[i])
+	}
+	var b strings.Builder
+	for _, band := range bands {
+		x1, x2 := at(band.from), at(band.to)
+		if x2 <= x1 {
+			continue
+		}
+		fmt.Fprintf(&b, `<rect class="band" x="%.1f" y="%.0f" width="%.1f" height="%.0f" style="stroke:none;fill:%s;fill-opacity:%.2f"/>`,
+			x1, top, x2-x1, bottom-top, htmlBandFill, htmlBandOpacity)
+		fmt.Fprintf(&b, `<text class="band-label" x="%.1f" y="%.0f" style="stroke:none;fill:%s;font-size:13px;font-family:sans-serif">%s</text>`,
+			x1+4, top+15, htmlBandText, template.HTMLEscapeString(band.label))
+	}
+	// The background is the first element: a path over the whole canvas.
+	start := strings.Index(s, "<path ")
+	end := strings.Index(s[max(start, 0):], "/>")
+	if start < 0 || end < 0 || !strings.HasPrefix(s[start:], `<path d="M 0 0`) {
+		return "", errors.New("shading the chart's bands: no background in the chart")
+	}
+	end += start + len("/>")
+	return template.HTML(s[:end] + b.String() + s[end:]), nil
+}
+
+// The band's colours: a grey wash under the series (so they keep their colours) and a darker
+// grey for its label.
+const (
+	htmlBandFill    = "rgb(110,112,121)"
+	htmlBandOpacity = 0.16
+	htmlBandText    = "rgb(70,70,70)"
+)
 
 // svgBarChart draws one series of bars over categorical x labels.
 func svgBarChart(labels []string, values []float64, name, yTitle string) (template.HTML, error) {
@@ -135,24 +256,6 @@ func probeCutoffChart(r *probe.Result) (*htmlChart, error) {
 		SVG:     svg}, nil
 }
 
-// activeSeconds is the active period of some timelines: from the first second with an
-// arrival to the end of the last second with anything in it; ok is false when it is shorter
-// than 3 s (too short for a per-second chart).
-func activeSeconds(timelines [][]replay.Second) (from, to int, ok bool) {
-	from = -1
-	for _, tl := range timelines {
-		for _, s := range tl {
-			if s.Arrivals > 0 && (from < 0 || s.T < from) {
-				from = s.T
-			}
-			if s.Arrivals+s.Attempts+s.Succeeded+s.Failed+s.Degraded+s.InFlight > 0 {
-				to = max(to, s.T+1)
-			}
-		}
-	}
-	return from, to, from >= 0 && to-from >= 3
-}
-
 // perSecond picks one figure of a timeline for the seconds [from, to).
 func perSecond(tl []replay.Second, from, to int, f func(replay.Second) int) []float64 {
 	out := make([]float64, to-from)
@@ -180,7 +283,7 @@ type policyTimeline struct {
 
 // timelineCharts draws per-second charts of every policy on one time axis: one chart per
 // figure, a line per policy, plus extra lines (storm's capacity) on the first chart.
-func timelineCharts(idPrefix string, ps []policyTimeline, faults []chartWindow, figures []timelineFigure) ([]htmlChart, string, error) {
+func timelineCharts(idPrefix string, ps []policyTimeline, faults []chartWindow, recoveredMs []float64, figures []timelineFigure) ([]htmlChart, string, error) {
 	tls := make([][]replay.Second, len(ps))
 	for i, p := range ps {
 		tls[i] = p.timeline
@@ -189,8 +292,20 @@ func timelineCharts(idPrefix string, ps []policyTimeline, faults []chartWindow, 
 	if !ok {
 		return nil, "", nil
 	}
-	span := chartSpanOf(from, to, faults)
+	span := chartSpanOf(from, to, faults, recoveredMs...)
 	labels := secondLabels(span.from, span.to)
+	// Point i is second span.from+i; a fault from 30.5 s is shaded from half-way between
+	// the points of 30 s and 31 s.
+	var bands []htmlBand
+	for _, f := range faults {
+		bands = append(bands, htmlBand{from: f.atMs/1000 - float64(span.from), to: math.Min(f.endMs()/1000, float64(to)) - float64(span.from), label: f.name})
+	}
+	caption := "per second, " + span.caption
+	if cut, ok := strings.CutSuffix(caption, " marked"); ok {
+		caption = cut + " shaded"
+	} else if span.marked != "" {
+		caption += "; " + span.marked + " shaded"
+	}
 	var out []htmlChart
 	for _, fig := range figures {
 		var series []htmlSeries
@@ -204,11 +319,11 @@ func timelineCharts(idPrefix string, ps []policyTimeline, faults []chartWindow, 
 			}
 			series = append(series, htmlSeries{Name: extra.name, Values: v})
 		}
-		svg, err := svgLineChart(labels, series, fig.unit, false)
+		svg, err := svgLineChart(labels, series, fig.unit, false, bands...)
 		if err != nil {
 			return nil, "", err
 		}
-		out = append(out, htmlChart{ID: idPrefix + "-" + fig.id, Title: fig.title, Caption: "per second, " + span.caption, SVG: svg})
+		out = append(out, htmlChart{ID: idPrefix + "-" + fig.id, Title: fig.title, Caption: caption, SVG: svg})
 	}
 	return out, span.caption, nil
 }

@@ -159,11 +159,8 @@ func replayHTMLParts(r *replay.Result, id string) ([]htmlVerdict, []htmlBlock, e
 		ps[i] = policyTimeline{p.Name, p.Timeline}
 		finished = max(finished, p.FinishedMs)
 	}
-	var faults []chartWindow
-	for _, in := range r.Incidents {
-		faults = append(faults, chartWindow{what: "phase " + replayIncidentName(in), atMs: in.AtMs, forMs: in.ForMs})
-	}
-	charts, _, err := timelineCharts(id, ps, faults, []timelineFigure{
+	faults, recovered := replayFaults(r)
+	charts, _, err := timelineCharts(id, ps, faults, recovered, []timelineFigure{
 		{id: "goodput", title: "Succeeded per second, every policy", unit: "requests/s", value: func(s replay.Second) int { return s.Succeeded }},
 		{id: "failed", title: "Failed per second, every policy", unit: "requests/s", value: func(s replay.Second) int { return s.Failed }},
 		{id: "attempts", title: "Attempts at the dependency per second, every policy", unit: "attempts/s", value: func(s replay.Second) int { return s.Attempts }},
@@ -204,16 +201,13 @@ func StormHTML(w io.Writer, r *storm.Result, _ Options) error {
 	for i, p := range r.Policies {
 		ps[i] = policyTimeline{p.Name, p.Timeline}
 	}
-	var faults []chartWindow
-	for _, t := range r.Triggers {
-		faults = append(faults, chartWindow{what: "the " + t.Kind, atMs: t.AtMs, forMs: t.ForMs})
-	}
+	faults, recovered := stormFaults(r)
 	offered := timelineFigure{id: "offered", title: "Offered load against capacity: attempts started at the dependency per second, every policy",
 		unit: "attempts/s", value: func(s replay.Second) int { return s.Attempts }}
 	if finite(r.CapacityPerS) {
 		offered.extra = []constantLine{{name: "capacity " + stormRate(*r.CapacityPerS), value: *r.CapacityPerS}}
 	}
-	charts, _, err := timelineCharts("storm", ps, faults, []timelineFigure{offered,
+	charts, _, err := timelineCharts("storm", ps, faults, recovered, []timelineFigure{offered,
 		{id: "goodput", title: "Goodput: requests succeeded per second, every policy", unit: "requests/s", value: func(s replay.Second) int { return s.Succeeded }},
 	})
 	if err != nil {

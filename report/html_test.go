@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -189,6 +190,7 @@ func TestHTMLEscapesUserStrings(t *testing.T) {
 	r.Scenario = evil
 	r.Description = evil
 	r.Policies[0].Name = evil
+	r.Incidents[0].Name = evil // the band's label in every chart
 	r.Policies[0].Verdict.Reasons = append([]replay.Reason{{Code: "x", Level: replay.Bad, Text: evil}}, r.Policies[0].Verdict.Reasons...)
 	var b bytes.Buffer
 	if err := ReplayHTML(&b, r, Options{}); err != nil {
@@ -200,5 +202,95 @@ func TestHTMLEscapesUserStrings(t *testing.T) {
 	}
 	if !strings.Contains(page, "&lt;script&gt;") {
 		t.Error("the escaped name is not shown")
+	}
+}
+
+// svgFigure is one chart of a page: its SVG.
+func svgFigures(page string) map[string]string {
+	out := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?s)<figure class="chart" id="([^"]+)">.*?(<svg.*?</svg>)`).FindAllStringSubmatch(page, -1) {
+		out[m[1]] = m[2]
+	}
+	return out
+}
+
+var svgBandRect = regexp.MustCompile(`<rect class="band" x="([0-9.]+)" y="([0-9.]+)" width="([0-9.]+)" height="([0-9.]+)"`)
+
+// The per-second charts shade the incident behind the series: one band per fault window,
+// drawn before the grid and the lines, labelled, spanning the plot's height, and exactly
+// where the data says the stall was — the retries policy's offered load steps up at 30 s
+// (450/s) and again at 40 s (600/s), and the band's edges are those steps' x.
+func TestHTMLChartsShadeTheIncident(t *testing.T) {
+	var b bytes.Buffer
+	if err := StormHTML(&b, stormFixture(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	figs := svgFigures(b.String())
+	if len(figs) != 2 {
+		t.Fatalf("%d charts, want offered load and goodput", len(figs))
+	}
+	for id, svg := range figs {
+		bands := svgBandRect.FindAllStringSubmatch(svg, -1)
+		if len(bands) != 1 {
+			t.Fatalf("%s: %d bands, want 1", id, len(bands))
+		}
+		if !strings.Contains(svg, `class="band-label"`) || !strings.Contains(svg, ">stall</text>") {
+			t.Errorf("%s: the band is not labelled stall", id)
+		}
+		if strings.Index(svg, `<rect class="band"`) > strings.Index(svg, "stroke-width:2;") {
+			t.Errorf("%s: the band is drawn over a series, not behind it", id)
+		}
+		if id != "storm-offered" {
+			continue
+		}
+		x, _ := strconv.ParseFloat(bands[0][1], 64)
+		w, _ := strconv.ParseFloat(bands[0][3], 64)
+		// The first series drawn (stroke-width 2) is retries.
+		line := regexp.MustCompile(`<path d="([^"]+)" style="stroke-width:2;`).FindStringSubmatch(svg)
+		if line == nil {
+			t.Fatal("no series in the chart")
+		}
+		var xs, ys []float64
+		for _, pt := range regexp.MustCompile(`[ML] ([0-9.]+) ([0-9.]+)`).FindAllStringSubmatch(line[1], -1) {
+			px, _ := strconv.ParseFloat(pt[1], 64)
+			py, _ := strconv.ParseFloat(pt[2], 64)
+			xs, ys = append(xs, px), append(ys, py)
+		}
+		var steps []float64
+		for i := 1; i < len(ys); i++ {
+			if ys[i] != ys[i-1] {
+				steps = append(steps, xs[i])
+			}
+		}
+		if len(steps) != 2 || steps[0] != x || steps[1] != x+w {
+			t.Errorf("band from %v to %v, the stall's steps in the offered load are at %v", x, x+w, steps)
+		}
+	}
+	// Replay's charts shade its phase the same way, under the phase's name.
+	b.Reset()
+	if err := ReplayHTML(&b, replayFixture(t), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for id, svg := range svgFigures(b.String()) {
+		if len(svgBandRect.FindAllString(svg, -1)) != 1 || !strings.Contains(svg, ">hang</text>") {
+			t.Errorf("%s: no band labelled hang", id)
+		}
+	}
+}
+
+// Without a fault there is nothing to shade, and a chart of a run without one is drawn as
+// before.
+func TestHTMLChartsWithoutIncidentHaveNoBand(t *testing.T) {
+	r := stormFixture()
+	r.Triggers = nil
+	var b bytes.Buffer
+	if err := StormHTML(&b, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), `class="band"`) {
+		t.Error("a band without a fault")
+	}
+	if len(svgFigures(b.String())) != 2 {
+		t.Error("the charts are missing")
 	}
 }

@@ -200,60 +200,52 @@ func amplificationNote(ps []replay.PolicyResult) string {
 }
 
 // replayChart writes the per-second chart of every policy on one time axis: the active
-// period, zoomed onto the incident when there is one, with a caption saying which; a run too
-// short for seconds to mean anything says so instead.
+// period, zoomed onto the incident when there is one (and on to the last recovery), with a
+// caption saying which; a run too short for seconds to mean anything says so instead.
 func replayChart(b *strings.Builder, r *replay.Result, width int, st Styles) error {
-	activeFrom, activeTo := -1, 0
+	tls := make([][]replay.Second, len(r.Policies))
 	finished := 0.0
-	for _, p := range r.Policies {
+	for i, p := range r.Policies {
+		tls[i] = p.Timeline
 		finished = math.Max(finished, p.FinishedMs)
-		for _, s := range p.Timeline {
-			if s.Arrivals > 0 && (activeFrom < 0 || s.T < activeFrom) {
-				activeFrom = s.T
-			}
-			if s.Succeeded+s.Failed+s.Degraded+s.InFlight+s.Arrivals > 0 {
-				activeTo = max(activeTo, s.T+1)
-			}
-		}
 	}
-	if activeFrom < 0 || activeTo-activeFrom < 3 {
+	activeFrom, activeTo, ok := activeSeconds(tls)
+	if !ok {
 		if len(r.Policies) > 0 {
 			b.WriteString(st.Muted.Render("every request finished within "+replayDuration(finished)+": too short for a per-second chart") + "\n\n")
 		}
 		return nil
 	}
-	var faults []chartWindow
-	for _, in := range r.Incidents {
-		faults = append(faults, chartWindow{what: "phase " + replayIncidentName(in), atMs: in.AtMs, forMs: in.ForMs})
-	}
-	span := chartSpanOf(activeFrom, activeTo, faults)
+	faults, recovered := replayFaults(r)
+	span := chartSpanOf(activeFrom, activeTo, faults, recovered...)
 	writeWrapped(b, "per second, "+span.caption+"; the rates of every policy on one scale, requests in flight on another", width, st.Muted)
 	var series []ChartSeries
-	if len(r.Incidents) > 0 {
-		n := 0
-		for _, p := range r.Policies {
-			n = max(n, len(p.Timeline))
-		}
-		band := make([]float64, max(n, activeTo))
-		for _, in := range r.Incidents {
-			end := in.AtMs + in.ForMs
-			if in.ForMs <= 0 {
-				end = math.Inf(1)
-			}
-			for i := int(in.AtMs / 1000); i < len(band) && float64(i)*1000 < end; i++ {
-				band[i] = 1
-			}
-		}
-		name := "incident"
-		if len(r.Incidents) == 1 {
-			name = replayIncidentName(r.Incidents[0])
-		}
-		series = append(series, ChartSeries{Name: name, Values: band, Band: true, Style: st.BarThird})
+	if len(faults) > 0 {
+		series = append(series, ChartSeries{Name: chartBandName(faults, "incident"), Values: chartBand(faults, activeTo), Band: true, Style: st.BarThird})
 	}
 	for _, p := range r.Policies {
 		series = append(series, replaySeries(p, st)...)
 	}
 	return Chart(b, series, ChartOptions{Width: width, From: span.from, To: span.to}, st)
+}
+
+// replayFaults are a replay's incidents as chart windows, and the moments its policies
+// recovered (the end of the last incident plus each recovered policy's recovery_ms).
+func replayFaults(r *replay.Result) ([]chartWindow, []float64) {
+	var faults []chartWindow
+	for _, in := range r.Incidents {
+		name := replayIncidentName(in)
+		faults = append(faults, chartWindow{what: "phase " + name, name: name, atMs: in.AtMs, forMs: in.ForMs})
+	}
+	var recovered []float64
+	if r.IncidentEndMs != nil {
+		for _, p := range r.Policies {
+			if p.Recovery.Recovered && p.Recovery.RecoveryMs != nil {
+				recovered = append(recovered, *r.IncidentEndMs+*p.Recovery.RecoveryMs)
+			}
+		}
+	}
+	return faults, recovered
 }
 
 // replayIncidentName names a phase for a chart: its name, or "incident".

@@ -69,63 +69,69 @@ func stormRows(r *storm.Result) [][]string {
 	return rows
 }
 
-// stormChart writes the first policy's per-second chart: the fault as a band, offered load,
-// capacity and goodput on one scale (each row's figure its own), the queue on its own. It
-// spans the active period, zoomed onto the fault, and its caption says which.
+// stormChart writes the per-second chart of every policy on one time axis: the fault as a
+// band and the capacity first, then for each policy its offered load and goodput (on the
+// capacity's scale, shared by every policy) and its queue (on a scale of its own, shared by
+// every policy). Each row's figure is its own maximum over the seconds drawn, whatever the
+// width. It spans the active period, zoomed onto the fault (and on to the last recovery),
+// and its caption says which.
 func stormChart(b *strings.Builder, r *storm.Result, width int, st Styles) error {
-	activeFrom, activeTo := -1, 0
-	for _, p := range r.Series {
-		if p.Arrivals > 0 && activeFrom < 0 {
-			activeFrom = p.T
-		}
-		if p.Arrivals+p.OfferedPerS+p.GoodputPerS+p.QueueLength > 0 {
-			activeTo = p.T + 1
-		}
+	tls := make([][]replay.Second, len(r.Policies))
+	for i, p := range r.Policies {
+		tls[i] = p.Timeline
 	}
-	if activeFrom < 0 || activeTo-activeFrom < 3 {
+	activeFrom, activeTo, ok := activeSeconds(tls)
+	if !ok {
 		return nil
 	}
-	var faults []chartWindow
-	for _, t := range r.Triggers {
-		faults = append(faults, chartWindow{what: "the " + t.Kind, atMs: t.AtMs, forMs: t.ForMs})
-	}
-	span := chartSpanOf(activeFrom, activeTo, faults)
-	b.WriteString(st.Title.Render(r.Policy) + "\n")
-	writeWrapped(b, "per second, "+span.caption+"; offered load (attempts started at the dependency), capacity and goodput on one scale", width, st.Muted)
-	return Chart(b, stormSeries(r, st), ChartOptions{Width: width, From: span.from, To: span.to}, st)
+	faults, recovered := stormFaults(r)
+	span := chartSpanOf(activeFrom, activeTo, faults, recovered...)
+	writeWrapped(b, "per second, "+span.caption+"; offered load (attempts started at the dependency), capacity and goodput of every policy on one scale, the queue on another", width, st.Muted)
+	return Chart(b, stormSeries(r, faults, activeTo, st), ChartOptions{Width: width, From: span.from, To: span.to}, st)
 }
 
-// stormSeries are the chart rows: the fault windows as a band, offered load, capacity and
-// goodput on a shared scale, then the queue on its own.
-func stormSeries(r *storm.Result, st Styles) []ChartSeries {
-	n := len(r.Series)
-	offered, capacity, goodput := make([]float64, n), make([]float64, n), make([]float64, n)
-	queue, fault := make([]float64, n), make([]float64, n)
-	for i, p := range r.Series {
-		offered[i], goodput[i], queue[i] = float64(p.OfferedPerS), float64(p.GoodputPerS), float64(p.QueueLength)
-		if r.CapacityPerS != nil {
+// stormFaults are the storm's triggers as chart windows, and the moments its policies
+// recovered (the end of the last fault plus each recovered policy's recovery_ms).
+func stormFaults(r *storm.Result) ([]chartWindow, []float64) {
+	var faults []chartWindow
+	for _, t := range r.Triggers {
+		faults = append(faults, chartWindow{what: "the " + t.Kind, name: t.Kind, atMs: t.AtMs, forMs: t.ForMs})
+	}
+	var recovered []float64
+	for _, p := range r.Policies {
+		if p.Recovery.Recovered && p.Recovery.RecoveryMs != nil && len(faults) > 0 {
+			recovered = append(recovered, r.LastFaultEndMs+*p.Recovery.RecoveryMs)
+		}
+	}
+	return faults, recovered
+}
+
+// stormSeries are the chart rows, read from each policy's timeline (the same figures as
+// policies[].timeline in JSON: attempts, succeeded, queue_length) and capacity_per_s.
+func stormSeries(r *storm.Result, faults []chartWindow, n int, st Styles) []ChartSeries {
+	var series []ChartSeries
+	if len(faults) > 0 {
+		series = append(series, ChartSeries{Name: chartBandName(faults, "fault"), Values: chartBand(faults, n), Band: true, Style: st.BarThird})
+	}
+	if r.CapacityPerS != nil {
+		capacity := make([]float64, n)
+		for i := range capacity {
 			capacity[i] = *r.CapacityPerS
 		}
-	}
-	for _, t := range r.Triggers {
-		for i := int(t.AtMs / 1000); i < n && float64(i)*1000 < t.AtMs+t.ForMs; i++ {
-			fault[i] = 1
-		}
-	}
-	var series []ChartSeries
-	if len(r.Triggers) > 0 {
-		name := "fault"
-		if len(r.Triggers) == 1 {
-			name = r.Triggers[0].Kind
-		}
-		series = append(series, ChartSeries{Name: name, Values: fault, Band: true, Style: st.BarThird})
-	}
-	series = append(series, ChartSeries{Name: "offered", Values: offered, Style: st.BarAlt, Unit: "/s", Scale: "rate"})
-	if r.CapacityPerS != nil {
 		series = append(series, ChartSeries{Name: "capacity", Values: capacity, Style: st.Muted, Unit: "/s", Scale: "rate"})
 	}
-	series = append(series, ChartSeries{Name: "goodput", Values: goodput, Style: st.Good, Unit: "/s", Scale: "rate"})
-	return append(series, ChartSeries{Name: "queue", Values: queue, Peak: true, Style: st.Bar})
+	for _, p := range r.Policies {
+		m := len(p.Timeline)
+		offered, goodput, queue := make([]float64, m), make([]float64, m), make([]float64, m)
+		for i, s := range p.Timeline {
+			offered[i], goodput[i], queue[i] = float64(s.Attempts), float64(s.Succeeded), float64(s.QueueLength)
+		}
+		series = append(series,
+			ChartSeries{Name: "offered", Group: p.Name, Values: offered, Style: st.BarAlt, Unit: "/s", Scale: "rate"},
+			ChartSeries{Name: "goodput", Group: p.Name, Values: goodput, Style: st.Good, Unit: "/s", Scale: "rate"},
+			ChartSeries{Name: "queue", Group: p.Name, Values: queue, Peak: true, Style: st.Bar, Scale: "queue"})
+	}
+	return series
 }
 
 func stormSubtitleParts(r *storm.Result) []string {

@@ -182,3 +182,217 @@ func TestStormJSONContract(t *testing.T) {
 		t.Errorf("policies[1].amplification = %v, want replay's number", p["amplification"])
 	}
 }
+
+// stormChartRow is one row of a text chart: the policy heading it is under ("" for the
+// rows before any policy), its name, its strip and its figure.
+type stormChartRow struct{ group, name, strip, figure string }
+
+// stormChartRows splits a text chart into its rows. The capacity row is a full strip: where
+// it starts and ends is where every strip does.
+func stormChartRows(t *testing.T, text string, policies []string) []stormChartRow {
+	t.Helper()
+	isPolicy := map[string]bool{}
+	for _, p := range policies {
+		isPolicy[p] = true
+	}
+	lines := strings.Split(text, "\n")
+	col, stripW := -1, 0
+	for _, line := range lines {
+		if i := strings.IndexRune(line, '▄'); strings.HasPrefix(line, "capacity ") && i > 0 {
+			col, stripW = len([]rune(line[:i])), strings.Count(line, "▄")
+		}
+	}
+	if col < 0 {
+		t.Fatalf("no capacity row:\n%s", text)
+	}
+	var rows []stormChartRow
+	group := ""
+	for _, line := range lines {
+		if isPolicy[line] {
+			group = line
+			continue
+		}
+		r := []rune(line)
+		if len(r) <= col || strings.TrimSpace(string(r[:col])) == "" {
+			continue // the caption, the axis
+		}
+		strip := string(r[col:min(col+stripW, len(r))])
+		if strings.Trim(strip, " ▁▂▃▄▅▆▇█") != "" {
+			continue // a caption line
+		}
+		figure := ""
+		if len(r) > col+stripW {
+			figure = strings.TrimSpace(string(r[col+stripW:]))
+		}
+		rows = append(rows, stormChartRow{group: group, name: strings.TrimSpace(string(r[:col])), strip: strip, figure: figure})
+	}
+	return rows
+}
+
+// The storm chart shows every policy, on one time axis, with the fault as a band (no
+// figure: a boolean is not a rate), the capacity once, and per-row figures that are the
+// row's own maximum over the seconds drawn — the same at every width.
+func TestStormChartEveryPolicyOneAxis(t *testing.T) {
+	r := stormFixture()
+	names := make([]string, len(r.Policies))
+	for i, p := range r.Policies {
+		names[i] = p.Name
+	}
+	figuresAt := map[int]map[string]string{}
+	for _, width := range goldenWidths {
+		var b strings.Builder
+		if err := stormChart(&b, r, width, Styles{}); err != nil {
+			t.Fatal(err)
+		}
+		text := b.String()
+		rows := stormChartRows(t, text, names)
+		if len(rows) != 2+3*len(names) {
+			t.Fatalf("width %d: %d chart rows, want the band, the capacity and 3 per policy:\n%s", width, len(rows), text)
+		}
+		if rows[0].name != "stall" || rows[0].figure != "" || rows[0].group != "" {
+			t.Errorf("width %d: first row %+v, want the stall band without a figure", width, rows[0])
+		}
+		if rows[1].name != "capacity" || rows[1].figure != "300/s" {
+			t.Errorf("width %d: second row %+v, want capacity 300/s", width, rows[1])
+		}
+		figures := map[string]string{}
+		for _, row := range rows {
+			figures[row.group+"/"+row.name] = row.figure
+		}
+		for _, p := range names {
+			for _, row := range []string{"offered", "goodput", "queue"} {
+				if _, ok := figures[p+"/"+row]; !ok {
+					t.Errorf("width %d: no %s row for %s", width, row, p)
+				}
+			}
+		}
+		// One axis for every policy: up to the end of the stall band, each policy's goodput
+		// is blank exactly under the band (all three serve nothing during the stall).
+		band := []rune(rows[0].strip)
+		first := strings.IndexRune(rows[0].strip, '█')
+		for _, row := range rows {
+			if row.name != "goodput" {
+				continue
+			}
+			g := []rune(row.strip)
+			for c, b := range band {
+				if (b == '█') != (g[c] == ' ') {
+					t.Errorf("width %d: %s's goodput at column %d is %q under band %q: not on the band's axis", width, row.group, c, g[c], b)
+					break
+				}
+			}
+		}
+		if first <= 0 {
+			t.Errorf("width %d: the stall band starts at column %d, want after the zoom's lead-in", width, first)
+		}
+		if !strings.Contains(text, "20 s") || !strings.Contains(text, "1 min 10 s") {
+			t.Errorf("width %d: the axis does not run from 20 s to 1 min 10 s:\n%s", width, text)
+		}
+		figuresAt[width] = figures
+	}
+	// The figures are each row's own, from the data, whatever the width.
+	want := map[string]string{"retries/offered": "max 600/s", "retries/goodput": "max 150/s", "retries/queue": "max 13.5k",
+		"no-retries/offered": "150/s", "no-retries/goodput": "max 300/s", "no-retries/queue": "max 1.5k"}
+	for _, width := range goldenWidths {
+		for k, v := range want {
+			if got := figuresAt[width][k]; got != v {
+				t.Errorf("width %d: %s figure %q, want %q", width, k, got, v)
+			}
+		}
+	}
+}
+
+// Every series the chart draws is in storm's JSON: each policy's timeline (attempts,
+// succeeded, queue_length per second), capacity_per_s and the triggers.
+func TestStormChartSeriesAreInJSON(t *testing.T) {
+	r := stormFixture()
+	var b bytes.Buffer
+	if err := JSON(&b, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		CapacityPerS float64 `json:"capacity_per_s"`
+		Triggers     []struct {
+			Kind  string  `json:"kind"`
+			AtMs  float64 `json:"at_ms"`
+			ForMs float64 `json:"for_ms"`
+		} `json:"triggers"`
+		Policies []struct {
+			Name     string `json:"name"`
+			Timeline []struct {
+				T           int `json:"t"`
+				Attempts    int `json:"attempts"`
+				Succeeded   int `json:"succeeded"`
+				QueueLength int `json:"queue_length"`
+			} `json:"timeline"`
+		} `json:"policies"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	faults, _ := stormFaults(r)
+	series := stormSeries(r, faults, 130, Styles{})
+	group := map[string][]ChartSeries{}
+	for _, s := range series {
+		group[s.Group] = append(group[s.Group], s)
+	}
+	shared := group[""]
+	if len(shared) != 2 || shared[0].Name != doc.Triggers[0].Kind || shared[1].Values[0] != doc.CapacityPerS {
+		t.Fatalf("band and capacity rows %+v do not match the JSON's triggers and capacity_per_s", shared)
+	}
+	for i, v := range shared[0].Values {
+		in := float64(i)*1000 >= doc.Triggers[0].AtMs && float64(i)*1000 < doc.Triggers[0].AtMs+doc.Triggers[0].ForMs
+		if (v > 0) != in {
+			t.Errorf("band at %d s is %v, the trigger says %v", i, v, in)
+		}
+	}
+	if len(doc.Policies) != len(r.Policies) {
+		t.Fatalf("%d policies in JSON, %d in the result", len(doc.Policies), len(r.Policies))
+	}
+	for _, p := range doc.Policies {
+		rows := group[p.Name]
+		if len(rows) != 3 {
+			t.Fatalf("%s: %d chart rows", p.Name, len(rows))
+		}
+		for _, s := range p.Timeline {
+			for j, v := range []int{s.Attempts, s.Succeeded, s.QueueLength} {
+				if rows[j].Values[s.T] != float64(v) {
+					t.Errorf("%s %s at %d s: chart %v, JSON %d", p.Name, rows[j].Name, s.T, rows[j].Values[s.T], v)
+				}
+			}
+		}
+	}
+}
+
+// The span of a per-second chart: the active period, zoomed onto the faults, on to the last
+// recovery when that comes later, and captioned with what it shows.
+func TestChartSpan(t *testing.T) {
+	stall := []chartWindow{{what: "the stall", name: "stall", atMs: 30_000, forMs: 10_000}}
+	for _, tc := range []struct {
+		name             string
+		from, to         int
+		faults           []chartWindow
+		recovered        []float64
+		wantFrom, wantTo int
+		caption          string
+	}{
+		{"no fault: the active period", 0, 130, nil, nil, 0, 130, "0 s – 2 min 10 s, first arrival to last completion"},
+		{"a stall: zoomed", 0, 130, stall, nil, 20, 70,
+			"20 s – 1 min 10 s around the stall (30 s – 40 s), of 0 s – 2 min 10 s from first arrival to last completion"},
+		{"a recovery inside the zoom changes nothing", 0, 130, stall, []float64{48_000}, 20, 70,
+			"20 s – 1 min 10 s around the stall (30 s – 40 s), of 0 s – 2 min 10 s from first arrival to last completion"},
+		{"a later recovery: the zoom reaches past it", 0, 200, stall, []float64{48_000, 87_400}, 20, 98,
+			"20 s – 1 min 38 s around the stall (30 s – 40 s) and the last recovery (1 min 27 s), of 0 s – 3 min 20 s from first arrival to last completion"},
+		{"a zoom of most of the run: the whole run, the fault marked", 0, 60, stall, nil, 0, 60,
+			"0 s – 1 min, first arrival to last completion; the stall (30 s – 40 s) marked"},
+		{"a fault to the end of the run", 0, 300, []chartWindow{{what: "the stall", atMs: 200_000}}, nil, 175, 300,
+			"2 min 55 s – 5 min around the stall (3 min 20 s – 5 min), of 0 s – 5 min from first arrival to last completion"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := chartSpanOf(tc.from, tc.to, tc.faults, tc.recovered...)
+			if got.from != tc.wantFrom || got.to != tc.wantTo || got.caption != tc.caption {
+				t.Errorf("chartSpanOf = [%d, %d) %q\nwant [%d, %d) %q", got.from, got.to, got.caption, tc.wantFrom, tc.wantTo, tc.caption)
+			}
+		})
+	}
+}
