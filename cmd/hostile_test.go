@@ -281,8 +281,8 @@ func TestScenarioEscapesNeverReachTheTerminal(t *testing.T) {
 }
 
 // TestInterruptedExits: Ctrl-C during check with scenarios exits 130 (it was 2, "context
-// canceled"); a storm stopped before its first policy finished says there is nothing to
-// report instead of pointing at partial results above.
+// canceled"); a storm or a replay stopped before its first policy finished says there is
+// nothing to report instead of pointing at partial results above.
 func TestInterruptedExits(t *testing.T) {
 	dir := t.TempDir()
 	long := filepath.Join(dir, "long.yaml")
@@ -299,7 +299,7 @@ func TestInterruptedExits(t *testing.T) {
 	}{
 		{[]string{"check", chk}, "interrupted: stopped before anything finished"},
 		{[]string{"storm", long, "--no-bisect", "--max-cost", "1000h"}, "interrupted: stopped before anything finished"},
-		{[]string{"replay", long}, "interrupted: partial results above"},
+		{[]string{"replay", long}, "interrupted: stopped before anything finished"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 		code, _, errOut := runCmd(t, ctx, "", tc.args...)

@@ -11,6 +11,7 @@ import (
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/sim"
+	"github.com/patience-dev/patience/storm"
 	"github.com/spf13/cobra"
 	"github.com/vbauerster/mpb/v8/decor"
 )
@@ -31,6 +32,9 @@ type ReplayOptions struct {
 	Output  string
 	// Live replays over real loopback sockets instead of simulating (replay_live.go).
 	Live LiveFlags
+	// MaxCost is the budget a simulated replay's estimated cost must fit: storm's --max-cost,
+	// with the same default and syntax (storm.ParseBudget).
+	MaxCost string
 }
 
 // NewCmdReplay builds `patience replay`.
@@ -49,7 +53,9 @@ it, the bundled ` + scenario.DefaultName + ` story is replayed.
 The report says in plain words what each policy would do to the service (stuck workers,
 duplicated charges, amplified load), then the figures as columns, then a per-second chart of
 successes, failures and requests in flight. The same input and seed always give the same
-output; -o json gives the machine contract (schema patience/replay/v1).
+output; -o json gives the machine contract (schema patience/replay/v1). A simulation whose
+estimated time or memory is above the --max-cost budget (` + storm.DefaultBudget.String() + ` by default, as for storm)
+is refused before it starts, with the estimate.
 
 The model (README, "replay"): Poisson arrivals spread over the clients at random (or closed loops, or
 a burst at t=0); each client's workers stay busy through timeouts and backoff sleeps, and an
@@ -82,6 +88,7 @@ reality; requests still in flight when the drain ends fail as "stuck".
 	c.Flags().StringArrayVar(&opts.Chains, "chain", nil, "FILE#DEPENDENCY: replay the chain of real configs a check file's dependency names with via: (ingress, sidecar, its own policy) as one layered policy, instead of the scenario's policies (repeatable)")
 	c.Flags().StringArrayVar(&opts.Policies, "policy", nil, "policy FILE or preset:NAME to replay instead of the scenario's policies (repeatable; presets: "+strings.Join(scenario.PresetNames(), ", ")+")")
 	c.Flags().Int64Var(&opts.Seed, "seed", 0, "seed of the simulation (default: the scenario's seed)")
+	c.Flags().StringVar(&opts.MaxCost, "max-cost", "", "refuse a simulation estimated to take longer or more memory than this: a time, a size, both (30m,8GiB) or none (default "+storm.DefaultBudget.String()+")")
 	addOutputFlag(c, &opts.Output, report.ReplayFormats.Names())
 	addLiveFlags(c, &opts.Live)
 	_ = c.RegisterFlagCompletionFunc("policy", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -136,6 +143,10 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return UsageError(err)
 	}
+	budget, err := storm.ParseBudget(opts.MaxCost)
+	if err != nil {
+		return UsageError(fmt.Errorf("--max-cost: %w", err))
+	}
 	sc, err := loadReplayScenario(opts)
 	if err != nil {
 		return err
@@ -143,14 +154,31 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	var res *replay.Result
 	var runErr error
 	if opts.Live.Live {
+		// A live replay takes the scenario's own time over --speed, said on stderr before
+		// it starts; the estimate is of the simulator's work.
 		res, runErr = replayLiveWith(ctx, opts, sc, &opts.Live)
 	} else {
+		// The simulation replays the policies one after another, as one storm run each
+		// without bisection: storm's estimate and budget, one definition for both commands.
+		if err := budget.Check(storm.EstimateCost(sc, false, 1)); err != nil {
+			return UsageError(err)
+		}
 		progress, done := replayProgress(opts.IO, opts.Output, sc.Name)
 		res, runErr = sim.Run(ctx, sc, sim.Options{Progress: progress})
 		done(runErr != nil)
 	}
+	return replayFinish(opts, render, res, runErr)
+}
+
+// replayFinish renders what the replay returned and chooses the exit: a run stopped (Ctrl-C)
+// after some policies finished renders them and exits 130 pointing at them; one stopped
+// before any finished renders nothing and says so, also 130.
+func replayFinish(opts *ReplayOptions, render report.Renderer[*replay.Result], res *replay.Result, runErr error) error {
 	if res == nil {
 		return runErr
+	}
+	if runErr != nil && len(res.Policies) == 0 {
+		return stoppedEmpty(runErr)
 	}
 	if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
 		return err
