@@ -125,6 +125,9 @@ func (d *decoder) fields(n *yaml.Node, path string, t *fieldTable) (map[string]E
 // Text forms of types and defaults, so bounds and defaults in the tables are the loader's
 // own values printed, not retyped.
 
+// numberType is a number as NodeDecoder.Number reads it.
+const numberType = "number ≥ 0"
+
 // intType is "integer ≥ min", or "integer min–max" when max > 0.
 func intType(min, max int) string {
 	if max > 0 {
