@@ -15,28 +15,11 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Defaults of a policy field that a file leaves out and no base: sets (the zero policy of
-// DESIGN §5 — no timeout, one attempt — plus what a retry does once max_attempts allows one):
-//
-//	field                  default
-//	connect_timeout        none
-//	timeout                none (wait forever)
-//	deadline               none
-//	retry.max_attempts     1 (no retry)
-//	retry.on               [connect, timeout, reset, 408, 409, 429, 5xx] (policy.DefaultRetryOn)
-//	retry.never            [501]
-//	retry.non_idempotent   never
-//	retry.backoff          exponential, base 100ms, multiplier 2, cap 10s
-//	retry.jitter           full (none | full | equal | proportional | randomized; the last two
-//	                       need jitter_factor f: d + U[0, f·d] and U[d·(1−f), d·(1+f)])
-//	retry.retry_after      honor, retry_after_max 60s
-//	budget, breaker,       none
-//	bulkhead, fallback
-//
-// Budget fields default to the AWS SDK token bucket (capacity 500, retry_cost 5,
-// timeout_cost 10, refill 1) or the Finagle RetryBudget (percent 20%, min_per_s 10,
-// window 10s); breaker fields to failure_rate 50%, min_requests 10, window 10s, open_for 30s,
-// half_open 1.
+// defaultPolicy is what a policy field that a file leaves out and no base: sets gets: the
+// zero policy of DESIGN §5 (no timeout, one attempt) plus what a retry does once
+// max_attempts allows one. The policy tables (fields_policy.go) print these values as the
+// defaults of docs/scenario.md, as they print defaultBudget's (the AWS SDK token bucket, the
+// Finagle RetryBudget) and defaultBreaker's.
 func defaultPolicy() *policy.Policy {
 	return &policy.Policy{
 		Retry: policy.Retry{
