@@ -568,9 +568,11 @@ func writeDocScreenshot(path string, img image.Image, bottom int) error {
 	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
-// paletteOf picks n colours of a region: the most frequent first (ties by value, so it is
-// stable), skipping any close to one already picked, so that a rare hue (a legend's series
-// colour, a ✓) still gets its own entry.
+// paletteOf picks n colours of a region: every flat fill first (a colour on at least 1 in
+// 500 pixels: the page, a verdict's background, an incident band — kept exact however close
+// to another), then the most frequent (ties by value, so it is stable), skipping any close
+// to one already picked, so that a rare hue (a legend's series colour, a ✓) still gets its
+// own entry.
 func paletteOf(img image.Image, r image.Rectangle, n int) color.Palette {
 	counts := map[color.RGBA]int{}
 	for y := r.Min.Y; y < r.Max.Y; y++ {
@@ -591,9 +593,18 @@ func paletteOf(img image.Image, r image.Rectangle, n int) color.Palette {
 		return uint32(a.R)<<16|uint32(a.G)<<8|uint32(a.B) < uint32(b.R)<<16|uint32(b.G)<<8|uint32(b.B)
 	})
 	pal := make(color.Palette, 0, n)
+	picked := map[color.RGBA]bool{}
+	for _, c := range cs {
+		if len(pal) < n && counts[c] >= r.Dx()*r.Dy()/500 {
+			pal, picked[c] = append(pal, c), true
+		}
+	}
 	for _, c := range cs {
 		if len(pal) == n {
 			break
+		}
+		if picked[c] {
+			continue
 		}
 		near := false
 		for _, p := range pal {
