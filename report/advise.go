@@ -8,8 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/patience-dev/patience/advise"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/internal/units"
 )
 
 // AdviseFormats renders an advise result: the probe report of every sample (one source of
@@ -29,8 +30,12 @@ func adviseJSON(w io.Writer, r *advise.Result, _ Options) error {
 	return enc.Encode(r)
 }
 
-// adviseAttempts is the attempts line: "1.04 per request (2 attempts: 312 · 3: 8)".
-func adviseAttempts(a *advise.Attempts) string {
+// adviseAttempts is adviseAttemptsLine in legacy figures: the HTML report's.
+func adviseAttempts(a *advise.Attempts) string { return adviseAttemptsLine(a, legacyFigures) }
+
+// adviseAttemptsLine is the attempts line: "1.04 per request, measured (320 attempts for 312
+// requests; by attempts 1: 304 · 2: 8)".
+func adviseAttemptsLine(a *advise.Attempts, fig figures) string {
 	keys := make([]int, 0, len(a.ByCount))
 	for k := range a.ByCount {
 		n, _ := strconv.Atoi(k)
@@ -39,46 +44,53 @@ func adviseAttempts(a *advise.Attempts) string {
 	sort.Ints(keys)
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%d: %d", k, a.ByCount[strconv.Itoa(k)]))
+		parts = append(parts, fmt.Sprintf("%d: %s", k, fig.count(a.ByCount[strconv.Itoa(k)])))
 	}
-	return fmt.Sprintf("%s per request, measured (%d attempts for %d requests; by attempts %s)",
-		probeNum(a.PerRequest), a.Attempts, a.Requests, strings.Join(parts, " · "))
+	return fmt.Sprintf("%s per request, measured (%s attempts for %s requests; by attempts %s)",
+		units.Sig(a.PerRequest), fig.count(a.Attempts), fig.count(a.Requests), strings.Join(parts, " · "))
 }
 
 // adviseBracket is one quantile's bucket line.
 func adviseBracket(q advise.Bracket) string {
 	if q.LowerOnly {
-		return fmt.Sprintf("%-6s ≥ %s (above the top bucket: lower bound only)", q.Label, probe.FormatMs(q.LowerMs))
+		return fmt.Sprintf("%-6s ≥ %s (above the top bucket: lower bound only)", q.Label, units.Millis(q.LowerMs))
 	}
-	return fmt.Sprintf("%-6s in (%s, %s], estimate %s", q.Label, probe.FormatMs(q.LowerMs), probe.FormatMs(*q.UpperMs), probe.FormatMs(q.EstimateMs))
+	return fmt.Sprintf("%-6s in (%s, %s], estimate %s", q.Label, units.Millis(q.LowerMs), units.Millis(*q.UpperMs), units.Millis(q.EstimateMs))
 }
 
-// adviseGroupCells are one group's row: key, samples, p50, p99, timeout, connect, attempts,
+// adviseGroupCells is adviseGroupRow in legacy figures: the HTML report's.
+func adviseGroupCells(g advise.Group) []string { return adviseGroupRow(g, legacyFigures) }
+
+// adviseGroupRow is one group's row: key, samples, p50, p99, timeout, connect, attempts,
 // verdict.
-func adviseGroupCells(g advise.Group) []string {
+func adviseGroupRow(g advise.Group, fig figures) []string {
 	r := g.Result
 	p50, p99 := "n/a", "n/a"
 	if t := r.Phases.Total; t != nil {
 		if t.P50Ms != nil {
-			p50 = probe.FormatMs(*t.P50Ms)
+			p50 = units.Millis(*t.P50Ms)
 		}
 		if t.P99Ms != nil {
-			p99 = probe.FormatMs(*t.P99Ms)
+			p99 = units.Millis(*t.P99Ms)
 		} else {
-			p99 = fmt.Sprintf("n/a (n=%d)", t.Count)
+			p99 = "n/a (n=" + fig.count(t.Count) + ")"
 		}
 	}
 	rec := r.Recommendation
 	timeout, connect, attempts := "none", probeConnect(rec), strconv.Itoa(rec.MaxAttempts)
 	if rec.TimeoutMs > 0 {
-		timeout = probe.FormatMs(rec.TimeoutMs)
+		timeout = units.Millis(rec.TimeoutMs)
 	} else {
 		connect, attempts = "-", "-"
 	}
-	return []string{g.Key, strconv.FormatInt(g.Samples, 10), p50, p99, timeout, connect, attempts, rec.Verdict.Level.Symbol()}
+	return []string{g.Key, fig.count(g.Samples), p50, p99, timeout, connect, attempts, rec.Verdict.Level.Symbol()}
 }
 
 var adviseGroupHeaders = []string{"group", "n", "p50", "p99", "timeout", "connect", "attempts", ""}
+
+// adviseGroupNumeric says which columns of the group table hold numbers: all but the key
+// and the verdict's mark.
+func adviseGroupNumeric(col int) bool { return col > 0 && col < len(adviseGroupHeaders)-1 }
 
 // adviseWindowBar scales a window's p99 to a bar of at most width cells.
 func adviseWindowBar(v, peak float64, width int) string {
@@ -95,92 +107,111 @@ func adviseWindowLabel(r *advise.Result, w advise.Window) string {
 	return w.Start.Format("2006-01-02 15:04")
 }
 
-// AdviseText is the terminal report.
+// adviseWindowCaption says what the window chart shows.
+func adviseWindowCaption(r *advise.Result) string {
+	return "p99 of good responses per " + units.Millis(r.WindowMs)
+}
+
+// adviseWindowBars draws the p99 of each window as a bar beside its start, count and
+// value, at most 30 cells and no wider than width allows.
+func adviseWindowBars(b *strings.Builder, r *advise.Result, width int, st Styles) {
+	peak := 0.0
+	labels, counts, values := make([]string, len(r.Windows)), make([]string, len(r.Windows)), make([]string, len(r.Windows))
+	lw, cw, vw := 0, 1, 0
+	for i, win := range r.Windows {
+		if win.P99Ms != nil {
+			peak = max(peak, *win.P99Ms)
+			values[i] = units.Millis(*win.P99Ms)
+		} else {
+			values[i] = "n/a"
+		}
+		labels[i], counts[i] = adviseWindowLabel(r, win), units.Count(int(win.Count))
+		lw, cw, vw = max(lw, len(labels[i])), max(cw, len(counts[i])), max(vw, len(values[i]))
+	}
+	// "  " label "  " count "  " value " " bar
+	bar := min(30, max(4, width-(2+lw+2+cw+2+vw+1)))
+	for i, win := range r.Windows {
+		line := fmt.Sprintf("  %-*s  %*s  %*s", lw, labels[i], cw, counts[i], vw, values[i])
+		if win.P99Ms != nil {
+			line += " " + st.Bar.Render(adviseWindowBar(*win.P99Ms, peak, bar))
+		}
+		b.WriteString(line + "\n")
+	}
+}
+
+// AdviseText is the terminal report: the probe report of all the samples, then the proxy's
+// attempts, the buckets, the p99 per window and the groups' table, fitted to the width.
 func AdviseText(w io.Writer, r *advise.Result, o Options) error {
 	if err := ProbeText(w, r.Result, o); err != nil {
 		return err
 	}
 	st := o.Styles
+	width := textWidth(o)
 	var b strings.Builder
 	if r.Attempts != nil {
-		fmt.Fprintln(&b)
-		fmt.Fprintln(&b, st.Title.Render("Upstream attempts")+st.Muted.Render("  what the proxy's own retries did"))
-		fmt.Fprintln(&b, "  "+adviseAttempts(r.Attempts))
+		b.WriteString("\n")
+		writeTitle(&b, st, "Upstream attempts", "what the proxy's own retries did", width)
+		writeHanging(&b, "  ", 2, adviseAttemptsLine(r.Attempts, unitFigures), width, lipgloss.NewStyle())
 	}
 	if r.Buckets != nil {
-		fmt.Fprintln(&b)
-		fmt.Fprintln(&b, st.Title.Render("Buckets")+st.Muted.Render("  "+r.Buckets.Metric+", "+r.Buckets.Window))
+		b.WriteString("\n")
+		writeTitle(&b, st, "Buckets", r.Buckets.Metric+", "+r.Buckets.Window, width)
 		for _, q := range r.Buckets.Quantiles {
-			fmt.Fprintln(&b, "  "+adviseBracket(q))
+			writeHanging(&b, "  ", 2, adviseBracket(q), width, lipgloss.NewStyle())
 		}
 	}
 	if len(r.Windows) > 1 {
-		fmt.Fprintln(&b)
-		fmt.Fprintln(&b, st.Title.Render("By window")+st.Muted.Render("  p99 of good responses per "+probe.FormatLong(r.WindowMs)))
-		peak := 0.0
-		for _, win := range r.Windows {
-			if win.P99Ms != nil {
-				peak = max(peak, *win.P99Ms)
-			}
-		}
-		width := 30
-		if o.Width > 0 {
-			width = max(10, min(30, o.Width-50))
-		}
-		for _, win := range r.Windows {
-			v := "n/a"
-			bar := ""
-			if win.P99Ms != nil {
-				v, bar = probe.FormatMs(*win.P99Ms), adviseWindowBar(*win.P99Ms, peak, width)
-			}
-			fmt.Fprintf(&b, "  %s  %8d  %10s %s\n", adviseWindowLabel(r, win), win.Count, v, st.Bar.Render(bar))
-		}
+		b.WriteString("\n")
+		writeTitle(&b, st, "By window", adviseWindowCaption(r), width)
+		adviseWindowBars(&b, r, width, st)
 		for _, t := range r.TailMoved {
-			fmt.Fprintln(&b, st.Warn.Render("  ! tail moved: "+t))
+			writeHanging(&b, st.Warn.Render("  ! tail moved:")+" ", 16, t, width, st.Warn)
 		}
 	}
 	if len(r.Groups) > 0 {
-		fmt.Fprintln(&b)
-		fmt.Fprintln(&b, st.Title.Render("By "+string(r.By))+st.Muted.Render(fmt.Sprintf("  one recommendation per group, most samples first (%d)", len(r.Groups))))
-		rows := make([][]string, len(r.Groups))
-		for i, g := range r.Groups {
-			rows[i] = adviseGroupCells(g)
-		}
-		fmt.Fprint(&b, adviseTable(adviseGroupHeaders, rows))
+		b.WriteString("\n")
+		writeTitle(&b, st, "By "+string(r.By), fmt.Sprintf("one recommendation per group, most samples first (%d)", len(r.Groups)), width)
+		b.WriteString(adviseGroupTable(r, width, st) + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// adviseTable lays rows out in plain aligned columns (numbers right-aligned).
-func adviseTable(headers []string, rows [][]string) string {
-	widths := make([]int, len(headers))
-	for i, h := range headers {
-		widths[i] = len([]rune(h))
+// adviseGroupTable is the groups' table for a terminal: each group's verdict mark before
+// its key, then its figures. Keys wrap by word and between path segments into the room the
+// figures leave; when too little is left the later columns stack under the keys instead.
+func adviseGroupTable(r *advise.Result, width int, st Styles) string {
+	headers := adviseGroupHeaders[:len(adviseGroupHeaders)-1]
+	rows := make([][]string, len(r.Groups))
+	marks := make([]string, len(r.Groups))
+	for i, g := range r.Groups {
+		row := adviseGroupRow(g, unitFigures)
+		marks[i], rows[i] = row[len(row)-1], row[:len(row)-1]
 	}
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], len([]rune(c)))
+	// The room the figures leave the keys: each column its widest cell, padding and border.
+	room := width - 4 - 2 // borders and padding of the key column, the mark and its space
+	for c := 1; c < len(headers); c++ {
+		w := lipgloss.Width(headers[c])
+		for _, row := range rows {
+			w = max(w, lipgloss.Width(row[c]))
 		}
+		room -= w + 3
 	}
-	var b strings.Builder
-	line := func(cells []string) {
-		b.WriteString(" ")
-		for i, c := range cells {
-			pad := strings.Repeat(" ", widths[i]-len([]rune(c)))
-			if i == 0 {
-				b.WriteString(" " + c + pad)
+	if room < 12 {
+		room = max(width/3-2, 12) // the later columns will stack under the keys
+	}
+	for i, row := range rows {
+		lines := wrapPath(row[0], room)
+		for k := range lines {
+			if k == 0 {
+				lines[k] = marks[i] + " " + lines[k]
 			} else {
-				b.WriteString("  " + pad + c)
+				lines[k] = "  " + lines[k]
 			}
 		}
-		b.WriteString("\n")
+		row[0] = strings.Join(lines, "\n")
 	}
-	line(headers)
-	for _, r := range rows {
-		line(r)
-	}
-	return b.String()
+	return fitTable(st, headers, rows, width, adviseGroupNumeric)
 }
 
 // AdviseMarkdown renders the result for PR comments and step summaries.
@@ -190,44 +221,43 @@ func AdviseMarkdown(w io.Writer, r *advise.Result, o Options) error {
 	}
 	var b strings.Builder
 	if r.Attempts != nil {
-		fmt.Fprintf(&b, "\n#### Upstream attempts\n\n%s\n", probeMD(adviseAttempts(r.Attempts)))
+		fmt.Fprintf(&b, "\n#### Upstream attempts\n\n%s\n", mdText(adviseAttemptsLine(r.Attempts, unitFigures)))
 	}
 	if r.Buckets != nil {
-		fmt.Fprintf(&b, "\n#### Buckets\n\n%s, %s.\n\n", probeMD(r.Buckets.Metric), probeMD(r.Buckets.Window))
+		fmt.Fprintf(&b, "\n#### Buckets\n\n%s, %s.\n\n", mdText(r.Buckets.Metric), mdText(r.Buckets.Window))
 		for _, q := range r.Buckets.Quantiles {
-			fmt.Fprintf(&b, "- %s\n", probeMD(adviseBracket(q)))
+			fmt.Fprintf(&b, "- %s\n", mdText(strings.Join(strings.Fields(adviseBracket(q)), " ")))
 		}
 	}
 	if len(r.Windows) > 1 {
-		fmt.Fprintf(&b, "\n#### By window\n\n| window | n | failed | p50 | p99 |\n|---|--:|--:|--:|--:|\n")
-		for _, win := range r.Windows {
+		b.WriteString("\n#### By window\n\n")
+		rows := make([][]string, len(r.Windows))
+		for i, win := range r.Windows {
 			p50, p99 := "n/a", "n/a"
 			if win.P50Ms != nil {
-				p50 = probe.FormatMs(*win.P50Ms)
+				p50 = units.Millis(*win.P50Ms)
 			}
 			if win.P99Ms != nil {
-				p99 = probe.FormatMs(*win.P99Ms)
+				p99 = units.Millis(*win.P99Ms)
 			}
-			fmt.Fprintf(&b, "| %s | %d | %d | %s | %s |\n", adviseWindowLabel(r, win), win.Count, win.Failed, p50, p99)
+			rows[i] = []string{adviseWindowLabel(r, win), units.Count(int(win.Count)), units.Count(int(win.Failed)), p50, p99}
 		}
+		writeMDTable(&b, []string{"window", "n", "failed", "p50", "p99"}, rows, func(c int) bool { return c > 0 })
+		var chart strings.Builder
+		adviseWindowBars(&chart, r, mdChartWidth, Styles{})
+		writeMDChart(&b, mdText(adviseWindowCaption(r)), chart.String())
 		for _, t := range r.TailMoved {
-			fmt.Fprintf(&b, "\n> ⚠️ tail moved: %s\n", probeMD(t))
+			fmt.Fprintf(&b, "\n> ⚠️ tail moved: %s\n", mdText(t))
 		}
 	}
 	if len(r.Groups) > 0 {
-		fmt.Fprintf(&b, "\n#### By %s\n\n| %s |\n|---|--:|--:|--:|--:|--:|--:|---|\n", r.By, strings.Join(adviseGroupHeaders, " | "))
-		for _, g := range r.Groups {
-			fmt.Fprintf(&b, "| %s |\n", strings.Join(mdCells(adviseGroupCells(g)), " | "))
+		fmt.Fprintf(&b, "\n#### By %s\n\n", r.By)
+		rows := make([][]string, len(r.Groups))
+		for i, g := range r.Groups {
+			rows[i] = adviseGroupRow(g, unitFigures)
 		}
+		writeMDTable(&b, adviseGroupHeaders, rows, adviseGroupNumeric)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func mdCells(cells []string) []string {
-	out := make([]string, len(cells))
-	for i, c := range cells {
-		out[i] = probeMD(c)
-	}
-	return out
 }

@@ -17,9 +17,9 @@ func textWidth(opts Options) int {
 	return 100
 }
 
-// unitWord matches a unit written after its number ("ms", "s;", "min)"), which a line must
-// not start with.
-var unitWord = regexp.MustCompile(`^(ms|s|min|h)[[:punct:]]*$`)
+// unitWord matches a unit written after its number ("ms", "s;", "min)", and "s–10m" of a
+// range "10 s–10m"), which a line must not start with.
+var unitWord = regexp.MustCompile(`^(ms|s|min|h)([[:punct:]]*|[–-].*)$`)
 
 // numberWord matches a number as reports write them ("30", "32.3", "1,169").
 var numberWord = regexp.MustCompile(`^[0-9][0-9.,]*$`)
@@ -131,6 +131,12 @@ func writeHanging(b *strings.Builder, head string, headW int, text string, width
 // table wrapping mid-cell. A column too wide even alone beside the labels has its cells
 // wrapped by word. right says which columns hold numbers (right-aligned).
 func fitTable(st Styles, headers []string, rows [][]string, width int, right func(col int) bool) string {
+	return fitTableKeys(st, headers, rows, width, 1, right)
+}
+
+// fitTableKeys is fitTable for a table whose first keys columns label the rows together
+// (probe's phase and connection kind): every stacked table repeats them all.
+func fitTableKeys(st Styles, headers []string, rows [][]string, width, keys int, right func(col int) bool) string {
 	colW := func(c int) int {
 		w := lipgloss.Width(headers[c])
 		for _, r := range rows {
@@ -141,17 +147,23 @@ func fitTable(st Styles, headers []string, rows [][]string, width int, right fun
 		return w + 2 // padding
 	}
 	ncol := len(headers)
+	keys = min(max(keys, 1), ncol)
 	widths := make([]int, ncol)
 	for c := range widths {
 		widths[c] = colW(c)
 	}
-	// Group the columns after the first greedily, each table 1 + Σ(width+1) wide.
+	// The labels' width: the left border and each key column with its right border.
+	base := 1
+	for c := range keys {
+		base += widths[c] + 1
+	}
+	// Group the columns after the keys greedily, each table base + Σ(width+1) wide.
 	var groups [][]int
-	cur, curW := []int{}, 1+widths[0]+1
-	for c := 1; c < ncol; c++ {
+	cur, curW := []int{}, base
+	for c := keys; c < ncol; c++ {
 		if len(cur) > 0 && curW+widths[c]+1 > width {
 			groups = append(groups, cur)
-			cur, curW = []int{}, 1+widths[0]+1
+			cur, curW = []int{}, base
 		}
 		cur = append(cur, c)
 		curW += widths[c] + 1
@@ -161,26 +173,31 @@ func fitTable(st Styles, headers []string, rows [][]string, width int, right fun
 	}
 	var out []string
 	for _, g := range groups {
-		cols := append([]int{0}, g...)
-		room := width - (1 + widths[0] + 1) - 1 - 2 // one column beside the labels
+		cols := make([]int, 0, keys+len(g))
+		for c := range keys {
+			cols = append(cols, c)
+		}
+		cols = append(cols, g...)
+		room := width - base - 1 - 2 // one column beside the labels
+		lone := func(i, c int) bool { return len(g) == 1 && i == keys && widths[c] > room+2 }
 		hs := make([]string, len(cols))
 		for i, c := range cols {
 			hs[i] = headers[c]
-			if len(g) == 1 && i == 1 && widths[c] > room+2 {
+			if lone(i, c) {
 				hs[i] = strings.Join(wrapWords(headers[c], room), "\n")
 			}
 		}
 		t := labelledTable(st, hs...)
-		if right != nil {
+		if right != nil || keys > 1 {
 			t.StyleFunc(func(row, col int) lipgloss.Style {
 				s := st.Cell
 				switch {
 				case row == table.HeaderRow:
 					s = st.Header
-				case col == 0:
+				case col < keys:
 					return st.Key.Padding(0, 1)
 				}
-				if col > 0 && right(cols[col]) {
+				if col >= keys && right != nil && right(cols[col]) {
 					s = s.Align(lipgloss.Right)
 				}
 				return s
@@ -190,7 +207,7 @@ func fitTable(st Styles, headers []string, rows [][]string, width int, right fun
 			cells := make([]string, len(cols))
 			for i, c := range cols {
 				cells[i] = r[c]
-				if len(g) == 1 && i == 1 && widths[c] > room+2 {
+				if lone(i, c) {
 					cells[i] = strings.Join(wrapWords(r[c], room), "\n")
 				}
 			}
@@ -199,4 +216,52 @@ func fitTable(st Styles, headers []string, rows [][]string, width int, right fun
 		out = append(out, t.Render())
 	}
 	return strings.Join(out, "\n")
+}
+
+// writeTitle writes a section's title and, after two spaces, its caption in muted style;
+// when both do not fit width, the caption goes under the title, wrapped and indented.
+func writeTitle(b *strings.Builder, st Styles, title, caption string, width int) {
+	if caption == "" || lipgloss.Width(title)+2+lipgloss.Width(caption) <= width {
+		b.WriteString(st.Title.Render(title))
+		if caption != "" {
+			b.WriteString(st.Muted.Render("  " + caption))
+		}
+		b.WriteString("\n")
+		return
+	}
+	b.WriteString(st.Title.Render(title) + "\n")
+	writeHanging(b, "  ", 2, caption, width, st.Muted)
+}
+
+// wrapPath is wrapWords for a name made of path segments (a route such as "GET
+// /v2/merchants/{id}/settlements", a URL): a piece still wider than width breaks before a
+// "/", "?" or "&", between segments or query parameters, never inside one.
+func wrapPath(s string, width int) []string {
+	var out []string
+	for _, l := range wrapWords(s, width) {
+		if lipgloss.Width(l) <= width {
+			out = append(out, l)
+			continue
+		}
+		// Segments each start at a "/" (the first at the start of the piece).
+		var segs []string
+		from := 0
+		for i := 1; i < len(l); i++ {
+			if l[i] == '/' && l[i-1] != '/' && l[i-1] != ':' || l[i] == '?' || l[i] == '&' {
+				segs = append(segs, l[from:i])
+				from = i
+			}
+		}
+		segs = append(segs, l[from:])
+		cur := ""
+		for _, seg := range segs {
+			if cur != "" && lipgloss.Width(cur)+lipgloss.Width(seg) > width {
+				out = append(out, cur)
+				cur = ""
+			}
+			cur += seg
+		}
+		out = append(out, cur)
+	}
+	return out
 }

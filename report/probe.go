@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/lipgloss/table"
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/probe"
 )
 
@@ -29,6 +29,31 @@ func probeJSON(w io.Writer, r *probe.Result, _ Options) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(r)
+}
+
+// figures is how a probe report writes its counts and its long durations. Text and
+// Markdown use the one unit style of internal/units ("1,980", "1 min 30 s"); the HTML
+// report (report/html_reports.go, html_advise.go) still calls the helpers without a figures
+// argument (probeSetup, probeStatusLine, probeScheduleLine, probePhaseCells, ...), which
+// write legacyFigures ("1980", "1m30s"), so that its goldens do not change under it. When
+// it moves to the figures-taking helpers, legacyFigures and those wrappers go.
+type figures struct {
+	count func(int64) string
+	long  func(ms float64) string
+	num   func(float64) string
+}
+
+var (
+	unitFigures   = figures{count: func(n int64) string { return units.Count(int(n)) }, long: units.Millis, num: units.Sig}
+	legacyFigures = figures{count: func(n int64) string { return strconv.FormatInt(n, 10) }, long: probe.FormatLong, num: legacyNum}
+)
+
+// plural is "1 request", "1,980 requests".
+func (f figures) plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return f.count(n) + " " + noun + "s"
 }
 
 // probeVerdict is the symbol and level of the leading line: the library's verdict
@@ -76,7 +101,7 @@ func probeConnect(rec probe.Recommendation) string {
 	if rec.ConnectTimeoutMs == 0 {
 		return "none"
 	}
-	return probe.FormatMs(rec.ConnectTimeoutMs)
+	return units.Millis(rec.ConnectTimeoutMs)
 }
 
 // probeAttempts says what the attempts mean and how many the budget would hold.
@@ -91,7 +116,7 @@ func probeAttempts(rec probe.Recommendation) string {
 		what = " (one retry)"
 	}
 	if rec.Job == nil {
-		what += fmt.Sprintf(" · %d would fit the %s budget", rec.AttemptsFit, probe.FormatMs(rec.BudgetMs))
+		what += fmt.Sprintf(" · %d would fit the %s budget", rec.AttemptsFit, units.Millis(rec.BudgetMs))
 	}
 	return what
 }
@@ -101,25 +126,25 @@ func probeBudget(rec probe.Recommendation) string {
 	if rec.BudgetMs == 0 {
 		return "none"
 	}
-	return probe.FormatLong(rec.BudgetMs)
+	return units.Millis(rec.BudgetMs)
 }
 
 // probeJobRows are the queue design's rows: name, value.
 func probeJobRows(j *probe.JobDesign) [][2]string {
 	delays := make([]string, len(j.BackoffMs))
 	for i, d := range j.BackoffMs {
-		delays[i] = probe.FormatLong(d)
+		delays[i] = units.Millis(d)
 	}
 	backoff := "none"
 	if len(delays) > 0 {
-		backoff = fmt.Sprintf("%s + up to %g%% jitter", strings.Join(delays, ", "), j.JitterFactor*100)
+		backoff = fmt.Sprintf("%s + up to %s%% jitter", strings.Join(delays, ", "), units.Sig(j.JitterFactor*100))
 	}
 	return [][2]string{
 		{"tries", strconv.Itoa(j.Tries)},
 		{"backoff", backoff},
-		{"job timeout", probe.FormatLong(j.TimeoutMs)},
-		{"retry_after", probe.FormatLong(j.RetryAfterMs)},
-		{"give up", "after " + probe.FormatLong(j.GiveUpAfterMs)},
+		{"job timeout", units.Millis(j.TimeoutMs)},
+		{"retry_after", units.Millis(j.RetryAfterMs)},
+		{"give up", "after " + units.Millis(j.GiveUpAfterMs)},
 	}
 }
 
@@ -127,39 +152,42 @@ func probeJobRows(j *probe.JobDesign) [][2]string {
 func probeCutoffValue(r *probe.Result, c probe.Cutoff) (string, bool) {
 	switch {
 	case c.Beyond:
-		return "> " + probe.FormatMs(r.MaxTimeoutMs), true
+		return "> " + units.Millis(r.MaxTimeoutMs), true
 	case c.TimeoutMs == nil:
 		return "", false
 	}
-	return probe.FormatMs(*c.TimeoutMs), true
+	return units.Millis(*c.TimeoutMs), true
 }
 
 // probeCutoffTitle is what the cut-off curve shows.
 const probeCutoffTitle = "share of requests a timeout would cut off (good responses, and unanswered ones)"
 
-// probeSetup describes how the probe ran: method, URL, model, sample size — or, for a result
-// read from existing data (patience advise), where it came from.
+// probeSetup is probeSetupParts in legacy figures, joined: the HTML report's subtitle.
 func probeSetup(r *probe.Result) string {
+	return strings.Join(probeSetupParts(r, legacyFigures), " · ")
+}
+
+// probeSetupParts describe how the probe ran — method and URL, model, connections, sample
+// size — or, for a result read from existing data (patience advise), where it came from.
+func probeSetupParts(r *probe.Result, fig figures) []string {
 	if r.Source != nil {
-		return probeSourceLine(r)
+		return probeSourceParts(r, fig)
 	}
 	var model string
 	switch {
 	case r.Model == "closed":
-		model = fmt.Sprintf("closed model, %d workers", r.Concurrency)
-		if r.Concurrency == 1 {
-			model = "closed model, 1 worker"
-		}
+		model = "closed model, " + fig.plural(int64(r.Concurrency), "worker")
 	case r.Schedule.RequestedPerS != nil:
-		model = fmt.Sprintf("open model %s/s", probeNum(*r.Schedule.RequestedPerS))
+		model = "open model " + units.Rate(*r.Schedule.RequestedPerS)
 	default:
 		model = r.Model + " model"
 	}
-	s := fmt.Sprintf("%s %s · %s · conn %s · %s in %s", r.Target.Method, r.Target.URL, model, r.Conn, plural(int(r.Requests), "request"), probe.FormatMs(r.DurationMs))
+	parts := []string{r.Target.Method + " " + r.Target.URL, model, "conn " + r.Conn,
+		fig.plural(r.Requests, "request") + " in " + units.Millis(r.DurationMs)}
 	if r.Merged > 0 {
-		s += fmt.Sprintf(" · merged from %d profiles", r.Merged)
+		parts = append(parts, fmt.Sprintf("merged from %d profiles", r.Merged))
 	}
-	return s
+	return parts
 }
 
 // probePhaseRow is one row of the phase table.
@@ -202,32 +230,63 @@ func probePhaseRows(r *probe.Result) []probePhaseRow {
 	return rows
 }
 
-// probePhaseCells are the numbers of one row: count, p50, p90, p99, p99.9, max.
-func probePhaseCells(s *probe.Summary) []string {
+// probePhaseCells is probePhaseValues in legacy figures: the HTML report's phase table.
+func probePhaseCells(s *probe.Summary) []string { return probePhaseValues(s, legacyFigures) }
+
+// probePhaseValues are the numbers of one row: count, then p50, p90, p99, p99.9 and max in
+// milliseconds with three significant digits, "n/a (n=…)" where too few samples back one.
+func probePhaseValues(s *probe.Summary, fig figures) []string {
 	pct := func(v *float64, need int64) string {
 		if v == nil {
 			if s.Count < need {
-				return fmt.Sprintf("n/a (n=%d)", s.Count)
+				return "n/a (n=" + fig.count(s.Count) + ")"
 			}
 			return "n/a"
 		}
-		return probeNum(*v)
+		return fig.num(*v)
 	}
 	return []string{
-		strconv.FormatInt(s.Count, 10),
+		fig.count(s.Count),
 		pct(s.P50Ms, 2), pct(s.P90Ms, 10), pct(s.P99Ms, 100), pct(s.P999Ms, 1000), pct(s.MaxMs, 1),
 	}
 }
 
 var probePhaseHeaders = []string{"phase", "conn", "count", "p50", "p90", "p99", "p99.9", "max"}
 
-// ProbeText is the terminal report: verdict first, then warnings, the phase table, responses
-// and errors, the schedule, a small latency histogram, the recommendation with its
-// derivation and the cut-off curve.
+// probePhaseTable is the phase table's rows for text and Markdown.
+func probePhaseTable(r *probe.Result) [][]string {
+	var rows [][]string
+	for _, pr := range probePhaseRows(r) {
+		rows = append(rows, append([]string{pr.phase, pr.conn}, probePhaseValues(pr.s, unitFigures)...))
+	}
+	return rows
+}
+
+// probeNumeric says which columns of the phase table hold numbers.
+func probeNumeric(col int) bool { return col >= 2 }
+
+// probePhaseCaption says where the latencies are timed from.
+func probePhaseCaption(r *probe.Result) string {
+	if r.Source != nil {
+		return "as the source recorded them"
+	}
+	return "total = from intended send (CO-corrected) · sent = from actual send"
+}
+
+// probeKeyW is the width of a key of the report's key-value lines ("responses  ").
+const probeKeyW = 11
+
+// ProbeText is the terminal report, fitted to the width: verdict first, then warnings, the
+// phase table, responses and errors, the schedule, a small latency histogram, the
+// recommendation with its derivation and the cut-off curve. Prose wraps by word (a number
+// keeps its unit), lists wrap between items, and the phase table stacks its later columns
+// under the phase and connection columns when it does not fit.
 func ProbeText(w io.Writer, r *probe.Result, o Options) error {
 	st := o.Styles
+	width := textWidth(o)
+	fig := unitFigures
 	var b strings.Builder
-	_, level := probeVerdict(r)
+	sym, level := probeVerdict(r)
 	verdict := st.Verdict
 	switch level {
 	case probe.Good:
@@ -237,111 +296,100 @@ func ProbeText(w io.Writer, r *probe.Result, o Options) error {
 	default:
 		verdict = verdict.Inherit(st.Bad)
 	}
-	fmt.Fprintln(&b, verdict.Render(probeHeadline(r)))
-	for _, m := range probeMoreReasons(r) {
-		fmt.Fprintln(&b, st.Warn.Render(m))
+	writeHanging(&b, verdict.Render(sym)+" ", 2, r.Recommendation.Verdict.Headline(), width, verdict)
+	for _, reason := range r.Recommendation.Verdict.Reasons[min(1, len(r.Recommendation.Verdict.Reasons)):] {
+		writeHanging(&b, st.Warn.Render(reason.Level.Symbol())+" ", 2, reason.Text, width, st.Warn)
 	}
-	fmt.Fprintln(&b, st.Muted.Render(probeSetup(r)))
-	if l := probeConnLine(r); l != "" {
-		fmt.Fprintln(&b, st.Muted.Render(l))
+	for _, l := range wrapSeparated(probeSetupParts(r, fig), " · ", width) {
+		// A URL wider than the terminal breaks between its path segments.
+		for _, p := range wrapPath(l, width) {
+			b.WriteString(st.Muted.Render(p) + "\n")
+		}
+	}
+	if parts := probeConnParts(r); len(parts) > 0 {
+		for _, l := range wrapSeparated(parts, " · ", width) {
+			b.WriteString(st.Muted.Render(l) + "\n")
+		}
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintln(&b, st.Warn.Render("! "+n))
+		writeHanging(&b, st.Warn.Render("!")+" ", 2, n, width, st.Warn)
 	}
 	for _, h := range r.Target.Headers {
-		fmt.Fprintln(&b, st.Muted.Render("  "+h))
+		writeHanging(&b, "  ", 2, h, width, st.Muted)
 	}
 
-	if rows := probePhaseRows(r); len(rows) > 0 {
-		fmt.Fprintln(&b)
-		caption := "  total = from intended send (CO-corrected) · sent = from actual send"
-		if r.Source != nil {
-			caption = "  as the source recorded them"
-		}
-		fmt.Fprintln(&b, st.Title.Render("Latency by phase (ms)")+st.Muted.Render(caption))
-		t := table.New().
-			Border(lipgloss.NormalBorder()).
-			BorderStyle(st.Border).
-			Headers(probePhaseHeaders...).
-			StyleFunc(func(row, col int) lipgloss.Style {
-				s := st.Cell
-				if row == table.HeaderRow {
-					s = st.Header
-				}
-				if col >= 2 {
-					s = s.Align(lipgloss.Right)
-				}
-				return s
-			})
-		for _, pr := range rows {
-			t.Row(append([]string{pr.phase, pr.conn}, probePhaseCells(pr.s)...)...)
-		}
-		fmt.Fprintln(&b, t.Render())
+	if rows := probePhaseTable(r); len(rows) > 0 {
+		b.WriteString("\n")
+		writeTitle(&b, st, "Latency by phase (ms)", probePhaseCaption(r), width)
+		b.WriteString(fitTableKeys(st, probePhaseHeaders, rows, width, 2, probeNumeric) + "\n")
 	}
 
-	fmt.Fprintln(&b)
-	kv := func(k, v string) { fmt.Fprintf(&b, "%s %s\n", st.Key.Render(fmt.Sprintf("%-10s", k)), v) }
-	kv("responses", probeStatusLine(r.Status))
-	kv("errors", probeErrorLine(r.Errors))
+	b.WriteString("\n")
+	indent := strings.Repeat(" ", probeKeyW)
+	kv := func(k string, items []string) {
+		lines := wrapSeparated(items, " · ", max(width-probeKeyW, 20))
+		b.WriteString(st.Key.Render(fmt.Sprintf("%-10s", k)) + " " + lines[0] + "\n")
+		for _, l := range lines[1:] {
+			b.WriteString(indent + l + "\n")
+		}
+	}
+	kv("responses", probeStatusItems(r.Status, fig))
+	kv("errors", probeErrorItems(r.Errors, fig))
 	for _, e := range probeErrorSamples(r) {
-		fmt.Fprintf(&b, "%s %s\n", strings.Repeat(" ", 10), st.Muted.Render(e))
+		writeHanging(&b, indent, probeKeyW, e, width, st.Muted)
 	}
-	// The schedule line is long; on a terminal it is split after the rate figures.
-	sched := strings.SplitN(probeScheduleLine(r), " · ", 2)
 	if r.Source != nil {
-		sched = []string{probeSourceDetail(r.Source)}
+		kv("source", probeSourceDetailParts(r.Source, fig))
 		for _, m := range r.Source.MalformedSample {
-			sched = append(sched, st.Muted.Render(m))
+			writeHanging(&b, indent, probeKeyW, m, width, st.Muted)
 		}
-		kv("source", sched[0])
-		sched = sched[1:]
 	} else {
-		kv("schedule", sched[0])
-		sched = sched[1:]
-	}
-	for _, line := range sched {
-		fmt.Fprintf(&b, "%s %s\n", strings.Repeat(" ", 10), line)
+		kv("schedule", probeScheduleParts(r, fig))
 	}
 
 	if len(r.Distribution) > 0 {
-		fmt.Fprintln(&b)
-		fmt.Fprintln(&b, st.Title.Render("Total latency")+st.Muted.Render(fmt.Sprintf("  n=%d", r.Phases.Total.Count)))
-		probeBars(&b, r.Distribution, o)
+		b.WriteString("\n")
+		n := int64(0)
+		if r.Phases.Total != nil {
+			n = r.Phases.Total.Count
+		}
+		writeTitle(&b, st, "Total latency", "n="+fig.count(n), width)
+		probeBars(&b, r.Distribution, width, st)
 	}
 
 	rec := r.Recommendation
-	fmt.Fprintln(&b)
-	fmt.Fprintln(&b, st.Title.Render("Recommendation"))
+	b.WriteString("\n" + st.Title.Render("Recommendation") + "\n")
+	key := func(k string, w int) string { return st.Key.Render(fmt.Sprintf("%-*s", w, k)) + " " }
 	if rec.TimeoutMs > 0 {
-		kv("  timeout", st.Value.Render(probe.FormatMs(rec.TimeoutMs)))
-		kv("  connect", st.Value.Render(probeConnect(rec)))
-		attempts := st.Value.Render(strconv.Itoa(rec.MaxAttempts))
+		writeHanging(&b, key("  timeout", 10), probeKeyW, units.Millis(rec.TimeoutMs), width, st.Value)
+		writeHanging(&b, key("  connect", 10), probeKeyW, probeConnect(rec), width, st.Value)
+		attempts, attemptsW := st.Value.Render(strconv.Itoa(rec.MaxAttempts)), len(strconv.Itoa(rec.MaxAttempts))
 		if !rec.FitsBudget {
-			attempts = st.Bad.Render("0")
+			attempts, attemptsW = st.Bad.Render("0"), 1
 		}
-		kv("  attempts", attempts+st.Muted.Render(probeAttempts(rec)))
+		writeHanging(&b, key("  attempts", 10)+attempts+" ", probeKeyW+attemptsW+1, strings.TrimSpace(probeAttempts(rec)), width, st.Muted)
 		if rec.Job != nil {
 			for _, row := range probeJobRows(rec.Job) {
-				fmt.Fprintf(&b, "%s %s\n", st.Key.Render(fmt.Sprintf("%-13s", "  "+row[0])), st.Value.Render(row[1]))
+				writeHanging(&b, key("  "+row[0], 13), 14, row[1], width, st.Value)
 			}
 		}
 	}
 	for _, d := range rec.Derivation {
-		fmt.Fprintln(&b, st.Muted.Render("  · "+d))
+		writeHanging(&b, st.Muted.Render("  · "), 4, d, width, st.Muted)
 	}
 
 	if len(r.CutoffCurve) > 0 && r.CutoffCurve[0].Samples > 0 {
-		fmt.Fprintln(&b)
+		b.WriteString("\n")
 		n := r.CutoffCurve[0].Samples
-		fmt.Fprintln(&b, st.Title.Render("Cut-off curve")+st.Muted.Render(fmt.Sprintf("  %s, n=%d", probeCutoffTitle, n)))
+		writeTitle(&b, st, "Cut-off curve", probeCutoffTitle+", n="+fig.count(n), width)
 		for _, c := range r.CutoffCurve {
 			label := fmt.Sprintf("  %-12s", c.Label)
 			v, ok := probeCutoffValue(r, c)
 			switch {
 			case !ok:
-				fmt.Fprintln(&b, label+st.Muted.Render(fmt.Sprintf("n/a (n=%d)", c.Samples)))
+				b.WriteString(label + st.Muted.Render("n/a (n="+fig.count(c.Samples)+")") + "\n")
 			case c.CutRate == nil:
-				fmt.Fprintln(&b, label+v+st.Muted.Render("  beyond --max-timeout: unanswered requests"))
+				writeHanging(&b, label+v+"  ", 14+lipgloss.Width(v)+2, "beyond --max-timeout: unanswered requests", width, st.Muted)
 			default:
 				fmt.Fprintf(&b, "%s%-10s %s\n", label, v, st.Value.Render(probePercent(*c.CutRate)))
 			}
@@ -351,41 +399,49 @@ func ProbeText(w io.Writer, r *probe.Result, o Options) error {
 	return err
 }
 
-// probeBars draws the distribution as horizontal bars scaled to the widest count.
-func probeBars(b *strings.Builder, buckets []probe.Bucket, o Options) {
+// probeBars draws the distribution as horizontal bars scaled to the widest count, at most
+// 40 cells and no wider than width allows beside the labels and counts.
+func probeBars(b *strings.Builder, buckets []probe.Bucket, width int, st Styles) {
 	var peak int64
 	labels := make([]string, len(buckets))
-	lw := 0
+	counts := make([]string, len(buckets))
+	lw, cw := 0, 0
 	for i, k := range buckets {
 		peak = max(peak, k.Count)
-		labels[i] = fmt.Sprintf("%s – %s", probe.FormatMs(k.FromMs), probe.FormatMs(k.ToMs))
-		lw = max(lw, len([]rune(labels[i])))
+		labels[i] = fmt.Sprintf("%s – %s", units.Millis(k.FromMs), units.Millis(k.ToMs))
+		lw = max(lw, lipgloss.Width(labels[i]))
+		counts[i] = units.Count(int(k.Count))
+		cw = max(cw, len(counts[i]))
 	}
-	width := 40
-	if o.Width > 0 && o.Width-lw-14 < width {
-		width = max(10, o.Width-lw-14)
-	}
+	// "  " label " " bar " " count
+	bar := min(40, max(10, width-2-lw-1-1-cw))
 	for i, k := range buckets {
 		// count × width overflows int64 for the counts merged or crafted profiles hold
 		// (issue 17: strings.Repeat with a negative count): those scale in floating point.
 		n := 0
 		if peak > 0 && k.Count > 0 {
-			if k.Count <= (math.MaxInt64-peak)/int64(width) {
-				n = int((k.Count*int64(width) + peak - 1) / peak)
+			if k.Count <= (math.MaxInt64-peak)/int64(bar) {
+				n = int((k.Count*int64(bar) + peak - 1) / peak)
 			} else {
-				n = int(math.Ceil(float64(k.Count) / float64(peak) * float64(width)))
+				n = int(math.Ceil(float64(k.Count) / float64(peak) * float64(bar)))
 			}
-			n = min(width, max(1, n))
+			n = min(bar, max(1, n))
 		}
-		pad := strings.Repeat(" ", lw-len([]rune(labels[i])))
-		fmt.Fprintf(b, "  %s%s %s %d\n", labels[i], pad, o.Styles.Bar.Render(strings.Repeat("█", n)), k.Count)
+		pad := strings.Repeat(" ", lw-lipgloss.Width(labels[i]))
+		fmt.Fprintf(b, "  %s%s %s %s\n", labels[i], pad, st.Bar.Render(strings.Repeat("█", n)), counts[i])
 	}
 }
 
-// probeStatusLine lists status codes in numeric order: "200: 1980 · 503: 20".
+// probeStatusLine is probeStatusItems in legacy figures, joined: the HTML report's.
 func probeStatusLine(status map[string]int64) string {
+	return strings.Join(probeStatusItems(status, legacyFigures), " · ")
+}
+
+// probeStatusItems are the status codes in numeric order with their counts: "200: 1,980",
+// "503: 20"; "none" when there are none.
+func probeStatusItems(status map[string]int64, fig figures) []string {
 	if len(status) == 0 {
-		return "none"
+		return []string{"none"}
 	}
 	codes := make([]string, 0, len(status))
 	for c := range status {
@@ -394,45 +450,56 @@ func probeStatusLine(status map[string]int64) string {
 	sort.Strings(codes)
 	parts := make([]string, len(codes))
 	for i, c := range codes {
-		parts[i] = fmt.Sprintf("%s: %d", c, status[c])
+		parts[i] = c + ": " + fig.count(status[c])
 	}
-	return strings.Join(parts, " · ")
+	return parts
 }
 
-// probeErrorLine lists the error classes with counts, "none" when all are zero.
+// probeErrorLine is probeErrorItems in legacy figures, joined: the HTML report's.
 func probeErrorLine(errs map[string]int64) string {
+	return strings.Join(probeErrorItems(errs, legacyFigures), " · ")
+}
+
+// probeErrorItems are the error classes with counts, "none" when all are zero.
+func probeErrorItems(errs map[string]int64, fig figures) []string {
 	var parts []string
 	for _, c := range probe.ErrorClasses {
 		if errs[c] > 0 {
-			parts = append(parts, fmt.Sprintf("%s: %d", c, errs[c]))
+			parts = append(parts, c+": "+fig.count(errs[c]))
 		}
 	}
 	if len(parts) == 0 {
-		return "none"
+		return []string{"none"}
 	}
-	return strings.Join(parts, " · ")
+	return parts
 }
 
-// probeScheduleLine says whether the generator kept its schedule.
+// probeScheduleLine is probeScheduleParts in legacy figures, joined: the HTML report's.
 func probeScheduleLine(r *probe.Result) string {
+	return strings.Join(probeScheduleParts(r, legacyFigures), " · ")
+}
+
+// probeScheduleParts say whether the generator kept its schedule.
+func probeScheduleParts(r *probe.Result, fig figures) []string {
 	s := r.Schedule
 	var parts []string
 	if s.RequestedPerS != nil {
-		parts = append(parts, fmt.Sprintf("requested %s/s, achieved %s/s", probeNum(*s.RequestedPerS), probeNum(s.AchievedPerS)))
-		late := fmt.Sprintf("late %d (> %s)", s.Late, probe.FormatMs(s.LateAfterMs))
+		parts = append(parts, "requested "+units.Rate(*s.RequestedPerS)+", achieved "+units.Rate(s.AchievedPerS))
+		late := fmt.Sprintf("late %s (> %s)", fig.count(s.Late), units.Millis(s.LateAfterMs))
 		if s.LateP99Ms != nil {
-			late += ", lateness p99 " + probe.FormatMs(*s.LateP99Ms)
+			late += ", lateness p99 " + units.Millis(*s.LateP99Ms)
 		}
-		parts = append(parts, late, fmt.Sprintf("waited for a slot %d", s.WaitedForSlot), fmt.Sprintf("dropped %d", s.Dropped))
+		parts = append(parts, late, "waited for a slot "+fig.count(s.WaitedForSlot), "dropped "+fig.count(s.Dropped))
 	} else {
-		parts = append(parts, fmt.Sprintf("achieved %s/s", probeNum(s.AchievedPerS)))
+		parts = append(parts, "achieved "+units.Rate(s.AchievedPerS))
 	}
-	parts = append(parts, fmt.Sprintf("peak in flight %d of %d", s.PeakInFlight, s.MaxInFlight))
-	return strings.Join(parts, " · ")
+	parts = append(parts, fmt.Sprintf("peak in flight %s of %s", fig.count(s.PeakInFlight), fig.count(int64(s.MaxInFlight))))
+	return parts
 }
 
-// num prints a number with about three significant digits and no exponent.
-func probeNum(v float64) string {
+// legacyNum prints a number with about three significant digits, whole from 100 on: the
+// HTML report's phase table (legacyFigures).
+func legacyNum(v float64) string {
 	switch {
 	case v >= 100:
 		return strconv.FormatFloat(v, 'f', 0, 64)
@@ -443,7 +510,7 @@ func probeNum(v float64) string {
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
-// percent prints a ratio as a percentage with enough digits for small tails.
+// probePercent prints a ratio as a percentage with enough digits for small tails.
 func probePercent(v float64) string {
 	switch {
 	case v == 0:
@@ -456,116 +523,133 @@ func probePercent(v float64) string {
 	return strconv.FormatFloat(v*100, 'f', 1, 64) + "%"
 }
 
-// ProbeMarkdown renders the result for PR comments and GitHub step summaries.
+// ProbeMarkdown renders the result for PR comments and GitHub step summaries: headings,
+// the verdict with its marks, tables with numbers right-aligned, and the latency histogram
+// as a fenced block of the text chart.
 func ProbeMarkdown(w io.Writer, r *probe.Result, _ Options) error {
+	fig := unitFigures
 	var b strings.Builder
 	title := "patience probe"
 	if r.Source != nil {
 		title = "patience advise"
 	}
-	fmt.Fprintf(&b, "### %s\n\n**%s**\n\n", title, probeMD(probeHeadline(r)))
+	fmt.Fprintf(&b, "### %s\n\n**%s**\n\n", title, mdText(probeHeadline(r)))
 	for _, m := range probeMoreReasons(r) {
-		fmt.Fprintf(&b, "- %s\n", probeMD(m))
+		fmt.Fprintf(&b, "- %s\n", mdText(m))
 	}
 	if len(probeMoreReasons(r)) > 0 {
-		fmt.Fprintln(&b)
+		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "%s\n", probeMD(probeSetup(r)))
-	if l := probeConnLine(r); l != "" {
-		fmt.Fprintf(&b, "\n%s\n", probeMD(l))
+	b.WriteString(mdText(strings.Join(probeSetupParts(r, fig), " · ")) + "\n")
+	if parts := probeConnParts(r); len(parts) > 0 {
+		b.WriteString("\n" + mdText(strings.Join(parts, " · ")) + "\n")
 	}
 	if len(r.Notes) > 0 {
-		fmt.Fprintln(&b)
+		b.WriteString("\n")
 		for _, n := range r.Notes {
-			fmt.Fprintf(&b, "> ⚠️ %s\n", probeMD(n))
+			fmt.Fprintf(&b, "> ⚠️ %s\n", mdText(n))
 		}
 	}
-	if rows := probePhaseRows(r); len(rows) > 0 {
-		fmt.Fprintf(&b, "\n#### Latency by phase (ms)\n\n| %s |\n|%s\n", strings.Join(probePhaseHeaders, " | "), strings.Repeat("---|", len(probePhaseHeaders)))
-		for _, pr := range rows {
-			fmt.Fprintf(&b, "| %s |\n", strings.Join(append([]string{pr.phase, pr.conn}, probePhaseCells(pr.s)...), " | "))
-		}
+	if rows := probePhaseTable(r); len(rows) > 0 {
+		b.WriteString("\n#### Latency by phase (ms)\n\n")
+		writeMDTable(&b, probePhaseHeaders, rows, probeNumeric)
 		if r.Source == nil {
-			fmt.Fprintln(&b, "\n_total_ runs from the intended send time (coordinated omission corrected); _sent_ from the actual send.")
+			b.WriteString("\n_total_ runs from the intended send time (coordinated omission corrected); _sent_ from the actual send.\n")
 		}
 	}
-	fmt.Fprintf(&b, "\n- **Responses:** %s\n- **Errors:** %s\n", probeStatusLine(r.Status), probeErrorLine(r.Errors))
+	fmt.Fprintf(&b, "\n- **Responses:** %s\n- **Errors:** %s\n",
+		mdText(strings.Join(probeStatusItems(r.Status, fig), " · ")), mdText(strings.Join(probeErrorItems(r.Errors, fig), " · ")))
 	for _, e := range probeErrorSamples(r) {
-		fmt.Fprintf(&b, "  - %s\n", probeMD(e))
+		fmt.Fprintf(&b, "  - %s\n", mdText(e))
 	}
 	if r.Source != nil {
-		fmt.Fprintf(&b, "- **Source:** %s\n", probeMD(probeSourceDetail(r.Source)))
+		fmt.Fprintf(&b, "- **Source:** %s\n", mdText(strings.Join(probeSourceDetailParts(r.Source, fig), " · ")))
 		for _, m := range r.Source.MalformedSample {
-			fmt.Fprintf(&b, "  - %s\n", probeMD(m))
+			fmt.Fprintf(&b, "  - %s\n", mdText(m))
 		}
 	} else {
-		fmt.Fprintf(&b, "- **Schedule:** %s\n", probeScheduleLine(r))
+		fmt.Fprintf(&b, "- **Schedule:** %s\n", mdText(strings.Join(probeScheduleParts(r, fig), " · ")))
+	}
+	if len(r.Distribution) > 0 {
+		var chart strings.Builder
+		probeBars(&chart, r.Distribution, mdChartWidth, Styles{})
+		n := int64(0)
+		if r.Phases.Total != nil {
+			n = r.Phases.Total.Count
+		}
+		writeMDChart(&b, "Total latency, n="+fig.count(n), chart.String())
 	}
 
 	rec := r.Recommendation
-	fmt.Fprintln(&b, "\n#### Recommendation")
-	fmt.Fprintln(&b)
+	b.WriteString("\n#### Recommendation\n\n")
 	if rec.TimeoutMs > 0 {
-		fmt.Fprintf(&b, "| timeout | connect timeout | attempts | budget |\n|---|---|---|---|\n| %s | %s | %d%s | %s |\n\n",
-			probe.FormatMs(rec.TimeoutMs), probeConnect(rec), rec.MaxAttempts, probeMD(probeAttempts(rec)), probeBudget(rec))
+		writeMDTable(&b, []string{"timeout", "connect timeout", "attempts", "budget"}, [][]string{{
+			units.Millis(rec.TimeoutMs), probeConnect(rec), strconv.Itoa(rec.MaxAttempts) + probeAttempts(rec), probeBudget(rec),
+		}}, func(c int) bool { return c != 2 })
+		b.WriteString("\n")
 		if rec.Job != nil {
-			fmt.Fprintln(&b, "| queue | |\n|---|---|")
+			var rows [][]string
 			for _, row := range probeJobRows(rec.Job) {
-				fmt.Fprintf(&b, "| %s | %s |\n", probeMD(row[0]), probeMD(row[1]))
+				rows = append(rows, []string{row[0], row[1]})
 			}
-			fmt.Fprintln(&b)
+			writeMDTable(&b, []string{"queue", ""}, rows, nil)
+			b.WriteString("\n")
 		}
 	}
 	for _, d := range rec.Derivation {
-		fmt.Fprintf(&b, "- %s\n", probeMD(d))
+		fmt.Fprintf(&b, "- %s\n", mdText(d))
 	}
 	if len(r.CutoffCurve) > 0 && r.CutoffCurve[0].Samples > 0 {
-		fmt.Fprintf(&b, "\n#### Cut-off curve\n\nThe %s (n=%d).\n\n| timeout at | value | cut off |\n|---|---|---|\n", probeMD(probeCutoffTitle), r.CutoffCurve[0].Samples)
+		fmt.Fprintf(&b, "\n#### Cut-off curve\n\nThe %s (n=%s).\n\n", mdText(probeCutoffTitle), fig.count(r.CutoffCurve[0].Samples))
+		var rows [][]string
 		for _, c := range r.CutoffCurve {
 			v, ok := probeCutoffValue(r, c)
 			switch {
 			case !ok:
-				fmt.Fprintf(&b, "| %s | n/a (n=%d) | |\n", c.Label, c.Samples)
+				rows = append(rows, []string{c.Label, "n/a (n=" + fig.count(c.Samples) + ")", ""})
 			case c.CutRate == nil:
-				fmt.Fprintf(&b, "| %s | %s | beyond --max-timeout |\n", c.Label, v)
+				rows = append(rows, []string{c.Label, v, "beyond --max-timeout"})
 			default:
-				fmt.Fprintf(&b, "| %s | %s | %s |\n", c.Label, v, probePercent(*c.CutRate))
+				rows = append(rows, []string{c.Label, v, probePercent(*c.CutRate)})
 			}
 		}
+		writeMDTable(&b, []string{"timeout at", "value", "cut off"}, rows, func(c int) bool { return c > 0 })
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// probeMD keeps table pipes and emphasis markers from breaking Markdown.
-func probeMD(s string) string {
-	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`).Replace(s)
-}
-
-// probeSourceLine is the setup line of a result read from existing data (patience advise):
-// what the samples are (a route, a host, everything), the format and the time they span.
-func probeSourceLine(r *probe.Result) string {
+// probeSourceParts are the setup line of a result read from existing data (patience
+// advise): what the samples are (a route, a host, everything), the format and the time
+// they span, how many.
+func probeSourceParts(r *probe.Result, fig figures) []string {
 	src := r.Source
 	what := r.Target.URL
 	if r.Target.Method != "" && (what == "" || strings.HasPrefix(what, "/")) {
 		what = strings.TrimSpace(r.Target.Method + " " + what)
 	}
-	s := fmt.Sprintf("%s · from %s", what, src.Format)
+	from := "from " + src.Format
 	if r.DurationMs > 0 {
-		s += " spanning " + probe.FormatLong(r.DurationMs)
+		from += " spanning " + fig.long(r.DurationMs)
 	}
-	return s + " · " + plural(int(r.Requests), "request")
+	return []string{what, from, fig.plural(r.Requests, "request")}
 }
 
-// probeSourceDetail names the files, the lines read and how many could not be parsed.
+// probeSourceDetail is probeSourceDetailParts in legacy figures, joined: the HTML report's.
 func probeSourceDetail(src *probe.Source) string {
+	return strings.Join(probeSourceDetailParts(src, legacyFigures), " · ")
+}
+
+// probeSourceDetailParts name the files, the lines read and how many could not be parsed,
+// and the unit the source writes durations in.
+func probeSourceDetailParts(src *probe.Source, fig figures) []string {
 	files := strings.Join(src.Files, ", ")
 	if len(src.Files) > 3 {
 		files = fmt.Sprintf("%s, … (%d files)", strings.Join(src.Files[:2], ", "), len(src.Files))
 	}
-	s := fmt.Sprintf("%s · %s read, %d malformed", files, plural(int(src.Lines), "line"), src.Malformed)
+	parts := []string{files, fmt.Sprintf("%s read, %s malformed", fig.plural(src.Lines, "line"), fig.count(src.Malformed))}
 	if src.Unit != "" {
-		s += " · durations in " + src.Unit
+		parts = append(parts, "durations in "+src.Unit)
 	}
-	return s
+	return parts
 }

@@ -11,10 +11,14 @@ import (
 // TLS_AES_128_GCM_SHA256, ALPN h2, SNI api.test · 1 connection, at most 4 streams at once on
 // one (the server allows 250)". Empty for results that do not record it (merges, old
 // profiles).
-func probeConnLine(r *probe.Result) string {
+func probeConnLine(r *probe.Result) string { return strings.Join(probeConnParts(r), " · ") }
+
+// probeConnParts are probeConnLine's parts, which a narrow terminal wraps between: the
+// protocol, the TLS session, the connections. None for results that do not record it.
+func probeConnParts(r *probe.Result) []string {
 	t := r.Target
 	if t.Protocol == "" {
-		return ""
+		return nil
 	}
 	parts := []string{t.Protocol}
 	if s := t.TLS; s != nil {
@@ -28,14 +32,14 @@ func probeConnLine(r *probe.Result) string {
 		parts = append(parts, strings.Join(tls, ", "))
 	}
 	if c := r.Connections; c != nil {
-		conns := plural(int(c.Opened), "connection")
+		conns := unitFigures.plural(c.Opened, "connection")
 		if c.PeakStreams > 0 {
-			conns += fmt.Sprintf(", at most %s at once on one", plural(int(c.PeakStreams), "stream"))
+			conns += fmt.Sprintf(", at most %s at once on one", unitFigures.plural(c.PeakStreams, "stream"))
 			if c.MaxConcurrentStreams > 0 {
 				conns += fmt.Sprintf(" (the server allows %d)", c.MaxConcurrentStreams)
 			}
 		}
 		parts = append(parts, conns)
 	}
-	return strings.Join(parts, " · ")
+	return parts
 }

@@ -3,12 +3,15 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
+	"github.com/patience-dev/patience/advise"
 	"github.com/patience-dev/patience/internal/golden"
 	"github.com/patience-dev/patience/probe"
 )
@@ -96,12 +99,31 @@ func probeTail(n int, body float64, tail ...float64) probe.Sample {
 }
 
 // probeHanging is the issue's repro: half the requests get no answer within --max-timeout.
+// 80 requests at 8/s for 10 s; the 42 answered took 120 ms (one 150 ms), the 38 others
+// hung until the 30 s --max-timeout, each on a connection of its own, all in flight at once.
 func probeHanging() *probe.Result {
 	r := probeFixture()
-	r.Requests, r.Responses, r.MaxTimeoutMs = 80, 42, 30000
+	r.Requests, r.Responses, r.MaxTimeoutMs, r.DurationMs = 80, 42, 30000, 40012
+	r.Schedule = probe.Schedule{RequestedPerS: f(8), AchievedPerS: 8, LateAfterMs: 1, MaxInFlight: 1000, PeakInFlight: 38, RateHeld: true}
 	r.Status = map[string]int64{"200": 42}
 	r.Errors = map[string]int64{"timeout": 38, "refused": 0, "reset": 0, "dns": 0, "tls": 0, "other": 0, "fd_limit": 0}
 	r.ErrorSamples = map[string]probe.ErrorSample{"timeout": {Message: "no answer within 30 s (--max-timeout)"}}
+	answered := func(n int64, p50, p90, max float64) *probe.Summary {
+		s := &probe.Summary{Count: n, MinMs: f(p50), P50Ms: f(p50), MaxMs: f(max)}
+		if n >= 10 {
+			s.P90Ms, s.P95Ms = f(p90), f(p90)
+		}
+		return s
+	}
+	total := answered(42, 120, 121, 150)
+	total.Fresh, total.Reused = answered(6, 120, 0, 150), answered(36, 120, 120.9, 121)
+	ttfb := answered(42, 119, 120, 149)
+	ttfb.Fresh, ttfb.Reused = answered(6, 119, 0, 149), answered(36, 119, 119.8, 120)
+	r.Phases = probe.Phases{
+		DNS: &probe.Summary{}, TLS: &probe.Summary{},
+		Connect: answered(44, 0.19, 0.33, 0.9), TTFB: ttfb, Total: total, Sent: answered(42, 119.9, 120.9, 150),
+	}
+	r.Distribution = []probe.Bucket{{FromMs: 100, ToMs: 125, Count: 41}, {FromMs: 125, ToMs: 150, Count: 1}}
 	ev := probe.Evidence{Good: probeTail(42, 120, 150), NoAnswer: 38, MaxTimeout: 30 * time.Second, Status: r.Status, Errors: r.Errors, ErrorSamples: r.ErrorSamples}
 	r.Recommendation = probe.Advise(ev, probe.Caller{}, probe.Options{})
 	r.CutoffCurve = []probe.Cutoff{
@@ -111,16 +133,63 @@ func probeHanging() *probe.Result {
 	return r
 }
 
-// probeJob is the fixture advised for a queue job with a POST carrying an Idempotency-Key.
+// probeRamp is n latencies in ascending order (a Sample is sorted): period values from lo
+// rising by step, each repeated, then the tail values — a spread body rather than one
+// repeated value.
+func probeRamp(n int, lo, step float64, period int, tail ...float64) probe.Sample {
+	s := make(probe.Sample, 0, n)
+	for i := range n - len(tail) {
+		s = append(s, lo+step*float64(i%period))
+	}
+	slices.Sort(s)
+	return append(s, tail...)
+}
+
+// probeJob is a POST with an Idempotency-Key advised for a queue job: 2000 requests at
+// 200/s, the 1980 good ones between 700 and 898 ms with a tail of 4 s and 4.5 s, 20 503s.
+// The phase table, histogram and cut-off curve are those of the same sample.
 func probeJob() *probe.Result {
 	r := probeFixture()
 	r.Target.Method = "POST"
+	r.Target.Headers = append(r.Target.Headers, "Idempotency-Key: t-1")
+	good := probeRamp(1980, 700, 2, 100, 4000, 4500)
+	total := probeSummary(2000, 700, 799, 880, 890, 898, f(4000), 4500)
+	total.Fresh = probeSummary(1000, 702, 800, 881, 890, 898, f(4000), 4500)
+	total.Reused = probeSummary(1000, 700, 798, 879, 889, 897, f(3990), 4000)
+	ttfb := probeSummary(2000, 690, 789, 870, 880, 888, f(3990), 4490)
+	r.Phases.TTFB, r.Phases.Total = ttfb, total
+	r.Phases.Sent = probeSummary(2000, 699, 798, 879, 889, 897, f(3990), 4490)
+	r.Schedule.PeakInFlight = 182
+	r.Distribution = []probe.Bucket{{FromMs: 500, ToMs: 1000, Count: 1998}, {FromMs: 2000, ToMs: 5000, Count: 2}}
 	r.Recommendation = probe.Advise(probe.Evidence{
-		Good:    probeTail(1980, 800, 4000, 4500),
+		Good:    good,
 		Connect: probeTail(1000, 0.18, 2.9, 3.4),
 		Status:  map[string]int64{"200": 1980, "503": 20}, Errors: map[string]int64{}, MaxTimeout: 30 * time.Second,
 	}, probe.Caller{Kind: probe.CallerJob, Method: "POST", IdempotencyKey: true}, probe.Options{})
-	r.CutoffCurve = r.CutoffCurve[:4] // the fixture's curve has no row at this recommendation
+	r.CutoffCurve = []probe.Cutoff{
+		{Label: "p90", TimeoutMs: f(880), CutRate: f(0.1), Samples: 1980},
+		{Label: "p99", TimeoutMs: f(898), CutRate: f(0.0101), Samples: 1980},
+		{Label: "p99.9", TimeoutMs: f(4000), CutRate: f(0.0005), Samples: 1980},
+		{Label: "p99.99", Samples: 1980},
+		{Label: "recommended", TimeoutMs: f(5000), CutRate: f(0), Samples: 1980},
+	}
+	return r
+}
+
+// probeH2 is the fixture over HTTP/2: one TLS connection carrying every stream, so DNS,
+// connect and TLS were measured once and every request reused it.
+func probeH2() *probe.Result {
+	r := probeFixture()
+	r.Target.URL = "https://api.internal:8443/v1/quote"
+	r.Target.Headers = nil
+	r.Target.Protocol = "h2"
+	r.Target.TLS = &probe.TLSInfo{Version: "TLS 1.3", Cipher: "TLS_AES_128_GCM_SHA256", ALPN: "h2", ServerName: "api.internal"}
+	r.Connections = &probe.Connections{Opened: 1, PeakStreams: 4, MaxConcurrentStreams: 250}
+	r.Conn = "reuse"
+	one := func(v float64) *probe.Summary { return &probe.Summary{Count: 1, MinMs: f(v), P50Ms: f(v), MaxMs: f(v)} }
+	r.Phases.DNS, r.Phases.Connect, r.Phases.TLS = one(0.41), one(0.182), one(3.1)
+	r.Phases.TTFB.Fresh, r.Phases.TTFB.Reused = nil, nil
+	r.Phases.Total.Fresh, r.Phases.Total.Reused = nil, nil
 	return r
 }
 
@@ -133,20 +202,42 @@ func probeOptions(color bool) Options {
 	return Options{Styles: NewStyles(r), Width: 100, Color: color}
 }
 
+// probeVariants are the probe results every text golden is rendered from, at every width.
+var probeVariants = []struct {
+	name string
+	res  func() *probe.Result
+}{
+	{"probe_text", probeFixture},
+	{"probe_text_unreachable", probeUnreachable},
+	{"probe_text_hanging", probeHanging},
+	{"probe_text_job", probeJob},
+	{"probe_text_h2", probeH2},
+}
+
 func TestProbeGoldens(t *testing.T) {
+	for _, v := range probeVariants {
+		for _, w := range goldenWidths {
+			name := fmt.Sprintf("%s_%d", v.name, w)
+			t.Run(name, func(t *testing.T) {
+				var b bytes.Buffer
+				if err := ProbeText(&b, v.res(), replayOptions(false, w)); err != nil {
+					t.Fatal(err)
+				}
+				golden.Assert(t, name, b.Bytes())
+			})
+		}
+	}
 	for _, tc := range []struct {
 		name, format string
 		res          *probe.Result
 		color        bool
 	}{
-		{"probe_text", "text", probeFixture(), false},
-		{"probe_text_color", "text", probeFixture(), true},
+		{"probe_text_color_100", "text", probeFixture(), true},
 		{"probe_markdown", "markdown", probeFixture(), false},
-		{"probe_text_unreachable", "text", probeUnreachable(), false},
 		{"probe_markdown_unreachable", "markdown", probeUnreachable(), false},
-		{"probe_text_hanging", "text", probeHanging(), false},
-		{"probe_text_job", "text", probeJob(), false},
+		{"probe_markdown_hanging", "markdown", probeHanging(), false},
 		{"probe_markdown_job", "markdown", probeJob(), false},
+		{"probe_markdown_h2", "markdown", probeH2(), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			render, err := ProbeFormats.Get(tc.format)
@@ -210,5 +301,38 @@ func TestProbeJSONContract(t *testing.T) {
 	}
 	if strings.Contains(b.String(), `\u003c`) {
 		t.Error("JSON escapes < as \\u003c")
+	}
+}
+
+// Every probe and advise variant fits any width from 40 columns on, not only the goldens'
+// three: no line wider than the width, none starting with a unit cut from its number.
+func TestProbeTextFitsEveryWidth(t *testing.T) {
+	type variant struct {
+		name   string
+		render func(*bytes.Buffer, Options) error
+	}
+	var variants []variant
+	for _, v := range probeVariants {
+		res := v.res()
+		variants = append(variants, variant{v.name, func(b *bytes.Buffer, o Options) error { return ProbeText(b, res, o) }})
+	}
+	for name, res := range map[string]*advise.Result{"advise_text": adviseNginx(t), "advise_text_buckets": advisePrometheus(t)} {
+		variants = append(variants, variant{name, func(b *bytes.Buffer, o Options) error { return AdviseText(b, res, o) }})
+	}
+	for _, v := range variants {
+		for width := 40; width <= 170; width += 7 {
+			var b bytes.Buffer
+			if err := v.render(&b, replayOptions(false, width)); err != nil {
+				t.Fatal(err)
+			}
+			for i, line := range strings.Split(b.String(), "\n") {
+				if w := lipgloss.Width(line); w > width {
+					t.Errorf("%s at %d: line %d is %d wide:\n%s", v.name, width, i+1, w, line)
+				}
+				if unitLine.MatchString(line) {
+					t.Errorf("%s at %d: line %d starts with a unit:\n%s", v.name, width, i+1, line)
+				}
+			}
+		}
 	}
 }
