@@ -1,0 +1,159 @@
+//go:build linux
+
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"github.com/patience-dev/patience/report"
+)
+
+// openPTY opens a pseudo-terminal of 100×30 (Linux /dev/ptmx) and returns its two ends.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	ioctl := func(req uintptr, arg unsafe.Pointer) error {
+		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), req, uintptr(arg)); e != 0 {
+			return e
+		}
+		return nil
+	}
+	var unlock int32
+	var n uint32
+	if err := ioctl(syscall.TIOCSPTLCK, unsafe.Pointer(&unlock)); err != nil {
+		t.Skipf("unlockpt: %v", err)
+	}
+	if err := ioctl(syscall.TIOCGPTN, unsafe.Pointer(&n)); err != nil {
+		t.Skipf("ptsname: %v", err)
+	}
+	ws := [4]uint16{30, 100, 0, 0} // rows, columns, pixels
+	if err := ioctl(syscall.TIOCSWINSZ, unsafe.Pointer(&ws)); err != nil {
+		t.Skipf("window size: %v", err)
+	}
+	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		m.Close()
+		t.Skipf("open the pty's terminal: %v", err)
+	}
+	return m, s
+}
+
+// csi is one control sequence of the kind mpb writes.
+var csi = regexp.MustCompile(`^\x1b\[([0-9;?]*)([A-Za-z])`)
+
+// screen plays what a terminal received and returns the lines left on it: text, carriage
+// returns, line feeds, cursor up (CSI n A) and erase below (CSI J) or to the end of the line
+// (CSI K), which is all a progress bar uses; other sequences are ignored.
+func screen(out string) []string {
+	lines := []string{""}
+	row, col := 0, 0
+	put := func(r rune) {
+		line := []rune(lines[row])
+		for len(line) < col {
+			line = append(line, ' ')
+		}
+		if col < len(line) {
+			line[col] = r
+		} else {
+			line = append(line, r)
+		}
+		lines[row] = string(line)
+		col++
+	}
+	for len(out) > 0 {
+		if m := csi.FindStringSubmatch(out); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			switch m[2] {
+			case "A":
+				row = max(0, row-max(n, 1))
+			case "J":
+				lines = lines[:row+1]
+				lines[row] = string([]rune(lines[row])[:min(col, len([]rune(lines[row])))])
+			case "K":
+				lines[row] = string([]rune(lines[row])[:min(col, len([]rune(lines[row])))])
+			}
+			out = out[len(m[0]):]
+			continue
+		}
+		r := []rune(out[:min(len(out), 4)])[0]
+		out = out[len(string(r)):]
+		switch r {
+		case '\r':
+			col = 0
+		case '\n':
+			row++
+			if row == len(lines) {
+				lines = append(lines, "")
+			}
+		default:
+			put(r)
+		}
+	}
+	var kept []string
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			kept = append(kept, l)
+		}
+	}
+	return kept
+}
+
+// TestFinishedBarIsCleared: on a terminal, the progress bar is drawn while the replay runs and
+// erased when it finishes, so a copied terminal holds the report alone (issue 16 item 7).
+func TestFinishedBarIsCleared(t *testing.T) {
+	master, slave := openPTY(t)
+	defer master.Close()
+	var mu sync.Mutex
+	var got bytes.Buffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			mu.Lock()
+			got.Write(buf[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	sc := filepath.Join(t.TempDir(), "mid.yaml")
+	if err := os.WriteFile(sc, []byte("name: mid\nduration: 30m\nload: {rate: 1000/s}\ntarget:\n  latency: {fixed: 5ms}\npolicies:\n  - {name: a, timeout: 1s}\n  - {name: b, timeout: 2s}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	f := &Factory{IO: report.System(nil, &out, slave)}
+	if !f.IO.StderrTTY {
+		t.Fatal("the pty is not seen as a terminal")
+	}
+	code := run(context.Background(), f, []string{"replay", sc})
+	slave.Close()
+	<-done
+	mu.Lock()
+	raw := got.String()
+	mu.Unlock()
+	if code != ExitOK || !strings.Contains(out.String(), "replay mid") {
+		t.Fatalf("exit %d\n%s", code, out.String())
+	}
+	if !strings.Contains(raw, "replay mid ") {
+		t.Fatalf("no bar was drawn on the terminal: %q", raw)
+	}
+	if left := screen(raw); len(left) > 0 {
+		t.Errorf("the finished bar is left on the terminal:\n%s\n(raw %q)", strings.Join(left, "\n"), raw)
+	}
+}
