@@ -232,7 +232,7 @@ func chartSeconds(s int) string {
 type chartSpan struct {
 	from, to int
 	caption  string
-	// marked names the fault windows drawn ("the stall (30 s – 40 s)"), empty without any.
+	// marked names the fault windows drawn ("the stall", "the faults"), empty without any.
 	marked string
 }
 
@@ -322,11 +322,11 @@ func chartSpanOf(activeFrom, activeTo int, faults []chartWindow, recoveredMs ...
 	length := end - start
 	from := max(activeFrom, start-max(chartZoomBefore, length/4))
 	to := min(activeTo, end+max(chartZoomAfter, length))
-	what := "the faults"
+	name := "the faults"
 	if len(faults) == 1 {
-		what = faults[0].what
+		name = faults[0].what
 	}
-	what += " (" + units.Millis(startMs) + " – " + units.Millis(endMs) + ")"
+	what := name + " (" + units.Millis(startMs) + " – " + units.Millis(endMs) + ")"
 	lastRecovery := math.Inf(-1)
 	for _, r := range recoveredMs {
 		lastRecovery = math.Max(lastRecovery, r)
@@ -338,9 +338,9 @@ func chartSpanOf(activeFrom, activeTo int, faults []chartWindow, recoveredMs ...
 	}
 	if from >= to || 3*(to-from) >= 2*(activeTo-activeFrom) {
 		whole.caption += "; " + what + " marked"
-		whole.marked = what
+		whole.marked = name
 		return whole
 	}
-	return chartSpan{from: from, to: to, marked: what, caption: fmt.Sprintf("%s – %s around %s, of %s – %s from first arrival to last completion",
+	return chartSpan{from: from, to: to, marked: name, caption: fmt.Sprintf("%s – %s around %s, of %s – %s from first arrival to last completion",
 		chartSeconds(from), chartSeconds(to), around, chartSeconds(activeFrom), chartSeconds(activeTo))}
 }

@@ -181,7 +181,7 @@ func replayHTMLParts(r *replay.Result, id string) ([]htmlVerdict, []htmlBlock, e
 }
 
 // StormHTML renders a storm as one self-contained HTML page: the verdicts, the offered load
-// of every policy against the capacity, goodput, and the policy table.
+// of every policy against the capacity, goodput and the queue, and the policy table.
 func StormHTML(w io.Writer, r *storm.Result, _ Options) error {
 	var lead []htmlVerdict
 	for _, p := range r.Policies {
@@ -209,6 +209,7 @@ func StormHTML(w io.Writer, r *storm.Result, _ Options) error {
 	}
 	charts, _, err := timelineCharts("storm", ps, faults, recovered, []timelineFigure{offered,
 		{id: "goodput", title: "Goodput: requests succeeded per second, every policy", unit: "requests/s", value: func(s replay.Second) int { return s.Succeeded }},
+		{id: "queue", title: "Queue at the dependency: the longest it was in each second, every policy", unit: "requests", value: func(s replay.Second) int { return s.QueueLength }},
 	})
 	if err != nil {
 		return err

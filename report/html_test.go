@@ -226,8 +226,8 @@ func TestHTMLChartsShadeTheIncident(t *testing.T) {
 		t.Fatal(err)
 	}
 	figs := svgFigures(b.String())
-	if len(figs) != 2 {
-		t.Fatalf("%d charts, want offered load and goodput", len(figs))
+	if len(figs) != 3 {
+		t.Fatalf("%d charts, want offered load, goodput and queue", len(figs))
 	}
 	for id, svg := range figs {
 		bands := svgBandRect.FindAllStringSubmatch(svg, -1)
@@ -290,7 +290,7 @@ func TestHTMLChartsWithoutIncidentHaveNoBand(t *testing.T) {
 	if strings.Contains(b.String(), `class="band"`) {
 		t.Error("a band without a fault")
 	}
-	if len(svgFigures(b.String())) != 2 {
+	if len(svgFigures(b.String())) != 3 {
 		t.Error("the charts are missing")
 	}
 }
