@@ -236,13 +236,33 @@ func (r *runner) dial(ctx context.Context) (*timedConn, error) {
 // the connection may carry another request.
 func (c *caller) roundTrip(conn *timedConn, payload []byte) (status int, keep bool, err error) {
 	s := &c.direct
+	c.readFrom(conn)
+	_, werr := conn.Write(payload)
+	if werr == nil {
+		if res, ok := fastHead(s.br, c.r.wire.head.Method == http.MethodHead); ok {
+			err = fastBody(s.br, &s.lim, res)
+			keep = err == nil && !res.close && s.br.Buffered() == 0
+			return res.status, keep, err
+		}
+	}
+	return c.readResponse(werr)
+}
+
+// readFrom points the caller's reader at conn for one response, its head bounded.
+func (c *caller) readFrom(conn *timedConn) {
+	s := &c.direct
 	s.lim = limitedReader{r: conn, n: maxResponseHeaderBytes}
 	if s.br == nil {
 		s.br = bufio.NewReaderSize(&s.lim, 4096)
 	} else {
 		s.br.Reset(&s.lim)
 	}
-	_, werr := conn.Write(payload)
+}
+
+// readResponse reads the response with net/http's ReadResponse (every response the fast
+// path does not take). werr is the error of the request's write, if any.
+func (c *caller) readResponse(werr error) (status int, keep bool, err error) {
+	s := &c.direct
 	// Even when the write failed the server may have answered first (a 413 before reading a
 	// large body, then closing): what it sent is still read.
 	var resp *http.Response
@@ -273,13 +293,20 @@ func (c *caller) roundTrip(conn *timedConn, payload []byte) (status int, keep bo
 	return resp.StatusCode, keep, err
 }
 
-// limitedReader fails reads once n bytes were read: it bounds a response's head.
+// limitedReader fails reads once n bytes were read: it bounds a response's head. An error
+// of the connection is returned again by every later read of the same response, so that
+// ReadResponse meets the error the fast path's peek met (fastresp.go) instead of reading a
+// connection that has already failed.
 type limitedReader struct {
-	r io.Reader
-	n int64
+	r   io.Reader
+	n   int64
+	err error
 }
 
 func (l *limitedReader) Read(b []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
 	if l.n <= 0 {
 		return 0, errHeadersTooLarge
 	}
@@ -288,5 +315,6 @@ func (l *limitedReader) Read(b []byte) (int, error) {
 	}
 	n, err := l.r.Read(b)
 	l.n -= int64(n)
+	l.err = err
 	return n, err
 }
