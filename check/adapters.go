@@ -38,9 +38,10 @@ func replayScenario(ctx context.Context, path string) (*Replay, error) {
 		return nil, err
 	}
 	res, err := sim.Run(ctx, sc, sim.Options{})
-	if err != nil {
+	if err != nil && (res == nil || ctx.Err() == nil) {
 		return nil, err
 	}
+	// Interrupted (err is ctx's): the policies that finished, with the error.
 	out := &Replay{Scenario: sc.Name, File: sc.File, Expect: sc.Expect}
 	for _, p := range res.Policies {
 		out.Policies = append(out.Policies, ReplayedPolicy{
@@ -51,5 +52,5 @@ func replayScenario(ctx context.Context, path string) (*Replay, error) {
 			WorkerSaturation: p.WorkerSaturation,
 		})
 	}
-	return out, nil
+	return out, err
 }

@@ -34,7 +34,8 @@ type Options struct {
 	Configs *Configs
 }
 
-// Replayer replays the scenario at path and returns its expectations and results.
+// Replayer replays the scenario at path and returns its expectations and results. Stopped by
+// ctx, it returns the policies that finished (or nil) with ctx's error.
 type Replayer func(ctx context.Context, path string) (*Replay, error)
 
 // Replay is what PT100 needs from one replayed scenario.
@@ -58,6 +59,11 @@ type ReplayedPolicy struct {
 // Run applies every enabled rule to every dependency of files, replays the scenarios they
 // list, and returns the result. An unreadable profile or scenario is an input error
 // (*scenario.Error), never a finding.
+//
+// When ctx is cancelled during the replays (Ctrl-C), Run returns both the result of what
+// finished — every dependency and config finding, the scenarios replayed, the policies of the
+// interrupted scenario that finished — marked Interrupted, with the scenarios not (or not
+// wholly) replayed in NotReplayed, and ctx's error.
 func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 	if opts.FailOn == "" {
 		opts.FailOn = LevelError
@@ -73,6 +79,14 @@ func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 		opts.Configs = NewConfigs()
 	}
 	enabled := map[string]bool{}
+	// The rules that read the files alone run first, for every file: they take milliseconds.
+	// The scenarios, which run simulations, come last, so a run interrupted (Ctrl-C) during a
+	// replay still has every static finding.
+	type replayTask struct {
+		e   *engine
+		ref ScenarioRef
+	}
+	var replays []replayTask
 	for _, f := range files {
 		res.Files = append(res.Files, f.Path)
 		e := &engine{file: f, opts: opts, res: res}
@@ -83,13 +97,7 @@ func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 			res.Summary.Dependencies++
 		}
 		for _, s := range f.Scenarios {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if err := e.scenario(ctx, s); err != nil {
-				return nil, err
-			}
-			res.Summary.Scenarios++
+			replays = append(replays, replayTask{e, s})
 		}
 		for _, r := range Catalog {
 			if !f.Disabled[r.ID] {
@@ -100,6 +108,25 @@ func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 	if err := inferredChains(files, opts, res); err != nil {
 		return nil, err
 	}
+	var stop error
+	for _, t := range replays {
+		if stop == nil {
+			stop = ctx.Err()
+		}
+		if stop != nil {
+			t.e.notReplayed(t.ref, nil)
+			continue
+		}
+		if err := t.e.scenario(ctx, t.ref); err != nil {
+			if ctx.Err() == nil {
+				return nil, err
+			}
+			stop = ctx.Err() // the replay was stopped: it noted what it finished
+			continue
+		}
+		res.Summary.Scenarios++
+	}
+	res.Interrupted = stop != nil
 	if len(files) == 0 {
 		for _, r := range Catalog {
 			enabled[r.ID] = true
@@ -146,8 +173,9 @@ func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 			res.Summary.Warnings++
 		}
 	}
-	res.Passed = len(res.Failing()) == 0
-	return res, nil
+	// An interrupted run never passed: the scenarios it did not replay could have failed.
+	res.Passed = len(res.Failing()) == 0 && !res.Interrupted
+	return res, stop
 }
 
 // engine checks the dependencies and scenarios of one file.
@@ -335,12 +363,46 @@ type replayedPolicy struct {
 func (e *engine) scenario(ctx context.Context, ref ScenarioRef) error {
 	start, first := time.Now(), len(e.res.Checked)
 	rep, err := e.opts.Replay(ctx, ref.Path)
+	if err != nil && ctx.Err() != nil {
+		// Interrupted: the policies that finished are checked, the scenario is noted.
+		var done []string
+		if rep != nil {
+			if cerr := e.replayed(ref, rep, start, first); cerr != nil {
+				return cerr
+			}
+			for _, p := range rep.Policies {
+				done = append(done, p.Name)
+			}
+		}
+		e.notReplayed(ref, done)
+		return ctx.Err()
+	}
 	if err != nil {
 		if se, ok := err.(*scenario.Error); ok && se.Line > 0 {
 			return se // a problem inside the scenario file: point there
 		}
 		return &scenario.Error{File: e.file.Path, Line: ref.Pos.Line, Col: ref.Pos.Col, Field: "scenarios", Msg: err.Error()}
 	}
+	return e.replayed(ref, rep, start, first)
+}
+
+// notReplayed notes a scenario an interruption stopped: done are its policies that finished
+// (and were checked). JUnit shows it as a skipped PT100 test case.
+func (e *engine) notReplayed(ref ScenarioRef, done []string) {
+	e.res.NotReplayed = append(e.res.NotReplayed, NotReplayed{File: e.file.Path, Line: ref.Pos.Line, Col: ref.Pos.Col, Scenario: ref.Path, Replayed: done})
+	if e.file.Disabled["PT100"] {
+		return
+	}
+	reason := "interrupted before it was replayed"
+	if len(done) > 0 {
+		reason = "interrupted: only " + strings.Join(done, ", ") + " replayed"
+	}
+	e.res.Checked = append(e.res.Checked, Checked{Dependency: ref.Path, File: e.file.Path, Line: ref.Pos.Line, Rules: []string{"PT100"}, Skipped: map[string]string{"PT100": reason}})
+}
+
+// replayed runs every enabled scenario rule on each policy of rep (replayed for ref) that has
+// expectations; start and first are when the replay began and the first Checked entry it may add.
+func (e *engine) replayed(ref ScenarioRef, rep *Replay, start time.Time, first int) error {
 	for _, p := range rep.Policies {
 		exp, ok := mergeExpect(rep.Expect["*"], rep.Expect[p.Name])
 		if !ok {

@@ -441,3 +441,62 @@ func TestFormatting(t *testing.T) {
 		}
 	}
 }
+
+// TestRunInterruptedKeepsWhatFinished: a run cancelled during its replays (Ctrl-C) returns
+// the findings of every dependency, of the scenario that finished and of the policies of the
+// interrupted one that finished, names what was not replayed, does not pass, and returns the
+// context's error with it.
+func TestRunInterruptedKeepsWhatFinished(t *testing.T) {
+	f, err := Load("patience.yaml", []byte("dependencies:\n  - name: search\n    policy: {timeout: none}\nscenarios: [one.yaml, two.yaml, three.yaml]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	failing := scenario.Expect{Amplification: "<= 0.5"}
+	replay := func(ctx context.Context, path string) (*Replay, error) {
+		rep := &Replay{Scenario: strings.TrimSuffix(path, ".yaml"), File: path, Expect: map[string]scenario.Expect{"*": failing}}
+		switch path {
+		case "one.yaml":
+			rep.Policies = []ReplayedPolicy{{Name: "a", SuccessRate: 1, Amplification: 1}}
+			return rep, nil
+		case "two.yaml": // Ctrl-C after its first policy
+			rep.Policies = []ReplayedPolicy{{Name: "a", SuccessRate: 1, Amplification: 1}}
+			cancel()
+			return rep, ctx.Err()
+		}
+		t.Errorf("%s replayed after the interruption", path)
+		return rep, nil
+	}
+	res, err := Run(ctx, []*File{f}, Options{Replay: replay})
+	if !errors.Is(err, context.Canceled) || res == nil {
+		t.Fatalf("Run: %v, %v; want the result and context.Canceled", res, err)
+	}
+	got := []string{}
+	for _, fd := range res.Findings {
+		got = append(got, fd.Rule+" "+fd.Dependency)
+	}
+	slices.Sort(got)
+	if diff := cmp.Diff([]string{"PT001 search", "PT100 one/a", "PT100 two/a"}, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+	want := []NotReplayed{
+		{File: "patience.yaml", Line: 4, Col: 23, Scenario: "two.yaml", Replayed: []string{"a"}},
+		{File: "patience.yaml", Line: 4, Col: 33, Scenario: "three.yaml"},
+	}
+	if diff := cmp.Diff(want, res.NotReplayed); diff != "" {
+		t.Errorf("not replayed (-want +got):\n%s", diff)
+	}
+	if !res.Interrupted || res.Passed || !res.Finished() || res.Summary.Scenarios != 1 {
+		t.Errorf("interrupted %v, passed %v, finished %v, scenarios %d; want true, false, true, 1", res.Interrupted, res.Passed, res.Finished(), res.Summary.Scenarios)
+	}
+	skipped := map[string]string{}
+	for _, c := range res.Checked {
+		for id, why := range c.Skipped {
+			skipped[c.Dependency+" "+id] = why
+		}
+	}
+	if skipped["two.yaml PT100"] != "interrupted: only a replayed" || skipped["three.yaml PT100"] != "interrupted before it was replayed" {
+		t.Errorf("skipped test cases: %v", skipped)
+	}
+}

@@ -41,6 +41,35 @@ type Result struct {
 	Skipped []SkippedFile `json:"skipped,omitempty"`
 	// Error is set when check could not run (exit 2): the input error every report renders.
 	Error *InputError `json:"error,omitempty"`
+	// Interrupted says the run was stopped (Ctrl-C) before every scenario was replayed: the
+	// findings are those of what finished, NotReplayed lists the rest, and Passed is false.
+	Interrupted bool          `json:"interrupted,omitempty"`
+	NotReplayed []NotReplayed `json:"not_replayed,omitempty"`
+}
+
+// NotReplayed is a scenario an interruption stopped, at its scenarios: entry.
+type NotReplayed struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col,omitempty"`
+	Scenario string `json:"scenario"`
+	// Replayed are the scenario's policies that finished before the interruption, whose
+	// expectations were checked; empty when none did.
+	Replayed []string `json:"replayed,omitempty"`
+}
+
+// Finished says whether an interrupted run checked anything: a dependency, a config chain or
+// a replayed policy. A run that did not has nothing to report.
+func (r *Result) Finished() bool {
+	if r.Summary.Dependencies > 0 || len(r.Chains) > 0 || r.Summary.Scenarios > 0 {
+		return true
+	}
+	for _, n := range r.NotReplayed {
+		if len(n.Replayed) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Finding is one rule that fired on one dependency.

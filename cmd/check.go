@@ -107,7 +107,9 @@ Rules (default level; change with rules: {levels: {PT006: error}, disable: [PT01
 	}
 	b.WriteString(`
 Exit codes: 0 no finding at or above --fail-on, 1 findings at or above --fail-on (after every
-report is written), 2 unreadable or invalid input (FILE:LINE:COL: FIELD: message).`)
+report is written), 2 unreadable or invalid input (FILE:LINE:COL: FIELD: message), 130
+interrupted (Ctrl-C): the findings of what finished are printed and every report written,
+marked interrupted, with the scenarios not replayed.`)
 	return b.String()
 }
 
@@ -169,9 +171,23 @@ func checkRun(opts *CheckOptions) error {
 	in.Configs.Getenv = opts.IO.Getenv
 	copts.Configs = in.Configs
 	res, err := check.Run(ctx, in.Files, copts)
+	if res != nil && res.Interrupted {
+		// Ctrl-C during the replays: what finished is rendered and saved like a whole run,
+		// marked interrupted, and the exit is 130 whatever was found.
+		if !res.Finished() {
+			return stoppedEmpty(context.Canceled)
+		}
+		if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
+			return err
+		}
+		if err := writeCheckReports(opts, targets, res); err != nil {
+			return err
+		}
+		return ErrInterrupted
+	}
 	if err != nil {
-		// A scenario replay stopped by Ctrl-C comes back as that scenario's error (its text
-		// "context canceled", exit 2): the context says what happened.
+		// A replay stopped by Ctrl-C before the run could note it: the context says what
+		// happened (not the replay's "context canceled", exit 2).
 		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 			return stoppedEmpty(context.Canceled)
 		}

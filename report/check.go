@@ -3,8 +3,10 @@ package report
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/patience-dev/patience/check"
 )
 
@@ -28,13 +30,41 @@ func inputMessage(e *check.InputError) string {
 }
 
 // checkVerdict is the one line that leads every human report: pass or fail, counts, scope.
+// An interrupted run is "interrupted", marked ✗ when what finished already fails and ~
+// otherwise: it did not pass, and it did not finish failing either.
 func checkVerdict(r *check.Result) (mark, word, counts string) {
 	mark, word = "✓", "passed"
-	if !r.Passed {
+	switch {
+	case r.Interrupted && len(r.Failing()) == 0:
+		mark, word = "~", "interrupted"
+	case r.Interrupted:
+		mark, word = "✗", "interrupted"
+	case !r.Passed:
 		mark, word = "✗", "failed"
 	}
 	counts = fmt.Sprintf("%s, %s", plural(r.Summary.Errors, "error"), plural(r.Summary.Warnings, "warning"))
 	return mark, word, counts
+}
+
+// notReplayedText says what an interruption left out: "interrupted: the findings cover what
+// finished; not replayed: slow.yaml (only a, b replayed), long.yaml"; "" when the run
+// finished.
+func notReplayedText(r *check.Result) string {
+	if !r.Interrupted {
+		return ""
+	}
+	parts := make([]string, 0, len(r.NotReplayed))
+	for _, n := range r.NotReplayed {
+		p := n.Scenario
+		if len(n.Replayed) > 0 {
+			p += " (only " + strings.Join(n.Replayed, ", ") + " replayed)"
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return "interrupted: the findings cover what finished"
+	}
+	return "interrupted: the findings cover what finished; not replayed: " + strings.Join(parts, ", ")
 }
 
 // checkScope says what was checked: "3 dependencies, 1 scenario in patience.yaml".
@@ -76,48 +106,176 @@ func location(f check.Finding) string {
 }
 
 // CheckText renders a check result for people: the verdict first, then every finding with
-// where it is, what will happen in production and the fix.
+// where it is, what will happen in production and the fix. It fits opts.Width (textWidth):
+// prose wraps by word with a hanging indent, a number keeps its unit, and a location, a
+// rule or a dependency's name is never split.
 func CheckText(w io.Writer, r *check.Result, opts Options) error {
 	st := opts.Styles
+	width := textWidth(opts)
 	mark, word, counts := checkVerdict(r)
 	verdict := st.Good
-	if !r.Passed {
+	switch {
+	case mark == "~":
+		verdict = st.Warn
+	case !r.Passed:
 		verdict = st.Bad
 	}
 	var b strings.Builder
 	if e := r.Error; e != nil {
-		fmt.Fprintf(&b, "%s %s\n", st.Bad.Render("✗ check could not run:"), st.Verdict.Render(e.Location()+": "+inputMessage(e)))
+		head := "✗ check could not run: "
+		writeHanging(&b, st.Bad.Render(strings.TrimSuffix(head, " "))+" ", lipgloss.Width(head), e.Location()+": "+inputMessage(e), width, st.Verdict)
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	fmt.Fprintf(&b, "%s %s\n", verdict.Render(mark+" check "+word+":"), st.Verdict.Render(counts))
-	fmt.Fprintf(&b, "%s\n", st.Muted.Render(fmt.Sprintf("%s · fail on %s · %s", checkScope(r), r.FailOn, plural(len(r.Rules), "rule"))))
+	head := mark + " check " + word + ": "
+	writeHanging(&b, verdict.Render(strings.TrimSuffix(head, " "))+" ", lipgloss.Width(head), counts, width, st.Verdict)
+	for _, l := range wrapSeparated([]string{checkScope(r), "fail on " + string(r.FailOn), plural(len(r.Rules), "rule")}, " · ", width) {
+		b.WriteString(st.Muted.Render(l) + "\n")
+	}
+	if text := notReplayedText(r); text != "" {
+		writeHanging(&b, "", 0, text, width, st.Warn)
+	}
 	if r.Summary.Suppressed > 0 {
-		fmt.Fprintf(&b, "%s\n", st.Muted.Render(fmt.Sprintf("%s suppressed by # patience:ignore", plural(r.Summary.Suppressed, "finding"))))
+		writeHanging(&b, "", 0, plural(r.Summary.Suppressed, "finding")+" suppressed by # patience:ignore", width, st.Muted)
 	}
 	for _, sk := range r.Skipped {
-		fmt.Fprintf(&b, "%s\n", st.Muted.Render("skipped "+sk.Path+": "+sk.Reason))
+		writeIndented(&b, "", 0, []piece{{text: "skipped", style: st.Muted}, {text: sk.Path + ":", style: st.Muted}}, sk.Reason, st.Muted, width, 2)
 	}
-	checkChainsText(&b, r, st)
+	checkChainsText(&b, r, st, width)
 	for _, f := range r.Findings {
 		level := st.Warn
 		if f.Level == check.LevelError {
 			level = st.Bad
 		}
 		b.WriteString("\n")
-		fmt.Fprintf(&b, "%s %s %s %s %s\n",
-			st.Muted.Render(location(f)),
-			level.Render(fmt.Sprintf("%-7s", f.Level)),
-			st.Key.Render(f.Rule),
-			st.Value.Render(f.Dependency),
-			st.Muted.Render("· "+f.Title))
-		fmt.Fprintf(&b, "  %s\n", f.Message)
+		writeIndented(&b, "", 0, []piece{
+			{text: location(f), style: st.Muted},
+			{text: fmt.Sprintf("%-7s", f.Level), style: level},
+			{text: f.Rule, style: st.Key},
+			{text: f.Dependency, style: st.Value},
+		}, "· "+f.Title, st.Muted, width, 4)
+		writeIndented(&b, "  ", 2, nil, f.Message, lipgloss.NewStyle(), width, 2)
 		if f.Fix != "" {
-			fmt.Fprintf(&b, "  %s %s\n", st.Good.Render("fix:"), f.Fix)
+			writeIndented(&b, "  "+st.Good.Render("fix:")+" ", 7, nil, f.Fix, lipgloss.NewStyle(), width, 7)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// breakAfter splits a word after each comma or slash: where a word too wide for a line may
+// break.
+var breakAfter = regexp.MustCompile(`[^,/]*[,/]+|[^,/]+$`)
+
+// fieldName is a patience.yaml field as a fix names it before its value:
+// "policy.retry.max_attempts:", "retry_after_max:".
+var fieldName = regexp.MustCompile(`^[a-z][a-z0-9]*([._][a-z0-9_]+|\[\])+:$`)
+
+// pastedTokens keeps "FIELD: VALUE" — the literal a fix asks the user to paste, such as
+// "policy.deadline: 20s" or "policy.retry.on: [connect, timeout, 5xx]" — on one line when it
+// fits in room.
+func pastedTokens(tokens []string, room int) []string {
+	out := make([]string, 0, len(tokens))
+	for i := 0; i < len(tokens); i++ {
+		t := tokens[i]
+		if fieldName.MatchString(t) && i+1 < len(tokens) {
+			j := i + 1
+			if strings.HasPrefix(tokens[j], "[") {
+				for j < len(tokens)-1 && !strings.Contains(tokens[j], "]") {
+					j++
+				}
+			}
+			if joined := strings.Join(tokens[i:j+1], " "); lipgloss.Width(joined) <= room {
+				out = append(out, joined)
+				i = j
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// piece is a run of text a line may not break inside (a location, a rule, a name with
+// spaces), in its style; the pieces of one group are rendered together where they share a
+// line. A glued piece follows the one before it with no space (the rest of a comma list).
+type piece struct {
+	text  string
+	style lipgloss.Style
+	group int
+	glue  bool
+}
+
+// writeIndented writes prefix (already styled, prefixW columns wide), heads, then text's
+// words (wrapTokens: a number keeps its unit), all in one paragraph wrapped to width, its
+// later lines indented by indent. A head is never broken: a name such as "search, v2" stays
+// on one line, or has a line of its own when it is wider than the room. A word wider than the
+// room breaks only after a comma or a slash ("connect-failure,refused-stream,…" as Istio
+// writes it, "nginx.ingress.kubernetes.io/proxy-next-upstream-tries").
+func writeIndented(b *strings.Builder, prefix string, prefixW int, heads []piece, text string, style lipgloss.Style, width, indent int) {
+	room := width - indent
+	pieces := make([]piece, 0, len(heads)+8)
+	for i, h := range heads {
+		pieces = append(pieces, piece{text: h.text, style: h.style, group: i})
+	}
+	for _, t := range pastedTokens(wrapTokens(text), room) {
+		if n := len(pieces); n > len(heads) && pieces[n-1].text == "·" {
+			pieces[n-1].text += " " + t // "· title" never ends a line at the dot
+			continue
+		}
+		parts := breakAfter.FindAllString(t, -1)
+		if lipgloss.Width(t) <= room || len(parts) < 2 {
+			pieces = append(pieces, piece{text: t, style: style, group: len(heads)})
+			continue
+		}
+		for i, part := range parts {
+			pieces = append(pieces, piece{text: part, style: style, group: len(heads), glue: i > 0})
+		}
+	}
+	var lines [][]piece
+	var cur []piece
+	lw := prefixW
+	for _, p := range pieces {
+		pw := lipgloss.Width(p.text)
+		sep := 1
+		if p.glue {
+			sep = 0
+		}
+		if len(cur) > 0 && lw+sep+pw > width {
+			lines = append(lines, cur)
+			cur, lw = nil, indent
+			p.glue = false
+		}
+		if len(cur) > 0 {
+			lw += sep
+		}
+		cur = append(cur, p)
+		lw += pw
+	}
+	lines = append(lines, cur)
+	for i, l := range lines {
+		if i == 0 {
+			b.WriteString(prefix)
+		} else {
+			b.WriteString(strings.Repeat(" ", indent))
+		}
+		for j := 0; j < len(l); {
+			k, run := j, l[j].text
+			for k+1 < len(l) && l[k+1].group == l[j].group {
+				k++
+				if !l[k].glue {
+					run += " "
+				}
+				run += l[k].text
+			}
+			if j > 0 {
+				b.WriteString(" ")
+			}
+			b.WriteString(l[j].style.Render(run))
+			j = k + 1
+		}
+		b.WriteString("\n")
+	}
 }
 
 // CheckMarkdown renders a check result as GitHub-flavoured Markdown, for pull-request
@@ -132,19 +290,27 @@ func CheckMarkdown(w io.Writer, r *check.Result, _ Options) error {
 	}
 	fmt.Fprintf(&b, "## patience check %s %s\n\n", mark, word)
 	fmt.Fprintf(&b, "**%s** · %s · fail on %s\n\n", counts, mdEscape(checkScope(r)), r.FailOn)
+	if text := notReplayedText(r); text != "" {
+		fmt.Fprintf(&b, "> %s\n\n", mdEscape(text))
+	}
 	if r.Summary.Suppressed > 0 {
 		fmt.Fprintf(&b, "%s suppressed by `# patience:ignore`.\n\n", plural(r.Summary.Suppressed, "finding"))
 	}
 	checkChainsMarkdown(&b, r)
 	if len(r.Findings) == 0 {
-		b.WriteString("No findings: every rule passed.\n")
+		if r.Interrupted {
+			b.WriteString("No findings in what finished.\n")
+		} else {
+			b.WriteString("No findings: every rule passed.\n")
+		}
 	} else {
 		b.WriteString("| Level | Rule | Dependency | Where | What will happen | Fix |\n")
 		b.WriteString("|---|---|---|---|---|---|\n")
 		for _, f := range r.Findings {
-			icon := "⚠️ warning"
+			// The marks of every report: ✗ fails the gate at the default level, ~ warns.
+			icon := "~ warning"
 			if f.Level == check.LevelError {
-				icon = "❌ error"
+				icon = "✗ error"
 			}
 			fmt.Fprintf(&b, "| %s | `%s` %s | %s | `%s` | %s | %s |\n",
 				icon, f.Rule, mdEscape(f.Title), mdEscape(f.Dependency), mdEscape(location(f)), mdEscape(f.Message), mdEscape(f.Fix))

@@ -52,38 +52,37 @@ func chainRows(ch check.Chain) (names []string, rows [][]string) {
 	return names, rows
 }
 
-// checkChainsText writes each multi-layer chain as a layer × failure-class table.
-func checkChainsText(b *strings.Builder, r *check.Result, st Styles) {
+// checkChainsText writes each multi-layer chain as a layer × failure-class table that fits
+// width: the failure classes are columns in check.FailureClasses' order, and those that do
+// not fit beside the layer names stack into a second table below (fitTable); a layer name
+// too long for a third of the width wraps by word.
+func checkChainsText(b *strings.Builder, r *check.Result, st Styles, width int) {
 	shown, single := multiLayer(r)
+	const indent = 2
+	labelW := max(16, (width-indent)/3)
 	for _, ch := range shown {
 		names, rows := chainRows(ch)
-		width := len("layer")
-		for _, n := range names {
-			width = max(width, len([]rune(n)))
-		}
 		b.WriteString("\n")
-		fmt.Fprintf(b, "%s %s %s\n", st.Key.Render("chain"), st.Value.Render(ch.Dependency), st.Muted.Render("· attempts per failure at "+ch.Dependency+", outermost layer first"))
-		head := fmt.Sprintf("  %-*s", width, "layer")
+		writeIndented(b, "", 0, []piece{{text: "chain", style: st.Key}, {text: ch.Dependency, style: st.Value}},
+			"· attempts per failure at "+ch.Dependency+", outermost layer first", st.Muted, width, 4)
+		headers := []string{"layer"}
 		for _, c := range check.FailureClasses {
-			head += fmt.Sprintf(" %7s", c)
+			headers = append(headers, string(c))
 		}
-		b.WriteString(st.Muted.Render(head) + "\n")
+		cells := make([][]string, len(names))
 		for i, n := range names {
-			line := fmt.Sprintf("  %s%s", n, strings.Repeat(" ", width-len([]rune(n))))
-			for _, v := range rows[i] {
-				line += fmt.Sprintf(" %7s", v)
-			}
-			if i >= len(ch.Layers) {
-				line = st.Verdict.Render(line)
-			}
-			b.WriteString(line + "\n")
+			cells[i] = append([]string{strings.Join(wrapWords(n, labelW), "\n")}, rows[i]...)
+		}
+		table := fitTable(st, headers, cells, width-indent, func(col int) bool { return col > 0 })
+		for _, l := range strings.Split(table, "\n") {
+			b.WriteString(strings.Repeat(" ", indent) + l + "\n")
 		}
 		for _, a := range ch.Assumptions {
-			fmt.Fprintf(b, "  %s\n", st.Muted.Render("assumes "+a))
+			writeIndented(b, "  "+st.Muted.Render("assumes")+" ", 10, nil, a, st.Muted, width, 10)
 		}
 	}
 	if single > 0 && len(shown) > 0 {
-		fmt.Fprintf(b, "%s\n", st.Muted.Render(fmt.Sprintf("  and %s of one layer (-o json lists them)", plural(single, "chain"))))
+		writeHanging(b, "  ", 2, fmt.Sprintf("and %s of one layer (-o json lists them)", plural(single, "chain")), width, st.Muted)
 	}
 }
 

@@ -165,7 +165,17 @@ func CheckSARIF(w io.Writer, r *check.Result, _ Options) error {
 	for _, f := range r.Suppressed {
 		add(f, true)
 	}
-	inv := SARIFInvocation{ExecutionSuccessful: r.Error == nil}
+	inv := SARIFInvocation{ExecutionSuccessful: r.Error == nil && !r.Interrupted}
+	// An interrupted run (Ctrl-C) did not finish: one notification per scenario it did not
+	// replay, at its scenarios: entry, so code scanning does not read the results as whole.
+	for _, n := range r.NotReplayed {
+		msg := "interrupted: " + n.Scenario + " was not replayed"
+		if len(n.Replayed) > 0 {
+			msg = "interrupted: " + n.Scenario + " was replayed only for " + strings.Join(n.Replayed, ", ")
+		}
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, SARIFNotification{Level: "warning", Message: SARIFText{Text: msg},
+			Locations: []SARIFLocation{{PhysicalLocation: sarifPhysical(n.File, n.Line, n.Col)}}})
+	}
 	if e := r.Error; e != nil {
 		msg := e.Message
 		if e.Field != "" {

@@ -6,13 +6,19 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/patience-dev/patience/check"
 	"github.com/patience-dev/patience/internal/golden"
+	"github.com/patience-dev/patience/scenario"
 )
 
 // checkFixture is a check file with one finding of most kinds, one clean dependency and
@@ -61,9 +67,16 @@ func checkResult(t *testing.T, text string) *check.Result {
 
 func renderCheck(t *testing.T, format string, res *check.Result, color bool) []byte {
 	t.Helper()
+	return renderCheckWidth(t, format, res, color, 100)
+}
+
+// renderCheckWidth renders res for a terminal width columns wide.
+func renderCheckWidth(t *testing.T, format string, res *check.Result, color bool, width int) []byte {
+	t.Helper()
 	var buf bytes.Buffer
 	io := Test(nil, &buf, nil)
 	io.Color = color
+	io.Width = width
 	render, err := CheckFormats.Get(format)
 	if err != nil {
 		t.Fatal(err)
@@ -74,16 +87,127 @@ func renderCheck(t *testing.T, format string, res *check.Result, color bool) []b
 	return buf.Bytes()
 }
 
+// chainResult checks check's chain fixture (ingress-nginx → the app → Istio, defaults only),
+// whose text report holds a layer × failure-class table.
+func chainResult(t *testing.T) *check.Result {
+	t.Helper()
+	in, err := check.LoadPaths([]string{filepath.Join("..", "check", "testdata", "configs", "chain")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := check.Run(context.Background(), in.Files, check.Options{Version: "1.2.3", Configs: in.Configs,
+		LoadProfile: func(string) (*hdrhistogram.Histogram, error) { return nil, errors.New("none") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func TestCheckGoldens(t *testing.T) {
 	failing := checkResult(t, checkFixture)
 	passing := checkResult(t, "dependencies:\n  - name: search\n    policy: {timeout: 1s}\n")
 	for _, format := range CheckFormats.Names() {
+		switch format {
+		case "text":
+			continue // at every width, below
+		case "html":
+			continue // html_test.go holds check_html.golden
+		}
 		golden.Assert(t, "check_"+format, renderCheck(t, format, failing, false))
 	}
 	golden.Assert(t, "check_text_color", renderCheck(t, "text", failing, true))
-	golden.Assert(t, "check_text_pass", renderCheck(t, "text", passing, false))
 	golden.Assert(t, "check_markdown_pass", renderCheck(t, "markdown", passing, false))
 	golden.Assert(t, "check_junit_pass", renderCheck(t, "junit", passing, false))
+	golden.Assert(t, "check_markdown_chains", renderCheck(t, "markdown", chainResult(t), false))
+}
+
+// checkWidthGoldens are the text reports at each golden width: the failing fixture, the
+// passing one and the chain fixture.
+func checkWidthGoldens(t *testing.T) map[string][]byte {
+	t.Helper()
+	variants := map[string]*check.Result{
+		"":        checkResult(t, checkFixture),
+		"_pass":   checkResult(t, "dependencies:\n  - name: search\n    policy: {timeout: 1s}\n"),
+		"_chains": chainResult(t),
+	}
+	out := map[string][]byte{}
+	for suffix, res := range variants {
+		for _, w := range goldenWidths {
+			out[fmt.Sprintf("check_text%s_%d", suffix, w)] = renderCheckWidth(t, "text", res, false, w)
+		}
+	}
+	return out
+}
+
+func TestCheckTextGoldens(t *testing.T) {
+	for name, got := range checkWidthGoldens(t) {
+		t.Run(name, func(t *testing.T) { golden.Assert(t, name, got) })
+	}
+}
+
+// afterComma is a comma or a slash and the space after it, which a line break may add.
+var afterComma = regexp.MustCompile(`([,/])\s+`)
+
+// checkUnitLine is a line that starts with a unit cut from its number.
+var checkUnitLine = regexp.MustCompile(`^\s*(ms|s|min|h)\b[^-]`)
+
+// TestCheckTextFitsWidth: no line of the check text report is wider than the terminal it is
+// rendered for — at the golden widths and at every width from 60 to 200 — no line starts
+// with a unit cut from its number or ends with a field cut from its value ("policy.deadline:"
+// / "20s"), and no word is cut: joined back, the lines hold every
+// finding's message and fix word for word.
+func TestCheckTextFitsWidth(t *testing.T) {
+	results := map[string]*check.Result{"failing": checkResult(t, checkFixture), "chains": chainResult(t)}
+	for name, res := range results {
+		for w := 60; w <= 200; w++ {
+			out := string(renderCheckWidth(t, "text", res, false, w))
+			for i, line := range strings.Split(out, "\n") {
+				if lw := lipgloss.Width(line); lw > w {
+					t.Errorf("%s at %d: line %d is %d columns wide:\n%s", name, w, i+1, lw, line)
+				}
+				if checkUnitLine.MatchString(line) {
+					t.Errorf("%s at %d: line %d starts with a unit cut from its number:\n%s", name, w, i+1, line)
+				}
+				if f := strings.Fields(line); len(f) > 0 && fieldName.MatchString(f[len(f)-1]) {
+					t.Errorf("%s at %d: line %d parts %s from the value to paste:\n%s", name, w, i+1, f[len(f)-1], line)
+				}
+			}
+			// Lines break at spaces, or after a comma or slash inside a word too wide for a line.
+			flat := afterComma.ReplaceAllString(strings.Join(strings.Fields(out), " "), "$1")
+			for _, f := range res.Findings {
+				for _, s := range []string{f.Message, f.Fix, f.Dependency, location(f)} {
+					if !strings.Contains(flat, afterComma.ReplaceAllString(s, "$1")) {
+						t.Errorf("%s at %d: %q is not in the report whole", name, w, s)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestCheckGoldensFitTheirWidth holds the check goldens named for a width
+// (check_text_80.golden) to it, as TestGoldensFitTheirWidth does the other reports'.
+func TestCheckGoldensFitTheirWidth(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("testdata", "check_*_[0-9]*.golden"))
+	if len(paths) < 9 {
+		t.Fatalf("only %d check width goldens", len(paths))
+	}
+	for _, path := range paths {
+		m := regexp.MustCompile(`_(\d+)\.golden$`).FindStringSubmatch(path)
+		width, _ := strconv.Atoi(m[1])
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if lw := lipgloss.Width(line); lw > width {
+				t.Errorf("%s: line %d is %d columns wide, more than %d:\n%s", path, i+1, lw, width, line)
+			}
+			if checkUnitLine.MatchString(line) {
+				t.Errorf("%s: line %d starts with a unit cut from its number:\n%s", path, i+1, line)
+			}
+		}
+	}
 }
 
 func TestCheckTextNoANSIWithoutColor(t *testing.T) {
@@ -328,5 +452,54 @@ func TestGitHubOneCommandPerLine(t *testing.T) {
 		if !strings.HasPrefix(l, "::error ") && !strings.HasPrefix(l, "::warning ") && !strings.HasPrefix(l, "::notice ") {
 			t.Errorf("not a workflow command: %q", l)
 		}
+	}
+}
+
+// interruptedResult is a check run stopped (Ctrl-C) while it replayed the second of its
+// scenarios: one.yaml finished, two.yaml did not.
+func interruptedResult(t *testing.T) *check.Result {
+	t.Helper()
+	f, err := check.Load("patience.yaml", []byte("dependencies:\n  - name: search\n    policy: {timeout: 1s}\nscenarios: [one.yaml, two.yaml]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	replay := func(ctx context.Context, path string) (*check.Replay, error) {
+		if path == "two.yaml" {
+			cancel()
+			return nil, ctx.Err()
+		}
+		return &check.Replay{Scenario: "one", File: path, Expect: map[string]scenario.Expect{"*": {Amplification: "<= 1.5"}},
+			Policies: []check.ReplayedPolicy{{Name: "a", SuccessRate: 1, Amplification: 1.2}}}, nil
+	}
+	res, err := check.Run(ctx, []*check.File{f}, check.Options{Version: "1.2.3", Replay: replay})
+	if !errors.Is(err, context.Canceled) || res == nil || !res.Interrupted {
+		t.Fatalf("want an interrupted result, got %v, %v", res, err)
+	}
+	return res
+}
+
+// TestCheckInterruptedReports: every format says the run was interrupted and what it did not
+// replay — the text and Markdown verdict (~: nothing that finished fails), a SARIF
+// notification at the scenarios: entry with executionSuccessful false, a skipped JUnit case.
+func TestCheckInterruptedReports(t *testing.T) {
+	res := interruptedResult(t)
+	golden.Assert(t, "check_text_interrupted_80", renderCheckWidth(t, "text", res, false, 80))
+	golden.Assert(t, "check_markdown_interrupted", renderCheck(t, "markdown", res, false))
+	var log SARIFLog
+	if err := json.Unmarshal(renderCheck(t, "sarif", res, false), &log); err != nil {
+		t.Fatal(err)
+	}
+	inv := log.Runs[0].Invocations[0]
+	if inv.ExecutionSuccessful || len(inv.ToolExecutionNotifications) != 1 || inv.ToolExecutionNotifications[0].Message.Text != "interrupted: two.yaml was not replayed" ||
+		inv.ToolExecutionNotifications[0].Locations[0].PhysicalLocation.Region.StartLine != 4 {
+		t.Errorf("sarif invocation: %+v", inv)
+	}
+	if junit := string(renderCheck(t, "junit", res, false)); !strings.Contains(junit, `<skipped message="interrupted before it was replayed">`) {
+		t.Errorf("junit has no skipped case for two.yaml:\n%s", junit)
+	}
+	if gh := string(renderCheck(t, "github", res, false)); !strings.Contains(gh, "title=patience check interrupted::~ 0 errors") {
+		t.Errorf("github:\n%s", gh)
 	}
 }
