@@ -215,17 +215,20 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 	chunks := make(chan chunk, workers*2)
 	results := make(chan chunkResult, workers*2)
 	pool := sync.Pool{New: func() any { return make([]byte, 0, 1<<20) }}
+	// Chunk accumulators go back to accums once merged, reset: their histograms are reused,
+	// not allocated (and cleared) for every chunk.
+	accums := sync.Pool{New: func() any { return newAccum() }}
 	var wg sync.WaitGroup
 	for range workers {
 		parse := newParser()
 		wg.Go(func() {
-			var recs []Record
-			emit := func(rec *Record) { recs = append(recs, *rec) }
+			var a *accum
+			emit := func(rec *Record) { r.add(a, rec) }
 			for c := range chunks {
 				// One accumulator per chunk, merged in input order: which routes fold into
 				// "(other)", the malformed lines shown and the first fatal error do not
 				// depend on which worker took which chunk (same input, same bytes out).
-				a := newAccum()
+				a = accums.Get().(*accum)
 				a.unit, a.spill = unit, true
 				var fatal error
 				data, line := c.data, c.firstLine
@@ -243,7 +246,6 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 						line++
 						continue
 					}
-					recs = recs[:0]
 					if err := parse(l, emit, a); err != nil {
 						var fe *fatalError
 						if errors.As(err, &fe) {
@@ -254,9 +256,6 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 							a.malformedLine(in.name, line, err.Error())
 						}
 					}
-					for i := range recs {
-						r.add(a, &recs[i])
-					}
 					line++
 				}
 				//lint:ignore SA6002 the pool holds 1 MiB chunk buffers; boxing the slice header costs nothing next to one
@@ -266,13 +265,9 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 			if flush {
 				// A parser joining lines (k6) emits its last request at the end; such a
 				// parser runs on one worker, so this comes after every chunk.
-				a := newAccum()
+				a = newAccum()
 				a.unit = unit
-				recs = recs[:0]
 				_ = parse(nil, emit, a)
-				for i := range recs {
-					r.add(a, &recs[i])
-				}
 				results <- chunkResult{seq: -1, a: a}
 			}
 		})
@@ -291,6 +286,9 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 				firstErr = res.err
 			}
 			out.mergeCapped(res.a)
+			res.a.reset()
+			res.a.spill = false
+			accums.Put(res.a)
 		}
 		for res := range results {
 			if res.seq < 0 {

@@ -358,7 +358,7 @@ func profileStream(ctx context.Context, r *reader, in *input, a *accum) error {
 	a.lines = int64(bytes.Count(b, []byte{'\n'}))
 	s := a.all
 	s.reusedKnown = true
-	for name, dst := range map[string]**hdrHist{
+	for name, dst := range map[string]**hist{
 		probe.SeriesDNS: &s.dns[0], probe.SeriesConnect: &s.connect[0], probe.SeriesTLS: &s.tls[0],
 		probe.SeriesTTFBFresh: &s.ttfb[0], probe.SeriesTTFBReused: &s.ttfb[1],
 		probe.SeriesTotalFresh: &s.total[0], probe.SeriesTotalReused: &s.total[1], probe.SeriesGood: &s.good,
@@ -371,14 +371,17 @@ func profileStream(ctx context.Context, r *reader, in *input, a *accum) error {
 		if err != nil {
 			return &InputError{File: in.name, Err: fmt.Errorf("histograms.%s: %v", name, err)}
 		}
-		mergeHist(dst, h, 3)
+		if *dst == nil {
+			*dst = newHistogram(3)
+		}
+		(*dst).mergeHDR(h)
 	}
 	for k, v := range p.Status {
 		n, err := strconv.Atoi(k)
 		if err != nil {
 			return &InputError{File: in.name, Err: fmt.Errorf("status %q is not a status code", k)}
 		}
-		s.status[n] += v
+		s.addStatus(n, v)
 	}
 	for k, v := range p.Errors {
 		s.errs[k] += v

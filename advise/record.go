@@ -2,6 +2,7 @@ package advise
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,21 +51,29 @@ const (
 
 func newHist(sig int) *hdrhistogram.Histogram { return hdrhistogram.New(histLowest, histHighest, sig) }
 
-func record(h **hdrhistogram.Histogram, sig int, d time.Duration) {
+// record adds d (in µs, clamped to the histogram's range) to *h, made on first use.
+func record(h **hist, sig int, d time.Duration) {
 	if *h == nil {
-		*h = newHist(sig)
+		*h = newHistogram(sig)
 	}
 	v := d.Microseconds()
 	v = min(max(v, histLowest), histHighest)
-	_ = (*h).RecordValue(v)
+	(*h).recordN(v, 1)
+}
+
+// statusCount is one status code's count; a series keeps a few in a slice (a map lookup per
+// line costs more than scanning the handful of statuses a log has).
+type statusCount struct {
+	code int
+	n    int64
 }
 
 // series are one set of counters and histograms: the whole input, or one group.
 type series struct {
 	sig                            int
-	dns, connect, tls, ttfb, total [2]*hdrhistogram.Histogram // [fresh-or-unknown, reused]
-	good                           *hdrhistogram.Histogram
-	status                         map[int]int64
+	dns, connect, tls, ttfb, total [2]*hist // [fresh-or-unknown, reused]
+	good                           *hist
+	status                         []statusCount
 	errs                           map[string]int64
 	errMsg                         map[string]string
 	requests                       int64
@@ -73,7 +82,36 @@ type series struct {
 }
 
 func newSeries(sig int) *series {
-	return &series{sig: sig, status: map[int]int64{}, errs: map[string]int64{}, errMsg: map[string]string{}}
+	return &series{sig: sig, errs: map[string]int64{}, errMsg: map[string]string{}}
+}
+
+// hists lists the series' histogram slots.
+func (s *series) hists() [11]**hist {
+	return [11]**hist{&s.dns[0], &s.dns[1], &s.connect[0], &s.connect[1], &s.tls[0], &s.tls[1],
+		&s.ttfb[0], &s.ttfb[1], &s.total[0], &s.total[1], &s.good}
+}
+
+// reset empties s for reuse, keeping its histograms' memory.
+func (s *series) reset() {
+	for _, h := range s.hists() {
+		if *h != nil {
+			(*h).reset()
+		}
+	}
+	s.status = s.status[:0]
+	clear(s.errs)
+	clear(s.errMsg)
+	s.requests, s.reusedKnown, s.noAnswerMax = 0, false, 0
+}
+
+func (s *series) addStatus(code int, n int64) {
+	for i := range s.status {
+		if s.status[i].code == code {
+			s.status[i].n += n
+			return
+		}
+	}
+	s.status = append(s.status, statusCount{code, n})
 }
 
 func (s *series) add(r *Record) {
@@ -108,7 +146,7 @@ func (s *series) add(r *Record) {
 		}
 		return
 	}
-	s.status[r.Status]++
+	s.addStatus(r.Status, 1)
 	if r.TTFB >= 0 {
 		record(&s.ttfb[i], s.sig, r.TTFB)
 	}
@@ -120,14 +158,15 @@ func (s *series) add(r *Record) {
 	}
 }
 
-func mergeHist(dst **hdrhistogram.Histogram, src *hdrhistogram.Histogram, sig int) {
+// mergeHist adds src to *dst (made on first use); src is left as it was.
+func mergeHist(dst **hist, src *hist, sig int) {
 	if src == nil {
 		return
 	}
 	if *dst == nil {
-		*dst = newHist(sig)
+		*dst = newHistogram(sig)
 	}
-	(*dst).Merge(src)
+	(*dst).merge(src)
 }
 
 func (s *series) merge(o *series) {
@@ -139,8 +178,8 @@ func (s *series) merge(o *series) {
 		mergeHist(&s.total[i], o.total[i], s.sig)
 	}
 	mergeHist(&s.good, o.good, s.sig)
-	for k, v := range o.status {
-		s.status[k] += v
+	for _, st := range o.status {
+		s.addStatus(st.code, st.n)
 	}
 	for k, v := range o.errs {
 		s.errs[k] += v
@@ -167,9 +206,12 @@ type meta struct {
 // recommendation, the cut-off curve and the encoded histograms are the probe's own code.
 func (s *series) toResult(m meta, p probe.AdviceParams) (*probe.Result, error) {
 	hists := map[string]string{}
-	put := func(name string, h *hdrhistogram.Histogram) error {
-		if h == nil {
-			h = newHist(3)
+	put := func(name string, fh *hist) error {
+		// An empty histogram is encoded as none at all (a sig-3 empty one), whatever its
+		// geometry: a reused series keeps empty histograms a fresh one would not have.
+		h := newHist(3)
+		if fh != nil && fh.total > 0 {
+			h = fh.toHDR()
 		}
 		enc, err := probe.EncodeHistogram(h)
 		hists[name] = enc
@@ -179,7 +221,7 @@ func (s *series) toResult(m meta, p probe.AdviceParams) (*probe.Result, error) {
 	// report then shows the blended row only).
 	steps := []struct {
 		name string
-		h    *hdrhistogram.Histogram
+		h    *hist
 	}{
 		{probe.SeriesDNS, s.dns[0]}, {probe.SeriesConnect, s.connect[0]}, {probe.SeriesTLS, s.tls[0]},
 		{probe.SeriesTTFBFresh, s.ttfb[0]}, {probe.SeriesTTFBReused, s.ttfb[1]},
@@ -193,9 +235,9 @@ func (s *series) toResult(m meta, p probe.AdviceParams) (*probe.Result, error) {
 	}
 	status := map[string]int64{}
 	var responses int64
-	for k, v := range s.status {
-		status[strconv.Itoa(k)] = v
-		responses += v
+	for _, st := range s.status {
+		status[strconv.Itoa(st.code)] += st.n
+		responses += st.n
 	}
 	samples := map[string]probe.ErrorSample{}
 	for k, v := range s.errMsg {
@@ -262,12 +304,14 @@ type spilledRecord struct {
 // maxGroups bounds the groups one accumulator tracks; later keys go to "(other)".
 const maxGroups = 500
 
-// accum gathers everything one worker read.
+// accum gathers everything one chunk (or one stream, or the whole input) read.
 type accum struct {
-	all       *series
-	groups    map[string]*series
-	windows   map[int64]*windowAcc
-	attempts  map[int]int64
+	all      *series
+	groups   map[string]*series
+	windows  map[int64]*windowAcc
+	attempts map[int]int64 // beyond the few in attemptsN
+	// attemptsN counts requests by attempts below len(attemptsN): no map update per line.
+	attemptsN [16]int64
 	lines     int64
 	malformed int64
 	bad       []lineErr
@@ -288,12 +332,20 @@ type accum struct {
 	// maxTimeout is the bound unanswered requests were censored at, when the source says
 	// (a saved profile's --max-timeout).
 	maxTimeout time.Duration
+
+	// Per-line shortcuts: the last host and method seen (already in their sets, or the set
+	// was full), the last window, the group key being built, and the series and windows of
+	// a reset accumulator, kept for reuse.
+	lastHost, lastMethod string
+	lastWin              *windowAcc
+	lastWinKey           int64
+	keyBuf               []byte
+	freeSeries           []*series
+	freeWindows          []*windowAcc
 }
 
-type hdrHist = hdrhistogram.Histogram
-
 type windowAcc struct {
-	good   *hdrhistogram.Histogram
+	good   *hist
 	count  int64
 	failed int64
 }
@@ -301,6 +353,56 @@ type windowAcc struct {
 func newAccum() *accum {
 	return &accum{all: newSeries(3), groups: map[string]*series{}, windows: map[int64]*windowAcc{},
 		attempts: map[int]int64{}, hosts: map[string]bool{}, methods: map[string]bool{}}
+}
+
+// reset empties a for the next chunk, keeping its series, windows and histograms for reuse.
+func (a *accum) reset() {
+	a.all.reset()
+	for _, g := range a.groups {
+		g.reset()
+		a.freeSeries = append(a.freeSeries, g)
+	}
+	clear(a.groups)
+	for _, w := range a.windows {
+		if w.good != nil {
+			w.good.reset()
+		}
+		w.count, w.failed = 0, 0
+		a.freeWindows = append(a.freeWindows, w)
+	}
+	clear(a.windows)
+	clear(a.attempts)
+	a.attemptsN = [16]int64{}
+	a.lines, a.malformed = 0, 0
+	a.bad = a.bad[:0]
+	a.first, a.last = time.Time{}, time.Time{}
+	clear(a.hosts)
+	clear(a.methods)
+	a.notes = a.notes[:0]
+	a.buckets = nil
+	clear(a.spilled)
+	a.spilled = a.spilled[:0]
+	a.maxTimeout = 0
+	a.lastHost, a.lastMethod, a.lastWin = "", "", nil
+}
+
+// newGroup is an empty series for a group: a reused one when a has one.
+func (a *accum) newGroup() *series {
+	if n := len(a.freeSeries); n > 0 {
+		g := a.freeSeries[n-1]
+		a.freeSeries = a.freeSeries[:n-1]
+		return g
+	}
+	return newSeries(2)
+}
+
+func (a *accum) newWindow() *windowAcc {
+	if n := len(a.freeWindows); n > 0 {
+		w := a.freeWindows[n-1]
+		a.freeWindows = a.freeWindows[:n-1]
+		return w
+	}
+	return &windowAcc{}
 }
 
 func (a *accum) note(s string) {
@@ -336,25 +438,38 @@ func (a *accum) trimBad() {
 func (a *accum) add(r *Record, by By, window time.Duration) {
 	a.all.add(r)
 	if r.Attempts > 0 {
-		a.attempts[r.Attempts]++
+		if r.Attempts < len(a.attemptsN) {
+			a.attemptsN[r.Attempts]++
+		} else {
+			a.attempts[r.Attempts]++
+		}
 	}
-	if len(a.hosts) < 3 && r.Host != "" {
-		a.hosts[r.Host] = true
+	// The sets keep their first three; a value equal to the last one seen is in its set
+	// already, or the set was full then (and still is).
+	if r.Host != "" && r.Host != a.lastHost {
+		if len(a.hosts) < 3 {
+			a.hosts[r.Host] = true
+		}
+		a.lastHost = r.Host
 	}
-	if len(a.methods) < 3 && r.Method != "" {
-		a.methods[r.Method] = true
+	if r.Method != "" && r.Method != a.lastMethod {
+		if len(a.methods) < 3 {
+			a.methods[r.Method] = true
+		}
+		a.lastMethod = r.Method
 	}
-	if key := groupKey(r, by); key != "" {
-		g, ok := a.groups[key]
+	if by != ByNone {
+		a.keyBuf = appendGroupKey(a.keyBuf[:0], r, by)
+		g, ok := a.groups[string(a.keyBuf)]
 		if !ok && a.spill && len(a.groups) >= maxGroups {
-			a.spilled = append(a.spilled, spilledRecord{key, *r})
+			a.spilled = append(a.spilled, spilledRecord{string(a.keyBuf), *r})
 		} else if !ok {
-			if len(a.groups) >= maxGroups {
-				key = "(other)"
-				g = a.groups[key]
+			key := "(other)"
+			if len(a.groups) < maxGroups {
+				key = string(a.keyBuf)
 			}
-			if g == nil {
-				g = newSeries(2)
+			if g = a.groups[key]; g == nil {
+				g = a.newGroup()
 				a.groups[key] = g
 			}
 		}
@@ -370,13 +485,17 @@ func (a *accum) add(r *Record, by By, window time.Duration) {
 			a.last = r.Time
 		}
 		k := r.Time.UnixNano() / int64(window)
-		w, ok := a.windows[k]
-		if !ok {
-			if len(a.windows) >= maxWindows {
-				return
+		w := a.lastWin
+		if w == nil || k != a.lastWinKey {
+			var ok bool
+			if w, ok = a.windows[k]; !ok {
+				if len(a.windows) >= maxWindows {
+					return
+				}
+				w = a.newWindow()
+				a.windows[k] = w
 			}
-			w = &windowAcc{}
-			a.windows[k] = w
+			a.lastWin, a.lastWinKey = w, k
 		}
 		w.count++
 		if r.Status == 0 || !probe.GoodStatus(r.Status) {
@@ -400,6 +519,8 @@ func (a *accum) mergeCapped(o *accum) {
 		delete(o.groups, k)
 		if other, ok := o.groups["(other)"]; ok {
 			other.merge(g)
+			g.reset()
+			o.freeSeries = append(o.freeSeries, g)
 		} else {
 			o.groups["(other)"] = g
 		}
@@ -422,26 +543,32 @@ func (a *accum) mergeCapped(o *accum) {
 	}
 }
 
+// merge adds o into a; o keeps everything it had (a copies, so o can be reset and reused).
 func (a *accum) merge(o *accum) {
 	a.all.merge(o.all)
 	for k, g := range o.groups {
-		if cur, ok := a.groups[k]; ok {
-			cur.merge(g)
-		} else {
-			a.groups[k] = g
+		cur, ok := a.groups[k]
+		if !ok {
+			cur = newSeries(g.sig)
+			a.groups[k] = cur
 		}
+		cur.merge(g)
 	}
 	for k, w := range o.windows {
-		if cur, ok := a.windows[k]; ok {
-			cur.count += w.count
-			cur.failed += w.failed
-			mergeHist(&cur.good, w.good, 2)
-		} else {
-			a.windows[k] = w
+		cur, ok := a.windows[k]
+		if !ok {
+			cur = &windowAcc{}
+			a.windows[k] = cur
 		}
+		cur.count += w.count
+		cur.failed += w.failed
+		mergeHist(&cur.good, w.good, 2)
 	}
 	for k, v := range o.attempts {
 		a.attempts[k] += v
+	}
+	for k, v := range o.attemptsN {
+		a.attemptsN[k] += v
 	}
 	a.lines += o.lines
 	a.malformed += o.malformed
@@ -469,32 +596,37 @@ func (a *accum) merge(o *accum) {
 		a.buckets = o.buckets
 	}
 	a.maxTimeout = max(a.maxTimeout, o.maxTimeout)
+	// The shortcuts describe a's own sets: o's values may have changed them.
+	a.lastHost, a.lastMethod, a.lastWin = "", "", nil
 }
 
-// groupKey is r's group under by ("" for none).
-func groupKey(r *Record, by By) string {
+// appendGroupKey appends r's group under by (nothing for none) to dst.
+func appendGroupKey(dst []byte, r *Record, by By) []byte {
 	switch by {
 	case ByRoute:
 		m := r.Method
 		if m == "" {
 			m = "?"
 		}
-		return m + " " + RouteTemplate(r.Path)
+		dst = append(dst, m...)
+		dst = append(dst, ' ')
+		return appendRoute(dst, r.Path)
 	case ByHost:
 		if r.Host == "" {
-			return "(no host)"
+			return append(dst, "(no host)"...)
 		}
-		return r.Host
+		return append(dst, r.Host...)
 	case ByStatus:
 		if r.Status == 0 {
 			if r.Err != "" {
-				return r.Err
+				return append(dst, r.Err...)
 			}
-			return "error"
+			return append(dst, "error"...)
 		}
-		return strconv.Itoa(r.Status/100) + "xx"
+		dst = strconv.AppendInt(dst, int64(r.Status/100), 10)
+		return append(dst, "xx"...)
 	}
-	return ""
+	return dst
 }
 
 // single is the one key of a set, or "(several)".
@@ -549,9 +681,16 @@ func (a *accum) result(o Options) (*Result, error) {
 	if a.buckets != nil {
 		a.buckets.adjust(overall)
 	}
-	if len(a.attempts) > 0 {
+	counts := map[int]int64{}
+	maps.Copy(counts, a.attempts)
+	for k, v := range a.attemptsN {
+		if v > 0 {
+			counts[k] += v
+		}
+	}
+	if len(counts) > 0 {
 		at := &Attempts{ByCount: map[string]int64{}}
-		for k, v := range a.attempts {
+		for k, v := range counts {
 			at.ByCount[strconv.Itoa(k)] = v
 			at.Requests += v
 			at.Attempts += int64(k) * v
@@ -629,8 +768,8 @@ func (r *Result) windows(a *accum, width time.Duration) {
 	for _, k := range keys {
 		w := a.windows[k]
 		out := Window{Start: time.Unix(0, k*int64(width)).UTC(), Count: w.count, Failed: w.failed}
-		if w.good != nil && w.good.TotalCount() > 0 {
-			h := w.good
+		if w.good != nil && w.good.total > 0 {
+			h := w.good.toHDR()
 			out.P50Ms = ptr(float64(h.ValueAtQuantile(50)) / 1000)
 			out.MaxMs = ptr(float64(h.Max()) / 1000)
 			if h.TotalCount() >= 100 {

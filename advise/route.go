@@ -5,20 +5,29 @@ import "strings"
 // RouteTemplate turns a request path into its route: segments that are ids — numbers, UUIDs,
 // hex hashes, long tokens mixing letters and digits — become {id}, so /users/42/orders and
 // /users/7/orders are one endpoint. The query string is dropped.
-func RouteTemplate(path string) string {
+func RouteTemplate(path string) string { return string(appendRoute(nil, path)) }
+
+// appendRoute appends RouteTemplate(path) to dst.
+func appendRoute(dst []byte, path string) []byte {
 	if i := strings.IndexAny(path, "?#"); i >= 0 {
 		path = path[:i]
 	}
 	if path == "" {
-		return "/"
+		return append(dst, '/')
 	}
-	segs := strings.Split(path, "/")
-	for i, s := range segs {
-		if isID(s) {
-			segs[i] = "{id}"
+	for {
+		seg, rest, more := strings.Cut(path, "/")
+		if isID(seg) {
+			dst = append(dst, "{id}"...)
+		} else {
+			dst = append(dst, seg...)
 		}
+		if !more {
+			return dst
+		}
+		dst = append(dst, '/')
+		path = rest
 	}
-	return strings.Join(segs, "/")
 }
 
 // isID says whether a path segment is an identifier rather than a word of the API.
