@@ -70,11 +70,12 @@ func stormRows(r *storm.Result) [][]string {
 }
 
 // stormChart writes the per-second chart of every policy on one time axis: the fault as a
-// band and the capacity first, then for each policy its offered load and goodput (on the
-// capacity's scale, shared by every policy) and its queue (on a scale of its own, shared by
-// every policy). Each row's figure is its own maximum over the seconds drawn, whatever the
-// width. It spans the active period, zoomed onto the fault (and on to the last recovery),
-// and its caption says which.
+// band and the capacity first, then for each policy its offered load (on the capacity's
+// scale), its goodput and its queue (each on a scale of its own). Every scale is shared by
+// the policies, so they compare by eye; goodput has its own because a collapse's offered load
+// (often several times the capacity) would flatten it. Each row's figure is its own maximum
+// over the seconds drawn, whatever the width. It spans the active period, zoomed onto the
+// fault (and on to the last recovery), and its caption says which.
 func stormChart(b *strings.Builder, r *storm.Result, width int, st Styles) error {
 	tls := make([][]replay.Second, len(r.Policies))
 	for i, p := range r.Policies {
@@ -86,7 +87,7 @@ func stormChart(b *strings.Builder, r *storm.Result, width int, st Styles) error
 	}
 	faults, recovered := stormFaults(r)
 	span := chartSpanOf(activeFrom, activeTo, faults, recovered...)
-	writeWrapped(b, "per second, "+span.caption+"; offered load (attempts started at the dependency), capacity and goodput of every policy on one scale, the queue on another", width, st.Muted)
+	writeWrapped(b, "per second, "+span.caption+"; for every policy, offered load (attempts started at the dependency) on the capacity's scale, goodput and the queue each on a scale of its own", width, st.Muted)
 	return Chart(b, stormSeries(r, faults, activeTo, st), ChartOptions{Width: width, From: span.from, To: span.to}, st)
 }
 
@@ -128,7 +129,7 @@ func stormSeries(r *storm.Result, faults []chartWindow, n int, st Styles) []Char
 		}
 		series = append(series,
 			ChartSeries{Name: "offered", Group: p.Name, Values: offered, Style: st.BarAlt, Unit: "/s", Scale: "rate"},
-			ChartSeries{Name: "goodput", Group: p.Name, Values: goodput, Style: st.Good, Unit: "/s", Scale: "rate"},
+			ChartSeries{Name: "goodput", Group: p.Name, Values: goodput, Style: st.Good, Unit: "/s", Scale: "goodput"},
 			ChartSeries{Name: "queue", Group: p.Name, Values: queue, Peak: true, Style: st.Bar, Scale: "queue"})
 	}
 	return series
