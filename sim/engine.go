@@ -186,8 +186,9 @@ type engine struct {
 	saturated  time.Duration
 }
 
-func newEngine(sc *scenario.Scenario, p *policy.Policy) *engine {
+func newEngine(sc *scenario.Scenario, p *policy.Policy, s *scratch) *engine {
 	e := &engine{sc: sc, duration: sc.Duration, capacity: sc.Target.Capacity}
+	e.take(s)
 	for i := range p.Layers {
 		e.levels = append(e.levels, p.Layers[i].Policy)
 	}
@@ -244,13 +245,14 @@ func newEngine(sc *scenario.Scenario, p *policy.Policy) *engine {
 	}
 	if e.capacity != nil {
 		// Grows on demand: most of a long queue is runs of orphans, a few entries.
-		e.queue = newFifo(min(e.capacity.Queue, 1024))
+		spare := e.queue.spare
+		e.queue = fifo{ring: s.fifoRing(max(min(e.capacity.Queue, 1024), 16)), base: 1, spare: spare}
 	}
 	highest := int64(e.horizon/time.Microsecond) * 2
 	if highest < 1_000_000 {
 		highest = 1_000_000
 	}
-	e.hist = hdrhistogram.New(1, highest, 3)
+	e.hist = s.histogram(1, highest, 3)
 	e.res = replay.PolicyResult{Name: p.Name, FailureReasons: map[string]int{}}
 	if t := p.TheoreticalAmplification(); !math.IsInf(t, 0) {
 		e.res.TheoreticalAmplification = &t

@@ -39,6 +39,9 @@ type fifo struct {
 	// attempts is the number of attempts waiting (orphans included): the queue length the
 	// scenario bounds and the timeline reports.
 	attempts int
+	// spare is the ring compact copies into next (the one before the last compaction), so a
+	// queue that grows and shrinks does not allocate a ring each time.
+	spare []fifoEntry
 }
 
 func newFifo(size int) fifo { return fifo{ring: make([]fifoEntry, max(size, 16)), base: 1} }
@@ -73,7 +76,14 @@ func (q *fifo) makeRoom() {
 // compact copies the entries into a ring of size entries, dropping tombstones and merging
 // neighbouring runs of orphans with the same service time, and renumbers the live attempts.
 func (q *fifo) compact(size int) {
-	out := make([]fifoEntry, size)
+	var out []fifoEntry
+	if cap(q.spare) >= size {
+		out = q.spare[:size]
+		clear(out)
+	} else {
+		out = make([]fifoEntry, size)
+	}
+	q.spare = q.ring
 	k := 0
 	for i := 0; i < q.n; i++ {
 		e := q.ring[(q.head+i)%len(q.ring)]

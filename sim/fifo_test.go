@@ -113,7 +113,7 @@ func TestCollapsedQueueHoldsNoObjectPerOrphan(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	e := newEngine(sc, sc.Policies[0])
+	e := newEngine(sc, sc.Policies[0], &scratch{})
 	if err := e.run(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -72,12 +72,18 @@ func runPolicy(ctx context.Context, sc *scenario.Scenario, p *policy.Policy, tic
 	if err := validate(sc, p); err != nil {
 		return replay.PolicyResult{}, err
 	}
-	e := newEngine(sc, p)
+	s := getScratch()
+	e := newEngine(sc, p, s)
 	e.tick = tick
-	if err := e.run(ctx); err != nil {
+	err := e.run(ctx)
+	res := e.res
+	// Only a run that returns gives its buffers back: after a panic they may be half
+	// updated, and are left to the garbage collector.
+	e.release(s)
+	if err != nil {
 		return replay.PolicyResult{}, err
 	}
-	return e.res, nil
+	return res, nil
 }
 
 func validate(sc *scenario.Scenario, p *policy.Policy) error {

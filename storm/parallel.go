@@ -28,7 +28,10 @@ type PanicError struct {
 }
 
 func (e *PanicError) Error() string {
-	where := fmt.Sprintf("policy %q", e.Policy)
+	where := "a worker"
+	if e.Policy != "" {
+		where = fmt.Sprintf("policy %q", e.Policy)
+	}
 	if e.Rate > 0 {
 		where += fmt.Sprintf(" (bisection probe at %g/s)", e.Rate)
 	}
@@ -317,25 +320,7 @@ func runJobs(ctx context.Context, run engineFunc, sc *scenario.Scenario, res *Re
 	var wg sync.WaitGroup
 	for range s.parallel {
 		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			for {
-				j, ok := s.pick()
-				if !ok {
-					s.cond.Broadcast()
-					return
-				}
-				s.active++
-				s.mu.Unlock()
-				out, recovered, err := execute(j, run, sc, res)
-				s.mu.Lock()
-				s.active--
-				s.record(j, out, recovered, err)
-				s.cond.Broadcast()
-			}
-		}()
+		go s.work(&wg, run, sc, res)
 	}
 	wg.Wait()
 	bis := make([]*Bisection, n)
@@ -357,6 +342,45 @@ func runJobs(ctx context.Context, run engineFunc, sc *scenario.Scenario, res *Re
 		}
 	}
 	return s.outs, bis, errs, s.panicked
+}
+
+// work is one worker: it runs jobs until pick has none left. A panic of the scheduler's own
+// code (or of the Progress callback it calls) is recovered too, and stops the run like a
+// panic in a simulation.
+func (s *scheduler) work(wg *sync.WaitGroup, run engineFunc, sc *scenario.Scenario, res *Result) {
+	defer wg.Done()
+	held := false
+	defer func() {
+		v := recover()
+		if !held {
+			s.mu.Lock()
+		}
+		if v != nil && s.panicked == nil {
+			s.panicked = &PanicError{Value: v, Stack: debug.Stack()}
+		}
+		if v != nil {
+			s.stop()
+		}
+		s.cond.Broadcast()
+		s.mu.Unlock()
+	}()
+	s.mu.Lock()
+	held = true
+	for {
+		j, ok := s.pick()
+		if !ok {
+			return
+		}
+		s.active++
+		s.mu.Unlock()
+		held = false
+		out, recovered, err := execute(j, run, sc, res)
+		s.mu.Lock()
+		held = true
+		s.active--
+		s.record(j, out, recovered, err)
+		s.cond.Broadcast()
+	}
 }
 
 // execute runs one job on the calling worker. A panic is recovered here, in the goroutine it
