@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -147,18 +148,18 @@ func probeRamp(n int, lo, step float64, period int, tail ...float64) probe.Sampl
 
 // probeJob is a POST with an Idempotency-Key advised for a queue job: 2000 requests at
 // 200/s, the 1980 good ones between 700 and 898 ms with a tail of 4 s and 4.5 s, 20 503s.
-// The phase table, histogram and cut-off curve are those of the same sample.
+// The phase rows, the histogram and the cut-off curve are computed from that sample (the
+// 503s answered within its body, so they move no figure but the count).
 func probeJob() *probe.Result {
 	r := probeFixture()
 	r.Target.Method = "POST"
 	r.Target.Headers = append(r.Target.Headers, "Idempotency-Key: t-1")
 	good := probeRamp(1980, 700, 2, 100, 4000, 4500)
-	total := probeSummary(2000, 700, 799, 880, 890, 898, f(4000), 4500)
-	total.Fresh = probeSummary(1000, 702, 800, 881, 890, 898, f(4000), 4500)
-	total.Reused = probeSummary(1000, 700, 798, 879, 889, 897, f(3990), 4000)
-	ttfb := probeSummary(2000, 690, 789, 870, 880, 888, f(3990), 4490)
-	r.Phases.TTFB, r.Phases.Total = ttfb, total
-	r.Phases.Sent = probeSummary(2000, 699, 798, 879, 889, 897, f(3990), 4490)
+	at := func(q float64) float64 { return good.AtRank(int64(math.Ceil(q * float64(len(good))))) }
+	cut := func(ms float64) *float64 { return f(float64(good.Above(ms)) / float64(len(good))) }
+	r.Phases.Total = probeSummary(2000, good[0], at(0.5), at(0.9), at(0.95), at(0.99), f(at(0.999)), good[len(good)-1])
+	r.Phases.TTFB = probeSummary(2000, good[0]-10, at(0.5)-10, at(0.9)-10, at(0.95)-10, at(0.99)-10, f(at(0.999)-10), good[len(good)-1]-10)
+	r.Phases.Sent = probeSummary(2000, good[0]-1, at(0.5)-1, at(0.9)-1, at(0.95)-1, at(0.99)-1, f(at(0.999)-1), good[len(good)-1]-1)
 	r.Schedule.PeakInFlight = 182
 	r.Distribution = []probe.Bucket{{FromMs: 500, ToMs: 1000, Count: 1998}, {FromMs: 2000, ToMs: 5000, Count: 2}}
 	r.Recommendation = probe.Advise(probe.Evidence{
@@ -167,11 +168,11 @@ func probeJob() *probe.Result {
 		Status:  map[string]int64{"200": 1980, "503": 20}, Errors: map[string]int64{}, MaxTimeout: 30 * time.Second,
 	}, probe.Caller{Kind: probe.CallerJob, Method: "POST", IdempotencyKey: true}, probe.Options{})
 	r.CutoffCurve = []probe.Cutoff{
-		{Label: "p90", TimeoutMs: f(880), CutRate: f(0.1), Samples: 1980},
-		{Label: "p99", TimeoutMs: f(898), CutRate: f(0.0101), Samples: 1980},
-		{Label: "p99.9", TimeoutMs: f(4000), CutRate: f(0.0005), Samples: 1980},
+		{Label: "p90", TimeoutMs: f(at(0.9)), CutRate: cut(at(0.9)), Samples: 1980},
+		{Label: "p99", TimeoutMs: f(at(0.99)), CutRate: cut(at(0.99)), Samples: 1980},
+		{Label: "p99.9", TimeoutMs: f(at(0.999)), CutRate: cut(at(0.999)), Samples: 1980},
 		{Label: "p99.99", Samples: 1980},
-		{Label: "recommended", TimeoutMs: f(5000), CutRate: f(0), Samples: 1980},
+		{Label: "recommended", TimeoutMs: f(r.Recommendation.TimeoutMs), CutRate: cut(r.Recommendation.TimeoutMs), Samples: 1980},
 	}
 	return r
 }
@@ -190,6 +191,12 @@ func probeH2() *probe.Result {
 	r.Phases.DNS, r.Phases.Connect, r.Phases.TLS = one(0.41), one(0.182), one(3.1)
 	r.Phases.TTFB.Fresh, r.Phases.TTFB.Reused = nil, nil
 	r.Phases.Total.Fresh, r.Phases.Total.Reused = nil, nil
+	// One connection: the connect timeout rests on that one connect, not on 1000.
+	r.Recommendation = probe.Advise(probe.Evidence{
+		Good:    probeTail(1980, 14, 40, 41, 42, 43, 44, 45.1, 46, 47, 48.2, 50.9),
+		Connect: probe.Sample{0.182},
+		Status:  map[string]int64{"200": 1980, "503": 20}, Errors: map[string]int64{}, MaxTimeout: 30 * time.Second,
+	}, probe.Caller{Budget: 2 * time.Second}, probe.Options{})
 	return r
 }
 
