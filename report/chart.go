@@ -316,7 +316,11 @@ func chartSpanOf(activeFrom, activeTo int, faults []chartWindow, recoveredMs ...
 	startMs, endMs := math.Inf(1), 0.0
 	for _, f := range faults {
 		startMs = math.Min(startMs, f.atMs)
-		endMs = math.Max(endMs, math.Min(f.endMs(), float64(activeTo)*1000))
+		end := f.endMs()
+		if math.IsInf(end, 1) {
+			end = float64(activeTo) * 1000 // to the end of the run
+		}
+		endMs = math.Max(endMs, end)
 	}
 	start, end := int(startMs/1000), int(math.Ceil(endMs/1000))
 	length := end - start
@@ -336,7 +340,8 @@ func chartSpanOf(activeFrom, activeTo int, faults []chartWindow, recoveredMs ...
 		to = reach
 		around += " and the last recovery (" + units.Millis(lastRecovery) + ")"
 	}
-	if from >= to || 3*(to-from) >= 2*(activeTo-activeFrom) {
+	if to-from < 3 || 3*(to-from) >= 2*(activeTo-activeFrom) {
+		// Too short to draw (a fault after the last completion), or most of the run anyway.
 		whole.caption += "; " + what + " marked"
 		whole.marked = name
 		return whole

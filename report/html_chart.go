@@ -73,8 +73,8 @@ func svgLineChart(labels []string, series []htmlSeries, yTitle string, symbols b
 		return "", err
 	}
 	svg, err := svgBytes(p)
-	if err != nil || len(bands) == 0 {
-		return svg, err
+	if err != nil || len(bands) == 0 || len(labels) < 2 {
+		return svg, err // a single point has no width to shade
 	}
 	if symbols {
 		return "", errors.New("bands need a chart without boundary gaps")

@@ -385,6 +385,8 @@ func TestChartSpan(t *testing.T) {
 			"20 s – 1 min 38 s around the stall (30 s – 40 s) and the last recovery (1 min 27 s), of 0 s – 3 min 20 s from first arrival to last completion"},
 		{"a zoom of most of the run: the whole run, the fault marked", 0, 60, stall, nil, 0, 60,
 			"0 s – 1 min, first arrival to last completion; the stall (30 s – 40 s) marked"},
+		{"a fault after the last completion: the whole run", 0, 100, []chartWindow{{what: "the stall", atMs: 109_000, forMs: 10_000}}, nil, 0, 100,
+			"0 s – 1 min 40 s, first arrival to last completion; the stall (1 min 49 s – 1 min 59 s) marked"},
 		{"a fault to the end of the run", 0, 300, []chartWindow{{what: "the stall", atMs: 200_000}}, nil, 175, 300,
 			"2 min 55 s – 5 min around the stall (3 min 20 s – 5 min), of 0 s – 5 min from first arrival to last completion"},
 	} {
