@@ -47,6 +47,19 @@ func CheckGitHub(w io.Writer, r *check.Result, _ Options) error {
 		}
 		fmt.Fprintf(&b, "::%s %s::%s\n", cmd, strings.Join(props, ","), GitHubData(msg))
 	}
+	// An interrupted run (Ctrl-C): a warning at each scenarios: entry it did not replay.
+	for _, n := range r.NotReplayed {
+		props := []string{"file=" + GitHubProperty(n.File), fmt.Sprintf("line=%d", n.Line)}
+		if n.Col > 0 {
+			props = append(props, fmt.Sprintf("col=%d", n.Col))
+		}
+		props = append(props, "title="+GitHubProperty("patience check interrupted"))
+		msg := n.Scenario + " was not replayed"
+		if len(n.Replayed) > 0 {
+			msg = n.Scenario + " was replayed only for " + strings.Join(n.Replayed, ", ")
+		}
+		fmt.Fprintf(&b, "::warning %s::%s\n", strings.Join(props, ","), GitHubData(msg))
+	}
 	mark, word, counts := checkVerdict(r)
 	// The verdict is a notice: the findings above already carry the errors.
 	fmt.Fprintf(&b, "::notice title=%s::%s\n", GitHubProperty("patience check "+word), GitHubData(fmt.Sprintf("%s %s · %s · fail on %s", mark, counts, checkScope(r), r.FailOn)))

@@ -499,7 +499,8 @@ func TestCheckInterruptedReports(t *testing.T) {
 	if junit := string(renderCheck(t, "junit", res, false)); !strings.Contains(junit, `<skipped message="interrupted before it was replayed">`) {
 		t.Errorf("junit has no skipped case for two.yaml:\n%s", junit)
 	}
-	if gh := string(renderCheck(t, "github", res, false)); !strings.Contains(gh, "title=patience check interrupted::~ 0 errors") {
+	if gh := string(renderCheck(t, "github", res, false)); !strings.Contains(gh, "::warning file=patience.yaml,line=4,col=23,title=patience check interrupted::two.yaml was not replayed\n") ||
+		!strings.Contains(gh, "title=patience check interrupted::~ 0 errors") {
 		t.Errorf("github:\n%s", gh)
 	}
 }
