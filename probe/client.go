@@ -231,6 +231,8 @@ type caller struct {
 	buf    []byte // drains response bodies
 
 	direct directState   // the probe's own connections (direct.go)
+	h2     *h2stream     // h2.go: the caller's stream, reused from request to request
+	h2w    net.Conn      // h2.go: the HTTP/2 connection this caller is writing (c.mu)
 	req    *http.Request // legacy.go: r.base bound to ctx; nil when each send needs a body
 
 	// deadline bounds the request in flight by MaxTimeout: 0 while idle, mono() ns of the

@@ -138,6 +138,9 @@ func (c *caller) abortActive() {
 	if a := c.direct.active; a != nil {
 		_ = a.SetDeadline(aLongTimeAgo)
 	}
+	if w := c.h2w; w != nil {
+		_ = w.SetWriteDeadline(aLongTimeAgo) // a write the server does not take (h2.go)
+	}
 }
 
 // setActive records the connection the request is about to use; a request whose bound

@@ -1,6 +1,8 @@
 package probe_test
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -285,5 +287,70 @@ func TestTLSConfigErrors(t *testing.T) {
 	cfg := probe.Config{URL: "https://127.0.0.1:1/", CACert: "/nonexistent.pem"}
 	if _, err := probe.Run(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "--cacert") {
 		t.Errorf("missing --cacert file: %v", err)
+	}
+}
+
+// TestH2BodyAndFlowControl: a 200 KB request body, three times the server's initial
+// flow-control window, goes out in DATA frames as the server opens its windows; every byte
+// reaches the handler.
+func TestH2BodyAndFlowControl(t *testing.T) {
+	var got atomic.Int64
+	url := startH2C(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		if n != r.ContentLength {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		got.Add(n)
+		_, _ = w.Write([]byte("ok\n"))
+	}))
+	body := bytes.Repeat([]byte("x"), 200<<10)
+	r := run(t, probe.Config{URL: url + "/", Method: http.MethodPost, Body: body, Concurrency: 2, Requests: 6, Conn: "reuse", HTTP: "2"})
+	noErrors(t, r)
+	if r.Status["200"] != 6 || got.Load() != 6*int64(len(body)) {
+		t.Errorf("status %v, %d bytes received of %d", r.Status, got.Load(), 6*len(body))
+	}
+}
+
+// TestH2LargeHeaderBlock: a header block larger than one frame (16 KB) is sent as HEADERS
+// and CONTINUATION frames, and reaches the handler whole.
+func TestH2LargeHeaderBlock(t *testing.T) {
+	big := strings.Repeat("v", 40<<10)
+	url := startH2C(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Big") != big || r.Header.Get("User-Agent") == "" || r.Host == "" {
+			w.WriteHeader(http.StatusBadRequest)
+		}
+	}))
+	r := run(t, probe.Config{URL: url + "/", Header: http.Header{"X-Big": {big}}, Concurrency: 1, Requests: 3, Conn: "reuse", HTTP: "2"})
+	noErrors(t, r)
+	if r.Status["200"] != 3 {
+		t.Errorf("status %v, want 3 × 200", r.Status)
+	}
+}
+
+// TestH2HangIsBoundedByMaxTimeout: a stream the server never answers is given up at
+// --max-timeout (RST_STREAM CANCEL); the connection goes on carrying the next streams.
+func TestH2HangIsBoundedByMaxTimeout(t *testing.T) {
+	url := startH2C(t, hang())
+	begin := time.Now()
+	r := run(t, probe.Config{URL: url + "/", Rate: 20, Requests: 4, MaxTimeout: 200 * time.Millisecond, Conn: "reuse", HTTP: "2"})
+	if r.Errors["timeout"] != 4 || r.Responses != 0 || r.Connections.Opened != 1 {
+		t.Errorf("errors %v responses %d opened %d, want 4 timeouts on one connection", r.Errors, r.Responses, r.Connections.Opened)
+	}
+	if d := time.Since(begin); d > 3*time.Second {
+		t.Errorf("a hanging target held the probe %v with --max-timeout 200ms", d)
+	}
+}
+
+// TestH2Credentials: user:password in the URL is Basic auth, as on HTTP/1.1.
+func TestH2Credentials(t *testing.T) {
+	url := startH2C(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "me" || p != "s3cret" {
+			w.WriteHeader(http.StatusUnauthorized)
+		}
+	}))
+	r := run(t, probe.Config{URL: strings.Replace(url, "http://", "http://me:s3cret@", 1) + "/", Concurrency: 1, Requests: 2, HTTP: "2"})
+	if r.Status["200"] != 2 {
+		t.Errorf("status %v, want 2 × 200", r.Status)
 	}
 }
