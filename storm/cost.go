@@ -53,8 +53,15 @@ const (
 )
 
 // EstimateCost estimates the cost of storm-running sc: one run per policy, plus its bisection
-// (at rates up to the capacity) when bisect is set, parallel policies at a time.
+// (at rates up to the capacity) when bisect is set, on parallel workers. Memory counts a run
+// on every worker (with searches, probes of one policy may run side by side, parallel.go);
+// time counts a speedup of no more than the policies (a search's probes mostly wait for each
+// other), so neither is optimistic.
 func EstimateCost(sc *scenario.Scenario, bisect bool, parallel int) Cost {
+	atOnce := max(1, parallel)
+	if !bisect {
+		atOnce = max(1, min(parallel, len(sc.Policies)))
+	}
 	parallel = max(1, min(parallel, len(sc.Policies)))
 	horizon := sc.Duration + sc.Drain
 	if sc.Drain <= 0 {
@@ -77,7 +84,7 @@ func EstimateCost(sc *scenario.Scenario, bisect bool, parallel int) Cost {
 	}
 	return Cost{
 		Attempts: total,
-		Bytes:    baseBytes + float64(parallel)*peakRun,
+		Bytes:    baseBytes + float64(atOnce)*peakRun,
 		Time:     time.Duration(total / attemptsPerCoreSecond / float64(parallel) * float64(time.Second)),
 	}
 }

@@ -2,6 +2,7 @@ package storm
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -82,5 +83,23 @@ func TestParseBudget(t *testing.T) {
 		if _, err := ParseBudget(in); err == nil {
 			t.Errorf("ParseBudget(%q) accepted", in)
 		}
+	}
+}
+
+// With a search, a single policy's probes may run on every worker at once (speculation), so
+// the memory estimate counts a run per worker; the time estimate never assumes more speedup
+// than there are policies.
+func TestEstimateCountsSpeculativeProbes(t *testing.T) {
+	m := issue17Model()
+	sc := m.Scenario([]*policy.Policy{Layered("retries", []int{3}, time.Second)})
+	one, four := EstimateCost(sc, true, 1), EstimateCost(sc, true, 4)
+	if perRun := one.Bytes - baseBytes; math.Abs(four.Bytes-baseBytes-4*perRun) > 1 {
+		t.Errorf("bytes on 4 workers = %.0f, want the base and 4 runs of %.0f", four.Bytes, perRun)
+	}
+	if four.Time != one.Time {
+		t.Errorf("time on 4 workers = %s, on 1 = %s: one policy's search is not 4 times faster", four.Time, one.Time)
+	}
+	if noSearch := EstimateCost(sc, false, 4); noSearch.Bytes != EstimateCost(sc, false, 1).Bytes {
+		t.Errorf("without a search one policy is one run at a time: %.0f bytes on 4 workers, %.0f on 1", noSearch.Bytes, EstimateCost(sc, false, 1).Bytes)
 	}
 }
