@@ -152,7 +152,7 @@ func adviseOptions(opts *AdviseOptions) (advise.Options, error) {
 	}
 	cut, err := scenario.ParsePercent(opts.Cutoff)
 	if err != nil {
-		return o, fmt.Errorf("--cutoff: %w", err)
+		return o, fmt.Errorf("--cutoff %w", err)
 	}
 	if cut <= 0 || cut >= 1 {
 		return o, fmt.Errorf("--cutoff %s: want more than 0%% and less than 100%%", opts.Cutoff)

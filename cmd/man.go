@@ -31,6 +31,9 @@ with man -l DIR/patience-probe.1, or install them where man looks (MANPATH).`,
 		Example: `  patience man ./manpages
   man -l manpages/patience-probe.1`,
 		Args: usageArgs(cobra.ExactArgs(1)),
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return nil, cobra.ShellCompDirectiveFilterDirs
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Dir, opts.Root = args[0], c.Root()
 			if runF != nil {

@@ -217,13 +217,13 @@ func probeConfig(opts *ProbeOptions) (probe.Config, error) {
 	if opts.Concurrency == 0 {
 		r, err := parseRate(opts.Rate)
 		if err != nil {
-			return cfg, fmt.Errorf("--rate: %w", err)
+			return cfg, fmt.Errorf("--rate %w", err)
 		}
 		cfg.Rate = r
 	}
 	cut, err := scenario.ParsePercent(opts.Cutoff)
 	if err != nil {
-		return cfg, fmt.Errorf("--cutoff: %w", err)
+		return cfg, fmt.Errorf("--cutoff %w", err)
 	}
 	if cut <= 0 || cut >= 1 {
 		return cfg, fmt.Errorf("--cutoff %s: want more than 0%% and less than 100%%", opts.Cutoff)
@@ -234,7 +234,7 @@ func probeConfig(opts *ProbeOptions) (probe.Config, error) {
 		for _, h := range opts.Headers {
 			name, value, err := parseHeader(h)
 			if err != nil {
-				return cfg, fmt.Errorf("--header: %w", err)
+				return cfg, fmt.Errorf("--header %w", err)
 			}
 			cfg.Header.Add(name, value)
 		}
@@ -269,7 +269,7 @@ func callerKindNames() []string {
 func parseErrorRate(s string) (float64, error) {
 	v, err := scenario.ParsePercent(s)
 	if err != nil {
-		return 0, fmt.Errorf("--max-error-rate: %w", err)
+		return 0, fmt.Errorf("--max-error-rate %w", err)
 	}
 	if v < 0 || v >= 1 {
 		return 0, fmt.Errorf("--max-error-rate %s: want at least 0%% and less than 100%%", s)
@@ -303,7 +303,7 @@ func parseHeader(s string) (string, string, error) {
 	}
 	value = strings.TrimSpace(value)
 	if strings.ContainsAny(value, "\r\n") {
-		return "", "", fmt.Errorf("header %s: the value must not contain line breaks", name)
+		return "", "", fmt.Errorf("%q: the value must not contain line breaks", name+": …")
 	}
 	return name, value, nil
 }
