@@ -7,12 +7,13 @@ import (
 )
 
 // TestDependencyDirection keeps the layout's dependency direction (README "Layout"):
-// policy ◄ probe ◄ scenario ◄ replay ◄ sim ◄ storm, check; live ◄ replay (never sim);
+// verdict (a leaf: the shape of every judgement); policy ◄ probe ◄ scenario ◄ replay ◄ sim ◄ storm, check; live ◄ replay (never sim);
 // report and cmd on top. It reads `go list -deps`, so an import added anywhere in a
 // package's transitive closure is caught.
 func TestDependencyDirection(t *testing.T) {
 	const mod = "github.com/patience-dev/patience/"
 	forbidden := map[string][]string{
+		"verdict":  {"policy", "probe", "scenario", "replay", "sim", "live", "storm", "check", "report", "cmd"},
 		"policy":   {"probe", "scenario", "replay", "sim", "live", "storm", "check", "report", "cmd"},
 		"probe":    {"scenario", "replay", "sim", "live", "storm", "check", "report", "cmd"},
 		"scenario": {"replay", "sim", "live", "storm", "check", "report", "cmd"},

@@ -293,18 +293,18 @@ func Advise(ev Evidence, c Caller, o Options) Recommendation {
 	// What could not be measured at all.
 	switch {
 	case ev.Unreachable:
-		v.add(CodeUnreachable, Bad, "target unreachable: the first requests could not connect ("+failureSummary(&ev)+")"+sampleClause(&ev))
+		v.Add(CodeUnreachable, Bad, "target unreachable: the first requests could not connect ("+failureSummary(&ev)+")"+sampleClause(&ev))
 	case finished > 0 && answered == 0 && ev.NoAnswer == finished:
-		v.add(CodeAllFailed, Bad, fmt.Sprintf("no request got an answer within %s: the dependency is failing, not slow", maxTimeout))
+		v.Add(CodeAllFailed, Bad, fmt.Sprintf("no request got an answer within %s: the dependency is failing, not slow", maxTimeout))
 	case finished > 0 && answered == 0:
-		v.add(CodeAllFailed, Bad, "every request failed ("+failureSummary(&ev)+"): nothing measured"+sampleClause(&ev))
+		v.Add(CodeAllFailed, Bad, "every request failed ("+failureSummary(&ev)+"): nothing measured"+sampleClause(&ev))
 	case finished == 0:
-		v.add(CodeAllFailed, Bad, "no request finished: nothing measured")
+		v.Add(CodeAllFailed, Bad, "no request finished: nothing measured")
 	case good == 0:
-		v.add(CodeNoGoodResponse, Bad, noGoodText(&ev))
+		v.Add(CodeNoGoodResponse, Bad, noGoodText(&ev))
 	}
 	if s := ev.Schedule; s.RequestedPerS != nil && !s.RateHeld && !ev.Unreachable && finished > 0 {
-		v.add(CodeRateNotHeld, Bad, fmt.Sprintf("the generator did not keep the rate (%.4g/s of %.4g/s): the load, not only the target, shaped these figures", s.AchievedPerS, *s.RequestedPerS))
+		v.Add(CodeRateNotHeld, Bad, fmt.Sprintf("the generator did not keep the rate (%.4g/s of %.4g/s): the load, not only the target, shaped these figures", s.AchievedPerS, *s.RequestedPerS))
 	}
 	if good == 0 {
 		rec.Derivation = append(rec.Derivation, "timeout: no good response (status below 400) arrived, so no latency to derive a timeout from")
@@ -314,7 +314,7 @@ func Advise(ev Evidence, c Caller, o Options) Recommendation {
 	// Failures: unanswered requests first (the headline of a hanging target), then the rest.
 	noAnswerReason := rec.NoAnswerRate > o.MaxErrorRate
 	if noAnswerReason {
-		v.add(CodeNoAnswer, Bad, fmt.Sprintf("%s of requests got no answer within %s: the dependency is failing, not slow", percent(rec.NoAnswerRate), maxTimeout))
+		v.Add(CodeNoAnswer, Bad, fmt.Sprintf("%s of requests got no answer within %s: the dependency is failing, not slow", percent(rec.NoAnswerRate), maxTimeout))
 	}
 	other := finished - good
 	if noAnswerReason {
@@ -325,7 +325,7 @@ func Advise(ev Evidence, c Caller, o Options) Recommendation {
 		if h := hintFor(&ev, largestFailure(&ev)); h != "" {
 			text += " — " + h
 		}
-		v.add(CodeErrorRate, Bad, text)
+		v.Add(CodeErrorRate, Bad, text)
 	}
 
 	// Total timeout: the quantile 1 − cutoff of good and unanswered requests together.
@@ -384,7 +384,7 @@ func Advise(ev Evidence, c Caller, o Options) Recommendation {
 			"timeout: the answered requests alone would give %s (%s × %g), a timeout that cuts off every unanswered request: %s of them here",
 			FormatMs(fitted), FormatMs(alone), o.Headroom, percent(float64(ev.NoAnswer+ev.Good.Above(fitted))/float64(n))))
 		if !noAnswerReason {
-			v.add(CodeTailBeyond, Bad, fmt.Sprintf("%s of requests got no answer within %s, more than the %s cut-off: the %s lies beyond --max-timeout, so no timeout can be derived (probe with a longer --max-timeout, or accept more with --cutoff)",
+			v.Add(CodeTailBeyond, Bad, fmt.Sprintf("%s of requests got no answer within %s, more than the %s cut-off: the %s lies beyond --max-timeout, so no timeout can be derived (probe with a longer --max-timeout, or accept more with --cutoff)",
 				percent(rec.NoAnswerRate), maxTimeout, percent(o.Cutoff), label))
 		}
 		rec.Derivation = append(rec.Derivation, "attempts: none — without a timeout there is nothing to count")
@@ -406,10 +406,10 @@ func Advise(ev Evidence, c Caller, o Options) Recommendation {
 	if n < need {
 		finishedPerSample := float64(finished) / float64(n)
 		more := int64(math.Ceil(float64(need-n) * finishedPerSample))
-		v.add(CodeProvisional, Provisional, fmt.Sprintf("provisional: %s — %d samples back it, a %s needs %d: %d more requests would settle it",
+		v.Add(CodeProvisional, Provisional, fmt.Sprintf("provisional: %s — %d samples back it, a %s needs %d: %d more requests would settle it",
 			sentence, n, label, need, more))
 	} else {
-		v.add(CodeRecommendation, Good, sentence)
+		v.Add(CodeRecommendation, Good, sentence)
 	}
 	return rec
 }
@@ -476,7 +476,7 @@ func adviseInteractive(rec *Recommendation, c Caller) string {
 	if fit == 0 {
 		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
 			"attempts: one normal call needs the %s timeout, more than the %s budget → 0", FormatMs(rec.TimeoutMs), budget))
-		rec.Verdict.add(CodeBudget, Bad, QueueVerdict)
+		rec.Verdict.Add(CodeBudget, Bad, QueueVerdict)
 		return QueueVerdict
 	}
 	cost := AttemptsCost(fit, timeout)
@@ -545,7 +545,7 @@ func adviseJob(rec *Recommendation, c Caller) string {
 	if tries == 0 {
 		rec.Derivation = append(rec.Derivation, fmt.Sprintf("job tries: the %s retry window cannot hold one %s run → 0", FormatLong(ms(c.Budget)), FormatLong(ms(jobTimeout))))
 		text := fmt.Sprintf("the %s retry window cannot hold one run of the job (%s job timeout)", FormatLong(ms(c.Budget)), FormatLong(ms(jobTimeout)))
-		rec.Verdict.add(CodeBudget, Bad, text)
+		rec.Verdict.Add(CodeBudget, Bad, text)
 		return text
 	}
 	rec.FitsBudget = true

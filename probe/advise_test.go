@@ -415,10 +415,10 @@ func TestCensoredQuantile(t *testing.T) {
 // and a profile's plain-string verdict still loads.
 func TestVerdictOrderAndLegacy(t *testing.T) {
 	var v Verdict
-	v.add(CodeProvisional, Provisional, "p")
-	v.add(CodeErrorRate, Bad, "e")
-	v.add(CodeRecommendation, Good, "g")
-	v.add(CodeNoAnswer, Bad, "n")
+	v.Add(CodeProvisional, Provisional, "p")
+	v.Add(CodeErrorRate, Bad, "e")
+	v.Add(CodeRecommendation, Good, "g")
+	v.Add(CodeNoAnswer, Bad, "n")
 	var codes []string
 	for _, r := range v.Reasons {
 		codes = append(codes, r.Code)

@@ -34,7 +34,7 @@ func LessonOf(sc *scenario.Scenario, ps []PolicyResult) *Lesson {
 		l.Note = "in this run the recommended policy is judged bad too"
 	}
 	for _, p := range ps {
-		if p.Verdict.Level.rank() < rec.Verdict.Level.rank() {
+		if p.Verdict.Level.Rank() < rec.Verdict.Level.Rank() {
 			l.Note = p.Name + " is judged better than the recommended policy in this run"
 			break
 		}

@@ -8,46 +8,37 @@ import (
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/scenario"
+	"github.com/patience-dev/patience/verdict"
 )
 
-// Level grades a verdict: what the policy does to the caller's service.
-type Level string
+// A replay verdict grades what a policy does to the caller's service. Its shape — level,
+// clauses — is package verdict's, shared with probe and storm; replay writes its clauses as a
+// narrative (Verdict.Append), the most serious kinds first.
+type (
+	// Level grades a verdict.
+	Level = verdict.Level
+	// Reason is one clause of a verdict: what was seen, how serious it is on its own, and the
+	// sentence that says it.
+	Reason = verdict.Reason
+	// Verdict is the judgement of one policy: its level and the clauses behind it. It is
+	// computed here, carried in the JSON, and only printed by report.
+	Verdict = verdict.Verdict
+)
 
-// Levels of a Verdict, best first.
+// Levels of a replay verdict, best first.
 const (
 	// Good: the service stays up and the dependency's trouble costs (almost) nothing.
-	Good Level = "good"
+	Good = verdict.Good
 	// Degraded: the service stays up but some requests fail, are answered from a fallback or
 	// are left in an unknown state.
-	Degraded Level = "degraded"
+	Degraded = verdict.Degraded
 	// Bad: the service goes down with the dependency, duplicates side effects, multiplies
 	// load on it or never recovers.
-	Bad Level = "bad"
+	Bad = verdict.Bad
 )
 
-// Levels lists every Level, best first.
+// Levels lists every Level of a replay verdict, best first.
 var Levels = []Level{Good, Degraded, Bad}
-
-func (l Level) rank() int {
-	switch l {
-	case Degraded:
-		return 1
-	case Bad:
-		return 2
-	}
-	return 0
-}
-
-// Worse returns the more serious of two levels.
-func Worse(a, b Level) Level {
-	if b.rank() > a.rank() {
-		return b
-	}
-	if a == "" {
-		return Good
-	}
-	return a
-}
 
 // Reason codes: one per kind of clause a verdict can hold.
 const (
@@ -63,36 +54,6 @@ const (
 	CodeWastedWork      = "wasted_work"
 	CodeSucceeded       = "succeeded"
 )
-
-// Reason is one clause of a verdict: what was seen, how serious it is on its own, and the
-// sentence that says it.
-type Reason struct {
-	Code  string `json:"code"`
-	Level Level  `json:"level"`
-	Text  string `json:"text"`
-}
-
-// Verdict is the judgement of one policy: its level and the clauses behind it, the most
-// serious first. It is computed here, carried in the JSON, and only printed by report.
-type Verdict struct {
-	Level   Level    `json:"level"`
-	Reasons []Reason `json:"reasons"`
-}
-
-// Text joins the clauses into the one-line verdict reports print.
-func (v Verdict) Text() string {
-	parts := make([]string, len(v.Reasons))
-	for i, r := range v.Reasons {
-		parts[i] = r.Text
-	}
-	return strings.Join(parts, "; ")
-}
-
-// add appends a clause and raises the verdict's level to it.
-func (v *Verdict) add(code string, level Level, text string) {
-	v.Reasons = append(v.Reasons, Reason{Code: code, Level: level, Text: text})
-	v.Level = Worse(v.Level, level)
-}
 
 // Thresholds of the replay verdict. They are stated here, in one place, and README repeats
 // them: a verdict a reader cannot reproduce is folklore.
@@ -142,31 +103,31 @@ func VerdictOf(sc *scenario.Scenario, p PolicyResult) Verdict {
 		if p.NoWorker > 0 {
 			s += " (" + units.Count(p.NoWorker) + " calls turned away)"
 		}
-		v.add(CodeWorkersStuck, Bad, s)
+		v.Append(CodeWorkersStuck, Bad, s)
 	} else if p.WorkerSaturation >= 1 && p.SaturatedMs >= BusyMs {
 		s := "every worker of a client busy for " + units.Millis(p.SaturatedMs) + " in all"
 		if p.NoWorker > 0 {
 			s += " (" + units.Count(p.NoWorker) + " calls turned away, " + units.Percent(turnedAway) + ")"
 		}
-		v.add(CodeWorkersBusy, Degraded, s)
+		v.Append(CodeWorkersBusy, Degraded, s)
 	}
 	if stuck := p.FailureReasons[ReasonStuck]; stuck > 0 {
-		v.add(CodeStuck, Bad, units.Count(stuck)+" requests still hanging when the run ended")
+		v.Append(CodeStuck, Bad, units.Count(stuck)+" requests still hanging when the run ended")
 	}
 	if p.Duplicates > 0 {
-		v.add(CodeDuplicates, Bad, units.Count(p.Duplicates)+" side effects executed twice (customers charged twice)")
+		v.Append(CodeDuplicates, Bad, units.Count(p.Duplicates)+" side effects executed twice (customers charged twice)")
 	}
 	if b := sc.Load.Budget; b > 0 && p.Latency.P99Ms > float64(b)/float64(time.Millisecond) {
-		v.add(CodeOverBudget, Bad, "callers parked beyond their "+units.Millis(float64(b)/float64(time.Millisecond))+" budget (p99 "+units.Millis(p.Latency.P99Ms)+")")
+		v.Append(CodeOverBudget, Bad, "callers parked beyond their "+units.Millis(float64(b)/float64(time.Millisecond))+" budget (p99 "+units.Millis(p.Latency.P99Ms)+")")
 	}
 	if p.UnknownOutcomes > 0 {
-		v.add(CodeUnknownOutcomes, Degraded, units.Count(p.UnknownOutcomes)+" requests in an unknown state (the server may have acted): someone must confirm them")
+		v.Append(CodeUnknownOutcomes, Degraded, units.Count(p.UnknownOutcomes)+" requests in an unknown state (the server may have acted): someone must confirm them")
 	}
 	switch amp := "each request became " + units.Ratio(p.Amplification) + " calls to the dependency"; {
 	case p.Amplification >= policy.DefaultMaxAmplification:
-		v.add(CodeAmplification, Bad, amp)
+		v.Append(CodeAmplification, Bad, amp)
 	case p.Amplification >= WarnAmplification:
-		v.add(CodeAmplification, Degraded, amp)
+		v.Append(CodeAmplification, Degraded, amp)
 	}
 	rejected := p.FailureReasons[ReasonRejected]
 	if failed := p.Failed - rejected; p.Requests > 0 && failed > 0 {
@@ -186,22 +147,22 @@ func VerdictOf(sc *scenario.Scenario, p PolicyResult) Verdict {
 				reasons[k] = n
 			}
 		}
-		v.add(CodeFailed, level, units.Percent(share(failed, p.Requests))+" failed ("+topReasons(reasons, 2)+")")
+		v.Append(CodeFailed, level, units.Percent(share(failed, p.Requests))+" failed ("+topReasons(reasons, 2)+")")
 	}
 	if p.FailedWhileDown > 0 {
-		v.add(CodeFailedWhileDown, Degraded, units.Count(p.FailedWhileDown)+" of them arrived while the dependency failed every call (failing fast is all a policy can do without a fallback)")
+		v.Append(CodeFailedWhileDown, Degraded, units.Count(p.FailedWhileDown)+" of them arrived while the dependency failed every call (failing fast is all a policy can do without a fallback)")
 	}
 	if p.Degraded > 0 {
-		v.add(CodeDegraded, Degraded, units.Count(p.Degraded)+" answered from the fallback (degraded, not failed)")
+		v.Append(CodeDegraded, Degraded, units.Count(p.Degraded)+" answered from the fallback (degraded, not failed)")
 	}
 	if rejected > 0 {
-		v.add(CodeRejected, Good, units.Count(rejected)+" rejected by the target (4xx, not retried by design)")
+		v.Append(CodeRejected, Good, units.Count(rejected)+" rejected by the target (4xx, not retried by design)")
 	}
 	if len(sc.Target.Phases) > 0 {
 		recoveryClause(&v, p.Recovery, IncidentEndMs(sc) != nil)
 	}
 	if p.WastedWork > 0 && p.Requests > 0 && float64(p.WastedWork) >= WastedShare*float64(p.Requests) {
-		v.add(CodeWastedWork, Good, units.Count(p.WastedWork)+" calls served after the caller gave up")
+		v.Append(CodeWastedWork, Good, units.Count(p.WastedWork)+" calls served after the caller gave up")
 	}
 	if len(v.Reasons) == 0 || v.Level == Good {
 		v.Reasons = append([]Reason{{Code: CodeSucceeded, Level: Good, Text: units.Percent(p.SuccessRate) + " succeeded"}}, v.Reasons...)
@@ -215,19 +176,19 @@ func recoveryClause(v *Verdict, r Recovery, endsInRun bool) {
 	window := units.Millis(float64(RecoveryWindow / time.Millisecond))
 	switch {
 	case !endsInRun:
-		v.add(CodeNotJudged, Good, "recovery not judged: the incident lasts until arrivals stop")
+		v.Append(CodeNotJudged, Good, "recovery not judged: the incident lasts until arrivals stop")
 	case r.Recovered && r.RecoveryMs != nil && *r.RecoveryMs > 0:
-		v.add(CodeRecovers, Good, "recovers "+units.Millis(*r.RecoveryMs)+" after the incident ends")
+		v.Append(CodeRecovers, Good, "recovers "+units.Millis(*r.RecoveryMs)+" after the incident ends")
 	case r.Recovered:
-		v.add(CodeRecovers, Good, "recovers as soon as the incident ends")
+		v.Append(CodeRecovers, Good, "recovers as soon as the incident ends")
 	case r.Metastable:
-		v.add(CodeNotRecovered, Bad, "does not recover: goodput stays below arrivals after the incident")
+		v.Append(CodeNotRecovered, Bad, "does not recover: goodput stays below arrivals after the incident")
 	case r.Backlog:
-		v.add(CodeBacklog, Good, "late retries still completing when arrivals stop (a backlog, not a collapse)")
+		v.Append(CodeBacklog, Good, "late retries still completing when arrivals stop (a backlog, not a collapse)")
 	case r.RecoveringS > 0:
-		v.add(CodeNotJudged, Good, "recovery not judged: goodput had been back "+units.Millis(r.RecoveringS*1000)+" when arrivals stopped (the rule needs "+window+")")
+		v.Append(CodeNotJudged, Good, "recovery not judged: goodput had been back "+units.Millis(r.RecoveringS*1000)+" when arrivals stopped (the rule needs "+window+")")
 	default:
-		v.add(CodeNotJudged, Good, "recovery not judged: arrivals stop too soon after the incident (the rule needs "+window+" of steady goodput)")
+		v.Append(CodeNotJudged, Good, "recovery not judged: arrivals stop too soon after the incident (the rule needs "+window+" of steady goodput)")
 	}
 }
 

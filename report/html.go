@@ -140,13 +140,13 @@ func writeHTML(w io.Writer, d htmlDoc) error {
 
 // replayVerdictHTML is a replay or storm policy's verdict, as carried in the result.
 func replayVerdictHTML(name string, v replay.Verdict) htmlVerdict {
-	h := htmlVerdict{Level: string(v.Level), Mark: verdictSymbol(v.Level), Name: name}
+	h := htmlVerdict{Level: string(v.Level), Mark: v.Level.Symbol(), Name: name}
 	for i, r := range v.Reasons {
 		if i == 0 {
 			h.Text = r.Text
 			continue
 		}
-		h.Reasons = append(h.Reasons, htmlReason{Level: string(r.Level), Mark: verdictSymbol(r.Level), Text: r.Text})
+		h.Reasons = append(h.Reasons, htmlReason{Level: string(r.Level), Mark: r.Level.Symbol(), Text: r.Text})
 	}
 	return h
 }

@@ -35,27 +35,15 @@ func lessonText(l *replay.Lesson) string {
 	return s
 }
 
-// verdictSymbol is the mark of a verdict level, the same in every format: ✓ good,
-// ~ degraded, ✗ bad.
-func verdictSymbol(l replay.Level) string {
-	switch l {
-	case replay.Degraded:
-		return "~"
-	case replay.Bad:
-		return "✗"
-	}
-	return "✓"
-}
-
 // verdictMark is the terminal mark of a verdict level, coloured.
 func verdictMark(l replay.Level, st Styles) string {
 	switch l {
 	case replay.Degraded:
-		return st.Warn.Render(verdictSymbol(l))
+		return st.Warn.Render(l.Symbol())
 	case replay.Bad:
-		return st.Bad.Render(verdictSymbol(l))
+		return st.Bad.Render(l.Symbol())
 	}
-	return st.Good.Render(verdictSymbol(l))
+	return st.Good.Render(l.Symbol())
 }
 
 // replayRows are the table's metrics, one row each, policies as columns.
@@ -289,7 +277,7 @@ func ReplayMarkdown(w io.Writer, r *replay.Result, _ Options) error {
 		b.WriteString(mdText(r.Description) + "\n\n")
 	}
 	for _, p := range r.Policies {
-		fmt.Fprintf(&b, "- %s **%s**: %s\n", verdictSymbol(p.Verdict.Level), mdText(p.Name), mdText(p.Verdict.Text()))
+		fmt.Fprintf(&b, "- %s **%s**: %s\n", p.Verdict.Level.Symbol(), mdText(p.Name), mdText(p.Verdict.Text()))
 	}
 	if text := lessonText(r.Lesson); text != "" {
 		b.WriteString("\n" + mdText(text) + "\n")

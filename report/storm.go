@@ -237,7 +237,7 @@ func stormFootnote(r *storm.Result) string {
 // in a fenced block.
 func StormMarkdown(w io.Writer, r *storm.Result, _ Options) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### storm `%s`\n\n%s **%s**\n\n_%s_\n\n", r.Scenario, verdictSymbol(r.Verdict.Level), mdText(r.Verdict.Text()),
+	fmt.Fprintf(&b, "### storm `%s`\n\n%s **%s**\n\n_%s_\n\n", r.Scenario, r.Verdict.Level.Symbol(), mdText(r.Verdict.Text()),
 		mdText(strings.Join(stormSubtitleParts(r), " · ")))
 	if line := stormStable(r.Analysis); line != "" {
 		b.WriteString(mdText(line) + "\n\n")
@@ -248,7 +248,7 @@ func StormMarkdown(w io.Writer, r *storm.Result, _ Options) error {
 	writeMDTable(&b, stormHeaders, stormRows(r), stormNumeric)
 	b.WriteString("\n")
 	for _, p := range r.Policies {
-		fmt.Fprintf(&b, "- %s **%s**: %s\n", verdictSymbol(p.Verdict.Level), mdText(p.Name), mdText(p.Verdict.Text()))
+		fmt.Fprintf(&b, "- %s **%s**: %s\n", p.Verdict.Level.Symbol(), mdText(p.Name), mdText(p.Verdict.Text()))
 	}
 	b.WriteString("\n" + mdText(strings.ReplaceAll(stormFootnote(r), "\n", "\n\n")) + "\n")
 	var chart strings.Builder

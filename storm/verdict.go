@@ -139,7 +139,7 @@ func Summary(r *Result) replay.Verdict {
 	if r.WholeRunFault() {
 		parts := make([]string, len(ps))
 		for i, p := range ps {
-			level = replay.Worse(level, p.Verdict.Level)
+			level = level.Worse(p.Verdict.Level)
 			parts[i] = p.Name + " " + units.Ratio(p.PolicyResult.Amplification)
 		}
 		text := "recovery not judged: " + TriggerText(r.Triggers) + " lasts the whole run; calls per request on the failing dependency: " + strings.Join(parts, ", ")
@@ -147,7 +147,7 @@ func Summary(r *Result) replay.Verdict {
 	}
 	var recovered, metastable, other []string
 	for _, p := range ps {
-		level = replay.Worse(level, p.Verdict.Level)
+		level = level.Worse(p.Verdict.Level)
 		switch {
 		case p.Recovered:
 			recovered = append(recovered, p.Name)
