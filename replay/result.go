@@ -78,6 +78,10 @@ type PolicyResult struct {
 	Attempts int `json:"attempts"`
 	// Amplification is Attempts / Requests.
 	Amplification float64 `json:"amplification"`
+	// AmplificationNote says, when Amplification is below ×1, where the requests that made
+	// no call went ("12 turned away for want of a worker, 3 refused by the open breaker");
+	// "" (omitted) otherwise.
+	AmplificationNote string `json:"amplification_note,omitempty"`
 	// TheoreticalAmplification is Π max_attempts over the layers; null when some layer
 	// retries without limit.
 	TheoreticalAmplification *float64 `json:"theoretical_amplification"`
@@ -185,4 +189,5 @@ func (p *PolicyResult) Derive(h *hdrhistogram.Histogram) {
 func (p *PolicyResult) Judge(sc *scenario.Scenario) {
 	p.Recovery = RecoveryOf(sc, p.Timeline)
 	p.Verdict = VerdictOf(sc, *p)
+	p.AmplificationNote = amplificationNote(*p)
 }

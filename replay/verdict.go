@@ -219,3 +219,26 @@ func topReasons(m map[string]int, n int) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// amplificationNote explains an amplification below ×1 — fewer calls reached the dependency
+// than requests arrived — from the counts that say where the rest went; "" when the policy
+// made at least one call per request (or the counts name no cause).
+func amplificationNote(p PolicyResult) string {
+	if p.Requests == 0 || p.Amplification >= 1 {
+		return ""
+	}
+	var why []string
+	if p.NoWorker > 0 {
+		why = append(why, units.Count(p.NoWorker)+" turned away for want of a worker")
+	}
+	if n := p.FailureReasons[ReasonBreakerOpen]; n > 0 {
+		why = append(why, units.Count(n)+" refused by the open breaker")
+	}
+	if n := p.FailureReasons[ReasonBulkhead]; n > 0 {
+		why = append(why, units.Count(n)+" refused by the bulkhead")
+	}
+	if p.Degraded > 0 {
+		why = append(why, units.Count(p.Degraded)+" answered from the fallback")
+	}
+	return strings.Join(why, ", ")
+}

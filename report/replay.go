@@ -152,31 +152,18 @@ func writeHeadline(b *strings.Builder, st Styles, title string, parts []string, 
 	}
 }
 
-// amplificationNote explains an amplification below ×1 — fewer calls reached the dependency
-// than requests arrived — from the counts that say where the rest went; "" when every policy
-// made at least one call per request.
+// amplificationNote gathers the policies whose amplification is below ×1, with the reason
+// replay gave for each (PolicyResult.AmplificationNote), into the one sentence reports print;
+// "" when every policy made at least one call per request.
 func amplificationNote(ps []replay.PolicyResult) string {
 	var parts []string
 	for _, p := range ps {
 		if p.Requests == 0 || p.Amplification >= 1 {
 			continue
 		}
-		var why []string
-		if p.NoWorker > 0 {
-			why = append(why, replayCount(p.NoWorker)+" turned away for want of a worker")
-		}
-		if n := p.FailureReasons[replay.ReasonBreakerOpen]; n > 0 {
-			why = append(why, replayCount(n)+" refused by the open breaker")
-		}
-		if n := p.FailureReasons[replay.ReasonBulkhead]; n > 0 {
-			why = append(why, replayCount(n)+" refused by the bulkhead")
-		}
-		if p.Degraded > 0 {
-			why = append(why, replayCount(p.Degraded)+" answered from the fallback")
-		}
 		s := p.Name + " " + replayRatio(p.Amplification)
-		if len(why) > 0 {
-			s += " (" + strings.Join(why, ", ") + ")"
+		if p.AmplificationNote != "" {
+			s += " (" + p.AmplificationNote + ")"
 		}
 		parts = append(parts, s)
 	}
