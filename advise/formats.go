@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"time"
@@ -106,7 +108,9 @@ func firstLine(b []byte) []byte {
 }
 
 // parseDuration reads a decimal number of unit (0.123 s, 45 ms, 1544712660000 ns) exactly,
-// without float rounding: "0.123" seconds is 123 ms, not 122.99999 ms.
+// without float rounding: "0.123" seconds is 123 ms, not 122.99999 ms. Fraction digits past
+// the twelfth are dropped, the result is truncated toward zero, and a number beyond a
+// Duration (about 292 years) is not one. Exponents and the like are strconv's.
 func parseDuration(b []byte, unit time.Duration) (time.Duration, bool) {
 	if len(b) == 0 {
 		return 0, false
@@ -116,21 +120,21 @@ func parseDuration(b []byte, unit time.Duration) (time.Duration, bool) {
 		neg = true
 		b = b[1:]
 	}
-	var whole, frac int64
-	var scale int64 = 1
+	var whole, frac uint64
+	var scale uint64 = 1
 	i := 0
 	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		if whole > (1<<62)/10 {
+		if whole > (math.MaxUint64-9)/10 {
 			return 0, false
 		}
-		whole = whole*10 + int64(b[i]-'0')
+		whole = whole*10 + uint64(b[i]-'0')
 	}
 	digits := i
 	if i < len(b) && b[i] == '.' {
 		i++
 		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
 			if scale < 1e12 {
-				frac = frac*10 + int64(b[i]-'0')
+				frac = frac*10 + uint64(b[i]-'0')
 				scale *= 10
 			}
 			digits++
@@ -139,7 +143,7 @@ func parseDuration(b []byte, unit time.Duration) (time.Duration, bool) {
 	if i != len(b) || digits == 0 {
 		// Exponents and the like: fall back to a float.
 		f, err := strconv.ParseFloat(string(b), 64)
-		if err != nil || f != f {
+		if err != nil || f != f || math.Abs(f*float64(unit)) >= 1<<63 {
 			return 0, false
 		}
 		d := time.Duration(f * float64(unit))
@@ -148,7 +152,16 @@ func parseDuration(b []byte, unit time.Duration) (time.Duration, bool) {
 		}
 		return d, true
 	}
-	d := time.Duration(whole)*unit + time.Duration(frac)*unit/time.Duration(scale)
+	u := uint64(unit)
+	hi, lo := bits.Mul64(whole, u)
+	// frac×unit/scale in 128 bits: frac < scale, so the quotient fits.
+	fhi, flo := bits.Mul64(frac, u)
+	part, _ := bits.Div64(fhi, flo, scale)
+	sum, carry := bits.Add64(lo, part, 0)
+	if hi != 0 || carry != 0 || sum > math.MaxInt64 {
+		return 0, false
+	}
+	d := time.Duration(sum)
 	if neg {
 		d = -d
 	}

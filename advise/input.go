@@ -191,14 +191,15 @@ func (r *reader) readFile(ctx context.Context, in *input, f Format) (*accum, err
 	return r.readLines(ctx, in, newParser, workers, spec.unit, spec.sequential)
 }
 
-// chunk is a run of whole lines and the number of its first line.
+// chunk is a run of whole lines.
 type chunk struct {
-	data      []byte
-	firstLine int64
-	seq       int // its place in the input: results merge in this order
+	data []byte
+	seq  int // its place in the input: results merge in this order
 }
 
-// chunkResult is what one chunk (or, seq < 0, a sequential parser's final flush) gave.
+// chunkResult is what one chunk (or, seq < 0, a sequential parser's final flush) gave. Its
+// line numbers (malformed lines, err's) count from the chunk's first line: the ordered merge
+// makes them the file's.
 type chunkResult struct {
 	seq int
 	a   *accum
@@ -208,16 +209,25 @@ type chunkResult struct {
 // maxLine is the longest line read; longer is a fatal error naming the line.
 const maxLine = 64 << 20
 
+// chunkSize is how much input one chunk holds (whole lines: up to the last newline in it).
+const chunkSize = 1 << 20
+
 // readLines splits the input into chunks of whole lines and parses them on workers, each into
 // its own accumulator (fortio's per-thread histograms, merged at the end): one pass, memory
 // bounded by the chunks in flight and the histograms.
+//
+// At most 2×workers+1 chunks are in flight, from the read to the end of their merge: the
+// reader waits for a slot, so a worker that falls behind (a busy machine) cannot let the
+// others pile up results (each an accumulator) for the ordered merge. Chunk buffers and
+// accumulators are recycled through free lists of that size: the steady state allocates
+// nothing, and memory does not grow with the file.
 func (r *reader) readLines(ctx context.Context, in *input, newParser parserFactory, workers int, unit time.Duration, flush bool) (*accum, error) {
-	chunks := make(chan chunk, workers*2)
-	results := make(chan chunkResult, workers*2)
-	pool := sync.Pool{New: func() any { return make([]byte, 0, 1<<20) }}
-	// Chunk accumulators go back to accums once merged, reset: their histograms are reused,
-	// not allocated (and cleared) for every chunk.
-	accums := sync.Pool{New: func() any { return newAccum() }}
+	inflight := 2*workers + 1
+	slots := make(chan struct{}, inflight)
+	chunks := make(chan chunk, inflight)
+	results := make(chan chunkResult, inflight)
+	freeBufs := make(chan []byte, inflight)
+	freeAccums := make(chan *accum, inflight)
 	var wg sync.WaitGroup
 	for range workers {
 		parse := newParser()
@@ -228,10 +238,15 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 				// One accumulator per chunk, merged in input order: which routes fold into
 				// "(other)", the malformed lines shown and the first fatal error do not
 				// depend on which worker took which chunk (same input, same bytes out).
-				a = accums.Get().(*accum)
+				select {
+				case a = <-freeAccums:
+				default:
+					a = newAccum()
+				}
 				a.unit, a.spill = unit, true
 				var fatal error
-				data, line := c.data, c.firstLine
+				data := c.data
+				var line int64 = 1
 				for len(data) > 0 {
 					i := bytes.IndexByte(data, '\n')
 					var l []byte
@@ -258,8 +273,10 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 					}
 					line++
 				}
-				//lint:ignore SA6002 the pool holds 1 MiB chunk buffers; boxing the slice header costs nothing next to one
-				pool.Put(c.data[:0])
+				select {
+				case freeBufs <- c.data[:0]:
+				default:
+				}
 				results <- chunkResult{seq: c.seq, a: a, err: fatal}
 			}
 			if flush {
@@ -282,13 +299,25 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 		var tail []chunkResult
 		next := 0
 		take := func(res chunkResult) {
+			// The chunk's line numbers become the file's: it starts after every line
+			// merged before it.
+			base := out.lines
+			for i := range res.a.bad {
+				res.a.bad[i].line += base
+			}
+			if ie, ok := res.err.(*InputError); ok {
+				ie.Line += base
+			}
 			if res.err != nil && firstErr == nil {
 				firstErr = res.err
 			}
 			out.mergeCapped(res.a)
 			res.a.reset()
 			res.a.spill = false
-			accums.Put(res.a)
+			select {
+			case freeAccums <- res.a:
+			default:
+			}
 		}
 		for res := range results {
 			if res.seq < 0 {
@@ -303,6 +332,7 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 				}
 				delete(pending, next)
 				take(p)
+				<-slots
 				next++
 			}
 		}
@@ -310,16 +340,22 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 			take(res)
 		}
 	}()
-	readErr := func() error {
+	// readErr is the read's error; its line is set once every chunk before it is merged.
+	readErr := func() *InputError {
 		defer close(chunks)
 		var carry []byte
-		var line int64 = 1
 		seq := 0
 		for {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return &InputError{Err: ctx.Err()}
 			}
-			buf := pool.Get().([]byte)[:0]
+			slots <- struct{}{}
+			var buf []byte
+			select {
+			case buf = <-freeBufs:
+			default:
+				buf = make([]byte, 0, chunkSize)
+			}
 			buf = append(buf, carry...)
 			for {
 				if cap(buf)-len(buf) < 64<<10 {
@@ -331,25 +367,26 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 				buf = buf[:len(buf)+n]
 				if err == io.EOF {
 					if len(buf) > 0 {
-						chunks <- chunk{buf, line, seq}
+						chunks <- chunk{buf, seq}
+					} else {
+						<-slots
 					}
 					return nil
 				}
 				if err != nil {
-					return &InputError{File: in.name, Line: line, Err: err}
+					<-slots
+					return &InputError{File: in.name, Err: err}
 				}
-				if len(buf) >= 1<<20 {
+				if len(buf) >= chunkSize {
 					if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
 						carry = append(carry[:0], buf[i+1:]...)
-						buf = buf[:i+1]
-						c := chunk{buf, line, seq}
+						chunks <- chunk{buf[:i+1], seq}
 						seq++
-						line += int64(bytes.Count(buf, []byte{'\n'}))
-						chunks <- c
 						break
 					}
 					if len(buf) > maxLine {
-						return &InputError{File: in.name, Line: line, Err: fmt.Errorf("line longer than %d MiB", maxLine>>20)}
+						<-slots
+						return &InputError{File: in.name, Err: fmt.Errorf("line longer than %d MiB", maxLine>>20)}
 					}
 				}
 			}
@@ -359,6 +396,10 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 	close(results)
 	<-merged
 	if readErr != nil {
+		if readErr.File == "" {
+			return nil, readErr.Err // the context's error
+		}
+		readErr.Line = out.lines + 1 // the line being read: every line before it was merged
 		return nil, readErr
 	}
 	if firstErr != nil {

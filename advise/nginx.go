@@ -35,8 +35,9 @@ type logTemplate struct {
 	name   string
 	lead   string
 	vars   []string
-	lits   []string // lits[i] follows vars[i]
-	list   []bool   // vars[i] is a multi-value $upstream_* list
+	lits   []string     // lits[i] follows vars[i]
+	list   []bool       // vars[i] is a multi-value $upstream_* list
+	codes  []nginxField // vars[i]'s field (0: one advise does not read)
 	idx    map[string]int
 	prefix bool // the line may go on after the template (key=value timers follow)
 	json   bool // a JSON log_format (escape=json): read by keys
@@ -66,6 +67,7 @@ func compileLogFormat(name, format string) (*logTemplate, error) {
 		t.vars = append(t.vars, v)
 		t.lits = append(t.lits, format[l[1]:end])
 		t.list = append(t.list, strings.HasPrefix(v, "upstream_"))
+		t.codes = append(t.codes, nginxFieldOf[v])
 	}
 	return t, nil
 }
@@ -83,19 +85,22 @@ func (t *logTemplate) timed() bool {
 // match splits line into the template's variable values (sub-slices of line); rest is what
 // follows the template when it is a prefix one.
 func (t *logTemplate) match(line []byte, vals [][]byte) (rest []byte, err error) {
-	if !bytes.HasPrefix(line, []byte(t.lead)) {
+	if len(line) < len(t.lead) || string(line[:len(t.lead)]) != t.lead {
 		return nil, fmt.Errorf("does not start with %q", t.lead)
 	}
 	pos := len(t.lead)
-	for i, v := range t.vars {
-		lit := t.lits[i]
+	last := len(t.vars) - 1
+	for i, lit := range t.lits {
 		s := line[pos:]
 		var n int
 		switch {
 		case t.list[i]:
 			n = listLen(s, lit)
+			if len(s)-n < len(lit) || string(s[n:n+len(lit)]) != lit {
+				return nil, fmt.Errorf("$%s: no %q after it", t.vars[i], lit)
+			}
 		case lit == "":
-			if i == len(t.vars)-1 && !t.prefix {
+			if i == last && !t.prefix {
 				n = len(s)
 			} else {
 				n = bytes.IndexByte(s, ' ')
@@ -104,22 +109,40 @@ func (t *logTemplate) match(line []byte, vals [][]byte) (rest []byte, err error)
 				}
 			}
 		default:
-			n = bytes.Index(s, []byte(lit))
+			n = indexLit(s, lit)
 			if n < 0 {
-				return nil, fmt.Errorf("$%s: no %q after it", v, lit)
+				return nil, fmt.Errorf("$%s: no %q after it", t.vars[i], lit)
 			}
 		}
 		vals[i] = s[:n]
-		pos += n
-		if !bytes.HasPrefix(line[pos:], []byte(lit)) {
-			return nil, fmt.Errorf("$%s: no %q after it", v, lit)
-		}
-		pos += len(lit)
+		pos += n + len(lit)
 	}
 	if pos < len(line) && !t.prefix {
 		return nil, fmt.Errorf("%d unexpected bytes after the last field", len(line)-pos)
 	}
 	return line[pos:], nil
+}
+
+// indexLit is bytes.Index(s, lit) for a short literal: IndexByte on its first byte, then a
+// compare.
+func indexLit(s []byte, lit string) int {
+	c := lit[0]
+	if len(lit) == 1 {
+		return bytes.IndexByte(s, c)
+	}
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(s[i:], c)
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if len(s)-i < len(lit) {
+			return -1
+		}
+		if string(s[i+1:i+len(lit)]) == lit[1:] {
+			return i
+		}
+	}
 }
 
 // listLen is the length of a multi-value upstream field at the start of s: items without
@@ -135,9 +158,9 @@ func listLen(s []byte, lit string) int {
 			n++
 		}
 		switch {
-		case bytes.HasPrefix(s[n:], []byte(", ")):
+		case len(s)-n >= 2 && s[n] == ',' && s[n+1] == ' ':
 			n += 2
-		case bytes.HasPrefix(s[n:], []byte(" : ")):
+		case len(s)-n >= 3 && s[n] == ' ' && s[n+1] == ':' && s[n+2] == ' ':
 			n += 3
 		default:
 			return n
@@ -332,37 +355,68 @@ type nginxFields struct {
 	host0    string
 }
 
-func (f *nginxFields) set(name string, v []byte) {
-	switch name {
-	case "request":
+// nginxField names a variable advise reads (0: one it does not).
+type nginxField uint8
+
+const (
+	fieldNone nginxField = iota
+	fieldRequest
+	fieldMethod
+	fieldURI
+	fieldHost
+	fieldStatus
+	fieldTimeLocal
+	fieldTimeISO
+	fieldMsec
+	fieldRequestTime
+	fieldUCT
+	fieldUHT
+	fieldURT
+	fieldUST
+)
+
+// nginxFieldOf maps a variable's name to its field.
+var nginxFieldOf = map[string]nginxField{
+	"request": fieldRequest, "request_method": fieldMethod, "request_uri": fieldURI, "uri": fieldURI,
+	"host": fieldHost, "http_host": fieldHost, "server_name": fieldHost, "status": fieldStatus,
+	"time_local": fieldTimeLocal, "time_iso8601": fieldTimeISO, "msec": fieldMsec,
+	"request_time": fieldRequestTime, "upstream_connect_time": fieldUCT,
+	"upstream_header_time": fieldUHT, "upstream_response_time": fieldURT, "upstream_status": fieldUST,
+}
+
+func (f *nginxFields) set(name string, v []byte) { f.setField(nginxFieldOf[name], v) }
+
+func (f *nginxFields) setField(c nginxField, v []byte) {
+	switch c {
+	case fieldRequest:
 		f.request = v
-	case "request_method":
+	case fieldMethod:
 		f.method = v
-	case "request_uri", "uri":
+	case fieldURI:
 		if f.uri == nil {
 			f.uri = v
 		}
-	case "host", "http_host", "server_name":
+	case fieldHost:
 		if f.host == nil {
 			f.host = v
 		}
-	case "status":
+	case fieldStatus:
 		f.status = v
-	case "time_local":
+	case fieldTimeLocal:
 		f.timeLocal = v
-	case "time_iso8601":
+	case fieldTimeISO:
 		f.timeISO = v
-	case "msec":
+	case fieldMsec:
 		f.msec = v
-	case "request_time":
+	case fieldRequestTime:
 		f.requestTime = v
-	case "upstream_connect_time":
+	case fieldUCT:
 		f.uct = v
-	case "upstream_header_time":
+	case fieldUHT:
 		f.uht = v
-	case "upstream_response_time":
+	case fieldURT:
 		f.urt = v
-	case "upstream_status":
+	case fieldUST:
 		f.ust = v
 	}
 }
@@ -375,7 +429,10 @@ func nginxLines(o Options, head []byte) (parserFactory, error) {
 	return func() lineFunc {
 		vals := make([][]byte, len(t.vars))
 		tc := &timeCache{}
+		// One of each per worker, reused for every line: nothing is allocated per line.
 		var f nginxFields
+		var rec, attempt Record
+		set := f.set
 		needPath := o.By == ByRoute || o.Filter != ""
 		return func(line []byte, emit func(*Record), a *accum) error {
 			sc, host0 := f.scratch, f.host0
@@ -389,14 +446,16 @@ func nginxLines(o Options, head []byte) (parserFactory, error) {
 				if err != nil {
 					return err
 				}
-				for i, v := range t.vars {
-					f.set(v, vals[i])
+				for i, c := range t.codes {
+					if c != fieldNone {
+						f.setField(c, vals[i])
+					}
 				}
 				if t.prefix {
-					scanKV(rest, f.set)
+					scanKV(rest, set)
 				}
 			}
-			return nginxEmit(&f, tc, emit, a)
+			return nginxEmit(&f, tc, &rec, &attempt, emit, a)
 		}
 	}, nil
 }
@@ -440,21 +499,75 @@ func nginxJSON(line []byte, f *nginxFields) error {
 
 // timeCache parses $time_local once per distinct second (a busy log repeats it).
 type timeCache struct {
-	last string
+	last [32]byte
+	n    int // len of last; 0: none yet
 	t    time.Time
 }
 
+const timeLocalLayout = "02/Jan/2006:15:04:05 -0700"
+
 func (c *timeCache) local(b []byte) (time.Time, bool) {
-	if string(b) == c.last {
+	if c.n > 0 && string(b) == string(c.last[:c.n]) {
 		return c.t, true
 	}
-	t, err := time.Parse("02/Jan/2006:15:04:05 -0700", string(b))
-	if err != nil {
-		return time.Time{}, false
+	t, ok := parseTimeLocal(b)
+	if !ok {
+		// Whatever the fast path does not take (a one-digit hour, a +2400 zone, an error),
+		// time.Parse decides.
+		var err error
+		if t, err = time.Parse(timeLocalLayout, string(b)); err != nil {
+			return time.Time{}, false
+		}
 	}
-	c.last, c.t = string(b), t
+	if len(b) <= len(c.last) {
+		c.n = copy(c.last[:], b)
+		c.t = t
+	}
 	return t, true
 }
+
+// parseTimeLocal reads the common $time_local, "01/May/2024:13:04:05 +0000" (two-digit
+// fields, a month spelt as nginx spells it, a valid date and zone), as the instant
+// time.Parse(timeLocalLayout) reads; ok is false for anything else, which time.Parse then
+// reads or rejects. The time is in UTC (the instant is what advise uses).
+func parseTimeLocal(b []byte) (t time.Time, ok bool) {
+	if len(b) != len(timeLocalLayout) || b[2] != '/' || b[6] != '/' || b[11] != ':' || b[14] != ':' || b[17] != ':' || b[20] != ' ' {
+		return time.Time{}, false
+	}
+	num := func(i, n int) int {
+		v := 0
+		for _, c := range b[i : i+n] {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	day, year, hour, minute, sec := num(0, 2), num(7, 4), num(12, 2), num(15, 2), num(18, 2)
+	zh, zm := num(22, 2), num(24, 2)
+	month := 0
+	for i, m := range shortMonths {
+		if string(b[3:6]) == m {
+			month = i + 1
+			break
+		}
+	}
+	if month == 0 || day < 1 || year < 0 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 ||
+		zh < 0 || zh > 23 || zm < 0 || zm > 59 || (b[21] != '+' && b[21] != '-') {
+		return time.Time{}, false
+	}
+	if day > 28 && day > time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day() {
+		return time.Time{}, false
+	}
+	off := (zh*60 + zm) * 60
+	if b[21] == '-' {
+		off = -off
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.UTC).Add(-time.Duration(off) * time.Second), true
+}
+
+var shortMonths = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
 
 // splitList splits a multi-value upstream field into its attempts (B1: split on " : " then
 // ", "); nil for an absent field.
@@ -474,8 +587,9 @@ func splitList(b []byte, out [][]byte) [][]byte {
 	return out
 }
 
-func nginxEmit(f *nginxFields, tc *timeCache, emit func(*Record), a *accum) error {
-	rec := newRecord()
+// nginxEmit emits the line's records, built in rec (and, per upstream attempt, in r).
+func nginxEmit(f *nginxFields, tc *timeCache, rec, r *Record, emit func(*Record), a *accum) error {
+	*rec = newRecord()
 	status, ok := parseStatus(f.status)
 	if !ok {
 		return fmt.Errorf("status %q is not an HTTP status", f.status)
@@ -502,7 +616,7 @@ func nginxEmit(f *nginxFields, tc *timeCache, emit func(*Record), a *accum) erro
 	switch {
 	case f.timeLocal != nil:
 		if rec.Time, ok = tc.local(f.timeLocal); !ok {
-			return fmt.Errorf("$time_local %q: want 02/Jan/2006:15:04:05 -0700", f.timeLocal)
+			return fmt.Errorf("$time_local %q: want %s", f.timeLocal, timeLocalLayout)
 		}
 	case f.timeISO != nil:
 		t, err := time.Parse(time.RFC3339, string(f.timeISO))
@@ -530,7 +644,7 @@ func nginxEmit(f *nginxFields, tc *timeCache, emit func(*Record), a *accum) erro
 		if status == 0 {
 			rec.Err = "other"
 		}
-		emit(&rec)
+		emit(rec)
 		return nil
 	}
 	a.note("latency is $upstream_response_time, per upstream attempt (nginx's proxy_*_timeout applies to each); connect is $upstream_connect_time, TLS included; ttfb is $upstream_header_time")
@@ -545,11 +659,11 @@ func nginxEmit(f *nginxFields, tc *timeCache, emit func(*Record), a *accum) erro
 			return nil
 		}
 		rec.Status = status
-		emit(&rec)
+		emit(rec)
 		return nil
 	}
 	for i, v := range urt {
-		r := rec
+		*r = *rec
 		if i > 0 {
 			r.Attempts = 0
 		} else {
@@ -586,7 +700,7 @@ func nginxEmit(f *nginxFields, tc *timeCache, emit func(*Record), a *accum) erro
 		if r.Total < 0 && r.Status != 0 && probe.GoodStatus(r.Status) {
 			continue
 		}
-		emit(&r)
+		emit(r)
 	}
 	return nil
 }
