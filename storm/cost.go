@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/scenario"
 )
@@ -184,7 +185,7 @@ func (b Budget) Check(c Cost) error {
 		need.Bytes = math.Ceil(c.Bytes/(1<<30)) * (1 << 30)
 	}
 	return fmt.Errorf("this run would simulate about %s attempts, taking about %s and %s: above the budget of %s "+
-		"(raise it with --max-cost %s, or --max-cost none)", fmtCount(c.Attempts), fmtDur(roundUp(c.Time)), fmtBytes(c.Bytes), b, need)
+		"(raise it with --max-cost %s, or --max-cost none)", fmtCount(c.Attempts), units.Duration(roundUp(c.Time)), fmtBytes(c.Bytes), b, need)
 }
 
 func (b Budget) String() string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/scenario"
 )
@@ -180,7 +181,7 @@ func (m *Model) Validate() error {
 	_, service := ServerFor(m.CapacityPerS)
 	if float64(service) >= m.TimeoutMs*float64(time.Millisecond) {
 		return fmt.Errorf("--timeout %s is shorter than one service time (%s at --capacity %g/s): every attempt would time out on an idle server",
-			fmtDur(time.Duration(m.TimeoutMs*float64(time.Millisecond))), fmtDur(service), m.CapacityPerS)
+			fmtDur(time.Duration(m.TimeoutMs*float64(time.Millisecond))), units.Duration(service), m.CapacityPerS)
 	}
 	return nil
 }
@@ -195,9 +196,9 @@ func (m *Model) Scenario(policies []*policy.Policy) *scenario.Scenario {
 	}
 	sc := &scenario.Scenario{
 		Name: "storm",
-		Description: fmt.Sprintf("%d clients send logical requests at %s to a dependency that serves %s (%d workers × %s), timeout %s, attempts %s",
-			m.Clients, fmtRate(m.RatePerS), fmtRate(m.CapacityPerS), workers, fmtDur(service),
-			fmtDur(time.Duration(m.TimeoutMs*float64(time.Millisecond))), joinInts(m.Attempts, ",")),
+		Description: fmt.Sprintf("%s clients send logical requests at %s to a dependency that serves %s (%d workers × %s), timeout %s, attempts %s",
+			units.Count(m.Clients), units.Rate(m.RatePerS), units.Rate(m.CapacityPerS), workers, units.Duration(service),
+			units.Millis(m.TimeoutMs), joinInts(m.Attempts, ",")),
 		Seed:     m.Seed,
 		Duration: m.Duration,
 		Drain:    10 * time.Minute,
@@ -234,7 +235,9 @@ func joinInts(xs []int, sep string) string {
 
 func fmtRate(r float64) string { return strconv.FormatFloat(r, 'g', 4, 64) + "/s" }
 
-// fmtDur prints a duration without trailing zero units ("10s", "1m30s", "250ms").
+// fmtDur prints a duration in flag syntax, without trailing zero units ("10s", "1m30s",
+// "250ms"): for values the user typed or may type back (--timeout, --outage FOR@AT,
+// --max-cost). Prose uses internal/units, as every report does.
 func fmtDur(d time.Duration) string {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
