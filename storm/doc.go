@@ -16,4 +16,8 @@
 //   - bisect.go: stable_below_per_s by bisection over simulated runs.
 //   - storm.go: Run, which simulates every policy on the same arrivals and analyses each;
 //     result.go: the patience/storm/v1 result.
+//   - parallel.go: the workers Run's simulations share, one per core — a policy's run and
+//     each probe of its search are jobs, searches speculate on the probes they may need next,
+//     and the result is the same bytes on any number of workers; a panic in a worker comes
+//     back as a *PanicError.
 package storm
