@@ -155,7 +155,7 @@ func adviseOptions(opts *AdviseOptions) (advise.Options, error) {
 		return o, fmt.Errorf("--cutoff %w", err)
 	}
 	if cut <= 0 || cut >= 1 {
-		return o, fmt.Errorf("--cutoff %s: want more than 0%% and less than 100%%", opts.Cutoff)
+		return o, fmt.Errorf("--cutoff %q: want more than 0%% and less than 100%%", opts.Cutoff)
 	}
 	maxErr, err := parseErrorRate(opts.MaxErrorRate)
 	if err != nil {

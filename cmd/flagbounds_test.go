@@ -21,6 +21,8 @@ func TestFlagErrorsNameOneFlag(t *testing.T) {
 		{[]string{"probe", "http://127.0.0.1:1/", "--duration", "-5s"}, `--duration "-5s": want 0 or a positive duration`, []string{"--budget"}},
 		{[]string{"probe", "http://127.0.0.1:1/", "--rate", "200/x"}, `--rate "200/x": unknown unit "x"`, []string{"strconv", "--budget"}},
 		{[]string{"probe", "http://127.0.0.1:1/", "--cutoff", "200%"}, `--cutoff "200%" is over 100%`, []string{"--max-error-rate"}},
+		{[]string{"probe", "http://127.0.0.1:1/", "--cutoff", "0%"}, `--cutoff "0%": want more than 0% and less than 100%`, []string{"--max-error-rate"}},
+		{[]string{"probe", "http://127.0.0.1:1/", "--max-error-rate", "100%"}, `--max-error-rate "100%": want at least 0% and less than 100%`, []string{"--cutoff"}},
 		{[]string{"probe", "http://127.0.0.1:1/", "--max-error-rate", "x"}, `--max-error-rate "x" is not a percentage`, []string{"--cutoff"}},
 		{[]string{"probe", "http://127.0.0.1:1/", "-H", "X-Token: a\nb"}, `--header "X-Token: …": the value must not contain line breaks`, nil},
 		{[]string{"advise", "access.log", "--top", "0"}, `--top "0": want a whole number above 0`, []string{"--window", "--budget"}},

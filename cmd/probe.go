@@ -226,7 +226,7 @@ func probeConfig(opts *ProbeOptions) (probe.Config, error) {
 		return cfg, fmt.Errorf("--cutoff %w", err)
 	}
 	if cut <= 0 || cut >= 1 {
-		return cfg, fmt.Errorf("--cutoff %s: want more than 0%% and less than 100%%", opts.Cutoff)
+		return cfg, fmt.Errorf("--cutoff %q: want more than 0%% and less than 100%%", opts.Cutoff)
 	}
 	cfg.Cutoff = cut
 	if len(opts.Headers) > 0 {
@@ -272,7 +272,7 @@ func parseErrorRate(s string) (float64, error) {
 		return 0, fmt.Errorf("--max-error-rate %w", err)
 	}
 	if v < 0 || v >= 1 {
-		return 0, fmt.Errorf("--max-error-rate %s: want at least 0%% and less than 100%%", s)
+		return 0, fmt.Errorf("--max-error-rate %q: want at least 0%% and less than 100%%", s)
 	}
 	if v == 0 {
 		return probe.NoFailuresAllowed, nil
