@@ -31,7 +31,7 @@ func adviseJSON(w io.Writer, r *advise.Result, _ Options) error {
 }
 
 // adviseAttempts is adviseAttemptsLine in legacy figures: the HTML report's.
-func adviseAttempts(a *advise.Attempts) string { return adviseAttemptsLine(a, legacyFigures) }
+func adviseAttempts(a *advise.Attempts) string { return adviseAttemptsLine(a, unitFigures) }
 
 // adviseAttemptsLine is the attempts line: "1.04 per request, measured (320 attempts for 312
 // requests; by attempts 1: 304 · 2: 8)".
@@ -59,7 +59,7 @@ func adviseBracket(q advise.Bracket) string {
 }
 
 // adviseGroupCells is adviseGroupRow in legacy figures: the HTML report's.
-func adviseGroupCells(g advise.Group) []string { return adviseGroupRow(g, legacyFigures) }
+func adviseGroupCells(g advise.Group) []string { return adviseGroupRow(g, unitFigures) }
 
 // adviseGroupRow is one group's row: key, samples, p50, p99, timeout, connect, attempts,
 // verdict.

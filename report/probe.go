@@ -31,12 +31,8 @@ func probeJSON(w io.Writer, r *probe.Result, _ Options) error {
 	return enc.Encode(r)
 }
 
-// figures is how a probe report writes its counts and its long durations. Text and
-// Markdown use the one unit style of internal/units ("1,980", "1 min 30 s"); the HTML
-// report (report/html_reports.go, html_advise.go) still calls the helpers without a figures
-// argument (probeSetup, probeStatusLine, probeScheduleLine, probePhaseCells, ...), which
-// write legacyFigures ("1980", "1m30s"), so that its goldens do not change under it. When
-// it moves to the figures-taking helpers, legacyFigures and those wrappers go.
+// figures is how a probe report writes its counts and its long durations: every format uses
+// the one unit style of internal/units ("1,980", "1 min 30 s").
 type figures struct {
 	count func(int64) string
 	long  func(ms float64) string
@@ -44,8 +40,7 @@ type figures struct {
 }
 
 var (
-	unitFigures   = figures{count: func(n int64) string { return units.Count(int(n)) }, long: units.Millis, num: units.Sig}
-	legacyFigures = figures{count: func(n int64) string { return strconv.FormatInt(n, 10) }, long: probe.FormatLong, num: legacyNum}
+	unitFigures = figures{count: func(n int64) string { return units.Count(int(n)) }, long: units.Millis, num: units.Sig}
 )
 
 // plural is "1 request", "1,980 requests".
@@ -164,7 +159,7 @@ const probeCutoffTitle = "share of requests a timeout would cut off (good respon
 
 // probeSetup is probeSetupParts in legacy figures, joined: the HTML report's subtitle.
 func probeSetup(r *probe.Result) string {
-	return strings.Join(probeSetupParts(r, legacyFigures), " · ")
+	return strings.Join(probeSetupParts(r, unitFigures), " · ")
 }
 
 // probeSetupParts describe how the probe ran — method and URL, model, connections, sample
@@ -231,7 +226,7 @@ func probePhaseRows(r *probe.Result) []probePhaseRow {
 }
 
 // probePhaseCells is probePhaseValues in legacy figures: the HTML report's phase table.
-func probePhaseCells(s *probe.Summary) []string { return probePhaseValues(s, legacyFigures) }
+func probePhaseCells(s *probe.Summary) []string { return probePhaseValues(s, unitFigures) }
 
 // probePhaseValues are the numbers of one row: count, then p50, p90, p99, p99.9 and max in
 // milliseconds with three significant digits, "n/a (n=…)" where too few samples back one.
@@ -434,7 +429,7 @@ func probeBars(b *strings.Builder, buckets []probe.Bucket, width int, st Styles)
 
 // probeStatusLine is probeStatusItems in legacy figures, joined: the HTML report's.
 func probeStatusLine(status map[string]int64) string {
-	return strings.Join(probeStatusItems(status, legacyFigures), " · ")
+	return strings.Join(probeStatusItems(status, unitFigures), " · ")
 }
 
 // probeStatusItems are the status codes in numeric order with their counts: "200: 1,980",
@@ -457,7 +452,7 @@ func probeStatusItems(status map[string]int64, fig figures) []string {
 
 // probeErrorLine is probeErrorItems in legacy figures, joined: the HTML report's.
 func probeErrorLine(errs map[string]int64) string {
-	return strings.Join(probeErrorItems(errs, legacyFigures), " · ")
+	return strings.Join(probeErrorItems(errs, unitFigures), " · ")
 }
 
 // probeErrorItems are the error classes with counts, "none" when all are zero.
@@ -476,7 +471,7 @@ func probeErrorItems(errs map[string]int64, fig figures) []string {
 
 // probeScheduleLine is probeScheduleParts in legacy figures, joined: the HTML report's.
 func probeScheduleLine(r *probe.Result) string {
-	return strings.Join(probeScheduleParts(r, legacyFigures), " · ")
+	return strings.Join(probeScheduleParts(r, unitFigures), " · ")
 }
 
 // probeScheduleParts say whether the generator kept its schedule.
@@ -495,19 +490,6 @@ func probeScheduleParts(r *probe.Result, fig figures) []string {
 	}
 	parts = append(parts, fmt.Sprintf("peak in flight %s of %s", fig.count(s.PeakInFlight), fig.count(int64(s.MaxInFlight))))
 	return parts
-}
-
-// legacyNum prints a number with about three significant digits, whole from 100 on: the
-// HTML report's phase table (legacyFigures).
-func legacyNum(v float64) string {
-	switch {
-	case v >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case v == 0:
-		return "0"
-	}
-	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
-	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 // probePercent prints a ratio as a percentage with enough digits for small tails.
@@ -637,7 +619,7 @@ func probeSourceParts(r *probe.Result, fig figures) []string {
 
 // probeSourceDetail is probeSourceDetailParts in legacy figures, joined: the HTML report's.
 func probeSourceDetail(src *probe.Source) string {
-	return strings.Join(probeSourceDetailParts(src, legacyFigures), " · ")
+	return strings.Join(probeSourceDetailParts(src, unitFigures), " · ")
 }
 
 // probeSourceDetailParts name the files, the lines read and how many could not be parsed,
