@@ -503,4 +503,11 @@ func TestCheckInterruptedReports(t *testing.T) {
 		!strings.Contains(gh, "title=patience check interrupted::~ 0 errors") {
 		t.Errorf("github:\n%s", gh)
 	}
+	// HTML: headed interrupted, marked ~ (nothing that finished fails), naming what was not replayed.
+	html := string(renderCheck(t, "html", res, false))
+	for _, want := range []string{`class="verdict lvl-warning"`, "check interrupted", "not replayed: two.yaml"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("html lacks %q", want)
+		}
+	}
 }

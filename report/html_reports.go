@@ -246,7 +246,10 @@ func CheckHTML(w io.Writer, r *check.Result, _ Options) error {
 	}
 	mark, word, counts := checkVerdict(r)
 	level := "good"
-	if !r.Passed {
+	switch {
+	case mark == "~": // interrupted before anything that finished failed
+		level = "warning"
+	case !r.Passed:
 		level = "bad"
 	}
 	doc.Subtitle = []string{checkScope(r), "fail on " + string(r.FailOn), plural(len(r.Rules), "rule")}
@@ -256,6 +259,9 @@ func CheckHTML(w io.Writer, r *check.Result, _ Options) error {
 	}
 	doc.Lead = []htmlVerdict{v}
 	var blocks []htmlBlock
+	if note := notReplayedText(r); note != "" {
+		blocks = append(blocks, para("warn", note))
+	}
 	if r.Summary.Suppressed > 0 {
 		blocks = append(blocks, para("muted", plural(r.Summary.Suppressed, "finding")+" suppressed by # patience:ignore"))
 	}
