@@ -257,7 +257,11 @@ func newEngine(sc *scenario.Scenario, p *policy.Policy, s *scratch) *engine {
 	if t := p.TheoreticalAmplification(); !math.IsInf(t, 0) {
 		e.res.TheoreticalAmplification = &t
 	}
-	e.tl = make([]replay.Second, 0, int(e.horizon/time.Second)+1)
+	if n := int(e.horizon/time.Second) + 1; cap(s.timeline) >= n {
+		e.tl, s.timeline = s.timeline[:0], nil
+	} else {
+		e.tl = make([]replay.Second, 0, n)
+	}
 	e.lastSec = -1
 	return e
 }

@@ -48,7 +48,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*replay.Resu
 			res.Interrupted = true
 			return res, err
 		}
-		pr, err := runPolicy(ctx, sc, p, tick)
+		pr, err := runPolicy(ctx, sc, p, tick, true)
 		if err != nil {
 			res.Interrupted = true
 			return res, err
@@ -63,12 +63,24 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*replay.Resu
 }
 
 // RunPolicy simulates one policy against sc's load and target. Storm's bisection calls it
-// many times, so it allocates per concurrent request (free lists), not per request.
+// many times, so it allocates per concurrent request (free lists), not per request, and a
+// run reuses the buffers of the runs before it (scratch.go).
 func RunPolicy(ctx context.Context, sc *scenario.Scenario, p *policy.Policy) (replay.PolicyResult, error) {
-	return runPolicy(ctx, sc, p, nil)
+	return runPolicy(ctx, sc, p, nil, true)
 }
 
-func runPolicy(ctx context.Context, sc *scenario.Scenario, p *policy.Policy, tick func(now, horizon time.Duration)) (replay.PolicyResult, error) {
+// Recovers simulates one policy against sc and says whether it recovered after the last
+// fault (replay's recovery rule, PolicyResult.Recovered): storm's stable_below_per_s search
+// asks only that of each probe. The result is RunPolicy's, but nothing of it is kept, so the
+// next run reuses its timeline too.
+func Recovers(ctx context.Context, sc *scenario.Scenario, p *policy.Policy) (bool, error) {
+	pr, err := runPolicy(ctx, sc, p, nil, false)
+	return pr.Recovered, err
+}
+
+// runPolicy runs p on sc; keep says the caller keeps the result's timeline (else it goes back
+// to the scratch, and the result returned has none).
+func runPolicy(ctx context.Context, sc *scenario.Scenario, p *policy.Policy, tick func(now, horizon time.Duration), keep bool) (replay.PolicyResult, error) {
 	if err := validate(sc, p); err != nil {
 		return replay.PolicyResult{}, err
 	}
@@ -77,9 +89,12 @@ func runPolicy(ctx context.Context, sc *scenario.Scenario, p *policy.Policy, tic
 	e.tick = tick
 	err := e.run(ctx)
 	res := e.res
+	if !keep {
+		res.Timeline = nil
+	}
 	// Only a run that returns gives its buffers back: after a panic they may be half
 	// updated, and are left to the garbage collector.
-	e.release(s)
+	e.release(s, keep)
 	if err != nil {
 		return replay.PolicyResult{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/patience-dev/patience/replay"
 )
 
 // scratch is what a run grows and a later run can use again: the agenda's buffers, the
@@ -25,6 +26,8 @@ type scratch struct {
 	freeCall    []*call
 	freeAtt     []*attempt
 	active      []*request
+	// timeline is the per-second timeline of a run whose result nobody kept (Recovers).
+	timeline []replay.Second
 }
 
 // scratches holds the scratch of finished runs, one per run in flight at most: runs on
@@ -71,10 +74,14 @@ func (e *engine) take(s *scratch) {
 	s.spare = nil
 }
 
-// release returns e's buffers to a scratch for the next run. Event and queue buffers are
+// release returns e's buffers to a scratch for the next run — its timeline too when keep is
+// false (the caller has read what it wanted of the result). Event and queue buffers are
 // cleared, so they keep nothing of this run reachable; requests still active at the end are
 // not reused (only the free lists are).
-func (e *engine) release(s *scratch) {
+func (e *engine) release(s *scratch, keep bool) {
+	if !keep {
+		s.timeline = e.tl[:0]
+	}
 	s.heap = e.h.h.ev[:0]
 	clear(s.heap[:cap(s.heap)])
 	for i := range e.h.lanes {

@@ -39,9 +39,9 @@ func resultJSON(t *testing.T, pr replay.PolicyResult) string {
 	return string(b)
 }
 
-// A run on a scratch another run has grown — the same horizon (the histogram is reused) or
-// another, a bounded queue or not, another policy — gives the bytes a run on a fresh scratch
-// gives: reuse changes the cost of a run, never its result.
+// A run on a scratch another run has grown — the same horizon (the histogram and the
+// timeline are reused) or another, a bounded queue or not, another policy — gives the bytes a
+// run on a fresh scratch gives: reuse changes the cost of a run, never its result.
 func TestScratchReuseKeepsResults(t *testing.T) {
 	runs := []struct {
 		sc *scenario.Scenario
@@ -66,7 +66,8 @@ func TestScratchReuseKeepsResults(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := resultJSON(t, e.res)
-		e.release(shared)
+		// Every other run gives its timeline back too, as Recovers does.
+		e.release(shared, i%2 == 0)
 		if got != want {
 			t.Errorf("run %d (%s, %s) on a reused scratch differs from a fresh run", i, r.sc.Name, r.p.Name)
 		}
@@ -101,4 +102,28 @@ func TestRunPolicyReusesScratch(t *testing.T) {
 		t.Errorf("%.0f allocations a run through the pool, %.0f on a fresh scratch: want less than half", reused, fresh)
 	}
 	t.Logf("allocations: %.0f fresh, %.0f reused", fresh, reused)
+}
+
+// Recovers answers what RunPolicy's result says, for a run that recovers and one that
+// collapses, and keeps no timeline: the next run reuses it.
+func TestRecoversIsRunPolicysAnswer(t *testing.T) {
+	for _, rate := range []float64{40, 112} {
+		sc, p := collapsing(rate, 0, 2*time.Minute), retrying("retries", 4)
+		pr, err := RunPolicy(context.Background(), sc, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			got, err := Recovers(context.Background(), sc, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != pr.Recovered {
+				t.Errorf("rate %g: Recovers = %v, RunPolicy's result says recovered %v", rate, got, pr.Recovered)
+			}
+		}
+		if rate == 112 && pr.Recovered || rate == 40 && !pr.Recovered {
+			t.Errorf("rate %g: recovered %v, want the low rate to recover and the high one not", rate, pr.Recovered)
+		}
+	}
 }

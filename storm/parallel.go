@@ -10,6 +10,7 @@ import (
 	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/replay"
 	"github.com/patience-dev/patience/scenario"
+	"github.com/patience-dev/patience/sim"
 )
 
 // PanicError is a panic in one of the goroutines a storm Run starts (a simulation, its
@@ -40,6 +41,25 @@ func (e *PanicError) Error() string {
 
 // engineFunc simulates one policy on a scenario: sim.RunPolicy, or a test's replacement.
 type engineFunc func(context.Context, *scenario.Scenario, *policy.Policy) (replay.PolicyResult, error)
+
+// engines are the simulations a Run makes: a policy's own run, whose result it reports, and a
+// probe, of which it asks only whether the policy recovered (sim.Recovers keeps nothing of
+// the run, so the next reuses all of its buffers).
+type engines struct {
+	run      engineFunc
+	recovers func(context.Context, *scenario.Scenario, *policy.Policy) (bool, error)
+}
+
+// enginesFor is sim's engines, or those of a test's engine.
+func enginesFor(test engineFunc) engines {
+	if test == nil {
+		return engines{run: sim.RunPolicy, recovers: sim.Recovers}
+	}
+	return engines{run: test, recovers: func(ctx context.Context, sc *scenario.Scenario, p *policy.Policy) (bool, error) {
+		pr, err := test(ctx, sc, p)
+		return pr.Recovered, err
+	}}
+}
 
 // The default storm is six policies, each a run of its own plus a stable_below_per_s search of
 // 8–13 runs that depend on each other (each probe's rate follows from the outcomes before
@@ -304,7 +324,7 @@ func (s *scheduler) record(j job, out *PolicyResult, recovered bool, err error) 
 // runJobs runs sc's policies and their searches on opts.Parallel workers and returns, per
 // policy, its analysed run and its Bisection (nil without a search), or the first error in
 // scenario order.
-func runJobs(ctx context.Context, run engineFunc, sc *scenario.Scenario, res *Result, opts Options) ([]*PolicyResult, []*Bisection, []error, *PanicError) {
+func runJobs(ctx context.Context, run engines, sc *scenario.Scenario, res *Result, opts Options) ([]*PolicyResult, []*Bisection, []error, *PanicError) {
 	n := len(sc.Policies)
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -347,7 +367,7 @@ func runJobs(ctx context.Context, run engineFunc, sc *scenario.Scenario, res *Re
 // work is one worker: it runs jobs until pick has none left. A panic of the scheduler's own
 // code (or of the Progress callback it calls) is recovered too, and stops the run like a
 // panic in a simulation.
-func (s *scheduler) work(wg *sync.WaitGroup, run engineFunc, sc *scenario.Scenario, res *Result) {
+func (s *scheduler) work(wg *sync.WaitGroup, run engines, sc *scenario.Scenario, res *Result) {
 	defer wg.Done()
 	held := false
 	defer func() {
@@ -385,7 +405,7 @@ func (s *scheduler) work(wg *sync.WaitGroup, run engineFunc, sc *scenario.Scenar
 
 // execute runs one job on the calling worker. A panic is recovered here, in the goroutine it
 // happened in, and returned as a *PanicError.
-func execute(j job, run engineFunc, sc *scenario.Scenario, res *Result) (out *PolicyResult, recovered bool, err error) {
+func execute(j job, run engines, sc *scenario.Scenario, res *Result) (out *PolicyResult, recovered bool, err error) {
 	p := sc.Policies[j.policy]
 	defer func() {
 		if v := recover(); v != nil {
@@ -394,9 +414,9 @@ func execute(j job, run engineFunc, sc *scenario.Scenario, res *Result) (out *Po
 		}
 	}()
 	if j.probe {
-		recovered, err = recoversAt(j.ctx, run, sc, p, j.rate)
+		recovered, err = recoversAt(j.ctx, run.recovers, sc, p, j.rate)
 		return nil, recovered, err
 	}
-	out, err = analysedRun(j.ctx, run, sc, p, res)
+	out, err = analysedRun(j.ctx, run.run, sc, p, res)
 	return out, false, err
 }

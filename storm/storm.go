@@ -9,7 +9,6 @@ import (
 	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/replay"
 	"github.com/patience-dev/patience/scenario"
-	"github.com/patience-dev/patience/sim"
 )
 
 // Options tune a storm Run.
@@ -43,10 +42,6 @@ const DefaultTolerance = 0.02
 func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, error) {
 	if sc == nil || len(sc.Policies) == 0 {
 		return nil, errors.New("storm: no scenario or no policy")
-	}
-	run := opts.engine
-	if run == nil {
-		run = sim.RunPolicy
 	}
 	if opts.Tolerance <= 0 {
 		opts.Tolerance = DefaultTolerance
@@ -86,7 +81,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 	// The policies are independent runs on the same arrivals, and a policy's search is a
 	// series of runs of its own: they run side by side, one per core (parallel.go), and are
 	// reported in the scenario's order whatever order they finish in.
-	outs, bis, errs, panicked := runJobs(ctx, run, sc, res, opts)
+	outs, bis, errs, panicked := runJobs(ctx, enginesFor(opts.engine), sc, res, opts)
 	// What finished in order before the first policy that did not is the partial result.
 	for i, out := range outs {
 		if errs[i] != nil || out == nil {
@@ -176,14 +171,15 @@ func fluidOmitted(ts []Trigger) string {
 }
 
 // recoversAt runs policy p on sc with the arrival rate replaced, and judges recovery.
-func recoversAt(ctx context.Context, run engineFunc, sc *scenario.Scenario, p *policy.Policy, rate float64) (bool, error) {
+func recoversAt(ctx context.Context, recovers func(context.Context, *scenario.Scenario, *policy.Policy) (bool, error),
+	sc *scenario.Scenario, p *policy.Policy, rate float64) (bool, error) {
 	at := *sc
 	at.Load.Rate = rate
-	pr, err := run(ctx, &at, p)
+	ok, err := recovers(ctx, &at, p)
 	if err != nil {
 		return false, err
 	}
-	return pr.Recovered, nil
+	return ok, nil
 }
 
 // Analyse computes the storm fields of one policy's run.
