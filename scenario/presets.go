@@ -296,7 +296,7 @@ var presets = []presetDef{
 		// bucket so retries stop when most calls fail.
 		name:    "recommended",
 		help:    "connect 1.1s, timeout 2s, 3 attempts, 100ms×2 cap 2s full jitter, Retry-After ≤ 10s, token bucket; POST only with a key",
-		source:  "DESIGN §7 defaults; AWS Architecture Blog, Exponential Backoff And Jitter",
+		source:  "patience's own defaults for a caller with nothing measured; AWS Architecture Blog, Exponential Backoff And Jitter",
 		checked: "patience's own recommendation",
 		build: func() *policy.Policy {
 			p := defaultPolicy()
