@@ -257,7 +257,7 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 					}
 					l = bytes.TrimSuffix(l, []byte{'\r'})
 					a.lines++
-					if len(bytes.TrimSpace(l)) == 0 {
+					if blank(l) {
 						line++
 						continue
 					}
@@ -406,6 +406,15 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 		return nil, firstErr
 	}
 	return out, nil
+}
+
+// blank says whether l holds only white space (bytes.TrimSpace's), at the cost of one
+// comparison for a line that starts with a printable ASCII byte.
+func blank(l []byte) bool {
+	if len(l) > 0 && l[0] > ' ' && l[0] < 0x7f {
+		return false
+	}
+	return len(bytes.TrimSpace(l)) == 0
 }
 
 // add applies the filter and the time window, then records rec.

@@ -2,6 +2,7 @@ package advise
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,6 +39,7 @@ type logTemplate struct {
 	lits   []string     // lits[i] follows vars[i]
 	list   []bool       // vars[i] is a multi-value $upstream_* list
 	codes  []nginxField // vars[i]'s field (0: one advise does not read)
+	words  []litWord    // lits[i] as a word, for literals up to 8 bytes
 	idx    map[string]int
 	prefix bool // the line may go on after the template (key=value timers follow)
 	json   bool // a JSON log_format (escape=json): read by keys
@@ -68,8 +70,25 @@ func compileLogFormat(name, format string) (*logTemplate, error) {
 		t.lits = append(t.lits, format[l[1]:end])
 		t.list = append(t.list, strings.HasPrefix(v, "upstream_"))
 		t.codes = append(t.codes, nginxFieldOf[v])
+		t.words = append(t.words, newLitWord(format[l[1]:end]))
 	}
 	return t, nil
+}
+
+// litWord is a literal of up to 8 bytes as a little-endian word and the mask of its bytes,
+// so a candidate position is checked with one load and one comparison.
+type litWord struct{ word, mask uint64 }
+
+func newLitWord(lit string) litWord {
+	if len(lit) == 0 || len(lit) > 8 {
+		return litWord{}
+	}
+	var w litWord
+	for i := range len(lit) {
+		w.word |= uint64(lit[i]) << (8 * i)
+		w.mask |= 0xff << (8 * i)
+	}
+	return w
 }
 
 // timed reports whether the template carries a timing variable.
@@ -109,7 +128,7 @@ func (t *logTemplate) match(line []byte, vals [][]byte) (rest []byte, err error)
 				}
 			}
 		default:
-			n = indexLit(s, lit)
+			n = indexLit(s, lit, t.words[i])
 			if n < 0 {
 				return nil, fmt.Errorf("$%s: no %q after it", t.vars[i], lit)
 			}
@@ -123,26 +142,36 @@ func (t *logTemplate) match(line []byte, vals [][]byte) (rest []byte, err error)
 	return line[pos:], nil
 }
 
-// indexLit is bytes.Index(s, lit) for a short literal: IndexByte on its first byte, then a
-// compare.
-func indexLit(s []byte, lit string) int {
+// indexLit is bytes.Index(s, lit) for a short literal: its first byte looked for by a loop
+// over the next few bytes (most fields are short) and IndexByte past them, then a compare
+// (one word's when w has the literal and 8 bytes are left).
+func indexLit(s []byte, lit string, w litWord) int {
 	c := lit[0]
-	if len(lit) == 1 {
-		return bytes.IndexByte(s, c)
-	}
-	for i := 0; ; i++ {
-		j := bytes.IndexByte(s[i:], c)
-		if j < 0 {
-			return -1
+	for i := 0; i < len(s); i++ {
+		if s[i] != c {
+			if i&15 != 15 {
+				continue
+			}
+			j := bytes.IndexByte(s[i+1:], c)
+			if j < 0 {
+				return -1
+			}
+			i += 1 + j
 		}
-		i += j
 		if len(s)-i < len(lit) {
 			return -1
+		}
+		if w.mask != 0 && len(s)-i >= 8 {
+			if binary.LittleEndian.Uint64(s[i:])&w.mask == w.word {
+				return i
+			}
+			continue
 		}
 		if string(s[i+1:i+len(lit)]) == lit[1:] {
 			return i
 		}
 	}
+	return -1
 }
 
 // listLen is the length of a multi-value upstream field at the start of s: items without
@@ -576,7 +605,7 @@ func splitList(b []byte, out [][]byte) [][]byte {
 	if b == nil {
 		return nil
 	}
-	if bytes.IndexByte(b, ',') < 0 && bytes.IndexByte(b, ':') < 0 {
+	if !hasListSep(b) {
 		return append(out, bytes.TrimSpace(b))
 	}
 	for _, group := range bytes.Split(b, []byte(" : ")) {
@@ -585,6 +614,17 @@ func splitList(b []byte, out [][]byte) [][]byte {
 		}
 	}
 	return out
+}
+
+// hasListSep says whether b holds a ',' or a ':' (a short field: a loop beats two IndexByte
+// calls).
+func hasListSep(b []byte) bool {
+	for _, c := range b {
+		if c == ',' || c == ':' {
+			return true
+		}
+	}
+	return false
 }
 
 // nginxEmit emits the line's records, built in rec (and, per upstream attempt, in r).
