@@ -23,8 +23,23 @@ if [[ ! -s $log ]]; then
     }
   }' > "$log"
 fi
-measure() { /usr/bin/time -f "%e s wall, %U s user + %S s sys, %M KiB max RSS" "$@" 2>&1 >/dev/null | tail -1; }
-echo "log: $log ($(du -m "$log" | cut -f1) MB, $(wc -l < "$log") lines), $(nproc) cores"
-echo "mawk (urt field):   $(measure mawk -F'urt="' '{split($2, a, "\""); print a[1]}' "$log")"
-echo "patience advise:    $(measure "$dir/patience" advise "$log" -o json)"
+# measure NAME CMD...: wall, CPU (user+sys) and peak RSS of CMD, and CPU seconds per GB of log.
+measure() {
+  local name=$1; shift
+  local t
+  t=$(/usr/bin/time -f "%e %U %S %M" "$@" 2>&1 >/dev/null | tail -1)
+  read -r wall user sys rss <<<"$t"
+  awk -v n="$name" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" -v mb="$mb" 'BEGIN {
+    printf "%-20s %6.2f s wall, %5.2f s user + %4.2f s sys = %5.2f s CPU (%5.2f s CPU/GB), %5.1f MiB max RSS\n",
+      n ":", w, u, s, u + s, (u + s) * 1024 / mb, r / 1024 }'
+  eval "${name//[^a-z]/_}_wall=$wall"
+}
+mb=$(du -m "$log" | cut -f1)
+echo "log: $log ($mb MB, $(wc -l < "$log") lines), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+measure "mawk (urt field)" mawk -F'urt="' '{split($2, a, "\""); print a[1]}' "$log"
+# ADVISE_BASE=/path/to/an/older/patience measures it too, side by side.
+if [[ -n ${ADVISE_BASE:-} ]]; then measure "advise (base)" "$ADVISE_BASE" advise "$log" -o json; fi
+measure "patience advise" "$dir/patience" advise "$log" -o json
+awk -v a="$patience_advise_wall" -v m="$mawk__urt_field__wall" 'BEGIN {
+  printf "advise/mawk wall: %.2f× (target ≤ 2×: ≥ 0.5× mawk'"'"'s throughput)\n", a / m }'
 "$dir/patience" advise "$log" -o json | grep -m1 -A9 '"total": {' | tr -d ' \n'; echo
