@@ -152,7 +152,9 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		sc.Seed = opts.Seed
 	}
 	// The server logs phase changes from its own goroutines: serialise every stderr line.
-	errOut := &lockedWriter{w: opts.IO.ErrOut}
+	// The log names scenario phases and quotes clients (net/http's error log): user strings,
+	// escaped before they reach a terminal.
+	errOut := &lockedWriter{w: report.SafeWriter(opts.IO.ErrOut)}
 	// Zero is the server's default (tests that build ServeOptions leave them unset).
 	if err := firstBadFlag(
 		notNegativeDuration("--idempotency-ttl", opts.IdempotencyTTL),

@@ -148,6 +148,43 @@ func TestCheckListen(t *testing.T) {
 // TestServeStatsPhaseIsTheLoggedPhase: a scenario file with only a target serves; the stats
 // endpoint names the phase in force as the phase log on stderr does, and --url-file says
 // where the server listens (and goes at stop).
+// TestServeLogEscapesPhaseNames: a phase named with terminal escapes (a clipboard write, a
+// screen clear) is logged escaped, never raw.
+func TestServeLogEscapesPhaseNames(t *testing.T) {
+	dir := t.TempDir()
+	file, urlFile := filepath.Join(dir, "evil.yaml"), filepath.Join(dir, "url")
+	yaml := "name: evil\ntarget:\n  latency: {fixed: 1ms}\n  phases: [{name: \"\\e]52;c;ZXZpbA==\\a\\e[2Jbroken\", at: 0s, for: 10m, faults: [{status: 503}]}]\n"
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	errBuf := &lockedBuffer{}
+	opts := &ServeOptions{IO: report.Test(nil, &out, errBuf), Scenario: file, Listen: "127.0.0.1:0", Speed: 1,
+		For: time.Minute, URLFile: urlFile, Output: "text"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- serveRun(ctx, opts) }()
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(errBuf.String(), "broken"); time.Sleep(5 * time.Millisecond) {
+		select {
+		case err := <-done:
+			t.Fatalf("serve ended before logging the phase: %v (stderr %q)", err, errBuf.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("no phase logged within a minute: %v (stderr %q)", <-done, errBuf.String())
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serveRun after Ctrl-C: %v, want nil (exit 0)", err)
+	}
+	if s := errBuf.String() + out.String(); strings.ContainsAny(s, "\x1b\x07") {
+		t.Errorf("an escape reached the terminal: %q", s)
+	}
+}
+
 func TestServeStatsPhaseIsTheLoggedPhase(t *testing.T) {
 	dir := t.TempDir()
 	file, urlFile := filepath.Join(dir, "tiny.yaml"), filepath.Join(dir, "url")

@@ -30,6 +30,12 @@ type terminalWriter struct {
 	pending []byte
 }
 
+// SafeWriter wraps w so that what is written to it reaches a terminal with control
+// characters, escape sequences, bidi overrides and invalid UTF-8 escaped, as Sanitize does:
+// for streams that carry user strings outside a report (serve's log lines name scenario
+// phases; net/http's error log quotes what clients sent). Newlines and tabs pass.
+func SafeWriter(w io.Writer) io.Writer { return newTerminalWriter(w, false) }
+
 // newTerminalWriter wraps w; colour says whether the renderer writes SGR sequences.
 func newTerminalWriter(w io.Writer, colour bool) io.Writer {
 	if tw, ok := w.(*terminalWriter); ok {
