@@ -3,13 +3,16 @@
 // line: the net/http targets (/fast, /exp = 10 ms + Exp(5 ms), /lognormal = p50 40 ms,
 // p99 300 ms, 1% 503; GET /exp/stats is the server's record of /exp), then the stall target
 // (frozen 500 ms every 5 s; GET /stats is its record), then the net/http targets again on a
-// server that also speaks h2c with prior knowledge (bench/probe-h2.sh). It serves until killed or until -for
-// elapses.
+// server that also speaks h2c with prior knowledge (bench/probe-h2.sh), which serves the stall
+// target too as /stall (record at /stall/stats; bench/accuracy.sh). It serves until killed or
+// until -for elapses.
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"time"
 
@@ -27,12 +30,24 @@ func main() {
 		fmt.Fprintln(os.Stderr, "targets:", err)
 		os.Exit(2)
 	}
-	stall, err := probetest.ListenStall(*stallAddr, time.Now(), 5*time.Second, 500*time.Millisecond)
+	epoch := time.Now()
+	stall, err := probetest.ListenStall(*stallAddr, epoch, 5*time.Second, 500*time.Millisecond)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "targets:", err)
 		os.Exit(2)
 	}
-	h2c, err := probetest.StartH2C(probetest.Mux(*seed))
+	// The h2c server also serves the stall target as /stall (its record at /stall/stats),
+	// frozen on the same schedule as the HTTP/1.1 one: bench/accuracy.sh's h2c case.
+	mux := probetest.Mux(*seed)
+	stallH, stallRec := probetest.StallRecorded(epoch, 5*time.Second, 500*time.Millisecond)
+	mux.Handle("/stall", stallH)
+	mux.HandleFunc("/stall/stats", func(w http.ResponseWriter, _ *http.Request) {
+		st := stallRec.Stats()
+		stallRec.Reset()
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(st)
+	})
+	h2c, err := probetest.StartH2C(mux)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "targets:", err)
 		os.Exit(2)

@@ -101,6 +101,22 @@ func StallWait(elapsed, period, freeze time.Duration) time.Duration {
 	return 0
 }
 
+// StallRecorded is the stall target as a plain handler, for servers of any protocol (the
+// h2c server of bench/targets): it holds each request until the freeze it arrived in ends
+// (StallWait from epoch) and records the handler's wall time. Unlike StallServer it sleeps
+// per request rather than releasing the held requests together.
+func StallRecorded(epoch time.Time, period, freeze time.Duration) (http.Handler, *Record) {
+	rec := &Record{}
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		start := time.Now()
+		if d := StallWait(start.Sub(epoch), period, freeze); d > 0 {
+			time.Sleep(d)
+		}
+		rec.add(time.Since(start))
+		_, _ = w.Write([]byte("ok\n"))
+	}), rec
+}
+
 // Lognormal answers after a lognormal latency through p50 and p99 (σ = ln(p99/p50)/z₀.₉₉,
 // z₀.₉₉ = 2.326348) and answers 503 at once to a share errorRate of requests.
 func Lognormal(seed uint64, p50, p99 time.Duration, errorRate float64) http.Handler {
