@@ -244,7 +244,7 @@ func probeConfig(opts *ProbeOptions) (probe.Config, error) {
 			// @- reads standard input; a body is held in memory and sent again and again,
 			// so it is capped (input.MaxBody) and read so that memory stays near the cap:
 			// /dev/zero ends here, not in an OOM.
-			b, err := readBody(path, input.MaxBody, opts.IO.In)
+			b, err := input.ReadFile(path, input.MaxBody, opts.IO.In)
 			if err != nil {
 				return cfg, fmt.Errorf("--data: %w", err)
 			}

@@ -5,6 +5,7 @@
 package input
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -43,20 +44,61 @@ func Size(n int64) string {
 	return fmt.Sprintf("%d KiB", n>>10)
 }
 
-// Read reads r whole, up to limit bytes; name labels the error.
+// chunk is the unit an input of unknown length is read in.
+const chunk = 1 << 20
+
+// Read reads r to its end, up to limit bytes; name labels the error. What it holds stays
+// near the cap whatever the input: r is read in chunks of 1 MiB that are joined only once it
+// has ended within the cap, so an endless input (/dev/zero, a runaway pipe) stops at the cap
+// plus one chunk (io.ReadAll doubles its buffer: up to three times the cap).
 func Read(r io.Reader, name string, limit int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, &TooLargeError{Name: name, Limit: limit}
-	}
-	return b, nil
+	return read(r, name, limit, -1)
 }
 
-// ReadFile reads the file at path, up to limit bytes. With a non-nil stdin, "-" reads it
-// instead; with a nil one "-" is a file name like any other.
+// read is Read with r's length when known (a regular file), else -1: a file over the cap
+// is refused unread, one within it read into a buffer of its size.
+func read(r io.Reader, name string, limit, size int64) ([]byte, error) {
+	tooLarge := &TooLargeError{Name: name, Limit: limit}
+	if size > limit {
+		return nil, tooLarge
+	}
+	if size >= 0 {
+		// The file may grow while it is read: one byte more than its size tells.
+		var buf bytes.Buffer
+		buf.Grow(int(size) + 1)
+		if _, err := buf.ReadFrom(io.LimitReader(r, limit+1)); err != nil {
+			return nil, err
+		}
+		if int64(buf.Len()) > limit {
+			return nil, tooLarge
+		}
+		return buf.Bytes(), nil
+	}
+	var chunks [][]byte
+	var total int64
+	for {
+		c := make([]byte, min(chunk, limit+1))
+		n, err := io.ReadFull(r, c)
+		total += int64(n)
+		if total > limit {
+			return nil, tooLarge
+		}
+		if n > 0 {
+			chunks = append(chunks, c[:n])
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return bytes.Join(chunks, nil), nil
+}
+
+// ReadFile reads the file at path, up to limit bytes (a regular file over it is refused
+// unread). With a non-nil stdin, "-" reads it instead; with a nil one "-" is a file name
+// like any other.
 func ReadFile(path string, limit int64, stdin io.Reader) ([]byte, error) {
 	if path == Stdin && stdin != nil {
 		return Read(stdin, "standard input", limit)
@@ -66,7 +108,11 @@ func ReadFile(path string, limit int64, stdin io.Reader) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := Read(f, path, limit)
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	b, err := read(f, path, limit, size)
 	if err != nil {
 		var pe *os.PathError
 		if !errors.As(err, &pe) && !errors.As(err, new(*TooLargeError)) {

@@ -1,4 +1,4 @@
-package cmd
+package input
 
 import (
 	"bytes"
@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
-
-	"github.com/patience-dev/patience/internal/input"
 )
 
 // zeros is an endless input, as /dev/zero or a runaway pipe.
@@ -31,16 +29,16 @@ func allocated(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
-// TestReadBodyBounded: -d @ holds at most the cap and a chunk of an endless input before it
+// TestReadBounded: ReadFile (-d @, --merge, check files, profile:, scenarios:) holds at most the cap and a chunk of an endless input before it
 // refuses it (io.ReadAll's doubling allocated twice the cap and more: 171 MiB of RSS for
 // /dev/zero), and refuses a regular file over the cap without reading it.
-func TestReadBodyBounded(t *testing.T) {
+func TestReadBounded(t *testing.T) {
 	var err error
-	n := allocated(func() { _, err = readBody("-", input.MaxBody, zeros{}) })
+	n := allocated(func() { _, err = ReadFile("-", MaxBody, zeros{}) })
 	if err == nil || err.Error() != "standard input: larger than 64 MiB" {
 		t.Errorf("endless standard input: %v", err)
 	}
-	if limit := uint64(input.MaxBody + 4*bodyChunk); n > limit {
+	if limit := uint64(MaxBody + 4*chunk); n > limit {
 		t.Errorf("an endless input allocated %d MiB before it was refused; want at most %d MiB", n>>20, limit>>20)
 	}
 
@@ -51,12 +49,12 @@ func TestReadBodyBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A sparse file one byte over the cap: generated, not written.
-	if err := f.Truncate(input.MaxBody + 1); err != nil {
+	if err := f.Truncate(MaxBody + 1); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
-	n = allocated(func() { _, err = readBody(over, input.MaxBody, nil) })
-	var tl *input.TooLargeError
+	n = allocated(func() { _, err = ReadFile(over, MaxBody, nil) })
+	var tl *TooLargeError
 	if !errors.As(err, &tl) || err.Error() != over+": larger than 64 MiB" {
 		t.Errorf("file over the cap: %v", err)
 	}
@@ -65,34 +63,34 @@ func TestReadBodyBounded(t *testing.T) {
 	}
 }
 
-// TestReadBody: what is within the cap is read whole, from a file or standard input, up to
+// TestReadWithinCap: what is within the cap is read whole, from a file or standard input, up to
 // the cap exactly; missing files keep their error.
-func TestReadBody(t *testing.T) {
+func TestReadWithinCap(t *testing.T) {
 	dir := t.TempDir()
-	body := bytes.Repeat([]byte("0123456789abcdef"), 3*bodyChunk/16+5) // three chunks and a bit
+	body := bytes.Repeat([]byte("0123456789abcdef"), 3*chunk/16+5) // three chunks and a bit
 	file := filepath.Join(dir, "body")
 	if err := os.WriteFile(file, body, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	limit := int64(len(body))
 	for name, read := range map[string]func(limit int64) ([]byte, error){
-		"file":  func(limit int64) ([]byte, error) { return readBody(file, limit, nil) },
-		"stdin": func(limit int64) ([]byte, error) { return readBody("-", limit, bytes.NewReader(body)) },
+		"file":  func(limit int64) ([]byte, error) { return ReadFile(file, limit, nil) },
+		"stdin": func(limit int64) ([]byte, error) { return ReadFile("-", limit, bytes.NewReader(body)) },
 		"short reads": func(limit int64) ([]byte, error) {
-			return readBody("-", limit, iotest.HalfReader(bytes.NewReader(body)))
+			return ReadFile("-", limit, iotest.HalfReader(bytes.NewReader(body)))
 		},
 	} {
 		if got, err := read(limit); err != nil || !bytes.Equal(got, body) {
 			t.Errorf("%s at the cap: %d bytes, %v; want %d", name, len(got), err, len(body))
 		}
-		if _, err := read(limit - 1); !errors.As(err, new(*input.TooLargeError)) {
+		if _, err := read(limit - 1); !errors.As(err, new(*TooLargeError)) {
 			t.Errorf("%s a byte over the cap: %v", name, err)
 		}
 	}
-	if got, err := readBody("-", 10, strings.NewReader("")); err != nil || len(got) != 0 {
+	if got, err := ReadFile("-", 10, strings.NewReader("")); err != nil || len(got) != 0 {
 		t.Errorf("empty standard input: %q, %v", got, err)
 	}
-	if _, err := readBody(filepath.Join(dir, "none"), 10, nil); !errors.Is(err, os.ErrNotExist) {
+	if _, err := ReadFile(filepath.Join(dir, "none"), 10, nil); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 }
