@@ -809,9 +809,14 @@ func (p *h2path) exchange(c *caller, fresh bool) (status int, t timings, end tim
 				err = st.err
 			case <-c.ctx.Done():
 				hc.abandon(st)
-				c.h2 = nil // an abandoned stream may still be in a write buffer: not reused
 				err = context.Cause(c.ctx)
 			}
+		}
+		wrote := st.wrote.Load()
+		if err != errH2Unusable && (wrote == 0 || c.ctx.Err() != nil) {
+			// The write that carries the request may not have returned yet (the response can
+			// come first) and will stamp the stream then: a new one for the next request.
+			c.h2 = nil
 		}
 		hc.streamsNow.Add(-1)
 		if fresh {
@@ -823,8 +828,8 @@ func (p *h2path) exchange(c *caller, fresh bool) (status int, t timings, end tim
 		if err != nil {
 			return 0, t, time.Time{}, err
 		}
-		if v := st.wrote.Load(); v != 0 {
-			t.wrote = at(v)
+		if wrote != 0 {
+			t.wrote = at(wrote)
 		}
 		if st.firstByte != 0 {
 			t.firstByte = at(st.firstByte)
