@@ -31,11 +31,16 @@ func loadProfile(path string) (*hdrhistogram.Histogram, error) {
 }
 
 // replayScenario loads the scenario at path with the scenario loader and replays every
-// policy in the simulator.
-func replayScenario(ctx context.Context, path string) (*Replay, error) {
+// policy in the simulator, once admit (when set) accepts it.
+func replayScenario(ctx context.Context, path string, admit func(*scenario.Scenario) error) (*Replay, error) {
 	sc, err := scenario.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	if admit != nil {
+		if err := admit(sc); err != nil {
+			return nil, err
+		}
 	}
 	res, err := sim.Run(ctx, sc, sim.Options{})
 	if err != nil && (res == nil || ctx.Err() == nil) {

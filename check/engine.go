@@ -28,6 +28,10 @@ type Options struct {
 	LoadProfile func(path string) (*hdrhistogram.Histogram, error)
 	// Replay replays one scenario file for PT100; nil uses the simulator.
 	Replay Replayer
+	// Admit, when set, is asked before the simulator replays a scenario (PT100): an error
+	// refuses it, and the run stops with that error at the scenarios: entry (cmd: the
+	// --max-cost budget, storm's estimate). Only the default Replay asks it.
+	Admit func(*scenario.Scenario) error
 	// Configs are the real config files named or found on the command line (LoadPaths);
 	// via: entries read theirs into it. Every layer no via: takes is checked as a chain of
 	// its own. nil = none.
@@ -72,7 +76,8 @@ func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 		opts.LoadProfile = loadProfile
 	}
 	if opts.Replay == nil {
-		opts.Replay = replayScenario
+		admit := opts.Admit
+		opts.Replay = func(ctx context.Context, path string) (*Replay, error) { return replayScenario(ctx, path, admit) }
 	}
 	res := &Result{Schema: Schema, Version: opts.Version, FailOn: opts.FailOn, Findings: []Finding{}, Suppressed: []Finding{}, Checked: []Checked{}, Files: []string{}, Chains: []Chain{}}
 	if opts.Configs == nil {

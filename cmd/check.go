@@ -12,6 +12,7 @@ import (
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
+	"github.com/patience-dev/patience/storm"
 	"github.com/spf13/cobra"
 )
 
@@ -31,6 +32,9 @@ type CheckOptions struct {
 	Output string
 	// Reports are extra FORMAT=PATH outputs written in the same run.
 	Reports []string
+	// MaxCost is the budget each replayed scenario's estimated cost must fit: replay's and
+	// storm's --max-cost, with the same default and syntax (storm.ParseBudget).
+	MaxCost string
 
 	// Init writes a starter file instead of checking.
 	Init           bool
@@ -76,6 +80,7 @@ func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 	addOutputFlag(c, &opts.Output, report.CheckFormats.Names())
 	addEnumFlag(c, &opts.FailOn, "fail-on", "error", "lowest finding level that fails the run (exit 1)", check.Levels)
 	fl.BoolVar(&opts.NoFail, "no-fail", false, "exit 0 whatever was found; every report is still written")
+	fl.StringVar(&opts.MaxCost, "max-cost", "", "refuse to replay a scenario: entry estimated to take longer or more memory than this: a time, a size, both (30m,8GiB) or none (default "+storm.DefaultBudget.String()+")")
 	fl.StringArrayVar(&opts.Reports, "report", nil, "also write FORMAT=PATH ("+strings.Join(report.CheckFormats.Names(), "|")+"); repeatable")
 	fl.StringVar(&opts.Profile, "profile", "", "probe profile (patience probe --save) for dependencies that name none; with --init, the source of the recommendation")
 	fl.BoolVar(&opts.Init, "init", false, "write a commented starter file (patience.yaml) with the recommended policy; never overwrites")
@@ -155,6 +160,10 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return UsageError(err)
 	}
+	budget, err := storm.ParseBudget(opts.MaxCost)
+	if err != nil {
+		return UsageError(fmt.Errorf("--max-cost: %w", err))
+	}
 	paths := opts.Files
 	if len(paths) == 0 {
 		paths = []string{check.DefaultFile}
@@ -162,7 +171,9 @@ func checkRun(opts *CheckOptions) error {
 			return UsageErrorf("%s: no such file (patience check --init writes a starter, or name the files to check)", check.DefaultFile)
 		}
 	}
-	copts := check.Options{FailOn: failOn, Profile: opts.Profile, Version: currentVersion().Version}
+	copts := check.Options{FailOn: failOn, Profile: opts.Profile, Version: currentVersion().Version,
+		// A scenarios: entry is replayed as `patience replay` would: refused above the budget.
+		Admit: func(sc *scenario.Scenario) error { return budget.Check(storm.EstimateCost(sc, false, 1)) }}
 	// Check files, config files recognised by content, and directories walked for both.
 	in, err := check.LoadPaths(paths)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -66,5 +67,35 @@ func TestREADMECheckExample(t *testing.T) {
 	}
 	if len(res.Findings) != 0 {
 		t.Errorf("README's patience.yaml has findings: %+v", res.Findings)
+	}
+}
+
+// TestCheckMaxCost: a scenarios: entry is held to replay's budget (issue 17: flags and files
+// share one set of limits): refused before it is replayed, exit 2, pointing at the entry,
+// with the estimate and the flag; --max-cost raises it (the replay then starts: stopped here
+// by Ctrl-C, exit 130).
+func TestCheckMaxCost(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "huge.yaml"), []byte(hugeReplay), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	chk := filepath.Join(dir, "patience.yaml")
+	if err := os.WriteFile(chk, []byte("scenarios: [huge.yaml]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCmd(t, context.Background(), "", "check", chk)
+	if code != ExitUsage || !strings.Contains(errOut, "patience.yaml:1:") || !strings.Contains(errOut, "this run would simulate about 5.18 billion attempts") ||
+		!strings.Contains(errOut, "raise it with --max-cost ") {
+		t.Errorf("default budget: exit %d, stderr %q", code, errOut)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	code, _, errOut = runCmd(t, ctx, "", "check", chk, "--max-cost", "100h")
+	if code != ExitInterrupted || strings.Contains(errOut, "budget") {
+		t.Errorf("--max-cost 100h: exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runCmd(t, context.Background(), "", "check", chk, "--max-cost", "lots")
+	if code != ExitUsage || !strings.Contains(errOut, `--max-cost: "lots"`) {
+		t.Errorf("--max-cost lots: exit %d, stderr %q", code, errOut)
 	}
 }
