@@ -31,6 +31,10 @@ type IOStreams struct {
 	// Width is the width text reports fit: stdout's when it is a terminal, else COLUMNS
 	// when set, else 100.
 	Width int
+	// ErrWidth is the width notes, warnings, errors and progress bars on stderr fit:
+	// stderr's when it is a terminal, else COLUMNS when set, else 0 — unknown, and notes are
+	// written one message a line (WrapNote).
+	ErrWidth int
 
 	// Getenv reads the environment; tests replace it.
 	Getenv func(string) string
@@ -44,6 +48,7 @@ func System(in io.Reader, out, errOut io.Writer) *IOStreams {
 	s := &IOStreams{In: in, Out: out, ErrOut: errOut, Width: DefaultWidth, Getenv: os.Getenv}
 	if c, err := strconv.Atoi(strings.TrimSpace(os.Getenv("COLUMNS"))); err == nil && c > 0 {
 		s.Width = c
+		s.ErrWidth = c
 	}
 	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		s.StdoutTTY = true
@@ -53,11 +58,15 @@ func System(in io.Reader, out, errOut io.Writer) *IOStreams {
 	}
 	if f, ok := errOut.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		s.StderrTTY = true
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			s.ErrWidth = w
+		}
 	}
 	return s
 }
 
-// Test builds IOStreams over buffers: no TTY, no colour, 80 columns, empty environment.
+// Test builds IOStreams over buffers: no TTY, no colour, 80 columns for reports, stderr's
+// width unknown (ErrWidth 0: notes unwrapped), empty environment.
 func Test(in io.Reader, out, errOut io.Writer) *IOStreams {
 	return &IOStreams{In: in, Out: out, ErrOut: errOut, Width: 80, Getenv: func(string) string { return "" }}
 }
