@@ -375,8 +375,8 @@ func scanKV(rest []byte, set func(name string, v []byte)) {
 
 // nginxFields are one line's values by variable name.
 type nginxFields struct {
-	request, method, uri, host, status, timeLocal, timeISO, msec []byte
-	requestTime, uct, uht, urt, ust                              []byte
+	// v holds the values by field (nil: not on the line).
+	v [numFields][]byte
 	// scratch holds the attempt lists between lines (no allocation per line).
 	scratch [4][][]byte
 	// needPath: the path is read only when --by route or --filter needs it.
@@ -402,6 +402,7 @@ const (
 	fieldUHT
 	fieldURT
 	fieldUST
+	numFields
 )
 
 // nginxFieldOf maps a variable's name to its field.
@@ -416,38 +417,10 @@ var nginxFieldOf = map[string]nginxField{
 func (f *nginxFields) set(name string, v []byte) { f.setField(nginxFieldOf[name], v) }
 
 func (f *nginxFields) setField(c nginxField, v []byte) {
-	switch c {
-	case fieldRequest:
-		f.request = v
-	case fieldMethod:
-		f.method = v
-	case fieldURI:
-		if f.uri == nil {
-			f.uri = v
-		}
-	case fieldHost:
-		if f.host == nil {
-			f.host = v
-		}
-	case fieldStatus:
-		f.status = v
-	case fieldTimeLocal:
-		f.timeLocal = v
-	case fieldTimeISO:
-		f.timeISO = v
-	case fieldMsec:
-		f.msec = v
-	case fieldRequestTime:
-		f.requestTime = v
-	case fieldUCT:
-		f.uct = v
-	case fieldUHT:
-		f.uht = v
-	case fieldURT:
-		f.urt = v
-	case fieldUST:
-		f.ust = v
+	if (c == fieldURI || c == fieldHost) && f.v[c] != nil {
+		return // the first of $request_uri and $uri, of $host, $http_host and $server_name
 	}
+	f.v[c] = v
 }
 
 func nginxLines(o Options, head []byte) (parserFactory, error) {
@@ -459,13 +432,11 @@ func nginxLines(o Options, head []byte) (parserFactory, error) {
 		vals := make([][]byte, len(t.vars))
 		tc := &timeCache{}
 		// One of each per worker, reused for every line: nothing is allocated per line.
-		var f nginxFields
+		f := nginxFields{needPath: o.By == ByRoute || o.Filter != ""}
 		var rec, attempt Record
 		set := f.set
-		needPath := o.By == ByRoute || o.Filter != ""
 		return func(line []byte, emit func(*Record), a *accum) error {
-			sc, host0 := f.scratch, f.host0
-			f = nginxFields{scratch: sc, needPath: needPath, host0: host0}
+			f.v = [numFields][]byte{}
 			if t.json {
 				if err := nginxJSON(line, &f); err != nil {
 					return err
@@ -630,55 +601,55 @@ func hasListSep(b []byte) bool {
 // nginxEmit emits the line's records, built in rec (and, per upstream attempt, in r).
 func nginxEmit(f *nginxFields, tc *timeCache, rec, r *Record, emit func(*Record), a *accum) error {
 	*rec = newRecord()
-	status, ok := parseStatus(f.status)
+	status, ok := parseStatus(f.v[fieldStatus])
 	if !ok {
-		return fmt.Errorf("status %q is not an HTTP status", f.status)
+		return fmt.Errorf("status %q is not an HTTP status", f.v[fieldStatus])
 	}
-	if f.request != nil {
-		m, _, _ := bytes.Cut(f.request, []byte{' '})
+	if f.v[fieldRequest] != nil {
+		m, _, _ := bytes.Cut(f.v[fieldRequest], []byte{' '})
 		rec.Method = methodName(m)
 		if f.needPath {
-			_, rec.Path = splitRequest(string(f.request))
+			_, rec.Path = splitRequest(string(f.v[fieldRequest]))
 		}
 	}
-	if f.method != nil {
-		rec.Method = methodName(f.method)
+	if f.v[fieldMethod] != nil {
+		rec.Method = methodName(f.v[fieldMethod])
 	}
-	if f.uri != nil && f.needPath {
-		_, rec.Path = splitRequest("X " + string(f.uri))
+	if f.v[fieldURI] != nil && f.needPath {
+		_, rec.Path = splitRequest("X " + string(f.v[fieldURI]))
 	}
-	if len(f.host) > 0 && string(f.host) != "-" {
-		if string(f.host) != f.host0 {
-			f.host0 = string(f.host)
+	if len(f.v[fieldHost]) > 0 && string(f.v[fieldHost]) != "-" {
+		if string(f.v[fieldHost]) != f.host0 {
+			f.host0 = string(f.v[fieldHost])
 		}
 		rec.Host = f.host0
 	}
 	switch {
-	case f.timeLocal != nil:
-		if rec.Time, ok = tc.local(f.timeLocal); !ok {
-			return fmt.Errorf("$time_local %q: want %s", f.timeLocal, timeLocalLayout)
+	case f.v[fieldTimeLocal] != nil:
+		if rec.Time, ok = tc.local(f.v[fieldTimeLocal]); !ok {
+			return fmt.Errorf("$time_local %q: want %s", f.v[fieldTimeLocal], timeLocalLayout)
 		}
-	case f.timeISO != nil:
-		t, err := time.Parse(time.RFC3339, string(f.timeISO))
+	case f.v[fieldTimeISO] != nil:
+		t, err := time.Parse(time.RFC3339, string(f.v[fieldTimeISO]))
 		if err != nil {
-			return fmt.Errorf("$time_iso8601 %q: %v", f.timeISO, err)
+			return fmt.Errorf("$time_iso8601 %q: %v", f.v[fieldTimeISO], err)
 		}
 		rec.Time = t
-	case f.msec != nil:
-		d, ok := parseDuration(f.msec, time.Second)
+	case f.v[fieldMsec] != nil:
+		d, ok := parseDuration(f.v[fieldMsec], time.Second)
 		if !ok {
-			return fmt.Errorf("$msec %q is not a number", f.msec)
+			return fmt.Errorf("$msec %q is not a number", f.v[fieldMsec])
 		}
 		rec.Time = time.Unix(0, int64(d))
 	}
-	if f.urt == nil {
+	if f.v[fieldURT] == nil {
 		// No upstream timers: $request_time, the whole request as nginx saw it.
-		if f.requestTime == nil {
+		if f.v[fieldRequestTime] == nil {
 			return errors.New("no $request_time or $upstream_response_time on this line")
 		}
-		d, ok := parseDuration(f.requestTime, time.Second)
+		d, ok := parseDuration(f.v[fieldRequestTime], time.Second)
 		if !ok || d < 0 {
-			return fmt.Errorf("$request_time %q is not a number of seconds", f.requestTime)
+			return fmt.Errorf("$request_time %q is not a number of seconds", f.v[fieldRequestTime])
 		}
 		rec.Status, rec.Total, rec.Attempts = status, d, 0
 		if status == 0 {
@@ -689,7 +660,7 @@ func nginxEmit(f *nginxFields, tc *timeCache, rec, r *Record, emit func(*Record)
 	}
 	a.note("latency is $upstream_response_time, per upstream attempt (nginx's proxy_*_timeout applies to each); connect is $upstream_connect_time, TLS included; ttfb is $upstream_header_time")
 	sc := &f.scratch
-	urt, uct, uht, ust := splitList(f.urt, sc[0][:0]), splitList(f.uct, sc[1][:0]), splitList(f.uht, sc[2][:0]), splitList(f.ust, sc[3][:0])
+	urt, uct, uht, ust := splitList(f.v[fieldURT], sc[0][:0]), splitList(f.v[fieldUCT], sc[1][:0]), splitList(f.v[fieldUHT], sc[2][:0]), splitList(f.v[fieldUST], sc[3][:0])
 	sc[0], sc[1], sc[2], sc[3] = urt, uct, uht, ust
 	if len(urt) == 1 && string(urt[0]) == "-" {
 		// No upstream contacted: a failure keeps its status; a success nginx answered itself
@@ -712,7 +683,7 @@ func nginxEmit(f *nginxFields, tc *timeCache, rec, r *Record, emit func(*Record)
 		if i < len(ust) && string(ust[i]) != "-" {
 			s, ok := parseStatus(ust[i])
 			if !ok {
-				return fmt.Errorf("$upstream_status %q is not a list of statuses", f.ust)
+				return fmt.Errorf("$upstream_status %q is not a list of statuses", f.v[fieldUST])
 			}
 			r.Status = s
 		} else if i == len(urt)-1 {
@@ -723,7 +694,7 @@ func nginxEmit(f *nginxFields, tc *timeCache, rec, r *Record, emit func(*Record)
 		if string(v) != "-" {
 			d, ok := parseDuration(v, time.Second)
 			if !ok || d < 0 {
-				return fmt.Errorf("$upstream_response_time %q is not a list of seconds", f.urt)
+				return fmt.Errorf("$upstream_response_time %q is not a list of seconds", f.v[fieldURT])
 			}
 			r.Total = d
 		}
