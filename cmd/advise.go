@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/patience-dev/patience/advise"
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
@@ -233,18 +234,48 @@ func adviseExit(res *probe.Result) error {
 	return nil
 }
 
-// adviseProgress is a bar of bytes read (with lines/s and ETA from mpb's decorators) when
-// stderr is a terminal; size 0 (stdin) shows the bytes only.
+// adviseProgress is a bar of bytes read, with the speed and the time left, when stderr is a
+// terminal: "advise 333 MiB of 1.1 GiB [====>---] 65 MiB/s · 12 s left". Standard input
+// (size 0) has no total: it shows the bytes read and the speed only, with no bar.
 func adviseProgress(opts *AdviseOptions, size int64) (func(int64), func(bool)) {
 	show := opts.IO.ShowProgress(opts.Output)
 	if !show {
 		return nil, func(bool) {}
 	}
-	p := mpb.New(mpb.WithOutput(opts.IO.ErrOut), mpb.WithWidth(32))
-	bar := p.AddBar(size, mpb.BarRemoveOnComplete(),
-		mpb.PrependDecorators(decor.Name("advise "), decor.Counters(decor.SizeB1024(0), "% .1f / % .1f")),
-		mpb.AppendDecorators(decor.AverageSpeed(decor.SizeB1024(0), " % .1f"), decor.Name(" · ETA "), decor.AverageETA(decor.ET_STYLE_GO)),
-	)
+	p := newProgress(context.Background(), opts.IO, true, 32)
+	start := time.Now()
+	speed := func(s decor.Statistics) float64 {
+		if el := time.Since(start).Seconds(); el > 0 {
+			return float64(s.Current) / el
+		}
+		return 0
+	}
+	var bar *mpb.Bar
+	if size > 0 {
+		bar = p.AddBar(size, mpb.BarRemoveOnComplete(),
+			mpb.PrependDecorators(decor.Any(func(s decor.Statistics) string {
+				return "advise " + bytesIEC(float64(s.Current)) + " of " + bytesIEC(float64(s.Total))
+			})),
+			mpb.AppendDecorators(decor.Any(func(s decor.Statistics) string {
+				v := speed(s)
+				line := bytesIEC(v) + "/s"
+				if v > 0 && s.Current > 0 {
+					// Whole seconds, and nothing in the last one: "0 ms left" says nothing.
+					left := time.Duration(float64(s.Total-s.Current) / v * float64(time.Second))
+					if left >= time.Second {
+						line += " · " + units.Duration(left.Round(time.Second)) + " left"
+					}
+				}
+				return line
+			})),
+		)
+	} else {
+		bar = p.New(0, mpb.NopStyle(), mpb.BarRemoveOnComplete(), mpb.BarFillerTrim(),
+			mpb.PrependDecorators(decor.Any(func(s decor.Statistics) string {
+				return "advise " + bytesIEC(float64(s.Current)) + " read · " + bytesIEC(speed(s)) + "/s"
+			})),
+		)
+	}
 	return func(read int64) {
 			if size > 0 {
 				bar.SetCurrent(min(read, size))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/patience-dev/patience/internal/input"
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
@@ -465,11 +465,18 @@ func probeMerge(opts *ProbeOptions) (*probe.Result, error) {
 	return res, nil
 }
 
+// errorCount is the progress bar's error figure: "0 errors", "1 error", "1,204 errors".
+func errorCount(n int64) string {
+	if n == 1 {
+		return "1 error"
+	}
+	return units.Count(int(n)) + " errors"
+}
+
 // probeMeasure runs the probe with a progress bar on stderr when it is a terminal.
 func probeMeasure(ctx context.Context, opts *ProbeOptions, cfg probe.Config) (*probe.Result, error) {
 	show := opts.IO.ShowProgress(opts.Output)
-	p := mpb.NewWithContext(ctx, mpb.WithOutput(opts.IO.ErrOut), mpb.WithWidth(32),
-		mpb.ContainerOptional(mpb.WithOutput(io.Discard), !show))
+	p := newProgress(ctx, opts.IO, show, 32)
 	var last atomic.Pointer[probe.Progress]
 	last.Store(&probe.Progress{})
 	bar := p.AddBar(0, mpb.BarRemoveOnComplete(),
@@ -480,7 +487,7 @@ func probeMeasure(ctx context.Context, opts *ProbeOptions, cfg probe.Config) (*p
 			if s.Elapsed > 0 {
 				rate = float64(s.Sent) / s.Elapsed.Seconds()
 			}
-			return fmt.Sprintf(" %d done · %.1f/s · %d errors", s.Done, rate, s.Errors)
+			return " " + units.Count(int(s.Done)) + " done · " + units.Rate(rate) + " · " + errorCount(s.Errors)
 		})),
 	)
 	cfg.Progress = func(s probe.Progress) {

@@ -1,9 +1,12 @@
 package cmd
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"time"
 
 	"github.com/patience-dev/patience/internal/units"
@@ -11,6 +14,7 @@ import (
 	"github.com/patience-dev/patience/report"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
 )
 
 // progressBar draws one mpb bar on stderr when it may (a terminal, not --quiet, a format for
@@ -18,9 +22,7 @@ import (
 // the total is known. finish must be called before the report prints: it aborts an unfinished
 // bar and waits for the container.
 func progressBar(s *report.IOStreams, format, label string, counter decor.Decorator) (progress func(done, total int), finish func(aborted bool)) {
-	show := s.ShowProgress(format)
-	p := mpb.New(mpb.ContainerOptional(mpb.WithOutput(io.Discard), !show),
-		mpb.ContainerOptional(mpb.WithOutput(s.ErrOut), show), mpb.WithWidth(40))
+	p := newProgress(context.Background(), s, s.ShowProgress(format), 40)
 	var bar *mpb.Bar
 	progress = func(done, total int) {
 		if bar == nil {
@@ -36,6 +38,80 @@ func progressBar(s *report.IOStreams, format, label string, counter decor.Decora
 		p.Wait()
 	}
 	return progress, finish
+}
+
+// newProgress is the container of every progress bar: on stderr when show, else drawn
+// nowhere. barWidth is the bar's own width (its decorators come beside it); the whole line
+// fits stderr's width less one (barWriter).
+func newProgress(ctx context.Context, s *report.IOStreams, show bool, barWidth int) *mpb.Progress {
+	if !show {
+		return mpb.NewWithContext(ctx, mpb.WithOutput(io.Discard), mpb.WithWidth(barWidth))
+	}
+	return mpb.NewWithContext(ctx, mpb.WithConsoleWriter(newBarWriter(s)), mpb.WithWidth(barWidth))
+}
+
+// barWriter is mpb's console writer (what its own cupwriter does: each flush writes the
+// frame, then moves the cursor up over it and erases, ready for the next) with one
+// difference: the width it gives mpb is the terminal's less one. A line as wide as the
+// terminal leaves the cursor in the pending-wrap state of the last column, and on some
+// terminals (tmux) every redraw of such a line then left a copy of the bar behind. mpb
+// fits each line to this width, shrinking the bar first.
+type barWriter struct {
+	bytes.Buffer
+	out io.Writer
+	// fd is stderr's descriptor when it is a terminal (its size is read at every frame, so
+	// a resized window is followed), else -1.
+	fd int
+	// width is the fallback width: stderr's as IOStreams decided it.
+	width int
+}
+
+func newBarWriter(s *report.IOStreams) *barWriter {
+	w := &barWriter{out: s.ErrOut, fd: -1, width: s.ErrWidth}
+	if f, ok := s.ErrOut.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		w.fd = int(f.Fd())
+	}
+	return w
+}
+
+// IsTerminal is true: a barWriter is only made for a stderr that shows progress.
+func (w *barWriter) IsTerminal() bool { return true }
+
+// GetTermSize gives mpb the terminal's width less one and its height.
+func (w *barWriter) GetTermSize() (width, height int, err error) {
+	width, height = w.width, 24
+	if w.fd >= 0 {
+		if c, r, err := term.GetSize(w.fd); err == nil && c > 0 {
+			width, height = c, r
+		}
+	}
+	if width <= 0 {
+		width = report.DefaultWidth
+	}
+	return max(width-1, 1), height, nil
+}
+
+// Flush writes the frame and queues the cursor-up-and-erase of its lines before the next.
+func (w *barWriter) Flush(lines int) error {
+	if _, err := w.WriteTo(w.out); err != nil {
+		return err
+	}
+	if lines > 0 {
+		fmt.Fprintf(&w.Buffer, "\x1b[%dA\x1b[J", lines)
+	}
+	return nil
+}
+
+// bytesIEC writes a byte count as the bars show it: three significant digits and the
+// largest binary unit that keeps the number below 1,000 ("85 MiB", "1.1 GiB").
+func bytesIEC(n float64) string {
+	unit := 0
+	names := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
+	for n >= 999.5 && unit < len(names)-1 {
+		n /= 1024
+		unit++
+	}
+	return units.Sig(n) + " " + names[unit]
 }
 
 // announceProbe announces a probe's expected length (announceDuration): its --duration, or

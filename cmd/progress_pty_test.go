@@ -13,13 +13,17 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/patience-dev/patience/report"
 )
 
-// openPTY opens a pseudo-terminal of 100×30 (Linux /dev/ptmx) and returns its two ends.
-func openPTY(t *testing.T) (master, slave *os.File) {
+// openPTY opens a pseudo-terminal of cols×30 (Linux /dev/ptmx) and returns its two ends.
+func openPTY(t *testing.T, cols uint16) (master, slave *os.File) {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
@@ -39,7 +43,7 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 	if err := ioctl(syscall.TIOCGPTN, unsafe.Pointer(&n)); err != nil {
 		t.Skipf("ptsname: %v", err)
 	}
-	ws := [4]uint16{30, 100, 0, 0} // rows, columns, pixels
+	ws := [4]uint16{30, cols, 0, 0} // rows, columns, pixels
 	if err := ioctl(syscall.TIOCSWINSZ, unsafe.Pointer(&ws)); err != nil {
 		t.Skipf("window size: %v", err)
 	}
@@ -111,10 +115,125 @@ func screen(out string) []string {
 	return kept
 }
 
+// readPTY collects what the terminal end of a pty receives until stop is called.
+func readPTY(master *os.File) (stop func() string) {
+	var mu sync.Mutex
+	var got bytes.Buffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			mu.Lock()
+			got.Write(buf[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return func() string {
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		return got.String()
+	}
+}
+
+// frameLines splits what a bar wrote into the lines it drew — every cursor movement and
+// erase removed, a carriage return starting the line anew — with their widths in columns.
+func frameLines(raw string) (lines []string, widest int) {
+	plain := regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`).ReplaceAllString(raw, "\n")
+	for _, l := range strings.FieldsFunc(plain, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		lines = append(lines, l)
+		widest = max(widest, lipgloss.Width(l))
+	}
+	return lines, widest
+}
+
+// TestBarsFitTheWidthLessOne: on a terminal of 80 columns every line a progress bar draws
+// is at most 79 wide, however long its figures — a line as wide as the terminal leaves the
+// cursor in the last column, and tmux then kept one copy of the bar per redraw. advise's bar
+// (bytes, speed and time left), probe's (done, rate, errors) and replay's and storm's.
+func TestBarsFitTheWidthLessOne(t *testing.T) {
+	bars := []struct {
+		name string
+		// wide is a bar whose figures alone are wider than the terminal: mpb truncates them,
+		// and the line must still stop at 79.
+		wide bool
+		draw func(s *report.IOStreams)
+	}{
+		{"advise", false, func(s *report.IOStreams) {
+			set, finish := adviseProgress(&AdviseOptions{IO: s, Output: "text"}, 1200<<20)
+			for i := range 8 {
+				set(int64(1000+i) << 20)
+				time.Sleep(60 * time.Millisecond)
+			}
+			finish(true)
+		}},
+		{"advise stdin", false, func(s *report.IOStreams) {
+			set, finish := adviseProgress(&AdviseOptions{IO: s, Output: "text"}, 0)
+			for i := range 8 {
+				set(int64(900+i) << 30)
+				time.Sleep(60 * time.Millisecond)
+			}
+			finish(true)
+		}},
+		{"wide figures", true, func(s *report.IOStreams) {
+			progress, finish := progressBar(s, "text", "storm", decor.Any(func(decor.Statistics) string {
+				return strings.Repeat("9,999 done ", 10)
+			}))
+			for i := range 8 {
+				progress(i, 10)
+				time.Sleep(60 * time.Millisecond)
+			}
+			finish(true)
+		}},
+		{"replay", false, func(s *report.IOStreams) {
+			progress, finish := replayProgress(s, "text", strings.Repeat("a-long-scenario-name-", 5))
+			for i := range 8 {
+				progress(i, 10)
+				time.Sleep(60 * time.Millisecond)
+			}
+			finish(true)
+		}},
+	}
+	for _, b := range bars {
+		master, slave := openPTY(t, 80)
+		stop := readPTY(master)
+		s := report.System(nil, &bytes.Buffer{}, slave)
+		if !s.StderrTTY || s.ErrWidth != 80 {
+			t.Fatalf("the pty is not seen as a terminal of 80 columns: tty %v, width %d", s.StderrTTY, s.ErrWidth)
+		}
+		b.draw(s)
+		slave.Close()
+		raw := stop()
+		master.Close()
+		lines, widest := frameLines(raw)
+		if len(lines) == 0 {
+			t.Errorf("%s: no bar was drawn: %q", b.name, raw)
+			continue
+		}
+		if widest > 79 {
+			t.Errorf("%s: a bar line is %d columns on a terminal of 80:\n%s", b.name, widest, strings.Join(lines, "\n"))
+		}
+		for _, l := range lines {
+			// A figure mpb had to cut ("…"), a negative time left, a total of nothing.
+			if !b.wide && (strings.Contains(l, "…") || strings.Contains(l, "-1") || strings.Contains(l, "0.0 b")) {
+				t.Errorf("%s: a cut or meaningless figure: %q", b.name, l)
+			}
+		}
+	}
+}
+
 // TestFinishedBarIsCleared: on a terminal, the progress bar is drawn while the replay runs and
 // erased when it finishes, so a copied terminal holds the report alone (issue 16 item 7).
 func TestFinishedBarIsCleared(t *testing.T) {
-	master, slave := openPTY(t)
+	master, slave := openPTY(t, 100)
 	defer master.Close()
 	var mu sync.Mutex
 	var got bytes.Buffer

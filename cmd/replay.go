@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"github.com/charmbracelet/lipgloss"
 	"strings"
 
 	"github.com/patience-dev/patience/check"
@@ -189,10 +190,20 @@ func replayFinish(opts *ReplayOptions, render report.Renderer[*replay.Result], r
 	return nil
 }
 
-// replayProgress draws a bar over the simulated events of the replay (progressBar).
+// replayProgress draws a bar over the simulated events of the replay (progressBar). A
+// scenario name too long to sit beside the bar is left out rather than cut (the report's
+// title names it).
 func replayProgress(s *report.IOStreams, format, name string) (func(done, total int), func(aborted bool)) {
-	return progressBar(s, format, fmt.Sprintf("replay %s ", name), decor.Percentage())
+	label := "replay " + report.Sanitize(name)
+	if lipgloss.Width(label) > maxBarLabel {
+		label = "replay"
+	}
+	return progressBar(s, format, label, decor.NewPercentage("%d"))
 }
+
+// maxBarLabel is the widest a bar's label may be: with the bar and its figures, the line
+// still fits 80 columns.
+const maxBarLabel = 32
 
 // resolveChains reads each --chain FILE#DEPENDENCY into its layered policy, saying on stderr
 // where the simulator approximates a layer; an unreadable file or an unknown dependency is a

@@ -143,5 +143,5 @@ func stormRun(ctx context.Context, opts *StormOptions) error {
 
 // stormProgress draws one bar over the policies (progressBar).
 func stormProgress(s *report.IOStreams, format string) (func(done, total int), func(aborted bool)) {
-	return progressBar(s, format, "storm ", decor.CountersNoUnit("%d/%d policies"))
+	return progressBar(s, format, "storm", decor.CountersNoUnit("%d/%d policies"))
 }
