@@ -9,6 +9,7 @@ work=$(mktemp -d)
 trap 'kill "$srv_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 go build -o "$work/patience" .
 go build -o "$work/targets" ./bench/targets
+: >"$work/url" # exists before the background redirect opens it (the loop below reads it)
 "$work/targets" -for 15m >"$work/url" &
 srv_pid=$!
 for _ in $(seq 50); do [ "$(wc -l <"$work/url")" -ge 3 ] && break; sleep 0.1; done
