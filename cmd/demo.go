@@ -205,7 +205,7 @@ func demoLive(ctx context.Context, opts *DemoOptions, d *report.Demo) error {
 	}
 	lopts := live.Options{Speed: opts.Speed, Fidelity: &live.Fidelity{}}
 	if !opts.IO.Quiet {
-		lopts.Log = opts.IO.ErrOut
+		lopts.Log = noteWriter(opts.IO)
 	}
 	liveRes, err := live.Replay(ctx, sc, lopts)
 	if err != nil {

@@ -369,7 +369,7 @@ func probeSave(opts *ProbeOptions, res *probe.Result) error {
 	}
 	if res.Responses == 0 && !opts.Force {
 		if _, err := os.Stat(opts.Save); err == nil {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: --save: %s kept: this run measured nothing (--force replaces it)\n", report.Sanitize(opts.Save))
+			notef(opts.IO, "warning: --save: %s kept: this run measured nothing (--force replaces it)", report.Sanitize(opts.Save))
 			return nil
 		}
 	}
@@ -444,7 +444,7 @@ func probeMerge(opts *ProbeOptions) (*probe.Result, error) {
 		profiles = append(profiles, r)
 	}
 	if interrupted > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "note: %d of the %d profiles were saved by interrupted runs: their figures cover what was measured before the stop\n", interrupted, len(profiles))
+		notef(opts.IO, "note: %d of the %d profiles were saved by interrupted runs: their figures cover what was measured before the stop", interrupted, len(profiles))
 	}
 	maxErr, err := parseErrorRate(opts.MaxErrorRate)
 	if err != nil {

@@ -151,5 +151,17 @@ func announceDuration(s *report.IOStreams, d time.Duration, detail string) {
 	if detail != "" {
 		line += " (" + detail + ")"
 	}
-	fmt.Fprintln(s.ErrOut, line)
+	notef(s, "%s", line)
+}
+
+// notef writes a note, warning or error on stderr, wrapped by word to stderr's width
+// (report.WrapNote): every line cmd itself writes there goes through it or noteWriter.
+func notef(s *report.IOStreams, format string, args ...any) {
+	_ = report.WrapNote(s.ErrOut, s.ErrWidth, fmt.Sprintf(format, args...))
+}
+
+// noteWriter is stderr for the notes other packages write (live's estimate and warnings,
+// serve's log): each line wrapped as notef wraps it.
+func noteWriter(s *report.IOStreams) io.Writer {
+	return report.NoteWriter(s.ErrOut, s.ErrWidth)
 }

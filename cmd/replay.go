@@ -216,7 +216,7 @@ func resolveChains(io *report.IOStreams, specs []string) ([]*policy.Policy, erro
 			return nil, UsageError(err)
 		}
 		for _, n := range notes {
-			fmt.Fprintf(io.ErrOut, "chain %s: %s\n", spec, n)
+			notef(io, "chain %s: %s", spec, n)
 		}
 		out = append(out, p)
 	}

@@ -65,7 +65,7 @@ func replayLiveWith(ctx context.Context, opts *ReplayOptions, sc *scenario.Scena
 	}
 	var logw io.Writer = io.Discard
 	if opts.IO != nil && !opts.IO.Quiet {
-		logw = opts.IO.ErrOut
+		logw = noteWriter(opts.IO)
 	}
 	// Policies run one after another unless --parallel: the agreement with the simulator
 	// depends on timers firing on time (see live.Fidelity, reported on stderr).

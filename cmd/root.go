@@ -61,12 +61,14 @@ func printError(f *Factory, err error) {
 	label := r.NewStyle().Foreground(lipglossRed).Bold(true).Render("error:")
 	if ExitCode(err) == ExitInterrupted {
 		label = r.NewStyle().Foreground(lipglossYellow).Bold(true).Render("interrupted:")
-		fmt.Fprintln(f.IO.ErrOut, label, interruptedText(err))
+		_ = report.WrapNote(f.IO.ErrOut, f.IO.ErrWidth, label+" "+interruptedText(err))
 		return
 	}
 	// Errors quote file names, URLs and values as given: no control character of theirs
 	// reaches the terminal.
-	fmt.Fprintln(f.IO.ErrOut, label, report.Sanitize(err.Error()))
+	// Wrapped by word to stderr's width like every note; a width unknown (a log, CI) keeps
+	// each line of the error whole.
+	_ = report.WrapNote(f.IO.ErrOut, f.IO.ErrWidth, label+" "+report.Sanitize(err.Error()))
 }
 
 // NewCmdRoot builds the command tree.

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/live"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
@@ -154,7 +155,9 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	// The server logs phase changes from its own goroutines: serialise every stderr line.
 	// The log names scenario phases and quotes clients (net/http's error log): user strings,
 	// escaped before they reach a terminal.
-	errOut := &lockedWriter{w: report.SafeWriter(opts.IO.ErrOut)}
+	// Escaped first, then wrapped to stderr's width (noteWriter), so the wrapping measures
+	// what the terminal shows.
+	errOut := &lockedWriter{w: report.SafeWriter(noteWriter(opts.IO))}
 	// Zero is the server's default (tests that build ServeOptions leave them unset).
 	if err := firstBadFlag(
 		notNegativeDuration("--idempotency-ttl", opts.IdempotencyTTL),
@@ -218,8 +221,8 @@ func schedule(sc *scenario.Scenario) string {
 	if n == 1 {
 		noun = "phase"
 	}
-	return fmt.Sprintf("%d %s timed from now, the last ending at t=%s scenario time; then %s",
-		n, noun, sc.Target.LastPhaseEnd(), live.Baseline)
+	return fmt.Sprintf("%d %s timed from now, the last ending %s in (scenario time); then %s",
+		n, noun, units.Duration(sc.Target.LastPhaseEnd()), live.Baseline)
 }
 
 // until says what stops the server.
