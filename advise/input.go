@@ -228,8 +228,12 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 	results := make(chan chunkResult, inflight)
 	freeBufs := make(chan []byte, inflight)
 	freeAccums := make(chan *accum, inflight)
+	// The whole input's histograms are each worker's own, not the chunk's: they add up in
+	// any order, so they need no ordered merge, and staying with their worker they stay in
+	// its cache (a chunk's accumulator carries its counts, statuses, groups and windows).
+	own := make([][11]*hist, workers)
 	var wg sync.WaitGroup
-	for range workers {
+	for w := range workers {
 		parse := newParser()
 		wg.Go(func() {
 			var a *accum
@@ -244,6 +248,10 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 					a = newAccum()
 				}
 				a.unit, a.spill = unit, true
+				hs := a.all.hists()
+				for i, h := range hs {
+					*h = own[w][i]
+				}
 				var fatal error
 				data := c.data
 				var line int64 = 1
@@ -272,6 +280,9 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 						}
 					}
 					line++
+				}
+				for i, h := range hs {
+					own[w][i], *h = *h, nil
 				}
 				select {
 				case freeBufs <- c.data[:0]:
@@ -395,6 +406,11 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 	wg.Wait()
 	close(results)
 	<-merged
+	for w := range own {
+		for i, h := range out.all.hists() {
+			mergeHist(h, own[w][i], out.all.sig)
+		}
+	}
 	if readErr != nil {
 		if readErr.File == "" {
 			return nil, readErr.Err // the context's error
