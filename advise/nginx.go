@@ -673,8 +673,13 @@ func nginxEmit(f *nginxFields, tc *timeCache, rec, r *Record, emit func(*Record)
 		emit(rec)
 		return nil
 	}
+	if len(urt) == 1 {
+		r = rec // one attempt: the record itself, no copy
+	}
 	for i, v := range urt {
-		*r = *rec
+		if r != rec {
+			*r = *rec
+		}
 		if i > 0 {
 			r.Attempts = 0
 		} else {
