@@ -27,3 +27,22 @@ func BenchmarkClosedReuse(b *testing.B) {
 		b.Fatalf("%d responses of %d", r.Responses, b.N)
 	}
 }
+
+// BenchmarkClosedReuseH2 is BenchmarkClosedReuse over h2c: 8 workers' streams on one
+// connection (bench/probe-h2.sh's hot path).
+func BenchmarkClosedReuseH2(b *testing.B) {
+	s, err := probetest.StartH2C(probetest.Fast())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.ReportAllocs()
+	b.ResetTimer()
+	r, err := probe.Run(context.Background(), probe.Config{URL: s.URL + "/", Concurrency: 8, Requests: int64(b.N), Conn: "reuse", HTTP: "2"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if r.Responses != int64(b.N) {
+		b.Fatalf("%d responses of %d", r.Responses, b.N)
+	}
+}

@@ -192,6 +192,32 @@ type h2conn struct {
 
 	// Read loop only.
 	recvUnacked int64 // DATA bytes not yet returned to the server's connection window
+	dec         *hpack.Decoder
+	hdr         h2HeaderBlock // the response header block being decoded
+}
+
+// h2HeaderBlock is what the read loop keeps of a response header block (HEADERS and its
+// CONTINUATIONs) while HPACK decodes it: the status, and the size against the limit. The
+// fields themselves are not kept (the probe reads no response header), so decoding a block
+// whose fields are in the dynamic table allocates nothing.
+type h2HeaderBlock struct {
+	stream    uint32
+	endStream bool
+	status    string
+	size      int64
+	truncated bool
+}
+
+// emitField is the HPACK decoder's callback for one response header field.
+func (c *h2conn) emitField(f hpack.HeaderField) {
+	h := &c.hdr
+	h.size += int64(f.Size())
+	if h.size > h2MaxHeaderList {
+		h.truncated = true
+	}
+	if f.Name == ":status" && h.status == "" {
+		h.status = f.Value
+	}
 }
 
 // h2written is a stream whose request is in the write buffer, and the ID it had then.
@@ -205,7 +231,8 @@ type h2written struct {
 type h2stream struct {
 	id        uint32
 	done      chan struct{} // receives once when the stream ends, either way
-	wrote     atomic.Int64  // mono() when its last request frame was written
+	wrote     atomic.Int64  // mono() when the write of its last request frame returned
+	writing   atomic.Int64  // mono() when that write began
 	firstByte int64         // mono() of the read that brought its response HEADERS
 	end       int64         // mono() of the read that brought its last frame
 	status    int
@@ -241,8 +268,8 @@ func (p *h2path) open(ctx context.Context) (*h2conn, error) {
 	hc.maxFrame.Store(h2DefaultFrame)
 	hc.fr = http2.NewFramer(writerFunc(hc.appendFrame), bufio.NewReaderSize(tc, h2ReadBufferBytes))
 	hc.fr.SetReuseFrames()
-	hc.fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
-	hc.fr.MaxHeaderListSize = h2MaxHeaderList
+	hc.dec = hpack.NewDecoder(4096, hc.emitField)
+	hc.dec.SetMaxStringLength(h2MaxHeaderList)
 	hc.enc = hpack.NewEncoder(&hc.hbuf)
 	hc.wmu.Lock()
 	hc.wbuf = append(hc.wbuf, http2.ClientPreface...)
@@ -300,6 +327,12 @@ func (c *h2conn) flushLocked(w *caller) error {
 	for len(c.wbuf) > 0 && c.werr == nil {
 		buf, streams := c.wbuf, c.wstreams
 		c.wbuf, c.wstreams = c.spare[:0], c.spareStr[:0]
+		before := mono()
+		for _, w := range streams {
+			if w.st.id == w.id {
+				w.st.writing.Store(before)
+			}
+		}
 		c.wmu.Unlock()
 		_, err := c.conn.Write(buf)
 		now := mono()
@@ -403,6 +436,7 @@ func (c *h2conn) start(w *caller, st *h2stream) error {
 	st.sendWindow = c.initialWindow
 	st.recvd, st.firstByte, st.end, st.status, st.err = 0, 0, 0, 0, nil
 	st.wrote.Store(0)
+	st.writing.Store(0)
 	c.streams[st.id] = st
 	c.mu.Unlock()
 	block := c.headerBlock()
@@ -565,35 +599,22 @@ func (c *h2conn) streamError(se http2.StreamError) {
 func (c *h2conn) handle(f http2.Frame) error {
 	stamp := c.tc.lastRead
 	switch f := f.(type) {
-	case *http2.MetaHeadersFrame:
-		c.mu.Lock()
-		st := c.streams[f.StreamID]
-		if st == nil {
-			c.mu.Unlock()
-			return nil
+	case *http2.HeadersFrame:
+		c.hdr = h2HeaderBlock{stream: f.StreamID, endStream: f.StreamEnded()}
+		if _, err := c.dec.Write(f.HeaderBlockFragment()); err != nil {
+			return hpackError(err)
 		}
-		if st.firstByte == 0 {
-			st.firstByte = stamp
+		if f.HeadersEnded() {
+			return c.headersDone(stamp)
 		}
-		if st.status == 0 {
-			status, err := strconv.Atoi(f.PseudoValue("status"))
-			switch {
-			case err != nil || status < 100 || status > 999:
-				c.finishLocked(st, stamp, fmt.Errorf("http2: response with malformed :status %q", f.PseudoValue("status")))
-				c.mu.Unlock()
-				return c.write(nil, func(fr *http2.Framer) error { return fr.WriteRSTStream(f.StreamID, http2.ErrCodeProtocol) })
-			case f.Truncated:
-				c.finishLocked(st, stamp, errHeadersTooLarge)
-				c.mu.Unlock()
-				return c.write(nil, func(fr *http2.Framer) error { return fr.WriteRSTStream(f.StreamID, http2.ErrCodeCancel) })
-			case status >= 200:
-				st.status = status
-			}
+	case *http2.ContinuationFrame:
+		// The Framer checks that it follows a HEADERS of the same stream.
+		if _, err := c.dec.Write(f.HeaderBlockFragment()); err != nil {
+			return hpackError(err)
 		}
-		if f.StreamEnded() {
-			c.finishLocked(st, stamp, nil)
+		if f.HeadersEnded() {
+			return c.headersDone(stamp)
 		}
-		c.mu.Unlock()
 	case *http2.DataFrame:
 		n := int64(f.Length)
 		c.mu.Lock()
@@ -673,6 +694,53 @@ func (c *h2conn) handle(f http2.Frame) error {
 	case *http2.PushPromiseFrame:
 		return errors.New("http2: the server pushed a stream, which the probe's SETTINGS disable")
 	}
+	return nil
+}
+
+// hpackError is the connection's failure when a header block does not decode: the
+// decoder's state is then lost with it. A field longer than the head limit says so.
+func hpackError(err error) error {
+	if errors.Is(err, hpack.ErrStringLength) {
+		return fmt.Errorf("%w (one HPACK field)", errHeadersTooLarge)
+	}
+	return fmt.Errorf("http2: %v: %w", err, http2.ConnectionError(http2.ErrCodeCompression))
+}
+
+// headersDone acts on a complete response header block: the stream's first byte, its
+// status (after any 1xx), its end when the block ends the stream.
+func (c *h2conn) headersDone(stamp int64) error {
+	if err := c.dec.Close(); err != nil {
+		return hpackError(err)
+	}
+	h := &c.hdr
+	c.mu.Lock()
+	st := c.streams[h.stream]
+	if st == nil {
+		c.mu.Unlock()
+		return nil
+	}
+	if st.firstByte == 0 {
+		st.firstByte = stamp
+	}
+	if st.status == 0 {
+		status, err := strconv.Atoi(h.status)
+		switch {
+		case h.truncated:
+			c.finishLocked(st, stamp, errHeadersTooLarge)
+			c.mu.Unlock()
+			return c.write(nil, func(fr *http2.Framer) error { return fr.WriteRSTStream(h.stream, http2.ErrCodeCancel) })
+		case err != nil || status < 100 || status > 999:
+			c.finishLocked(st, stamp, fmt.Errorf("http2: response with malformed :status %q", h.status))
+			c.mu.Unlock()
+			return c.write(nil, func(fr *http2.Framer) error { return fr.WriteRSTStream(h.stream, http2.ErrCodeProtocol) })
+		case status >= 200:
+			st.status = status
+		}
+	}
+	if h.endStream {
+		c.finishLocked(st, stamp, nil)
+	}
+	c.mu.Unlock()
 	return nil
 }
 
@@ -814,9 +882,11 @@ func (p *h2path) exchange(c *caller, fresh bool) (status int, t timings, end tim
 		}
 		wrote := st.wrote.Load()
 		if err != errH2Unusable && (wrote == 0 || c.ctx.Err() != nil) {
-			// The write that carries the request may not have returned yet (the response can
-			// come first) and will stamp the stream then: a new one for the next request.
+			// The write that carries the request may not have returned yet (on loopback the
+			// response can be read first) and will stamp the stream then: a new one for the
+			// next request. Its TTFB counts from the moment that write began.
 			c.h2 = nil
+			wrote = st.writing.Load()
 		}
 		hc.streamsNow.Add(-1)
 		if fresh {

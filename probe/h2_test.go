@@ -2,6 +2,7 @@ package probe_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -352,5 +353,31 @@ func TestH2Credentials(t *testing.T) {
 	r := run(t, probe.Config{URL: strings.Replace(url, "http://", "http://me:s3cret@", 1) + "/", Concurrency: 1, Requests: 2, HTTP: "2"})
 	if r.Status["200"] != 2 {
 		t.Errorf("status %v, want 2 × 200", r.Status)
+	}
+}
+
+// TestH2ResponseHeadersBounded: a response header block past 1 MiB fails its stream, as an
+// HTTP/1.1 head past 1 MiB does: many fields fail the stream alone (the connection goes on),
+// one field longer than the limit fails the connection (HPACK cannot skip it); the next
+// request is answered either way.
+func TestH2ResponseHeadersBounded(t *testing.T) {
+	var n atomic.Int64
+	url := startH2C(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		switch n.Add(1) {
+		case 1:
+			for i := range 20 {
+				w.Header().Set(fmt.Sprintf("X-Many-%d", i), strings.Repeat("m", 60<<10))
+			}
+		case 3:
+			w.Header().Set("X-Huge", strings.Repeat("h", 1100<<10))
+		}
+		_, _ = w.Write([]byte("ok\n"))
+	}))
+	r := run(t, probe.Config{URL: url + "/", Concurrency: 1, Requests: 4, Conn: "reuse", HTTP: "2"})
+	if r.Status["200"] != 2 || r.Errors["other"] != 2 || !strings.Contains(r.ErrorSamples["other"].Message, "exceed") {
+		t.Errorf("status %v errors %v samples %v: want both large heads failed, the others answered", r.Status, r.Errors, r.ErrorSamples)
+	}
+	if r.Connections.Opened != 2 {
+		t.Errorf("opened %d: want the first connection kept after the many fields, a second after the huge one", r.Connections.Opened)
 	}
 }
