@@ -217,7 +217,7 @@ exempt() {
   esac
 }
 
-# width LINE: its width in terminal columns (ANSI stripped; East Asian wide runes count 2).
+# Widths are terminal columns: ANSI sequences stripped, East Asian wide runes count 2.
 measure() { # measure FILE LABEL: print the lines of FILE over 80 columns
   python3 - "$1" "$2" <<'PY'
 import re, sys, unicodedata
