@@ -26,8 +26,9 @@ import (
 // HPACK and the frame-level checks are golang.org/x/net/http2's Framer and hpack; the
 // probe keeps its own connections on top of them (h2conn), because x/net's ClientConn
 // hands every request from the caller to a write goroutine and every response back from
-// its read loop, with channels, a body pipe and some thirty allocations per stream: 30–35 µs
-// of CPU per request, a seventh of h2load's throughput per core (bench/probe-h2.sh).
+// its read loop, with channels, a body pipe and some thirty allocations per stream: 21–32 µs
+// of CPU per request, six to nine times h2load's, and 0.55–0.6 of its throughput on this
+// 2-core loopback (bench/probe-h2.sh); on its own connections the probe needs 7–9 µs.
 //
 //   - Streams share connections as Go's own client does: a request takes a stream on the
 //     newest connection that can take one (below the server's SETTINGS_MAX_CONCURRENT_STREAMS,
@@ -38,7 +39,7 @@ import (
 //     meanwhile go out in the next write: requests that become ready together share one
 //     syscall, as h2load's do. One read loop per connection reads the frames (one read
 //     brings many) and hands each finished stream to its caller: one wake-up per
-//     request, no goroutine or channel per stream.
+//     request, no goroutine per stream, and each caller reuses its stream and channel.
 //   - Connection set-up (DNS, connect, TLS) is timed by the probe's dialer and recorded once
 //     per connection, on the stream that dialled it, as the fresh-connection phases. A stream
 //     that waited for a set-up (it dialled, or waited on the dial) is "fresh": its total
@@ -49,7 +50,9 @@ import (
 //     response HEADERS, and total from the intended send time to the frame that ends it, as
 //     on HTTP/1.1 (coordinated omission corrected). Both are the moment the read that
 //     delivered the frame's last byte returned — over h2c the kernel's receive stamp of those
-//     bytes (timedConn) — not when the read loop got round to the frame.
+//     bytes (timedConn) — not when the read loop got round to the frame. (On loopback a
+//     response can be read before the write that carried its request has returned; its
+//     TTFB then counts from the moment that write began.)
 //   - Nothing is retried: a REFUSED_STREAM, a stream above a GOAWAY's last stream ID and any
 //     other RST_STREAM are counted in their own error classes (refused_stream, goaway,
 //     stream_reset; h2Class), because what a client may do about them differs. Only a stream
