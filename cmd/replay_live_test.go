@@ -42,7 +42,7 @@ func TestReplayLive(t *testing.T) {
 	if res.Mode != replay.ModeLive || len(res.Policies) != 2 {
 		t.Fatalf("mode %q, %d policies", res.Mode, len(res.Policies))
 	}
-	if !strings.Contains(errOut.String(), "one after another") || !strings.Contains(errOut.String(), "about 2s real time") {
+	if !strings.Contains(errOut.String(), "one after another") || !strings.Contains(errOut.String(), "about 2 s real time") {
 		t.Errorf("run time not announced up front: %q", errOut.String())
 	}
 	simRes, err := sim.Run(context.Background(), sc, sim.Options{})

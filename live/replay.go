@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/replay"
@@ -182,8 +183,8 @@ func Replay(ctx context.Context, sc *scenario.Scenario, opts Options) (*replay.R
 		typical, most, how = n*typical, n*most, "one after another"
 	}
 	fmt.Fprintf(logw, "live: %d %s %s, %s of arrivals at speed %g: about %s real time (at most %s with the %s drain)\n",
-		len(sc.Policies), plural(len(sc.Policies), "policy", "policies"), how, sc.Duration, speed,
-		typical.Round(100*time.Millisecond), most.Round(100*time.Millisecond), drainOf(sc))
+		len(sc.Policies), plural(len(sc.Policies), "policy", "policies"), how, units.Duration(sc.Duration), speed,
+		units.Duration(typical.Round(100*time.Millisecond)), units.Duration(most.Round(100*time.Millisecond)), units.Duration(drainOf(sc)))
 
 	if sc.Target.Conflicts == "single-row" {
 		fmt.Fprintln(logw, "live: warning: conflicts: single-row is not modelled on real sockets yet; writes never conflict, so results differ from the simulation")
@@ -268,7 +269,7 @@ func Replay(ctx context.Context, sc *scenario.Scenario, opts Options) (*replay.R
 		watched.Wait()
 		f := opts.Fidelity
 		fmt.Fprintf(logw, "live: timer lateness p50 %s p99 %s max %s (×%g in scenario time)\n",
-			f.LatenessP50, f.LatenessP99, f.LatenessMax, speed)
+			units.Duration(f.LatenessP50), units.Duration(f.LatenessP99), units.Duration(f.LatenessMax), speed)
 	}
 	for _, r := range runs {
 		if r.hist == nil {

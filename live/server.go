@@ -44,6 +44,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/scenario"
 )
 
@@ -305,10 +306,10 @@ func (s *Server) phaseLoop() {
 		now := s.ScenarioTime()
 		_, p := s.phaseAt(now)
 		if first || p != cur {
-			fmt.Fprintf(s.log, "serve: t=%s phase %s\n", now.Round(time.Millisecond), phaseName(p))
+			fmt.Fprintf(s.log, "serve: at %s phase %s\n", units.Duration(now.Round(time.Millisecond)), phaseName(p))
 			if fullRefusal(p) {
 				if err := s.ln.pause(); err == nil {
-					fmt.Fprintf(s.log, "serve: listener closed (refuse 100%%) until t=%s\n", p.End())
+					fmt.Fprintf(s.log, "serve: listener closed (refuse 100%%) until %s\n", units.Duration(p.End()))
 				}
 			} else if s.ln.paused() {
 				if err := s.ln.resume(); err != nil {
