@@ -59,12 +59,15 @@ done
 #    sys) too: on a shared machine the wall clock measures the neighbours. And the machine's
 #    own limit at that moment: two one-core runs started together against one alone (0.5× on
 #    two free cores, 1× when a neighbour holds one) — no parallel storm can beat it.
+#    Each round is under a second; a neighbour taking a core for one of them moves a median of
+#    three, so this section runs ROUNDS (default 5) rounds.
+ROUNDS=${ROUNDS:-5}
 echo
-echo "== patience storm (defaults): GOMAXPROCS=1 vs 2 (median of $RUNS, alternating)"
+echo "== patience storm (defaults): GOMAXPROCS=1 vs 2 (median of $ROUNDS, alternating)"
 echo "load: $(uptime | sed 's/.*load average: //')"
 : >"$work/w1"; : >"$work/w2"; : >"$work/c1"; : >"$work/c2"; : >"$work/pair"
 same="byte-identical"
-for _ in $(seq "$RUNS"); do
+for _ in $(seq "$ROUNDS"); do
   for p in 1 2; do
     GOMAXPROCS=$p /usr/bin/time -f "%e %U %S" -o "$work/t" "$work/patience" storm -o json >"$work/def$p.json"
     read -r wall user sys <"$work/t"
