@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/probe"
 )
 
@@ -176,7 +177,7 @@ func (r *reader) promFinish(a *accum) error {
 	}
 	b := &Buckets{Metric: fam, Window: window, censorAt: censor}
 	a.buckets = b
-	a.note(fmt.Sprintf("%s: bucketed data — each quantile is known only to lie in its bucket (bracket below); samples sit at their bucket's upper bound, so the timeout is rounded up to it; observations above the top bucket (%s) are known only to be longer and count as unanswered within it", fam, probe.FormatMs(ms(censor))))
+	a.note(fmt.Sprintf("%s: bucketed data — each quantile is known only to lie in its bucket (bracket below); samples sit at their bucket's upper bound, so the timeout is rounded up to it; observations above the top bucket (%s) are known only to be longer and count as unanswered within it", fam, units.Millis(ms(censor))))
 	for status, c := range statusCum {
 		prevCount := 0.0
 		for _, le := range les {
@@ -250,10 +251,10 @@ func bracket(les []float64, cum map[float64]float64, total, q float64, toMs func
 func (b *Buckets) adjust(r *probe.Result) {
 	for _, q := range b.Quantiles {
 		if q.LowerOnly {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s lies above the top bucket: lower bound only, ≥ %s", q.Label, probe.FormatMs(q.LowerMs)))
+			r.Notes = append(r.Notes, fmt.Sprintf("%s lies above the top bucket: lower bound only, ≥ %s", q.Label, units.Millis(q.LowerMs)))
 			continue
 		}
-		r.Notes = append(r.Notes, fmt.Sprintf("%s in bucket (%s, %s], histogram_quantile estimate %s", q.Label, probe.FormatMs(q.LowerMs), probe.FormatMs(*q.UpperMs), probe.FormatMs(q.EstimateMs)))
+		r.Notes = append(r.Notes, fmt.Sprintf("%s in bucket (%s, %s], histogram_quantile estimate %s", q.Label, units.Millis(q.LowerMs), units.Millis(*q.UpperMs), units.Millis(q.EstimateMs)))
 	}
 }
 

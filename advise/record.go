@@ -9,6 +9,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/probe"
 )
 
@@ -789,7 +790,7 @@ func (r *Result) windows(a *accum, width time.Duration) {
 	for _, w := range r.Windows {
 		if w.P99Ms != nil && *w.P99Ms > 2*median {
 			r.TailMoved = append(r.TailMoved, fmt.Sprintf("%s: p99 %s, more than twice the median window's %s",
-				w.Start.Format("2006-01-02 15:04"), probe.FormatMs(*w.P99Ms), probe.FormatMs(median)))
+				w.Start.Format("2006-01-02 15:04"), units.Millis(*w.P99Ms), units.Millis(median)))
 		}
 	}
 	if len(r.TailMoved) > 0 {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
 )
 
@@ -287,7 +288,7 @@ func Advise(ev Evidence, c Caller, o Options) Recommendation {
 		rec.ErrorRate = float64(finished-good) / float64(finished)
 		rec.NoAnswerRate = float64(ev.NoAnswer) / float64(finished)
 	}
-	maxTimeout := FormatMs(ms(ev.MaxTimeout))
+	maxTimeout := units.Millis(ms(ev.MaxTimeout))
 	v := &rec.Verdict
 
 	// What could not be measured at all.
@@ -342,23 +343,23 @@ func Advise(ev Evidence, c Caller, o Options) Recommendation {
 				open = true
 			}
 			rec.BasisCILowMs = ptr(ev.Good.AtRank(low))
-			ci := fmt.Sprintf("95%% CI %s–%s", FormatMs(*rec.BasisCILowMs), FormatMs(ev.Good.AtRank(high)))
+			ci := fmt.Sprintf("95%% CI %s–%s", units.Millis(*rec.BasisCILowMs), units.Millis(ev.Good.AtRank(high)))
 			if open {
-				ci = fmt.Sprintf("95%% CI from %s, open above: %d or more responses bound it", FormatMs(*rec.BasisCILowMs), SamplesToBound(q, 0.95))
+				ci = fmt.Sprintf("95%% CI from %s, open above: %s or more responses bound it", units.Millis(*rec.BasisCILowMs), units.Count(int(SamplesToBound(q, 0.95))))
 			} else {
 				rec.BasisCIHighMs = ptr(ev.Good.AtRank(high))
 			}
 			of := "good responses"
-			count := fmt.Sprintf("n=%d", n)
+			count := "n=" + units.Count(int(n))
 			if ev.NoAnswer > 0 {
 				of = "good responses and unanswered requests"
-				count = fmt.Sprintf("n=%d, %d of them with no answer within %s, counted as slower", n, ev.NoAnswer, maxTimeout)
+				count = fmt.Sprintf("n=%s, %s of them with no answer within %s, counted as slower", units.Count(int(n)), units.Count(int(ev.NoAnswer)), maxTimeout)
 			}
 			raw := basis * o.Headroom
 			rec.TimeoutMs = RoundUpClean(raw)
 			rec.Derivation = append(rec.Derivation, fmt.Sprintf(
 				"timeout: %s of %s = %s (%s; %s) × %g headroom = %s → %s (rounded up on the 1-1.2-1.5-2-2.5-3-4-5-6-8 × 10^n ladder)",
-				label, of, FormatMs(basis), count, ci, o.Headroom, FormatMs(raw), FormatMs(rec.TimeoutMs)))
+				label, of, units.Millis(basis), count, ci, o.Headroom, units.Millis(raw), units.Millis(rec.TimeoutMs)))
 		}
 	} else if ev.NoAnswer > 0 {
 		beyond = true
@@ -368,7 +369,7 @@ func Advise(ev Evidence, c Caller, o Options) Recommendation {
 		rec.TimeoutMs = RoundUpClean(raw)
 		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
 			"timeout: %s needs ≥ %d samples, have %d; basis is the slowest seen, %s (a lower bound on %s) × %g headroom = %s → %s; probe with -n %d or more for a real %s",
-			label, need, n, FormatMs(basis), label, o.Headroom, FormatMs(raw), FormatMs(rec.TimeoutMs), need, label))
+			label, need, n, units.Millis(basis), label, o.Headroom, units.Millis(raw), units.Millis(rec.TimeoutMs), need, label))
 	}
 	if beyond {
 		rec.BasisBeyond = true
@@ -382,7 +383,7 @@ func Advise(ev Evidence, c Caller, o Options) Recommendation {
 		fitted := RoundUpClean(alone * o.Headroom)
 		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
 			"timeout: the answered requests alone would give %s (%s × %g), a timeout that cuts off every unanswered request: %s of them here",
-			FormatMs(fitted), FormatMs(alone), o.Headroom, percent(float64(ev.NoAnswer+ev.Good.Above(fitted))/float64(n))))
+			units.Millis(fitted), units.Millis(alone), o.Headroom, percent(float64(ev.NoAnswer+ev.Good.Above(fitted))/float64(n))))
 		if !noAnswerReason {
 			v.Add(CodeTailBeyond, Bad, fmt.Sprintf("%s of requests got no answer within %s, more than the %s cut-off: the %s lies beyond --max-timeout, so no timeout can be derived (probe with a longer --max-timeout, or accept more with --cutoff)",
 				percent(rec.NoAnswerRate), maxTimeout, percent(o.Cutoff), label))
@@ -426,32 +427,32 @@ func adviseConnect(rec *Recommendation, connects Latencies, floor time.Duration)
 	if count == 0 {
 		connect = floorMs
 		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
-			"connect timeout: no fresh connection was measured; the %s floor survives one lost SYN (initial RTO 1 s, RFC 6298 §2.1)", FormatMs(floorMs)))
+			"connect timeout: no fresh connection was measured; the %s floor survives one lost SYN (initial RTO 1 s, RFC 6298 §2.1)", units.Millis(floorMs)))
 	} else {
 		var base float64
 		var what string
 		if count >= 1000 {
 			base = connects.AtRank(quantileRank(count, 0.999))
-			what = fmt.Sprintf("connect p99.9 %s (n=%d)", FormatMs(base), count)
+			what = fmt.Sprintf("connect p99.9 %s (n=%s)", units.Millis(base), units.Count(int(count)))
 		} else {
 			base = connects.AtRank(count)
-			what = fmt.Sprintf("slowest connect %s (n=%d < 1000 for a p99.9)", FormatMs(base), count)
+			what = fmt.Sprintf("slowest connect %s (n=%s < 1,000 for a p99.9)", units.Millis(base), units.Count(int(count)))
 		}
 		three := 3 * base
 		if three >= floorMs {
 			connect = RoundUpClean(three)
 			rec.Derivation = append(rec.Derivation, fmt.Sprintf(
-				"connect timeout: 3 × %s = %s, above the %s floor → %s", what, FormatMs(three), FormatMs(floorMs), FormatMs(connect)))
+				"connect timeout: 3 × %s = %s, above the %s floor → %s", what, units.Millis(three), units.Millis(floorMs), units.Millis(connect)))
 		} else {
 			connect = floorMs
 			rec.Derivation = append(rec.Derivation, fmt.Sprintf(
-				"connect timeout: max(3 × %s = %s, %s floor that survives one lost SYN) = %s", what, FormatMs(three), FormatMs(floorMs), FormatMs(connect)))
+				"connect timeout: max(3 × %s = %s, %s floor that survives one lost SYN) = %s", what, units.Millis(three), units.Millis(floorMs), units.Millis(connect)))
 		}
 	}
 	if connect >= rec.TimeoutMs {
 		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
 			"connect timeout: none — %s is not below the %s total timeout, so a separate connect timeout buys nothing: the total timeout bounds the connect, and a lost SYN costs the attempt either way (a connect timeout at or above the total is what check's PT002 warns about)",
-			FormatMs(connect), FormatMs(rec.TimeoutMs)))
+			units.Millis(connect), units.Millis(rec.TimeoutMs)))
 		return 0
 	}
 	return connect
@@ -462,7 +463,7 @@ func connectText(rec *Recommendation) string {
 	if rec.ConnectTimeoutMs == 0 {
 		return "no separate connect timeout"
 	}
-	return "connect timeout " + FormatMs(rec.ConnectTimeoutMs)
+	return "connect timeout " + units.Millis(rec.ConnectTimeoutMs)
 }
 
 // adviseInteractive counts the attempts of an interactive caller: at most one retry, none for
@@ -470,20 +471,20 @@ func connectText(rec *Recommendation) string {
 // the verdict sentence.
 func adviseInteractive(rec *Recommendation, c Caller) string {
 	timeout := msDuration(rec.TimeoutMs)
-	budget := FormatMs(ms(c.Budget))
+	budget := units.Millis(ms(c.Budget))
 	fit := MaxAttempts(timeout, c.Budget)
 	rec.AttemptsFit = fit
 	if fit == 0 {
 		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
-			"attempts: one normal call needs the %s timeout, more than the %s budget → 0", FormatMs(rec.TimeoutMs), budget))
+			"attempts: one normal call needs the %s timeout, more than the %s budget → 0", units.Millis(rec.TimeoutMs), budget))
 		rec.Verdict.Add(CodeBudget, Bad, QueueVerdict)
 		return QueueVerdict
 	}
 	cost := AttemptsCost(fit, timeout)
 	fits := fmt.Sprintf("the %s budget would hold %d (the largest k with k × %s + Σ worst-case backoff ≤ %s, backoff %s: k=%d costs %s",
-		budget, fit, FormatMs(rec.TimeoutMs), budget, BackoffDescription, fit, FormatMs(ms(cost)))
+		budget, fit, units.Millis(rec.TimeoutMs), budget, BackoffDescription, fit, units.Millis(ms(cost)))
 	if fit < MaxAttemptsCap {
-		fits += fmt.Sprintf(", k=%d would cost %s)", fit+1, FormatMs(ms(AttemptsCost(fit+1, timeout))))
+		fits += fmt.Sprintf(", k=%d would cost %s)", fit+1, units.Millis(ms(AttemptsCost(fit+1, timeout))))
 	} else {
 		fits += fmt.Sprintf(", capped at %d attempts)", MaxAttemptsCap)
 	}
@@ -504,7 +505,7 @@ func adviseInteractive(rec *Recommendation, c Caller) string {
 	if unsafe {
 		tries = "1 attempt (retry only with an Idempotency-Key)"
 	}
-	return fmt.Sprintf("timeout %s, %s, %s within the %s budget", FormatMs(rec.TimeoutMs), connectText(rec), tries, budget)
+	return fmt.Sprintf("timeout %s, %s, %s within the %s budget", units.Millis(rec.TimeoutMs), connectText(rec), tries, budget)
 }
 
 // retryWord says what k attempts mean.
@@ -534,17 +535,17 @@ func adviseJob(rec *Recommendation, c Caller) string {
 	} else if c.Budget > 0 {
 		tries = retry.AttemptsWithin(jobTimeout, c.Budget, JobTries)
 		if tries < JobTries {
-			triesWhy = fmt.Sprintf("the %s retry window holds %d (each run %s, each delay at +%g%% jitter)", FormatLong(ms(c.Budget)), tries, FormatLong(ms(jobTimeout)), JobJitterFactor*100)
+			triesWhy = fmt.Sprintf("the %s retry window holds %d (each run %s, each delay at +%g%% jitter)", units.Millis(ms(c.Budget)), tries, units.Millis(ms(jobTimeout)), JobJitterFactor*100)
 		}
 	}
 	rec.AttemptsFit = MaxAttempts(timeout, jobTimeout)
 	rec.MaxAttempts = 1
 	rec.Derivation = append(rec.Derivation, fmt.Sprintf(
 		"attempts: 1 per run of the job — the queue retries it; a retry inside the run as well multiplies (3 in-run attempts × %d tries = %d calls), so one layer retries (the seeds); the %s job timeout would hold %d",
-		JobTries, 3*JobTries, FormatLong(ms(jobTimeout)), rec.AttemptsFit))
+		JobTries, 3*JobTries, units.Millis(ms(jobTimeout)), rec.AttemptsFit))
 	if tries == 0 {
-		rec.Derivation = append(rec.Derivation, fmt.Sprintf("job tries: the %s retry window cannot hold one %s run → 0", FormatLong(ms(c.Budget)), FormatLong(ms(jobTimeout))))
-		text := fmt.Sprintf("the %s retry window cannot hold one run of the job (%s job timeout)", FormatLong(ms(c.Budget)), FormatLong(ms(jobTimeout)))
+		rec.Derivation = append(rec.Derivation, fmt.Sprintf("job tries: the %s retry window cannot hold one %s run → 0", units.Millis(ms(c.Budget)), units.Millis(ms(jobTimeout))))
+		text := fmt.Sprintf("the %s retry window cannot hold one run of the job (%s job timeout)", units.Millis(ms(c.Budget)), units.Millis(ms(jobTimeout)))
 		rec.Verdict.Add(CodeBudget, Bad, text)
 		return text
 	}
@@ -555,22 +556,22 @@ func adviseJob(rec *Recommendation, c Caller) string {
 	for k := 1; k < tries; k++ {
 		d := retry.BackoffDelay(k, 0, nil)
 		job.BackoffMs = append(job.BackoffMs, ms(d))
-		delays = append(delays, FormatLong(ms(d)))
+		delays = append(delays, units.Millis(ms(d)))
 	}
 	rec.Job = job
 	if tries > 1 {
 		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
 			"job tries: %d (%s), backoff %s (×%d from %s, capped at %s) each + U[0, %g%%] jitter, so jobs that failed together do not come back together; a release() after a 429 counts as a try: raise tries or set retryUntil() for a target that throttles",
-			tries, triesWhy, strings.Join(delays, ", "), JobBackoffFactor, FormatLong(ms(JobBackoffBase)), FormatLong(ms(JobBackoffCap)), JobJitterFactor*100))
+			tries, triesWhy, strings.Join(delays, ", "), JobBackoffFactor, units.Millis(ms(JobBackoffBase)), units.Millis(ms(JobBackoffCap)), JobJitterFactor*100))
 	} else {
 		rec.Derivation = append(rec.Derivation, "job tries: 1 ("+triesWhy+")")
 	}
 	rec.Derivation = append(rec.Derivation,
-		fmt.Sprintf("job timeout: max(%d × the %s call timeout, %s) → %s: room for the job's own work around one call", JobTimeoutFactor, FormatMs(rec.TimeoutMs), FormatLong(ms(JobTimeoutMin)), FormatLong(ms(jobTimeout))),
+		fmt.Sprintf("job timeout: max(%d × the %s call timeout, %s) → %s: room for the job's own work around one call", JobTimeoutFactor, units.Millis(rec.TimeoutMs), units.Millis(ms(JobTimeoutMin)), units.Millis(ms(jobTimeout))),
 		fmt.Sprintf("retry_after: max(%s, job timeout + %s) = %s: the queue must not deliver the job again while a run may still be going (Laravel: the job timeout several seconds shorter than retry_after)",
-			FormatLong(ms(JobRetryAfterMin)), FormatLong(ms(JobRetryAfterMargin)), FormatLong(ms(retryAfter))),
+			units.Millis(ms(JobRetryAfterMin)), units.Millis(ms(JobRetryAfterMargin)), units.Millis(ms(retryAfter))),
 		fmt.Sprintf("give up after: %d runs × %s + every delay at its jitter bound = %s: how long a job that fails every try keeps coming back (a retryUntil() at least this long lets every try run)",
-			tries, FormatLong(ms(jobTimeout)), FormatLong(job.GiveUpAfterMs)))
+			tries, units.Millis(ms(jobTimeout)), units.Millis(job.GiveUpAfterMs)))
 	queue := fmt.Sprintf("%d tries", tries)
 	if tries > 1 {
 		queue += fmt.Sprintf(", backoff %s–%s + %g%% jitter", delays[0], delays[len(delays)-1], JobJitterFactor*100)
@@ -578,7 +579,7 @@ func adviseJob(rec *Recommendation, c Caller) string {
 		queue = "1 try (retry only with an Idempotency-Key)"
 	}
 	return fmt.Sprintf("timeout %s, %s, 1 attempt per run; queue: %s, job timeout %s, retry_after %s",
-		FormatMs(rec.TimeoutMs), connectText(rec), queue, FormatLong(ms(jobTimeout)), FormatLong(ms(retryAfter)))
+		units.Millis(rec.TimeoutMs), connectText(rec), queue, units.Millis(ms(jobTimeout)), units.Millis(ms(retryAfter)))
 }
 
 // noGoodText says what the responses were when none was good, and what it suggests.
@@ -648,37 +649,8 @@ func percent(v float64) string {
 	return strconv.FormatFloat(roundTo(v*100, 3), 'f', -1, 64) + "%"
 }
 
-// FormatLong prints milliseconds as FormatMs does, and a minute or more as a Go duration
-// ("22m50s", "10m"): a queue's delays read better in minutes.
-func FormatLong(v float64) string {
-	if v < 60_000 {
-		return FormatMs(v)
-	}
-	s := msDuration(v).Round(time.Second).String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
 // ms converts a duration to float milliseconds.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// FormatMs prints a millisecond value with about three significant digits and one unit:
-// "0.214 ms", "13.5 ms", "450 ms", "1.1 s", "30 s".
-func FormatMs(v float64) string {
-	switch {
-	case v >= 1000:
-		return strconv.FormatFloat(roundTo(v/1000, 3), 'f', -1, 64) + " s"
-	case v >= 100:
-		return strconv.FormatFloat(math.Round(v), 'f', -1, 64) + " ms"
-	default:
-		return strconv.FormatFloat(roundTo(v, 3), 'f', -1, 64) + " ms"
-	}
-}
 
 // roundTo keeps sig significant digits.
 func roundTo(v float64, sig int) float64 {

@@ -129,7 +129,7 @@ func TestAdvise(t *testing.T) {
 			// 7 attempts would fit (350 ms + 6.3 s), an interactive caller gets 2.
 			timeout: 50, connect: 0, attempts: 2, fit: 7, level: Good, code: CodeRecommendation,
 			headline: "timeout 50 ms, no separate connect timeout, 2 attempts (one retry) within the 10 s budget",
-			derivationHas: []string{"p99.9 of good responses = 39.6 ms (n=5000; 95% CI", "× 1.2 headroom = 47.5 ms → 50 ms",
+			derivationHas: []string{"p99.9 of good responses = 39.6 ms (n=5,000; 95% CI", "× 1.2 headroom = 47.5 ms → 50 ms",
 				"connect timeout: none — 1.1 s is not below the 50 ms total timeout", "k=7 costs 6.65 s, k=8 would cost 13.1 s", "retries at most once"},
 		},
 		{
@@ -171,7 +171,7 @@ func TestAdvise(t *testing.T) {
 			caller: interactive,
 			// 2000 × 1.2 = 2400 → 2500; connect 3 × 500 = 1500 (on the ladder) < 2500.
 			timeout: 2500, connect: 1500, attempts: 2, fit: 3, level: Good, code: CodeRecommendation,
-			derivationHas: []string{"3 × connect p99.9 500 ms (n=1000) = 1.5 s, above the 1.1 s floor → 1.5 s"},
+			derivationHas: []string{"3 × connect p99.9 500 ms (n=1,000) = 1.5 s, above the 1.1 s floor → 1.5 s"},
 		},
 		{
 			name: "half the requests hang: no timeout, the dependency is failing",
@@ -193,7 +193,7 @@ func TestAdvise(t *testing.T) {
 			// 2001 requests, rank ⌈0.999 × 2001⌉ = 1999 is the good response at 90 ms.
 			ev:     evidence(tail(2000, 20, 90, 95), 1, nil, nil),
 			caller: interactive, timeout: 120, attempts: 2, fit: 7, level: Good, code: CodeRecommendation,
-			derivationHas: []string{"p99.9 of good responses and unanswered requests = 90 ms (n=2001, 1 of them with no answer within 30 s, counted as slower"},
+			derivationHas: []string{"p99.9 of good responses and unanswered requests = 90 ms (n=2,001, 1 of them with no answer within 30 s, counted as slower"},
 		},
 		{
 			name: "five samples: provisional, never good",
@@ -333,7 +333,7 @@ func TestAdviseJob(t *testing.T) {
 			// 6 × 20 s + (10 + 30 + 90 + 270 + 600) s × 1.25 = 120 + 1250 = 1370 s.
 			caller: Caller{Kind: CallerJob, Method: "POST", IdempotencyKey: true}, ev: evidence(slow, 0, nil, nil),
 			tries: 6, jobTimeout: 20000, retryAfter: 90000, giveUp: 1_370_000, backoff: []float64{10000, 30000, 90000, 270000, 600000}, level: Good,
-			has: []string{"attempts: 1 per run of the job — the queue retries it", "backoff 10 s, 30 s, 1m30s, 4m30s, 10m (×3 from 10 s, capped at 10m) each + U[0, 25%] jitter", "give up after: 6 runs × 20 s + every delay at its jitter bound = 22m50s"},
+			has: []string{"attempts: 1 per run of the job — the queue retries it", "backoff 10 s, 30 s, 1 min 30 s, 4 min 30 s, 10 min (×3 from 10 s, capped at 10 min) each + U[0, 25%] jitter", "give up after: 6 runs × 20 s + every delay at its jitter bound = 22 min 50 s"},
 		},
 		{
 			name:   "a fast call still gets a job timeout with room",
@@ -351,7 +351,7 @@ func TestAdviseJob(t *testing.T) {
 			// Worst cases: 4 tries 80 s + 12.5 + 37.5 + 112.5 s = 242.5 s; 5 tries 600 s.
 			caller: Caller{Kind: CallerJob, Budget: 5 * time.Minute}, ev: evidence(slow, 0, nil, nil),
 			tries: 4, jobTimeout: 20000, retryAfter: 90000, giveUp: 242_500, backoff: []float64{10000, 30000, 90000}, level: Good,
-			has: []string{"the 5m retry window holds 4"},
+			has: []string{"the 5 min retry window holds 4"},
 		},
 		{
 			name:   "a retry window shorter than one run",
@@ -433,17 +433,6 @@ func TestVerdictOrderAndLegacy(t *testing.T) {
 	var cur Recommendation
 	if err := json.Unmarshal([]byte(`{"verdict": {"level": "bad", "reasons": [{"code": "no_answer", "level": "bad", "text": "x"}]}}`), &cur); err != nil || !cur.Verdict.Has(CodeNoAnswer) || cur.Verdict.Level != Bad {
 		t.Errorf("verdict: %+v, %v", cur.Verdict, err)
-	}
-}
-
-func TestFormatMs(t *testing.T) {
-	for _, tc := range []struct {
-		in   float64
-		want string
-	}{{0.2144, "0.214 ms"}, {13.471, "13.5 ms"}, {450.4, "450 ms"}, {1100, "1.1 s"}, {30000, "30 s"}, {6650, "6.65 s"}} {
-		if got := FormatMs(tc.in); got != tc.want {
-			t.Errorf("FormatMs(%g) = %q, want %q", tc.in, got, tc.want)
-		}
 	}
 }
 

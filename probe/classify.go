@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/patience-dev/patience/internal/units"
 )
 
 // Error classes, indexes into shard.errs in the order of ErrorClasses.
@@ -80,7 +82,7 @@ type ErrorSample struct {
 // and the probe's own bound said as such.
 func errorMessage(err error, class int, maxTimeout time.Duration) string {
 	if class == errTimeout && errors.Is(err, context.DeadlineExceeded) {
-		return "no answer within " + FormatMs(ms(maxTimeout)) + " (--max-timeout)"
+		return "no answer within " + units.Millis(ms(maxTimeout)) + " (--max-timeout)"
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {

@@ -182,10 +182,15 @@ func failureSummary(ev *Evidence) string {
 			all = append(all, kv{c, n})
 		}
 	}
+	codes := make([]string, 0, len(ev.Status))
 	for code, n := range ev.Status {
 		if n > 0 && !goodStatusKey(code) {
-			all = append(all, kv{code, n})
+			codes = append(codes, code)
 		}
+	}
+	sort.Strings(codes) // map order is random: equal counts must list the same way every run
+	for _, code := range codes {
+		all = append(all, kv{code, ev.Status[code]})
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].n > all[j].n })
 	parts := make([]string, len(all))

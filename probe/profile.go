@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/patience-dev/patience/internal/input"
+	"github.com/patience-dev/patience/internal/units"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -166,7 +167,7 @@ func checkProfileHistogram(enc string) error {
 		total += c
 	}
 	if h.TotalCount() > 0 && h.Max() > MaxProfileValueUs {
-		return fmt.Errorf("a latency of %s: longer than the 24 h a profile may hold", FormatMs(float64(h.Max())/1000))
+		return fmt.Errorf("a latency of %s: longer than the 24 h a profile may hold", units.Millis(float64(h.Max())/1000))
 	}
 	return nil
 }

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/patience-dev/patience/internal/units"
 )
 
 // Config is one probe run. Exactly one of Rate (open model) and Concurrency (closed model)
@@ -952,7 +954,7 @@ func notes(res *Result, maxTimeout time.Duration) []string {
 		out = append(out, fmt.Sprintf("%d idempotent requests were sent a second time on a new connection: the server had closed the kept-alive one before any response (their latency includes the first try)", s.Resent))
 	}
 	if s.Dropped > 0 {
-		out = append(out, fmt.Sprintf("%d sends were dropped: all %d in-flight slots were taken until they were more than %s late", s.Dropped, s.MaxInFlight, FormatMs(ms(maxTimeout))))
+		out = append(out, fmt.Sprintf("%d sends were dropped: all %d in-flight slots were taken until they were more than %s late", s.Dropped, s.MaxInFlight, units.Millis(ms(maxTimeout))))
 	}
 	if res.Model == "closed" {
 		out = append(out, "closed model: each worker waits for its previous response, so a stall delays the next sends instead of showing in their latency (coordinated omission); use --rate for tail latency")

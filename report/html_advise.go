@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-analyze/charts"
 	"github.com/patience-dev/patience/advise"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/internal/units"
 )
 
 // AdviseHTML renders an advise result as one self-contained HTML page: the probe report of
@@ -86,5 +86,5 @@ func adviseWindowChart(r *advise.Result) (*htmlChart, error) {
 		return nil, err
 	}
 	return &htmlChart{ID: "advise-windows", Title: "Latency of good responses per window",
-		Caption: "p50 and p99 per " + probe.FormatLong(r.WindowMs) + ", in time order", SVG: svg}, nil
+		Caption: "p50 and p99 per " + units.Millis(r.WindowMs) + ", in time order", SVG: svg}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/go-analyze/charts"
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/replay"
 )
@@ -211,7 +212,7 @@ func probeHistogramChart(r *probe.Result) (*htmlChart, error) {
 	labels := make([]string, len(r.Distribution))
 	counts := make([]float64, len(r.Distribution))
 	for i, k := range r.Distribution {
-		labels[i] = "≤ " + probe.FormatMs(k.ToMs)
+		labels[i] = "≤ " + units.Millis(k.ToMs)
 		counts[i] = float64(k.Count)
 	}
 	svg, err := svgBarChart(labels, counts, "responses", "responses")
@@ -236,7 +237,7 @@ func probeCutoffChart(r *probe.Result) (*htmlChart, error) {
 		if c.TimeoutMs == nil || c.CutRate == nil {
 			continue
 		}
-		pts = append(pts, point{c.Label + " · " + probe.FormatMs(*c.TimeoutMs), *c.TimeoutMs, *c.CutRate * 100})
+		pts = append(pts, point{c.Label + " · " + units.Millis(*c.TimeoutMs), *c.TimeoutMs, *c.CutRate * 100})
 	}
 	if len(pts) < 2 {
 		return nil, nil

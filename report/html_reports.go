@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/patience-dev/patience/check"
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/replay"
 	"github.com/patience-dev/patience/storm"
@@ -47,7 +48,7 @@ func probeHTMLParts(r *probe.Result) ([]htmlVerdict, []htmlBlock, error) {
 	blocks = append(blocks, htmlBlock{Heading: "Recommendation"})
 	if rec.TimeoutMs > 0 {
 		kv := []htmlKV{
-			{Key: "timeout", Value: probe.FormatMs(rec.TimeoutMs)},
+			{Key: "timeout", Value: units.Millis(rec.TimeoutMs)},
 			{Key: "connect timeout", Value: probeConnect(rec)},
 			{Key: "attempts", Value: strconv.Itoa(rec.MaxAttempts), Note: strings.TrimSpace(probeAttempts(rec))},
 			{Key: "budget", Value: probeBudget(rec)},
