@@ -87,7 +87,8 @@ func scenarioValidationText(w io.Writer, v ScenarioValidation, o Options) error 
 		if len(f.Policies) == 0 { // a file for serve, which needs none
 			policies = "no policy"
 		}
-		fmt.Fprintf(&b, "%s %s: scenario %s, %s\n", o.Styles.Good.Render("✓"), f.File, o.Styles.Value.Render(f.Name), policies)
+		// Wrapped by word under the mark: a file path and a policy list can be long.
+		writeHanging(&b, o.Styles.Good.Render("✓")+" ", 2, fmt.Sprintf("%s: scenario %s, %s", f.File, f.Name, policies), textWidth(o), lipgloss.NewStyle())
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

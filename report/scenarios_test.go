@@ -37,6 +37,10 @@ func TestScenarioGoldens(t *testing.T) {
 	golden.Assert(t, "scenarios_json", renderScenarios(t, ScenarioListFormats, "json", l, false, 80))
 	v := ScenarioValidation{Schema: "patience/scenarios-validate/v1", Files: []ValidatedFile{{File: "mine.yaml", Name: "mine", Policies: []string{"ours", "preset:naive"}}}}
 	golden.Assert(t, "scenarios_validate_text", renderScenarios(t, ScenarioValidationFormats, "text", v, false, 80))
+	// The README's example: a long file line wraps by word under its mark (it was 92 columns).
+	long := ScenarioValidation{Schema: "patience/scenarios-validate/v1", Files: []ValidatedFile{{File: "my-incident.yaml", Name: "payment-double-charge",
+		Policies: []string{"without-key", "with-key", "no-retry", "preset:aws-standard"}}}}
+	golden.Assert(t, "scenarios_validate_text_80", renderScenarios(t, ScenarioValidationFormats, "text", long, false, 80))
 }
 
 // TestScenarioListWraps: no line is wider than the terminal, at any width, and no ANSI

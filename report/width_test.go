@@ -14,7 +14,7 @@ import (
 // ownedWidthGoldens are the goldens this test holds to their width: the text reports whose
 // names end in the width they were rendered at (replay_text_80.golden, probe_text_job_80,
 // check_text_100).
-var ownedWidthGoldens = regexp.MustCompile(`^(replay|storm|serve|demo|agreement|probe|advise|check)_.*_(\d+)\.golden$`)
+var ownedWidthGoldens = regexp.MustCompile(`^(replay|storm|serve|demo|agreement|probe|advise|check|scenarios)_.*_(\d+)\.golden$`)
 
 // TestGoldensFitTheirWidth: no line of a text report is wider than the terminal it was
 // rendered for, and no line breaks a number from its unit.
