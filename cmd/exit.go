@@ -7,6 +7,8 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+
+	"github.com/patience-dev/patience/storm"
 )
 
 // Exit codes are a contract (the root command's help lists them); ExitCode is the only place
@@ -105,6 +107,17 @@ func stopped(err error) error {
 		return ErrInterrupted
 	}
 	return err
+}
+
+// workerPanic reports a panic that a worker goroutine recovered and handed back as an error
+// (storm's parallel policies: *storm.PanicError) as the internal error it is, exit 70; ok is
+// false for any other error. The top-level recover sees only the command's own goroutine.
+func workerPanic(errOut io.Writer, err error) (code int, ok bool) {
+	var pe *storm.PanicError
+	if !errors.As(err, &pe) {
+		return 0, false
+	}
+	return internalError(errOut, pe.Value, pe.Stack), true
 }
 
 // internalError reports a panic that reached the top of a command: what a bug report needs

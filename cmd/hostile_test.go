@@ -3,6 +3,8 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +18,7 @@ import (
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/probe/probetest"
 	"github.com/patience-dev/patience/report"
+	"github.com/patience-dev/patience/storm"
 )
 
 // runCmd runs patience with args on test streams (stdin in) and returns the exit code,
@@ -42,6 +45,23 @@ func TestPanicIsInternalError(t *testing.T) {
 	s := errOut.String()
 	if code != ExitInternal || !strings.Contains(s, "internal error, please report") || !strings.Contains(s, "panic: renderer bug[2J") || strings.Contains(s, "\x1b") || !strings.Contains(s, "goroutine") {
 		t.Errorf("exit %d, stderr:\n%s", code, s)
+	}
+}
+
+// TestWorkerPanicIsInternalError: a panic a storm worker recovered and returned
+// (*storm.PanicError, wrapped as a command may wrap it) is an internal error — exit 70, the
+// value and the worker's stack — not an input error (exit 2, as it fell through before).
+func TestWorkerPanicIsInternalError(t *testing.T) {
+	var errOut bytes.Buffer
+	err := fmt.Errorf("storm: %w", &storm.PanicError{Policy: "jitter", Value: "index out of range\x1b[2J", Stack: []byte("goroutine 7 [running]:\nstorm.worker()")})
+	code, ok := workerPanic(&errOut, err)
+	s := errOut.String()
+	if !ok || code != ExitInternal || !strings.Contains(s, "internal error, please report") || !strings.Contains(s, "panic: index out of range") ||
+		strings.Contains(s, "\x1b") || !strings.Contains(s, "goroutine 7") {
+		t.Errorf("ok %v, exit %d, stderr:\n%s", ok, code, s)
+	}
+	if _, ok := workerPanic(&errOut, errors.New("plain")); ok {
+		t.Error("a plain error taken for a worker panic")
 	}
 }
 

@@ -48,6 +48,9 @@ func run(ctx context.Context, f *Factory, args []string) (code int) {
 	if err != nil && strings.HasPrefix(err.Error(), "unknown command") {
 		err = UsageError(err)
 	}
+	if code, ok := workerPanic(f.IO.ErrOut, err); ok {
+		return code
+	}
 	code = ExitCode(err)
 	var ee *ExitError
 	if err != nil && !(errors.As(err, &ee) && ee.Err == nil) {
