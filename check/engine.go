@@ -673,22 +673,17 @@ func fileOr(a, b string) string {
 // loader rejects. Everything else a finding says (budgets, worst cases, waits) is prose and
 // uses units.Duration, like every other report.
 func yamlDur(d time.Duration) string {
+	// Derived values (a budget share, 3 × 1.1 s) are rounded to what a person would write:
+	// whole seconds from a minute on, milliseconds from a second, a tenth of one below.
 	switch {
-	case d == 0:
-		return "0s"
-	case d%time.Hour == 0:
-		return fmt.Sprintf("%dh", d/time.Hour)
-	case d%time.Minute == 0:
-		return fmt.Sprintf("%dm", d/time.Minute)
 	case d >= time.Minute:
-		return d.Round(time.Second).String()
+		d = d.Round(time.Second)
 	case d >= time.Second:
-		return strconv.FormatFloat(math.Round(d.Seconds()*1000)/1000, 'f', -1, 64) + "s"
+		d = d.Round(time.Millisecond)
 	case d >= time.Millisecond:
-		return strconv.FormatFloat(math.Round(float64(d)/float64(time.Millisecond)*10)/10, 'f', -1, 64) + "ms"
-	default:
-		return d.String()
+		d = d.Round(100 * time.Microsecond)
 	}
+	return scenario.FormatDuration(d)
 }
 
 // fmtNum renders a number with at most three decimals and no trailing zeros.

@@ -145,24 +145,12 @@ func choiceType[T ~string](choices []T) string {
 	return "one of " + strings.Join(names, ", ")
 }
 
-// durText writes a duration as a file would: 10m, 1h, 1.1s, 100ms (not 10m0s).
-func durText(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
-// durOrNone is durText, or none for 0 (no bound).
+// durOrNone is FormatDuration, or none for 0 (no bound).
 func durOrNone(d time.Duration) string {
 	if d == 0 {
 		return "none"
 	}
-	return durText(d)
+	return FormatDuration(d)
 }
 
 // listText writes a list in YAML flow style: [a, b].
@@ -184,13 +172,13 @@ func pctText(v float64) string { return trimFloat(v*100) + "%" }
 func distText(d Distribution) string {
 	switch d.Kind {
 	case DistFixed, "":
-		return "{fixed: " + durText(d.Fixed) + "}"
+		return "{fixed: " + FormatDuration(d.Fixed) + "}"
 	case DistUniform:
-		return "{uniform: [" + durText(d.Min) + ", " + durText(d.Max) + "]}"
+		return "{uniform: [" + FormatDuration(d.Min) + ", " + FormatDuration(d.Max) + "]}"
 	case DistExponential:
-		return "{exponential: {min: " + durText(d.Min) + ", mean: " + durText(d.ExpMean) + "}}"
+		return "{exponential: {min: " + FormatDuration(d.Min) + ", mean: " + FormatDuration(d.ExpMean) + "}}"
 	case DistLognormal:
-		return "{p50: " + durText(d.P50) + ", p99: " + durText(d.P99) + "}"
+		return "{p50: " + FormatDuration(d.P50) + ", p99: " + FormatDuration(d.P99) + "}"
 	}
 	return "{profile: " + d.Profile + "}"
 }

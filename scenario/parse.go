@@ -13,6 +13,20 @@ import (
 // files, `check` files and command flags (--rate, --cutoff, --timeout). Each rejects what is
 // ambiguous with a hint rather than guessing, and each has a fuzz target.
 
+// FormatDuration writes d in the syntax ParseDuration reads, without Go's trailing zero units:
+// "10m", "1h", "1m30s", "1.1s", "250ms" (not "10m0s", "1h0m0s"). It is for literals a user
+// types or pastes back — a flag's value, a field of a file; prose uses internal/units ("10 min").
+func FormatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
 // ParseDuration parses a Go duration ("250ms", "1m30s", "0"). Negative durations and bare
 // numbers other than 0 are rejected ("5" could mean seconds or milliseconds: the hint asks for
 // a unit). "none" is not a duration: callers that accept it check for it first.

@@ -211,3 +211,23 @@ func FuzzParseComparison(f *testing.F) {
 		}
 	})
 }
+
+// TestFormatDuration: the literal ParseDuration reads back, without Go's trailing zero units.
+func TestFormatDuration(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0s"}, {250 * time.Millisecond, "250ms"}, {1100 * time.Millisecond, "1.1s"},
+		{10 * time.Minute, "10m"}, {time.Hour, "1h"}, {90 * time.Second, "1m30s"},
+		{time.Hour + time.Minute, "1h1m"}, {1500 * time.Microsecond, "1.5ms"},
+	} {
+		got := FormatDuration(tc.d)
+		if got != tc.want {
+			t.Errorf("FormatDuration(%v) = %q, want %q", tc.d, got, tc.want)
+		}
+		if back, err := ParseDuration(got); err != nil || back != tc.d {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", got, back, err, tc.d)
+		}
+	}
+}

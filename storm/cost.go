@@ -191,7 +191,7 @@ func (b Budget) Check(c Cost) error {
 func (b Budget) String() string {
 	var parts []string
 	if b.Time > 0 {
-		parts = append(parts, fmtDur(b.Time))
+		parts = append(parts, scenario.FormatDuration(b.Time))
 	}
 	if b.Bytes > 0 {
 		parts = append(parts, fmtBytes(b.Bytes))

@@ -24,7 +24,7 @@ type Window struct {
 func (w Window) End() time.Duration { return w.At + w.For }
 
 func (w Window) String() string {
-	return fmt.Sprintf("%s@%s", fmtDur(w.For), fmtDur(w.At))
+	return fmt.Sprintf("%s@%s", scenario.FormatDuration(w.For), scenario.FormatDuration(w.At))
 }
 
 // ParseWindow parses "FOR@AT" ("10s@60s"): both are durations in the syntax of
@@ -181,7 +181,7 @@ func (m *Model) Validate() error {
 	_, service := ServerFor(m.CapacityPerS)
 	if float64(service) >= m.TimeoutMs*float64(time.Millisecond) {
 		return fmt.Errorf("--timeout %s is shorter than one service time (%s at --capacity %g/s): every attempt would time out on an idle server",
-			fmtDur(time.Duration(m.TimeoutMs*float64(time.Millisecond))), units.Duration(service), m.CapacityPerS)
+			scenario.FormatDuration(time.Duration(m.TimeoutMs*float64(time.Millisecond))), units.Duration(service), m.CapacityPerS)
 	}
 	return nil
 }
@@ -234,17 +234,3 @@ func joinInts(xs []int, sep string) string {
 }
 
 func fmtRate(r float64) string { return strconv.FormatFloat(r, 'g', 4, 64) + "/s" }
-
-// fmtDur prints a duration in flag syntax, without trailing zero units ("10s", "1m30s",
-// "250ms"): for values the user typed or may type back (--timeout, --outage FOR@AT,
-// --max-cost). Prose uses internal/units, as every report does.
-func fmtDur(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}

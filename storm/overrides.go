@@ -117,7 +117,7 @@ func checkLimits(clients int, rate, workers float64, queue int, duration time.Du
 	case queue > scenario.MaxQueue:
 		return fmt.Errorf("--queue %d is above the %d a scenario allows", queue, scenario.MaxQueue)
 	case duration > scenario.MaxDuration:
-		return fmt.Errorf("--duration %s is above the %s a scenario allows", fmtDur(duration), fmtDur(scenario.MaxDuration))
+		return fmt.Errorf("--duration %s is above the %s a scenario allows", scenario.FormatDuration(duration), scenario.FormatDuration(scenario.MaxDuration))
 	}
 	return nil
 }
