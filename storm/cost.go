@@ -185,7 +185,7 @@ func (b Budget) Check(c Cost) error {
 		need.Bytes = math.Ceil(c.Bytes/(1<<30)) * (1 << 30)
 	}
 	return fmt.Errorf("this run would simulate about %s attempts, taking about %s and %s: above the budget of %s "+
-		"(raise it with --max-cost %s, or --max-cost none)", fmtCount(c.Attempts), units.Duration(roundUp(c.Time)), fmtBytes(c.Bytes), b, need)
+		"(raise it with --max-cost %s, or --max-cost none)", fmtCount(c.Attempts), units.Duration(roundUp(c.Time)), sizeProse(c.Bytes), b, need)
 }
 
 func (b Budget) String() string {
@@ -262,6 +262,13 @@ func fmtCount(x float64) string {
 		return strconv.FormatFloat(x/1e6, 'g', 3, 64) + " million"
 	}
 	return strconv.FormatFloat(math.Round(x), 'f', 0, 64)
+}
+
+// sizeProse writes a size as prose ("304 MiB", "2.5 GiB"); fmtBytes writes the --max-cost
+// literal ("304MiB").
+func sizeProse(b float64) string {
+	f := fmtBytes(b)
+	return f[:len(f)-3] + " " + f[len(f)-3:]
 }
 
 func fmtBytes(b float64) string {
