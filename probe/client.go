@@ -103,7 +103,13 @@ type timedConn struct {
 
 func (c *timedConn) Write(b []byte) (int, error) {
 	c.firstRead = 0
-	n, err := c.Conn.Write(b)
+	var n int
+	var err error
+	if c.stamps != nil {
+		n, err = c.stamps.write(b)
+	} else {
+		n, err = c.Conn.Write(b)
+	}
 	c.wrote = mono()
 	return n, err
 }

@@ -13,3 +13,7 @@ func newStampReader(net.Conn) *stampReader { return nil }
 func (*stampReader) read([]byte) (int, int64, error) {
 	panic("probe: kernel receive stamps are not supported here")
 }
+
+func (*stampReader) write([]byte) (int, error) {
+	panic("probe: kernel receive stamps are not supported here")
+}
