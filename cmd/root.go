@@ -4,6 +4,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -103,6 +104,17 @@ Exit codes: 0 ok, 1 a gate failed, 2 usage or input error, 3 could not measure, 
 	root.Version = v.Version
 	root.SetVersionTemplate(fmt.Sprintf("patience %s (commit %s, built %s, %s)\n", v.Version, v.Commit, v.Date, v.Go))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return UsageError(flagError(c, err)) })
+	// Help fits the terminal as every report does: cobra renders it, report wraps it by word
+	// (paragraphs reflowed, flags and presets under their text column).
+	defaultHelp := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		var buf bytes.Buffer
+		out := c.OutOrStdout()
+		c.SetOut(&buf)
+		defaultHelp(c, args)
+		c.SetOut(out)
+		fmt.Fprint(out, report.WrapHelp(buf.String(), f.IO.Width))
+	})
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.ColorMode, "color", "auto", "colour output: "+strings.Join(report.ColorModes, "|")+" (auto honours NO_COLOR, CLICOLOR, CLICOLOR_FORCE and TTY)")
 	pf.BoolVarP(&f.IO.Quiet, "quiet", "q", false, "no progress output")

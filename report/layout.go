@@ -33,7 +33,7 @@ func wrapTokens(s string) []string {
 		join := false
 		if n > 0 {
 			last := out[n-1]
-			join = unitWord.MatchString(w) || w == "per" || strings.HasSuffix(last, " per") ||
+			join = unitWord.MatchString(w) || (w == "per" && numberWord.MatchString(last)) || strings.HasSuffix(last, " per") ||
 				(numberWord.MatchString(w) && (strings.HasSuffix(last, " min") || strings.HasSuffix(last, " h")))
 		}
 		if join {
