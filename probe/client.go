@@ -114,6 +114,23 @@ func (c *timedConn) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// send writes an HTTP/1.1 request and, on a connection with kernel stamps, waits until the
+// response starts to arrive before returning (stampReader.writeWait); wrote is stamped when
+// the write ended either way. Only the caller that reads the response next may use it.
+func (c *timedConn) send(b []byte) (int, error) {
+	if c.stamps == nil {
+		return c.Write(b)
+	}
+	c.firstRead = 0
+	n, err := c.stamps.writeWait(b)
+	if w := c.stamps.wroteAtMono(); w != 0 {
+		c.wrote = w
+	} else {
+		c.wrote = mono()
+	}
+	return n, err
+}
+
 func (c *timedConn) Read(b []byte) (int, error) {
 	var n int
 	var err error

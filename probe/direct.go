@@ -240,7 +240,7 @@ func (r *runner) dial(ctx context.Context) (*timedConn, error) {
 func (c *caller) roundTrip(conn *timedConn, payload []byte) (status int, keep bool, err error) {
 	s := &c.direct
 	c.readFrom(conn)
-	_, werr := conn.Write(payload)
+	_, werr := conn.send(payload)
 	if werr == nil {
 		if res, ok := fastHead(s.br, c.r.wire.head.Method == http.MethodHead); ok {
 			err = fastBody(s.br, &s.lim, res)

@@ -43,6 +43,10 @@ type stampReader struct {
 	wn    int
 	werrn syscall.Errno
 	wfn   func(fd uintptr) bool
+	// writeWait's state: whether its callback has written, and mono() when the write ended.
+	wsent   bool
+	wroteAt int64
+	wwfn    func(fd uintptr) bool
 }
 
 // newStampReader turns SO_TIMESTAMPNS on for conn; nil when conn is not TCP or the option
@@ -63,8 +67,56 @@ func newStampReader(conn net.Conn) *stampReader {
 		return nil
 	}
 	s := &stampReader{conn: conn, raw: raw}
-	s.fn, s.wfn = s.recv, s.send
+	s.fn, s.wfn, s.wwfn = s.recv, s.send, s.sendThenWait
 	return s
+}
+
+// writeWait writes a request b and waits until the socket has something to read (the
+// response, or the end of the connection): it returns the bytes written and the write's
+// error, and wroteAt is then when the write ended (0 if it did not). The write is made
+// from within a RawConn.Read, after the poller forgot the socket's earlier readiness and
+// before it waits: no response can arrive in between and be missed, and the read that
+// follows finds the response there instead of first meeting an empty socket (one recvmsg
+// and EAGAIN fewer per request). Only when the socket does not take the whole request at
+// once does the rest go through write, waiting for room as usual. An error of the wait
+// itself (a deadline, a closed connection) is met again by the next read.
+func (s *stampReader) writeWait(b []byte) (int, error) {
+	s.wbuf, s.wn, s.werrn, s.wsent, s.wroteAt = b, 0, 0, false, 0
+	rerr := s.raw.Read(s.wwfn)
+	if !s.wsent {
+		s.wbuf = nil
+		return 0, rerr // the connection failed (a deadline already past, closed) before any write
+	}
+	if s.werrn == 0 && len(s.wbuf) > 0 {
+		n := s.wn
+		rest, err := s.write(s.wbuf)
+		if err == nil {
+			s.wroteAt = mono()
+		}
+		return n + rest, err
+	}
+	s.wbuf = nil
+	if s.werrn != 0 {
+		return s.wn, &net.OpError{Op: "write", Net: "tcp", Source: s.conn.LocalAddr(), Addr: s.conn.RemoteAddr(), Err: os.NewSyscallError("write", s.werrn)}
+	}
+	return s.wn, nil
+}
+
+// wroteAtMono is when writeWait's write ended, in mono() ns (0: it did not).
+func (s *stampReader) wroteAtMono() int64 { return s.wroteAt }
+
+// sendThenWait is writeWait's RawConn.Read callback: the first call writes (false: wait for
+// something to read, unless the write failed or was partial), the next one ends the wait.
+func (s *stampReader) sendThenWait(fd uintptr) bool {
+	if s.wsent {
+		return true
+	}
+	s.wsent = true
+	if !s.send(fd) || s.werrn != 0 {
+		return true
+	}
+	s.wroteAt = mono()
+	return false
 }
 
 // send is the RawConn.Write callback: false asks the poller to wait until the socket takes

@@ -127,3 +127,92 @@ func TestStampWrite(t *testing.T) {
 		t.Fatalf("write after a reset: %#v, want *net.OpError write around ECONNRESET or EPIPE", werr)
 	}
 }
+
+// TestStampWriteWait: writeWait writes the request and returns only once the answer is
+// there to read (a read then finds it without waiting), with wroteAt set before the answer;
+// a request larger than the socket takes at once is still written whole; a deadline already
+// past fails it before anything is written; a peer that closes ends the wait, and the read
+// meets io.EOF.
+func TestStampWriteWait(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr := newStampReader(client)
+	if sr == nil {
+		t.Skip("SO_TIMESTAMPNS refused by this kernel")
+	}
+	// The server answers 30 ms after reading the request: writeWait must not return before.
+	go func() {
+		buf := make([]byte, 64)
+		if _, err := io.ReadFull(server, buf[:4]); err != nil {
+			return
+		}
+		time.Sleep(30 * time.Millisecond)
+		_, _ = server.Write([]byte("pong"))
+	}()
+	start := time.Now()
+	if n, err := sr.writeWait([]byte("ping")); n != 4 || err != nil {
+		t.Fatalf("writeWait: %d, %v; want 4, nil", n, err)
+	}
+	if waited := time.Since(start); waited < 25*time.Millisecond {
+		t.Fatalf("writeWait returned after %v, before the answer (sent 30 ms after the request)", waited)
+	}
+	if w := sr.wroteAtMono(); w == 0 || w > mono() || mono()-w < int64(25*time.Millisecond) {
+		t.Fatalf("wroteAt %d (now %d): want the end of the write, before the answer", w, mono())
+	}
+	buf := make([]byte, 16)
+	if n, _, err := sr.read(buf); err != nil || string(buf[:n]) != "pong" {
+		t.Fatalf("read after writeWait: %q, %v", buf[:n], err)
+	}
+
+	// A request larger than the socket takes: the rest goes through write, whole.
+	_ = client.(*net.TCPConn).SetWriteBuffer(4096)
+	big := make([]byte, 1<<20)
+	for i := range big {
+		big[i] = byte(i % 253)
+	}
+	go func() {
+		b := make([]byte, len(big))
+		if _, err := io.ReadFull(server, b); err != nil || string(b) != string(big) {
+			_, _ = server.Write([]byte("bad!"))
+			return
+		}
+		_, _ = server.Write([]byte("good"))
+	}()
+	if n, err := sr.writeWait(big); n != len(big) || err != nil || sr.wroteAtMono() == 0 {
+		t.Fatalf("writeWait of 1 MiB: %d, %v, wroteAt %d; want %d, nil, set", n, err, sr.wroteAtMono(), len(big))
+	}
+	if n, _, err := sr.read(buf); err != nil || string(buf[:n]) != "good" {
+		t.Fatalf("server saw %q, %v; want the whole request (good)", buf[:n], err)
+	}
+
+	// A deadline already past (an expiry): nothing is written.
+	_ = client.SetDeadline(time.Unix(1, 0))
+	if n, err := sr.writeWait([]byte("late")); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) || sr.wroteAtMono() != 0 {
+		t.Fatalf("writeWait past the deadline: %d, %v; want 0 and a deadline error", n, err)
+	}
+	_ = client.SetDeadline(time.Time{})
+
+	// The peer closes instead of answering: the wait ends and the read meets io.EOF.
+	go func() {
+		_, _ = io.ReadFull(server, make([]byte, 3))
+		server.Close()
+	}()
+	if n, err := sr.writeWait([]byte("bye")); n != 3 || err != nil {
+		t.Fatalf("writeWait to a closing peer: %d, %v", n, err)
+	}
+	if n, _, err := sr.read(buf); n != 0 || err != io.EOF {
+		t.Fatalf("read after the peer closed: %d, %v; want io.EOF", n, err)
+	}
+}

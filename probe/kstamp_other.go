@@ -14,6 +14,13 @@ func (*stampReader) read([]byte) (int, int64, error) {
 	panic("probe: kernel receive stamps are not supported here")
 }
 
+// wroteAt is writeWait's end of write (kstamp_linux.go).
+func (*stampReader) wroteAtMono() int64 { return 0 }
+
 func (*stampReader) write([]byte) (int, error) {
+	panic("probe: kernel receive stamps are not supported here")
+}
+
+func (*stampReader) writeWait([]byte) (int, error) {
 	panic("probe: kernel receive stamps are not supported here")
 }
