@@ -51,7 +51,7 @@ run_wrk() { # $1 = tag
 
 echo "target $URL, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-6s %12s %10s %10s %12s %10s %10s %7s\n' round probe_req/s probe_MiB probe_µs wrk_req/s wrk_MiB wrk_µs ratio
-ratios=()
+ratios=(); pus=(); wus=()
 for i in $(seq "$ROUNDS"); do
   if (( i % 2 )); then
     p=$(run_probe 10s "p$i"); w=$(run_wrk "w$i")
@@ -61,11 +61,13 @@ for i in $(seq "$ROUNDS"); do
   pr=$(rss "$work/time.p$i"); wr=$(rss "$work/time.w$i")
   ratio=$(python3 -c "print(f'{$p/$w:.2f}')")
   ratios+=("$ratio")
-  printf '%-6s %12s %10.1f %10s %12s %10.1f %10s %7s\n' "$i" "$p" "$(python3 -c "print($pr/1024)")" "$(cpu_us "$work/time.p$i" "$p" 10)" \
-    "$w" "$(python3 -c "print($wr/1024)")" "$(cpu_us "$work/time.w$i" "$w" 10)" "$ratio"
+  pu=$(cpu_us "$work/time.p$i" "$p" 10); wu=$(cpu_us "$work/time.w$i" "$w" 10)
+  pus+=("$pu"); wus+=("$wu")
+  printf '%-6s %12s %10.1f %10s %12s %10.1f %10s %7s\n' "$i" "$p" "$(python3 -c "print($pr/1024)")" "$pu" \
+    "$w" "$(python3 -c "print($wr/1024)")" "$wu" "$ratio"
 done
-median=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
-echo "median ratio probe/wrk: $median (target ≥ 0.9)"
+med() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+echo "median ratio probe/wrk: $(med "${ratios[@]}") (target ≥ 0.9); median CPU per request: probe $(med "${pus[@]}") µs, wrk $(med "${wus[@]}") µs; load now $(cut -d' ' -f1-3 /proc/loadavg)"
 
 p30=$(run_probe 30s long)
 echo "probe RSS at 10 s: $(python3 -c "print(round($(rss "$work/time.p1")/1024, 1))") MiB, at 30 s: $(python3 -c "print(round($(rss "$work/time.long")/1024, 1))") MiB ($p30 req/s over 30 s; target ≤ 30 MiB and flat)"
