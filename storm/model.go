@@ -32,21 +32,21 @@ func (w Window) String() string {
 func ParseWindow(s string) (Window, error) {
 	forS, atS, ok := strings.Cut(strings.TrimSpace(s), "@")
 	if !ok {
-		return Window{}, fmt.Errorf("%q is not a window (write LENGTH@START, e.g. 10s@60s)", s)
+		return Window{}, fmt.Errorf("%q: not a window (write LENGTH@START, e.g. 10s@60s)", s)
 	}
 	d, err := scenario.ParseDuration(forS)
 	if err != nil {
-		return Window{}, fmt.Errorf("window %q: length: %w", s, err)
+		return Window{}, fmt.Errorf("%q: length: %w", s, err)
 	}
 	if d <= 0 {
-		return Window{}, fmt.Errorf("window %q: length must be positive", s)
+		return Window{}, fmt.Errorf("%q: length must be positive", s)
 	}
 	at, err := scenario.ParseDuration(atS)
 	if err != nil {
-		return Window{}, fmt.Errorf("window %q: start: %w", s, err)
+		return Window{}, fmt.Errorf("%q: start: %w", s, err)
 	}
 	if at > maxModelTime || d > maxModelTime {
-		return Window{}, fmt.Errorf("window %q: longer than %s", s, maxModelTime)
+		return Window{}, fmt.Errorf("%q: longer than %s", s, maxModelTime)
 	}
 	return Window{At: at, For: d}, nil
 }
@@ -74,6 +74,9 @@ func ParseAttempts(s string) ([]int, error) {
 	for _, p := range parts {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil {
+			if strings.TrimSpace(p) == strings.TrimSpace(s) {
+				return nil, fmt.Errorf("%q: not a whole number of attempts (write e.g. 4,4,4)", s)
+			}
 			return nil, fmt.Errorf("%q: %q is not a whole number of attempts (write e.g. 4,4,4)", s, strings.TrimSpace(p))
 		}
 		if n < 1 || n > maxAttemptsPerLayer {

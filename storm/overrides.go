@@ -72,31 +72,31 @@ func (o Overrides) parse() (overrideValues, error) {
 	var v overrideValues
 	var err error
 	if v.rate, err = scenario.ParseFlagRate(o.Rate); err != nil {
-		return v, fmt.Errorf("--rate: %w", err)
+		return v, fmt.Errorf("--rate %w", err)
 	}
 	if v.capacity, err = scenario.ParseFlagRate(o.Capacity); err != nil {
-		return v, fmt.Errorf("--capacity: %w", err)
+		return v, fmt.Errorf("--capacity %w", err)
 	}
 	if v.timeout, err = scenario.ParseDuration(o.Timeout); err != nil {
-		return v, fmt.Errorf("--timeout: %w", err)
+		return v, fmt.Errorf("--timeout %w", err)
 	}
 	if v.attempts, err = ParseAttempts(o.Attempts); err != nil {
-		return v, fmt.Errorf("--attempts: %w", err)
+		return v, fmt.Errorf("--attempts %w", err)
 	}
 	if v.duration, err = scenario.ParseDuration(o.Duration); err != nil {
-		return v, fmt.Errorf("--duration: %w", err)
+		return v, fmt.Errorf("--duration %w", err)
 	}
 	for _, s := range o.Outages {
 		w, err := ParseWindow(s)
 		if err != nil {
-			return v, fmt.Errorf("--outage: %w", err)
+			return v, fmt.Errorf("--outage %w", err)
 		}
 		v.outages = append(v.outages, w)
 	}
 	for _, s := range o.Errors {
 		w, err := ParseWindow(s)
 		if err != nil {
-			return v, fmt.Errorf("--errors: %w", err)
+			return v, fmt.Errorf("--errors %w", err)
 		}
 		v.errs = append(v.errs, w)
 	}

@@ -124,13 +124,13 @@ func TestOverridesErrors(t *testing.T) {
 		edit func(*Overrides)
 		want string
 	}{
-		{"rate", func(o *Overrides) { o.Rate = "fast" }, "--rate: "},
-		{"capacity", func(o *Overrides) { o.Capacity = "x" }, "--capacity: "},
-		{"timeout", func(o *Overrides) { o.Timeout = "soon" }, "--timeout: "},
-		{"attempts", func(o *Overrides) { o.Attempts = "0,4" }, "--attempts: "},
-		{"duration", func(o *Overrides) { o.Duration = "long" }, "--duration: "},
-		{"outage", func(o *Overrides) { o.Outages = []string{"10s"} }, "--outage: "},
-		{"errors", func(o *Overrides) { o.Errors = []string{"10s"} }, "--errors: "},
+		{"rate", func(o *Overrides) { o.Rate = "fast" }, `--rate "fast"`},
+		{"capacity", func(o *Overrides) { o.Capacity = "x" }, `--capacity "x"`},
+		{"timeout", func(o *Overrides) { o.Timeout = "soon" }, `--timeout "soon"`},
+		{"attempts", func(o *Overrides) { o.Attempts = "0,4" }, `--attempts "0,4"`},
+		{"duration", func(o *Overrides) { o.Duration = "long" }, `--duration "long"`},
+		{"outage", func(o *Overrides) { o.Outages = []string{"10s"} }, `--outage "10s"`},
+		{"errors", func(o *Overrides) { o.Errors = []string{"10s"} }, `--errors "10s"`},
 		{"preset", func(o *Overrides) { o.Policies = []string{"preset:nope"} }, `unknown preset "nope"`},
 		{"model", func(o *Overrides) { o.Clients = 0 }, "--clients must be at least 1"},
 		{"scenario", func(o *Overrides) { o.Scenario = "no-such-scenario" }, "no-such-scenario"},
