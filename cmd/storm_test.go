@@ -67,8 +67,8 @@ func TestStormUsageErrors(t *testing.T) {
 		args map[string]string
 		want string
 	}{
-		{map[string]string{"rate": "fast"}, "--rate: "},
-		{map[string]string{"attempts": "0,4"}, "--attempts: "},
+		{map[string]string{"rate": "fast"}, `--rate "fast"`},
+		{map[string]string{"attempts": "0,4"}, `--attempts "0,4"`},
 		{map[string]string{"policy": "preset:nope"}, `unknown preset "nope"`},
 		{map[string]string{"scenario": "no-such-scenario"}, "no-such-scenario"},
 	} {
