@@ -3,10 +3,10 @@ package sim
 import (
 	"context"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/patience-dev/patience/internal/timing"
 	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/replay"
 	"github.com/patience-dev/patience/scenario"
@@ -42,7 +42,7 @@ func BenchmarkRunPolicy(b *testing.B) {
 	b.ReportAllocs()
 	attempts := 0
 	var heap uint64
-	cpu0 := cpuTime()
+	cpu0 := timing.CPUTime()
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
 		pr, err := RunPolicy(context.Background(), sc, p)
@@ -55,22 +55,13 @@ func BenchmarkRunPolicy(b *testing.B) {
 		heap = max(heap, ms.HeapInuse)
 	}
 	elapsed := time.Since(start).Seconds()
-	cpu := (cpuTime() - cpu0).Seconds()
+	cpu := (timing.CPUTime() - cpu0).Seconds()
 	b.ReportMetric(float64(attempts)/elapsed, "attempts/s")
 	// On a shared machine the wall clock includes time spent waiting for a core; CPU time
 	// (run with GOMAXPROCS=1, so the process is one core plus a little GC) is the fair figure.
 	b.ReportMetric(float64(attempts)/cpu, "attempts/cpu-s")
 	b.ReportMetric(float64(attempts)/float64(b.N), "attempts/op")
 	b.ReportMetric(float64(heap)/(1<<20), "heap-MB")
-}
-
-// cpuTime is the process's user + system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // Memory is bounded by concurrency and the timeline, not by how many requests pass: ten

@@ -5,10 +5,10 @@ import (
 	"runtime/metrics"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/patience-dev/patience/internal/timing"
 	"github.com/patience-dev/patience/policy"
 )
 
@@ -51,7 +51,7 @@ func benchStorm(b *testing.B, m Model, p *policy.Policy) {
 	var attempts int
 	var res *Result
 	start := time.Now()
-	cpu0 := cpuTime()
+	cpu0 := timing.CPUTime()
 	heap := peakHeap(func() {
 		for i := 0; i < b.N; i++ {
 			var err error
@@ -62,7 +62,7 @@ func benchStorm(b *testing.B, m Model, p *policy.Policy) {
 			attempts += res.Attempts
 		}
 	})
-	elapsed, cpu := time.Since(start), cpuTime()-cpu0
+	elapsed, cpu := time.Since(start), timing.CPUTime()-cpu0
 	// Per second of CPU (user + system of the whole process) as well as per wall second: on
 	// a shared machine the wall clock measures the neighbours too.
 	b.ReportMetric(float64(attempts)/cpu.Seconds(), "attempts/cpu-s")
@@ -114,15 +114,6 @@ func BenchmarkStableBelowDefault(b *testing.B) {
 	}
 	b.ReportMetric(*res.StableBelowPerS, "stable-below/s")
 	b.ReportMetric(float64(res.Bisection.Runs), "runs")
-}
-
-// cpuTime is the process's user + system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkStorm100Recovers is BenchmarkStorm100kRecovers with 100 clients: the difference
