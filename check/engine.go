@@ -178,8 +178,7 @@ func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 			res.Summary.Warnings++
 		}
 	}
-	// An interrupted run never passed: the scenarios it did not replay could have failed.
-	res.Passed = len(res.Failing()) == 0 && !res.Interrupted
+	res.Judge()
 	return res, stop
 }
 

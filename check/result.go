@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/patience-dev/patience/scenario"
+	"github.com/patience-dev/patience/verdict"
 )
 
 // Schema names the JSON document of `patience check` (DESIGN §3).
@@ -45,6 +46,42 @@ type Result struct {
 	// findings are those of what finished, NotReplayed lists the rest, and Passed is false.
 	Interrupted bool          `json:"interrupted,omitempty"`
 	NotReplayed []NotReplayed `json:"not_replayed,omitempty"`
+	// Outcome and Level are the run's judgement, stated here once and printed by every
+	// format (Judge): passed (good), failed (bad), error (bad: check could not run), or
+	// interrupted — bad when what finished already fails, provisional otherwise: it did not
+	// pass, and it did not finish failing either.
+	Outcome Outcome       `json:"outcome"`
+	Level   verdict.Level `json:"level"`
+}
+
+// Outcome is how a check run ended.
+type Outcome string
+
+// Outcomes of a run.
+const (
+	OutcomePassed      Outcome = "passed"
+	OutcomeFailed      Outcome = "failed"
+	OutcomeInterrupted Outcome = "interrupted"
+	OutcomeError       Outcome = "error"
+)
+
+// Judge sets Passed, Outcome and Level from the findings, FailOn, Interrupted and Error.
+// An interrupted run never passed: the scenarios it did not replay could have failed.
+func (r *Result) Judge() {
+	failing := len(r.Failing()) > 0
+	r.Passed = !failing && !r.Interrupted && r.Error == nil
+	switch {
+	case r.Error != nil:
+		r.Outcome, r.Level = OutcomeError, verdict.Bad
+	case r.Interrupted && failing:
+		r.Outcome, r.Level = OutcomeInterrupted, verdict.Bad
+	case r.Interrupted:
+		r.Outcome, r.Level = OutcomeInterrupted, verdict.Provisional
+	case failing:
+		r.Outcome, r.Level = OutcomeFailed, verdict.Bad
+	default:
+		r.Outcome, r.Level = OutcomePassed, verdict.Good
+	}
 }
 
 // NotReplayed is a scenario an interruption stopped, at its scenarios: entry.
@@ -170,5 +207,6 @@ func InputFailed(err error, files []string, opts Options) *Result {
 		ie.File = files[0]
 	}
 	res.Error = ie
+	res.Judge()
 	return res
 }

@@ -29,19 +29,10 @@ func inputMessage(e *check.InputError) string {
 	return e.Message
 }
 
-// checkVerdict is the one line that leads every human report: pass or fail, counts, scope.
-// An interrupted run is "interrupted", marked ✗ when what finished already fails and ~
-// otherwise: it did not pass, and it did not finish failing either.
+// checkVerdict is the one line that leads every human report: the result's own judgement
+// (check.Result.Judge: its level's mark and its outcome), the counts.
 func checkVerdict(r *check.Result) (mark, word, counts string) {
-	mark, word = "✓", "passed"
-	switch {
-	case r.Interrupted && len(r.Failing()) == 0:
-		mark, word = "~", "interrupted"
-	case r.Interrupted:
-		mark, word = "✗", "interrupted"
-	case !r.Passed:
-		mark, word = "✗", "failed"
-	}
+	mark, word = r.Level.Symbol(), string(r.Outcome)
 	counts = fmt.Sprintf("%s, %s", plural(r.Summary.Errors, "error"), plural(r.Summary.Warnings, "warning"))
 	return mark, word, counts
 }

@@ -505,7 +505,7 @@ func TestCheckInterruptedReports(t *testing.T) {
 	}
 	// HTML: headed interrupted, marked ~ (nothing that finished fails), naming what was not replayed.
 	html := string(renderCheck(t, "html", res, false))
-	for _, want := range []string{`class="verdict lvl-warning"`, "check interrupted", "not replayed: two.yaml"} {
+	for _, want := range []string{`class="verdict lvl-provisional"`, "check interrupted", "not replayed: two.yaml"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("html lacks %q", want)
 		}

@@ -246,13 +246,7 @@ func CheckHTML(w io.Writer, r *check.Result, _ Options) error {
 		return writeHTML(w, doc)
 	}
 	mark, word, counts := checkVerdict(r)
-	level := "good"
-	switch {
-	case mark == "~": // interrupted before anything that finished failed
-		level = "warning"
-	case !r.Passed:
-		level = "bad"
-	}
+	level := string(r.Level)
 	doc.Subtitle = []string{checkScope(r), "fail on " + string(r.FailOn), plural(len(r.Rules), "rule")}
 	v := htmlVerdict{Level: level, Mark: mark, Text: "check " + word + ": " + counts}
 	for _, f := range r.Findings {
