@@ -43,12 +43,32 @@ const (
 	FormatEnvoy      Format = "envoy"
 	FormatCSV        Format = "csv"
 	FormatProfile    Format = "profile"
+	// FormatTraefik is Traefik's access log: its common log format (CLF ending in the
+	// duration as "<n>ms") or its JSON format (Duration in ns).
+	FormatTraefik Format = "traefik"
+	// FormatCaddy is Caddy's JSON access log (duration in seconds by default).
+	FormatCaddy Format = "caddy"
+	// FormatApache is Apache's common or combined log format followed by %D (µs; --unit s
+	// for %T).
+	FormatApache Format = "apache"
+	// FormatW3C is the W3C extended log format (IIS): #Fields: names the columns.
+	FormatW3C Format = "w3c"
+	// FormatCloudflare is Cloudflare's Logpush (or Logpull) http_requests JSON.
+	FormatCloudflare Format = "cloudflare"
+	// FormatZipkin is Zipkin v2 JSON spans (duration in µs).
+	FormatZipkin Format = "zipkin"
+	// FormatJaeger is Jaeger's JSON traces (/api/traces, the UI's download; µs).
+	FormatJaeger Format = "jaeger"
+	// FormatHlog is an HdrHistogram interval log (.hlog: jHiccup, HdrHistogram's
+	// HistogramLogWriter).
+	FormatHlog Format = "hlog"
 )
 
 // Formats lists every --format choice (auto first).
 func Formats() []Format {
 	return []Format{FormatAuto, FormatNginx, FormatALB, FormatHAR, FormatOTLP, FormatPrometheus, FormatK6,
-		FormatVegeta, FormatCurl, FormatHAProxy, FormatEnvoy, FormatCSV, FormatProfile}
+		FormatVegeta, FormatCurl, FormatHAProxy, FormatEnvoy, FormatCSV, FormatProfile,
+		FormatTraefik, FormatCaddy, FormatApache, FormatW3C, FormatCloudflare, FormatZipkin, FormatJaeger, FormatHlog}
 }
 
 // By names a grouping.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/bits"
 	"strconv"
@@ -34,7 +35,7 @@ func init() {
 	formats[FormatNginx] = formatSpec{unit: time.Second, lines: nginxLines}
 	formats[FormatALB] = formatSpec{unit: time.Second, lines: albLines}
 	formats[FormatHAProxy] = formatSpec{unit: time.Millisecond, lines: haproxyLines}
-	formats[FormatEnvoy] = formatSpec{unit: time.Millisecond, lines: envoyLines}
+	formats[FormatEnvoy] = formatSpec{unit: time.Millisecond, lines: accessPrefixed(envoyLines)}
 	formats[FormatK6] = formatSpec{unit: time.Millisecond, sequential: true, lines: k6Lines}
 	formats[FormatVegeta] = formatSpec{unit: time.Nanosecond, lines: vegetaLines}
 	formats[FormatCurl] = formatSpec{unit: time.Second, lines: curlLines}
@@ -43,61 +44,286 @@ func init() {
 	formats[FormatOTLP] = formatSpec{unit: time.Nanosecond, stream: otlpStream}
 	formats[FormatPrometheus] = formatSpec{unit: 0, stream: promStream}
 	formats[FormatProfile] = formatSpec{unit: time.Millisecond, stream: profileStream}
+	formats[FormatTraefik] = formatSpec{unit: time.Millisecond, lines: traefikLines}
+	formats[FormatCaddy] = formatSpec{unit: time.Second, lines: caddyLines}
+	formats[FormatApache] = formatSpec{unit: time.Microsecond, lines: apacheLines}
+	formats[FormatW3C] = formatSpec{unit: time.Millisecond, sequential: true, lines: w3cLines}
+	formats[FormatCloudflare] = formatSpec{unit: time.Nanosecond, lines: cloudflareLines}
+	formats[FormatZipkin] = formatSpec{unit: time.Microsecond, stream: zipkinStream}
+	formats[FormatJaeger] = formatSpec{unit: time.Microsecond, stream: jaegerStream}
+	formats[FormatHlog] = formatSpec{unit: time.Nanosecond, stream: hlogStream}
+}
+
+// answeredNoStatus is the status a record gets from a source that carries none (a span
+// without http.status_code and without the error tag, an HdrHistogram interval): it is
+// counted as answered, and the parser says so in a note — the error rate of such a source
+// is unknown, not zero.
+const answeredNoStatus = 200
+
+// accessPrefix is the "ACCESS " Emissary-ingress (Ambassador) puts before Envoy's default
+// fields in its default access log format (emissary python/ambassador/envoy/v3/v3listener.py:
+// 'ACCESS [%START_TIME%] "%REQ(:METHOD)% …').
+var accessPrefix = []byte("ACCESS ")
+
+// accessPrefixed reads lines with or without the "ACCESS " prefix.
+func accessPrefixed(lines func(Options, []byte) (parserFactory, error)) func(Options, []byte) (parserFactory, error) {
+	return func(o Options, head []byte) (parserFactory, error) {
+		inner, err := lines(o, head)
+		if err != nil {
+			return nil, err
+		}
+		return func() lineFunc {
+			parse := inner()
+			return func(line []byte, emit func(*Record), a *accum) error {
+				return parse(bytes.TrimPrefix(line, accessPrefix), emit, a)
+			}
+		}, nil
+	}
+}
+
+// sampleSize is how many lines Detect looks at.
+const sampleSize = 200
+
+// sampleLines returns up to n non-blank lines from the start of head (without their line
+// ends). A head cut at the peek limit loses its last, partial line.
+func sampleLines(head []byte, n int) [][]byte {
+	var out [][]byte
+	cut := len(head) >= 64<<10 && !bytes.HasSuffix(head, []byte{'\n'})
+	for len(head) > 0 && len(out) < n {
+		i := bytes.IndexByte(head, '\n')
+		var l []byte
+		if i < 0 {
+			if cut {
+				break
+			}
+			l, head = head, nil
+		} else {
+			l, head = head[:i], head[i+1:]
+		}
+		l = bytes.TrimSuffix(l, []byte{'\r'})
+		if blank(l) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// lineKind is what one sample line looks like: a format advise reads, or one of the
+// near-misses Detect explains.
+type lineKind int
+
+const (
+	kindUnknown    lineKind = iota
+	kindFormat              // a line of the format in lineFormats
+	kindCLFUntimed          // common/combined log format with nothing after it: no timing field
+	kindCLFInteger          // combined + one integer: Apache %D (µs) or %T (s), or something else
+	kindCLFOther            // common/combined + fields advise does not know
+)
+
+// lineFormats are the line formats Detect tries on every sample line, the most specific
+// first (a tie goes to the earlier).
+var lineFormats = []struct {
+	f     Format
+	match func([]byte) bool
+}{
+	{FormatALB, albLine},
+	{FormatEnvoy, func(l []byte) bool { return envoyLine(bytes.TrimPrefix(l, accessPrefix)) }},
+	{FormatHAProxy, haproxyLine},
+	{FormatTraefik, func(l []byte) bool { return traefikCLFLine(l) || traefikJSONLine(l) }},
+	{FormatCaddy, caddyLine},
+	{FormatCloudflare, cloudflareLine},
+	{FormatVegeta, vegetaCSVLine},
+	{FormatCurl, func(l []byte) bool { return bytes.Contains(l, []byte("time_total")) }},
+	{FormatNginx, nginxTimedLine},
+}
+
+// clfTemplates are the Apache/nginx common and combined formats, matched as prefixes.
+var clfTemplates = func() []*logTemplate {
+	var out []*logTemplate
+	for _, f := range []string{
+		`$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent"`,
+		`$remote_addr $remote_logname $remote_user [$time_local] "$request" $status $body_bytes_sent`,
+	} {
+		t, err := compileLogFormat("clf", f)
+		if err != nil {
+			panic(err)
+		}
+		t.prefix = true
+		out = append(out, t)
+	}
+	return out
+}()
+
+// clfRest matches l against common/combined and returns what follows them.
+func clfRest(l []byte) ([]byte, bool) {
+	for _, t := range clfTemplates {
+		if rest, err := t.match(l, make([][]byte, len(t.vars))); err == nil {
+			return rest, true
+		}
+	}
+	return nil, false
+}
+
+// nginxTimedLine says whether l is an nginx line advise can time: a known log_format with a
+// timing field (ingress-nginx's, the timed one, combined + key=value timers).
+func nginxTimedLine(l []byte) bool {
+	for _, k := range nginxKnown {
+		c, err := compileLogFormat(k.name, k.format)
+		if err != nil {
+			continue
+		}
+		c.prefix = true
+		rest, err := c.match(l, make([][]byte, len(c.vars)))
+		if err != nil {
+			continue
+		}
+		if k.name == "combined + key=value timers" && !hasTimerKV(rest) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// classify says what one sample line is.
+func classify(l []byte) (Format, lineKind) {
+	for _, lf := range lineFormats {
+		if lf.match(l) {
+			return lf.f, kindFormat
+		}
+	}
+	if rest, ok := clfRest(l); ok {
+		r := bytes.TrimSpace(rest)
+		switch {
+		case len(r) == 0:
+			return "", kindCLFUntimed
+		case isDigits(r):
+			return "", kindCLFInteger
+		}
+		return "", kindCLFOther
+	}
+	return "", kindUnknown
+}
+
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
 }
 
 // Detect names the format of an input from its first bytes (up to 64 KiB): JSON documents by
-// their keys, logs by the shape of their first line.
+// their keys, headed formats (Prometheus, W3C, HdrHistogram logs, CSV) by their header, and
+// logs by a sample of up to 200 lines — the format most sample lines match, so a syslog file
+// that opens with "Proxy … started." is still HAProxy's. Where no format matches, the error
+// says why, and offers --format or --log-format only where one would help.
 func Detect(head []byte) (Format, error) {
 	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
 	if len(t) == 0 {
 		return "", errors.New("empty input: nothing to detect a format from")
 	}
 	first := firstLine(t)
-	if envoyLine(first) {
-		return FormatEnvoy, nil
-	}
-	switch t[0] {
-	case '{', '[':
-		has := func(k string) bool { return bytes.Contains(t, []byte(`"`+k+`"`)) }
-		switch {
-		case has("schema") && bytes.Contains(t, []byte(`patience/probe/v1`)):
-			return FormatProfile, nil
-		case has("log") && has("entries"):
-			return FormatHAR, nil
-		case has("resourceSpans"):
-			return FormatOTLP, nil
-		case has("resultType"):
-			return FormatPrometheus, nil
-		case has("metric") && (bytes.Contains(first, []byte(`"Point"`)) || bytes.Contains(first, []byte(`"Metric"`))):
-			return FormatK6, nil
-		case has("latency") && has("code"):
-			return FormatVegeta, nil
-		case has("time_total"):
-			return FormatCurl, nil
-		case has("request_time") || has("upstream_response_time"):
-			return FormatNginx, nil
-		}
-		return "", errors.New("JSON, but not a format advise knows (HAR, OTLP, k6, vegeta, curl %{json}, Prometheus query API, a patience profile); give --format")
-	}
+	lines := sampleLines(t, sampleSize)
 	switch {
 	case bytes.HasPrefix(t, []byte("# HELP")) || bytes.HasPrefix(t, []byte("# TYPE")) || bytes.Contains(first, []byte(`_bucket{`)):
 		return FormatPrometheus, nil
-	case albLine(first):
-		return FormatALB, nil
-	case envoyLine(first):
-		return FormatEnvoy, nil
-	case haproxyLine(first):
-		return FormatHAProxy, nil
-	case vegetaCSVLine(first):
-		return FormatVegeta, nil
-	case bytes.Contains(first, []byte("time_total")):
-		return FormatCurl, nil
-	case nginxLine(first):
-		return FormatNginx, nil
-	case csvHeader(first):
+	case hlogHead(lines):
+		return FormatHlog, nil
+	case w3cHead(lines):
+		return FormatW3C, nil
+	}
+	if t[0] == '[' || (t[0] == '{' && !jsonLines(lines)) {
+		return detectJSON(t, first)
+	}
+	if _, k := classify(first); k == kindUnknown && csvHeader(first) {
 		return FormatCSV, nil
 	}
-	return "", errors.New("cannot tell the format from the first line; give --format (and --log-format for a custom nginx log_format)")
+	best, most := Format(""), 0
+	counts := map[Format]int{}
+	var kinds [kindCLFOther + 1]int
+	for _, l := range lines {
+		f, k := classify(l)
+		kinds[k]++
+		if k == kindFormat {
+			counts[f]++
+		}
+	}
+	for _, lf := range lineFormats {
+		if n := counts[lf.f]; n > most {
+			best, most = lf.f, n
+		}
+	}
+	// JSON lines of a format that is not a line format (k6, OTLP per line, nginx JSON).
+	if t[0] == '{' && most*2 <= len(lines) {
+		if f, err := detectJSON(t, first); err == nil {
+			return f, nil
+		}
+	}
+	if most > 0 && most >= kinds[kindCLFUntimed] && most >= kinds[kindCLFInteger] {
+		return best, nil
+	}
+	switch {
+	case kinds[kindCLFInteger] > 0 && kinds[kindCLFInteger] >= kinds[kindCLFUntimed]:
+		return "", errors.New("common/combined log format followed by one integer: if it is Apache's %D (microseconds), give --format apache; if it is %T (seconds), --format apache --unit s; an nginx log_format, --log-format '…'")
+	case kinds[kindCLFUntimed] > 0:
+		return "", errors.New("common/combined log format (Apache's and nginx's default): it has no timing field, so there is no latency to advise from — add %D (Apache, microseconds) or $request_time (nginx) to the log format")
+	case kinds[kindCLFOther] > 0:
+		return "", errors.New("common/combined log format followed by fields advise does not know: give the nginx log_format with --log-format '…' (or --log-format /etc/nginx/nginx.conf)")
+	case t[0] == '{':
+		return detectJSON(t, first)
+	}
+	return "", fmt.Errorf("not a format advise knows: none of the first %d lines is an access log, trace, load-test result or histogram advise reads (see --help for the formats)", len(lines))
+}
+
+// jsonLines says whether the sample is JSON objects one per line (not one document).
+func jsonLines(lines [][]byte) bool {
+	if len(lines) < 2 {
+		return len(lines) == 1 && bytes.HasSuffix(bytes.TrimSpace(lines[0]), []byte{'}'})
+	}
+	for _, l := range lines[:2] {
+		l = bytes.TrimSpace(l)
+		if len(l) < 2 || l[0] != '{' || l[len(l)-1] != '}' {
+			return false
+		}
+	}
+	return true
+}
+
+// detectJSON names a JSON document (or JSON lines not matched line by line) by its keys.
+func detectJSON(t, first []byte) (Format, error) {
+	has := func(k string) bool { return bytes.Contains(t, []byte(`"`+k+`"`)) }
+	switch {
+	case has("schema") && bytes.Contains(t, []byte(`patience/probe/v1`)):
+		return FormatProfile, nil
+	case has("log") && has("entries"):
+		return FormatHAR, nil
+	case has("resourceSpans"):
+		return FormatOTLP, nil
+	case has("resultType"):
+		return FormatPrometheus, nil
+	case has("metric") && (bytes.Contains(first, []byte(`"Point"`)) || bytes.Contains(first, []byte(`"Metric"`))):
+		return FormatK6, nil
+	case has("spanID") && has("operationName") && has("startTime"):
+		return FormatJaeger, nil
+	case has("traceId") && has("id") && (has("timestamp") || has("duration")):
+		return FormatZipkin, nil
+	case has("EdgeStartTimestamp") && has("EdgeEndTimestamp"):
+		return FormatCloudflare, nil
+	case traefikJSONLine(first):
+		return FormatTraefik, nil
+	case caddyLine(first):
+		return FormatCaddy, nil
+	case has("latency") && has("code"):
+		return FormatVegeta, nil
+	case has("time_total"):
+		return FormatCurl, nil
+	case has("request_time") || has("upstream_response_time"):
+		return FormatNginx, nil
+	}
+	return "", errors.New("JSON, but not a format advise knows (HAR, OTLP, Zipkin, Jaeger, k6, vegeta, curl %{json}, Traefik, Caddy, Cloudflare, nginx JSON, Prometheus query API, a patience profile)")
 }
 
 func firstLine(b []byte) []byte {

@@ -108,6 +108,14 @@ func (r *reader) readAll(ctx context.Context) (*accum, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Lines wrapped by the container runtime (Docker json-file, CRI) are read as the
+		// lines inside them, whatever the format (container.go).
+		wrapped := containerNone
+		if head, _ := in.br.Peek(64 << 10); r.opts.Format != FormatHAR && r.opts.Format != FormatProfile {
+			if wrapped = detectContainer(head); wrapped != containerNone {
+				in = unwrapInput(in, wrapped)
+			}
+		}
 		f := r.opts.Format
 		if f == FormatAuto && r.opts.LogFormat != "" {
 			// A template says the format: %{…} is a curl -w string, $… an nginx log_format.
@@ -133,6 +141,9 @@ func (r *reader) readAll(ctx context.Context) (*accum, error) {
 		in.Close()
 		if err != nil {
 			return nil, err
+		}
+		if wrapped != containerNone {
+			a.note(fmt.Sprintf("lines unwrapped from the container runtime's %s format (partial lines joined, stdout and stderr both read)", wrapped))
 		}
 		total.merge(a)
 	}

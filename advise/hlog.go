@@ -1,0 +1,294 @@
+package advise
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// HdrHistogram interval logs (.hlog: jHiccup, and whatever writes with HdrHistogram's
+// HistogramLogWriter), read as HdrHistogram's own readers read them (HdrHistogram/HdrHistogram
+// src/main/java/org/HdrHistogram/HistogramLogReader.java; HdrHistogram/hdrhistogram-go
+// log_reader.go): '#' lines are comments, "#[StartTime: <s> …]" and "#[BaseTime: <s> …]"
+// set the time origin, the legend line is "StartTimestamp","Interval_Length",…, and each
+// interval is "[Tag=<tag>,]<start s>,<length s>,<max>,<base64 compressed histogram>" decoded
+// with hdrhistogram.Decode (the call the Go reader makes).
+//
+// The values' unit is not written down. The third column is the interval's max divided by
+// the writer's maxValueUnitRatio, which is 1 000 000 by default in every HdrHistogram writer
+// (Java HistogramLogWriter, hdrhistogram-go log_writer.go's MsToNsRatio, "the msec : nsec
+// ratio"): values in nanoseconds, the max column in milliseconds — jHiccup's case. So the
+// unit is read from max ÷ column: 10⁶ ns, 10³ µs, 1 ms (the column taken as ms, as the
+// writers mean it); --unit overrides. A start timestamp more than a year before StartTime is
+// relative to it (the readers' rule).
+//
+// These are latency distributions without status, errors or routes: every value is counted
+// as an answered request (shown as 200) and the note says so — the error rate is unknown.
+
+// hlogInterval matches an interval line (with or without a tag).
+func hlogInterval(l []byte) ([][]byte, bool) {
+	if bytes.HasPrefix(l, []byte("Tag=")) {
+		i := bytes.IndexByte(l, ',')
+		if i < 0 {
+			return nil, false
+		}
+		l = l[i+1:]
+	}
+	f := bytes.SplitN(l, []byte{','}, 4)
+	if len(f) != 4 || !bytes.HasPrefix(f[3], []byte("HIST")) {
+		return nil, false
+	}
+	for _, v := range f[:3] {
+		if _, err := strconv.ParseFloat(string(v), 64); err != nil {
+			return nil, false
+		}
+	}
+	return f, true
+}
+
+// hlogHead says whether the sample is an HdrHistogram log: its header comment, or interval
+// lines among its first lines.
+func hlogHead(lines [][]byte) bool {
+	for i, l := range lines {
+		if i >= 10 {
+			break
+		}
+		if bytes.HasPrefix(l, []byte("#[Histogram log format version")) {
+			return true
+		}
+		if _, ok := hlogInterval(l); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// hlogUnits are the units the max column's ratio can name (the column in ms).
+var hlogUnits = []struct {
+	ratio float64
+	unit  time.Duration
+}{{1e6, time.Nanosecond}, {1e3, time.Microsecond}, {1, time.Millisecond}}
+
+func hlogStream(ctx context.Context, r *reader, in *input, a *accum) error {
+	if r.filter != nil {
+		return &InputError{File: in.name, Err: errors.New("--filter does not apply to an HdrHistogram log: it holds distributions, not requests")}
+	}
+	var given time.Duration
+	if r.opts.Unit != "" {
+		u, err := ParseUnit(r.opts.Unit)
+		if err != nil {
+			return err
+		}
+		given = u
+	}
+	type interval struct {
+		start time.Time
+		h     *hdrhistogram.Histogram
+	}
+	var (
+		pending             []interval
+		count               int
+		startSec, baseSec   float64
+		haveStart, haveBase bool
+		ratios              []float64
+		line                int64
+		unit                = given
+		why                 = "--unit"
+	)
+	decide := func() error {
+		if unit, why = hlogUnit(ratios); unit == 0 {
+			return &InputError{File: in.name, Err: fmt.Errorf("the values' unit cannot be read from the max column (max ÷ column ≈ %.3g, none of 10⁶ ns, 10³ µs, 1 ms): give --unit", median(ratios))}
+		}
+		return nil
+	}
+	o := &r.opts
+	flush := func() {
+		a.unit = unit
+		for _, iv := range pending {
+			if !iv.start.IsZero() && ((!o.Since.IsZero() && iv.start.Before(o.Since)) || (!o.Until.IsZero() && !iv.start.Before(o.Until))) {
+				continue
+			}
+			hlogAdd(a, iv.h, unit, iv.start, o.Window)
+		}
+		pending = pending[:0]
+	}
+	br := bufio.NewReaderSize(in.br, 64<<10)
+	for {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		l, err := br.ReadBytes('\n')
+		if len(l) == 0 && err != nil {
+			if err == io.EOF {
+				break
+			}
+			return &InputError{File: in.name, Line: line + 1, Err: err}
+		}
+		line++
+		l = bytes.TrimRight(l, "\r\n")
+		switch {
+		case blank(l):
+			continue
+		case l[0] == '#':
+			if v, ok := hlogHeaderSec(l, "#[StartTime: "); ok {
+				startSec, haveStart = v, true
+			} else if v, ok := hlogHeaderSec(l, "#[BaseTime: "); ok {
+				baseSec, haveBase = v, true
+			}
+			continue
+		case bytes.HasPrefix(l, []byte(`"StartTimestamp"`)):
+			continue
+		}
+		f, ok := hlogInterval(l)
+		if !ok {
+			a.malformedLine(in.name, line, "not an interval line (start,length,max,HIST… payload)")
+			continue
+		}
+		h, err := hdrhistogram.Decode(f[3])
+		if err != nil {
+			a.malformedLine(in.name, line, fmt.Sprintf("interval histogram: %v", err))
+			continue
+		}
+		ts, _ := strconv.ParseFloat(string(f[0]), 64)
+		maxCol, _ := strconv.ParseFloat(string(f[2]), 64)
+		if !haveStart {
+			startSec, haveStart = ts, true
+		}
+		if !haveBase {
+			// The readers' rule: a timestamp over a year before StartTime is relative to it.
+			if ts < startSec-365*24*3600 {
+				baseSec = startSec
+			}
+			haveBase = true
+		}
+		if maxCol > 0 && h.Max() > 0 {
+			ratios = append(ratios, float64(h.Max())/maxCol)
+		}
+		sec := ts + baseSec
+		var at time.Time
+		if sec > 0 && sec < math.MaxInt64/1e9 {
+			at = time.Unix(0, int64(sec*1e9)).UTC()
+		}
+		count++
+		pending = append(pending, interval{start: at, h: h})
+		// The unit is decided on the first intervals; the rest stream through.
+		if unit == 0 && len(ratios) >= hlogUnitSample {
+			if err := decide(); err != nil {
+				return err
+			}
+		}
+		if unit != 0 {
+			flush()
+		}
+	}
+	a.lines = line
+	if count == 0 {
+		if a.malformed > 0 {
+			return nil
+		}
+		return &InputError{File: in.name, Err: errors.New("no interval histograms in this HdrHistogram log")}
+	}
+	if unit == 0 {
+		if err := decide(); err != nil {
+			return err
+		}
+	}
+	flush()
+	a.note(fmt.Sprintf("HdrHistogram log: %d interval histograms, values read in %s (%s); latency distributions only — no status, no errors: every value is counted as answered (shown as 200), the error rate is unknown", count, unitName(unit), why))
+	return nil
+}
+
+// hlogUnitSample is how many intervals with a max decide the unit.
+const hlogUnitSample = 16
+
+// hlogHeaderSec reads the seconds after a header prefix ("#[StartTime: 1441812279.474 …").
+func hlogHeaderSec(l []byte, prefix string) (float64, bool) {
+	if !bytes.HasPrefix(l, []byte(prefix)) {
+		return 0, false
+	}
+	rest := string(l[len(prefix):])
+	if i := strings.IndexAny(rest, " ]"); i >= 0 {
+		rest = rest[:i]
+	}
+	v, err := strconv.ParseFloat(rest, 64)
+	return v, err == nil
+}
+
+// hlogUnit names the unit from the max column ratios (their median within ±25 % of a known
+// ratio).
+func hlogUnit(ratios []float64) (time.Duration, string) {
+	if len(ratios) == 0 {
+		return time.Nanosecond, "no interval has a max: HdrHistogram's default, nanoseconds"
+	}
+	m := median(ratios)
+	for _, u := range hlogUnits {
+		if m > u.ratio*0.75 && m < u.ratio*1.25 {
+			return u.unit, fmt.Sprintf("max ÷ the max column ≈ %.4g: the writer's maxValueUnitRatio for %s values and a column in ms", m, unitName(u.unit))
+		}
+	}
+	return 0, ""
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), v...)
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	return s[len(s)/2]
+}
+
+// hlogAdd records an interval histogram (values in unit) into a: every value an answered
+// request, at the highest value equivalent to its bucket (HdrHistogram's own percentiles).
+func hlogAdd(a *accum, h *hdrhistogram.Histogram, unit time.Duration, at time.Time, window time.Duration) {
+	s := a.all
+	var w *windowAcc
+	if !at.IsZero() {
+		if a.first.IsZero() || at.Before(a.first) {
+			a.first = at
+		}
+		if at.After(a.last) {
+			a.last = at
+		}
+		k := at.UnixNano() / int64(window)
+		if w = a.windows[k]; w == nil && len(a.windows) < maxWindows {
+			w = &windowAcc{}
+			a.windows[k] = w
+		}
+	}
+	for _, b := range h.Distribution() {
+		if b.Count <= 0 {
+			continue
+		}
+		us := int64(float64(b.To) * float64(unit) / float64(time.Microsecond))
+		us = min(max(us, histLowest), histHighest)
+		for _, dst := range []**hist{&s.total[1], &s.good} {
+			if *dst == nil {
+				*dst = newHistogram(s.sig)
+			}
+			(*dst).recordN(us, b.Count)
+		}
+		s.requests += b.Count
+		s.addStatus(answeredNoStatus, b.Count)
+		if w != nil {
+			w.count += b.Count
+			if w.good == nil {
+				w.good = newHistogram(2)
+			}
+			w.good.recordN(us, b.Count)
+		}
+	}
+}
