@@ -4,6 +4,11 @@
 // lipgloss or mpb; cmd wires it and report renders its Result.
 package probe
 
+import (
+	"bytes"
+	"encoding/json"
+)
+
 // Schema is the value of Result.Schema, the machine contract of DESIGN §3.
 const Schema = "patience/probe/v1"
 
@@ -220,6 +225,9 @@ type Recommendation struct {
 	// BasisCILowMs and BasisCIHighMs are the 95% confidence interval of that quantile from
 	// the order statistics (no assumption on the distribution); high is null when too few
 	// responses lie above the quantile to bound it, both are null without a quantile.
+	// BasisMs is 0 in Go and null in JSON (MarshalJSON) when no timeout could be derived
+	// (DESIGN §3: "basis_ms etc. are null, never 0"); a measured basis is never 0 (the
+	// histograms start at 1 µs), and a null reads back as 0.
 	BasisMs       float64  `json:"basis_ms"`
 	BasisCILowMs  *float64 `json:"basis_ci_low_ms"`
 	BasisCIHighMs *float64 `json:"basis_ci_high_ms"`
@@ -243,6 +251,26 @@ type Recommendation struct {
 	Backoff    string   `json:"backoff"`
 	Verdict    Verdict  `json:"verdict"`
 	Derivation []string `json:"derivation"`
+}
+
+// MarshalJSON writes the recommendation with its JSON tags, basis_ms null when no basis was
+// derived (BasisMs 0), in the same place among the fields.
+func (r Recommendation) MarshalJSON() ([]byte, error) {
+	type plain Recommendation
+	// Unescaped: the caller's encoder escapes HTML in what this returns, or not, as it
+	// was told (report's JSON does not).
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(plain(r)); err != nil {
+		return nil, err
+	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+	if r.BasisMs != 0 {
+		return b, nil
+	}
+	// The one "basis_ms" key: within a string its quotes would be escaped.
+	return bytes.Replace(b, []byte(`"basis_ms":0,`), []byte(`"basis_ms":null,`), 1), nil
 }
 
 // CallerInfo is the caller a recommendation was made for, as JSON.
