@@ -79,7 +79,9 @@ times every request from its intended send time, so a stall shows in the tail in
 being hidden (coordinated omission). At most --max-in-flight requests are outstanding; a
 send that finds them all taken waits and counts as late; one that is more than
 --max-timeout late is dropped and counted. If the achieved rate is more than 1% below the
-requested one, probe says so and exits 3. -c/--concurrency switches to the closed model.
+requested one, probe says so and exits 3. -c/--concurrency switches to the closed model: N
+workers, at most 10000 (each can hold a connection) and never more than -n requests; the
+workers are started one by one and a Ctrl-C stops the starting.
 
 --conn both (default) alternates fresh connections (DNS, connect, TLS measured) with
 reused keep-alive ones, and reports the two apart. --http auto (default) speaks HTTP/2 when
@@ -154,11 +156,11 @@ atomically, and does not replace a profile with a run that measured nothing unle
 	fl.StringArrayVarP(&opts.Headers, "header", "H", nil, "request header 'Name: value' (repeatable)")
 	fl.StringVarP(&opts.Data, "data", "d", "", "request body; @FILE reads a file")
 	fl.StringVar(&opts.Rate, "rate", "10/s", "open model: sends per second (N/s, N/m or N/h)")
-	fl.IntVarP(&opts.Concurrency, "concurrency", "c", 0, "closed model: N workers, each sending when its previous request finished")
+	fl.IntVarP(&opts.Concurrency, "concurrency", "c", 0, "closed model: N workers (at most 10000, and no more than -n), each sending when its previous request finished")
 	fl.Int64VarP(&opts.Requests, "requests", "n", 0, "number of requests (default 200 when --duration is not set)")
 	fl.DurationVar(&opts.Duration, "duration", 0, "how long to send (with -n, whichever comes first)")
 	addEnumFlag(c, &opts.Conn, "conn", "both", "connections", []string{"both", "fresh", "reuse"})
-	fl.IntVar(&opts.MaxInFlight, "max-in-flight", probe.DefaultMaxInFlight, "open model: most requests outstanding at once")
+	fl.IntVar(&opts.MaxInFlight, "max-in-flight", probe.DefaultMaxInFlight, "open model: most requests outstanding at once (at most 10000)")
 	fl.DurationVar(&opts.MaxTimeout, "max-timeout", probe.DefaultMaxTimeout, "the probe's own per-request bound")
 	fl.BoolVar(&opts.Insecure, "insecure", false, "skip TLS certificate verification")
 	addEnumFlag(c, &opts.HTTP, "http", "auto", "protocol (auto: h2 by ALPN over TLS, HTTP/1.1 in clear; 2 in clear: h2c)", []string{"auto", "1.1", "2"})

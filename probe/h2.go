@@ -271,6 +271,10 @@ func (p *h2path) open(ctx context.Context) (*h2conn, error) {
 	hc.maxFrame.Store(h2DefaultFrame)
 	hc.fr = http2.NewFramer(writerFunc(hc.appendFrame), bufio.NewReaderSize(tc, h2ReadBufferBytes))
 	hc.fr.SetReuseFrames()
+	// The SETTINGS below name no SETTINGS_MAX_FRAME_SIZE, so the server may send frames of
+	// the initial 16,384 bytes at most (RFC 9113 §6.5.2); the Framer would otherwise read
+	// frames up to 16 MiB, each into a buffer of that size (issue 24 item 5).
+	hc.fr.SetMaxReadFrameSize(h2DefaultFrame)
 	hc.dec = hpack.NewDecoder(4096, hc.emitField)
 	hc.dec.SetMaxStringLength(h2MaxHeaderList)
 	hc.enc = hpack.NewEncoder(&hc.hbuf)
@@ -577,11 +581,11 @@ func (c *h2conn) readLoop() {
 			if err == io.EOF {
 				err = io.ErrUnexpectedEOF
 			}
-			c.fail(err)
+			c.connectionError(readFrameError(err))
 			return
 		}
 		if err := c.handle(f); err != nil {
-			c.fail(err)
+			c.connectionError(err)
 			return
 		}
 	}
@@ -686,14 +690,7 @@ func (c *h2conn) handle(f http2.Frame) error {
 		c.closeIfDoneLocked()
 		c.mu.Unlock()
 	case *http2.WindowUpdateFrame:
-		c.mu.Lock()
-		if f.StreamID == 0 {
-			c.sendWindow += int64(f.Increment)
-		} else if st := c.streams[f.StreamID]; st != nil {
-			st.sendWindow += int64(f.Increment)
-		}
-		c.wakeSendersLocked()
-		c.mu.Unlock()
+		return c.windowUpdate(f, stamp)
 	case *http2.PushPromiseFrame:
 		return errors.New("http2: the server pushed a stream, which the probe's SETTINGS disable")
 	}
@@ -763,7 +760,7 @@ func (c *h2conn) settings(f *http2.SettingsFrame) error {
 	c.wmu.Lock()
 	c.mu.Lock()
 	limit := false
-	_ = f.ForeachSetting(func(s http2.Setting) error {
+	overflow := f.ForeachSetting(func(s http2.Setting) error {
 		switch s.ID {
 		case http2.SettingMaxConcurrentStreams:
 			c.maxConcurrent, limit = s.Val, true
@@ -772,6 +769,11 @@ func (c *h2conn) settings(f *http2.SettingsFrame) error {
 			delta := int64(s.Val) - c.initialWindow
 			c.initialWindow = int64(s.Val)
 			for _, st := range c.streams {
+				// RFC 9113 §6.9.2: a change that takes any window past 2^31−1 is a
+				// connection error of type FLOW_CONTROL_ERROR.
+				if st.sendWindow+delta > h2MaxWindow {
+					return h2Violation{code: http2.ErrCodeFlowControl, text: fmt.Sprintf("the server's SETTINGS_INITIAL_WINDOW_SIZE %d took stream %d's send window past 2^31-1", s.Val, st.id)}
+				}
 				st.sendWindow += delta
 			}
 		case http2.SettingMaxFrameSize:
@@ -782,6 +784,11 @@ func (c *h2conn) settings(f *http2.SettingsFrame) error {
 		}
 		return nil
 	})
+	if overflow != nil {
+		c.mu.Unlock()
+		c.wmu.Unlock()
+		return overflow
+	}
 	if !limit && c.maxConcurrent == h2InitialStreams {
 		c.maxConcurrent = h2DefaultStreams
 	}

@@ -159,6 +159,9 @@ func (c *Config) Validate() error {
 	if c.MaxInFlight <= 0 {
 		c.MaxInFlight = DefaultMaxInFlight
 	}
+	if err := checkWorkerBounds(c); err != nil {
+		return err
+	}
 	if c.Cutoff < 0 || c.Cutoff >= 1 {
 		return fmt.Errorf("--cutoff %g: want a share in (0, 1), e.g. 0.1%%", c.Cutoff)
 	}
@@ -330,7 +333,7 @@ func run(ctx context.Context, cfg Config, legacy bool) (*Result, error) {
 	}
 	if cfg.Concurrency > 0 {
 		meta.Model = "closed"
-		meta.Concurrency = cfg.Concurrency
+		meta.Concurrency = closedWorkers(&cfg) // the workers that ran: no more than the requests
 	}
 	return build(m, meta, cfg.advice())
 }
@@ -398,7 +401,7 @@ type runner struct {
 func newRunner(cfg Config, legacy bool) (*runner, error) {
 	idle := cfg.MaxInFlight
 	if cfg.Concurrency > 0 {
-		idle = cfg.Concurrency
+		idle = closedWorkers(&cfg)
 	}
 	tlsConf, err := tlsConfig(&cfg)
 	if err != nil {
@@ -413,8 +416,8 @@ func newRunner(cfg Config, legacy bool) (*runner, error) {
 	// histogram increments, so contention stays negligible, and memory stays bounded
 	// (about 190 KB per series in use) even with 1000 requests in flight.
 	n := runtime.GOMAXPROCS(0)
-	if cfg.Concurrency > 0 && cfg.Concurrency < n {
-		n = cfg.Concurrency
+	if w := closedWorkers(&cfg); cfg.Concurrency > 0 && w < n {
+		n = w
 	}
 	r := &runner{cfg: cfg, dialer: d, legacy: legacy}
 	if legacy {
@@ -674,7 +677,12 @@ func (r *runner) closed(ctx context.Context, start time.Time) {
 	cfg := r.cfg
 	var next atomic.Int64
 	deadline := start.Add(cfg.Duration)
-	for range cfg.Concurrency {
+	// No more workers than requests, and none once the run is over: a Ctrl-C while they are
+	// being started stops the starting (issue 24 item 1).
+	for range closedWorkers(&cfg) {
+		if ctx.Err() != nil {
+			return
+		}
 		r.inflight.Go(func() {
 			// A caller per worker: its context is a child of ctx registered once, not once per
 			// request, so the workers do not serialise on ctx's lock.
@@ -852,7 +860,7 @@ func (r *runner) measurement() *measurement {
 		PeakInFlight:  r.peakInFlight.Load(),
 	}
 	if r.cfg.Concurrency > 0 {
-		m.schedule.MaxInFlight = r.cfg.Concurrency
+		m.schedule.MaxInFlight = closedWorkers(&r.cfg)
 	}
 	return m
 }
