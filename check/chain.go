@@ -112,6 +112,10 @@ type ChainLayer struct {
 	Attempts Attempts `json:"attempts"`
 	// Defaults name what the file left unsaid and whose default filled it in.
 	Defaults []string `json:"defaults"`
+	// Implementation names who translates a Gateway API route ("istio", "envoy-gateway", or
+	// "unknown": the more of the two per class), and ImplementationFrom why.
+	Implementation     string `json:"implementation,omitempty"`
+	ImplementationFrom string `json:"implementation_from,omitempty"`
 
 	pos policy.Pos
 	// pol holds the layer in the shared policy model: Timeout per try (0 = none), Deadline
@@ -133,6 +137,20 @@ type ChainLayer struct {
 	answer    answerer
 	// checks are the format's findings, run by the catalogue's layer rules.
 	checks layerChecks
+	// hedge is set for a layer that hedges (gRPC hedgingPolicy): its attempts overlap.
+	hedge *hedging
+	// unloadable is set for a layer its own client cannot load (an AWS profile with a value
+	// the SDK rejects, not the selected one): a via: that names it is this input error.
+	unloadable error
+}
+
+// hedging is a layer that sends its attempts without waiting for the previous one to fail
+// (gRFC A6 hedgingPolicy): attempt k starts k·delay after the first, sooner when a non-fatal
+// failure comes back first, and all are cancelled by a fatal status or the deadline.
+type hedging struct {
+	delay    time.Duration
+	attempts int
+	nonFatal map[FailureClass]bool
 }
 
 // answerer is how a layer that gives up answers the layer above (config-and-log-sources.md
@@ -174,6 +192,9 @@ const maxStarts = 10000
 // evenly over its give-up time); the uncapped product counts them all, as work that goes on
 // after the layer above gave up (PHP keeps running).
 func (l *ChainLayer) pass(in flow) (flow, factor) {
+	if l.hedge != nil {
+		return l.passHedged(in)
+	}
 	seen, try, below := in.class, in.dur, in.capped
 	if t := l.pol.Timeout; t > 0 && in.dur > t {
 		seen, try = FailTimeout, t
@@ -217,6 +238,70 @@ func (l *ChainLayer) pass(in flow) (flow, factor) {
 			total = dl
 		}
 		out.dur = total
+	}
+	out.class = l.answers(seen, out.dur)
+	return out, f
+}
+
+// passHedged applies a hedging layer (gRFC A6) to the failure from below. The first attempt
+// starts at once and attempt k+1 starts one step after attempt k: the hedgingDelay, or the
+// failure's own duration when that is shorter and its class is non-fatal (the next hedge is
+// sent at once). Attempts start until the layer stops: a fatal failure stops it when it comes
+// back (the hedges already sent have reached the server), the deadline stops everything, and
+// a hang stops nothing but the deadline. Without a deadline every hedge of a hang goes out:
+// they overlap, so no try has to end first. The uncapped count ignores the deadline.
+func (l *ChainLayer) passHedged(in flow) (flow, factor) {
+	h := l.hedge
+	seen, dur, below := in.class, in.dur, in.capped
+	dl := l.pol.Deadline
+	if dl > 0 && dur > dl {
+		// The deadline passes before the failure comes back: a hang as far as this layer
+		// sees; each hedge's stack below runs for at most the deadline.
+		seen = FailTimeout
+		if dur != forever && dur > 0 {
+			below = math.Min(in.capped, math.Ceil(in.capped*float64(dl)/float64(dur)))
+		}
+		dur = forever
+	}
+	step, stop := h.delay, dur // stop: when the layer stops starting hedges (forever = never)
+	if h.nonFatal[seen] && dur != forever {
+		step, stop = min(h.delay, dur), forever
+	}
+	starts := func(end time.Duration) (int, time.Duration) {
+		n, last := 1, time.Duration(0)
+		for k := 1; k < h.attempts; k++ {
+			at := time.Duration(k) * step
+			if step > 0 && at >= end {
+				break
+			}
+			n, last = k+1, at
+		}
+		return n, last
+	}
+	end := stop
+	if dl > 0 && dl < end {
+		end = dl
+	}
+	capped, last := starts(end)
+	unc, _ := starts(stop)
+	f := factor{layer: l, seen: seen, capped: float64(capped), uncapped: float64(unc)}
+	if capped < unc {
+		f.capNote = fmt.Sprintf("%s in the %s deadline, one every %s", countNoun(float64(capped), "hedge starts", "hedges start"), units.Duration(dl), units.Duration(step))
+	}
+	if l.budget > 0 && f.capped > 1+l.budget {
+		f.capped, f.capNote = 1+l.budget, l.budgetWhy
+	}
+	out := flow{capped: f.capped * below, uncapped: f.uncapped * in.uncapped}
+	switch {
+	case dur == forever && dl > 0:
+		out.dur = dl
+	case dur == forever:
+		out.dur = forever
+	default:
+		out.dur = last + dur
+		if dl > 0 && out.dur > dl {
+			out.dur = dl
+		}
 	}
 	out.class = l.answers(seen, out.dur)
 	return out, f

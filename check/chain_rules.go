@@ -38,6 +38,9 @@ func (e *engine) chainOf(d *Dependency) (*Chain, error) {
 		if err != nil {
 			return nil, err
 		}
+		if l.unloadable != nil {
+			return nil, l.unloadable
+		}
 		l.forRequest(req)
 		ch.Layers = append(ch.Layers, *l)
 	}
@@ -243,6 +246,8 @@ func timeoutFix(l *ChainLayer) string {
 		return "name a timeout policy in the target (`timeout: general` with spec.policies.timeouts.general)"
 	case "linkerd":
 		return "set the timeout.linkerd.io/request annotation"
+	case "gateway-api":
+		return "set the rule's timeouts.request (it includes retries) to what the caller waits"
 	}
 	return ""
 }

@@ -78,8 +78,30 @@ func parseAWSConfig(cf *ConfigFile, data []byte) ([]*configDoc, bool) {
 // legacy is SDK-specific (boto3 5, Java v2 4, Go v2 has none), counted as boto3's 5.
 var awsDefaultAttempts = map[string]int{"standard": 3, "adaptive": 3, "legacy": 5}
 
-// awsLayers reads each profile. AWS_RETRY_MODE and AWS_MAX_ATTEMPTS win over the file (the
-// SDKs read the environment first).
+// awsProfile is the profile the SDK loads: AWS_PROFILE, else AWS_DEFAULT_PROFILE, else
+// "default" (aws/aws-sdk-go-v2 config/env_config.go: profileEnvKeys = AWS_PROFILE,
+// AWS_DEFAULT_PROFILE; EnvConfig.SharedConfigProfile: "If not provided \"default\" will be
+// used"), and where the choice came from.
+func awsProfile(getenv func(string) string) (string, string) {
+	for _, k := range []string{"AWS_PROFILE", "AWS_DEFAULT_PROFILE"} {
+		if v := strings.TrimSpace(getenv(k)); v != "" {
+			return v, k + "=" + v
+		}
+	}
+	return "default", "AWS_PROFILE unset"
+}
+
+// awsLayers reads one profile. The environment wins over the file (aws-sdk-go-v2 resolves
+// the env config before the shared config): AWS_RETRY_MODE, AWS_MAX_ATTEMPTS.
+//
+// A value the SDK cannot parse fails only the profile that holds it: aws-sdk-go-v2
+// (config/shared_config.go setFromIniSection) reads the selected profile's section alone and
+// returns "failed to load retry_mode from shared config, unknown RetryMode, …" for it; every
+// other profile loads as if the bad one were not there. So an unreadable value in the
+// selected profile is an input error at its line; in another profile the layer says it
+// cannot be loaded, counts no retries, and a via: that names it is an input error
+// (ChainLayer.unloadable). Validation without a run (cs nil) knows no selection and rejects
+// nothing a profile could hold.
 func awsLayers(d *configDoc, cs *Configs) ([]*layerCandidate, error) {
 	cf := d.file
 	getenv := func(string) string { return "" }
@@ -88,30 +110,54 @@ func awsLayers(d *configDoc, cs *Configs) ([]*layerCandidate, error) {
 	}
 	l := newLayer("aws-sdk", d.name, d.pos)
 	l.answer = answerApp
+	unloadable := func(n *yaml.Node, field, format string, a ...any) ([]*layerCandidate, error) {
+		err := configError(cf, n, field, "profile %s: %s", d.name, fmt.Sprintf(format, a...))
+		if cs == nil {
+			return []*layerCandidate{{layer: l, names: []string{d.name}, doc: d}}, nil
+		}
+		if sel, why := awsProfile(getenv); sel == d.name {
+			return nil, configError(cf, n, field, "profile %s (the one the SDK loads: %s): %s", d.name, why, fmt.Sprintf(format, a...))
+		}
+		l.unloadable = err
+		l.addDefault("profile %s cannot be loaded: %s=%s at line %d (the SDK fails only when this profile is selected); no retries counted", d.name, field, scalar(n), n.Line)
+		return []*layerCandidate{{layer: l, names: []string{d.name}, doc: d}}, nil
+	}
 	mode, modeFrom := "standard", "AWS SDK default (Go v2, JS v3, CLI): retry_mode standard"
 	if v := get(d.node, "retry_mode"); v != nil {
 		mode, modeFrom = scalar(v), "retry_mode "+scalar(v)
+		if _, ok := awsDefaultAttempts[mode]; !ok {
+			// aws/retry_mode.go ParseRetryMode: "standard" or "adaptive", else "unknown
+			// RetryMode"; legacy is boto3's and Java v2's, accepted here for them.
+			return unloadable(v, "retry_mode", "want standard, adaptive or legacy, got %q (aws-sdk-go-v2: \"unknown RetryMode\")", mode)
+		}
 	}
 	if v := getenv("AWS_RETRY_MODE"); v != "" {
 		mode, modeFrom = v, "AWS_RETRY_MODE="+v
-	}
-	if _, ok := awsDefaultAttempts[mode]; !ok {
-		return nil, configError(cf, get(d.node, "retry_mode"), "retry_mode", "want standard, adaptive or legacy, got %q", mode)
+		if _, ok := awsDefaultAttempts[mode]; !ok {
+			return nil, configError(cf, nil, "AWS_RETRY_MODE", "want standard, adaptive or legacy, got %q", mode)
+		}
 	}
 	attempts := awsDefaultAttempts[mode]
 	l.retryDefault = true
 	l.retryWhy = fmt.Sprintf("%s: %d attempts (no max_attempts)", modeFrom, attempts)
 	if v := get(d.node, "max_attempts"); v != nil {
-		n, err := intField(cf, v, "max_attempts", 1)
-		if err != nil {
-			return nil, err
+		// config/shared_config.go updateInt: a value that is not an integer fails the
+		// profile; 0 is "not set" (EnvConfig/SharedConfig GetRetryMaxAttempts).
+		n, err := strconv.Atoi(strings.TrimSpace(scalar(v)))
+		switch {
+		case err != nil || n < 0:
+			return unloadable(v, "max_attempts", "want a whole number ≥ 1 (attempts, the first included), got %s", scalarKind(v))
+		case n == 0:
+			l.addDefault("max_attempts = 0 is unset to the SDK: %s's %d attempts", mode, attempts)
+		default:
+			attempts, l.retryAt, l.retryDefault = n, posOf(cf, v), false
+			l.retryWhy = fmt.Sprintf("max_attempts = %d (attempts)", n)
 		}
-		attempts, l.retryAt, l.retryDefault = n, posOf(cf, v), false
-		l.retryWhy = fmt.Sprintf("max_attempts = %d (attempts)", n)
-	} else {
+	}
+	if l.retryDefault {
 		l.addDefault("%s: %d attempts", modeFrom, attempts)
 		if mode == "legacy" {
-			l.addDefault("legacy mode is SDK-specific: boto3 5 attempts, Java v2 4 (DynamoDB 9)")
+			l.addDefault("legacy mode is SDK-specific: boto3 5 attempts, Java v2 4 (DynamoDB 9); aws-sdk-go-v2 rejects it")
 		}
 	}
 	if v := getenv("AWS_MAX_ATTEMPTS"); v != "" {

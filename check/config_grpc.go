@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
 	"gopkg.in/yaml.v3"
 )
@@ -130,9 +131,7 @@ func grpcLayers(d *configDoc) ([]*layerCandidate, error) {
 			if err := grpcRetry(cf, l, hp, "hedgingPolicy", "nonFatalStatusCodes"); err != nil {
 				return nil, err
 			}
-			// Hedges go out after hedgingDelay whatever the first attempt does: a hang
-			// gets every one of them.
-			l.retry[FailTimeout] = l.pol.Retry.MaxAttempts
+			grpcHedging(l)
 		}
 		if (rp != nil || hp != nil) && throttling == nil {
 			l.checks.noBudget = fmt.Sprintf("gRPC %s without retryThrottling: nothing stops the retries when every call fails", map[bool]string{true: "retryPolicy", false: "hedgingPolicy"}[rp != nil])
@@ -196,9 +195,46 @@ func grpcRetry(cf *ConfigFile, l *ChainLayer, rp *yaml.Node, what, codesKey stri
 			if r.Base, err = goDuration(cf, hd, "hedgingPolicy.hedgingDelay"); err != nil {
 				return err
 			}
+		} else {
+			// A6: "hedgingDelay is an optional field"; unset it is proto3's 0. grpc-java
+			// (ManagedChannelServiceConfig.hedgingPolicy) rejects the policy instead:
+			// "hedgingDelay cannot be empty".
+			l.addDefault("gRFC A6: hedgingDelay unset is 0, every hedge at once (grpc-java rejects a hedgingPolicy without it)")
 		}
 		l.say("PT006", "gRPC hedges go out at fixed hedgingDelay intervals")
 		l.say("PT013", "gRPC hedgingDelay 0 sends every hedge at once")
 	}
 	return nil
+}
+
+// grpcHedging marks a layer read from a hedgingPolicy. gRFC A6 ("Hedging Policy",
+// grpc/proposal A6-client-retries.md): "the original RPC is sent immediately … After
+// hedgingDelay has elapsed without a successful response, the second RPC will be issued …
+// and so on, up to maxAttempts"; "If a non-fatal status code is received … the next hedged
+// request in line is sent immediately"; any other status cancels the outstanding RPCs.
+// Hedges overlap: a hang gets every hedge started before the deadline (the deadline "applies
+// to the entire chain of hedged requests"), and a hedgingDelay of 0 sends every hedge at
+// once, so every class, fatal or not, reaches the server maxAttempts times. The chain
+// arithmetic (ChainLayer.passHedged) counts the starts per class from hedgingDelay.
+func grpcHedging(l *ChainLayer) {
+	n := l.pol.Retry.MaxAttempts
+	l.hedge = &hedging{delay: l.pol.Retry.Base, attempts: n, nonFatal: map[FailureClass]bool{}}
+	for c, v := range l.retry {
+		if v > 1 {
+			l.hedge.nonFatal[c] = true
+		}
+	}
+	// What the layer makes for a failure of each class at the server itself (JSON
+	// layers[].attempts): a hang gets every hedge; with hedgingDelay 0 every class does.
+	l.retry[FailTimeout] = n
+	if l.hedge.delay == 0 {
+		for _, c := range FailureClasses {
+			l.retry[c] = n
+		}
+	}
+	if l.hedge.delay == 0 {
+		l.retryWhy += "; hedgingDelay 0: every hedge at once"
+	} else {
+		l.retryWhy += fmt.Sprintf("; a hedge every %s, overlapping", units.Duration(l.hedge.delay))
+	}
 }

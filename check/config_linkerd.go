@@ -150,8 +150,12 @@ func linkerdAnnotations(cf *ConfigFile, l *ChainLayer, anns *yaml.Node) error {
 // Kubernetes Gateway API HTTPRoute (config-and-log-sources.md §A4b;
 // kubernetes-sigs/gateway-api apis/v1/httproute_types.go): rules[].timeouts.request spans the
 // transaction, backendRequest one backend request; rules[].retry (experimental) has codes,
-// attempts (retries) and backoff (the minimum wait).
-func gatewayLayers(d *configDoc) ([]*layerCandidate, error) {
+// attempts (retries) and backoff (the minimum wait). What a rule leaves unsaid is
+// "implementation-specific", so each rule is read as the implementation in use translates it
+// (gateway_impl.go): Istio, Envoy Gateway, or — when nothing says which — the more attempts
+// of the two per class, saying so in the layer's implementation and defaults. A route with
+// Linkerd annotations is Linkerd's.
+func gatewayLayers(d *configDoc, cs *Configs) ([]*layerCandidate, error) {
 	cf := d.file
 	spec := get(d.node, "spec")
 	var hosts []string
@@ -168,60 +172,15 @@ func gatewayLayers(d *configDoc) ([]*layerCandidate, error) {
 		} else if len(rules) > 1 {
 			name = fmt.Sprintf("%s/rules[%d]", d.name, i)
 		}
-		l := newLayer("gateway-api", name, posOf(cf, r))
-		l.answer = answerEnvoy
-		envoyBackoff(l, envoyBackoffBase, 0)
-		to := get(r, "timeouts")
-		if t := get(to, "request"); t != nil {
-			v, err := goDuration(cf, t, "timeouts.request")
-			if err != nil {
-				return nil, err
-			}
-			l.pol.Deadline, l.pol.Timeout = v, v
+		var l *ChainLayer
+		var err error
+		if hasLinkerdAnnotations(d.node) {
+			l, err = gatewaySpecLayer(cf, r, name)
 		} else {
-			l.addDefault("Gateway API: request timeout implementation-specific when unset")
+			l, err = gatewayImplLayer(cf, d, r, name, cs)
 		}
-		if t := get(to, "backendRequest"); t != nil {
-			v, err := goDuration(cf, t, "timeouts.backendRequest")
-			if err != nil {
-				return nil, err
-			}
-			if l.pol.Deadline == 0 || v < l.pol.Deadline {
-				l.pol.Timeout = v
-			}
-		}
-		if rt := get(r, "retry"); rt != nil {
-			var codes []string
-			for _, c := range items(get(rt, "codes")) {
-				codes = append(codes, scalar(c))
-			}
-			// "Implementations SHOULD retry on connection errors … if a retry stanza is
-			// configured."
-			classes := append([]FailureClass{FailConnect}, statusClasses(codes)...)
-			retries := 1
-			l.retryAt = posOf(cf, rt)
-			l.retryWhy = "retry without attempts: implementation-specific, counted as 1 retry"
-			l.retryDefault = true
-			if n := get(rt, "attempts"); n != nil {
-				v, err := intField(cf, n, "retry.attempts", 0)
-				if err != nil {
-					return nil, err
-				}
-				retries, l.retryAt, l.retryDefault = v, posOf(cf, n), false
-				l.retryWhy = fmt.Sprintf("retry.attempts: %d (retries)", v)
-			} else {
-				l.addDefault("Gateway API: retry.attempts unset is implementation-specific (counted as 1 retry)")
-			}
-			l.retryClasses(retries+1, classes)
-			l.setAt("PT007", posOf(cf, get(rt, "codes")))
-			if b := get(rt, "backoff"); b != nil {
-				v, err := goDuration(cf, b, "retry.backoff")
-				if err != nil {
-					return nil, err
-				}
-				envoyBackoff(l, v, 0)
-				l.setAt("PT013", posOf(cf, b))
-			}
+		if err != nil {
+			return nil, err
 		}
 		if hasLinkerdAnnotations(d.node) {
 			l.Kind = "linkerd"
@@ -239,4 +198,65 @@ func gatewayLayers(d *configDoc) ([]*layerCandidate, error) {
 		out = append(out, &layerCandidate{layer: l, names: names, hosts: hosts, doc: d})
 	}
 	return out, nil
+}
+
+// gatewaySpecLayer reads a rule by the Gateway API's own words only (a Linkerd route, whose
+// annotations are then applied): retry without attempts counted as 1 retry.
+func gatewaySpecLayer(cf *ConfigFile, r *yaml.Node, name string) (*ChainLayer, error) {
+	l := newLayer("gateway-api", name, posOf(cf, r))
+	l.answer = answerEnvoy
+	envoyBackoff(l, envoyBackoffBase, 0)
+	to := get(r, "timeouts")
+	if t := get(to, "request"); t != nil {
+		v, err := goDuration(cf, t, "timeouts.request")
+		if err != nil {
+			return nil, err
+		}
+		l.pol.Deadline, l.pol.Timeout = v, v
+	} else {
+		l.addDefault("Gateway API: request timeout implementation-specific when unset")
+	}
+	if t := get(to, "backendRequest"); t != nil {
+		v, err := goDuration(cf, t, "timeouts.backendRequest")
+		if err != nil {
+			return nil, err
+		}
+		if l.pol.Deadline == 0 || v < l.pol.Deadline {
+			l.pol.Timeout = v
+		}
+	}
+	if rt := get(r, "retry"); rt != nil {
+		var codes []string
+		for _, c := range items(get(rt, "codes")) {
+			codes = append(codes, scalar(c))
+		}
+		// "Implementations SHOULD retry on connection errors … if a retry stanza is
+		// configured."
+		classes := append([]FailureClass{FailConnect}, statusClasses(codes)...)
+		retries := 1
+		l.retryAt = posOf(cf, rt)
+		l.retryWhy = "retry without attempts: implementation-specific, counted as 1 retry"
+		l.retryDefault = true
+		if n := get(rt, "attempts"); n != nil {
+			v, err := intField(cf, n, "retry.attempts", 0)
+			if err != nil {
+				return nil, err
+			}
+			retries, l.retryAt, l.retryDefault = v, posOf(cf, n), false
+			l.retryWhy = fmt.Sprintf("retry.attempts: %d (retries)", v)
+		} else {
+			l.addDefault("Gateway API: retry.attempts unset is implementation-specific (counted as 1 retry)")
+		}
+		l.retryClasses(retries+1, classes)
+		l.setAt("PT007", posOf(cf, get(rt, "codes")))
+		if b := get(rt, "backoff"); b != nil {
+			v, err := goDuration(cf, b, "retry.backoff")
+			if err != nil {
+				return nil, err
+			}
+			envoyBackoff(l, v, 0)
+			l.setAt("PT013", posOf(cf, b))
+		}
+	}
+	return l, nil
 }
