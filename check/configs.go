@@ -69,6 +69,8 @@ type Configs struct {
 	used map[*configDoc]bool
 	// Getenv reads AWS_RETRY_MODE and AWS_MAX_ATTEMPTS (nil = none set).
 	Getenv func(string) string
+	// GatewayImpl is --gateway-impl: who translates Gateway API routes ("" = from the inputs).
+	GatewayImpl GatewayImpl
 }
 
 // NewConfigs returns an empty set.
@@ -224,8 +226,12 @@ func kubernetesKindRead(d *configDoc) bool {
 	case "ConfigMap":
 		data := get(d.node, "data")
 		return nginxConfigMap(data) || (d.name == "istio" && get(data, "mesh") != nil)
-	case "HTTPRoute", "GRPCRoute":
+	case "HTTPRoute", "GRPCRoute", "GatewayClass", "Gateway":
+		// A GatewayClass or Gateway holds no layer: it names the implementation that
+		// translates the routes (gateway_impl.go).
 		return strings.HasSuffix(group, "gateway.networking.k8s.io")
+	case "EnvoyProxy":
+		return group == "gateway.envoyproxy.io"
 	case "ServiceProfile":
 		return strings.HasPrefix(group, "linkerd.io")
 	case "Service":
@@ -258,7 +264,7 @@ func (d *configDoc) layers(cs *Configs) ([]*layerCandidate, error) {
 	case "Ingress":
 		return nginxLayers(d, cs)
 	case "HTTPRoute", "GRPCRoute":
-		return gatewayLayers(d)
+		return gatewayLayers(d, cs)
 	case "ServiceProfile":
 		return serviceProfileLayers(d)
 	case "Service":
