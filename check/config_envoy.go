@@ -3,10 +3,13 @@ package check
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/scenario"
 	"gopkg.in/yaml.v3"
 )
 
@@ -22,15 +25,112 @@ const (
 	envoyConnectTimeout = 5 * time.Second
 )
 
-// envoyResources says whether root is an xDS response or a file of resources with Envoy
-// @type names.
-func envoyResources(root *yaml.Node) bool {
-	for _, r := range items(get(root, "resources")) {
-		if strings.Contains(scalar(get(r, "@type")), "envoy.config.") {
-			return true
+// Envoy reads its YAML by converting it to JSON and parsing that with protobuf's JSON
+// mapping (envoyproxy/envoy source/common/protobuf/utility.cc MessageUtil::loadFromYaml →
+// loadFromJson → JsonStringToMessage). protobuf's JSON spec (protobuf.dev
+// programming-guides/proto3 "JSON Mapping"): "Parsers accept both the lowerCamelCase name
+// (or the one specified by the json_name option) and the original proto field name", and a
+// google.protobuf.Duration is a string of seconds with the suffix "s" ("1.5s", "0.250s").
+// Envoy Gateway writes its xds-ir outputs with the camelCase names (protojson), Envoy's own
+// examples and an admin /config_dump with the proto names: eget reads both.
+
+// protoJSONName is protobuf's lowerCamelCase JSON name of a proto field name (ToJsonName:
+// an underscore is dropped and the next letter upper-cased).
+func protoJSONName(field string) string {
+	var b strings.Builder
+	up := false
+	for _, r := range field {
+		switch {
+		case r == '_':
+			up = true
+		case up && r >= 'a' && r <= 'z':
+			b.WriteRune(r - 'a' + 'A')
+			up = false
+		default:
+			b.WriteRune(r)
+			up = false
 		}
 	}
-	return false
+	return b.String()
+}
+
+// eget returns the value of the proto field in mapping n, written with its proto name or
+// its JSON name.
+func eget(n *yaml.Node, field string) *yaml.Node {
+	if v := get(n, field); v != nil {
+		return v
+	}
+	if j := protoJSONName(field); j != field {
+		return get(n, j)
+	}
+	return nil
+}
+
+// ekeyOf is keyOf for a proto field written either way.
+func ekeyOf(n *yaml.Node, field string) *yaml.Node {
+	if k := keyOf(n, field); k != nil {
+		return k
+	}
+	return keyOf(n, protoJSONName(field))
+}
+
+// envoyTyped says whether n carries an Envoy @type (type.googleapis.com/envoy.…).
+func envoyTyped(n *yaml.Node, pkg string) bool {
+	return strings.Contains(scalar(get(n, "@type")), "envoy."+pkg)
+}
+
+// envoyMarker returns the key that marks root as Envoy configuration, nil for none: a
+// bootstrap's static_resources, a RouteConfiguration's virtual_hosts, an xDS response's
+// resources with Envoy @types, or an admin /config_dump's configs (envoy.admin.v3.*ConfigDump,
+// what `istioctl proxy-config … -o json` prints).
+func envoyMarker(root *yaml.Node) *yaml.Node {
+	for _, f := range []string{"static_resources", "virtual_hosts"} {
+		if k := ekeyOf(root, f); k != nil {
+			return k
+		}
+	}
+	for _, f := range []string{"resources", "configs"} {
+		for _, r := range items(get(root, f)) {
+			if envoyTyped(r, "config.") || envoyTyped(r, "admin.") || envoyTyped(get(r, "resource"), "config.") {
+				return keyOf(root, f)
+			}
+		}
+	}
+	if envoyTyped(root, "config.route.") || envoyTyped(root, "config.listener.") {
+		return keyOf(root, "@type")
+	}
+	return nil
+}
+
+// envoyListMarker returns the marker of the first item of a top-level list that is Envoy
+// configuration (Envoy Gateway's RouteConfiguration lists), nil for none.
+func envoyListMarker(seq *yaml.Node) *yaml.Node {
+	for _, it := range items(seq) {
+		if m := envoyMarker(it); m != nil {
+			return m
+		}
+	}
+	return nil
+}
+
+// envoyNothingToRead is the error for an Envoy document that has its marker keys and no
+// route check can read.
+func envoyNothingToRead(cf *ConfigFile, d *configDoc, marker *yaml.Node) error {
+	field := marker.Value
+	if field == "configs" {
+		var types []string
+		for _, c := range items(get(d.node, "configs")) {
+			t := scalar(get(c, "@type"))
+			if i := strings.LastIndex(t, "."); i >= 0 {
+				t = t[i+1:]
+			}
+			if t != "" && !slices.Contains(types, t) {
+				types = append(types, t)
+			}
+		}
+		return configError(cf, marker, field, "the config dump holds no route configuration with a route to read (it has %s): dump the routes (istioctl proxy-config route … -o json, or /config_dump?resource=dynamic_route_configs)", strings.Join(types, ", "))
+	}
+	return configError(cf, marker, field, "no route with a route action to read (routes that come from RDS are not in this file)")
 }
 
 // envoyRetryOn maps Envoy retry_on tokens (and Istio's, which adds bare status codes,
@@ -59,7 +159,9 @@ func envoyRetryOn(tokens []string, codes []string) []FailureClass {
 			add(FailConnect, FailReset, FailTimeout, Fail503)
 		case "reset":
 			add(FailConnect, FailReset, FailTimeout)
-		case "connect-failure":
+		case "connect-failure", "reset-before-request":
+			// reset-before-request: a reset or disconnect before the request went out, so
+			// a failed connect and nothing after it.
 			add(FailConnect)
 		case "retriable-status-codes":
 			add(statusClasses(codes)...)
@@ -85,42 +187,74 @@ func envoyBackoff(l *ChainLayer, base, maxInterval time.Duration) {
 	r.NonIdempotent = policy.NonIdempotentAlways // Envoy does not look at the method
 }
 
-// envoyLayers reads every route of every RouteConfiguration in the document (a bootstrap's
-// static_resources, an RDS response or a bare route config) with the cluster it routes to.
+// envoyStreamIdle is HttpConnectionManager.stream_idle_timeout's default
+// (http_connection_manager.proto: "If not specified, this defaults to 5 minutes"): a stream
+// with no headers or data either way for that long is reset, whatever the route timeout.
+const envoyStreamIdle = 5 * time.Minute
+
+// envoyVHosts is a virtual_hosts list with the connection manager that holds it inline
+// (hcm nil: a route configuration on its own, from RDS, a config dump or a file of them).
+type envoyVHosts struct {
+	list *yaml.Node
+	hcm  *yaml.Node
+}
+
+// envoyLayers reads every route of every RouteConfiguration in the document — a bootstrap's
+// static_resources, an xDS response, a config dump (static and dynamic route configs,
+// listeners with inline route configs), a bare route config or a list of them — with the
+// cluster it routes to.
 func envoyLayers(d *configDoc) ([]*layerCandidate, error) {
 	cf := d.file
 	clusters := map[string]*yaml.Node{}
-	var walk func(n *yaml.Node, depth int)
-	var vhostsAt []*yaml.Node
-	walk = func(n *yaml.Node, depth int) {
-		if n == nil || depth > 24 {
+	addCluster := func(c *yaml.Node) {
+		if name := scalar(get(c, "name")); name != "" {
+			clusters[name] = c
+		}
+	}
+	var vhostsAt []envoyVHosts
+	var walk func(n, hcm *yaml.Node, depth int)
+	walk = func(n, hcm *yaml.Node, depth int) {
+		if n == nil || depth > 32 {
 			return
 		}
 		switch n.Kind {
 		case yaml.MappingNode:
-			if vh := get(n, "virtual_hosts"); vh != nil {
-				vhostsAt = append(vhostsAt, vh)
+			// An HttpConnectionManager: its stream_idle_timeout applies to the routes of its
+			// inline route_config.
+			if eget(n, "http_filters") != nil || eget(n, "stat_prefix") != nil && eget(n, "route_config") != nil {
+				hcm = n
+			}
+			if vh := eget(n, "virtual_hosts"); vh != nil {
+				vhostsAt = append(vhostsAt, envoyVHosts{list: vh, hcm: hcm})
 			}
 			for _, c := range items(get(n, "clusters")) {
-				if name := scalar(get(c, "name")); name != "" {
-					clusters[name] = c
+				addCluster(c)
+			}
+			// A ClustersConfigDump: static_clusters, dynamic_active_clusters and
+			// dynamic_warming_clusters each hold {cluster: Cluster}.
+			for _, f := range []string{"static_clusters", "dynamic_active_clusters", "dynamic_warming_clusters"} {
+				for _, c := range items(eget(n, f)) {
+					addCluster(get(c, "cluster"))
 				}
 			}
+			if envoyTyped(n, "config.cluster.") {
+				addCluster(n)
+			}
 			for _, kv := range pairs(n) {
-				if kv[0].Value != "virtual_hosts" {
-					walk(kv[1], depth+1)
+				if kv[0].Value != "virtual_hosts" && kv[0].Value != "virtualHosts" {
+					walk(kv[1], hcm, depth+1)
 				}
 			}
 		case yaml.SequenceNode:
 			for _, c := range items(n) {
-				walk(c, depth+1)
+				walk(c, hcm, depth+1)
 			}
 		}
 	}
-	walk(d.node, 0)
+	walk(d.node, nil, 0)
 	var out []*layerCandidate
 	for _, vhs := range vhostsAt {
-		for _, vh := range items(vhs) {
+		for _, vh := range items(vhs.list) {
 			vname := scalar(get(vh, "name"))
 			var domains []string
 			for _, dn := range items(get(vh, "domains")) {
@@ -131,7 +265,7 @@ func envoyLayers(d *configDoc) ([]*layerCandidate, error) {
 				if ra == nil {
 					continue
 				}
-				l, err := envoyRoute(cf, vh, r, ra, clusters)
+				l, err := envoyRoute(cf, vh, r, ra, vhs.hcm, clusters)
 				if err != nil {
 					return nil, err
 				}
@@ -151,27 +285,68 @@ func envoyLayers(d *configDoc) ([]*layerCandidate, error) {
 	return out, nil
 }
 
-func envoyRoute(cf *ConfigFile, vh, r, ra *yaml.Node, clusters map[string]*yaml.Node) (*ChainLayer, error) {
+// protoDuration reads a google.protobuf.Duration in protobuf's JSON form: seconds with up
+// to nine fractional digits and the suffix "s" ("15s", "0.250s"). Envoy rejects anything
+// else ("250ms", "1m"), so check does too.
+func protoDuration(cf *ConfigFile, n *yaml.Node, field string) (time.Duration, error) {
+	s := strings.TrimSpace(scalar(n))
+	bad := configError(cf, n, field, "want a protobuf JSON duration such as 5s or 0.250s (seconds, suffix s), got %s", scenario.KindName(n))
+	num, ok := strings.CutSuffix(s, "s")
+	if !ok || num == "" {
+		return 0, bad
+	}
+	whole, frac, hasFrac := strings.Cut(num, ".")
+	if whole == "" || len(whole) > 12 || strings.Trim(whole, "0123456789") != "" || hasFrac && (frac == "" || len(frac) > 9 || strings.Trim(frac, "0123456789") != "") {
+		return 0, bad
+	}
+	sec, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil {
+		return 0, bad
+	}
+	d := time.Duration(sec) * time.Second
+	if hasFrac {
+		nanos, _ := strconv.ParseInt((frac + "000000000")[:9], 10, 64)
+		d += time.Duration(nanos)
+	}
+	return d, nil
+}
+
+func envoyRoute(cf *ConfigFile, vh, r, ra, hcm *yaml.Node, clusters map[string]*yaml.Node) (*ChainLayer, error) {
 	l := newLayer("envoy", "", posOf(cf, r))
 	l.answer = answerEnvoy
+	// RouteAction.timeout (route_components.proto): "If not specified, the default is 15s";
+	// 0 disables it. It spans every retry.
 	l.pol.Deadline = envoyRouteTimeout
-	if t := get(ra, "timeout"); t != nil {
-		v, err := goDuration(cf, t, "route.timeout")
+	if t := eget(ra, "timeout"); t != nil {
+		v, err := protoDuration(cf, t, "route.timeout")
 		if err != nil {
 			return nil, err
 		}
-		l.pol.Deadline = v // 0 disables it
+		l.pol.Deadline = v
 		l.setAt("PT001", posOf(cf, t))
 	} else {
 		l.addDefault("Envoy default: route timeout 15s, including retries (no `timeout` on this route)")
 	}
+	// RouteAction.MaxStreamDuration.max_stream_duration bounds the whole stream too.
+	if m := eget(eget(ra, "max_stream_duration"), "max_stream_duration"); m != nil {
+		v, err := protoDuration(cf, m, "route.max_stream_duration.max_stream_duration")
+		if err != nil {
+			return nil, err
+		}
+		if v > 0 && (l.pol.Deadline == 0 || v < l.pol.Deadline) {
+			l.pol.Deadline = v
+			l.setAt("PT001", posOf(cf, m))
+		}
+	}
 	if l.pol.Deadline == 0 {
-		l.checks.noTimeout = "Envoy route `timeout: 0s` disables the route timeout"
+		if err := envoyIdleBound(cf, l, ra, hcm); err != nil {
+			return nil, err
+		}
 	}
 	l.pol.Timeout = l.pol.Deadline // per_try_timeout unset = the route timeout
-	rp, rpOwner := get(ra, "retry_policy"), "route"
+	rp, rpOwner := eget(ra, "retry_policy"), "route"
 	if rp == nil {
-		rp, rpOwner = get(vh, "retry_policy"), "virtual host" // a route's policy replaces the vhost's
+		rp, rpOwner = eget(vh, "retry_policy"), "virtual host" // a route's policy replaces the vhost's
 	}
 	envoyBackoff(l, envoyBackoffBase, 0)
 	if rp == nil {
@@ -189,13 +364,50 @@ func envoyRoute(cf *ConfigFile, vh, r, ra *yaml.Node, clusters map[string]*yaml.
 	return l, nil
 }
 
-// envoyRetryPolicy reads a RetryPolicy: num_retries counts retries (default 1 once a policy
-// exists), per_try_timeout applies only below the route timeout.
+// envoyIdleBound sets what ends a hang on a route whose timeout is disabled: the route's
+// idle_timeout, else its connection manager's stream_idle_timeout (5 min by default); a 0
+// in either disables it (route_components.proto RouteAction.idle_timeout: "A value of 0
+// will completely disable the route's idle timeout, even if a connection manager stream
+// idle timeout is configured").
+func envoyIdleBound(cf *ConfigFile, l *ChainLayer, ra, hcm *yaml.Node) error {
+	idle, field, at := envoyStreamIdle, "", (*yaml.Node)(nil)
+	if t := eget(ra, "idle_timeout"); t != nil {
+		field, at = "route.idle_timeout", t
+	} else if t := eget(hcm, "stream_idle_timeout"); t != nil {
+		field, at = "stream_idle_timeout", t
+	}
+	if at != nil {
+		v, err := protoDuration(cf, at, field)
+		if err != nil {
+			return err
+		}
+		idle = v
+	}
+	if idle == 0 {
+		l.checks.noTimeout = "Envoy route `timeout: 0s` disables the route timeout and " + map[bool]string{true: "`idle_timeout: 0s` the stream idle timeout", false: "the connection manager's `stream_idle_timeout: 0s` the idle timeout"}[field == "route.idle_timeout"]
+		return nil
+	}
+	l.pol.Deadline = idle
+	switch {
+	case at != nil:
+		l.setAt("PT001", posOf(cf, at))
+		l.addDefault("Envoy: route `timeout: 0s` disables the route timeout; a hang ends after %s %s", field, units.Duration(idle))
+	case hcm != nil:
+		l.addDefault("Envoy default: route `timeout: 0s` disables the route timeout; a hang ends after the connection manager's stream_idle_timeout, 5 min by default")
+	default:
+		l.addDefault("Envoy default: route `timeout: 0s` disables the route timeout; a hang ends after the connection manager's stream_idle_timeout, 5 min by default (unless the listener that uses this route configuration sets another)")
+	}
+	return nil
+}
+
+// envoyRetryPolicy reads a RetryPolicy: num_retries counts retries ("defaults to 1" once a
+// policy exists, route_components.proto RetryPolicy.num_retries), per_try_timeout applies
+// only below the route timeout.
 func envoyRetryPolicy(cf *ConfigFile, l *ChainLayer, rp *yaml.Node, owner string) error {
 	retries := 1
 	l.retryAt = posOf(cf, rp)
 	l.retryWhy = "Envoy default: num_retries 1 (retry_policy without num_retries)"
-	if n := getAny(rp, "num_retries", "max_retries"); n != nil {
+	if n := eget(rp, "num_retries"); n != nil {
 		v, err := intField(cf, n, "retry_policy.num_retries", 0)
 		if err != nil {
 			return err
@@ -207,16 +419,16 @@ func envoyRetryPolicy(cf *ConfigFile, l *ChainLayer, rp *yaml.Node, owner string
 		l.addDefault("Envoy default: num_retries 1 once a retry_policy is present")
 	}
 	var codes []string
-	for _, c := range items(get(rp, "retriable_status_codes")) {
+	for _, c := range items(eget(rp, "retriable_status_codes")) {
 		codes = append(codes, scalar(c))
 	}
-	on := get(rp, "retry_on")
+	on := eget(rp, "retry_on")
 	classes := envoyRetryOn(splitList(scalar(on)), codes)
 	l.retryClasses(retries+1, classes)
 	l.setAt("PT005", posOf(cf, on))
 	l.setAt("PT007", posOf(cf, on))
-	if pt := get(rp, "per_try_timeout"); pt != nil {
-		v, err := goDuration(cf, pt, "retry_policy.per_try_timeout")
+	if pt := eget(rp, "per_try_timeout"); pt != nil {
+		v, err := protoDuration(cf, pt, "retry_policy.per_try_timeout")
 		if err != nil {
 			return err
 		}
@@ -224,17 +436,17 @@ func envoyRetryPolicy(cf *ConfigFile, l *ChainLayer, rp *yaml.Node, owner string
 			l.pol.Timeout = v // at or above the route timeout it is ignored (§A1)
 		}
 	}
-	if bo := get(rp, "retry_back_off"); bo != nil {
+	if bo := eget(rp, "retry_back_off"); bo != nil {
 		base, maxI := envoyBackoffBase, time.Duration(0)
-		if b := get(bo, "base_interval"); b != nil {
-			v, err := goDuration(cf, b, "retry_back_off.base_interval")
+		if b := eget(bo, "base_interval"); b != nil {
+			v, err := protoDuration(cf, b, "retry_back_off.base_interval")
 			if err != nil {
 				return err
 			}
 			base = v
 		}
-		if m := get(bo, "max_interval"); m != nil {
-			v, err := goDuration(cf, m, "retry_back_off.max_interval")
+		if m := eget(bo, "max_interval"); m != nil {
+			v, err := protoDuration(cf, m, "retry_back_off.max_interval")
 			if err != nil {
 				return err
 			}
@@ -249,18 +461,18 @@ func envoyRetryPolicy(cf *ConfigFile, l *ChainLayer, rp *yaml.Node, owner string
 // envoyCluster reads the cluster's connect timeout, retry budget and outlier detection.
 func envoyCluster(cf *ConfigFile, l *ChainLayer, c *yaml.Node) error {
 	l.pol.ConnectTimeout = envoyConnectTimeout
-	if ct := get(c, "connect_timeout"); ct != nil {
-		v, err := goDuration(cf, ct, "cluster.connect_timeout")
+	if ct := eget(c, "connect_timeout"); ct != nil {
+		v, err := protoDuration(cf, ct, "cluster.connect_timeout")
 		if err != nil {
 			return err
 		}
 		l.pol.ConnectTimeout = v
 	}
 	budget := false
-	for _, th := range items(get(get(c, "circuit_breakers"), "thresholds")) {
-		if rb := get(th, "retry_budget"); rb != nil {
+	for _, th := range items(eget(eget(c, "circuit_breakers"), "thresholds")) {
+		if rb := eget(th, "retry_budget"); rb != nil {
 			pct := 20.0
-			if v := get(get(rb, "budget_percent"), "value"); v != nil {
+			if v := get(eget(rb, "budget_percent"), "value"); v != nil {
 				f, err := floatField(cf, v, "retry_budget.budget_percent.value")
 				if err != nil {
 					return err
@@ -274,7 +486,7 @@ func envoyCluster(cf *ConfigFile, l *ChainLayer, c *yaml.Node) error {
 	if !budget {
 		l.addDefault("Envoy default: circuit_breakers max_retries 3 concurrent retries per cluster (no retry_budget)")
 	}
-	if get(c, "outlier_detection") != nil {
+	if eget(c, "outlier_detection") != nil {
 		l.pol.Breaker = &policy.Breaker{}
 	}
 	return nil

@@ -3,7 +3,6 @@ package check
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -12,10 +11,15 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// resilience4j in a Spring Boot application.yml (config-and-log-sources.md §A0, §A6;
-// resilience4j v2.4.0 RetryConfig.java, IntervalFunction.java, TimeLimiterConfig.java,
-// resilience4j-framework-common CommonRetryConfigurationProperties.java). Spring's relaxed
-// binding accepts maxAttempts and max-attempts alike.
+// resilience4j in a Spring Boot application.yml or application.properties, read through
+// Spring's relaxed binding (config_spring.go) and then as resilience4j-spring-boot2/3 bind
+// it: resilience4j/resilience4j (af9e7c97) resilience4j-framework-common
+// CommonRetryConfigurationProperties.java (createRetryConfig, buildConfig,
+// configureRetryIntervalFunction), CommonTimeLimiterConfigurationProperties.java,
+// common/utils/ConfigUtils.java (mergePropertiesIfAny), resilience4j-retry RetryConfig.java
+// (DEFAULT_MAX_ATTEMPTS 3, DEFAULT_WAIT_DURATION 500 ms), resilience4j-core
+// IntervalFunction.java (DEFAULT_MULTIPLIER 1.5, DEFAULT_RANDOMIZATION_FACTOR 0.5),
+// resilience4j-timelimiter TimeLimiterConfig.java (timeoutDuration 1 s).
 
 const (
 	r4jMaxAttempts  = 3                      // RetryConfig.DEFAULT_MAX_ATTEMPTS (attempts)
@@ -44,9 +48,9 @@ var r4jExceptionClasses = map[string][]FailureClass{
 }
 
 // r4jExceptions maps a list of exception class names; unknown names match nothing.
-func r4jExceptions(n *yaml.Node) []FailureClass {
+func r4jExceptions(list []*yaml.Node) []FailureClass {
 	var out []FailureClass
-	for _, it := range items(n) {
+	for _, it := range list {
 		name := scalar(it)
 		for k, cs := range r4jExceptionClasses {
 			if name == k || strings.HasSuffix(k, "."+name) || (strings.HasSuffix(name, "$ServiceUnavailable") && k == "org.springframework.web.client.HttpServerErrorException") {
@@ -61,141 +65,551 @@ func r4jExceptions(n *yaml.Node) []FailureClass {
 	return out
 }
 
-// springDuration reads a Spring Duration: "500ms", "10s", "PT0.5S", or a bare number of ms.
-func springDuration(cf *ConfigFile, n *yaml.Node, field string) (time.Duration, error) {
-	s := strings.TrimSpace(scalar(n))
-	if v, err := strconv.ParseInt(s, 10, 64); err == nil && v >= 0 {
-		return time.Duration(v) * time.Millisecond, nil
-	}
-	if strings.HasPrefix(strings.ToUpper(s), "PT") {
-		if d, err := time.ParseDuration(strings.ToLower(s[2:])); err == nil {
-			return d, nil
-		}
-	}
-	if strings.HasSuffix(s, "d") {
-		if v, err := strconv.Atoi(strings.TrimSuffix(s, "d")); err == nil {
-			return time.Duration(v) * 24 * time.Hour, nil
-		}
-	}
-	return goDuration(cf, n, field)
+// r4jModules are the resilience4j Spring modules check reads; the others (bulkhead,
+// ratelimiter, thread-pool-bulkhead) hold nothing about retries or timeouts.
+var r4jModules = []string{"retry", "timelimiter", "circuitbreaker"}
+
+// r4jRetryProps is one CommonRetryConfigurationProperties.InstanceProperties: an entry of
+// resilience4j.retry.instances or .configs, each field nil when not set.
+type r4jRetryProps struct {
+	path        string
+	wait        *time.Duration
+	waitAt      *yaml.Node
+	maxAttempts *int
+	maxAt       *yaml.Node
+	expo, rand  *bool
+	multiplier  *float64
+	maxWait     *time.Duration
+	factor      *float64
+	retryExc    []*yaml.Node
+	retryExcAt  *yaml.Node
+	ignoreExc   []*yaml.Node
+	predicate   bool
+	baseConfig  string
+	baseAt      *yaml.Node
+	placeholder []string
 }
 
-// resilience4jLayers reads every resilience4j.retry.instances entry, merged over its
-// baseConfig (or configs.default) and the TimeLimiter of the same name.
+// r4jRetryConfig is the RetryConfig that createRetryConfig builds for one name.
+type r4jRetryConfig struct {
+	attempts   int
+	attemptsAt *yaml.Node
+	// interval: fixed wait unless expo or random; multiplier, factor and cap as the
+	// IntervalFunction chosen by configureRetryIntervalFunction uses them.
+	wait       time.Duration
+	waitAt     *yaml.Node
+	expo, rand bool
+	multiplier float64
+	factor     float64
+	cap        time.Duration
+	retryExc   []*yaml.Node
+	retryExcAt *yaml.Node
+	retrySet   bool
+	ignoreExc  []*yaml.Node
+	predicate  bool
+	// from names the configs entry each inherited value came from, for the layer's notes.
+	from        []string
+	placeholder []string
+}
+
+// r4jReader reads one file's resilience4j settings.
+type r4jReader struct {
+	cf *ConfigFile
+	p  *springProps
+}
+
+// prefix is the name of an instance or config: the map key as it was written, so that a
+// bracketed key ([backendA]) stays the indexed element it is.
+func (r *r4jReader) prefix(module, kind, name string) []springElem {
+	p := springPath("resilience4j", module, kind)
+	for _, k := range r.p.keyElems(p) {
+		if k.text == name {
+			return append(p, k)
+		}
+	}
+	return append(p, springElem{text: name})
+}
+
+// field returns the value of a property under prefix, a placeholder resolved to its default.
+func (r *r4jReader) field(prefix []springElem, name string, notes *[]string) (*yaml.Node, string, error) {
+	full := append(append([]springElem(nil), prefix...), springSplit(name)...)
+	e := r.p.value(full)
+	if e == nil {
+		return nil, "", nil
+	}
+	path := springKeyName(full)
+	v, resolved, err := springPlaceholder(r.cf, e.value, path)
+	if err != nil {
+		return nil, "", err
+	}
+	if resolved {
+		*notes = append(*notes, fmt.Sprintf("%s: %s taken as its default %q", path, strings.TrimSpace(e.value.Value), v.Value))
+	}
+	if strings.TrimSpace(v.Value) == "" {
+		return nil, "", nil // an empty value binds as null
+	}
+	return v, path, nil
+}
+
+// retryProps reads one InstanceProperties; nil when nothing is set under prefix.
+func (r *r4jReader) retryProps(prefix []springElem) (*r4jRetryProps, error) {
+	if _, ok := r.p.under(prefix); !ok {
+		return nil, nil
+	}
+	pr := &r4jRetryProps{path: springKeyName(prefix)}
+	notes := &pr.placeholder
+	dur := func(name string, dst **time.Duration, at **yaml.Node) error {
+		n, path, err := r.field(prefix, name, notes)
+		if n == nil || err != nil {
+			return err
+		}
+		v, err := springDuration(r.cf, n, path)
+		if err != nil {
+			return err
+		}
+		*dst = &v
+		if at != nil {
+			*at = n
+		}
+		return nil
+	}
+	boolean := func(name string, dst **bool) error {
+		n, path, err := r.field(prefix, name, notes)
+		if n == nil || err != nil {
+			return err
+		}
+		v, set, err := springBool(r.cf, n, path)
+		if set {
+			*dst = &v
+		}
+		return err
+	}
+	float := func(name string, dst **float64) error {
+		n, path, err := r.field(prefix, name, notes)
+		if n == nil || err != nil {
+			return err
+		}
+		v, err := springFloat(r.cf, n, path)
+		if err != nil {
+			return err
+		}
+		*dst = &v
+		return nil
+	}
+	if err := dur("waitDuration", &pr.wait, &pr.waitAt); err != nil {
+		return nil, err
+	}
+	if n, path, err := r.field(prefix, "maxAttempts", notes); err != nil {
+		return nil, err
+	} else if n != nil {
+		// InstanceProperties.setMaxAttempts rejects a value below 1.
+		v, err := springInt(r.cf, n, path, 1)
+		if err != nil {
+			return nil, err
+		}
+		pr.maxAttempts, pr.maxAt = &v, n
+	}
+	if err := boolean("enableExponentialBackoff", &pr.expo); err != nil {
+		return nil, err
+	}
+	if err := boolean("enableRandomizedWait", &pr.rand); err != nil {
+		return nil, err
+	}
+	if err := float("exponentialBackoffMultiplier", &pr.multiplier); err != nil {
+		return nil, err
+	}
+	if pr.multiplier != nil && *pr.multiplier <= 0 { // setExponentialBackoffMultiplier
+		n, path, _ := r.field(prefix, "exponentialBackoffMultiplier", notes)
+		return nil, configError(r.cf, n, path, "want a multiplier > 0, got %s", n.Value)
+	}
+	if err := dur("exponentialMaxWaitDuration", &pr.maxWait, nil); err != nil {
+		return nil, err
+	}
+	if err := float("randomizedWaitFactor", &pr.factor); err != nil {
+		return nil, err
+	}
+	if pr.factor != nil && (*pr.factor < 0 || *pr.factor >= 1) { // IntervalFunction.checkRandomizationFactor
+		n, path, _ := r.field(prefix, "randomizedWaitFactor", notes)
+		return nil, configError(r.cf, n, path, "want a factor in [0, 1), got %s", n.Value)
+	}
+	list := func(name string) ([]*yaml.Node, *yaml.Node, bool) {
+		full := append(append([]springElem(nil), prefix...), springSplit(name)...)
+		items := r.p.list(full)
+		if items == nil {
+			return nil, nil, false
+		}
+		return items, items[0], true
+	}
+	var ok bool
+	if pr.retryExc, pr.retryExcAt, ok = list("retryExceptions"); !ok {
+		pr.retryExc = nil
+	}
+	pr.ignoreExc, _, _ = list("ignoreExceptions")
+	if n, _, err := r.field(prefix, "retryExceptionPredicate", notes); err != nil {
+		return nil, err
+	} else if n != nil {
+		pr.predicate = true
+	}
+	if n, _, err := r.field(prefix, "baseConfig", notes); err != nil {
+		return nil, err
+	} else if n != nil {
+		pr.baseConfig, pr.baseAt = strings.TrimSpace(n.Value), n
+	}
+	return pr, nil
+}
+
+// mergeRetry is ConfigUtils.mergePropertiesIfAny for retry: the instance takes the base's
+// exponential and randomized switches, multiplier and maximum wait when it has none of its
+// own — not its waitDuration or randomizedWaitFactor.
+func mergeRetry(base, inst *r4jRetryProps) {
+	if inst.expo == nil {
+		inst.expo = base.expo
+	}
+	if inst.rand == nil {
+		inst.rand = base.rand
+	}
+	if inst.multiplier == nil {
+		inst.multiplier = base.multiplier
+	}
+	if inst.maxWait == nil {
+		inst.maxWait = base.maxWait
+	}
+}
+
+// configKey finds a configs entry by its map key as written (MapBinder keeps the original
+// form; resilience4j looks the name up with Map.get).
+func (r *r4jReader) configKey(module, name string) (string, bool) {
+	for _, k := range r.p.keys(springPath("resilience4j", module, "configs")) {
+		if k == name {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// retryConfig builds the RetryConfig of name as createRetryConfig does: over the config
+// its baseConfig names (an error when there is none), else over configs.default (for any
+// name but default itself), else over RetryConfig's defaults. It returns the properties
+// with the base's switches merged in, for a config that names this one as its base.
+func (r *r4jReader) retryConfig(name string, props *r4jRetryProps, depth int) (*r4jRetryConfig, *r4jRetryProps, error) {
+	if depth > 8 {
+		return nil, nil, configError(r.cf, props.baseAt, props.path+".baseConfig", "baseConfig refers back to itself")
+	}
+	if props != nil {
+		c := *props
+		props = &c
+	}
+	cfg := &r4jRetryConfig{attempts: r4jMaxAttempts, wait: r4jWait}
+	var baseName string
+	switch {
+	case props != nil && props.baseConfig != "":
+		k, ok := r.configKey("retry", props.baseConfig)
+		if !ok {
+			return nil, nil, configError(r.cf, props.baseAt, props.path+".baseConfig", "no config %q under resilience4j.retry.configs (ConfigurationNotFoundException)", props.baseConfig)
+		}
+		baseName = k
+	case name != "default":
+		if _, ok := r.configKey("retry", "default"); ok {
+			baseName = "default"
+		}
+	}
+	if baseName != "" {
+		bp, err := r.retryProps(r.prefix("retry", "configs", baseName))
+		if err != nil {
+			return nil, nil, err
+		}
+		if bp == nil {
+			bp = &r4jRetryProps{path: springKeyName(r.prefix("retry", "configs", baseName))}
+		}
+		base, merged, err := r.retryConfig(baseName, bp, depth+1)
+		if err != nil {
+			return nil, nil, err
+		}
+		c := *base
+		cfg = &c
+		cfg.from = append(slices.Clone(base.from), baseName)
+		if props != nil {
+			mergeRetry(merged, props)
+		}
+	}
+	if props == nil {
+		return cfg, props, nil
+	}
+	cfg.placeholder = append(slices.Clone(cfg.placeholder), props.placeholder...)
+	// configureRetryIntervalFunction: only a level that sets waitDuration sets the interval.
+	if props.wait != nil {
+		cfg.wait, cfg.waitAt = *props.wait, props.waitAt
+		cfg.expo = props.expo != nil && *props.expo
+		cfg.rand = props.rand != nil && *props.rand
+		cfg.multiplier, cfg.factor, cfg.cap = 0, 0, 0
+		switch {
+		case cfg.expo && cfg.rand:
+			// configureExponentialBackoffAndRandomizedWait: the factor and the cap count
+			// only with a multiplier set; the cap only with all three.
+			cfg.multiplier, cfg.factor = r4jMultiplier, r4jRandomFactor
+			if props.multiplier != nil {
+				cfg.multiplier = *props.multiplier
+				if props.factor != nil {
+					cfg.factor = *props.factor
+					if props.maxWait != nil {
+						cfg.cap = *props.maxWait
+					}
+				}
+			}
+		case cfg.expo:
+			cfg.multiplier = r4jMultiplier
+			if props.multiplier != nil {
+				cfg.multiplier = *props.multiplier
+				if props.maxWait != nil {
+					cfg.cap = *props.maxWait
+				}
+			}
+		case cfg.rand:
+			cfg.factor = r4jRandomFactor
+			if props.factor != nil {
+				cfg.factor = *props.factor
+			}
+		}
+	}
+	if props.maxAttempts != nil {
+		cfg.attempts, cfg.attemptsAt = *props.maxAttempts, props.maxAt
+	}
+	if props.predicate {
+		cfg.predicate = true
+	}
+	if props.ignoreExc != nil {
+		cfg.ignoreExc = props.ignoreExc
+	}
+	if props.retryExc != nil {
+		cfg.retryExc, cfg.retryExcAt, cfg.retrySet = props.retryExc, props.retryExcAt, true
+	}
+	return cfg, props, nil
+}
+
+// timeLimiter returns the timeoutDuration createTimeLimiterConfig gives name (the same
+// baseConfig / configs.default inheritance), where it was set, and whether any was set.
+func (r *r4jReader) timeLimiter(name string, depth int) (time.Duration, *yaml.Node, error) {
+	prefix := r.prefix("timelimiter", "instances", name)
+	if name == "default" && depth > 0 {
+		prefix = r.prefix("timelimiter", "configs", "default")
+	}
+	return r.timeLimiterAt(prefix, name, depth)
+}
+
+func (r *r4jReader) timeLimiterAt(prefix []springElem, name string, depth int) (time.Duration, *yaml.Node, error) {
+	if depth > 8 {
+		return 0, nil, configError(r.cf, nil, springKeyName(prefix), "baseConfig refers back to itself")
+	}
+	var notes []string
+	timeout, at := time.Second, (*yaml.Node)(nil) // TimeLimiterConfig: timeoutDuration 1 s
+	baseName := ""
+	bn, path, err := r.field(prefix, "baseConfig", &notes)
+	if err != nil {
+		return 0, nil, err
+	}
+	if bn != nil {
+		k, ok := r.configKey("timelimiter", strings.TrimSpace(bn.Value))
+		if !ok {
+			return 0, nil, configError(r.cf, bn, path, "no config %q under resilience4j.timelimiter.configs (ConfigurationNotFoundException)", bn.Value)
+		}
+		baseName = k
+	} else if name != "default" {
+		if _, ok := r.configKey("timelimiter", "default"); ok {
+			baseName = "default"
+		}
+	}
+	if baseName != "" {
+		timeout, at, err = r.timeLimiterAt(r.prefix("timelimiter", "configs", baseName), baseName, depth+1)
+		if err != nil {
+			return 0, nil, err
+		}
+	}
+	if n, path, err := r.field(prefix, "timeoutDuration", &notes); err != nil {
+		return 0, nil, err
+	} else if n != nil {
+		if timeout, err = springDuration(r.cf, n, path); err != nil {
+			return 0, nil, err
+		}
+		at = n
+	}
+	return timeout, at, nil
+}
+
+// resilience4jLayers reads one layer per resilience4j instance name found under retry,
+// timelimiter or circuitbreaker instances: its RetryConfig (when it has a retry instance),
+// its TimeLimiter's timeout (when it has one) and whether a circuit breaker guards it. A
+// file with configs but no instances gives one layer, "default", which every @Retry name
+// without an instance gets.
 func resilience4jLayers(d *configDoc) ([]*layerCandidate, error) {
-	cf := d.file
-	root := get(d.node, "resilience4j")
-	retry := get(root, "retry")
-	configs := get(retry, "configs")
+	r := &r4jReader{cf: d.file, p: d.spring}
+	var names []string
+	has := map[string]map[string]bool{}
+	for _, m := range r4jModules {
+		has[m] = map[string]bool{}
+		for _, k := range r.p.keys(springPath("resilience4j", m, "instances")) {
+			has[m][k] = true
+			if !slices.Contains(names, k) {
+				names = append(names, k)
+			}
+		}
+	}
+	if len(names) == 0 {
+		for _, m := range r4jModules[:2] {
+			if _, ok := r.configKey(m, "default"); ok && !slices.Contains(names, "default") {
+				names = append(names, "default")
+				has["retry"]["default"], has["timelimiter"]["default"] = true, true
+			}
+		}
+	}
 	var out []*layerCandidate
-	for _, kv := range pairs(get(retry, "instances")) {
-		name, inst := kv[0].Value, kv[1]
-		base := get(configs, "default")
-		if b := scalar(get(inst, "baseConfig")); b != "" {
-			if base = get(configs, b); base == nil {
-				return nil, configError(cf, get(inst, "baseConfig"), "resilience4j.retry.instances."+name+".baseConfig", "no config %q under resilience4j.retry.configs", b)
+	for _, name := range names {
+		at := d.pos
+		for _, m := range r4jModules {
+			if k, ok := r.p.under(r.prefix(m, "instances", name)); ok && k != nil {
+				at = posOf(r.cf, k)
+				break
 			}
 		}
-		field := func(keys ...string) *yaml.Node {
-			if v := getAny(inst, keys...); v != nil {
-				return v
-			}
-			return getAny(base, keys...)
-		}
-		l := newLayer("resilience4j", name, posOf(cf, kv[0]))
+		l := newLayer("resilience4j", name, at)
 		l.answer = answerApp
-		path := "resilience4j.retry.instances." + name
-		attempts := r4jMaxAttempts
-		if n := field("maxAttempts", "max-attempts"); n != nil {
-			v, err := intField(cf, n, path+".maxAttempts", 0)
+		l.pol.Retry.NonIdempotent = policy.NonIdempotentAlways
+		if has["retry"][name] {
+			if err := r.retryLayer(l, name); err != nil {
+				return nil, err
+			}
+		} else {
+			l.retryWhy = fmt.Sprintf("no resilience4j.retry instance %s: one attempt", name)
+			l.addDefault("no resilience4j.retry instance %s: no retries", name)
+		}
+		if has["timelimiter"][name] {
+			v, tat, err := r.timeLimiter(name, 0)
 			if err != nil {
 				return nil, err
 			}
-			if v > 0 { // 0 is ignored: the default stays
-				attempts = v
+			l.pol.Timeout = v
+			if tat != nil {
+				l.setAt("PT001", posOf(r.cf, tat))
+			} else {
+				l.addDefault("resilience4j default: timelimiter timeoutDuration 1s")
 			}
-			l.retryAt = posOf(cf, n)
-			l.retryWhy = fmt.Sprintf("maxAttempts: %d (attempts)", v)
-		} else {
-			l.retryDefault = true
-			l.retryWhy = "resilience4j default: maxAttempts 3"
-			l.addDefault("resilience4j default: maxAttempts 3 (attempts)")
-		}
-		classes := FailureClasses
-		if re := field("retryExceptions", "retry-exceptions"); re != nil {
-			classes = r4jExceptions(re)
-			l.setAt("PT007", posOf(cf, re))
-		} else if field("retryExceptionPredicate", "retry-exception-predicate") == nil {
-			l.addDefault("resilience4j default: every exception is retried, 4xx included (no retryExceptions)")
-		}
-		if ie := field("ignoreExceptions", "ignore-exceptions"); ie != nil {
-			ignored := r4jExceptions(ie)
-			classes = slices.DeleteFunc(slices.Clone(classes), func(c FailureClass) bool { return slices.Contains(ignored, c) })
-		}
-		l.retryClasses(attempts, classes)
-		r := &l.pol.Retry
-		r.NonIdempotent = policy.NonIdempotentAlways
-		r.Backoff, r.Base = policy.BackoffConstant, r4jWait
-		wait := field("waitDuration", "wait-duration")
-		if wait != nil {
-			v, err := springDuration(cf, wait, path+".waitDuration")
-			if err != nil {
-				return nil, err
-			}
-			r.Base = v
-			l.setAt("PT006", posOf(cf, wait))
-			l.setAt("PT013", posOf(cf, wait))
-		} else {
-			l.addDefault("resilience4j default: waitDuration 500ms, fixed")
-		}
-		// The exponential and random options apply only with waitDuration set
-		// (configureRetryIntervalFunction).
-		if wait != nil && scalar(field("enableExponentialBackoff", "enable-exponential-backoff")) == "true" {
-			r.Backoff, r.Multiplier = policy.BackoffExponential, r4jMultiplier
-			if m := field("exponentialBackoffMultiplier", "exponential-backoff-multiplier"); m != nil {
-				v, err := floatField(cf, m, path+".exponentialBackoffMultiplier")
-				if err != nil {
-					return nil, err
-				}
-				r.Multiplier = v
-			}
-			if m := field("exponentialMaxWaitDuration", "exponential-max-wait-duration"); m != nil {
-				v, err := springDuration(cf, m, path+".exponentialMaxWaitDuration")
-				if err != nil {
-					return nil, err
-				}
-				r.Cap = v
+			if v == 0 {
+				l.checks.noTimeout = fmt.Sprintf("resilience4j timelimiter %s has timeoutDuration 0", name)
 			}
 		}
-		if wait != nil && scalar(field("enableRandomizedWait", "enable-randomized-wait")) == "true" {
-			r.Jitter, r.JitterFactor = policy.JitterRandomized, r4jRandomFactor
-			if f := field("randomizedWaitFactor", "randomized-wait-factor"); f != nil {
-				v, err := floatField(cf, f, path+".randomizedWaitFactor")
-				if err != nil {
-					return nil, err
-				}
-				r.JitterFactor = v
-			}
-		} else {
-			l.say("PT006", fmt.Sprintf("resilience4j retry %s waits a fixed %s between attempts (no enableRandomizedWait)", name, units.Duration(r.Base)))
-		}
-		if r.Base == 0 {
-			r.Backoff = policy.BackoffNone
-		}
-		if tl := get(get(get(root, "timelimiter"), "instances"), name); tl != nil {
-			l.pol.Timeout = time.Second // TimeLimiterConfig default timeoutDuration
-			if t := getAny(tl, "timeoutDuration", "timeout-duration"); t != nil {
-				v, err := springDuration(cf, t, "resilience4j.timelimiter.instances."+name+".timeoutDuration")
-				if err != nil {
-					return nil, err
-				}
-				l.pol.Timeout = v
-			}
-		}
-		if get(get(get(root, "circuitbreaker"), "instances"), name) != nil {
+		if has["circuitbreaker"][name] {
 			l.pol.Breaker = &policy.Breaker{}
+		}
+		for _, prof := range r.p.profiles {
+			l.addDefault("Spring profile document %q not read: the application as it runs without a profile", prof)
 		}
 		out = append(out, &layerCandidate{layer: l, names: []string{name}, doc: d})
 	}
 	return out, nil
+}
+
+// retryLayer sets the layer's retries from the RetryConfig of name.
+func (r *r4jReader) retryLayer(l *ChainLayer, name string) error {
+	props, err := r.retryProps(r.prefix("retry", "instances", name))
+	if err != nil {
+		return err
+	}
+	if name == "default" && props == nil {
+		props, err = r.retryProps(r.prefix("retry", "configs", "default"))
+		if err != nil {
+			return err
+		}
+	}
+	cfg, _, err := r.retryConfig(name, props, 0)
+	if err != nil {
+		return err
+	}
+	for _, n := range cfg.placeholder {
+		l.addDefault("%s", n)
+	}
+	via := ""
+	if len(cfg.from) > 0 {
+		via = " (from configs." + strings.Join(cfg.from, " → configs.") + ")"
+	}
+	if cfg.attemptsAt != nil {
+		l.retryAt = posOf(r.cf, cfg.attemptsAt)
+		l.retryWhy = fmt.Sprintf("maxAttempts: %d (attempts)%s", cfg.attempts, via)
+	} else {
+		l.retryDefault = true
+		l.retryWhy = "resilience4j default: maxAttempts 3"
+		l.addDefault("resilience4j default: maxAttempts 3 (attempts)")
+	}
+	classes := FailureClasses
+	if cfg.retrySet {
+		classes = r4jExceptions(cfg.retryExc)
+		l.setAt("PT007", posOf(r.cf, cfg.retryExcAt))
+	} else if !cfg.predicate {
+		l.addDefault("resilience4j default: every exception is retried, 4xx included (no retryExceptions)")
+	}
+	if cfg.ignoreExc != nil {
+		ignored := r4jExceptions(cfg.ignoreExc)
+		classes = slices.DeleteFunc(slices.Clone(classes), func(c FailureClass) bool { return slices.Contains(ignored, c) })
+	}
+	l.retryClasses(cfg.attempts, classes)
+	rp := &l.pol.Retry
+	rp.Backoff, rp.Base = policy.BackoffConstant, cfg.wait
+	if cfg.waitAt != nil {
+		l.setAt("PT006", posOf(r.cf, cfg.waitAt))
+		l.setAt("PT013", posOf(r.cf, cfg.waitAt))
+	} else {
+		l.addDefault("resilience4j default: waitDuration 500ms, fixed")
+	}
+	if cfg.expo {
+		rp.Backoff, rp.Multiplier, rp.Cap = policy.BackoffExponential, cfg.multiplier, cfg.cap
+	}
+	if cfg.rand {
+		rp.Jitter, rp.JitterFactor = policy.JitterRandomized, cfg.factor
+	} else {
+		l.say("PT006", fmt.Sprintf("resilience4j retry %s waits a fixed %s between attempts (no enableRandomizedWait)", name, units.Duration(rp.Base)))
+	}
+	if rp.Base == 0 {
+		rp.Backoff = policy.BackoffNone
+	}
+	return nil
+}
+
+// resilience4jMarker says whether the Spring properties hold resilience4j settings, and
+// whether any of them is of a module check reads; at is the first such key.
+func resilience4jMarker(p *springProps) (at *yaml.Node, found, read bool) {
+	at, found = p.under(springPath("resilience4j"))
+	for _, m := range r4jModules {
+		if k, ok := p.under(springPath("resilience4j", m)); ok {
+			if !read || (k != nil && at != nil && k.Line < at.Line) {
+				at = k
+			}
+			read = true
+		}
+	}
+	return at, found, read
+}
+
+// resilience4jReadable checks that a file with resilience4j keys has something to read:
+// instances or configs under retry, timelimiter or circuitbreaker.
+func resilience4jReadable(cf *ConfigFile, p *springProps) error {
+	at, _, read := resilience4jMarker(p)
+	if !read {
+		var mods []string
+		for _, k := range p.keys(springPath("resilience4j")) {
+			mods = append(mods, k)
+		}
+		return configError(cf, at, "resilience4j", "no retry, timelimiter or circuitbreaker settings to read (it has %s)", strings.Join(mods, ", "))
+	}
+	for _, m := range r4jModules {
+		for _, kind := range []string{"instances", "configs"} {
+			if len(p.keys(springPath("resilience4j", m, kind))) > 0 {
+				return nil
+			}
+		}
+	}
+	field := "resilience4j"
+	for _, m := range r4jModules {
+		if k, ok := p.under(springPath("resilience4j", m)); ok && k == at {
+			field += "." + m
+		}
+	}
+	return configError(cf, at, field, "no instances or configs to read")
 }

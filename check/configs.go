@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +58,8 @@ type configDoc struct {
 	name       string
 	namespace  string
 	pos        policy.Pos // the resource: its kind: line, or the document's first line
+	// spring holds a Spring application's properties (format resilience4j).
+	spring *springProps
 }
 
 // Configs are every config file of a run: those named or found on the command line and
@@ -108,8 +111,18 @@ func (cs *Configs) open(path string) (*ConfigFile, error) {
 
 // ParseConfig recognises data by its content and splits it into documents. It returns nil
 // and the reason when the file is none of the formats check reads; an error only for a file
-// that is one of them and holds a value check cannot read (*scenario.Error at its line).
+// that is one of them and holds a value check cannot read (*scenario.Error at its line) — or
+// carries a format's marker keys (resilience4j, static_resources, virtual_hosts, an Envoy
+// config dump's configs) and yet holds nothing check can read: that is never a skip.
 func ParseConfig(path string, data []byte) (*ConfigFile, string, error) {
+	if strings.EqualFold(filepath.Ext(path), ".properties") {
+		p := parseSpringProperties(data)
+		cf, err := springConfig(path, data, p)
+		if cf == nil && err == nil {
+			return nil, "Java properties without resilience4j settings", nil
+		}
+		return cf, "", err
+	}
 	if looksINI(data) {
 		cf := &ConfigFile{Path: path, Format: "aws-config", ignores: parseIgnores(data)}
 		doc, ok := parseAWSConfig(cf, data)
@@ -122,7 +135,7 @@ func ParseConfig(path string, data []byte) (*ConfigFile, string, error) {
 		}
 		return cf, "", nil
 	}
-	var roots []*yaml.Node
+	var roots, nodes []*yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
 		var n yaml.Node
@@ -133,16 +146,49 @@ func ParseConfig(path string, data []byte) (*ConfigFile, string, error) {
 		if err != nil {
 			return nil, "not YAML or JSON: " + strings.TrimPrefix(err.Error(), "yaml: "), nil
 		}
-		if len(n.Content) > 0 && n.Content[0].Kind == yaml.MappingNode {
-			roots = append(roots, n.Content[0])
+		if len(n.Content) > 0 {
+			switch c := n.Content[0]; c.Kind {
+			case yaml.MappingNode:
+				roots = append(roots, c)
+				nodes = append(nodes, c)
+			case yaml.SequenceNode:
+				nodes = append(nodes, c)
+			}
 		}
-		if len(roots) > 10000 {
+		if len(nodes) > 10000 {
 			return nil, "more than 10000 documents", nil
 		}
 	}
+	// A Spring application.yml: resilience4j keys however they are written (nested,
+	// dotted, kebab-case or camelCase), in the documents that are not Kubernetes resources.
+	var springRoots []*yaml.Node
+	for _, r := range roots {
+		if get(r, "apiVersion") == nil || get(r, "kind") == nil {
+			springRoots = append(springRoots, r)
+		}
+	}
+	if len(springRoots) > 0 {
+		if cf, err := springConfig(path, data, newSpringProps(springRoots)); cf != nil || err != nil {
+			return cf, "", err
+		}
+	}
 	cf := &ConfigFile{Path: path, ignores: parseIgnores(data)}
-	for _, root := range roots {
+	markers := map[*configDoc]*yaml.Node{}
+	for _, root := range nodes {
 		doc := &configDoc{file: cf, node: root, pos: policy.Pos{File: path, Line: root.Line, Col: root.Column}}
+		if root.Kind == yaml.SequenceNode {
+			// A YAML or JSON list of resources (Envoy Gateway's xds-ir outputs, what
+			// `istioctl proxy-config route -o json` prints).
+			m := envoyListMarker(root)
+			if m == nil {
+				continue
+			}
+			cf.Format = "envoy"
+			markers[doc] = m
+			cf.docs = append(cf.docs, doc)
+			cf.Kinds = append(cf.Kinds, doc.title())
+			continue
+		}
 		switch {
 		case get(root, "apiVersion") != nil && get(root, "kind") != nil:
 			doc.apiVersion, doc.kind = scalar(get(root, "apiVersion")), scalar(get(root, "kind"))
@@ -155,12 +201,11 @@ func ParseConfig(path string, data []byte) (*ConfigFile, string, error) {
 				continue
 			}
 			cf.Format = "kubernetes"
-		case get(root, "static_resources") != nil || get(root, "virtual_hosts") != nil || envoyResources(root):
+		case envoyMarker(root) != nil:
 			cf.Format = "envoy"
+			markers[doc] = envoyMarker(root)
 		case get(root, "methodConfig") != nil || get(root, "retryThrottling") != nil:
 			cf.Format = "grpc-service-config"
-		case get(root, "resilience4j") != nil:
-			cf.Format = "resilience4j"
 		default:
 			continue
 		}
@@ -169,6 +214,9 @@ func ParseConfig(path string, data []byte) (*ConfigFile, string, error) {
 	}
 	if len(cf.docs) == 0 {
 		if len(roots) == 0 {
+			if len(nodes) > 0 {
+				return nil, "a YAML list of nothing check reads", nil
+			}
 			return nil, "no YAML mapping", nil
 		}
 		return nil, "no retry or timeout settings check reads" + kindsNote(roots), nil
@@ -176,11 +224,41 @@ func ParseConfig(path string, data []byte) (*ConfigFile, string, error) {
 	// Read each document once now: a wrong value is an input error whether or not a chain
 	// uses the resource.
 	for _, d := range cf.docs {
-		if _, err := d.layers(nil); err != nil {
+		cands, err := d.layers(nil)
+		if err != nil {
 			return nil, "", err
+		}
+		if m := markers[d]; m != nil && len(cands) == 0 {
+			return nil, "", envoyNothingToRead(cf, d, m)
 		}
 	}
 	return cf, "", nil
+}
+
+// springConfig returns the resilience4j config of Spring properties, nil when they hold no
+// resilience4j key, an error when they hold some but nothing check can read.
+func springConfig(path string, data []byte, p *springProps) (*ConfigFile, error) {
+	at, found, _ := resilience4jMarker(p)
+	if !found {
+		return nil, nil
+	}
+	cf := &ConfigFile{Path: path, Format: "resilience4j", ignores: parseIgnores(data)}
+	if err := resilience4jReadable(cf, p); err != nil {
+		return nil, err
+	}
+	doc := &configDoc{file: cf, spring: p, pos: posOf(cf, at)}
+	cf.docs = []*configDoc{doc}
+	cands, err := doc.layers(nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(cands) == 0 {
+		return nil, configError(cf, at, "resilience4j", "no instances, and no configs.default, to read")
+	}
+	for _, c := range cands {
+		cf.Kinds = append(cf.Kinds, "resilience4j/"+c.layer.Name)
+	}
+	return cf, nil
 }
 
 // kindsNote lists the Kubernetes kinds of a file check did not read: " (Deployment, Service)".
