@@ -235,10 +235,10 @@ func Detect(head []byte) (Format, error) {
 	case w3cHead(lines):
 		return FormatW3C, nil
 	}
-	if t[0] == '[' || (t[0] == '{' && !jsonLines(lines)) {
+	if jsonArray(t) || (t[0] == '{' && !jsonLines(lines)) {
 		return detectJSON(t, first)
 	}
-	if _, k := classify(first); k == kindUnknown && csvHeader(first) {
+	if _, k := classify(first); k == kindUnknown && t[0] != '{' && csvHeader(first) {
 		return FormatCSV, nil
 	}
 	best, most := Format(""), 0
@@ -275,7 +275,17 @@ func Detect(head []byte) (Format, error) {
 	case t[0] == '{':
 		return detectJSON(t, first)
 	}
-	return "", fmt.Errorf("not a format advise knows: none of the first %d lines is an access log, trace, load-test result or histogram advise reads (see --help for the formats)", len(lines))
+	return "", fmt.Errorf("cannot tell the format: none of the first %d lines is an access log, trace, load-test result or histogram advise reads (see --help for the formats)", len(lines))
+}
+
+// jsonArray says whether t opens a JSON array (of objects, arrays or strings) rather than a
+// line that starts with '[' (Envoy's "[%START_TIME%]").
+func jsonArray(t []byte) bool {
+	if len(t) == 0 || t[0] != '[' {
+		return false
+	}
+	r := bytes.TrimLeft(t[1:], " \t\r\n")
+	return len(r) == 0 || r[0] == '{' || r[0] == '[' || r[0] == '"' || r[0] == ']'
 }
 
 // jsonLines says whether the sample is JSON objects one per line (not one document).
