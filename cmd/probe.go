@@ -78,10 +78,11 @@ The open model (default, --rate) sends on a fixed schedule whatever the target d
 times every request from its intended send time, so a stall shows in the tail instead of
 being hidden (coordinated omission). At most --max-in-flight requests are outstanding; a
 send that finds them all taken waits and counts as late; one that is more than
---max-timeout late is dropped and counted. If the achieved rate is more than 1% below the
-requested one, probe says so and exits 3. -c/--concurrency switches to the closed model: N
-workers, at most 10000 (each can hold a connection) and never more than -n requests; the
-workers are started one by one and a Ctrl-C stops the starting.
+--max-timeout late is dropped and counted. If the generator ends more than 1% of the
+sending window (at least 10 ms) and more than one send interval behind its schedule, probe
+says so and exits 3: one late send in a short run on a busy machine is not a rate missed.
+-c/--concurrency switches to the closed model: N workers, at most 10000 (each can hold a
+connection) and never more than -n requests; a Ctrl-C stops the starting of workers too.
 
 --conn both (default) alternates fresh connections (DNS, connect, TLS measured) with
 reused keep-alive ones, and reports the two apart. --http auto (default) speaks HTTP/2 when
@@ -398,7 +399,7 @@ func probeExit(opts *ProbeOptions, res *probe.Result) error {
 	case v.Has(probe.CodeNoGoodResponse):
 		return CannotMeasureError(errors.New(v.Reason(probe.CodeNoGoodResponse).Text))
 	case s.RequestedPerS != nil && !s.RateHeld:
-		return CannotMeasureError(fmt.Errorf("the generator could not keep the rate: %.4g/s achieved of %.4g/s requested (more than 1%% short)", s.AchievedPerS, *s.RequestedPerS))
+		return CannotMeasureError(fmt.Errorf("the generator could not keep the rate: %.4g/s achieved of %.4g/s requested, it ended %s", s.AchievedPerS, *s.RequestedPerS, probe.RateRule))
 	}
 	for _, code := range []string{probe.CodeNoAnswer, probe.CodeTailBeyond, probe.CodeErrorRate} {
 		if v.Has(code) {

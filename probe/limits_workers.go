@@ -14,10 +14,10 @@ const MaxConcurrency = 10000
 // the flag, its value and the bound.
 func checkWorkerBounds(c *Config) error {
 	if c.Concurrency > MaxConcurrency {
-		return fmt.Errorf("--concurrency %q: want at most %d workers (each can hold a connection; a probe's bound, about a third of the local ports a machine has for one address)", fmt.Sprint(c.Concurrency), MaxConcurrency)
+		return fmt.Errorf("--concurrency %q: want at most %d workers (each can hold a connection)", fmt.Sprint(c.Concurrency), MaxConcurrency)
 	}
 	if c.MaxInFlight > MaxConcurrency {
-		return fmt.Errorf("--max-in-flight %q: want at most %d requests in flight (each can hold a connection; a probe's bound, about a third of the local ports a machine has for one address)", fmt.Sprint(c.MaxInFlight), MaxConcurrency)
+		return fmt.Errorf("--max-in-flight %q: want at most %d requests in flight (each can hold a connection)", fmt.Sprint(c.MaxInFlight), MaxConcurrency)
 	}
 	return nil
 }

@@ -166,7 +166,7 @@ type Schedule struct {
 	Resent       int64 `json:"resent"`
 	MaxInFlight  int   `json:"max_in_flight"`
 	PeakInFlight int64 `json:"peak_in_flight"`
-	// RateHeld is false when the achieved rate is more than 1% below the requested one.
+	// RateHeld is false when the generator fell behind its schedule by the rate rule (RateKept).
 	RateHeld bool `json:"rate_held"`
 }
 

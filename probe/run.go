@@ -308,11 +308,12 @@ func run(ctx context.Context, cfg Config, legacy bool) (*Result, error) {
 	} else {
 		sched.RequestedPerS = ptr(cfg.Rate)
 		interval := time.Duration(float64(time.Second) / cfg.Rate)
+		var window time.Duration
 		if last := r.lastDispatch.Load(); last > 0 {
-			window := time.Duration(last) + interval
+			window = time.Duration(last) + interval
 			sched.AchievedPerS = float64(r.dispatched.Load()) / window.Seconds()
 		}
-		sched.RateHeld = sched.AchievedPerS >= 0.99*cfg.Rate
+		sched.RateHeld = RateKept(cfg.Rate, r.dispatched.Load(), window)
 	}
 	target := describeTarget(cfg)
 	target.Protocol = r.protocol
@@ -955,8 +956,8 @@ func notes(res *Result, maxTimeout time.Duration) []string {
 	}
 	s := res.Schedule
 	if s.RequestedPerS != nil && !s.RateHeld && !res.Unreachable {
-		out = append(out, fmt.Sprintf("the generator did not keep the rate: %.4g/s achieved of %.4g/s requested (more than 1%% short); the load, not only the target, shaped these figures",
-			s.AchievedPerS, *s.RequestedPerS))
+		out = append(out, fmt.Sprintf("the generator did not keep the rate: %.4g/s achieved of %.4g/s requested, it ended %s; the load, not only the target, shaped these figures",
+			s.AchievedPerS, *s.RequestedPerS, RateRule))
 	}
 	if s.Resent > 0 {
 		out = append(out, fmt.Sprintf("%d idempotent requests were sent a second time on a new connection: the server had closed the kept-alive one before any response (their latency includes the first try)", s.Resent))

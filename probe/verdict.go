@@ -37,7 +37,7 @@ const (
 	CodeUnreachable    = "unreachable"      // the first requests could not connect
 	CodeAllFailed      = "all_failed"       // no request got any response
 	CodeNoGoodResponse = "no_good_response" // responses, but none with a status below 400
-	CodeRateNotHeld    = "rate_not_held"    // the generator fell more than 1% short
+	CodeRateNotHeld    = "rate_not_held"    // the generator fell behind its schedule (RateKept)
 	// The dependency fails (exit 1).
 	CodeNoAnswer   = "no_answer"   // more than --max-error-rate got no answer within --max-timeout
 	CodeTailBeyond = "tail_beyond" // the cut-off quantile lies beyond --max-timeout
