@@ -145,6 +145,11 @@ func istioRouteLayer(cf *ConfigFile, d *configDoc, r *yaml.Node, name string, cs
 		if v > 0 && (l.pol.Deadline == 0 || v < l.pol.Deadline) {
 			l.pol.Timeout = v
 		}
+		if v > 0 && l.pol.Deadline == 0 {
+			// Envoy bounds each try by per_try_timeout even with the route timeout off: a
+			// hang ends after the tries, so this is no missing timeout (PT004 weighs them).
+			l.checks.noTimeout = ""
+		}
 	}
 	if b := get(rt, "backoff"); b != nil {
 		v, err := goDuration(cf, b, "retries.backoff")

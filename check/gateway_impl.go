@@ -32,20 +32,6 @@ const (
 	GatewayImplUnknown GatewayImpl = "unknown"
 )
 
-// GatewayImpls are the values --gateway-impl takes.
-var GatewayImpls = []GatewayImpl{GatewayImplIstio, GatewayImplEnvoyGateway}
-
-// ParseGatewayImpl reads a --gateway-impl value ("" = auto).
-func ParseGatewayImpl(s string) (GatewayImpl, error) {
-	switch v := GatewayImpl(strings.ToLower(strings.TrimSpace(s))); v {
-	case GatewayImplAuto, GatewayImplIstio, GatewayImplEnvoyGateway:
-		return v, nil
-	case "eg", "envoygateway":
-		return GatewayImplEnvoyGateway, nil
-	}
-	return "", fmt.Errorf("want istio or envoy-gateway, got %q", s)
-}
-
 // Controller names and the class names the implementations install.
 var (
 	// istio/istio pilot/pkg/features (constants.ManagedGatewayController and the mesh and
