@@ -162,8 +162,15 @@ type Attempts struct {
 	Attempts int64 `json:"attempts"`
 	// PerRequest is attempts ÷ requests, the measured amplification.
 	PerRequest float64 `json:"per_request"`
-	// ByCount maps an attempt count ("1", "2", …) to the requests that took that many.
+	// ByCount maps an attempt count ("1", "2", …) to the requests that took that many; "0"
+	// counts the failed requests nginx answered without contacting an upstream.
 	ByCount map[string]int64 `json:"by_count"`
+	// Unanswered counts the attempts before a request's last that got no answer before the
+	// proxy's own timeout (nginx: $upstream_status 504 with no header) and were passed to
+	// the next upstream; UnansweredMaxMs is the longest of them (null when none). A request
+	// whose last attempt went unanswered is in errors.timeout instead.
+	Unanswered      int64    `json:"unanswered"`
+	UnansweredMaxMs *float64 `json:"unanswered_max_ms"`
 }
 
 // ErrNoSamples is returned when the input held no latency sample at all.

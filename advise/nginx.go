@@ -433,7 +433,7 @@ func nginxLines(o Options, head []byte) (parserFactory, error) {
 		tc := &timeCache{}
 		// One of each per worker, reused for every line: nothing is allocated per line.
 		f := nginxFields{needPath: o.By == ByRoute || o.Filter != ""}
-		var rec, attempt Record
+		var rec Record
 		set := f.set
 		return func(line []byte, emit func(*Record), a *accum) error {
 			f.v = [numFields][]byte{}
@@ -455,7 +455,7 @@ func nginxLines(o Options, head []byte) (parserFactory, error) {
 					scanKV(rest, set)
 				}
 			}
-			return nginxEmit(&f, tc, &rec, &attempt, emit, a)
+			return nginxEmit(&f, tc, &rec, emit, a)
 		}
 	}, nil
 }
@@ -598,8 +598,9 @@ func hasListSep(b []byte) bool {
 	return false
 }
 
-// nginxEmit emits the line's records, built in rec (and, per upstream attempt, in r).
-func nginxEmit(f *nginxFields, tc *timeCache, rec, r *Record, emit func(*Record), a *accum) error {
+// nginxEmit emits the line's request, built in rec: one record per request, whatever the
+// upstream attempts nginx made for it (counted in rec.Attempts).
+func nginxEmit(f *nginxFields, tc *timeCache, rec *Record, emit func(*Record), a *accum) error {
 	*rec = newRecord()
 	status, ok := parseStatus(f.v[fieldStatus])
 	if !ok {
@@ -655,10 +656,16 @@ func nginxEmit(f *nginxFields, tc *timeCache, rec, r *Record, emit func(*Record)
 		if status == 0 {
 			rec.Err = "other"
 		}
+		if status == 504 {
+			// RFC 9110 §15.6.5: a 504 is a gateway that "did not receive a timely response"
+			// upstream — with no upstream fields to say whose, nginx's own timeout.
+			nginxTimedOut(rec, d, "$status 504")
+			a.note("a 504 is a request nginx's upstream did not answer in time (RFC 9110 §15.6.5): counted as unanswered at its $request_time, longer than every answer")
+		}
 		emit(rec)
 		return nil
 	}
-	a.note("latency is $upstream_response_time, per upstream attempt (nginx's proxy_*_timeout applies to each); connect is $upstream_connect_time, TLS included; ttfb is $upstream_header_time")
+	a.note("latency is $upstream_response_time of the attempt that answered each request (nginx's proxy_*_timeout applies to each attempt); connect is $upstream_connect_time, TLS included; ttfb is $upstream_header_time; requests, statuses and the error rate are per request ($status), attempts apart (attempts)")
 	sc := &f.scratch
 	urt, uct, uht, ust := splitList(f.v[fieldURT], sc[0][:0]), splitList(f.v[fieldUCT], sc[1][:0]), splitList(f.v[fieldUHT], sc[2][:0]), splitList(f.v[fieldUST], sc[3][:0])
 	sc[0], sc[1], sc[2], sc[3] = urt, uct, uht, ust
@@ -669,56 +676,85 @@ func nginxEmit(f *nginxFields, tc *timeCache, rec, r *Record, emit func(*Record)
 			a.note(`requests answered by nginx itself ($upstream_response_time "-": cache, return or a static file) are left out: they say nothing about the upstream`)
 			return nil
 		}
-		rec.Status = status
+		rec.Status, rec.Attempts = status, noAttempts
 		emit(rec)
 		return nil
 	}
-	if len(urt) == 1 {
-		r = rec // one attempt: the record itself, no copy
+	// One record per request: the last attempt is the one whose answer (or timeout) nginx
+	// passed on; the attempts before it were passed to the next upstream
+	// (proxy_next_upstream) and are counted in attempts.
+	last := len(urt) - 1
+	for i := range last {
+		if nginxAttemptTimedOut(ust, uht, i) {
+			d, _ := parseDuration(urt[i], time.Second)
+			a.attemptUnanswered(d)
+		}
 	}
-	for i, v := range urt {
-		if r != rec {
-			*r = *rec
+	rec.Status, rec.Attempts = status, len(urt)
+	if v := urt[last]; string(v) != "-" {
+		d, ok := parseDuration(v, time.Second)
+		if !ok || d < 0 {
+			return fmt.Errorf("$upstream_response_time %q is not a list of seconds", f.v[fieldURT])
 		}
-		if i > 0 {
-			r.Attempts = 0
-		} else {
-			r.Attempts = len(urt)
+		rec.Total = d
+	} else if f.v[fieldRequestTime] != nil {
+		// The answering attempt has no time: the request's own $request_time bounds it.
+		if d, ok := parseDuration(f.v[fieldRequestTime], time.Second); ok && d >= 0 {
+			rec.Total = d
+			a.note(`a request whose last upstream attempt has no $upstream_response_time ("-") is timed by its $request_time`)
 		}
-		if i < len(ust) && string(ust[i]) != "-" {
-			s, ok := parseStatus(ust[i])
-			if !ok {
-				return fmt.Errorf("$upstream_status %q is not a list of statuses", f.v[fieldUST])
-			}
-			r.Status = s
-		} else if i == len(urt)-1 {
-			r.Status = status
-		} else {
-			r.Status, r.Err, r.ErrMsg = 0, "other", "nginx tried the next upstream (proxy_next_upstream)"
-		}
-		if string(v) != "-" {
-			d, ok := parseDuration(v, time.Second)
-			if !ok || d < 0 {
-				return fmt.Errorf("$upstream_response_time %q is not a list of seconds", f.v[fieldURT])
-			}
-			r.Total = d
-		}
-		if i < len(uct) && string(uct[i]) != "-" {
-			if d, ok := parseDuration(uct[i], time.Second); ok && d >= 0 {
-				r.Connect = d
-			}
-		}
-		if i < len(uht) && string(uht[i]) != "-" {
-			if d, ok := parseDuration(uht[i], time.Second); ok && d >= 0 {
-				r.TTFB = d
-			}
-		}
-		if r.Total < 0 && r.Status != 0 && probe.GoodStatus(r.Status) {
-			continue
-		}
-		emit(r)
 	}
+	if last < len(ust) && string(ust[last]) != "-" {
+		if _, ok := parseStatus(ust[last]); !ok {
+			return fmt.Errorf("$upstream_status %q is not a list of statuses", f.v[fieldUST])
+		}
+	}
+	if last < len(uct) && string(uct[last]) != "-" {
+		if d, ok := parseDuration(uct[last], time.Second); ok && d >= 0 {
+			rec.Connect = d
+		}
+	}
+	if last < len(uht) && string(uht[last]) != "-" {
+		if d, ok := parseDuration(uht[last], time.Second); ok && d >= 0 {
+			rec.TTFB = d
+		}
+	}
+	if nginxAttemptTimedOut(ust, uht, last) {
+		rec.Attempts = len(urt)
+		nginxTimedOut(rec, rec.Total, "$upstream_status 504 with no response header")
+		a.note("an attempt whose $upstream_status is 504 with no $upstream_header_time (or none logged) is nginx's own timeout (ngx_http_upstream_next, NGX_HTTP_UPSTREAM_FT_TIMEOUT → 504): its request is unanswered at that attempt's $upstream_response_time, longer than every answer")
+	}
+	if rec.Total < 0 && rec.Status != 0 && probe.GoodStatus(rec.Status) {
+		return nil
+	}
+	emit(rec)
 	return nil
+}
+
+// noAttempts marks a request nginx answered without contacting an upstream (attempts 0).
+const noAttempts = -1
+
+// nginxAttemptTimedOut says whether attempt i is nginx's own timeout: ngx_http_upstream_next
+// (nginx src/http/ngx_http_upstream.c) sets the attempt's $upstream_status to 504
+// (NGX_HTTP_GATEWAY_TIME_OUT) for NGX_HTTP_UPSTREAM_FT_TIMEOUT — connect, send or read
+// timeout — and $upstream_header_time stays "-" (header_time is set only once the header was
+// read, ngx_http_upstream_process_header). A 504 with a header time is the upstream's own
+// answer. Without $upstream_header_time in the log (ingress-nginx's upstreaminfo) a 504 is
+// taken as nginx's.
+func nginxAttemptTimedOut(ust, uht [][]byte, i int) bool {
+	if i >= len(ust) || string(ust[i]) != "504" {
+		return false
+	}
+	return i >= len(uht) || string(uht[i]) == "-"
+}
+
+// nginxTimedOut makes rec an unanswered request of duration d (unknown when d < 0).
+func nginxTimedOut(rec *Record, d time.Duration, what string) {
+	rec.Status, rec.Err, rec.Total = 0, "timeout", d
+	rec.ErrMsg = "nginx 504 (" + what + "): the upstream did not answer before nginx's proxy_*_timeout"
+	if d >= 0 {
+		rec.ErrMsg += ", after " + d.String()
+	}
 }
 
 // methodName is the method without an allocation for the common ones.

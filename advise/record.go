@@ -313,14 +313,18 @@ type accum struct {
 	attempts map[int]int64 // beyond the few in attemptsN
 	// attemptsN counts requests by attempts below len(attemptsN): no map update per line.
 	attemptsN [16]int64
-	lines     int64
-	malformed int64
-	bad       []lineErr
-	first     time.Time
-	last      time.Time
-	hosts     map[string]bool
-	methods   map[string]bool
-	unit      time.Duration
+	// attemptsNoAnswer counts attempts before a request's last that the proxy's own timeout
+	// ended (Attempts.Unanswered), the longest of them in attemptsNoAnswerMax.
+	attemptsNoAnswer    int64
+	attemptsNoAnswerMax time.Duration
+	lines               int64
+	malformed           int64
+	bad                 []lineErr
+	first               time.Time
+	last                time.Time
+	hosts               map[string]bool
+	methods             map[string]bool
+	unit                time.Duration
 	// notes are the parsers' remarks about the source (deduplicated, in order).
 	notes []string
 	// buckets is set by bucketed sources (Prometheus).
@@ -374,6 +378,7 @@ func (a *accum) reset() {
 	clear(a.windows)
 	clear(a.attempts)
 	a.attemptsN = [16]int64{}
+	a.attemptsNoAnswer, a.attemptsNoAnswerMax = 0, 0
 	a.lines, a.malformed = 0, 0
 	a.bad = a.bad[:0]
 	a.first, a.last = time.Time{}, time.Time{}
@@ -415,6 +420,13 @@ func (a *accum) note(s string) {
 	a.notes = append(a.notes, s)
 }
 
+// attemptUnanswered counts an attempt before a request's last that got no answer within the
+// proxy's timeout, after d.
+func (a *accum) attemptUnanswered(d time.Duration) {
+	a.attemptsNoAnswer++
+	a.attemptsNoAnswerMax = max(a.attemptsNoAnswerMax, d)
+}
+
 func (a *accum) malformedLine(file string, line int64, why string) {
 	a.malformed++
 	a.bad = append(a.bad, lineErr{file, line, why})
@@ -438,12 +450,13 @@ func (a *accum) trimBad() {
 // add records r (already filtered) into the totals, its group and its window.
 func (a *accum) add(r *Record, by By, window time.Duration) {
 	a.all.add(r)
-	if r.Attempts > 0 {
-		if r.Attempts < len(a.attemptsN) {
-			a.attemptsN[r.Attempts]++
-		} else {
-			a.attempts[r.Attempts]++
-		}
+	switch {
+	case r.Attempts == noAttempts:
+		a.attemptsN[0]++
+	case r.Attempts > 0 && r.Attempts < len(a.attemptsN):
+		a.attemptsN[r.Attempts]++
+	case r.Attempts > 0:
+		a.attempts[r.Attempts]++
 	}
 	// The sets keep their first three; a value equal to the last one seen is in its set
 	// already, or the set was full then (and still is).
@@ -571,6 +584,8 @@ func (a *accum) merge(o *accum) {
 	for k, v := range o.attemptsN {
 		a.attemptsN[k] += v
 	}
+	a.attemptsNoAnswer += o.attemptsNoAnswer
+	a.attemptsNoAnswerMax = max(a.attemptsNoAnswerMax, o.attemptsNoAnswerMax)
 	a.lines += o.lines
 	a.malformed += o.malformed
 	a.bad = append(a.bad, o.bad...)
@@ -697,6 +712,11 @@ func (a *accum) result(o Options) (*Result, error) {
 			at.Attempts += int64(k) * v
 		}
 		at.PerRequest = float64(at.Attempts) / float64(at.Requests)
+		if at.Unanswered = a.attemptsNoAnswer; at.Unanswered > 0 {
+			at.UnansweredMaxMs = ptr(float64(a.attemptsNoAnswerMax) / float64(time.Millisecond))
+			overall.Notes = append(overall.Notes, fmt.Sprintf("%s attempts before a request's last got no answer within the proxy's timeout (up to %s) and were passed to the next upstream: they are in attempts.unanswered, not in the latency distribution, which holds the attempt that answered each request",
+				units.Count(int(at.Unanswered)), units.Millis(*at.UnansweredMaxMs)))
+		}
 		res.Attempts = at
 	}
 	if o.By != ByNone {
