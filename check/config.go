@@ -103,6 +103,16 @@ type Dependency struct {
 	// files; exactly one entry is Self (the dependency's own policy). Empty = no chain.
 	Via    []ViaRef
 	Policy *policy.Policy
+	// Assumed are the defaults the file left to check that decide a rule (assume): the
+	// JSON's checked[].assumed. Policy already holds them.
+	Assumed []Assumed
+	// declared is the policy as the file wrote it, before assume: what a later dependency's
+	// `policy: NAME` or `base: NAME` inherits, so an assumption is never handed down as if
+	// the file had written it.
+	declared *policy.Policy
+	// unsaid are the policy fields the file never wrote (unsaidFields), inherited ones
+	// included: says reads it.
+	unsaid map[string]bool
 	// pos holds where this file set the dependency's own fields ("caller.timeout",
 	// "request.method", "profile", "layers", "policy"), in the same form as Policy.Source.
 	pos map[string]policy.Pos

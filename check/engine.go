@@ -292,7 +292,7 @@ func (e *engine) dependency(d *Dependency) error {
 	if ch != nil {
 		e.res.Chains = append(e.res.Chains, *ch)
 	}
-	e.res.Checked = append(e.res.Checked, Checked{Dependency: d.Name, File: e.file.Path, Line: d.Pos.Line, Rules: e.rules, Skipped: e.skipped, Elapsed: time.Since(start)})
+	e.res.Checked = append(e.res.Checked, Checked{Dependency: d.Name, File: e.file.Path, Line: d.Pos.Line, Rules: e.rules, Skipped: e.skipped, Assumed: d.Assumed, Elapsed: time.Since(start)})
 	return nil
 }
 

@@ -46,8 +46,15 @@ func TestStarterAttemptsAgreeWithPT004(t *testing.T) {
 			if k != tt.want {
 				t.Errorf("max_attempts: %d, want %d", k, tt.want)
 			}
-			if ids := ruleIDs(runYAML(t, text, Options{FailOn: LevelWarning})); len(ids) != 0 {
+			res := runYAML(t, text, Options{FailOn: LevelWarning})
+			if ids := ruleIDs(res); len(ids) != 0 {
 				t.Errorf("the starter has findings %v\n%s", ids, text)
+			}
+			// Issue 23: the starter states every field whose default decides a rule.
+			for _, c := range res.Checked {
+				if len(c.Assumed) > 0 {
+					t.Errorf("the starter leaves %s to defaults:\n%s", AssumedText(c.Assumed), text)
+				}
 			}
 			bare := deadline.ReplaceAllString(text, "")
 			if bare == text {
@@ -149,6 +156,11 @@ func TestProbeAdviceStarterPasses(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s: check: %v", name, err)
 			continue
+		}
+		for _, c := range out.Checked {
+			if len(c.Assumed) > 0 {
+				t.Errorf("%s: the starter leaves %s to defaults (issue 23: it states them)\n%s", name, AssumedText(c.Assumed), data)
+			}
 		}
 		if len(out.Findings) > 0 {
 			var lines []string

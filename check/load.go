@@ -123,10 +123,11 @@ func (l *loader) root(root *yaml.Node) (*File, error) {
 			return nil, err
 		}
 		named := map[string]*policy.Policy{}
+		unsaid := map[string]map[string]bool{} // per named policy: the fields it never wrote
 		seen := map[string]int{}
 		for i, it := range items {
 			path := fmt.Sprintf("dependencies[%d]", i)
-			d, err := l.dependency(it, path, named)
+			d, err := l.dependency(it, path, named, unsaid)
 			if err != nil {
 				return nil, err
 			}
@@ -134,8 +135,9 @@ func (l *loader) root(root *yaml.Node) (*File, error) {
 				return nil, l.Errf(it, path+".name", "dependency %q is declared twice (first at line %d)", d.Name, line)
 			}
 			seen[d.Name] = d.Pos.Line
-			if d.Policy != nil && d.Policy.Name != "" {
-				named[d.Policy.Name] = d.Policy
+			if d.declared != nil && d.declared.Name != "" {
+				named[d.declared.Name] = d.declared
+				unsaid[d.declared.Name] = d.unsaid
 			}
 			f.Dependencies = append(f.Dependencies, d)
 		}
@@ -228,7 +230,7 @@ func (l *loader) rules(n *yaml.Node, f *File) error {
 	return nil
 }
 
-func (l *loader) dependency(n *yaml.Node, path string, named map[string]*policy.Policy) (*Dependency, error) {
+func (l *loader) dependency(n *yaml.Node, path string, named map[string]*policy.Policy, unsaid map[string]map[string]bool) (*Dependency, error) {
 	m, err := l.Mapping(n, path, "name", "caller", "request", "profile", "cutoff", "layers", "via", "policy")
 	if err != nil {
 		return nil, err
@@ -346,8 +348,29 @@ func (l *loader) dependency(n *yaml.Node, path string, named map[string]*policy.
 	if p.Name == "" {
 		p.Name = d.Name
 	}
-	d.Policy = p
+	d.Policy, d.declared = p, p.Clone()
+	d.unsaid = unsaidFields(p, v.Val, unsaid)
+	if writesRetryNone(v.Val) {
+		delete(d.unsaid, "retry.max_attempts") // one attempt, said explicitly
+	}
+	d.Assumed = assume(d)
 	return d, nil
+}
+
+// writesRetryNone says whether a policy mapping writes `retry: none`: one attempt, said
+// explicitly (the decoder leaves retry.max_attempts unset for it).
+func writesRetryNone(n *yaml.Node) bool {
+	n = scenario.ResolveAlias(n)
+	if n.Kind != yaml.MappingNode {
+		return false
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "retry" {
+			v := scenario.ResolveAlias(n.Content[i+1])
+			return v.Kind == yaml.ScalarNode && v.Value == "none"
+		}
+	}
+	return false
 }
 
 // prefixField makes a policy error's field path relative to the check file

@@ -134,6 +134,9 @@ type Checked struct {
 	// Skipped maps rules that had nothing to evaluate to why (no caller budget, no profile):
 	// they did not pass, they did not apply.
 	Skipped map[string]string `json:"skipped,omitempty"`
+	// Assumed are the defaults check used for fields the dependency's file left out that
+	// decide a rule (field, value, why, rules); absent when it assumed nothing.
+	Assumed []Assumed `json:"assumed,omitempty"`
 	// Elapsed is how long the rules took on it (a replayed scenario's share of its replay),
 	// JUnit's time.
 	Elapsed time.Duration `json:"-"`

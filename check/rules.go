@@ -337,9 +337,17 @@ func nonIdempotentRetryWithoutKey(p *pass, d *Dependency) error {
 	if !retries(r) || d.Request.Idempotent() || r.NonIdempotent != policy.NonIdempotentAlways || d.Policy.SendsKey(d.Request.IdempotencyKey) {
 		return nil
 	}
-	if unknown := outcomeUnknown(retryOn(r)); len(unknown) > 0 {
-		p.report(d.at("retry.non_idempotent", "retry.on", "request.method"), "a %s after the provider committed will execute twice: %s retried up to %s on %s without an Idempotency-Key", unknown[0], d.Request.Method, attemptsText(r.MaxAttempts), strings.Join(unknown, "/"))
+	unknown := outcomeUnknown(retryOn(r))
+	if len(unknown) == 0 {
+		return nil
 	}
+	at, why := d.at("retry.non_idempotent", "retry.on", "request.method"), ""
+	if a, ok := d.assumed("policy.retry.non_idempotent"); ok {
+		// The file did not say: the clients it describes retry whatever the method
+		// (assume), so the finding says what was assumed and points at the retries.
+		at, why = d.at("retry.max_attempts", "request.method", "retry"), a.Why+": "
+	}
+	p.report(at, "%sa %s after the provider committed will execute twice: %s retried up to %s on %s without an Idempotency-Key", why, unknown[0], d.Request.Method, attemptsText(r.MaxAttempts), strings.Join(unknown, "/"))
 	return nil
 }
 
