@@ -693,6 +693,7 @@ func (a *accum) result(o Options) (*Result, error) {
 		return nil, err
 	}
 	overall.Notes = append(a.notes, overall.Notes...)
+	a.judgeMalformed(&overall.Recommendation.Verdict)
 	res := &Result{Result: overall, By: o.By, Buckets: a.buckets}
 	if a.buckets != nil {
 		a.buckets.adjust(overall)
@@ -749,12 +750,36 @@ func (a *accum) result(o Options) (*Result, error) {
 			if g.Result == nil {
 				return nil, fmt.Errorf("group %s: cannot build its result", g.Key)
 			}
+			a.judgeMalformed(&g.Result.Recommendation.Verdict)
 		}
 		res.Groups = gs
 	}
 	res.windows(a, o.Window)
 	return res, nil
 }
+
+// CodeMalformedInput is the verdict clause of an input most of whose lines (or, for traces
+// and HARs, entries) could not be read: whatever the rest says, it says it about the few
+// that could, and a format or log_format that does not fit the file is the likelier story.
+const CodeMalformedInput = "malformed_input"
+
+// judgeMalformed fails v when most of the input was malformed: more malformed lines than
+// half the lines read (blank ones included), so a file where 9 lines of 10 are not what the
+// reader expects never yields a ✓ from the tenth.
+func (a *accum) judgeMalformed(v *probe.Verdict) {
+	if a.malformed == 0 || a.malformed*2 <= a.lines {
+		return
+	}
+	text := fmt.Sprintf("%s of %s lines could not be read (%s): the figures rest on the %s that could — check --format and --log-format against the file",
+		units.Count(int(a.malformed)), units.Count(int(a.lines)), sharePercent(float64(a.malformed)/float64(a.lines)), units.Count(int(a.lines-a.malformed)))
+	if len(a.bad) > 0 {
+		text += " (first: " + a.bad[0].String() + ")"
+	}
+	v.Add(CodeMalformedInput, probe.Bad, text)
+}
+
+// sharePercent spells a share as "12.5%".
+func sharePercent(share float64) string { return strconv.FormatFloat(100*share, 'g', 3, 64) + "%" }
 
 func (a *accum) groupResult(key string, s *series, m meta, p probe.AdviceParams) Group {
 	gm := m
