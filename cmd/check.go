@@ -29,6 +29,10 @@ type CheckOptions struct {
 	FailOn string
 	// NoFail exits 0 whatever was found (every report is still written).
 	NoFail bool
+	// GatewayImpl names who translates Gateway API routes: istio or envoy-gateway ("" = from
+	// the inputs: a GatewayClass's controllerName, a Gateway's class, an Istio or Envoy
+	// Gateway resource; when none says, the worse of the two, stated in the report).
+	GatewayImpl string
 	Output string
 	// Reports are extra FORMAT=PATH outputs written in the same run.
 	Reports []string
@@ -80,6 +84,7 @@ func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 	addOutputFlag(c, &opts.Output, report.CheckFormats.Names())
 	addEnumFlag(c, &opts.FailOn, "fail-on", "error", "lowest finding level that fails the run (exit 1)", check.Levels)
 	fl.BoolVar(&opts.NoFail, "no-fail", false, "exit 0 whatever was found; every report is still written")
+	addEnumFlag(c, &opts.GatewayImpl, "gateway-impl", "", "who translates Gateway API HTTPRoutes (default: from the GatewayClass, Gateway or Istio/Envoy Gateway resources read; when none says, the worse of both, stated)", []string{string(check.GatewayImplIstio), string(check.GatewayImplEnvoyGateway)})
 	fl.StringVar(&opts.MaxCost, "max-cost", "", "refuse to replay a scenario: entry estimated to take longer or more memory than this: a time, a size, both (30m,8GiB) or none (default "+storm.DefaultBudget.String()+")")
 	fl.StringArrayVar(&opts.Reports, "report", nil, "also write FORMAT=PATH ("+strings.Join(report.CheckFormats.Names(), "|")+"); repeatable")
 	fl.StringVar(&opts.Profile, "profile", "", "probe profile (patience probe --save) for dependencies that name none; with --init, the source of the recommendation")
@@ -180,6 +185,7 @@ func checkRun(opts *CheckOptions) error {
 		return checkInputFailed(opts, render, targets, check.InputFailed(err, paths, copts), err)
 	}
 	in.Configs.Getenv = opts.IO.Getenv
+	in.Configs.GatewayImpl = check.GatewayImpl(opts.GatewayImpl)
 	copts.Configs = in.Configs
 	res, err := check.Run(ctx, in.Files, copts)
 	if res != nil && res.Interrupted {
