@@ -373,3 +373,39 @@ func FuzzGatewayRoute(f *testing.F) {
 		}
 	})
 }
+
+// TestGatewayEnvoyGatewayMatchesXDS: Envoy Gateway's own translator output for a route whose
+// retry sets nothing (envoyproxy/gateway internal/xds/translator/testdata/out/xds-ir/
+// retry.routes.yaml @b58edd7, "second-route-defaults": numRetries 2, retriableStatusCodes
+// [503], retryOn connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes),
+// read by check's Envoy reader, counts what check's Envoy Gateway reading of `retry: {}` does.
+func TestGatewayEnvoyGatewayMatchesXDS(t *testing.T) {
+	p := corpus.Path(t, "eg-retry.routes.yaml")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf, _, err := ParseConfig(p, b)
+	if err != nil || cf == nil {
+		t.Skipf("the Envoy reader does not read %s here (%v)", p, err)
+	}
+	var xds *ChainLayer
+	for _, d := range cf.docs {
+		cands, err := d.layers(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cands {
+			if strings.Contains(c.layer.Name, "second-route-defaults") {
+				xds = c.layer
+			}
+		}
+	}
+	if xds == nil {
+		t.Fatal("no second-route-defaults route")
+	}
+	ours := gwLayers(t, GatewayImplEnvoyGateway, map[string]string{"route.yaml": gwRoute})["r/empty"]
+	if a, b := attemptsOf(ours), attemptsOf(xds); a != b {
+		t.Errorf("retry {} under Envoy Gateway: %s, its xDS output: %s", a, b)
+	}
+}
