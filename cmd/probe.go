@@ -116,9 +116,12 @@ or the rate was not kept); exit 1 when requests failed above --max-error-rate or
 got no answer for a timeout to be derived; --strict also exits 1 when the budget cannot hold
 one normal call.
 
-Authorization, Cookie, Proxy-Authorization, X-Amz-* and any header or query parameter whose
-name contains key, token, secret, password, passwd, auth, sig, signature, credential or
-session are shown as REDACTED in every report, saved profile and error, and so are userinfo
+A header or query parameter is shown as REDACTED in every report, saved profile and error
+when its name (any case) is Authorization, Proxy-Authorization, Cookie, Set-Cookie or Policy;
+starts with X-Amz- or X-Goog-; contains key, token, secret, passw, passphrase, passcode,
+auth, sig, credential, creds, session, sessid, cookie, jwt, bearer, hmac, csrf, xsrf, saml
+or assertion; or has pass, pwd, pin, otp, totp, hotp, mfa, code, sid or ticket as a word of
+its own (X-Otp, mysql_pwd, userPwd, connect.sid — not footprint or bypass). So are userinfo
 (user:password@ or a token@) and URL fragments. --save is checked before the run, written
 atomically, and does not replace a profile with a run that measured nothing unless --force.`,
 		Example: `  patience probe https://api.example.com/v1/quote --rate 20/s -n 2000 --budget 2s

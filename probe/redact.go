@@ -9,33 +9,101 @@ import (
 // Redacted replaces a secret in reports and JSON.
 const Redacted = "REDACTED"
 
-// secretWords are the parts of a header or query parameter name that mark a secret: API
-// keys, access and refresh tokens, client secrets, passwords, Authorization-like schemes,
-// signatures of pre-signed URLs (AWS SigV4 X-Amz-Signature, GCS X-Goog-Signature, Azure
-// SAS sig), credentials and session ids. Matched case-insensitively anywhere in the name, so
-// a harmless name such as "design" is redacted too: a report with one value too few is
-// better than one with a leaked secret.
-var secretWords = []string{"key", "token", "secret", "password", "passwd", "auth", "sig", "signature", "credential", "session"}
+// The redaction rule (issue 24 item 10: X-Jwt, X-Bearer, X-Pass, X-Otp, pwd, pass, jwt,
+// code, otp, hmac and CloudFront's Policy were shown in clear). A header or query parameter
+// is secret when its name, compared case-insensitively,
+//
+//   - is one of secretExact: the credential headers of RFC 9110 §11.6 and RFC 6265, and
+//     names that are secrets only as a whole name (CloudFront's Policy);
+//   - starts with one of secretPrefixes: every parameter of an AWS SigV4 or GCS V4
+//     pre-signed URL (its date, expiry and signed headers narrow down the signature);
+//   - contains one of secretFragments anywhere ("key" in api_key, X-Api-Key, Idempotency-Key;
+//     "sessid" in PHPSESSID) — so a harmless name such as "design" is redacted too: a report
+//     with one value too few is better than one with a leaked secret;
+//   - or has one of secretWords as a word of its own, the name being split at every
+//     character that is not a letter or a digit, between letters and digits, and where a
+//     lower-case letter meets an upper-case one (X-Otp, mysql_pwd, userPwd, connect.sid,
+//     auth_code): these are short, and inside other words they mean nothing (footprint,
+//     bypass, passenger).
+//
+// The lists were checked against Sentry's default denylist, gitleaks' generic-api-key
+// keywords, OAuth 2.0, SAML, CAS and the headers of well-known APIs (limits_redact_test.go
+// names each source).
+var (
+	secretExact     = []string{"authorization", "proxy-authorization", "cookie", "set-cookie", "policy"}
+	secretPrefixes  = []string{"x-amz-", "x-goog-"}
+	secretFragments = []string{"key", "token", "secret", "passw", "passphrase", "passcode", "auth", "sig", "credential", "creds",
+		"session", "sessid", "cookie", "jwt", "bearer", "hmac", "csrf", "xsrf", "saml", "assertion"}
+	secretWords = []string{"pass", "pwd", "pin", "otp", "totp", "hotp", "mfa", "code", "sid", "ticket"}
+)
 
-// secretName says whether a header or query parameter carries a secret: the credential
-// headers of RFC 9110 §11.6 and RFC 6265, every X-Amz-* parameter (the SigV4 signing set:
-// a pre-signed URL's date, expiry and signed headers narrow down the signature), and any
-// name containing one of secretWords.
+// secretName says whether a header or query parameter carries a secret, by the redaction
+// rule above.
 func secretName(name string) bool {
 	n := strings.ToLower(name)
-	switch n {
-	case "authorization", "proxy-authorization", "cookie", "set-cookie":
-		return true
-	}
-	if strings.HasPrefix(n, "x-amz-") {
-		return true
-	}
-	for _, w := range secretWords {
-		if strings.Contains(n, w) {
+	for _, e := range secretExact {
+		if n == e {
 			return true
 		}
 	}
-	return false
+	for _, p := range secretPrefixes {
+		if strings.HasPrefix(n, p) {
+			return true
+		}
+	}
+	for _, f := range secretFragments {
+		if strings.Contains(n, f) {
+			return true
+		}
+	}
+	secret := false
+	nameWords(name, func(w string) bool {
+		for _, sw := range secretWords {
+			if strings.EqualFold(w, sw) {
+				secret = true
+				return false
+			}
+		}
+		return true
+	})
+	return secret
+}
+
+// nameWords calls yield with each word of a name — split at every byte that is not an ASCII
+// letter or digit, between letters and digits, and before an upper-case letter that follows
+// a lower-case one — until yield returns false.
+func nameWords(name string, yield func(string) bool) {
+	kind := func(c byte) int {
+		switch {
+		case c >= 'a' && c <= 'z':
+			return 1
+		case c >= 'A' && c <= 'Z':
+			return 2
+		case c >= '0' && c <= '9':
+			return 3
+		}
+		return 0
+	}
+	start := -1
+	for i := 0; i <= len(name); i++ {
+		k := 0
+		if i < len(name) {
+			k = kind(name[i])
+		}
+		if start >= 0 {
+			prev := kind(name[i-1])
+			split := k == 0 || (prev == 3) != (k == 3) || (prev == 1 && k == 2)
+			if split {
+				if !yield(name[start:i]) {
+					return
+				}
+				start = -1
+			}
+		}
+		if start < 0 && k != 0 {
+			start = i
+		}
+	}
 }
 
 // RedactHeader returns "Name: value" with the value replaced when the name is secret.
