@@ -62,6 +62,15 @@ and k6 milliseconds, vegeta and OTLP nanoseconds, curl seconds, cumulative); a s
 unit is not written down (a CSV column without _ms, a metric without _seconds) needs --unit.
 Malformed lines are counted and reported, never fatal.
 
+Also read: Traefik (common format "<n>ms", JSON Duration ns), Caddy (duration in seconds,
+its default duration_format), Apache common/combined + %D (µs; --format apache), W3C/IIS
+(time-taken in ms when #Software names IIS, else --unit), Cloudflare Logpush
+(EdgeEndTimestamp − EdgeStartTimestamp, unixnano), Zipkin v2 and Jaeger JSON spans (µs;
+CLIENT spans when there are any) and HdrHistogram .hlog interval logs (jHiccup: the unit from
+the max column; distributions without status). Lines wrapped by the container runtime
+(Docker json-file, CRI, as Kubernetes nodes keep them) are unwrapped, partial lines joined.
+The format is detected from a sample of up to 200 lines: the one most lines match.
+
 nginx: the log_format is compiled from --log-format (the directive's string, or an
 nginx.conf, path#name to pick one); ingress-nginx's default and the common rt=/urt= variants
 are known. With $upstream_* times each upstream attempt is a sample (nginx's own timeouts
@@ -77,6 +86,7 @@ error time duration; operators = != ~ !~ < <= > >=; and, or, not, parentheses).`
 		Example: `  patience advise /var/log/nginx/access.log* --by route
   patience advise access.log --log-format /etc/nginx/nginx.conf#timed --filter 'host=api.example.com'
   kubectl logs deploy/ingress-nginx-controller | patience advise -
+  patience advise /var/log/pods/kube-system_traefik-*/traefik/0.log --by route
   patience advise session.har -o markdown
   patience advise k6.json --caller job --save profile.json
   patience advise before.prom after.prom`,
