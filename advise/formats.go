@@ -32,7 +32,7 @@ type formatSpec struct {
 var formats = map[Format]formatSpec{}
 
 func init() {
-	formats[FormatNginx] = formatSpec{unit: time.Second, lines: nginxLines}
+	formats[FormatNginx] = formatSpec{unit: time.Second, lines: fromFirstMatch(nginxLines, nginxTimedLine)}
 	formats[FormatALB] = formatSpec{unit: time.Second, lines: albLines}
 	formats[FormatHAProxy] = formatSpec{unit: time.Millisecond, lines: haproxyLines}
 	formats[FormatEnvoy] = formatSpec{unit: time.Millisecond, lines: accessPrefixed(envoyLines)}
@@ -78,6 +78,29 @@ func accessPrefixed(lines func(Options, []byte) (parserFactory, error)) func(Opt
 				return parse(bytes.TrimPrefix(line, accessPrefix), emit, a)
 			}
 		}, nil
+	}
+}
+
+// fromFirstMatch gives lines a head that starts at the first sample line match takes (the
+// whole head when none does), so a reader that takes its layout from its head's first line
+// (nginx's known log_formats) is not thrown by a first line that is not a log line — a
+// startup warning, the "Proxy … started." of a syslog file — when Detect chose it from the
+// lines after it.
+func fromFirstMatch(lines func(Options, []byte) (parserFactory, error), match func([]byte) bool) func(Options, []byte) (parserFactory, error) {
+	return func(o Options, head []byte) (parserFactory, error) {
+		rest := head
+		for n := 0; len(rest) > 0 && n < sampleSize; n++ {
+			l := firstLine(rest)
+			if match(l) {
+				return lines(o, rest)
+			}
+			i := bytes.IndexByte(rest, '\n')
+			if i < 0 {
+				break
+			}
+			rest = rest[i+1:]
+		}
+		return lines(o, head)
 	}
 }
 

@@ -293,3 +293,16 @@ func TestHlogUnitFromMaxColumn(t *testing.T) {
 func bufioReader(s string) *bufio.Reader { return bufio.NewReader(strings.NewReader(s)) }
 
 func strconvFloat(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) }
+
+func TestNginxAfterAStartupLine(t *testing.T) {
+	// Detect picks nginx from the lines after a startup warning; the reader takes its
+	// log_format from the first line that is one (fromFirstMatch), and the warning is one
+	// malformed line.
+	log := "nginx: [warn] could not build optimal variables_hash\n" +
+		`10.0.0.1 - - [01/May/2024:10:00:00 +0000] "GET /a HTTP/1.1" 200 5 "-" "curl" rt=0.120 uct="0.001" uht="0.1" urt="0.1"` + "\n" +
+		`10.0.0.1 - - [01/May/2024:10:00:01 +0000] "GET /a HTTP/1.1" 200 5 "-" "curl" rt=0.130 uct="0.001" uht="0.1" urt="0.1"` + "\n"
+	r := run(t, Options{Files: []string{write(t, "access.log", log)}})
+	if r.Source.Format != string(FormatNginx) || r.Requests != 2 || r.Source.Malformed != 1 {
+		t.Fatalf("format %q requests %d malformed %d", r.Source.Format, r.Requests, r.Source.Malformed)
+	}
+}
