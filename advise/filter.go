@@ -19,7 +19,9 @@ import (
 //
 // Fields: host, method, path, route, status (a number, or 2xx/4xx/5xx), error (the error
 // class of a request without a response), time (RFC 3339, or 2006-01-02 15:04, UTC) and
-// duration (a Go duration, or milliseconds). Operators: = != ~ (RE2) !~ < <= > >=.
+// duration (a Go duration, or milliseconds), and metric (alias __name__, PromQL's spelling):
+// the histogram family of a Prometheus input — metric=http_request_duration_seconds names
+// the family to advise from (prometheus.go). Operators: = != ~ (RE2) !~ < <= > >=.
 type Filter struct {
 	root node
 }
@@ -45,7 +47,7 @@ type cmpNode struct {
 }
 
 // filterFields are the fields a filter may name.
-var filterFields = []string{"host", "method", "path", "route", "status", "error", "time", "duration"}
+var filterFields = []string{"host", "method", "path", "route", "status", "error", "time", "duration", "metric"}
 
 // Match says whether r passes the filter.
 func (f *Filter) Match(r *Record) bool { return f == nil || f.root.eval(r) }
@@ -140,6 +142,9 @@ func (p *filterParser) unary() (node, error) {
 }
 
 func newCmp(field, op, value string) (node, error) {
+	if field == "__name__" {
+		field = "metric"
+	}
 	known := false
 	for _, f := range filterFields {
 		known = known || f == field
@@ -250,7 +255,14 @@ func (c *cmpNode) eval(r *Record) bool {
 		s = RouteTemplate(r.Path)
 	case "error":
 		s = r.Err
+	case "metric":
+		// A record of a log has no metric: a Prometheus family binds it (forMetric).
 	}
+	return c.text(s)
+}
+
+// text compares the text s.
+func (c *cmpNode) text(s string) bool {
 	switch c.op {
 	case "~":
 		return c.re.MatchString(s)
@@ -260,6 +272,58 @@ func (c *cmpNode) eval(r *Record) bool {
 		return !strings.EqualFold(s, c.value)
 	}
 	return strings.EqualFold(s, c.value)
+}
+
+// constNode is a comparison already decided (forMetric).
+type constNode bool
+
+func (c constNode) eval(*Record) bool { return bool(c) }
+
+// forMetric is f with every comparison of the metric field decided for the family name, to
+// be evaluated on that family's series; nil for nil.
+func (f *Filter) forMetric(name string) *Filter {
+	if f == nil {
+		return nil
+	}
+	var bind func(n node) node
+	bind = func(n node) node {
+		switch v := n.(type) {
+		case andNode:
+			return andNode{bind(v.a), bind(v.b)}
+		case orNode:
+			return orNode{bind(v.a), bind(v.b)}
+		case notNode:
+			return notNode{bind(v.a)}
+		case *cmpNode:
+			if v.field == "metric" {
+				return constNode(v.text(name))
+			}
+		}
+		return n
+	}
+	return &Filter{root: bind(f.root)}
+}
+
+// namesMetric says whether f compares the metric field anywhere.
+func (f *Filter) namesMetric() bool {
+	if f == nil {
+		return false
+	}
+	var walk func(n node) bool
+	walk = func(n node) bool {
+		switch v := n.(type) {
+		case andNode:
+			return walk(v.a) || walk(v.b)
+		case orNode:
+			return walk(v.a) || walk(v.b)
+		case notNode:
+			return walk(v.a)
+		case *cmpNode:
+			return v.field == "metric"
+		}
+		return false
+	}
+	return walk(f.root)
 }
 
 func compare(a, b float64, op string) bool {

@@ -19,13 +19,32 @@ import (
 // Prometheus histograms (config-and-log-sources.md B8, prometheus/docs
 // docs/practices/histograms.md): cumulative `_bucket{le=…}` counts since the process
 // started — one exposition is the lifetime, two (or a range query) give a window by
-// subtraction. Units are whatever the metric says: `_seconds` by convention, `_milliseconds`
-// / `_ms` read as such; a metric without a unit suffix needs --unit. A quantile is known only
-// to lie in its bucket: the report gives the bracket [lower le, upper le] and the
-// histogram_quantile estimate (linear inside the bucket); the samples are recorded at the
-// bucket's upper bound, so the timeout derived is rounded up to it; observations in +Inf are
+// subtraction. A quantile is known only to lie in its bucket: the report gives the bracket
+// [lower le, upper le] and the histogram_quantile estimate (linear inside the bucket,
+// prometheus/prometheus promql/quantile.go BucketQuantile); the samples are recorded at the
+// bucket's upper bound, each bucket once with its count as weight (O(buckets), never
+// O(observations)), so the timeout derived is rounded up to it; observations in +Inf are
 // known only to exceed the top finite le and count as right-censored there ("lower bound
 // only").
+//
+// Only a family whose unit is a time is a latency: the unit is the OpenMetrics `# UNIT` line
+// when there is one, else the name's unit suffix (prometheus/docs docs/practices/naming.md:
+// "…SHOULD have a suffix describing the unit, in plural form", base unit seconds; the
+// `_milliseconds`/`_ms`/`_microseconds` seen in the wild read as such). A unit that is not a
+// time (`_bytes`, `_ratio`, …) is never a latency, whatever --unit says; --unit gives a unit
+// to a family whose name has none. Several duration families are listed in the result
+// (Buckets.Families) and one is chosen by promChoiceRule, or named with --filter
+// 'metric=NAME'.
+//
+// The text is read as Prometheus's own parsers read it (prometheus/prometheus
+// model/textparse promlex.l, openmetricslex.l): `# HELP`/`# TYPE`/`# UNIT`/`# EOF` lines,
+// a metric name bare or quoted inside the braces (UTF-8 names), quoted label values with
+// \\, \" and \n escapes, a value, then an optional timestamp, start timestamp (st@…) and
+// exemplars (`# {…} v t`), all ignored. `_sum`, `_count`, `_created`, `_gsum` and `_gcount`
+// samples are not needed; gauge histograms (TYPE gaugehistogram) measure a current state,
+// not observations, and are listed but never advised from. OpenMetrics 2.0's composite
+// values are read for a classic histogram ({count:…,sum:…,bucket:[le:count,…]}); a native
+// histogram (schema:…) is listed as not read.
 
 // Buckets reports the quantile brackets of bucketed data.
 type Buckets struct {
@@ -34,7 +53,32 @@ type Buckets struct {
 	// expositions, or a range query, subtracted).
 	Window    string    `json:"window"`
 	Quantiles []Bracket `json:"quantiles"`
-	censorAt  time.Duration
+	// Observations is the chosen family's count (its +Inf buckets, after --filter).
+	Observations float64 `json:"observations"`
+	// Choice says how the family was chosen: the only duration family, --filter, or the
+	// stated rule (promChoiceRule).
+	Choice string `json:"choice,omitempty"`
+	// Families lists every histogram family of the input, the chosen one included, in name
+	// order: which are durations, and why the others are not.
+	Families []PromFamily `json:"families,omitempty"`
+	censorAt time.Duration
+}
+
+// PromFamily is one histogram family of a Prometheus input.
+type PromFamily struct {
+	Name string `json:"name"`
+	// Type is the `# TYPE` (histogram, gaugehistogram), "" when the input does not say.
+	Type string `json:"type,omitempty"`
+	// Unit is the family's unit word (seconds, milliseconds, bytes, …), "" when none.
+	Unit string `json:"unit,omitempty"`
+	// UnitFrom says where the unit comes from: "suffix", "# UNIT" or "--unit".
+	UnitFrom string `json:"unit_from,omitempty"`
+	// Duration: the unit is a time, so the family is a latency.
+	Duration     bool    `json:"duration"`
+	Series       int     `json:"series"`
+	Observations float64 `json:"observations"`
+	// Skipped says why the family cannot be advised from ("" when it can).
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // Bracket is one quantile's bucket: the quantile lies in (LowerMs, UpperMs]; EstimateMs is
@@ -52,7 +96,14 @@ type promSeries struct {
 	family string
 	labels string
 	status int
-	le     map[float64]float64
+	// path and method are the series' handler/route and method labels, for --filter and
+	// --by route.
+	path, method string
+	le           map[float64]float64
+	// typ and omUnit are the family's `# TYPE` and `# UNIT` in this exposition.
+	typ, omUnit string
+	// native marks a native histogram (OpenMetrics 2.0 schema:…), not read.
+	native bool
 }
 
 func promStream(ctx context.Context, r *reader, in *input, a *accum) error {
@@ -79,8 +130,71 @@ func promStream(ctx context.Context, r *reader, in *input, a *accum) error {
 	return nil
 }
 
+// promUnits are the unit words of a family name's suffix or `# UNIT` line that are a time,
+// with their length. The base unit is seconds (prometheus/docs docs/practices/naming.md,
+// "Base units"); the others are seen in the wild (OpenTelemetry's ms histograms exported as
+// _milliseconds, hand-made _ms).
+var promUnits = map[string]time.Duration{
+	"seconds": time.Second, "second": time.Second, "s": time.Second,
+	"milliseconds": time.Millisecond, "millisecond": time.Millisecond, "ms": time.Millisecond, "millis": time.Millisecond,
+	"microseconds": time.Microsecond, "microsecond": time.Microsecond, "us": time.Microsecond, "micros": time.Microsecond,
+	"nanoseconds": time.Nanosecond, "nanosecond": time.Nanosecond, "ns": time.Nanosecond, "nanos": time.Nanosecond,
+	"minutes": time.Minute, "hours": time.Hour,
+}
+
+// promOtherUnits are unit suffixes that are not a time (naming.md "Base units" and the
+// common non-base ones): a family ending so is never a latency.
+var promOtherUnits = map[string]bool{
+	"bytes": true, "bits": true, "ratio": true, "percent": true, "meters": true, "celsius": true,
+	"volts": true, "amperes": true, "joules": true, "grams": true, "hertz": true, "watts": true,
+	"kilobytes": true, "megabytes": true, "kibibytes": true, "mebibytes": true, "kb": true, "mb": true,
+}
+
+// promUnit is the unit of family name: the `# UNIT` line's word when there is one, else the
+// last word of the name. kind: 't' a time (d its length), 'o' another unit, 0 none.
+func promUnit(name, omUnit string) (word, from string, d time.Duration, kind byte) {
+	word, from = omUnit, "# UNIT"
+	if omUnit == "" {
+		word, from = name, "suffix"
+		if i := strings.LastIndexAny(name, "_.:"); i >= 0 {
+			word = name[i+1:]
+		}
+		word = strings.ToLower(word)
+	}
+	if d, ok := promUnits[strings.ToLower(word)]; ok {
+		return word, from, d, 't'
+	}
+	if omUnit != "" || promOtherUnits[word] {
+		return word, from, 0, 'o'
+	}
+	return "", "", 0, 0
+}
+
+// promRequestWords mark a family as a request latency (its name's words): the preference of
+// promChoiceRule.
+var promRequestWords = map[string]bool{"request": true, "requests": true, "http": true, "grpc": true, "rpc": true, "handling": true, "handler": true}
+
+// promChoiceRule is how a family is chosen among several duration families.
+const promChoiceRule = "the most observations among those whose name speaks of requests (request, requests, http, grpc, rpc, handling, handler), else among all"
+
+func promRequestLike(name string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == '_' || r == '.' || r == ':' }) {
+		if promRequestWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// promFam is what promFinish gathers about one family.
+type promFam struct {
+	PromFamily
+	unit   time.Duration
+	series []string // keys of promLast
+}
+
 // promFinish turns the first and last expositions into the accumulator's samples: called
-// once every file is read.
+// once every file is read. Its work is O(series × buckets) whatever the counts.
 func (r *reader) promFinish(a *accum) error {
 	first, last := r.promFirst, r.promLast
 	if len(last) == 0 {
@@ -90,81 +204,193 @@ func (r *reader) promFinish(a *accum) error {
 	if r.promCount > 1 {
 		window = "window (the last exposition minus the first)"
 	}
-	// The family: the only one, or the one --filter names (metric=NAME, via the route field).
-	fams := map[string]bool{}
-	for _, s := range last {
-		fams[s.family] = true
-	}
-	var names []string
-	for f := range fams {
-		names = append(names, f)
-	}
-	sort.Strings(names)
-	fam := names[0]
-	for _, n := range names {
-		if r.filter == nil || r.filter.Match(&Record{Path: n, Status: 200}) {
-			fam = n
-			break
-		}
-	}
-	if len(names) > 1 {
-		a.note(fmt.Sprintf("%d histograms in the input (%s): advising from %s; pick another with --filter 'path=NAME'", len(names), strings.Join(names, ", "), fam))
-	}
-	unit := time.Duration(0)
-	switch {
-	case strings.HasSuffix(fam, "_seconds"):
-		unit = time.Second
-	case strings.HasSuffix(fam, "_milliseconds") || strings.HasSuffix(fam, "_ms"):
-		unit = time.Millisecond
-	case strings.HasSuffix(fam, "_microseconds") || strings.HasSuffix(fam, "_us"):
-		unit = time.Microsecond
-	}
+	var flagUnit time.Duration
 	if r.opts.Unit != "" {
 		u, err := ParseUnit(r.opts.Unit)
 		if err != nil {
 			return err
 		}
-		unit = u
+		flagUnit = u
 	}
-	if unit == 0 {
-		return fmt.Errorf("histogram %s has no unit suffix (_seconds, _milliseconds): say it with --unit s|ms|us|ns", fam)
+	// Every series' counts: the window's when there are two expositions.
+	counts := map[string]map[float64]float64{}
+	keys := make([]string, 0, len(last))
+	for k := range last {
+		keys = append(keys, k)
 	}
-	a.unit = unit
-	// Sum the family's series bucket by bucket (cumulative counts add).
-	cum := map[float64]float64{}
-	statusCum := map[int]map[float64]float64{}
-	for k, s := range last {
-		if s.family != fam {
+	sort.Strings(keys)
+	for _, k := range keys {
+		s := last[k]
+		if s.native {
 			continue
 		}
-		if r.filter != nil && !r.filter.Match(&Record{Path: fam, Status: s.status}) {
-			continue
-		}
-		base := first[k]
-		if r.promCount < 2 {
-			base = nil
+		c := map[float64]float64{}
+		var base *promSeries
+		if r.promCount > 1 {
+			base = first[k]
 		}
 		for le, v := range s.le {
 			if base != nil {
 				v -= base.le[le]
 			}
 			if v < 0 {
-				return fmt.Errorf("%s%s: bucket le=%g went down between expositions (a restart?): give expositions from one process", fam, s.labels, le)
+				return fmt.Errorf("%s%s: bucket le=%g went down between expositions (a restart?): give expositions from one process", s.family, s.labels, le)
 			}
-			cum[le] += v
-			if statusCum[s.status] == nil {
-				statusCum[s.status] = map[float64]float64{}
+			c[le] = v
+		}
+		counts[k] = c
+	}
+	// The families, with their units and what --filter leaves of them.
+	fams := map[string]*promFam{}
+	var names []string
+	named := r.filter.namesMetric()
+	for _, k := range keys {
+		s := last[k]
+		f := fams[s.family]
+		if f == nil {
+			f = &promFam{PromFamily: PromFamily{Name: s.family, Type: s.typ}}
+			word, from, d, kind := promUnit(s.family, s.omUnit)
+			switch kind {
+			case 't':
+				f.Unit, f.UnitFrom, f.unit, f.Duration = word, from, d, true
+			case 'o':
+				f.Unit, f.UnitFrom = word, from
+				f.Skipped = fmt.Sprintf("%s, not a time (never a latency, whatever --unit says)", word)
+			default:
+				if flagUnit > 0 {
+					f.Unit, f.UnitFrom, f.unit = unitName(flagUnit), "--unit", flagUnit
+				} else {
+					f.Skipped = "no unit suffix (--unit and --filter 'metric=NAME' name one)"
+				}
 			}
-			statusCum[s.status][le] += v
+			if s.typ == "gaugehistogram" {
+				f.Skipped = "a gauge histogram (a current state, not observations)"
+			}
+			fams[s.family] = f
+			names = append(names, s.family)
+		}
+		f.Series++
+		if s.native {
+			if f.Skipped == "" {
+				f.Skipped = "a native histogram (not read)"
+			}
+			continue
+		}
+		flt := r.filter.forMetric(s.family)
+		if !flt.Match(&Record{Path: s.path, Method: s.method, Status: s.status, Total: unknown}) {
+			continue
+		}
+		f.series = append(f.series, k)
+		f.Observations += counts[k][math.Inf(1)]
+	}
+	sort.Strings(names)
+	// The candidates: families that can be advised from and that --filter leaves.
+	var cands []*promFam
+	anyTime := false
+	for _, n := range names {
+		f := fams[n]
+		anyTime = anyTime || (f.Duration && f.Skipped == "")
+	}
+	for _, n := range names {
+		f := fams[n]
+		switch {
+		case f.Skipped != "":
+		case named && len(f.series) == 0:
+			f.Skipped = "not named by --filter"
+		case len(f.series) == 0:
+			f.Skipped = "no series left by --filter"
+		case f.Observations <= 0:
+			f.Skipped = "no observations"
+		case !f.Duration && anyTime && !named:
+			// --unit gives a unit to a family without one; it is chosen only when named, or
+			// when no family has a time unit of its own.
+			f.Skipped = "no unit suffix (--unit applies when --filter 'metric=NAME' names one)"
+		default:
+			cands = append(cands, f)
 		}
 	}
-	les := make([]float64, 0, len(cum))
-	for le := range cum {
+	out := make([]PromFamily, 0, len(names))
+	for _, n := range names {
+		out = append(out, fams[n].PromFamily)
+	}
+	if len(cands) == 0 {
+		if named {
+			var picked []string
+			for _, n := range names {
+				if f := fams[n]; len(f.series) > 0 {
+					picked = append(picked, n+": "+f.Skipped)
+				}
+			}
+			if len(picked) == 0 {
+				return fmt.Errorf("--filter names no histogram of the input (%s)", strings.Join(names, ", "))
+			}
+			return fmt.Errorf("--filter names no duration histogram: %s", strings.Join(picked, "; "))
+		}
+		return fmt.Errorf("no duration histogram to advise from: %s", promSkipped(out, ""))
+	}
+	fam := cands[0]
+	choice := "the only duration histogram"
+	switch {
+	case named && len(cands) == 1:
+		choice = "named by --filter"
+	case len(cands) > 1:
+		pool := cands
+		var req []*promFam
+		for _, f := range cands {
+			if promRequestLike(f.Name) {
+				req = append(req, f)
+			}
+		}
+		if len(req) > 0 {
+			pool = req
+		}
+		fam = pool[0]
+		for _, f := range pool[1:] {
+			if f.Observations > fam.Observations {
+				fam = f
+			}
+		}
+		choice = "chosen among the " + strconv.Itoa(len(cands)) + " duration histograms with observations as " + promChoiceRule
+		if named {
+			choice = "chosen among the " + strconv.Itoa(len(cands)) + " duration histograms --filter names as " + promChoiceRule
+		}
+	}
+	if flagUnit > 0 && fam.UnitFrom != "--unit" {
+		a.note(fmt.Sprintf("--unit %s ignored for %s: its unit is %s (%s)", r.opts.Unit, fam.Name, fam.Unit, fam.UnitFrom))
+	}
+	if len(names) > 1 {
+		var durs []string
+		for _, f := range out {
+			if f.Name != fam.Name && f.Duration && f.Skipped == "" {
+				durs = append(durs, fmt.Sprintf("%s (%s)", f.Name, promCount(f.Observations)))
+			}
+		}
+		msg := fmt.Sprintf("%d histograms in the input: advising from %s (%s observations), %s", len(names), fam.Name, promCount(fam.Observations), choice)
+		if len(durs) > 0 {
+			msg += "; the other durations: " + strings.Join(durs, ", ")
+		}
+		if sk := promSkipped(out, fam.Name); sk != "" {
+			msg += "; " + sk
+		}
+		a.note(msg + "; name one with --filter 'metric=NAME'")
+	}
+	unit := fam.unit
+	a.unit = unit
+	// The family's buckets: the union of its series' les; a series without one of them
+	// counts there what it has at its own largest le below (a lower bound).
+	leSet := map[float64]bool{}
+	for _, k := range fam.series {
+		for le := range counts[k] {
+			leSet[le] = true
+		}
+	}
+	les := make([]float64, 0, len(leSet))
+	for le := range leSet {
 		les = append(les, le)
 	}
 	sort.Float64s(les)
 	if len(les) == 0 || !math.IsInf(les[len(les)-1], 1) {
-		return fmt.Errorf("histogram %s has no le=\"+Inf\" bucket (an exposition must have one, B8)", fam)
+		return fmt.Errorf("histogram %s has no le=\"+Inf\" bucket (an exposition must have one, B8)", fam.Name)
 	}
 	topFinite := 0.0
 	if len(les) > 1 {
@@ -175,32 +401,56 @@ func (r *reader) promFinish(a *accum) error {
 	if censor <= 0 {
 		censor = probe.DefaultMaxTimeout
 	}
-	b := &Buckets{Metric: fam, Window: window, censorAt: censor}
+	b := &Buckets{Metric: fam.Name, Window: window, censorAt: censor, Observations: fam.Observations, Families: out}
+	if len(names) > 1 || named {
+		b.Choice = choice
+	}
 	a.buckets = b
-	a.note(fmt.Sprintf("%s: bucketed data — each quantile is known only to lie in its bucket (bracket below); samples sit at their bucket's upper bound, so the timeout is rounded up to it; observations above the top bucket (%s) are known only to be longer and count as unanswered within it", fam, units.Millis(ms(censor))))
-	for status, c := range statusCum {
-		prevCount := 0.0
-		for _, le := range les {
-			n := int64(math.Round(c[le] - prevCount))
-			prevCount = c[le]
+	a.note(fmt.Sprintf("%s: bucketed data — each quantile is known only to lie in its bucket (bracket below); samples sit at their bucket's upper bound, so the timeout is rounded up to it; observations above the top bucket (%s) are known only to be longer and count as unanswered within it", fam.Name, units.Millis(ms(censor))))
+	cum := make([]float64, len(les))
+	for _, k := range fam.series {
+		s, c := last[k], counts[k]
+		own := make([]float64, 0, len(c))
+		for le := range c {
+			own = append(own, le)
+		}
+		sort.Float64s(own)
+		// Cumulative counts never go down (promql/quantile.go ensureMonotonic): a bucket
+		// below its predecessor counts as the predecessor.
+		prev := 0.0
+		j := 0
+		for i, le := range les {
+			for j < len(own) && own[j] <= le {
+				prev = max(prev, c[own[j]])
+				j++
+			}
+			cum[i] += prev
+		}
+		// One weighted record per bucket of the series' own.
+		done := 0.0
+		for _, le := range own {
+			v := max(c[le], done)
+			n := int64(math.Round(v - done))
+			done = v
 			if n <= 0 {
 				continue
 			}
 			rec := newRecord()
-			rec.Path, rec.Status = fam, status
-			if math.IsInf(le, 1) {
+			rec.Path, rec.Method, rec.Status = s.path, s.method, s.status
+			switch {
+			case math.IsInf(le, 1):
 				rec.Status, rec.Err, rec.ErrMsg, rec.Total = 0, "timeout", fmt.Sprintf("observed above the top bucket le=%g", topFinite), censor
-			} else {
+			case le <= 0:
+				rec.Total = 0
+			default:
 				// A hair below the bound: HDR reports a bucket's highest equivalent value
 				// (≤ 0.1% above), which must not cross the le into the next ladder step.
 				rec.Total = toDur(le * 0.999)
 			}
-			for range n {
-				a.add(&rec, r.opts.By, r.opts.Window)
-			}
+			a.addWeighted(&rec, n, r.opts.By)
 		}
 	}
-	total := cum[math.Inf(1)]
+	total := cum[len(cum)-1]
 	q := 1 - r.opts.Advice.Options.Cutoff
 	if r.opts.Advice.Options.Cutoff == 0 {
 		q = 1 - probe.DefaultCutoff
@@ -214,22 +464,122 @@ func (r *reader) promFinish(a *accum) error {
 	return nil
 }
 
+// promSkipped lists the families that cannot be advised from, grouped by why.
+func promSkipped(fams []PromFamily, chosen string) string {
+	var reasons []string
+	byReason := map[string][]string{}
+	for _, f := range fams {
+		if f.Name == chosen || f.Skipped == "" {
+			continue
+		}
+		if byReason[f.Skipped] == nil {
+			reasons = append(reasons, f.Skipped)
+		}
+		byReason[f.Skipped] = append(byReason[f.Skipped], f.Name)
+	}
+	var parts []string
+	for _, why := range reasons {
+		parts = append(parts, why+": "+strings.Join(byReason[why], ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// promCount spells an observation count: whole, with thousands separators.
+func promCount(v float64) string {
+	s := strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// addWeighted records n requests like r at once (a bucket's count): the totals, the status,
+// the histograms and r's group — never a loop over n. Bucketed records carry no phases, no
+// time and no attempts.
+func (a *accum) addWeighted(r *Record, n int64, by By) {
+	a.all.addWeighted(r, n)
+	if r.Method != "" && len(a.methods) < 3 {
+		a.methods[r.Method] = true
+	}
+	if by == ByNone {
+		return
+	}
+	a.keyBuf = appendGroupKey(a.keyBuf[:0], r, by)
+	g, ok := a.groups[string(a.keyBuf)]
+	if !ok {
+		key := "(other)"
+		if len(a.groups) < maxGroups {
+			key = string(a.keyBuf)
+		}
+		if g = a.groups[key]; g == nil {
+			g = a.newGroup()
+			a.groups[key] = g
+		}
+	}
+	g.addWeighted(r, n)
+}
+
+// addWeighted is series.add for n requests like r, which has a status (or an error) and a
+// total only.
+func (s *series) addWeighted(r *Record, n int64) {
+	s.requests += n
+	if r.Status == 0 {
+		c := r.Err
+		if c == "" {
+			c = "other"
+		}
+		s.errs[c] += n
+		if _, ok := s.errMsg[c]; !ok && r.ErrMsg != "" {
+			s.errMsg[c] = r.ErrMsg
+		}
+		if c == "timeout" && r.Total > s.noAnswerMax {
+			s.noAnswerMax = r.Total
+		}
+		return
+	}
+	s.addStatus(r.Status, n)
+	if r.Total < 0 {
+		return
+	}
+	v := min(max(r.Total.Microseconds(), histLowest), histHighest)
+	if s.total[0] == nil {
+		s.total[0] = newHistogram(s.sig)
+	}
+	s.total[0].recordN(v, n)
+	if probe.GoodStatus(r.Status) {
+		if s.good == nil {
+			s.good = newHistogram(s.sig)
+		}
+		s.good.recordN(v, n)
+	}
+}
+
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// bracket is histogram_quantile's estimate of quantile q and the bucket it lies in (B8:
-// linear within the bucket, the lowest from 0; in +Inf the upper bound of the second
-// highest bucket is returned — here flagged as a lower bound only).
-func bracket(les []float64, cum map[float64]float64, total, q float64, toMs func(float64) float64) Bracket {
+// bracket is histogram_quantile's estimate of quantile q and the bucket it lies in
+// (prometheus/prometheus promql/quantile.go BucketQuantile: the first bucket whose count
+// reaches the rank; linear within it, the lowest from 0 unless its bound is ≤ 0, where the
+// bound is returned; in +Inf the upper bound of the second highest bucket is returned —
+// here flagged as a lower bound only). cum[i] is the cumulative count at les[i].
+func bracket(les, cum []float64, total, q float64, toMs func(float64) float64) Bracket {
 	out := Bracket{Label: probe.QuantileLabel(q)}
 	rank := q * total
 	lower, prev := 0.0, 0.0
 	for i, le := range les {
-		c := cum[le]
+		c := cum[i]
 		if c >= rank && c > 0 {
 			if math.IsInf(le, 1) {
 				out.LowerMs = toMs(lower)
 				out.EstimateMs = out.LowerMs
 				out.LowerOnly = true
+				return out
+			}
+			if i == 0 && le <= 0 {
+				out.LowerMs, out.UpperMs, out.EstimateMs = toMs(le), ptr(toMs(le)), toMs(le)
 				return out
 			}
 			out.LowerMs, out.UpperMs = toMs(lower), ptr(toMs(le))
@@ -240,7 +590,6 @@ func bracket(les []float64, cum map[float64]float64, total, q float64, toMs func
 			out.EstimateMs = toMs(lower + (le-lower)*frac)
 			return out
 		}
-		_ = i
 		lower, prev = le, c
 	}
 	return out
@@ -258,33 +607,201 @@ func (b *Buckets) adjust(r *probe.Result) {
 	}
 }
 
-// promText reads one text exposition.
+// promLine is one sample line of a text exposition.
+type promLine struct {
+	name   string
+	labels [][2]string // name, value (unescaped), in order
+	value  string      // the value token; a composite value {…} whole
+}
+
+// parsePromLine reads a sample line (not a comment) as promlex.l / openmetricslex.l do: a
+// name, then labels in braces (the name may instead be the first, quoted, item inside them),
+// then the value; what follows (timestamp, st@…, exemplars) is ignored. col is the 1-based
+// column of an error.
+func parsePromLine(l string) (p promLine, col int, err error) {
+	i := 0
+	isName := func(c byte, first bool) bool {
+		return c == '_' || c == ':' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (!first && c >= '0' && c <= '9')
+	}
+	skip := func() {
+		for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+			i++
+		}
+	}
+	quoted := func() (string, bool) {
+		// l[i] == '"'
+		var b strings.Builder
+		for j := i + 1; j < len(l); j++ {
+			switch l[j] {
+			case '\\':
+				if j+1 >= len(l) {
+					return "", false
+				}
+				j++
+				switch l[j] {
+				case 'n':
+					b.WriteByte('\n')
+				default:
+					b.WriteByte(l[j])
+				}
+			case '"':
+				i = j + 1
+				return b.String(), true
+			default:
+				b.WriteByte(l[j])
+			}
+		}
+		return "", false
+	}
+	for i < len(l) && isName(l[i], i == 0) {
+		i++
+	}
+	p.name = l[:i]
+	skip()
+	if i < len(l) && l[i] == '{' {
+		i++
+		for {
+			skip()
+			if i >= len(l) {
+				return p, i + 1, errors.New("labels: no closing }")
+			}
+			if l[i] == '}' {
+				i++
+				break
+			}
+			var key string
+			at := i + 1
+			if l[i] == '"' {
+				s, ok := quoted()
+				if !ok {
+					return p, at, errors.New("labels: quoted name not closed")
+				}
+				skip()
+				if i >= len(l) || l[i] != '=' {
+					// A quoted item without = is the metric name (UTF-8 names).
+					if p.name != "" {
+						return p, at, fmt.Errorf("labels: a second metric name %q", s)
+					}
+					p.name = s
+					goto next
+				}
+				key = s
+			} else {
+				j := i
+				for i < len(l) && isName(l[i], i == j) && l[i] != ':' {
+					i++
+				}
+				if i == j {
+					return p, at, fmt.Errorf("labels: %q is not a label name", l[j:min(j+1, len(l))])
+				}
+				key = l[j:i]
+				skip()
+				if i >= len(l) || l[i] != '=' {
+					return p, i + 1, fmt.Errorf("label %s: no =", key)
+				}
+			}
+			i++ // '='
+			skip()
+			if i >= len(l) || l[i] != '"' {
+				return p, i + 1, fmt.Errorf("label %s: value not quoted", key)
+			}
+			{
+				at := i + 1
+				v, ok := quoted()
+				if !ok {
+					return p, at, fmt.Errorf("label %s: value not closed", key)
+				}
+				p.labels = append(p.labels, [2]string{key, v})
+			}
+		next:
+			skip()
+			if i < len(l) && l[i] == ',' {
+				i++
+				continue
+			}
+			if i < len(l) && l[i] != '}' {
+				return p, i + 1, fmt.Errorf("labels: %q where , or } belongs", l[i:i+1])
+			}
+		}
+	}
+	if p.name == "" {
+		return p, 1, errors.New("no metric name")
+	}
+	skip()
+	if i >= len(l) {
+		return p, i + 1, errors.New("no value")
+	}
+	j := i
+	if l[i] == '{' {
+		k := strings.IndexByte(l[i:], '}')
+		if k < 0 {
+			return p, i + 1, errors.New("composite value: no closing }")
+		}
+		i += k + 1
+	} else {
+		for i < len(l) && l[i] != ' ' && l[i] != '\t' {
+			i++
+		}
+	}
+	p.value = l[j:i]
+	return p, 0, nil
+}
+
+// promText reads one text exposition (Prometheus text 0.0.4 or OpenMetrics).
 func promText(ctx context.Context, in *input, a *accum) (map[string]*promSeries, error) {
 	out := map[string]*promSeries{}
+	types, unitsOM := map[string]string{}, map[string]string{}
 	sc := bufio.NewScanner(in.br)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	var line int64
+	eof := false
 	for sc.Scan() {
 		line++
 		a.lines++
-		if line%65536 == 0 && ctx.Err() != nil {
+		if line%4096 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		l := strings.TrimSpace(sc.Text())
-		if l == "" || l[0] == '#' {
+		if l == "" {
 			continue
 		}
-		name, rest, ok := strings.Cut(l, "{")
-		if !ok || !strings.HasSuffix(name, "_bucket") {
+		if eof {
+			a.malformedLine(in.name, line, "data after # EOF (OpenMetrics: the exposition ends there)")
 			continue
 		}
-		labels, value, ok := strings.Cut(rest, "}")
-		if !ok {
-			a.malformedLine(in.name, line, "no closing } after the labels")
+		if l[0] == '#' {
+			f := strings.Fields(l[1:])
+			switch {
+			case len(f) == 1 && f[0] == "EOF":
+				eof = true
+			case len(f) >= 3 && f[0] == "TYPE":
+				types[promMetaName(f[1])] = strings.ToLower(f[2])
+			case len(f) >= 3 && f[0] == "UNIT":
+				unitsOM[promMetaName(f[1])] = f[2]
+			}
 			continue
 		}
-		if err := promAdd(out, strings.TrimSuffix(name, "_bucket"), labels, strings.Fields(value)); err != nil {
-			a.malformedLine(in.name, line, err.Error())
+		p, col, err := parsePromLine(l)
+		if err != nil {
+			a.malformedLine(in.name, line, fmt.Sprintf("col %d: %v", col, err))
+			continue
+		}
+		fam, isBucket := strings.CutSuffix(p.name, "_bucket")
+		if t, ok := types[p.name]; ok && t != "histogram" && t != "gaugehistogram" {
+			// A family of its own whose name ends in _bucket.
+			isBucket = false
+		}
+		composite := strings.HasPrefix(p.value, "{")
+		if composite {
+			fam = p.name
+			if t := types[fam]; t != "histogram" && t != "gaugehistogram" {
+				continue // a summary's or another composite
+			}
+		} else if !isBucket {
+			continue // _sum, _count, _created, _gsum, _gcount, counters, gauges…
+		}
+		if err := promAdd(out, fam, p.labels, p.value, types[fam], unitsOM[fam]); err != nil {
+			a.malformedLine(in.name, line, fmt.Sprintf("%s: %v", p.name, err))
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -293,73 +810,116 @@ func promText(ctx context.Context, in *input, a *accum) (map[string]*promSeries,
 	return out, nil
 }
 
-// promAdd adds one bucket sample.
-func promAdd(out map[string]*promSeries, fam, labels string, value []string) error {
-	if len(value) == 0 {
-		return errors.New("no value")
+// promMetaName is the name of a # TYPE / # UNIT line (quoted for UTF-8 names).
+func promMetaName(s string) string {
+	if u, err := strconv.Unquote(s); err == nil {
+		return u
 	}
-	v, err := strconv.ParseFloat(value[0], 64)
-	if err != nil {
-		return fmt.Errorf("value %q is not a number", value[0])
-	}
+	return s
+}
+
+// promLabelKeys maps the series' labels read for --filter and --by: status, path, method.
+var promStatusLabels = map[string]bool{"code": true, "status": true, "status_code": true, "http_status_code": true, "http_response_status_code": true}
+var promPathLabels = map[string]bool{"handler": true, "path": true, "route": true, "http_route": true, "uri": true, "url": true, "endpoint": true}
+var promMethodLabels = map[string]bool{"method": true, "http_method": true, "http_request_method": true}
+
+// promAdd adds one bucket sample (or, value {…}, an OpenMetrics 2.0 composite histogram).
+func promAdd(out map[string]*promSeries, fam string, labels [][2]string, value, typ, omUnit string) error {
 	var le string
 	var keep []string
 	status := 200
-	for _, kv := range splitLabels(labels) {
-		k, val, _ := strings.Cut(kv, "=")
-		val = strings.Trim(val, `"`)
-		switch k {
-		case "le":
+	var path, method string
+	for _, kv := range labels {
+		k, val := kv[0], kv[1]
+		switch {
+		case k == "le":
 			le = val
 			continue
-		case "code", "status", "status_code", "http_status_code":
+		case promStatusLabels[k]:
 			if n, err := strconv.Atoi(val); err == nil {
 				status = n
 			}
+		case promPathLabels[k] && path == "":
+			path = val
+		case promMethodLabels[k] && method == "":
+			method = strings.ToUpper(val)
 		}
-		keep = append(keep, kv)
+		keep = append(keep, k+"="+strconv.Quote(val))
+	}
+	sort.Strings(keep)
+	key := fam + "{" + strings.Join(keep, ",") + "}"
+	s := &promSeries{family: fam, labels: "{" + strings.Join(keep, ",") + "}", status: status, path: path, method: method,
+		le: map[float64]float64{}, typ: typ, omUnit: omUnit}
+	if old := out[key]; old != nil {
+		s = old
+	}
+	if strings.HasPrefix(value, "{") {
+		if err := promComposite(s, value); err != nil {
+			return err
+		}
+		out[key] = s
+		return nil
+	}
+	v, err := promValue(value)
+	if err != nil {
+		return err
 	}
 	if le == "" {
 		return errors.New("a _bucket sample without le")
 	}
 	bound, err := strconv.ParseFloat(le, 64)
-	if err != nil {
-		return fmt.Errorf("le=%q is not a number", le)
-	}
-	key := fam + "{" + strings.Join(keep, ",") + "}"
-	s := out[key]
-	if s == nil {
-		s = &promSeries{family: fam, labels: "{" + strings.Join(keep, ",") + "}", status: status, le: map[float64]float64{}}
-		out[key] = s
+	if err != nil || math.IsNaN(bound) || math.IsInf(bound, -1) {
+		return fmt.Errorf("le=%q is not a bucket bound", le)
 	}
 	s.le[bound] = v
+	out[key] = s
 	return nil
 }
 
-// splitLabels splits a{b="c,d",e="f"}'s inside at the commas outside quotes.
-func splitLabels(s string) []string {
-	var out []string
-	inQ := false
-	start := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++
-		case '"':
-			inQ = !inQ
-		case ',':
-			if !inQ {
-				if p := strings.TrimSpace(s[start:i]); p != "" {
-					out = append(out, p)
-				}
-				start = i + 1
-			}
+// promValue reads a bucket count: a number, not NaN, not negative.
+func promValue(value string) (float64, error) {
+	v, err := strconv.ParseFloat(value, 64)
+	if err != nil || math.IsNaN(v) || v < 0 || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("value %q is not a count", value)
+	}
+	return v, nil
+}
+
+// promComposite reads an OpenMetrics 2.0 composite value into s: a classic histogram's
+// bucket:[le:count,…] (cumulative), or marks s native (schema:…, not read).
+func promComposite(s *promSeries, value string) error {
+	body := strings.TrimSuffix(strings.TrimPrefix(value, "{"), "}")
+	if strings.HasPrefix(body, "schema:") || strings.Contains(body, ",schema:") {
+		s.native = true
+		return nil
+	}
+	_, rest, ok := strings.Cut(body, "bucket:[")
+	if !ok {
+		return errors.New("composite value without bucket:[…] or schema:")
+	}
+	list, _, ok := strings.Cut(rest, "]")
+	if !ok {
+		return errors.New("bucket:[ not closed")
+	}
+	for _, item := range strings.Split(list, ",") {
+		if item == "" {
+			continue
 		}
+		le, c, ok := strings.Cut(item, ":")
+		if !ok {
+			return fmt.Errorf("bucket %q: want le:count", item)
+		}
+		bound, err := strconv.ParseFloat(le, 64)
+		if err != nil || math.IsNaN(bound) || math.IsInf(bound, -1) {
+			return fmt.Errorf("bucket %q: le is not a bucket bound", item)
+		}
+		v, err := promValue(c)
+		if err != nil {
+			return err
+		}
+		s.le[bound] = v
 	}
-	if p := strings.TrimSpace(s[start:]); p != "" {
-		out = append(out, p)
-	}
-	return out
+	return nil
 }
 
 // promQueryJSON reads a /api/v1/query or /api/v1/query_range answer: a vector is one
@@ -388,14 +948,12 @@ func promQueryJSON(in *input, a *accum) ([]map[string]*promSeries, error) {
 		if name == "" {
 			name = "histogram"
 		}
-		var keys []string
+		var labels [][2]string
 		for k, v := range res.Metric {
 			if k != "__name__" {
-				keys = append(keys, k+`="`+v+`"`)
+				labels = append(labels, [2]string{k, v})
 			}
 		}
-		sort.Strings(keys)
-		labels := strings.Join(keys, ",")
 		pts := res.Values
 		if res.Value != nil {
 			pts = [][]any{res.Value}
@@ -403,17 +961,17 @@ func promQueryJSON(in *input, a *accum) ([]map[string]*promSeries, error) {
 		if len(pts) == 0 {
 			continue
 		}
-		val := func(p []any) []string {
+		val := func(p []any) string {
 			if len(p) < 2 {
-				return nil
+				return ""
 			}
 			s, _ := p[1].(string)
-			return []string{s}
+			return s
 		}
-		if err := promAdd(first, name, labels, val(pts[0])); err != nil {
+		if err := promAdd(first, name, labels, val(pts[0]), "histogram", ""); err != nil {
 			a.malformedLine(in.name, 1, err.Error())
 		}
-		if err := promAdd(last, name, labels, val(pts[len(pts)-1])); err != nil {
+		if err := promAdd(last, name, labels, val(pts[len(pts)-1]), "histogram", ""); err != nil {
 			a.malformedLine(in.name, 1, err.Error())
 		}
 	}
