@@ -36,6 +36,14 @@ type Options struct {
 	// via: entries read theirs into it. Every layer no via: takes is checked as a chain of
 	// its own. nil = none.
 	Configs *Configs
+	// Paths are what the command line named (files and directories), for the message of a
+	// run that checked nothing; nil = the check files.
+	Paths []string
+	// Read counts the files read (Inputs.Read); Result.Summary.Read adds nothing to it.
+	Read int
+	// AllowEmpty passes a run that checked nothing (--allow-empty); without it such a run
+	// is an input error (Result.NothingChecked, Result.Error).
+	AllowEmpty bool
 }
 
 // Replayer replays the scenario at path and returns its expectations and results. Stopped by
@@ -170,6 +178,25 @@ func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 	}
 	res.Skipped = opts.Configs.Skipped
 	res.Summary.Configs, res.Summary.Chains = len(res.Configs), len(res.Chains)
+	res.Summary.Read, res.Summary.Skipped, res.Summary.Checked = opts.Read, len(res.Skipped), len(res.Checked)
+	// Nothing checked is not a pass (an empty file, a README, a directory of files none of
+	// which check reads): unless the pipeline said it means it, the run is an input error
+	// that says what was read. A scenario a check file lists counts, replayed even without
+	// expect: (it loaded and ran); an interrupted run is judged by what finished instead.
+	if len(res.Checked) == 0 && len(res.Chains) == 0 && res.Summary.Scenarios == 0 && !res.Interrupted {
+		paths := opts.Paths
+		if paths == nil {
+			paths = res.Files
+		}
+		res.NothingChecked, res.AllowEmpty = true, opts.AllowEmpty
+		res.NothingCheckedReason = nothingCheckedMessage(paths, opts.Read, len(res.Skipped), opts.AllowEmpty)
+		if !opts.AllowEmpty {
+			res.Error = &InputError{Message: res.NothingCheckedReason}
+			if len(paths) > 0 {
+				res.Error.File = paths[0]
+			}
+		}
+	}
 	for _, f := range res.Findings {
 		switch f.Level {
 		case LevelError:

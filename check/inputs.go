@@ -8,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/patience-dev/patience/internal/input"
+	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/scenario"
 )
 
@@ -19,52 +19,39 @@ import (
 type Inputs struct {
 	Files   []*File
 	Configs *Configs
+	// Read are the files opened, as named or found (a symlink by its own name, not its
+	// target's), in the order read: the check files, the configs and the files skipped.
+	Read []string
+	// seen maps the real path of every file read (symlinks resolved) to the name it was
+	// first read under: a file reached twice is read once.
+	seen map[string]string
 }
 
 // LoadPaths reads every path: a check file (patience.yaml: a mapping with dependencies: or
-// scenarios:), a config file recognised by content, or a directory walked for both (hidden
-// directories, vendor and node_modules left out; at most MaxWalkFiles files, maxWalkDepth
-// levels). An unrecognised file is listed as skipped, never an error; a check file that does
-// not load, or a recognised config with a wrong value, is an input error.
+// scenarios:), a config file recognised by content, a scenario file named on the command
+// line (replayed for its expect: blocks, PT100), or a directory walked for check files and
+// configs (walk). An unrecognised file is listed as skipped with the reason, never an error;
+// a path that cannot be read — named or found in a walk — a check file that does not load,
+// or a recognised config with a wrong value, is an input error.
 func LoadPaths(paths []string) (*Inputs, error) {
-	in := &Inputs{Configs: NewConfigs()}
+	in := &Inputs{Configs: NewConfigs(), seen: map[string]string{}}
 	for _, p := range paths {
-		st, err := os.Stat(p)
+		st, err := os.Stat(p) // follows a symlink: a linked directory is walked
 		if err != nil || !st.IsDir() {
 			if err := in.loadOne(p, true); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		var found []string
-		root := filepath.Clean(p)
-		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil // unreadable entries are not check's business
-			}
-			if d.IsDir() {
-				if path != root && (strings.HasPrefix(d.Name(), ".") && d.Name() != ".aws" || d.Name() == "vendor" || d.Name() == "node_modules") {
-					return filepath.SkipDir
-				}
-				if strings.Count(strings.TrimPrefix(path, root), string(filepath.Separator)) > maxWalkDepth {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !d.Type().IsRegular() || !candidate(path) {
-				return nil
-			}
-			if len(found) >= MaxWalkFiles {
-				return fmt.Errorf("more than %d files under %s: name the directories that hold the configs", MaxWalkFiles, p)
-			}
-			found = append(found, path)
-			return nil
-		})
-		if err != nil {
-			return nil, &scenario.Error{File: p, Msg: err.Error()}
+		w := &walker{dirs: map[string]string{}}
+		if err := w.walk(filepath.Clean(p), 0); err != nil {
+			return nil, err
 		}
-		sort.Strings(found)
-		for _, f := range found {
+		in.Configs.Skipped = append(in.Configs.Skipped, w.skipped...)
+		if len(w.found) == 0 {
+			in.Configs.Skipped = append(in.Configs.Skipped, SkippedFile{Path: p, Reason: w.emptyReason()})
+		}
+		for _, f := range w.found {
 			if err := in.loadOne(f, false); err != nil {
 				return nil, err
 			}
@@ -73,11 +60,98 @@ func LoadPaths(paths []string) (*Inputs, error) {
 	return in, nil
 }
 
+// walker walks one directory named on the command line. Symlinked files and directories are
+// followed (a Kubernetes ConfigMap or Secret mount is a directory of symlinks into ..data/,
+// itself a symlink to a hidden timestamped directory); hidden directories (..data among
+// them, so a mount is read once, by its visible names), vendor and node_modules are left
+// out; a directory reached twice (a symlink loop, two links to one directory) is walked
+// once; at most MaxWalkFiles candidate files, maxWalkDepth levels.
+type walker struct {
+	// dirs maps the real path of every directory walked to the name it was walked under.
+	dirs map[string]string
+	// found are the candidate files, in walk order (each directory's entries by name).
+	found []string
+	// files counts the files seen, candidates or not.
+	files   int
+	skipped []SkippedFile
+}
+
+// walk reads dir, depth levels below the directory named. Every entry that cannot be read is
+// an error naming it.
+func (w *walker) walk(dir string, depth int) error {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return &scenario.Error{File: dir, Msg: "cannot read: " + pathErrText(err)}
+	}
+	if first, ok := w.dirs[real]; ok {
+		w.skipped = append(w.skipped, SkippedFile{Path: dir, Reason: "a symlink to a directory already walked as " + first})
+		return nil
+	}
+	w.dirs[real] = dir
+	entries, err := os.ReadDir(dir) // sorted by name
+	if err != nil {
+		return &scenario.Error{File: dir, Msg: "cannot read the directory: " + pathErrText(err)}
+	}
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		typ := e.Type()
+		if typ&fs.ModeSymlink != 0 {
+			if hiddenDir(e.Name()) {
+				continue // ..data, ..2024_… of a ConfigMap mount: read by their visible links
+			}
+			st, err := os.Stat(path)
+			if err != nil {
+				if !candidate(path) {
+					continue // a dangling link no walk would read anyway
+				}
+				target, _ := os.Readlink(path)
+				return &scenario.Error{File: path, Msg: fmt.Sprintf("cannot read: a symlink to %s: %s", target, pathErrText(err))}
+			}
+			typ = st.Mode().Type()
+		}
+		if typ.IsDir() {
+			if hiddenDir(e.Name()) || e.Name() == "vendor" || e.Name() == "node_modules" || depth+1 > maxWalkDepth {
+				continue
+			}
+			if err := w.walk(path, depth+1); err != nil {
+				return err
+			}
+			continue
+		}
+		if !typ.IsRegular() {
+			continue // a socket, a device, a pipe: nothing a config is kept in
+		}
+		w.files++
+		if !candidate(path) {
+			continue
+		}
+		if len(w.found) >= MaxWalkFiles {
+			return &scenario.Error{File: dir, Msg: fmt.Sprintf("more than %d files: name the directories that hold the configs", MaxWalkFiles)}
+		}
+		w.found = append(w.found, path)
+	}
+	return nil
+}
+
+// hiddenDir says whether a walk leaves a directory of that name out: hidden ones, but for
+// .aws (~/.aws/config).
+func hiddenDir(name string) bool {
+	return strings.HasPrefix(name, ".") && name != ".aws"
+}
+
+// emptyReason says why a directory walked gave no file to read.
+func (w *walker) emptyReason() string {
+	if w.files == 0 {
+		return "a directory with no file in it (hidden directories, vendor and node_modules are left out)"
+	}
+	return fmt.Sprintf("a directory of %s, none of a kind a walk reads (.yaml, .yml, .json, .ini, .cfg, .conf or no extension)", files(w.files))
+}
+
 // candidate says whether a walk reads the file: YAML, JSON, INI-like and extension-less
 // files (~/.aws/config has none). What is in them decides the rest.
 func candidate(path string) bool {
 	switch strings.ToLower(filepath.Ext(path)) {
-	case ".yaml", ".yml", ".json", ".ini", ".cfg", ".conf":
+	case ".yaml", ".yml", ".json", ".ini", ".cfg", ".conf", ".properties":
 		return true
 	case "":
 		return true
@@ -85,57 +159,120 @@ func candidate(path string) bool {
 	return false
 }
 
+// loadOne reads the file at path, named on the command line or found in a walk, and sorts
+// it: a check file (by its keys, or by its name: a patience.yaml is always one), a config, a
+// scenario named on the command line, or skipped with the reason.
 func (in *Inputs) loadOne(path string, named bool) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		if first, ok := in.seen[real]; ok {
+			in.Configs.Skipped = append(in.Configs.Skipped, SkippedFile{Path: path, Reason: "the same file as " + first + ", read once"})
+			return nil
+		}
+		in.seen[real] = path
+	}
 	data, err := readBounded(path)
 	if err != nil {
-		if named {
-			return &scenario.Error{File: path, Msg: "cannot read: " + err.Error()}
+		var tl *tooLarge
+		if !named && errors.As(err, &tl) {
+			// A walk meets generated JSON far larger than any config: not one check reads.
+			in.Configs.Skipped = append(in.Configs.Skipped, SkippedFile{Path: path, Reason: tl.reason})
+			return nil
 		}
-		in.Configs.Skipped = append(in.Configs.Skipped, SkippedFile{Path: path, Reason: err.Error()})
-		return nil
+		return &scenario.Error{File: path, Msg: "cannot read: " + err.Error()}
 	}
-	if isCheckFile(data) {
-		f, err := Load(path, data)
-		if err != nil {
-			return err
-		}
-		in.Files = append(in.Files, f)
-		return nil
+	in.Read = append(in.Read, path)
+	if isCheckFile(data) || isCheckFileName(path) {
+		return in.loadCheck(path, data)
 	}
 	cf, reason, err := ParseConfig(path, data)
 	if err != nil {
 		return err
 	}
-	if cf == nil {
-		if named && reason == "" {
-			reason = "not a check file or a config check reads"
-		}
-		if reason != "" {
-			in.Configs.Skipped = append(in.Configs.Skipped, SkippedFile{Path: path, Reason: reason})
-		}
+	if cf != nil {
+		in.Configs.add(cf)
 		return nil
 	}
-	in.Configs.add(cf)
+	if named && nearCheckKey(data) {
+		// A check file with a misspelt key (scenario:, dependecies:): the loader names it.
+		return in.loadCheck(path, data)
+	}
+	if isScenarioFile(data) {
+		r, err := in.scenarioFile(path, data, named)
+		if err != nil || r == "" {
+			return err
+		}
+		reason = r
+	}
+	if reason == "" {
+		reason = "not a check file or a config check reads"
+	}
+	in.Configs.Skipped = append(in.Configs.Skipped, SkippedFile{Path: path, Reason: reason})
 	return nil
 }
 
-// readBounded reads a file of at most maxFileSize bytes.
+func (in *Inputs) loadCheck(path string, data []byte) error {
+	f, err := Load(path, data)
+	if err != nil {
+		return err
+	}
+	in.Files = append(in.Files, f)
+	return nil
+}
+
+// scenarioFile takes a scenario file named on the command line as a check file listing it
+// under scenarios: (replayed, its expect: blocks checked by PT100), after loading it as
+// strictly as replay does, so a typo is an error at its line; "" = taken. A scenario without
+// expect: gives PT100 nothing to assert, and one found in a walk is not replayed (a walk
+// would run every simulation in a tree): both are skipped with the reason.
+func (in *Inputs) scenarioFile(path string, data []byte, named bool) (reason string, err error) {
+	if !named {
+		return "a scenario file: check replays one named on the command line or listed under scenarios: in a check file", nil
+	}
+	sc, err := scenario.Parse(data, path)
+	if err != nil {
+		return "", err
+	}
+	if len(sc.Expect) == 0 {
+		return "a scenario with no expect: block: a replay would assert nothing (patience replay " + path + " runs it)", nil
+	}
+	in.Files = append(in.Files, &File{
+		Path: path, MaxAmplification: DefaultMaxAmplification, Disabled: map[string]bool{}, Levels: map[string]Level{},
+		Scenarios: []ScenarioRef{{Path: path, Pos: policy.Pos{File: path, Line: 1, Col: 1}}},
+	})
+	return "", nil
+}
+
+// readBounded reads a file of at most maxFileSize bytes. Its errors carry no path (the
+// caller's message leads with it): the reason an open failed, or *tooLarge.
 func readBounded(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return nil, pe.Err
-		}
-		return nil, err
+		return nil, errors.New(pathErrText(err))
 	}
 	defer f.Close()
 	data, err := input.Read(f, path, maxFileSize)
 	var tl *input.TooLargeError
 	if errors.As(err, &tl) {
-		return nil, errors.New(tl.Reason())
+		return nil, &tooLarge{tl.Reason()}
 	}
-	return data, err
+	if err != nil {
+		return nil, errors.New(pathErrText(err))
+	}
+	return data, nil
+}
+
+// tooLarge is a file over maxFileSize: "larger than 4 MiB".
+type tooLarge struct{ reason string }
+
+func (e *tooLarge) Error() string { return e.reason }
+
+// pathErrText is err without its *fs.PathError wrapping ("permission denied").
+func pathErrText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // checkKeys are the top-level keys of a check file.
@@ -145,4 +282,69 @@ var checkKeys = regexp.MustCompile(`(?m)^(dependencies|scenarios|max_amplificati
 // scenarios: or max_amplification: key and no Kubernetes apiVersion.
 func isCheckFile(data []byte) bool {
 	return checkKeys.Match(data) && !bytes.Contains(data, []byte("\napiVersion:")) && !bytes.HasPrefix(data, []byte("apiVersion:"))
+}
+
+// isCheckFileName says whether the file is named as check's own default (patience.yaml or
+// patience.yml): it is a check file whatever it holds, so one truncated, emptied or with a
+// misspelt key is an error, not a file skipped.
+func isCheckFileName(path string) bool {
+	switch strings.ToLower(filepath.Base(path)) {
+	case DefaultFile, "patience.yml":
+		return true
+	}
+	return false
+}
+
+// topKey is a key at the top of a YAML mapping.
+var topKey = regexp.MustCompile(`(?m)^([A-Za-z][A-Za-z0-9_-]*)[ \t]*:`)
+
+// nearCheckKey says whether a top-level key of data is a check file's key misspelt (within
+// two edits: scenario, dependecies, max-amplification) and the file no Kubernetes resource.
+func nearCheckKey(data []byte) bool {
+	if bytes.Contains(data, []byte("\napiVersion:")) || bytes.HasPrefix(data, []byte("apiVersion:")) {
+		return false
+	}
+	for _, m := range topKey.FindAllSubmatch(data, -1) {
+		k := strings.ToLower(strings.ReplaceAll(string(m[1]), "-", "_"))
+		for _, want := range []string{"dependencies", "scenarios", "max_amplification"} {
+			if editDistance(k, want) <= 2 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// scenarioKeys are top-level keys only a scenario file has together: target: with load:,
+// policy: or policies:.
+var (
+	scenarioTarget = regexp.MustCompile(`(?m)^target[ \t]*:`)
+	scenarioOther  = regexp.MustCompile(`(?m)^(load|policy|policies)[ \t]*:`)
+)
+
+// isScenarioFile says whether data looks like a patience scenario (DESIGN §4): a top-level
+// target: and one of load:, policy:, policies:.
+func isScenarioFile(data []byte) bool {
+	return scenarioTarget.Match(data) && scenarioOther.Match(data)
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes: keys are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

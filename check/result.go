@@ -2,7 +2,9 @@ package check
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/patience-dev/patience/scenario"
@@ -52,6 +54,15 @@ type Result struct {
 	// pass, and it did not finish failing either.
 	Outcome Outcome       `json:"outcome"`
 	Level   verdict.Level `json:"level"`
+	// NothingChecked says that no rule applied to anything: no dependency, no config layer,
+	// no scenario replayed. Such a run is an input error (Error
+	// says what was read and Skipped why each file was left) unless AllowEmpty: then it
+	// passes, provisionally, and still says so.
+	NothingChecked bool `json:"nothing_checked,omitempty"`
+	AllowEmpty     bool `json:"allow_empty,omitempty"`
+	// NothingCheckedReason says what was read when NothingChecked (Error.Message too when
+	// the run is an error): "nothing checked: … (2 files read, 2 skipped, …)".
+	NothingCheckedReason string `json:"nothing_checked_reason,omitempty"`
 }
 
 // Outcome is how a check run ended.
@@ -66,7 +77,9 @@ const (
 )
 
 // Judge sets Passed, Outcome and Level from the findings, FailOn, Interrupted and Error.
-// An interrupted run never passed: the scenarios it did not replay could have failed.
+// An interrupted run never passed: the scenarios it did not replay could have failed. A run
+// that checked nothing (NothingChecked) with AllowEmpty passed, but provisionally: nothing
+// was shown to be good.
 func (r *Result) Judge() {
 	failing := len(r.Failing()) > 0
 	r.Passed = !failing && !r.Interrupted && r.Error == nil
@@ -79,6 +92,8 @@ func (r *Result) Judge() {
 		r.Outcome, r.Level = OutcomeInterrupted, verdict.Provisional
 	case failing:
 		r.Outcome, r.Level = OutcomeFailed, verdict.Bad
+	case r.NothingChecked:
+		r.Outcome, r.Level = OutcomePassed, verdict.Provisional
 	default:
 		r.Outcome, r.Level = OutcomePassed, verdict.Good
 	}
@@ -154,6 +169,12 @@ type Summary struct {
 	// Configs counts the config files read, Chains the chains checked.
 	Configs int `json:"configs,omitempty"`
 	Chains  int `json:"chains,omitempty"`
+	// Read counts the files opened (check files, configs, scenarios named, files skipped);
+	// Skipped the entries of Result.Skipped; Checked the entries of Result.Checked — the
+	// subjects rules applied to (a scenario replayed without expect: has none).
+	Read    int `json:"read"`
+	Skipped int `json:"skipped"`
+	Checked int `json:"checked"`
 }
 
 // Failing returns the findings at or above the result's FailOn level.
@@ -212,4 +233,38 @@ func InputFailed(err error, files []string, opts Options) *Result {
 	res.Error = ie
 	res.Judge()
 	return res
+}
+
+// nothingCheckedMessage says why a run checked nothing: what was named (when more than the
+// one path its location names), how many files were read and skipped (Skipped holds the
+// reasons), and the way out.
+func nothingCheckedMessage(paths []string, read, skipped int, allowed bool) string {
+	var b strings.Builder
+	b.WriteString("nothing checked: no dependency, config or scenario found")
+	if len(paths) > 1 {
+		b.WriteString(" in " + strings.Join(paths, ", "))
+	}
+	switch {
+	case read == 0 && skipped == 0:
+		b.WriteString(" (no file read)")
+	case skipped == 1:
+		fmt.Fprintf(&b, " (%s read, 1 skipped with its reason)", files(read))
+	case skipped > 0:
+		fmt.Fprintf(&b, " (%s read, %d skipped, each with its reason)", files(read), skipped)
+	default:
+		fmt.Fprintf(&b, " (%s read)", files(read))
+	}
+	if allowed {
+		b.WriteString("; passed by --allow-empty")
+	} else {
+		b.WriteString("; name a patience.yaml or a config check reads, or pass --allow-empty if checking nothing is meant")
+	}
+	return b.String()
+}
+
+func files(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return strconv.Itoa(n) + " files"
 }

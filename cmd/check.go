@@ -29,10 +29,14 @@ type CheckOptions struct {
 	FailOn string
 	// NoFail exits 0 whatever was found (every report is still written).
 	NoFail bool
+	// AllowEmpty passes a run that checked nothing (no dependency, config or scenario);
+	// without it such a run exits 2, saying what was read and why each file was skipped.
+	AllowEmpty bool
 	// GatewayImpl names who translates Gateway API routes: istio or envoy-gateway ("" = from
 	// the inputs: a GatewayClass's controllerName, a Gateway's class, an Istio or Envoy
 	// Gateway resource; when none says, the worse of the two, stated in the report).
 	GatewayImpl string
+
 	Output string
 	// Reports are extra FORMAT=PATH outputs written in the same run.
 	Reports []string
@@ -85,6 +89,7 @@ func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 	addEnumFlag(c, &opts.FailOn, "fail-on", "error", "lowest finding level that fails the run (exit 1)", check.Levels)
 	fl.BoolVar(&opts.NoFail, "no-fail", false, "exit 0 whatever was found; every report is still written")
 	addEnumFlag(c, &opts.GatewayImpl, "gateway-impl", "", "who translates Gateway API HTTPRoutes (default: from the GatewayClass, Gateway or Istio/Envoy Gateway resources read; when none says, the worse of both, stated)", []string{string(check.GatewayImplIstio), string(check.GatewayImplEnvoyGateway)})
+	fl.BoolVar(&opts.AllowEmpty, "allow-empty", false, "pass a run that checked nothing (no dependency, config or scenario); the report still says so")
 	fl.StringVar(&opts.MaxCost, "max-cost", "", "refuse to replay a scenario: entry estimated to take longer or more memory than this: a time, a size, both (30m,8GiB) or none (default "+storm.DefaultBudget.String()+")")
 	fl.StringArrayVar(&opts.Reports, "report", nil, "also write FORMAT=PATH ("+strings.Join(report.CheckFormats.Names(), "|")+"); repeatable")
 	fl.StringVar(&opts.Profile, "profile", "", "probe profile (patience probe --save) for dependencies that name none; with --init, the source of the recommendation")
@@ -117,7 +122,8 @@ Rules (default level; change with rules: {levels: {PT006: error}, disable: [PT01
 	}
 	b.WriteString(`
 Exit codes: 0 no finding at or above --fail-on, 1 findings at or above --fail-on (after every
-report is written), 2 unreadable or invalid input (FILE:LINE:COL: FIELD: message), 130
+report is written), 2 unreadable or invalid input (FILE:LINE:COL: FIELD: message) or nothing
+checked (no dependency, config or scenario; --allow-empty passes it), 130
 interrupted (Ctrl-C): the findings of what finished are printed and every report written,
 marked interrupted, with the scenarios not replayed.`)
 	return b.String()
@@ -186,7 +192,7 @@ func checkRun(opts *CheckOptions) error {
 	}
 	in.Configs.Getenv = opts.IO.Getenv
 	in.Configs.GatewayImpl = check.GatewayImpl(opts.GatewayImpl)
-	copts.Configs = in.Configs
+	copts.Configs, copts.Paths, copts.Read, copts.AllowEmpty = in.Configs, paths, len(in.Read), opts.AllowEmpty
 	res, err := check.Run(ctx, in.Files, copts)
 	if res != nil && res.Interrupted {
 		// Ctrl-C during the replays: what finished is rendered and saved like a whole run,
@@ -221,6 +227,16 @@ func checkRun(opts *CheckOptions) error {
 	}
 	if err := writeCheckReports(opts, targets, res); err != nil {
 		return err
+	}
+	if res.Error != nil {
+		// Nothing checked (check.Result.NothingChecked): every format, text included, has
+		// said what was read and why each file was skipped; stderr repeats the one line
+		// where stdout is for a machine. --no-fail does not turn an input error into a pass.
+		switch opts.Output {
+		case "", "text", "markdown":
+			return &ExitError{Code: ExitUsage}
+		}
+		return UsageErrorf("%s: %s", res.Error.Location(), res.Error.Message)
 	}
 	if !res.Passed && !opts.NoFail {
 		return GateFailed(nil)

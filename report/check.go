@@ -115,6 +115,8 @@ func CheckText(w io.Writer, r *check.Result, opts Options) error {
 	if e := r.Error; e != nil {
 		head := "✗ check could not run: "
 		writeHanging(&b, st.Bad.Render(strings.TrimSuffix(head, " "))+" ", lipgloss.Width(head), e.Location()+": "+inputMessage(e), width, st.Verdict)
+		// Nothing checked: what was read and why each file was left is the explanation.
+		skippedText(&b, r, st, width)
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -126,12 +128,13 @@ func CheckText(w io.Writer, r *check.Result, opts Options) error {
 	if text := notReplayedText(r); text != "" {
 		writeHanging(&b, "", 0, text, width, st.Warn)
 	}
+	if r.NothingChecked {
+		writeHanging(&b, "", 0, r.NothingCheckedReason, width, st.Warn)
+	}
 	if r.Summary.Suppressed > 0 {
 		writeHanging(&b, "", 0, plural(r.Summary.Suppressed, "finding")+" suppressed by # patience:ignore", width, st.Muted)
 	}
-	for _, sk := range r.Skipped {
-		writeIndented(&b, "", 0, []piece{{text: "skipped", style: st.Muted}, {text: sk.Path + ":", style: st.Muted}}, sk.Reason, st.Muted, width, 2)
-	}
+	skippedText(&b, r, st, width)
 	checkChainsText(&b, r, st, width)
 	for _, f := range r.Findings {
 		level := st.Warn
@@ -152,6 +155,13 @@ func CheckText(w io.Writer, r *check.Result, opts Options) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// skippedText lists every file skipped with its reason: "skipped README.md: not YAML or JSON".
+func skippedText(b *strings.Builder, r *check.Result, st Styles, width int) {
+	for _, sk := range r.Skipped {
+		writeIndented(b, "", 0, []piece{{text: "skipped", style: st.Muted}, {text: sk.Path + ":", style: st.Muted}}, sk.Reason, st.Muted, width, 2)
+	}
 }
 
 // breakAfter splits a word after each comma or slash: where a word too wide for a line may
@@ -276,6 +286,7 @@ func CheckMarkdown(w io.Writer, r *check.Result, _ Options) error {
 	var b strings.Builder
 	if e := r.Error; e != nil {
 		fmt.Fprintf(&b, "## patience check ✗ could not run\n\n`%s`: %s\n", mdEscape(e.Location()), mdEscape(inputMessage(e)))
+		skippedMarkdown(&b, r)
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -288,6 +299,12 @@ func CheckMarkdown(w io.Writer, r *check.Result, _ Options) error {
 		fmt.Fprintf(&b, "%s suppressed by `# patience:ignore`.\n\n", plural(r.Summary.Suppressed, "finding"))
 	}
 	checkChainsMarkdown(&b, r)
+	if r.NothingChecked {
+		fmt.Fprintf(&b, "> %s\n", mdEscape(r.NothingCheckedReason))
+		skippedMarkdown(&b, r)
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
 	if len(r.Findings) == 0 {
 		if r.Interrupted {
 			b.WriteString("No findings in what finished.\n")
@@ -309,6 +326,17 @@ func CheckMarkdown(w io.Writer, r *check.Result, _ Options) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// skippedMarkdown lists the files skipped, with their reasons, after a blank line.
+func skippedMarkdown(b *strings.Builder, r *check.Result) {
+	if len(r.Skipped) == 0 {
+		return
+	}
+	b.WriteString("\n")
+	for _, sk := range r.Skipped {
+		fmt.Fprintf(b, "- skipped `%s`: %s\n", mdEscape(sk.Path), mdEscape(sk.Reason))
+	}
 }
 
 // mdEscape keeps a value inside one Markdown table cell.

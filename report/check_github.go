@@ -23,10 +23,20 @@ func CheckGitHub(w io.Writer, r *check.Result, _ Options) error {
 				props = append(props, fmt.Sprintf("col=%d", e.Col))
 			}
 		}
-		props = append(props, "title="+GitHubProperty("patience check: invalid input"))
+		title := "patience check: invalid input"
+		if r.NothingChecked {
+			title = "patience check: nothing checked"
+		}
+		props = append(props, "title="+GitHubProperty(title))
 		fmt.Fprintf(&b, "::error %s::%s\n", strings.Join(props, ","), GitHubData(inputMessage(e)))
+		githubSkipped(&b, r)
 		_, err := io.WriteString(w, b.String())
 		return err
+	}
+	if r.NothingChecked {
+		// --allow-empty: the run passed, and the log still shows there was nothing to check.
+		fmt.Fprintf(&b, "::warning title=%s::%s\n", GitHubProperty("patience check: nothing checked"), GitHubData(r.NothingCheckedReason))
+		githubSkipped(&b, r)
 	}
 	for _, f := range r.Findings {
 		cmd := "warning"
@@ -65,6 +75,18 @@ func CheckGitHub(w io.Writer, r *check.Result, _ Options) error {
 	fmt.Fprintf(&b, "::notice title=%s::%s\n", GitHubProperty("patience check "+word), GitHubData(fmt.Sprintf("%s %s · %s · fail on %s", mark, counts, checkScope(r), r.FailOn)))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// githubSkipped writes a notice on each file a run that checked nothing skipped, with the
+// reason (a walk of a real repository skips many files: they are listed only when nothing
+// else was checked, where they are the explanation).
+func githubSkipped(b *strings.Builder, r *check.Result) {
+	if !r.NothingChecked {
+		return
+	}
+	for _, sk := range r.Skipped {
+		fmt.Fprintf(b, "::notice file=%s,title=%s::%s\n", GitHubProperty(sk.Path), GitHubProperty("patience check skipped"), GitHubData(sk.Reason))
+	}
 }
 
 // GitHubData escapes the message of a workflow command: % → %25, CR → %0D, LF → %0A.

@@ -95,10 +95,32 @@ func CheckJUnit(w io.Writer, r *check.Result, _ Options) error {
 		if e.Field != "" {
 			msg = e.Field + ": " + msg
 		}
-		s.Cases = append(s.Cases, junitCase{Classname: e.File, Name: "the check file is valid", File: e.File, Line: e.Line, Time: junitTime(0),
-			Error: &junitFailure{Message: msg, Type: "input", Text: e.Location() + ": " + msg}})
+		name, typ := "the check file is valid", "input"
+		if r.NothingChecked {
+			name, typ = "something was checked", "nothing-checked"
+		}
+		s.Cases = append(s.Cases, junitCase{Classname: e.File, Name: name, File: e.File, Line: e.Line, Time: junitTime(0),
+			Error: &junitFailure{Message: msg, Type: typ, Text: e.Location() + ": " + msg}})
 		s.Tests++
 		s.Errors++
+	}
+	if r.NothingChecked {
+		// Each file the run read and left, a skipped test case with the reason; --allow-empty
+		// one skipped case for the run, so a reader that fails on no test at all shows why.
+		if r.Error == nil {
+			s := suite("patience check")
+			s.Cases = append(s.Cases, junitCase{Classname: "patience check", Name: "something was checked", Time: junitTime(0),
+				Skipped: &junitSkipped{Message: r.NothingCheckedReason}})
+			s.Tests++
+			s.Skipped++
+		}
+		for _, sk := range r.Skipped {
+			s := suite(sk.Path)
+			s.Cases = append(s.Cases, junitCase{Classname: sk.Path, Name: "a file check reads", File: sk.Path, Time: junitTime(0),
+				Skipped: &junitSkipped{Message: sk.Reason}})
+			s.Tests++
+			s.Skipped++
+		}
 	}
 	for _, c := range r.Checked {
 		s := suite(c.File)

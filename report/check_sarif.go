@@ -184,6 +184,17 @@ func CheckSARIF(w io.Writer, r *check.Result, _ Options) error {
 		inv.ToolExecutionNotifications = []SARIFNotification{{Level: "error", Message: SARIFText{Text: msg},
 			Locations: []SARIFLocation{{PhysicalLocation: sarifPhysical(e.File, e.Line, e.Col)}}}}
 	}
+	if r.NothingChecked {
+		// A run that checked nothing: with --allow-empty a warning (the invocation
+		// succeeded, and found nothing to check); a note on each file skipped, with why.
+		if r.Error == nil {
+			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, SARIFNotification{Level: "warning", Message: SARIFText{Text: r.NothingCheckedReason}})
+		}
+		for _, sk := range r.Skipped {
+			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, SARIFNotification{Level: "note", Message: SARIFText{Text: "skipped: " + sk.Reason},
+				Locations: []SARIFLocation{{PhysicalLocation: sarifPhysical(sk.Path, 0, 0)}}})
+		}
+	}
 	log := SARIFLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []SARIFRun{{Tool: SARIFTool{Driver: driver}, Invocations: []SARIFInvocation{inv}, Results: results}}}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

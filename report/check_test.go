@@ -511,3 +511,87 @@ func TestCheckInterruptedReports(t *testing.T) {
 		}
 	}
 }
+
+// nothingResult is a run that read a README and walked a directory of logs, and so checked
+// nothing; allow is --allow-empty.
+func nothingResult(t *testing.T, allow bool) *check.Result {
+	t.Helper()
+	cs := check.NewConfigs()
+	cs.Skipped = []check.SkippedFile{
+		{Path: "README.md", Reason: "not YAML or JSON: line 3: did not find expected comment or line break"},
+		{Path: "logs", Reason: "a directory of 2 files, none of a kind a walk reads (.yaml, .yml, .json, .ini, .cfg, .conf or no extension)"},
+	}
+	res, err := check.Run(context.Background(), nil, check.Options{Version: "1.2.3", Configs: cs, Paths: []string{"README.md", "logs"}, Read: 1, AllowEmpty: allow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// A run that checked nothing is an error in every format, which names each file skipped with
+// its reason; with --allow-empty it passes, provisionally, and every format still says so.
+func TestCheckNothingChecked(t *testing.T) {
+	for _, allow := range []bool{false, true} {
+		res := nothingResult(t, allow)
+		name := "check_nothing"
+		if allow {
+			name = "check_nothing_allowed"
+		}
+		for _, format := range CheckFormats.Names() {
+			if format == "html" {
+				continue // html_test.go holds the HTML goldens
+			}
+			out := renderCheck(t, format, res, false)
+			golden.Assert(t, name+"_"+format, out)
+			for _, want := range []string{"nothing checked", "README.md", "not YAML or JSON", "logs"} {
+				if !strings.Contains(string(out), want) {
+					t.Errorf("%s %s lacks %q", name, format, want)
+				}
+			}
+		}
+	}
+	// The machine formats, read back.
+	var log SARIFLog
+	if err := json.Unmarshal(renderCheck(t, "sarif", nothingResult(t, false), false), &log); err != nil {
+		t.Fatal(err)
+	}
+	inv := log.Runs[0].Invocations[0]
+	if inv.ExecutionSuccessful || len(inv.ToolExecutionNotifications) != 3 || inv.ToolExecutionNotifications[0].Level != "error" || inv.ToolExecutionNotifications[1].Level != "note" {
+		t.Errorf("sarif invocation: %+v", inv)
+	}
+	if err := json.Unmarshal(renderCheck(t, "sarif", nothingResult(t, true), false), &log); err != nil {
+		t.Fatal(err)
+	}
+	if inv := log.Runs[0].Invocations[0]; !inv.ExecutionSuccessful || len(inv.ToolExecutionNotifications) != 3 || inv.ToolExecutionNotifications[0].Level != "warning" {
+		t.Errorf("sarif invocation (--allow-empty): %+v", inv)
+	}
+	var suites struct {
+		Tests   int `xml:"tests,attr"`
+		Errors  int `xml:"errors,attr"`
+		Skipped int `xml:"skipped,attr"`
+	}
+	for _, c := range []struct {
+		allow                  bool
+		tests, errors, skipped int
+	}{{false, 3, 1, 2}, {true, 3, 0, 3}} {
+		if err := xml.Unmarshal(renderCheck(t, "junit", nothingResult(t, c.allow), false), &suites); err != nil {
+			t.Fatal(err)
+		}
+		if suites.Tests != c.tests || suites.Errors != c.errors || suites.Skipped != c.skipped {
+			t.Errorf("junit (allow %v): %+v, want %d tests, %d errors, %d skipped", c.allow, suites, c.tests, c.errors, c.skipped)
+		}
+	}
+	var doc struct {
+		NothingChecked bool          `json:"nothing_checked"`
+		Outcome        check.Outcome `json:"outcome"`
+		Summary        check.Summary `json:"summary"`
+		Error          *check.InputError
+	}
+	if err := json.Unmarshal(renderCheck(t, "json", nothingResult(t, false), false), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if !doc.NothingChecked || doc.Outcome != check.OutcomeError || doc.Error == nil || doc.Error.File != "README.md" ||
+		doc.Summary.Read != 1 || doc.Summary.Skipped != 2 || doc.Summary.Checked != 0 {
+		t.Errorf("json: %+v", doc)
+	}
+}
