@@ -31,3 +31,8 @@ func FuzzHAProxyFixes(f *testing.F) {
 func FuzzNginxUpstreamFixes(f *testing.F) {
 	fuzzParse(f, FormatNginx, seedFile(f, "ingress-upstreaminfo-fixes.log"))
 }
+
+// FuzzOTLPFixes runs the OTLP reader on spans with and without an HTTP status.
+func FuzzOTLPFixes(f *testing.F) {
+	fuzzParse(f, FormatOTLP, seedFile(f, "otlp-outcomes-fixes.json"))
+}

@@ -23,6 +23,18 @@ import (
 // http.request.method|http.method, http.response.status_code|http.status_code,
 // url.full|http.url, server.address|net.peer.name, http.route / url.template for the route,
 // http.request.resend_count (a client span per physical attempt).
+//
+// The outcome of a span without an HTTP status follows the semantic conventions for HTTP
+// spans (semantic-conventions docs/http/http-spans.md): http.response.status_code is
+// "Conditionally Required: If and only if one was received/sent", and a request that ends
+// without a response (a network error, a timeout) sets the span status to Error with
+// error.type. So an HTTP span with status Error and no status code is a request with no
+// answer (classified by error.type, else the status message); one with neither a status
+// code nor an Error status (STATUS_CODE_UNSET, or STATUS_CODE_OK — opentelemetry-proto
+// trace.proto Status) says a response came but not which: its outcome is unknown and it is
+// left out, counted in a note — never taken for a 200. A span with no HTTP attribute at all
+// (a database, RPC or internal call; http.*, url.* absent) is not an HTTP request and is left
+// out the same way.
 
 type otlpValue struct {
 	StringValue *string         `json:"stringValue"`
@@ -66,6 +78,7 @@ func otlpStream(ctx context.Context, r *reader, in *input, a *accum) error {
 	dec := json.NewDecoder(lt)
 	server := newAccum()
 	var clients, resends int64
+	skipped := map[otlpSkip]int64{}
 	for {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -91,9 +104,13 @@ func otlpStream(ctx context.Context, r *reader, in *input, a *accum) error {
 					if sp.Kind != 3 && sp.Kind != 2 {
 						continue
 					}
-					rec, resend, err := otlpRecord(sp)
+					rec, resend, skip, err := otlpRecord(sp)
 					if err != nil {
 						a.malformedLine(in.name, line, fmt.Sprintf("span %q: %v", sp.Name, err))
+						continue
+					}
+					if skip != otlpRead {
+						skipped[skip]++
 						continue
 					}
 					if sp.Kind == 3 {
@@ -110,6 +127,21 @@ func otlpStream(ctx context.Context, r *reader, in *input, a *accum) error {
 		}
 	}
 	a.lines = lt.lines
+	var left []string
+	if n := skipped[otlpNotHTTP]; n > 0 {
+		left = append(left, fmt.Sprintf("%d client or server spans are not HTTP requests (no http.* or url.* attribute: a database, RPC or internal call) and are left out", n))
+	}
+	if n := skipped[otlpNoOutcome]; n > 0 {
+		left = append(left, fmt.Sprintf("%d HTTP spans have no http.response.status_code and no Error status (semantic conventions: the status code is required when a response was received, Error is set when none was): their outcome is unknown and they are left out", n))
+	}
+	for _, n := range left {
+		a.note(n)
+		server.note(n)
+	}
+	if clients == 0 && server.all.requests == 0 && a.malformed == 0 && len(skipped) > 0 {
+		return &InputError{File: in.name, Err: fmt.Errorf("%w: %d client or server spans, none an HTTP request with an outcome (%d not HTTP, %d without a status code or an Error status)",
+			ErrNoSamples, skipped[otlpNotHTTP]+skipped[otlpNoOutcome], skipped[otlpNotHTTP], skipped[otlpNoOutcome])}
+	}
 	if clients == 0 && server.all.requests > 0 {
 		server.lines, server.malformed, server.bad = a.lines, a.malformed, a.bad
 		*a = *server
@@ -123,12 +155,24 @@ func otlpStream(ctx context.Context, r *reader, in *input, a *accum) error {
 	return nil
 }
 
-func otlpRecord(sp *otlpSpan) (Record, bool, error) {
+// otlpSkip says whether a span was read, or why it was left out.
+type otlpSkip uint8
+
+const (
+	otlpRead      otlpSkip = iota
+	otlpNotHTTP            // no http.* or url.* attribute
+	otlpNoOutcome          // HTTP, but no status code and no Error status
+)
+
+// otlpStatusError is STATUS_CODE_ERROR (opentelemetry-proto trace.proto, Status.StatusCode).
+const otlpStatusError = 2
+
+func otlpRecord(sp *otlpSpan) (Record, bool, otlpSkip, error) {
 	rec := newRecord()
 	start, ok1 := int64Of(sp.Start)
 	end, ok2 := int64Of(sp.End)
 	if !ok1 || !ok2 || end < start {
-		return rec, false, errors.New("startTimeUnixNano/endTimeUnixNano missing or reversed")
+		return rec, false, otlpRead, errors.New("startTimeUnixNano/endTimeUnixNano missing or reversed")
 	}
 	rec.Time = time.Unix(0, start)
 	rec.Total = time.Duration(end - start)
@@ -162,23 +206,35 @@ func otlpRecord(sp *otlpSpan) (Record, bool, error) {
 	} else if p := get("url.path"); p != "" {
 		rec.Path = p
 	}
+	isHTTP := false
+	for k := range attr {
+		if strings.HasPrefix(k, "http.") || strings.HasPrefix(k, "url.") {
+			isHTTP = true
+			break
+		}
+	}
+	if !isHTTP {
+		return rec, false, otlpNotHTTP, nil
+	}
 	if s := get("http.response.status_code", "http.status_code"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil {
-			return rec, false, fmt.Errorf("status code %q", s)
+			return rec, false, otlpRead, fmt.Errorf("status code %q", s)
 		}
 		rec.Status = n
-	} else if sp.Status.Code == 2 {
+	} else if sp.Status.Code == otlpStatusError {
 		rec.ErrMsg = get("error.type")
 		if rec.ErrMsg == "" {
 			rec.ErrMsg = sp.Status.Message
 		}
 		rec.Err = classifyError(rec.ErrMsg)
 	} else {
-		rec.Status = 200 // no HTTP status and no error status: taken as answered
+		// No status code and no Error: a response came (else the span would be Error),
+		// but which is not known — never taken for a 200.
+		return rec, false, otlpNoOutcome, nil
 	}
 	n, _ := strconv.Atoi(get("http.request.resend_count", "http.resend_count"))
-	return rec, n > 0, nil
+	return rec, n > 0, otlpRead, nil
 }
 
 // CSV with a header row. Column names say the unit where they can (elapsed — JMeter's ms —
