@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,6 +49,7 @@ const (
 	whyOn            = "retry.on not set: assumed connect, timeout, reset, 408, 409, 429 and 5xx, close to go-retryablehttp (errors, 429, 5xx but 501) and the AWS SDKs (connection errors, 500/502/503/504, throttling); Laravel's Http::retry retries every unsuccessful response, 4xx included (PT007)"
 	whyBackoff       = "backoff not set: assumed %s; Laravel's Http::retry(3) waits 0 ms between tries (PT013), go-retryablehttp 1 s doubling to 30 s, the AWS SDKs up to 20 s (PT004 adds these waits): write yours"
 	whyBase          = "retry.base not set: assumed %s; go-retryablehttp starts at 1 s (PT004 adds these waits, PT013 reports a zero base)"
+	whyCap           = "retry.cap not set: assumed %s, which shortens the later waits; go-retryablehttp caps at 30 s, the AWS SDKs at 20 s (PT004 adds these waits)"
 	whyJitter        = "jitter not set: assumed full, as the AWS SDKs' standard retryer; Laravel's Http::retry and go-retryablehttp's DefaultBackoff do not jitter: write jitter: none if yours does not (PT006)"
 	whyRetryAfter    = "retry_after not set: assumed honor, as go-retryablehttp (on 429 and 503); Laravel's Http::retry and the AWS SDKs' standard retryer do not read Retry-After: write retry_after: ignore if yours does not (PT008)"
 	whyRetryAfterMax = "retry_after_max not set: assumed %s; go-retryablehttp waits whatever the header says (PT008 reports an unset cap on an interactive caller)"
@@ -101,6 +103,9 @@ func assume(d *Dependency) []Assumed {
 		case !d.says("retry.base") && usesBase(r.Backoff):
 			add("policy.retry.base", yamlDur(r.Base), fmt.Sprintf(whyBase, yamlDur(r.Base)), "PT004", "PT013")
 		}
+		if !d.says("retry.cap") && d.says("retry.backoff") && r.Cap > 0 && capBinds(*r) {
+			add("policy.retry.cap", yamlDur(r.Cap), fmt.Sprintf(whyCap, yamlDur(r.Cap)), "PT004")
+		}
 		if !d.says("retry.jitter") && !noJitter(*r) && r.Backoff != policy.BackoffDecorrelated && r.Backoff != policy.BackoffNone {
 			add("policy.retry.jitter", string(r.Jitter), whyJitter, "PT006")
 		}
@@ -131,7 +136,7 @@ func assume(d *Dependency) []Assumed {
 // unsaidKeys are the policy fields assume reads: the ones whose default can decide a rule.
 var unsaidKeys = []string{
 	"retry.max_attempts", "retry.on", "retry.non_idempotent", "retry.backoff", "retry.base",
-	"retry.jitter", "retry.retry_after", "retry.retry_after_max", "idempotency_key",
+	"retry.jitter", "retry.retry_after", "retry.retry_after_max", "idempotency_key", "retry.cap",
 }
 
 // says whether d's file wrote the policy field key, itself, through a preset, or through a
@@ -181,6 +186,18 @@ func (d *Dependency) assumed(field string) (Assumed, bool) {
 		}
 	}
 	return Assumed{}, false
+}
+
+// capBinds says whether r's cap shortens one of its waits: only then does the default cap
+// change what PT004 adds up.
+func capBinds(r policy.Retry) bool {
+	n := r.MaxAttempts
+	if n == policy.Unlimited {
+		n = 4
+	}
+	uncapped := r
+	uncapped.Cap = 0
+	return !slices.Equal(r.BackoffWaits(n), uncapped.BackoffWaits(n))
 }
 
 // usesBase says whether backoff kind b waits from Retry.Base.

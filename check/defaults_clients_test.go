@@ -174,6 +174,11 @@ func TestAssumedListsDefaultsThatDecideRules(t *testing.T) {
     policy:
       timeout: 1s
       retry: {max_attempts: 3, on: [connect, timeout, 5xx], backoff: exponential, base: 1s, jitter: none, retry_after: ignore}
+  - name: capped
+    request: {method: GET}
+    policy:
+      timeout: 1s
+      retry: {max_attempts: 6, on: [connect, timeout, 5xx], backoff: exponential, base: 1s, jitter: none, retry_after: ignore}
   - name: once
     policy: {timeout: 1s}
   - name: none
@@ -203,7 +208,9 @@ func TestAssumedListsDefaultsThatDecideRules(t *testing.T) {
 			"policy.retry.retry_after":     "honor",
 			"policy.retry.retry_after_max": "1m",
 		}},
-		{"stated", map[string]string{}},
+		{"stated", map[string]string{}}, // waits 1 s, 2 s: the default cap (10 s) changes nothing
+		// waits 1, 2, 4, 8, 16 s: the default cap shortens the last to 10 s.
+		{"capped", map[string]string{"policy.retry.cap": "10s"}},
 		{"once", map[string]string{"policy.retry.max_attempts": "1"}},
 		{"none", map[string]string{}},
 		// scenario/presets.go retryablehttp: every policy field comes from the preset; the
@@ -221,7 +228,7 @@ func TestAssumedListsDefaultsThatDecideRules(t *testing.T) {
 	if a := assumedFields(t, res, "bare")["policy.retry.jitter"]; !slices.Equal(a.Rules, []string{"PT006"}) || !strings.Contains(a.Why, "jitter: none") {
 		t.Errorf("bare: jitter assumption %+v", a)
 	}
-	if got := AssumedText(res.Checked[2].Assumed); got != "policy.retry.max_attempts 1 (PT004, PT005, PT006, PT007, PT008, PT009, PT013)" {
+	if got := AssumedText(res.Checked[3].Assumed); got != "policy.retry.max_attempts 1 (PT004, PT005, PT006, PT007, PT008, PT009, PT013)" {
 		t.Errorf("AssumedText: %q", got)
 	}
 }
@@ -281,4 +288,45 @@ func TestAssumptionsMatchTheClientPresets(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzCheckFileDefaults: whatever a check file says, loading it never panics, every
+// assumption names a field of the file's grammar with the rules it decides, and a dependency
+// assumed `always` retries a non-idempotent request (the only assumption that changes the
+// policy).
+func FuzzCheckFileDefaults(f *testing.F) {
+	for _, seed := range []string{
+		"dependencies:\n  - name: a\n    request: {method: POST}\n    policy: {timeout: 1s, retry: {max_attempts: 3}}\n",
+		"dependencies:\n  - name: a\n    policy: &p {name: p, timeout: 1s, retry: none}\n  - name: b\n    request: {method: PATCH}\n    policy: {base: p, retry: {max_attempts: 2}}\n",
+		"dependencies:\n  - name: a\n    request: {method: POST}\n    policy: preset:laravel-http\n  - name: b\n    request: {method: POST}\n    policy: a\n",
+		"dependencies:\n  - name: j\n    caller: {kind: job, timeout: 20s, retry_after: 90s, tries: 3, backoff: [10s]}\n    policy: {timeout: 1s, retry: {max_attempts: 6, backoff: exponential, base: 1s}}\n",
+	} {
+		f.Add(seed)
+	}
+	fields := map[string]bool{"request.method": true, "request.idempotency_key": true, "caller.tries": true, "caller.backoff": true, "caller.jitter": true}
+	for _, k := range unsaidKeys {
+		fields["policy."+k] = true
+	}
+	fields["policy.idempotency_key"] = false // listed as request.idempotency_key
+	f.Fuzz(func(t *testing.T, text string) {
+		file, err := Load("patience.yaml", []byte(text))
+		if err != nil {
+			return
+		}
+		for _, d := range file.Dependencies {
+			for _, a := range d.Assumed {
+				if !fields[a.Field] || a.Value == "" || a.Why == "" || len(a.Rules) == 0 {
+					t.Fatalf("%s: assumption %+v", d.Name, a)
+				}
+				for _, id := range a.Rules {
+					if _, ok := RuleByID(id); !ok {
+						t.Fatalf("%s: %s names rule %s", d.Name, a.Field, id)
+					}
+				}
+				if a.Field == "policy.retry.non_idempotent" && (d.Policy.Retry.NonIdempotent != policy.NonIdempotentAlways || !retries(d.Policy.Retry) || d.Request.Idempotent()) {
+					t.Fatalf("%s: non_idempotent assumed on %s, %d attempts, policy says %q", d.Name, d.Request.Method, d.Policy.Retry.MaxAttempts, d.Policy.Retry.NonIdempotent)
+				}
+			}
+		}
+	})
 }
