@@ -57,7 +57,7 @@ func caddyLines(o Options, _ []byte) (parserFactory, error) {
 			}
 			var e caddyEntry
 			if err := json.Unmarshal(line, &e); err != nil {
-				return fmt.Errorf("Caddy JSON: %v", err)
+				return fmt.Errorf("not JSON: %v", err)
 			}
 			if e.Request == nil {
 				// Caddy's other loggers (startup, TLS, the admin API) share the file.
@@ -65,10 +65,10 @@ func caddyLines(o Options, _ []byte) (parserFactory, error) {
 				return nil
 			}
 			if len(e.Duration) == 0 {
-				return errors.New("Caddy JSON: no duration")
+				return errors.New("no duration")
 			}
 			if e.Status == nil {
-				return errors.New("Caddy JSON: no status")
+				return errors.New("no status")
 			}
 			rec := newRecord()
 			d, err := caddyDuration(e.Duration, unit)
@@ -81,7 +81,7 @@ func caddyLines(o Options, _ []byte) (parserFactory, error) {
 				rec.Status = 200 // logRequest: "Go will write 200 to client"
 			}
 			if rec.Status < 100 || rec.Status > 999 {
-				return fmt.Errorf("Caddy JSON: status %d", rec.Status)
+				return fmt.Errorf("status %d is not a status", rec.Status)
 			}
 			rec.Method, rec.Host = e.Request.Method, e.Request.Host
 			if h, _, ok := bytes.Cut([]byte(rec.Host), []byte(":")); ok {
@@ -101,17 +101,17 @@ func caddyDuration(raw json.RawMessage, unit time.Duration) (time.Duration, erro
 	if raw[0] == '"' {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return 0, fmt.Errorf("Caddy JSON: duration %s: %v", raw, err)
+			return 0, fmt.Errorf("duration %s: %v", raw, err)
 		}
 		d, err := time.ParseDuration(s)
 		if err != nil || d < 0 {
-			return 0, fmt.Errorf("Caddy JSON: duration %q is not a duration", s)
+			return 0, fmt.Errorf("duration %q is not a duration", s)
 		}
 		return d, nil
 	}
 	d, ok := parseDuration(raw, unit)
 	if !ok || d < 0 {
-		return 0, fmt.Errorf("Caddy JSON: duration %s is not a number of %s", raw, unitName(unit))
+		return 0, fmt.Errorf("duration %s is not a number of %s", raw, unitName(unit))
 	}
 	return d, nil
 }

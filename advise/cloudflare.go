@@ -63,7 +63,7 @@ func cloudflareLines(o Options, _ []byte) (parserFactory, error) {
 			}
 			var c cloudflareRecord
 			if err := json.Unmarshal(line, &c); err != nil {
-				return fmt.Errorf("Cloudflare JSON: %v", err)
+				return fmt.Errorf("not JSON: %v", err)
 			}
 			start, err := cloudflareNanos("EdgeStartTimestamp", c.Start)
 			if err != nil {

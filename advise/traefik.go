@@ -96,13 +96,13 @@ func traefikLines(o Options, _ []byte) (parserFactory, error) {
 func traefikJSONRecord(line []byte, emit func(*Record), a *accum) error {
 	var j traefikJSON
 	if err := json.Unmarshal(line, &j); err != nil {
-		return fmt.Errorf("Traefik JSON: %v", err)
+		return fmt.Errorf("not JSON: %v", err)
 	}
 	if j.Duration == nil {
-		return errors.New("Traefik JSON: no Duration")
+		return errors.New("JSON without Duration")
 	}
 	if *j.Duration < 0 {
-		return fmt.Errorf("Traefik JSON: Duration %d is negative", *j.Duration)
+		return fmt.Errorf("negative Duration %d", *j.Duration)
 	}
 	rec := newRecord()
 	rec.Total = time.Duration(*j.Duration)
@@ -119,10 +119,10 @@ func traefikJSONRecord(line []byte, emit func(*Record), a *accum) error {
 	case j.OriginStatus != nil:
 		rec.Status = *j.OriginStatus
 	default:
-		return errors.New("Traefik JSON: neither DownstreamStatus nor OriginStatus")
+		return errors.New("neither DownstreamStatus nor OriginStatus")
 	}
 	if rec.Status < 0 || rec.Status > 999 {
-		return fmt.Errorf("Traefik JSON: status %d", rec.Status)
+		return fmt.Errorf("status %d is not a status", rec.Status)
 	}
 	if rec.Status == 0 {
 		rec.Err, rec.ErrMsg = "other", "status 0: no response"
