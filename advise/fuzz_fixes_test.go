@@ -36,3 +36,8 @@ func FuzzNginxUpstreamFixes(f *testing.F) {
 func FuzzOTLPFixes(f *testing.F) {
 	fuzzParse(f, FormatOTLP, seedFile(f, "otlp-outcomes-fixes.json"))
 }
+
+// FuzzJMeterFixes runs the CSV reader on JMeter rows with Latency 0 and a "null" URL.
+func FuzzJMeterFixes(f *testing.F) {
+	fuzzParse(f, FormatCSV, seedFile(f, "jmeter-latency-zero-fixes.csv"))
+}

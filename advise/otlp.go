@@ -242,11 +242,20 @@ func otlpRecord(sp *otlpSpan) (Record, bool, otlpSkip, error) {
 // "duration") needs --unit: never guessed. Status, method, url/path/label, host and a time
 // column (RFC 3339 or Unix seconds/ms) are read when present.
 
+// JMeter's CSV (apache/jmeter src/core/src/main/java/org/apache/jmeter/save/CSVSaveService.java:
+// timeStamp, elapsed, label, responseCode, …, URL, Latency, IdleTime, Connect, all times in
+// ms) writes SampleResult's fields as they are: `latency` and `connectTime` start at 0
+// (samplers/SampleResult.java) and are set only when the sampler measured them
+// (latencyEnd(), connectEnd()), so a 0 is "not measured" — a Java Request sampler, a failed
+// connect — never a first byte at 0 ms (a measured one under JMeter's 1 ms resolution is lost
+// with them). The URL column is sample.getURL() appended as is: "null" when the sample has no
+// URL; the label then names the request.
+
 type csvLayout struct {
-	total, status, method, url, host, when, connect, ttfb int
-	unit                                                  time.Duration
-	header                                                string
-	jmeter                                                bool
+	total, status, message, method, url, label, host, when, connect, ttfb int
+	unit                                                                  time.Duration
+	header                                                                string
+	jmeter                                                                bool
 }
 
 var csvLatencyNames = []string{"elapsed", "latency", "duration", "response_time", "responsetime", "total", "time_total", "request_time"}
@@ -270,7 +279,7 @@ func csvLines(o Options, head []byte) (parserFactory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("CSV header: %v", err)
 	}
-	L := csvLayout{total: -1, status: -1, method: -1, url: -1, host: -1, when: -1, connect: -1, ttfb: -1, header: string(first)}
+	L := csvLayout{total: -1, status: -1, message: -1, method: -1, url: -1, label: -1, host: -1, when: -1, connect: -1, ttfb: -1, header: string(first)}
 	var unitFromName time.Duration
 	for i, c := range cols {
 		n := strings.ToLower(strings.TrimSpace(c))
@@ -297,11 +306,16 @@ func csvLines(o Options, head []byte) (parserFactory, error) {
 			}
 		case "status", "code", "responsecode", "status_code", "http_status":
 			L.status = i
+		case "responsemessage":
+			L.message = i
 		case "method", "http_method":
 			L.method = i
 		case "url", "path", "label", "route", "endpoint":
 			if L.url < 0 || base == "url" {
 				L.url = i
+			}
+			if base == "label" {
+				L.label = i
 			}
 		case "host", "hostname", "server":
 			L.host = i
@@ -350,7 +364,8 @@ func csvLines(o Options, head []byte) (parserFactory, error) {
 			}
 			rec.Total = d
 			if v := col(L.ttfb); v != "" {
-				if t, ok := parseDuration([]byte(v), L.unit); ok && t >= 0 {
+				// JMeter's Latency 0 is not measured (SampleResult.latency's initial value).
+				if t, ok := parseDuration([]byte(v), L.unit); ok && t >= 0 && (t > 0 || !L.jmeter) {
 					rec.TTFB = t
 				}
 			}
@@ -363,14 +378,25 @@ func csvLines(o Options, head []byte) (parserFactory, error) {
 			if v := col(L.status); v != "" {
 				n, err := strconv.Atoi(v)
 				if err != nil {
-					// JMeter writes the exception's name where no response came back.
-					rec.Status, rec.Err, rec.ErrMsg = 0, classifyError(v), v
+					// JMeter writes the exception's name where no response came back
+					// ("Non HTTP response code: java.net.ConnectException"), and its
+					// message in responseMessage ("… Connection refused").
+					msg := v
+					if m := col(L.message); m != "" {
+						msg += ": " + m
+					}
+					rec.Status, rec.Err, rec.ErrMsg = 0, classifyError(msg), msg
 				} else {
 					rec.Status = n
 				}
 			}
 			rec.Method = col(L.method)
-			if u := col(L.url); u != "" {
+			u := col(L.url)
+			if L.jmeter && u == "null" {
+				// sample.getURL() was null: the sampler has no URL; its label names it.
+				u = col(L.label)
+			}
+			if u != "" {
 				if pu, err := url.Parse(u); err == nil && pu.Host != "" {
 					rec.Host, rec.Path = pu.Hostname(), pu.Path
 				} else {
