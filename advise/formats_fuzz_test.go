@@ -2,6 +2,10 @@ package advise
 
 import (
 	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -41,7 +45,18 @@ func FuzzJaeger(f *testing.F) {
 }
 
 func FuzzHlog(f *testing.F) {
-	fuzzParse(f, FormatHlog, "#[StartTime: 1441812279.474 (seconds since epoch)]\n\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n0.127,1.007,2.769,HISTFAAAAEV42pNpmSzMwMAgyAABTBDKT4GBgdnNYMcCBvsPEBEJISEuATEZMQ4uASkhIR4nrxg9v2lMaxhvMekILGZkKmcCAEf2CsI=\n")
+	f.Add([]byte(hlogText(f, 2_000_000, 3_000_000)))
+	f.Add([]byte("Tag=A," + strings.SplitN(hlogText(f, 5_000), "\n", 4)[3]))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "in.hlog")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Run(context.Background(), Options{Files: []string{p}, Format: FormatHlog})
+		if err == nil && r.Source.Malformed > r.Source.Lines {
+			t.Fatalf("%d malformed of %d lines", r.Source.Malformed, r.Source.Lines)
+		}
+	})
 }
 
 // FuzzUnwrap: the container unwrapping gives one inner line per outer line (one more at most,

@@ -226,6 +226,45 @@ func TestCloudflareTimestampFormats(t *testing.T) {
 	}
 }
 
+// hlogText is an interval log of 10 values each of values (in ns), one interval per value,
+// written by hdrhistogram-go's writer (max column in ms): version, start time, legend,
+// intervals.
+func hlogText(t testing.TB, values ...int64) string {
+	t.Helper()
+	var b bytes.Buffer
+	w := hdrhistogram.NewHistogramLogWriter(&b)
+	if err := w.OutputLogFormatVersion(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.OutputStartTime(1714557600000); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.OutputLegend(); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range values {
+		h := hdrhistogram.New(1, 3_600_000_000_000, 3)
+		if err := h.RecordValues(v, 10); err != nil {
+			t.Fatal(err)
+		}
+		h.SetStartTimeMs(int64(i) * 1000)
+		h.SetEndTimeMs(int64(i+1) * 1000)
+		if err := w.OutputIntervalHistogram(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.String()
+}
+
+func TestHlogTagsMerged(t *testing.T) {
+	lines := strings.Split(strings.TrimSpace(hlogText(t, 2_000_000, 8_000_000)), "\n")
+	lines[3], lines[4] = "Tag=A,"+lines[3], "Tag=B,"+lines[4]
+	r := run(t, Options{Files: []string{write(t, "tagged.hlog", strings.Join(lines, "\n")+"\n")}})
+	if r.Requests != 20 || !within(r.Phases.Total.MaxMs, 8) || !strings.Contains(strings.Join(r.Notes, "\n"), "tagged A, B are merged") {
+		t.Fatalf("requests %d max %v notes %q", r.Requests, *r.Phases.Total.MaxMs, r.Notes)
+	}
+}
+
 // hlogFile writes an interval log with hdrhistogram-go's own writer: values in unit, the max
 // column in ms (the writer's default maxValueUnitRatio, 10⁶: the ratio for ns).
 func hlogFile(t *testing.T, ratio float64, values ...int64) string {

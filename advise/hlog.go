@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -101,6 +102,7 @@ func hlogStream(ctx context.Context, r *reader, in *input, a *accum) error {
 		haveStart, haveBase bool
 		ratios              []float64
 		line                int64
+		tags                = map[string]bool{}
 		unit                = given
 		why                 = "--unit"
 	)
@@ -147,6 +149,11 @@ func hlogStream(ctx context.Context, r *reader, in *input, a *accum) error {
 			continue
 		case bytes.HasPrefix(l, []byte(`"StartTimestamp"`)):
 			continue
+		}
+		if bytes.HasPrefix(l, []byte("Tag=")) {
+			if i := bytes.IndexByte(l, ','); i > 4 && len(tags) < 20 {
+				tags[string(l[4:i])] = true
+			}
 		}
 		f, ok := hlogInterval(l)
 		if !ok {
@@ -203,6 +210,14 @@ func hlogStream(ctx context.Context, r *reader, in *input, a *accum) error {
 		}
 	}
 	flush()
+	if len(tags) > 0 {
+		names := make([]string, 0, len(tags))
+		for t := range tags {
+			names = append(names, t)
+		}
+		sort.Strings(names)
+		a.note(fmt.Sprintf("HdrHistogram log: the intervals tagged %s are merged into one distribution (a tag is a separate series: give one tag's lines to read it alone)", strings.Join(names, ", ")))
+	}
 	a.note(fmt.Sprintf("HdrHistogram log: %d interval histograms, values read in %s (%s); latency distributions only — no status, no errors: every value is counted as answered (shown as 200), the error rate is unknown", count, unitName(unit), why))
 	return nil
 }
