@@ -12,8 +12,8 @@ import (
 )
 
 // Zipkin v2 JSON spans (openzipkin/zipkin zipkin/src/main/java/zipkin2/Span.java,
-// openzipkin/zipkin-api zipkin2-api.yaml): a list of spans (POST /api/v2/spans, a trace from GET /api/v2/trace/{id}) or a list of
-// traces, each a list (GET /api/v2/traces). timestamp is epoch microseconds and duration
+// openzipkin/zipkin-api zipkin2-api.yaml): a list of spans (POST /api/v2/spans, a trace from
+// GET /api/v2/trace/{id}) or a list of traces, each a list (GET /api/v2/traces). timestamp is epoch microseconds and duration
 // microseconds ("the duration of the critical path, if known"; absent for an incomplete
 // span, which is not a sample). kind is CLIENT, SERVER, PRODUCER or CONSUMER, absent for a
 // local span. tags are strings: "http.status_code", "http.method", "http.path", "http.route",
