@@ -86,3 +86,29 @@ func checkCorpusDir(t *testing.T, dir string) {
 		t.Errorf("skipped %+v", res.Skipped)
 	}
 }
+
+// Configs check reads that make no call chain alone: Bookinfo's four DestinationRules
+// (istio/istio samples/bookinfo/networking/destination-rule-all.yaml: subsets by version
+// label, no traffic policy at all) and ingress-nginx's custom-configuration ConfigMap
+// (kubernetes/ingress-nginx docs/examples/customization/custom-configuration/configmap.yaml:
+// proxy-connect-timeout 10, proxy-read-timeout and proxy-send-timeout 120, defaults for the
+// locations of Ingresses, none here). Both passed with exit 0 and 0 chains; now the run is an
+// error naming the resources read.
+func TestEmptyCorpusConfigsAlone(t *testing.T) {
+	for _, c := range []struct{ name, kinds string }{
+		{"istio-dr-all.yaml", "DestinationRule/productpage, DestinationRule/reviews, DestinationRule/ratings, DestinationRule/details"},
+		{"ingress-nginx-configmap.yaml", "ConfigMap/ingress-nginx-controller"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := corpus.Path(t, c.name)
+			res, err := emptyRun(t, []string{path}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "nothing checked: 1 config file read (" + c.kinds + ") makes no call chain on its own (1 file read)"
+			if res.Error == nil || !strings.HasPrefix(res.Error.Message, want) || res.Summary.Configs != 1 || res.Summary.Chains != 0 {
+				t.Errorf("error %+v, configs %d, chains %d\nwant %q…", res.Error, res.Summary.Configs, res.Summary.Chains, want)
+			}
+		})
+	}
+}

@@ -183,3 +183,38 @@ func FuzzEmptyNearCheckKey(f *testing.F) {
 		}
 	})
 }
+
+// A config read that makes no call chain alone checks nothing either, and the message names
+// what was read: a DestinationRule's traffic policy bounds connections (connectionPool,
+// outlierDetection) but sets no route's attempts or request timeout — those are the
+// VirtualService HTTPRoute's retries and timeout (istio/api
+// networking/v1alpha3/virtual_service.proto) — so check reads it with the VirtualService
+// that routes to its host.
+func TestEmptyConfigAlone(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"dr.yaml": `apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: {name: ratings}
+spec:
+  host: ratings
+  trafficPolicy: {connectionPool: {tcp: {maxConnections: 100}}}
+`})
+	path := filepath.Join(dir, "dr.yaml")
+	res, err := emptyRun(t, []string{path}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "nothing checked: 1 config file read (DestinationRule/ratings) makes no call chain on its own (1 file read); name the routes or services it applies to with it, or pass --allow-empty if checking nothing is meant"
+	if res.Error == nil || res.Error.Message != want || res.Summary.Configs != 1 {
+		t.Errorf("error %+v, configs %d\nwant %q", res.Error, res.Summary.Configs, want)
+	}
+	// With the VirtualService that routes to it, there is a chain to check.
+	write(t, dir, map[string]string{"vs.yaml": istioVS})
+	res, err = emptyRun(t, []string{dir}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.NothingChecked || res.Summary.Chains == 0 {
+		t.Errorf("with the VirtualService: nothing checked %v, chains %d", res.NothingChecked, res.Summary.Chains)
+	}
+}

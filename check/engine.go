@@ -189,7 +189,7 @@ func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 			paths = res.Files
 		}
 		res.NothingChecked, res.AllowEmpty = true, opts.AllowEmpty
-		res.NothingCheckedReason = nothingCheckedMessage(paths, opts.Read, len(res.Skipped), opts.AllowEmpty)
+		res.NothingCheckedReason = nothingCheckedMessage(paths, opts.Read, len(res.Skipped), res.Configs, opts.AllowEmpty)
 		if !opts.AllowEmpty {
 			res.Error = &InputError{Message: res.NothingCheckedReason}
 			if len(paths) > 0 {

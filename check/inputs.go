@@ -144,7 +144,7 @@ func (w *walker) emptyReason() string {
 	if w.files == 0 {
 		return "a directory with no file in it (hidden directories, vendor and node_modules are left out)"
 	}
-	return fmt.Sprintf("a directory of %s, none of a kind a walk reads (.yaml, .yml, .json, .ini, .cfg, .conf or no extension)", files(w.files))
+	return fmt.Sprintf("a directory of %s, none of a kind a walk reads (.yaml, .yml, .json, .ini, .cfg, .conf or no extension)", plural(w.files, "file", "files"))
 }
 
 // candidate says whether a walk reads the file: YAML, JSON, INI-like and extension-less

@@ -237,10 +237,25 @@ func InputFailed(err error, files []string, opts Options) *Result {
 
 // nothingCheckedMessage says why a run checked nothing: what was named (when more than the
 // one path its location names), how many files were read and skipped (Skipped holds the
-// reasons), and the way out.
-func nothingCheckedMessage(paths []string, read, skipped int, allowed bool) string {
+// reasons), the configs read that gave nothing to check on their own, and the way out.
+func nothingCheckedMessage(paths []string, read, skipped int, configs []ConfigFile, allowed bool) string {
 	var b strings.Builder
-	b.WriteString("nothing checked: no dependency, config or scenario found")
+	b.WriteString("nothing checked: ")
+	if len(configs) == 0 {
+		b.WriteString("no dependency, config or scenario found")
+	} else {
+		// A DestinationRule applies through a VirtualService, an ingress-nginx ConfigMap
+		// through the Ingresses it configures: read alone, they make no call chain.
+		var kinds []string
+		for _, cf := range configs {
+			kinds = append(kinds, cf.Kinds...)
+		}
+		verb := "makes no call chain on its own"
+		if len(configs) > 1 {
+			verb = "make no call chain on their own"
+		}
+		fmt.Fprintf(&b, "%s read (%s) %s", plural(len(configs), "config file", "config files"), strings.Join(kinds, ", "), verb)
+	}
 	if len(paths) > 1 {
 		b.WriteString(" in " + strings.Join(paths, ", "))
 	}
@@ -248,23 +263,29 @@ func nothingCheckedMessage(paths []string, read, skipped int, allowed bool) stri
 	case read == 0 && skipped == 0:
 		b.WriteString(" (no file read)")
 	case skipped == 1:
-		fmt.Fprintf(&b, " (%s read, 1 skipped with its reason)", files(read))
+		fmt.Fprintf(&b, " (%s read, 1 skipped with its reason)", plural(read, "file", "files"))
 	case skipped > 0:
-		fmt.Fprintf(&b, " (%s read, %d skipped, each with its reason)", files(read), skipped)
+		fmt.Fprintf(&b, " (%s read, %d skipped, each with its reason)", plural(read, "file", "files"), skipped)
 	default:
-		fmt.Fprintf(&b, " (%s read)", files(read))
+		fmt.Fprintf(&b, " (%s read)", plural(read, "file", "files"))
 	}
-	if allowed {
+	switch {
+	case allowed:
 		b.WriteString("; passed by --allow-empty")
-	} else {
+	case len(configs) == 1:
+		b.WriteString("; name the routes or services it applies to with it, or pass --allow-empty if checking nothing is meant")
+	case len(configs) > 1:
+		b.WriteString("; name the routes or services they apply to with them, or pass --allow-empty if checking nothing is meant")
+	default:
 		b.WriteString("; name a patience.yaml or a config check reads, or pass --allow-empty if checking nothing is meant")
 	}
 	return b.String()
 }
 
-func files(n int) string {
+// plural is "1 file", "3 files".
+func plural(n int, one, many string) string {
 	if n == 1 {
-		return "1 file"
+		return "1 " + one
 	}
-	return strconv.Itoa(n) + " files"
+	return strconv.Itoa(n) + " " + many
 }
