@@ -50,9 +50,13 @@ func TestCorpusALBDocExamples(t *testing.T) {
 
 // TestCorpusClassicELB: elastic/beats x-pack/filebeat/module/aws/elb/test/elb-http.log, a
 // Classic Load Balancer's log (no type field: AWS "Access logs for your Classic Load
-// Balancer"), read with --format alb: five 200s, backend_processing_time up to 0.00491 s.
+// Balancer"), recognised by its first line (albLine) and read by the ALB reader: five 200s,
+// backend_processing_time up to 0.00491 s. It was refused ("cannot tell the format").
 func TestCorpusClassicELB(t *testing.T) {
-	r := run(t, Options{Files: []string{corpus.Path(t, "beats-classic-elb.log")}, Format: FormatALB})
+	r := run(t, Options{Files: []string{corpus.Path(t, "beats-classic-elb.log")}})
+	if Format(r.Source.Format) != FormatALB {
+		t.Errorf("format %s, want alb", r.Source.Format)
+	}
 	if r.Requests != 5 || r.Status["200"] != 5 || r.Source.Malformed != 0 || math.Abs(*r.Phases.Total.MaxMs-4.91) > 0.01 {
 		t.Errorf("requests %d status %v malformed %d max %v: want 5 × 200, max 4.91 ms", r.Requests, r.Status, r.Source.Malformed, *r.Phases.Total.MaxMs)
 	}

@@ -32,8 +32,17 @@ import (
 
 var albTypes = map[string]bool{"http": true, "https": true, "h2": true, "grpcs": true, "ws": true, "wss": true}
 
+// classicELBRe is the start of a Classic ELB entry: time elb client:port backend:port (or
+// "-"), the three processing times, the two statuses (or "-" for a TCP listener), the bytes,
+// and the quoted request.
+var classicELBRe = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z \S+ \S+:\d+ (?:\S+:\d+|-) -?[\d.]+ -?[\d.]+ -?[\d.]+ (?:\d{3}|-) (?:\d{3}|-) \d+ \d+ "`)
+
+// albLine says whether a line is an ALB entry, or a Classic ELB one (read by the same reader).
 func albLine(first []byte) bool {
 	sp := bytes.IndexByte(first, ' ')
+	if len(first) > 0 && first[0] >= '0' && first[0] <= '9' {
+		return classicELBRe.Match(first)
+	}
 	if sp <= 0 || !albTypes[string(first[:sp])] {
 		return false
 	}

@@ -36,13 +36,16 @@ func TestALBUnansweredRows(t *testing.T) {
 	}
 }
 
-// TestClassicELB reads advise/testdata/classic-elb-fixes.log (written for this test) with
-// --format alb: a Classic ELB entry has no type field (AWS, "Access logs for your Classic
+// TestClassicELB reads advise/testdata/classic-elb-fixes.log (written for this test), its
+// format detected: a Classic ELB entry has no type field (AWS, "Access logs for your Classic
 // Load Balancer": time elb client:port backend:port request_processing_time
 // backend_processing_time response_processing_time elb_status_code backend_status_code …),
 // no request_creation_time, and a TCP listener's entry has "-" statuses.
 func TestClassicELB(t *testing.T) {
-	r := run(t, Options{Files: []string{"testdata/classic-elb-fixes.log"}, Format: FormatALB})
+	r := run(t, Options{Files: []string{"testdata/classic-elb-fixes.log"}})
+	if Format(r.Source.Format) != FormatALB {
+		t.Errorf("format %s: albLine recognises a Classic ELB entry", r.Source.Format)
+	}
 	if r.Requests != 2 || r.Status["200"] != 1 || r.Errors["timeout"] != 1 {
 		t.Fatalf("requests %d status %v errors %v: want the 200 and the 504 (unanswered, duration unknown)", r.Requests, r.Status, r.Errors)
 	}
