@@ -132,34 +132,44 @@ func promStream(ctx context.Context, r *reader, in *input, a *accum) error {
 
 // promUnits are the unit words of a family name's suffix or `# UNIT` line that are a time,
 // with their length. The base unit is seconds (prometheus/docs docs/practices/naming.md,
-// "Base units"); the others are seen in the wild (OpenTelemetry's ms histograms exported as
-// _milliseconds, hand-made _ms).
+// "Base units"); the others are OpenTelemetry's units as Prometheus's own translator names
+// them (prometheus/otlptranslator unit_namer.go unitMap: ms → milliseconds, us →
+// microseconds, ns → nanoseconds, min → minutes, h → hours, d → days), and the hand-made
+// _ms, _us, _ns seen in the wild.
 var promUnits = map[string]time.Duration{
-	"seconds": time.Second, "second": time.Second, "s": time.Second,
-	"milliseconds": time.Millisecond, "millisecond": time.Millisecond, "ms": time.Millisecond, "millis": time.Millisecond,
-	"microseconds": time.Microsecond, "microsecond": time.Microsecond, "us": time.Microsecond, "micros": time.Microsecond,
-	"nanoseconds": time.Nanosecond, "nanosecond": time.Nanosecond, "ns": time.Nanosecond, "nanos": time.Nanosecond,
-	"minutes": time.Minute, "hours": time.Hour,
+	"seconds": time.Second, "s": time.Second,
+	"milliseconds": time.Millisecond, "ms": time.Millisecond, "millis": time.Millisecond,
+	"microseconds": time.Microsecond, "us": time.Microsecond, "micros": time.Microsecond,
+	"nanoseconds": time.Nanosecond, "ns": time.Nanosecond, "nanos": time.Nanosecond,
+	"minutes": time.Minute, "hours": time.Hour, "days": 24 * time.Hour,
 }
 
 // promOtherUnits are unit suffixes that are not a time (naming.md "Base units" and the
 // common non-base ones): a family ending so is never a latency.
 var promOtherUnits = map[string]bool{
 	"bytes": true, "bits": true, "ratio": true, "percent": true, "meters": true, "celsius": true,
-	"volts": true, "amperes": true, "joules": true, "grams": true, "hertz": true, "watts": true,
+	"volts": true, "amperes": true, "joules": true, "grams": true, "hertz": true, "watts": true, "kelvin": true,
 	"kilobytes": true, "megabytes": true, "kibibytes": true, "mebibytes": true, "kb": true, "mb": true,
 }
 
 // promUnit is the unit of family name: the `# UNIT` line's word when there is one, else the
-// last word of the name. kind: 't' a time (d its length), 'o' another unit, 0 none.
+// last word of the name. kind: 't' a time (d its length), 'o' another unit, 0 none. A rate
+// (x_per_second, otlptranslator's per-unit naming) is not a time.
 func promUnit(name, omUnit string) (word, from string, d time.Duration, kind byte) {
 	word, from = omUnit, "# UNIT"
 	if omUnit == "" {
-		word, from = name, "suffix"
-		if i := strings.LastIndexAny(name, "_.:"); i >= 0 {
-			word = name[i+1:]
+		from = "suffix"
+		w := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == '_' || r == '.' || r == ':' })
+		if len(w) == 0 {
+			return "", "", 0, 0
 		}
-		word = strings.ToLower(word)
+		word = w[len(w)-1]
+		if len(w) >= 2 && w[len(w)-2] == "per" {
+			return "per_" + word, from, 0, 'o'
+		}
+	}
+	if strings.Contains(word, "per_") || strings.Contains(word, "/") {
+		return word, from, 0, 'o'
 	}
 	if d, ok := promUnits[strings.ToLower(word)]; ok {
 		return word, from, d, 't'
@@ -658,7 +668,7 @@ func parsePromLine(l string) (p promLine, col int, err error) {
 	}
 	p.name = l[:i]
 	skip()
-	if i < len(l) && l[i] == '{' {
+	if i < len(l) && l[i] == '{' && !promCompositeAt(l[i:]) {
 		i++
 		for {
 			skip()
@@ -745,6 +755,21 @@ func parsePromLine(l string) (p promLine, col int, err error) {
 	}
 	p.value = l[j:i]
 	return p, 0, nil
+}
+
+// promCompositeAt says whether s, starting at a brace, is an OpenMetrics 2.0 composite value
+// ({count:…,sum:…,…}) rather than labels: its first word is followed by a colon, which no
+// label name has.
+func promCompositeAt(s string) bool {
+	j := 1
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+		j++
+	}
+	k := j
+	for k < len(s) && (s[k] == '_' || (s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' && s[k] <= 'Z')) {
+		k++
+	}
+	return k > j && k < len(s) && s[k] == ':'
 }
 
 // promText reads one text exposition (Prometheus text 0.0.4 or OpenMetrics).
