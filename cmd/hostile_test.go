@@ -15,6 +15,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/patience-dev/patience/internal/timing"
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/probe/probetest"
 	"github.com/patience-dev/patience/report"
@@ -111,7 +112,9 @@ func TestDevZeroInputs(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, errOut, tc.want)
 		}
-		if d := time.Since(start); d > 20*time.Second {
+		// An unbounded read ends in an out-of-memory death or go test's timeout; this
+		// wall-clock bound is checked with PATIENCE_TIMING=1 only (issue 24 item 12).
+		if d := time.Since(start); timing.Enabled() && d > 20*time.Second {
 			t.Errorf("%v took %s", tc.args, d)
 		}
 	}

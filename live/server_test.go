@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/patience-dev/patience/internal/timing"
 	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/scenario"
 )
@@ -117,7 +118,9 @@ func TestStatusFaultRetryAfterDate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Date %q: %v", resp.Header.Get("Date"), err)
 	}
-	if skew := time.Since(date); skew < -time.Second || skew > 5*time.Second {
+	// The clock's agreement with the Date header is a wall-clock bound a loaded machine can
+	// break: checked with PATIENCE_TIMING=1 (issue 24 item 12).
+	if skew := time.Since(date); timing.Enabled() && (skew < -time.Second || skew > 5*time.Second) {
 		t.Fatalf("Date %v is %v away from now", date, skew)
 	}
 	// Against the response's own Date the delay is exact; against the wall clock it is
@@ -304,7 +307,9 @@ func TestCapacityOverflowAndWastedWork(t *testing.T) {
 	if err != nil || resp.StatusCode != 503 {
 		t.Fatalf("overflow: %v %v, want 503", resp, err)
 	}
-	if el := time.Since(start); el > 250*time.Millisecond {
+	// A queued overflow would be answered 200 once the worker is free (the status above);
+	// "at once" is a wall-clock bound, checked with PATIENCE_TIMING=1 (issue 24 item 12).
+	if el := time.Since(start); timing.Enabled() && el > 250*time.Millisecond {
 		t.Fatalf("overflow took %v, want at once", el)
 	}
 	wg.Wait()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/patience-dev/patience/internal/timing"
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/probe/probetest"
 )
@@ -209,8 +211,13 @@ func TestH2OneStreamStalls(t *testing.T) {
 	if r.Status["200"] != 50 || r.Connections.Opened != 1 || r.Connections.PeakStreams < 2 {
 		t.Fatalf("status %v connections %+v: want 50 × 200 on one connection, the stall beside other streams", r.Status, r.Connections)
 	}
-	between(t, "max", r.Phases.Total.MaxMs, 1000, 3000)
-	between(t, "p50", r.Phases.Total.P50Ms, 0, 200)
+	// The stall shows (a lower bound: load only adds to it); how little the others waited
+	// is a wall-clock bound, checked with PATIENCE_TIMING=1 (issue 24 item 12).
+	between(t, "max", r.Phases.Total.MaxMs, 1000, math.Inf(1))
+	if timing.Enabled() {
+		between(t, "max", r.Phases.Total.MaxMs, 1000, 3000)
+		between(t, "p50", r.Phases.Total.P50Ms, 0, 200)
+	}
 }
 
 // TestStallOpenModelH2 is TestStallOpenModel over h2c: the freeze shows in the tail.
@@ -335,10 +342,12 @@ func TestH2HangIsBoundedByMaxTimeout(t *testing.T) {
 	url := startH2C(t, hang())
 	begin := time.Now()
 	r := run(t, probe.Config{URL: url + "/", Rate: 20, Requests: 4, MaxTimeout: 200 * time.Millisecond, Conn: "reuse", HTTP: "2"})
+	// Unbounded, the target answers after 20 s: 4 responses, no timeout. How soon is a
+	// wall-clock bound, checked with PATIENCE_TIMING=1 (issue 24 item 12).
 	if r.Errors["timeout"] != 4 || r.Responses != 0 || r.Connections.Opened != 1 {
 		t.Errorf("errors %v responses %d opened %d, want 4 timeouts on one connection", r.Errors, r.Responses, r.Connections.Opened)
 	}
-	if d := time.Since(begin); d > 3*time.Second {
+	if d := time.Since(begin); timing.Enabled() && d > 3*time.Second {
 		t.Errorf("a hanging target held the probe %v with --max-timeout 200ms", d)
 	}
 }

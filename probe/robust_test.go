@@ -8,6 +8,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/patience-dev/patience/internal/timing"
 )
 
 // TestDistributionOneValue: every sample on one value whose bar edge is that value (1 ms,
@@ -36,9 +38,17 @@ func TestDistributionOneValue(t *testing.T) {
 }
 
 // TestQuantileCIHugeCount: a crafted profile claiming 10^15 samples made QuantileCI walk one
-// rank per step (≈35 s of CPU for a 4 KB file); the search is O(log n) steps.
+// rank per step (≈35 s of CPU for a 4 KB file); the search is O(log n) steps. Its bound is on
+// the CPU time of the thread doing the work (timing.ThreadWork), not the wall clock: a 2 s
+// wall-clock bound failed on a loaded machine (issue 24 item 12).
 func TestQuantileCIHugeCount(t *testing.T) {
-	start := time.Now()
+	work, ok := timing.ThreadWork(func() { quantileCIHugeCounts(t) })
+	if ok && work > time.Second {
+		t.Errorf("took %s of CPU, want well under a second", work)
+	}
+}
+
+func quantileCIHugeCounts(t *testing.T) {
 	for _, n := range []int64{1e9, 1e12, 1e15, 1e18, math.MaxInt64} {
 		for _, q := range []float64{0.5, 0.99, 0.999, 0.9999} {
 			low, high, open := QuantileCI(n, q, 0.95)
@@ -52,9 +62,6 @@ func TestQuantileCIHugeCount(t *testing.T) {
 				t.Errorf("QuantileCI(%d, %g) = %d, %d: not within 3 sd (%g) of rank %g", n, q, low, high, sd, rank)
 			}
 		}
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("took %s, want well under a second", d)
 	}
 }
 
@@ -119,7 +126,9 @@ func craftedProfile(t *testing.T, h *hdrhistogram.Histogram) []byte {
 }
 
 // TestMergeHugeCountsIsQuick: the 4 KB crafted profile of issue 17 (10^15 samples a bar)
-// merges in well under a second instead of ≈35 s.
+// merges in well under a second of CPU instead of ≈35 s. The bound is on the CPU time of the
+// thread doing the work (timing.ThreadWork): the 2 s wall-clock bound it had failed .ci/run
+// after 26 minutes on a loaded machine (issue 24 item 12).
 func TestMergeHugeCountsIsQuick(t *testing.T) {
 	h := newHistogram()
 	for _, v := range []int64{1000, 5000, 90000} {
@@ -128,16 +137,18 @@ func TestMergeHugeCountsIsQuick(t *testing.T) {
 		}
 	}
 	b := craftedProfile(t, h)
-	start := time.Now()
-	r, err := ParseProfile("huge.json", b)
+	var err error
+	work, ok := timing.ThreadWork(func() {
+		var r *Result
+		if r, err = ParseProfile("huge.json", b); err == nil {
+			_, err = Merge([]*Result{r, r}, AdviceParams{})
+		}
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Merge([]*Result{r, r}, AdviceParams{}); err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("merge took %s, want well under a second", d)
+	if ok && work > time.Second {
+		t.Errorf("merge took %s of CPU, want well under a second", work)
 	}
 }
 

@@ -135,13 +135,16 @@ func closedPort(t *testing.T) string {
 	return "http://" + addr + "/"
 }
 
+// TestUnreachableStopsEarly: five refused connections and no response end the run; it sends
+// far fewer than its 200 requests (the whole schedule is 10 s). The wall-clock bound is
+// checked only with PATIENCE_TIMING=1 (issue 24 item 12); the count holds on any machine.
 func TestUnreachableStopsEarly(t *testing.T) {
 	begin := time.Now()
 	r := run(t, probe.Config{URL: closedPort(t), Rate: 20, Requests: 200})
-	if !r.Unreachable || r.Responses != 0 || r.Errors["refused"] < 5 {
-		t.Errorf("unreachable %v responses %d errors %v", r.Unreachable, r.Responses, r.Errors)
+	if !r.Unreachable || r.Responses != 0 || r.Errors["refused"] < 5 || r.Requests >= 200 {
+		t.Errorf("unreachable %v responses %d errors %v requests %d, want stopped early", r.Unreachable, r.Responses, r.Errors, r.Requests)
 	}
-	if d := time.Since(begin); d > 3*time.Second {
+	if d := time.Since(begin); timing.Enabled() && d > 3*time.Second {
 		t.Errorf("took %v to give up on a refused port, want well under the 10 s schedule", d)
 	}
 }
@@ -158,7 +161,9 @@ func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
 	if !r.Interrupted || r.Responses == 0 || r.Requests >= 3000 {
 		t.Errorf("interrupted %v responses %d requests %d", r.Interrupted, r.Responses, r.Requests)
 	}
-	if d := time.Since(begin); d > 3*time.Second {
+	// A run that ignored the interrupt would send its 3000 requests (above); how soon it
+	// returns is a wall-clock bound, checked with PATIENCE_TIMING=1 (issue 24 item 12).
+	if d := time.Since(begin); timing.Enabled() && d > 3*time.Second {
 		t.Errorf("interrupt took %v to return", d)
 	}
 }
@@ -177,10 +182,11 @@ func TestHangIsBoundedByMaxTimeout(t *testing.T) {
 	url := start(t, hang())
 	begin := time.Now()
 	r := run(t, probe.Config{URL: url, Rate: 20, Requests: 4, MaxTimeout: 200 * time.Millisecond})
+	// Unbounded, the target answers after 20 s: 4 responses, no timeout.
 	if r.Errors["timeout"] != 4 || r.Responses != 0 {
 		t.Errorf("errors %v responses %d, want 4 timeouts", r.Errors, r.Responses)
 	}
-	if d := time.Since(begin); d > 3*time.Second {
+	if d := time.Since(begin); timing.Enabled() && d > 3*time.Second {
 		t.Errorf("a hanging target held the probe %v with --max-timeout 200ms", d)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/patience-dev/patience/internal/timing"
 	"github.com/patience-dev/patience/probe"
 )
 
@@ -70,14 +71,17 @@ func TestOpenDevZero(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no /dev/zero")
 	}
-	start := time.Now()
-	if _, err := Open("/dev/zero"); err == nil || err.Error() != "/dev/zero: larger than 1 MiB" {
-		t.Errorf("Open: %v", err)
-	}
-	if _, err := ResolvePolicy("/dev/zero"); err == nil || !strings.HasPrefix(err.Error(), "/dev/zero: larger than 1 MiB") {
-		t.Errorf("ResolvePolicy: %v", err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("took %s", d)
+	// The bound is on the CPU time of the reading thread (reading to the 1 MiB cap costs
+	// milliseconds), not the wall clock, which a loaded machine stretches (issue 24 item 12).
+	work, ok := timing.ThreadWork(func() {
+		if _, err := Open("/dev/zero"); err == nil || err.Error() != "/dev/zero: larger than 1 MiB" {
+			t.Errorf("Open: %v", err)
+		}
+		if _, err := ResolvePolicy("/dev/zero"); err == nil || !strings.HasPrefix(err.Error(), "/dev/zero: larger than 1 MiB") {
+			t.Errorf("ResolvePolicy: %v", err)
+		}
+	})
+	if ok && work > 5*time.Second {
+		t.Errorf("took %s of CPU", work)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/patience-dev/patience/internal/timing"
 )
 
 func TestStallWait(t *testing.T) {
@@ -90,8 +92,9 @@ func TestStallServer(t *testing.T) {
 		t.Errorf("body %q length %d close %v, want \"ok\\n\" 3 kept alive", body, resp.ContentLength, resp.Close)
 	}
 	// Held for what is left of the freeze: 300 ms less however late the request arrived
-	// (plus scheduling, never near a second).
-	if held < 100*time.Millisecond || held > time.Second {
+	// (plus scheduling, never near a second). Both bounds are the wall clock's, which a
+	// loaded machine moves: checked with PATIENCE_TIMING=1 (issue 24 item 12).
+	if timing.Enabled() && (held < 100*time.Millisecond || held > time.Second) {
 		t.Errorf("held %v, want about 300 ms", held)
 	}
 	if _, err := http.Head(s.URL + "/"); err != nil {
