@@ -765,13 +765,19 @@ const CodeMalformedInput = "malformed_input"
 
 // judgeMalformed fails v when most of the input was malformed: more malformed lines than
 // half the lines read (blank ones included), so a file where 9 lines of 10 are not what the
-// reader expects never yields a ✓ from the tenth.
+// reader expects never yields a ✓ from the tenth. A JSON document (a HAR, an OTLP export)
+// counts its malformed entries against the entries read when it has fewer lines than that
+// (a minified HAR is one line).
 func (a *accum) judgeMalformed(v *probe.Verdict) {
-	if a.malformed == 0 || a.malformed*2 <= a.lines {
+	of, unit := a.lines, "lines"
+	if read := a.malformed + a.all.requests; read > of {
+		of, unit = read, "entries"
+	}
+	if a.malformed == 0 || a.malformed*2 <= of {
 		return
 	}
-	text := fmt.Sprintf("%s of %s lines could not be read (%s): the figures rest on the %s that could — check --format and --log-format against the file",
-		units.Count(int(a.malformed)), units.Count(int(a.lines)), sharePercent(float64(a.malformed)/float64(a.lines)), units.Count(int(a.lines-a.malformed)))
+	text := fmt.Sprintf("%s of %s %s could not be read (%s): the figures rest on the %s that could — check --format and --log-format against the file",
+		units.Count(int(a.malformed)), units.Count(int(of)), unit, sharePercent(float64(a.malformed)/float64(of)), units.Count(int(of-a.malformed)))
 	if len(a.bad) > 0 {
 		text += " (first: " + a.bad[0].String() + ")"
 	}

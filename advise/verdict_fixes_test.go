@@ -29,20 +29,23 @@ func TestMalformedMajorityFailsVerdict(t *testing.T) {
 	}
 }
 
-// TestJudgeMalformedThreshold: "most" is more than half of the lines read.
+// TestJudgeMalformedThreshold: "most" is more than half of the lines read, or of the
+// entries read when a JSON document has fewer lines than entries.
 func TestJudgeMalformedThreshold(t *testing.T) {
 	for _, c := range []struct {
-		lines, malformed int64
-		want             bool
+		lines, malformed, requests int64
+		want                       bool
 	}{
-		{10, 9, true}, {10, 6, true}, {10, 5, false}, {17, 4, false}, {1, 1, true}, {3, 0, false},
+		{10, 9, 1, true}, {10, 6, 4, true}, {10, 5, 5, false}, {17, 4, 13, false}, {1, 1, 0, true}, {3, 0, 3, false},
+		// A minified HAR: one line (or none counted), 1 malformed entry of 10 read; 6 of 10.
+		{0, 1, 9, false}, {1, 1, 9, false}, {1, 6, 4, true},
 	} {
 		a := newAccum()
-		a.lines, a.malformed = c.lines, c.malformed
+		a.lines, a.malformed, a.all.requests = c.lines, c.malformed, c.requests
 		var v probe.Verdict
 		a.judgeMalformed(&v)
 		if got := v.Has(CodeMalformedInput); got != c.want || (got && v.Level != probe.Bad) {
-			t.Errorf("%d of %d malformed: clause %v level %q, want %v", c.malformed, c.lines, got, v.Level, c.want)
+			t.Errorf("%d malformed, %d lines, %d read: clause %v level %q, want %v", c.malformed, c.lines, c.requests, got, v.Level, c.want)
 		}
 	}
 }
