@@ -308,18 +308,6 @@ func nginxTemplate(o Options, head []byte) (*logTemplate, error) {
 	return t, nil
 }
 
-// nginxLine says whether a line looks like an nginx access log with a known format.
-func nginxLine(first []byte) bool {
-	for _, k := range nginxKnown {
-		c, _ := compileLogFormat(k.name, k.format)
-		c.prefix = true
-		if _, err := c.match(first, make([][]byte, len(c.vars))); err == nil {
-			return true
-		}
-	}
-	return false
-}
-
 // The key=value timers people append to combined (B1, "common custom lines").
 var timerKeys = map[string]string{
 	"rt": "request_time", "request_time": "request_time",
