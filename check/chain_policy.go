@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/scenario"
 )
@@ -136,6 +137,15 @@ func (l *ChainLayer) simPolicy(d *Dependency) (*policy.Policy, string) {
 	note := ""
 	if least > 0 && most != policy.Unlimited && least != most {
 		note = fmt.Sprintf("%s retries some failure classes %d times and others %d: the simulator gives the layer one max_attempts, %d", l.Label(), least-1, most-1, most)
+	}
+	if l.hedge != nil {
+		// The simulator's layers retry one attempt after another; gRFC A6 hedges overlap.
+		hedge := fmt.Sprintf("%s hedges (up to %d overlapping attempts, one every %s): the simulator runs them one after another, each waiting hedgingDelay, so a hang there makes fewer attempts than chains[].attempts counts", l.Label(), l.hedge.attempts, units.Duration(l.hedge.delay))
+		if note != "" {
+			note += "; " + hedge
+		} else {
+			note = hedge
+		}
 	}
 	return p, note
 }

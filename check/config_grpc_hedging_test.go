@@ -157,3 +157,17 @@ func TestGRPCRetryingCorpus(t *testing.T) {
 		t.Errorf("attempts (-want +got):\n%s", diff)
 	}
 }
+
+// TestGRPCHedgingSimNote: the simulator runs a layer's attempts one after another, so a
+// hedging layer handed to it (patience replay --chain) carries a note saying it overlaps.
+func TestGRPCHedgingSimNote(t *testing.T) {
+	data := `{"methodConfig": [{"name": [{"service": "pkg.S"}], "hedgingPolicy": {"maxAttempts": 3, "hedgingDelay": "1s"}}]}`
+	ch := grpcChainOf(t, "sc.json", []byte(data))
+	_, notes, err := ch.Policy("sc.json#pkg.S")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(notes, "\n"), "up to 3 overlapping attempts") {
+		t.Errorf("notes %q do not say the hedges overlap", notes)
+	}
+}

@@ -429,6 +429,9 @@ func gatewayImplLayer(cf *ConfigFile, d *configDoc, r *yaml.Node, name string, c
 	l.Kind, l.answer = "gateway-api", answerEnvoy
 	l.Implementation, l.ImplementationFrom = string(impl), from
 	if impl == GatewayImplUnknown {
+		if l.checks.noTimeout != "" && get(get(r, "timeouts"), "request") == nil {
+			l.checks.noTimeout = "implementation unknown (" + from + "), so read as Istio translates it: no route timeout (no timeouts.request on this rule; Envoy Gateway would apply Envoy's 15s): one hung call holds the caller until the caller gives up; name the implementation with --gateway-impl"
+		}
 		l.Defaults = append([]string{"Gateway API implementation unknown (" + from + "): counted as the more attempts of Istio's and Envoy Gateway's translations per failure class, and no timeout where Istio's leaves none (Envoy Gateway would apply Envoy's 15s)"}, l.Defaults...)
 	} else {
 		l.Defaults = append([]string{"read as " + implTitle(impl) + " translates it (" + from + ")"}, l.Defaults...)

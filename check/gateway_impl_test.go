@@ -142,6 +142,9 @@ func TestGatewayImplTranslations(t *testing.T) {
 				if got := l.checks.noTimeout != ""; got != w.noTimeout {
 					t.Errorf("no timeout (PT001) %v, want %v: %q", got, w.noTimeout, l.checks.noTimeout)
 				}
+				if impl == GatewayImplUnknown && w.noTimeout && !strings.Contains(l.checks.noTimeout, "implementation unknown") {
+					t.Errorf("PT001 does not state the assumption: %q", l.checks.noTimeout)
+				}
 				if l.Implementation != string(impl) || l.ImplementationFrom == "" {
 					t.Errorf("implementation %q from %q, want %q", l.Implementation, l.ImplementationFrom, impl)
 				}
