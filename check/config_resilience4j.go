@@ -116,16 +116,29 @@ type r4jRetryConfig struct {
 type r4jReader struct {
 	cf *ConfigFile
 	p  *springProps
+	// elems caches, per module and kind, each map key's element as written.
+	elems map[string]map[string]springElem
 }
 
 // prefix is the name of an instance or config: the map key as it was written, so that a
 // bracketed key ([backendA]) stays the indexed element it is.
 func (r *r4jReader) prefix(module, kind, name string) []springElem {
 	p := springPath("resilience4j", module, kind)
-	for _, k := range r.p.keyElems(p) {
-		if k.text == name {
-			return append(p, k)
+	if r.elems == nil {
+		r.elems = map[string]map[string]springElem{}
+	}
+	m, ok := r.elems[module+"."+kind]
+	if !ok {
+		m = map[string]springElem{}
+		for _, k := range r.p.keyElems(p) {
+			if _, dup := m[k.text]; !dup {
+				m[k.text] = k
+			}
 		}
+		r.elems[module+"."+kind] = m
+	}
+	if k, ok := m[name]; ok {
+		return append(p, k)
 	}
 	return append(p, springElem{text: name})
 }
@@ -279,12 +292,9 @@ func mergeRetry(base, inst *r4jRetryProps) {
 // configKey finds a configs entry by its map key as written (MapBinder keeps the original
 // form; resilience4j looks the name up with Map.get).
 func (r *r4jReader) configKey(module, name string) (string, bool) {
-	for _, k := range r.p.keys(springPath("resilience4j", module, "configs")) {
-		if k == name {
-			return k, true
-		}
-	}
-	return "", false
+	p := r.prefix(module, "configs", name)
+	_, ok := r.elems[module+".configs"][name]
+	return p[len(p)-1].text, ok
 }
 
 // retryConfig builds the RetryConfig of name as createRetryConfig does: over the config

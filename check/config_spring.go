@@ -112,6 +112,7 @@ type springEntry struct {
 // springProps are the property sources of one file, highest priority first.
 type springProps struct {
 	sources [][]springEntry
+	idx     []*springIndex
 	// profiles names the profile documents that were not read.
 	profiles []string
 }
@@ -163,6 +164,17 @@ func springFlatten(root *yaml.Node) []springEntry {
 	}
 	walk(nil, nil, nil, root, 0)
 	return out
+}
+
+// springTopLevel says whether a document's first name element is name (uniform form) for
+// some key: the cheap test before a file is flattened.
+func springTopLevel(root *yaml.Node, name string) bool {
+	for _, kv := range pairs(root) {
+		if el := springSplit(kv[0].Value); len(el) > 0 && el[0].uniform() == name {
+			return true
+		}
+	}
+	return false
 }
 
 // springProfileKeys are the names that make a document profile-specific.
@@ -221,25 +233,91 @@ func springPath(parts ...string) []springElem {
 	return out
 }
 
+// springIndex indexes one source by name, so that a lookup is a map access, not a scan: a
+// file of thousands of instances reads in linear time.
+type springIndex struct {
+	// byName maps a full name (uniform elements joined by NUL) to its first entry.
+	byName map[string]*springEntry
+	// children maps a prefix to the distinct elements that follow it, in file order.
+	children map[string][]springElem
+	// first maps a prefix to the earliest key in the file that wrote its last element.
+	first map[string]*yaml.Node
+	// has marks every prefix some name has.
+	has map[string]bool
+}
+
+// springKey is the index key of elements.
+func springKey(elems []springElem) string {
+	var b strings.Builder
+	for i, e := range elems {
+		if i > 0 {
+			b.WriteByte(0)
+		}
+		b.WriteString(e.uniform())
+	}
+	return b.String()
+}
+
+func newSpringIndex(src []springEntry) *springIndex {
+	ix := &springIndex{byName: map[string]*springEntry{}, children: map[string][]springElem{}, first: map[string]*yaml.Node{}, has: map[string]bool{}}
+	seenChild := map[string]bool{}
+	for i := range src {
+		e := &src[i]
+		var b strings.Builder
+		ix.has[""] = true
+		for j, el := range e.elems {
+			parent := b.String()
+			if j > 0 {
+				b.WriteByte(0)
+			}
+			u := el.uniform()
+			b.WriteString(u)
+			cur := b.String()
+			if ck := parent + "\x01" + u; !seenChild[ck] {
+				seenChild[ck] = true
+				ix.children[parent] = append(ix.children[parent], el)
+			}
+			ix.has[cur] = true
+			k := e.key
+			if j < len(e.keyAt) {
+				k = e.keyAt[j]
+			}
+			if f, ok := ix.first[cur]; !ok || (k != nil && (f == nil || k.Line < f.Line)) {
+				ix.first[cur] = k
+			}
+		}
+		if _, ok := ix.byName[b.String()]; !ok {
+			ix.byName[b.String()] = e
+		}
+	}
+	return ix
+}
+
+// index returns the sources' indexes, highest priority first, building them once.
+func (p *springProps) index() []*springIndex {
+	if len(p.idx) != len(p.sources) {
+		p.idx = make([]*springIndex, len(p.sources))
+		for i, src := range p.sources {
+			p.idx[i] = newSpringIndex(src)
+		}
+	}
+	return p.idx
+}
+
 // under reports whether any property is named with prefix, and the earliest key in the file
 // that wrote the prefix's last element.
 func (p *springProps) under(prefix []springElem) (*yaml.Node, bool) {
+	k := springKey(prefix)
 	var first *yaml.Node
 	found := false
-	for i := len(p.sources) - 1; i >= 0; i-- {
-		for _, e := range p.sources[i] {
-			if !springHasPrefix(e.elems, prefix) {
-				continue
-			}
-			k := e.key
-			if len(prefix) > 0 && len(e.keyAt) >= len(prefix) {
-				k = e.keyAt[len(prefix)-1]
-			}
-			if !found || (k != nil && (first == nil || k.Line < first.Line)) {
-				first = k
-			}
-			found = true
+	for _, ix := range p.index() {
+		if !ix.has[k] {
+			continue
 		}
+		if f := ix.first[k]; !found || (f != nil && (first == nil || f.Line < first.Line)) {
+			first = f
+		}
+		found = true
 	}
 	return first, found
 }
@@ -247,11 +325,10 @@ func (p *springProps) under(prefix []springElem) (*yaml.Node, bool) {
 // value returns the property at name from the highest-priority source that has it; within
 // one source the first in file order.
 func (p *springProps) value(name []springElem) *springEntry {
-	for _, src := range p.sources {
-		for i := range src {
-			if len(src[i].elems) == len(name) && springHasPrefix(src[i].elems, name) {
-				return &src[i]
-			}
+	k := springKey(name)
+	for _, ix := range p.index() {
+		if e := ix.byName[k]; e != nil {
+			return e
 		}
 	}
 	return nil
@@ -271,14 +348,13 @@ func (p *springProps) keys(prefix []springElem) []string {
 func (p *springProps) keyElems(prefix []springElem) []springElem {
 	var out []springElem
 	seen := map[string]bool{}
-	for i := len(p.sources) - 1; i >= 0; i-- {
-		for _, e := range p.sources[i] {
-			if len(e.elems) > len(prefix) && springHasPrefix(e.elems, prefix) {
-				k := e.elems[len(prefix)]
-				if !seen[k.uniform()] {
-					seen[k.uniform()] = true
-					out = append(out, k)
-				}
+	k := springKey(prefix)
+	idx := p.index()
+	for i := len(idx) - 1; i >= 0; i-- {
+		for _, el := range idx[i].children[k] {
+			if !seen[el.uniform()] {
+				seen[el.uniform()] = true
+				out = append(out, el)
 			}
 		}
 	}
@@ -288,33 +364,26 @@ func (p *springProps) keyElems(prefix []springElem) []springElem {
 // list returns the items of a list property (IndexedElementsBinder): from the first source
 // that has it, a comma-separated value or the contiguous indexed elements [0], [1], ….
 func (p *springProps) list(name []springElem) []*yaml.Node {
-	for _, src := range p.sources {
-		for _, e := range src {
-			if len(e.elems) == len(name) && springHasPrefix(e.elems, name) {
-				var out []*yaml.Node
-				for _, part := range strings.Split(e.value.Value, ",") {
-					if part = strings.TrimSpace(part); part != "" {
-						out = append(out, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: part, Line: e.value.Line, Column: e.value.Column})
-					}
-				}
-				return out
-			}
-		}
-		byIndex := map[int]*yaml.Node{}
-		for _, e := range src {
-			if len(e.elems) == len(name)+1 && springHasPrefix(e.elems, name) && e.elems[len(name)].indexed {
-				if i, err := strconv.Atoi(e.elems[len(name)].text); err == nil && i >= 0 {
-					if _, dup := byIndex[i]; !dup {
-						byIndex[i] = e.value
-					}
-				}
-			}
-		}
-		if len(byIndex) > 0 {
+	k := springKey(name)
+	for _, ix := range p.index() {
+		if e := ix.byName[k]; e != nil {
 			var out []*yaml.Node
-			for i := 0; byIndex[i] != nil; i++ {
-				out = append(out, byIndex[i])
+			for _, part := range strings.Split(e.value.Value, ",") {
+				if part = strings.TrimSpace(part); part != "" {
+					out = append(out, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: part, Line: e.value.Line, Column: e.value.Column})
+				}
 			}
+			return out
+		}
+		var out []*yaml.Node
+		for i := 0; ; i++ {
+			e := ix.byName[k+"\x00"+strconv.Itoa(i)]
+			if e == nil {
+				break
+			}
+			out = append(out, e.value)
+		}
+		if len(out) > 0 {
 			return out
 		}
 	}

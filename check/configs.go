@@ -162,12 +162,14 @@ func ParseConfig(path string, data []byte) (*ConfigFile, string, error) {
 	// A Spring application.yml: resilience4j keys however they are written (nested,
 	// dotted, kebab-case or camelCase), in the documents that are not Kubernetes resources.
 	var springRoots []*yaml.Node
+	marked := false
 	for _, r := range roots {
 		if get(r, "apiVersion") == nil || get(r, "kind") == nil {
 			springRoots = append(springRoots, r)
+			marked = marked || springTopLevel(r, "resilience4j")
 		}
 	}
-	if len(springRoots) > 0 {
+	if marked {
 		if cf, err := springConfig(path, data, newSpringProps(springRoots)); cf != nil || err != nil {
 			return cf, "", err
 		}
