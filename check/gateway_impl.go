@@ -412,7 +412,24 @@ func gatewayImplLayer(cf *ConfigFile, d *configDoc, r *yaml.Node, name string, c
 	var err error
 	switch impl {
 	case GatewayImplIstio:
-		l, err = istio()
+		if l, err = istio(); err == nil && cs != nil {
+			// Istio applies the backend's DestinationRule to the gateway's route as to a
+			// sidecar's (retry budget, connectionPool.http.maxRetries, outlier detection).
+			var dest []string
+			for _, b := range items(get(r, "backendRefs")) {
+				if k := scalar(get(b, "kind")); k == "" || k == "Service" {
+					if n := scalar(get(b, "name")); n != "" {
+						dest = append(dest, n)
+					}
+				}
+			}
+			if dr := cs.destinationRule(dest); dr != nil {
+				istioApplyDR(l, dr)
+			} else if len(dest) > 0 {
+				l.addDefault("Istio default: connectionPool.http.maxRetries 2³²−1, no retryBudget (no DestinationRule for %s)", strings.Join(dest, ", "))
+				l.checks.noBudget = fmt.Sprintf("no DestinationRule for %s: Istio lifts Envoy's cap of 3 concurrent retries to 2³²−1 and sets no retryBudget", strings.Join(dest, ", "))
+			}
+		}
 	case GatewayImplEnvoyGateway:
 		l, err = eg()
 	default:

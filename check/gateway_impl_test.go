@@ -412,3 +412,19 @@ func TestGatewayEnvoyGatewayMatchesXDS(t *testing.T) {
 		t.Errorf("retry {} under Envoy Gateway: %s, its xDS output: %s", a, b)
 	}
 }
+
+// TestGatewayIstioDestinationRule: under Istio the backend's DestinationRule applies to the
+// gateway route as to a VirtualService route (pilot builds the same cluster): a retryBudget
+// there bounds the retries, and without one PT012 says Istio lifts Envoy's retry cap.
+func TestGatewayIstioDestinationRule(t *testing.T) {
+	route := "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r}\nspec:\n  rules: [{retry: {}, backendRefs: [{name: shop, port: 80}]}]\n"
+	dr := "apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata: {name: shop}\nspec:\n  host: shop.default.svc.cluster.local\n  trafficPolicy: {retryBudget: {percent: 20, minRetryConcurrency: 3}}\n"
+	l := gwLayers(t, GatewayImplIstio, map[string]string{"route.yaml": route, "dr.yaml": dr})["r"]
+	if l.budget != 0.2 || l.checks.noBudget != "" {
+		t.Errorf("budget %v noBudget %q, want the DestinationRule's 20%%", l.budget, l.checks.noBudget)
+	}
+	l = gwLayers(t, GatewayImplIstio, map[string]string{"route.yaml": route})["r"]
+	if !strings.Contains(l.checks.noBudget, "no DestinationRule for shop") {
+		t.Errorf("noBudget %q", l.checks.noBudget)
+	}
+}
