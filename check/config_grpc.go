@@ -151,7 +151,10 @@ func grpcRetry(cf *ConfigFile, l *ChainLayer, rp *yaml.Node, what, codesKey stri
 	if n == nil {
 		return configError(cf, rp, what+".maxAttempts", "missing: gRPC requires maxAttempts (attempts, the first included; above 5 counts as 5)")
 	}
-	v, err := intField(cf, n, what+".maxAttempts", 1)
+	// A6: "maxAttempts MUST be specified and MUST be a JSON integer value greater than 1";
+	// grpc-java rejects the service config otherwise (ManagedChannelServiceConfig:
+	// "maxAttempts must be greater than 1").
+	v, err := intField(cf, n, what+".maxAttempts", 2)
 	if err != nil {
 		return err
 	}
@@ -161,6 +164,19 @@ func grpcRetry(cf *ConfigFile, l *ChainLayer, rp *yaml.Node, what, codesKey stri
 	if v > grpcMaxAttempts {
 		l.retryWhy += ", treated as 5"
 		l.addDefault("gRPC: maxAttempts above 5 is treated as 5")
+	}
+	if what == "retryPolicy" {
+		// A6 "Validation of retryPolicy": initialBackoff and maxBackoff MUST be > 0,
+		// backoffMultiplier MUST be > 0, retryableStatusCodes MUST be non-empty; grpc-java
+		// (ManagedChannelServiceConfig.retryPolicy) rejects the service config otherwise.
+		for _, k := range []string{"initialBackoff", "maxBackoff", "backoffMultiplier"} {
+			if get(rp, k) == nil {
+				return configError(cf, rp, what+"."+k, "missing: gRFC A6 requires it (grpc-java: %q)", k+" cannot be empty")
+			}
+		}
+		if len(items(get(rp, codesKey))) == 0 {
+			return configError(cf, rp, what+"."+codesKey, "missing or empty: gRFC A6 requires at least one status code to retry")
+		}
 	}
 	codes, err := grpcCodeList(cf, get(rp, codesKey), what+"."+codesKey)
 	if err != nil {
@@ -178,15 +194,24 @@ func grpcRetry(cf *ConfigFile, l *ChainLayer, rp *yaml.Node, what, codesKey stri
 		if r.Base, err = goDuration(cf, b, what+".initialBackoff"); err != nil {
 			return err
 		}
+		if r.Base == 0 {
+			return configError(cf, b, what+".initialBackoff", "want a duration above 0 (gRFC A6)")
+		}
 	}
 	if b := get(rp, "maxBackoff"); b != nil {
 		if r.Cap, err = goDuration(cf, b, what+".maxBackoff"); err != nil {
 			return err
 		}
+		if r.Cap == 0 {
+			return configError(cf, b, what+".maxBackoff", "want a duration above 0 (gRFC A6)")
+		}
 	}
 	if m := get(rp, "backoffMultiplier"); m != nil {
 		if r.Multiplier, err = floatField(cf, m, what+".backoffMultiplier"); err != nil {
 			return err
+		}
+		if r.Multiplier == 0 {
+			return configError(cf, m, what+".backoffMultiplier", "want a number above 0 (gRFC A6)")
 		}
 	}
 	if what == "hedgingPolicy" {

@@ -171,3 +171,24 @@ func TestGRPCHedgingSimNote(t *testing.T) {
 		t.Errorf("notes %q do not say the hedges overlap", notes)
 	}
 }
+
+// TestGRPCPolicyValidation: gRFC A6's validation rules ("maxAttempts MUST be … greater than
+// 1"; a retryPolicy's initialBackoff, maxBackoff and backoffMultiplier MUST be specified and
+// above 0, retryableStatusCodes non-empty), which grpc-java enforces by rejecting the service
+// config (ManagedChannelServiceConfig.retryPolicy/hedgingPolicy checkArgument/checkNotNull),
+// are input errors naming the file, line and field.
+func TestGRPCPolicyValidation(t *testing.T) {
+	for field, mc := range map[string]string{
+		"hedgingPolicy.maxAttempts":        `"hedgingPolicy": {"maxAttempts": 1, "hedgingDelay": "1s"}`,
+		"retryPolicy.maxAttempts":          `"retryPolicy": {"maxAttempts": 1, "initialBackoff": "1s", "maxBackoff": "2s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}`,
+		"retryPolicy.initialBackoff":       `"retryPolicy": {"maxAttempts": 2, "maxBackoff": "2s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}`,
+		"retryPolicy.backoffMultiplier":    `"retryPolicy": {"maxAttempts": 2, "initialBackoff": "1s", "maxBackoff": "2s", "backoffMultiplier": 0, "retryableStatusCodes": ["UNAVAILABLE"]}`,
+		"retryPolicy.retryableStatusCodes": `"retryPolicy": {"maxAttempts": 2, "initialBackoff": "1s", "maxBackoff": "2s", "backoffMultiplier": 2, "retryableStatusCodes": []}`,
+	} {
+		data := "{\"methodConfig\": [{\"name\": [{\"service\": \"pkg.S\"}],\n " + mc + "}]}"
+		_, _, err := ParseConfig("sc.json", []byte(data))
+		if err == nil || !strings.Contains(err.Error(), "sc.json:2:") || !strings.Contains(err.Error(), field) {
+			t.Errorf("%s: %v, want an error at sc.json:2 naming %s", field, err, field)
+		}
+	}
+}
