@@ -26,6 +26,8 @@ func TestCheckFlags(t *testing.T) {
 			CheckOptions{Files: []string{"a.yaml", "b.yaml"}, Output: "sarif", FailOn: "warning", NoFail: true, Reports: []string{"junit=j.xml", "markdown=m.md"}, Profile: "p.json", Method: "GET", Name: "api", Caller: "interactive"}},
 		{[]string{"--init", "--budget", "3s", "--method", "POST", "--name", "pay", "--idempotency-key", "svc.yaml"},
 			CheckOptions{Files: []string{"svc.yaml"}, Init: true, Budget: "3s", Method: "POST", Name: "pay", IdempotencyKey: true, FailOn: "error", Output: "text", Caller: "interactive"}},
+		{[]string{"--allow-empty", "deploy/"},
+			CheckOptions{Files: []string{"deploy/"}, AllowEmpty: true, FailOn: "error", Output: "text", Method: "GET", Name: "api", Caller: "interactive"}},
 		{[]string{"--init", "--profile", "p.json", "--caller", "job"},
 			CheckOptions{Files: []string{}, Init: true, Profile: "p.json", Method: "GET", Name: "api", FailOn: "error", Output: "text", Caller: "job"}},
 	}
@@ -97,5 +99,34 @@ func TestCheckMaxCost(t *testing.T) {
 	code, _, errOut = runCmd(t, context.Background(), "", "check", chk, "--max-cost", "lots")
 	if code != ExitUsage || !strings.Contains(errOut, `--max-cost: "lots"`) {
 		t.Errorf("--max-cost lots: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// Nothing checked: checkRun renders the report on stdout and exits 2; --allow-empty exits 0
+// with the same report marked provisional; --no-fail does not pass it.
+func TestCheckRunNothingChecked(t *testing.T) {
+	dir := t.TempDir()
+	readme := filepath.Join(dir, "README.md")
+	if err := os.WriteFile(readme, []byte("# svc\n\n| a | b |\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		opts CheckOptions
+		code int
+		out  string
+	}{
+		{CheckOptions{Output: "text"}, ExitUsage, "✗ check could not run: " + readme},
+		{CheckOptions{Output: "text", NoFail: true}, ExitUsage, "✗ check could not run"},
+		{CheckOptions{Output: "text", AllowEmpty: true}, ExitOK, "~ check passed"},
+		{CheckOptions{Output: "json"}, ExitUsage, `"nothing_checked": true`},
+	} {
+		var out, errOut bytes.Buffer
+		o := c.opts
+		o.IO, o.Files, o.FailOn = report.Test(nil, &out, &errOut), []string{readme}, "error"
+		err := checkRun(&o)
+		text := out.String()
+		if got := ExitCode(err); got != c.code || !strings.Contains(text, c.out) || !strings.Contains(text, "nothing checked") || !strings.Contains(text, readme) {
+			t.Errorf("%+v: exit %d (err %v), stdout:\n%s\nwant exit %d and %q", c.opts, got, err, text, c.code, c.out)
+		}
 	}
 }
