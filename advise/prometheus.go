@@ -920,7 +920,7 @@ func promComposite(s *promSeries, value string) error {
 	}
 	_, rest, ok := strings.Cut(body, "bucket:[")
 	if !ok {
-		return errors.New("composite value without bucket:[…] or schema:")
+		return errors.New("composite value with no bucket list (bucket:[…]) and no schema")
 	}
 	list, _, ok := strings.Cut(rest, "]")
 	if !ok {
