@@ -171,8 +171,10 @@ func TestEmptySummaryCounts(t *testing.T) {
 	}
 }
 
+// FuzzEmptyNearCheckKey holds what loadOne hands a file it takes for a misspelt check file
+// or a scenario: the loaders answer, never panic.
 func FuzzEmptyNearCheckKey(f *testing.F) {
-	for _, s := range []string{"scenario: []\n", "dependecies:\n", "apiVersion: v1\nscenario: x\n", "max-amplification: 3\n", "a: b\n", ""} {
+	for _, s := range []string{"scenario: []\n", "dependecies:\n", "apiVersion: v1\nscenario: x\n", "max-amplification: 3\n", "a: b\n", "", scenarioWithExpect, "target: {}\npolicy: {}\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -180,6 +182,13 @@ func FuzzEmptyNearCheckKey(f *testing.F) {
 		// error, never panics.
 		if nearCheckKey([]byte(s)) {
 			_, _ = Load("f.yaml", []byte(s))
+		}
+		// A file taken for a scenario is loaded as replay loads it: a scenario or an error.
+		if isScenarioFile([]byte(s)) {
+			sc, err := scenario.Parse([]byte(s), "f.yaml")
+			if (sc == nil) == (err == nil) {
+				t.Fatalf("scenario.Parse: %v, %v", sc, err)
+			}
 		}
 	})
 }
