@@ -161,12 +161,16 @@ func awsLayers(d *configDoc, cs *Configs) ([]*layerCandidate, error) {
 		}
 	}
 	if v := getenv("AWS_MAX_ATTEMPTS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
+		// config/env_config.go setIntFromEnvVal: not an integer fails every profile;
+		// GetRetryMaxAttempts: 0 is unset.
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 {
 			return nil, configError(cf, nil, "AWS_MAX_ATTEMPTS", "want a whole number ≥ 1, got %q", v)
 		}
-		attempts, l.retryDefault = n, false
-		l.retryWhy = fmt.Sprintf("AWS_MAX_ATTEMPTS=%d (attempts)", n)
+		if n > 0 {
+			attempts, l.retryDefault = n, false
+			l.retryWhy = fmt.Sprintf("AWS_MAX_ATTEMPTS=%d (attempts)", n)
+		}
 	}
 	// Every mode retries 5xx, throttling (429) and transient errors (standard.go: 500, 502,
 	// 503, 504, RequestTimeout, throttle codes; boto3 legacy: 429, 500, 502, 503, 504, 509 and

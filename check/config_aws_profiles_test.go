@@ -92,6 +92,16 @@ func TestAWSProfilesOneByOne(t *testing.T) {
 			t.Errorf("%s=badmode: %v, want the input error at %s retry_mode naming the selection", env, err, want)
 		}
 	}
+	// The environment wins over the file (env config is resolved first); AWS_MAX_ATTEMPTS=0
+	// is unset (EnvConfig.GetRetryMaxAttempts).
+	layers, err = awsRun(t, "config", data, map[string]string{"AWS_MAX_ATTEMPTS": "7"})
+	if err != nil || layers["good"].retryOf(Fail503) != 7 {
+		t.Errorf("AWS_MAX_ATTEMPTS=7: %v", err)
+	}
+	layers, err = awsRun(t, "config", data, map[string]string{"AWS_MAX_ATTEMPTS": "0"})
+	if err != nil || layers["good"].retryOf(Fail503) != 4 {
+		t.Errorf("AWS_MAX_ATTEMPTS=0: %v, want the profile's 4", err)
+	}
 	if _, err := awsRun(t, "config", data, map[string]string{"AWS_PROFILE": "badattempts"}); err == nil || !strings.Contains(err.Error(), "config:12:") {
 		t.Errorf("AWS_PROFILE=badattempts: %v, want the error at line 12", err)
 	}
