@@ -411,6 +411,10 @@ func TestGatewayEnvoyGatewayMatchesXDS(t *testing.T) {
 	if a, b := attemptsOf(ours), attemptsOf(xds); a != b {
 		t.Errorf("retry {} under Envoy Gateway: %s, its xDS output: %s", a, b)
 	}
+	// The route has no timeouts and its xDS route no `timeout`: Envoy's 15s default both ways.
+	if ours.pol.Deadline != xds.pol.Deadline || ours.pol.Timeout != xds.pol.Timeout {
+		t.Errorf("timeouts %v/%v, its xDS output %v/%v", ours.pol.Deadline, ours.pol.Timeout, xds.pol.Deadline, xds.pol.Timeout)
+	}
 }
 
 // TestGatewayIstioDestinationRule: under Istio the backend's DestinationRule applies to the
