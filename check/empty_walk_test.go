@@ -190,3 +190,23 @@ func TestEmptyWalkDirectoryReasons(t *testing.T) {
 		t.Errorf("skipped:\n got %q\nwant %q", got, want)
 	}
 }
+
+// A hidden file is read whether it is a file or a link to one; a hidden directory is left out
+// whether it is a directory or a link to one.
+func TestEmptyWalkHiddenLinks(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"real/gate.yaml": oneDependency, ".hidden/other.yaml": oneDependency})
+	symlink(t, filepath.Join("real", "gate.yaml"), filepath.Join(dir, ".patience.yaml"))
+	symlink(t, "real", filepath.Join(dir, ".linked"))
+	in, err := LoadPaths([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// .patience.yaml comes first by name and is the file read; real/gate.yaml is the same file.
+	if len(in.Files) != 1 || in.Files[0].Path != filepath.Join(dir, ".patience.yaml") {
+		t.Errorf("check files: %+v", in.Files)
+	}
+	if len(in.Configs.Skipped) != 1 || !strings.HasPrefix(in.Configs.Skipped[0].Reason, "the same file as ") {
+		t.Errorf("skipped: %+v", in.Configs.Skipped)
+	}
+}

@@ -96,13 +96,10 @@ func (w *walker) walk(dir string, depth int) error {
 		path := filepath.Join(dir, e.Name())
 		typ := e.Type()
 		if typ&fs.ModeSymlink != 0 {
-			if hiddenDir(e.Name()) {
-				continue // ..data, ..2024_… of a ConfigMap mount: read by their visible links
-			}
 			st, err := os.Stat(path)
 			if err != nil {
-				if !candidate(path) {
-					continue // a dangling link no walk would read anyway
+				if hiddenDir(e.Name()) || !candidate(path) {
+					continue // a dangling link no walk would read anyway (..data_tmp mid-update)
 				}
 				target, _ := os.Readlink(path)
 				return &scenario.Error{File: path, Msg: fmt.Sprintf("cannot read: a symlink to %s: %s", target, pathErrText(err))}
@@ -110,6 +107,7 @@ func (w *walker) walk(dir string, depth int) error {
 			typ = st.Mode().Type()
 		}
 		if typ.IsDir() {
+			// ..data and ..2024_… of a ConfigMap mount are hidden: read by their visible links.
 			if hiddenDir(e.Name()) || e.Name() == "vendor" || e.Name() == "node_modules" || depth+1 > maxWalkDepth {
 				continue
 			}
