@@ -1,6 +1,9 @@
 package check
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -329,4 +332,42 @@ func FuzzCheckFileDefaults(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestAssumedAlwaysCountsInTheChain: the assumption is the policy's, so a chain through the
+// dependency's own policy counts the retries the client makes — a POST that times out is
+// sent 3 times by Http::retry(3) (laravel/framework bd71b45 PendingRequest.php:1075, retry()
+// over the whole send, whatever the method) — where `never`, written, counts 1.
+func TestAssumedAlwaysCountsInTheChain(t *testing.T) {
+	dir := t.TempDir()
+	vs := "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: partner}\nspec:\n  hosts: [partner.example.com]\n  http:\n    - route: [{destination: {host: partner.example.com}}]\n      timeout: 60s\n"
+	dep := func(name, extra string) string {
+		return "  - name: " + name + "\n    request: {method: POST}\n    via: [{self: true}, {file: vs.yaml, host: partner.example.com}]\n" +
+			"    policy: {timeout: 5s, retry: {max_attempts: 3, backoff: none" + extra + "}}\n"
+	}
+	check := "max_amplification: 100\ndependencies:\n" + dep("assumed", "") + dep("never", ", non_idempotent: never")
+	for name, text := range map[string]string{"vs.yaml": vs, "patience.yaml": check} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in, err := LoadPaths([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), in.Files, Options{Replay: noReplay, Configs: in.Configs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, ch := range res.Chains {
+		for _, l := range ch.Layers {
+			if l.Kind == "patience" {
+				got[ch.Dependency] = l.Attempts.Timeout
+			}
+		}
+	}
+	if diff := cmp.Diff(map[string]float64{"assumed": 3, "never": 1}, got); diff != "" {
+		t.Errorf("the patience layer's attempts on a timeout (-want +got):\n%s", diff)
+	}
 }
