@@ -152,32 +152,41 @@ var promOtherUnits = map[string]bool{
 	"kilobytes": true, "megabytes": true, "kibibytes": true, "mebibytes": true, "kb": true, "mb": true,
 }
 
+// promUnitKind says what a family's unit is.
+type promUnitKind int8
+
+const (
+	promNoUnit    promUnitKind = iota // no unit word: --unit may give one
+	promTimeUnit                      // a time: the family is a latency
+	promOtherUnit                     // bytes, ratio, a rate…: never a latency
+)
+
 // promUnit is the unit of family name: the `# UNIT` line's word when there is one, else the
-// last word of the name. kind: 't' a time (d its length), 'o' another unit, 0 none. A rate
-// (x_per_second, otlptranslator's per-unit naming) is not a time.
-func promUnit(name, omUnit string) (word, from string, d time.Duration, kind byte) {
+// last word of the name; d is the length of a time unit. A rate (x_per_second,
+// otlptranslator's per-unit naming) is not a time.
+func promUnit(name, omUnit string) (word, from string, d time.Duration, kind promUnitKind) {
 	word, from = omUnit, "# UNIT"
 	if omUnit == "" {
 		from = "suffix"
 		w := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == '_' || r == '.' || r == ':' })
 		if len(w) == 0 {
-			return "", "", 0, 0
+			return "", "", 0, promNoUnit
 		}
 		word = w[len(w)-1]
 		if len(w) >= 2 && w[len(w)-2] == "per" {
-			return "per_" + word, from, 0, 'o'
+			return "per_" + word, from, 0, promOtherUnit
 		}
 	}
 	if strings.Contains(word, "per_") || strings.Contains(word, "/") {
-		return word, from, 0, 'o'
+		return word, from, 0, promOtherUnit
 	}
 	if d, ok := promUnits[strings.ToLower(word)]; ok {
-		return word, from, d, 't'
+		return word, from, d, promTimeUnit
 	}
 	if omUnit != "" || promOtherUnits[word] {
-		return word, from, 0, 'o'
+		return word, from, 0, promOtherUnit
 	}
-	return "", "", 0, 0
+	return "", "", 0, promNoUnit
 }
 
 // promRequestWords mark a family as a request latency (its name's words): the preference of
@@ -261,9 +270,9 @@ func (r *reader) promFinish(a *accum) error {
 			f = &promFam{PromFamily: PromFamily{Name: s.family, Type: s.typ}}
 			word, from, d, kind := promUnit(s.family, s.omUnit)
 			switch kind {
-			case 't':
+			case promTimeUnit:
 				f.Unit, f.UnitFrom, f.unit, f.Duration = word, from, d, true
-			case 'o':
+			case promOtherUnit:
 				f.Unit, f.UnitFrom = word, from
 				f.Skipped = fmt.Sprintf("%s, not a time (never a latency, whatever --unit says)", word)
 			default:

@@ -145,24 +145,24 @@ func TestPromOpenMetrics2(t *testing.T) {
 func TestPromUnit(t *testing.T) {
 	for _, c := range []struct {
 		name, om string
-		kind     byte
+		kind     promUnitKind
 		d        time.Duration
 	}{
-		{"http_request_duration_seconds", "", 't', time.Second},
-		{"http_server_duration_milliseconds", "", 't', time.Millisecond},
-		{"rpc_latency_ms", "", 't', time.Millisecond},
-		{"db_query_microseconds", "", 't', time.Microsecond},
-		{"job_runtime_minutes", "", 't', time.Minute},
-		{"http_response_size_bytes", "", 'o', 0},
-		{"disk_usage_ratio", "", 'o', 0},
-		{"network_bytes_per_second", "", 'o', 0}, // a rate, not a time
-		{"tsdb_compaction_chunk_samples", "", 0, 0},
-		{"request_duration", "seconds", 't', time.Second},
-		{"request_duration_seconds", "bytes", 'o', 0}, // # UNIT decides
+		{"http_request_duration_seconds", "", promTimeUnit, time.Second},
+		{"http_server_duration_milliseconds", "", promTimeUnit, time.Millisecond},
+		{"rpc_latency_ms", "", promTimeUnit, time.Millisecond},
+		{"db_query_microseconds", "", promTimeUnit, time.Microsecond},
+		{"job_runtime_minutes", "", promTimeUnit, time.Minute},
+		{"http_response_size_bytes", "", promOtherUnit, 0},
+		{"disk_usage_ratio", "", promOtherUnit, 0},
+		{"network_bytes_per_second", "", promOtherUnit, 0}, // a rate, not a time
+		{"tsdb_compaction_chunk_samples", "", promNoUnit, 0},
+		{"request_duration", "seconds", promTimeUnit, time.Second},
+		{"request_duration_seconds", "bytes", promOtherUnit, 0}, // # UNIT decides
 	} {
 		_, _, d, kind := promUnit(c.name, c.om)
 		if kind != c.kind || d != c.d {
-			t.Errorf("%s (# UNIT %q): kind %q %v, want %q %v", c.name, c.om, kind, d, c.kind, c.d)
+			t.Errorf("%s (# UNIT %q): kind %d %v, want %d %v", c.name, c.om, kind, d, c.kind, c.d)
 		}
 	}
 }
