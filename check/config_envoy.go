@@ -197,6 +197,7 @@ const envoyStreamIdle = 5 * time.Minute
 type envoyVHosts struct {
 	list *yaml.Node
 	hcm  *yaml.Node
+	rc   string // the RouteConfiguration's name, for a connection manager's rds
 }
 
 // envoyLayers reads every route of every RouteConfiguration in the document — a bootstrap's
@@ -212,6 +213,7 @@ func envoyLayers(d *configDoc) ([]*layerCandidate, error) {
 		}
 	}
 	var vhostsAt []envoyVHosts
+	hcmByRC := map[string]*yaml.Node{}
 	var walk func(n, hcm *yaml.Node, depth int)
 	walk = func(n, hcm *yaml.Node, depth int) {
 		if n == nil || depth > 32 {
@@ -223,9 +225,16 @@ func envoyLayers(d *configDoc) ([]*layerCandidate, error) {
 			// inline route_config.
 			if eget(n, "http_filters") != nil || eget(n, "stat_prefix") != nil && eget(n, "route_config") != nil {
 				hcm = n
+				// A connection manager that takes its routes from RDS names them: the route
+				// configuration of that name, in the same config dump, is under it.
+				if rn := scalar(eget(eget(n, "rds"), "route_config_name")); rn != "" {
+					if _, dup := hcmByRC[rn]; !dup {
+						hcmByRC[rn] = n
+					}
+				}
 			}
 			if vh := eget(n, "virtual_hosts"); vh != nil {
-				vhostsAt = append(vhostsAt, envoyVHosts{list: vh, hcm: hcm})
+				vhostsAt = append(vhostsAt, envoyVHosts{list: vh, hcm: hcm, rc: scalar(get(n, "name"))})
 			}
 			for _, c := range items(get(n, "clusters")) {
 				addCluster(c)
@@ -254,6 +263,9 @@ func envoyLayers(d *configDoc) ([]*layerCandidate, error) {
 	walk(d.node, nil, 0)
 	var out []*layerCandidate
 	for _, vhs := range vhostsAt {
+		if vhs.hcm == nil && vhs.rc != "" {
+			vhs.hcm = hcmByRC[vhs.rc]
+		}
 		for _, vh := range items(vhs.list) {
 			vname := scalar(get(vh, "name"))
 			var domains []string

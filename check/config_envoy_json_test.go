@@ -224,3 +224,22 @@ func FuzzEnvoyJSON(f *testing.F) {
 		"- virtualHosts: [{routes: [{route: {retryPolicy: {numRetries: 3, perTryTimeout: 1s}}}]}]\n",
 		`{"configs": [{"@type": "type.googleapis.com/envoy.admin.v3.RoutesConfigDump", "static_route_configs": [{"route_config": {"virtual_hosts": [{"routes": [{"route": {"timeout": "0s", "idle_timeout": "0.5s"}}]}]}}]}]}`)
 }
+
+// TestEnvoyRDSIdleTimeout: in a full config dump the listener's connection manager names its
+// route configuration (rds.route_config_name); its stream_idle_timeout applies to the routes
+// of the route configuration of that name.
+func TestEnvoyRDSIdleTimeout(t *testing.T) {
+	dump := `{"configs": [
+ {"@type": "type.googleapis.com/envoy.admin.v3.ListenersConfigDump",
+  "dynamic_listeners": [{"active_state": {"listener": {"filter_chains": [{"filters": [{"typed_config": {
+    "@type": "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+    "stat_prefix": "in", "http_filters": [{"name": "router"}], "stream_idle_timeout": "90s",
+    "rds": {"route_config_name": "http.80"}}}]}]}}}]},
+ {"@type": "type.googleapis.com/envoy.admin.v3.RoutesConfigDump",
+  "dynamic_route_configs": [{"route_config": {"name": "http.80", "virtual_hosts": [{"name": "v", "domains": ["*"],
+    "routes": [{"name": "r", "match": {"prefix": "/"}, "route": {"cluster": "c", "timeout": "0s"}}]}]}}]}]}`
+	_, layers := parsedLayers(t, "dump.json", dump)
+	if l := layers["r"]; l == nil || l.pol.Deadline != 90*time.Second {
+		t.Fatalf("layers %v", layers)
+	}
+}

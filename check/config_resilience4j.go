@@ -602,10 +602,7 @@ func resilience4jMarker(p *springProps) (at *yaml.Node, found, read bool) {
 func resilience4jReadable(cf *ConfigFile, p *springProps) error {
 	at, _, read := resilience4jMarker(p)
 	if !read {
-		var mods []string
-		for _, k := range p.keys(springPath("resilience4j")) {
-			mods = append(mods, k)
-		}
+		mods := p.keys(springPath("resilience4j"))
 		return configError(cf, at, "resilience4j", "no retry, timelimiter or circuitbreaker settings to read (it has %s)", strings.Join(mods, ", "))
 	}
 	for _, m := range r4jModules {

@@ -374,3 +374,29 @@ func FuzzSpringYAML(f *testing.F) {
 		"resilience4j.retry: {instances: {a: {baseConfig: a}}, configs: {a: {baseConfig: a}}}\n",
 		"resilience4j: {retry.instances[x]: {retryExceptions: [a, b]}}\n")
 }
+
+// TestSpringPropertiesWalked: a directory walk reads application.properties (candidate in
+// inputs.go) and the dotted application.yml beside it; the properties file is no INI.
+func TestSpringPropertiesWalked(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"application.properties": "resilience4j.retry.instances.orders.max-attempts=5\n",
+		"application.yml":        "resilience4j.retry.instances.stock.maxAttempts: 2\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in, err := LoadPaths([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, cf := range in.Configs.Files {
+		got[filepath.Base(cf.Path)] = cf.Kinds
+	}
+	want := map[string][]string{"application.properties": {"resilience4j/orders"}, "application.yml": {"resilience4j/stock"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("configs read (-want +got):\n%s", diff)
+	}
+}

@@ -469,17 +469,6 @@ func get(n *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// getAny returns the first of keys present (Spring's relaxed binding: maxAttempts and
-// max-attempts), with the key found.
-func getAny(n *yaml.Node, keys ...string) *yaml.Node {
-	for _, k := range keys {
-		if v := get(n, k); v != nil {
-			return v
-		}
-	}
-	return nil
-}
-
 // keyOf returns the key node of key in mapping n.
 func keyOf(n *yaml.Node, key string) *yaml.Node {
 	n = scenario.ResolveAlias(n)
