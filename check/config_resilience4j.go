@@ -509,6 +509,9 @@ func resilience4jLayers(d *configDoc) ([]*layerCandidate, error) {
 		if has["circuitbreaker"][name] {
 			l.pol.Breaker = &policy.Breaker{}
 		}
+		if r.p.active != "" {
+			l.addDefault("read with Spring profile %q active: resilience4j is set only in its document", r.p.active)
+		}
 		for _, prof := range r.p.profiles {
 			l.addDefault("Spring profile document %q not read: the application as it runs without a profile", prof)
 		}

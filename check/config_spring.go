@@ -30,7 +30,9 @@ import (
 //   - Documents: in a multi-document YAML file a later document overrides an earlier one
 //     (Spring Boot 2.4+ config data); a document activated by a profile
 //     (spring.config.activate.on-profile, or the older spring.profiles) is not read: check
-//     reads the application as it runs without a profile.
+//     reads the application as it runs without a profile — unless resilience4j is set only
+//     in profile documents: then the first of them is read over the others, as if its
+//     profile were active, and each layer says so.
 //   - .properties files are read as OriginTrackedPropertiesLoader reads them: `=`, `:` or
 //     whitespace separates key and value, `#` and `!` start comments, a trailing `\`
 //     continues the line, `\uXXXX` and the usual escapes, `#---` separates documents.
@@ -113,8 +115,11 @@ type springEntry struct {
 type springProps struct {
 	sources [][]springEntry
 	idx     []*springIndex
-	// profiles names the profile documents that were not read.
-	profiles []string
+	// profiles names the profile documents that were not read; profileDocs holds them.
+	profiles    []string
+	profileDocs [][]springEntry
+	// active is the profile read over the documents without one ("" = none).
+	active string
 }
 
 // springFlatten flattens one YAML document as YamlProcessor.buildFlattenedMap does.
@@ -190,11 +195,25 @@ func newSpringProps(roots []*yaml.Node) *springProps {
 		entries := springFlatten(root)
 		if prof := springProfileOf(entries); prof != "" {
 			p.profiles = append(p.profiles, prof)
+			p.profileDocs = append(p.profileDocs, entries)
 			continue
 		}
 		p.sources = append([][]springEntry{entries}, p.sources...) // a later document wins
 	}
 	return p
+}
+
+// withProfile returns the properties as they are with profile document i active: that
+// document over the others (Spring Boot applies profile-specific documents last).
+func (p *springProps) withProfile(i int) *springProps {
+	q := &springProps{active: p.profiles[i]}
+	q.sources = append([][]springEntry{p.profileDocs[i]}, p.sources...)
+	for j, prof := range p.profiles {
+		if j != i {
+			q.profiles = append(q.profiles, prof)
+		}
+	}
+	return q
 }
 
 // springProfileOf returns the profile a document is activated by ("" = none).
@@ -576,6 +595,7 @@ func parseSpringProperties(data []byte) *springProps {
 	flush := func() {
 		if prof := springProfileOf(cur); prof != "" {
 			p.profiles = append(p.profiles, prof)
+			p.profileDocs = append(p.profileDocs, cur)
 		} else if len(cur) > 0 {
 			p.sources = append([][]springEntry{cur}, p.sources...)
 		}

@@ -234,6 +234,12 @@ func TestResilience4jInheritance(t *testing.T) {
 		data: "resilience4j.retry.instances.a.maxAttempts: 2\n---\nresilience4j.retry.instances.a.maxAttempts: 7\n---\nspring.config.activate.on-profile: prod\nresilience4j.retry.instances.a.maxAttempts: 9\n",
 		want: r4jSummary{Max: 7, Base: 500 * time.Millisecond, Backoff: policy.BackoffConstant, Jitter: policy.JitterNone},
 	}, {
+		// resilience4j only in a profile document: read as if that profile were active,
+		// over the document without a profile.
+		name: "profile only",
+		data: "server.port: 80\n---\nspring.config.activate.on-profile: prod\nresilience4j.retry.instances.a.maxAttempts: 6\n",
+		want: r4jSummary{Max: 6, Base: 500 * time.Millisecond, Backoff: policy.BackoffConstant, Jitter: policy.JitterNone},
+	}, {
 		// A placeholder with a default takes the default; TimeLimiter's default is 1 s.
 		name: "placeholder and timelimiter default",
 		data: "resilience4j.retry.instances.a.maxAttempts: ${RETRIES:4}\nresilience4j.timelimiter.instances.a.cancelRunningFuture: false\n",

@@ -241,6 +241,13 @@ func ParseConfig(path string, data []byte) (*ConfigFile, string, error) {
 // resilience4j key, an error when they hold some but nothing check can read.
 func springConfig(path string, data []byte, p *springProps) (*ConfigFile, error) {
 	at, found, _ := resilience4jMarker(p)
+	for i := 0; !found && i < len(p.profiles); i++ {
+		// resilience4j only in a profile document: read it as if that profile were active.
+		q := p.withProfile(i)
+		if qa, ok, _ := resilience4jMarker(q); ok {
+			p, at, found = q, qa, true
+		}
+	}
 	if !found {
 		return nil, nil
 	}
