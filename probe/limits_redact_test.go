@@ -75,3 +75,31 @@ func TestRedactionRealWorldNames(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRedactName: whatever surrounds it, a secret word set off by hyphens makes the name
+// secret; a header is shown either as typed or with its value REDACTED; and a query
+// parameter whose name is secret never shows its value.
+func FuzzRedactName(f *testing.F) {
+	for _, seed := range []string{"", "X", "x-Api", "userPwd", "foot", "PRINT", "a.b_c", "Ünïcode", "\x00\xff"} {
+		f.Add(seed, seed)
+	}
+	f.Fuzz(func(t *testing.T, prefix, suffix string) {
+		for _, w := range []string{"pass", "pwd", "otp", "code", "jwt", "pin", "sid"} {
+			name := prefix + "-" + w + "-" + suffix
+			if got := probe.RedactHeader(name, "v"); got != name+": "+probe.Redacted {
+				t.Fatalf("%q holds the word %q but is shown as %q", name, w, got)
+			}
+		}
+		name := prefix + suffix
+		got := probe.RedactHeader(name, "v4lue")
+		secret := got == name+": "+probe.Redacted
+		if !secret && got != name+": v4lue" {
+			t.Fatalf("RedactHeader(%q) = %q", name, got)
+		}
+		if secret && !strings.ContainsAny(name, "&=#?/@%") {
+			if u := probe.RedactURL("https://h/p?" + name + "=v4lue"); strings.Contains(u, "v4lue") {
+				t.Fatalf("secret query parameter %q shown: %q", name, u)
+			}
+		}
+	})
+}
