@@ -251,7 +251,7 @@ func Detect(head []byte) (Format, error) {
 	first := firstLine(t)
 	lines := sampleLines(t, sampleSize)
 	switch {
-	case bytes.HasPrefix(t, []byte("# HELP")) || bytes.HasPrefix(t, []byte("# TYPE")) || bytes.Contains(first, []byte(`_bucket{`)):
+	case bytes.HasPrefix(t, []byte("# HELP")) || bytes.HasPrefix(t, []byte("# TYPE")) || promHead(lines):
 		return FormatPrometheus, nil
 	case hlogHead(lines):
 		return FormatHlog, nil

@@ -781,6 +781,31 @@ func promCompositeAt(s string) bool {
 	return k > j && k < len(s) && s[k] == ':'
 }
 
+// promHead says whether sample lines (Detect's) are a text exposition without the # HELP or
+// # TYPE first line Detect knows: a `_bucket` sample with an le label (Prometheus's own
+// alltypes.237mfs.nometa.prom.txt, UTF-8 names quoted inside the braces), or a # UNIT line.
+func promHead(lines [][]byte) bool {
+	for _, b := range lines {
+		l := strings.TrimSpace(string(b))
+		if strings.HasPrefix(l, "# UNIT ") {
+			return true
+		}
+		if l == "" || l[0] == '#' || !strings.Contains(l, "_bucket") {
+			continue
+		}
+		p, _, err := parsePromLine(l)
+		if err != nil || !strings.HasSuffix(p.name, "_bucket") {
+			continue
+		}
+		for _, kv := range p.labels {
+			if kv[0] == "le" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // promText reads one text exposition (Prometheus text 0.0.4 or OpenMetrics).
 func promText(ctx context.Context, in *input, a *accum) (map[string]*promSeries, error) {
 	out := map[string]*promSeries{}

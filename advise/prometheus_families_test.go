@@ -217,3 +217,21 @@ func TestPromCancel(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+// TestPromDetect: an exposition without # HELP / # TYPE (Prometheus's own
+// alltypes.237mfs.nometa.prom.txt starts with a counter) or opening with a quoted UTF-8 name
+// or a # UNIT line is still Prometheus; a JSON line is not.
+func TestPromDetect(t *testing.T) {
+	for in, want := range map[string]Format{
+		"go_gc_cycles_total 190932\ngo_goroutines 151\nx_seconds_bucket{le=\"0.1\"} 3\nx_seconds_bucket{le=\"+Inf\"} 4\n": FormatPrometheus,
+		"{\"a.b_bucket\",le=\"0.5\"} 2\n{\"a.b_bucket\",le=\"+Inf\"} 3\n":                                                 FormatPrometheus,
+		"# UNIT a_seconds seconds\n# TYPE a_seconds histogram\n":                                                          FormatPrometheus,
+	} {
+		if got, err := Detect([]byte(in)); got != want {
+			t.Errorf("%q: %s %v, want %s", in, got, err, want)
+		}
+	}
+	if got, _ := Detect([]byte(`{"msg":"x_bucket{le=\"1\"} 2"}` + "\n")); got == FormatPrometheus {
+		t.Errorf("a JSON line read as Prometheus")
+	}
+}
