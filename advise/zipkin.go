@@ -93,6 +93,9 @@ func (s *spanSets) finish(a *accum, unit time.Duration) {
 	if n := s.noStatus[i]; n > 0 {
 		a.note(fmt.Sprintf("%s: %d of %d spans carry no http.status_code and no error tag: counted as answered (shown as 200); the source does not say more", s.format, n, chosen.all.requests))
 	}
+	if len(chosen.hosts) > 1 {
+		a.note(s.format + ": the spans call several services (databases and caches too): --by host gives one recommendation per service")
+	}
 }
 
 func zipkinStream(ctx context.Context, r *reader, in *input, a *accum) error {
