@@ -2,6 +2,9 @@ package check
 
 import (
 	"bytes"
+	"errors"
+	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -720,4 +723,98 @@ func unescapeProperty(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// springFromConfigMaps reads a Spring application.yml or application.properties carried in
+// a Kubernetes ConfigMap's data (mounted into the pod as the application's config), with
+// the file's own lines: a block scalar's line i is the file's line after its `|`.
+func springFromConfigMaps(path string, data []byte, roots []*yaml.Node) (*ConfigFile, error) {
+	for _, r := range roots {
+		if scalar(get(r, "kind")) != "ConfigMap" || get(r, "apiVersion") == nil {
+			continue
+		}
+		for _, kv := range pairs(get(r, "data")) {
+			ext := strings.ToLower(filepath.Ext(kv[0].Value))
+			if ext != ".yml" && ext != ".yaml" && ext != ".properties" {
+				continue
+			}
+			text := scalar(kv[1])
+			if !strings.Contains(strings.ToLower(text), "resilience") {
+				continue
+			}
+			shift := embeddedShift(data, kv[1])
+			var p *springProps
+			if ext == ".properties" {
+				p = parseSpringProperties([]byte(text))
+				for _, src := range [][][]springEntry{p.sources, p.profileDocs} {
+					for _, entries := range src {
+						for i := range entries {
+							shift(entries[i].key)
+							if entries[i].value != entries[i].key {
+								shift(entries[i].value)
+							}
+						}
+					}
+				}
+			} else {
+				var docs []*yaml.Node
+				dec := yaml.NewDecoder(strings.NewReader(text))
+				for {
+					var n yaml.Node
+					if err := dec.Decode(&n); err != nil {
+						if !errors.Is(err, io.EOF) {
+							return nil, configError(&ConfigFile{Path: path}, kv[0], "data."+kv[0].Value, "not YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+						}
+						break
+					}
+					if len(n.Content) > 0 && n.Content[0].Kind == yaml.MappingNode {
+						shiftTree(n.Content[0], shift, 0)
+						docs = append(docs, n.Content[0])
+					}
+				}
+				p = newSpringProps(docs)
+			}
+			cf, err := springConfig(path, data, p)
+			if cf != nil {
+				name := scalar(get(get(r, "metadata"), "name"))
+				for i, k := range cf.Kinds {
+					cf.Kinds[i] = "ConfigMap/" + name + "/" + kv[0].Value + ": " + k
+				}
+			}
+			if cf != nil || err != nil {
+				return cf, err
+			}
+		}
+	}
+	return nil, nil
+}
+
+// embeddedShift returns what moves a node of text embedded in the scalar v to its place in
+// the file: for a block scalar (| or >), line i of the text is line v.Line+i of the file,
+// indented as the block's first line; for any other style, the value's own position.
+func embeddedShift(data []byte, v *yaml.Node) func(*yaml.Node) {
+	if v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
+		return func(n *yaml.Node) { n.Line, n.Column = v.Line, v.Column }
+	}
+	indent := 0
+	lines := bytes.SplitN(data, []byte("\n"), v.Line+2)
+	if len(lines) > v.Line {
+		l := lines[v.Line]
+		indent = len(l) - len(bytes.TrimLeft(l, " "))
+	}
+	return func(n *yaml.Node) {
+		n.Line += v.Line
+		n.Column += indent
+	}
+}
+
+// shiftTree moves every node of a tree once (aliases point into it and are not followed).
+func shiftTree(n *yaml.Node, shift func(*yaml.Node), depth int) {
+	if n == nil || depth > 64 || n.Kind == yaml.AliasNode {
+		return
+	}
+	shift(n)
+	for _, c := range n.Content {
+		shiftTree(c, shift, depth+1)
+	}
 }

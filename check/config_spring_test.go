@@ -378,7 +378,8 @@ func FuzzSpringProperties(f *testing.F) {
 func FuzzSpringYAML(f *testing.F) {
 	fuzzConfig(f, "testdata/configs_a/r4j-dotted.yml",
 		"resilience4j.retry: {instances: {a: {baseConfig: a}}, configs: {a: {baseConfig: a}}}\n",
-		"resilience4j: {retry.instances[x]: {retryExceptions: [a, b]}}\n")
+		"resilience4j: {retry.instances[x]: {retryExceptions: [a, b]}}\n",
+		"apiVersion: v1\nkind: ConfigMap\ndata:\n  a.yml: |\n    resilience4j.retry.configs.default.waitDuration: 1s\n  b.properties: \"resilience4j.x=1\"\n")
 }
 
 // TestSpringPropertiesWalked: a directory walk reads application.properties (candidate in
@@ -404,5 +405,32 @@ func TestSpringPropertiesWalked(t *testing.T) {
 	want := map[string][]string{"application.properties": {"resilience4j/orders"}, "application.yml": {"resilience4j/stock"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("configs read (-want +got):\n%s", diff)
+	}
+}
+
+// TestSpringInConfigMap: a ConfigMap carrying application.yml or application.properties
+// (mounted as the application's config) is read with the file's own lines.
+func TestSpringInConfigMap(t *testing.T) {
+	yml := `apiVersion: v1
+kind: ConfigMap
+metadata: {name: orders}
+data:
+  application.yml: |
+    resilience4j.retry:
+      instances:
+        payments:
+          maxAttempts: 4
+  application.properties: |
+    resilience4j.retry.instances.ignored.maxAttempts=2
+`
+	cf, layers := parsedLayers(t, "cm.yaml", yml)
+	l := layers["payments"]
+	if l == nil || l.pol.Retry.MaxAttempts != 4 || l.retryAt.Line != 9 || l.retryAt.Col != 24 {
+		t.Fatalf("layers %v, kinds %v", layers, cf.Kinds)
+	}
+	props := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: orders}\ndata:\n  application.properties: |\n    server.port=1\n    resilience4j.retry.instances.a.max-attempts=0\n"
+	se := parseErr(t, "cm.yaml", props)
+	if se.Line != 7 || !strings.Contains(se.Msg, "≥ 1") {
+		t.Errorf("got %v", se)
 	}
 }

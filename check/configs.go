@@ -174,6 +174,9 @@ func ParseConfig(path string, data []byte) (*ConfigFile, string, error) {
 			return cf, "", err
 		}
 	}
+	if cf, err := springFromConfigMaps(path, data, roots); cf != nil || err != nil {
+		return cf, "", err
+	}
 	cf := &ConfigFile{Path: path, ignores: parseIgnores(data)}
 	markers := map[*configDoc]*yaml.Node{}
 	for _, root := range nodes {
