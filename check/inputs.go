@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/patience-dev/patience/internal/input"
@@ -43,10 +44,11 @@ func LoadPaths(paths []string) (*Inputs, error) {
 			}
 			continue
 		}
-		w := &walker{dirs: map[string]string{}}
+		w := &walker{root: p, dirs: map[string]string{}}
 		if err := w.walk(filepath.Clean(p), 0); err != nil {
 			return nil, err
 		}
+		sort.Strings(w.found)
 		in.Configs.Skipped = append(in.Configs.Skipped, w.skipped...)
 		if len(w.found) == 0 {
 			in.Configs.Skipped = append(in.Configs.Skipped, SkippedFile{Path: p, Reason: w.emptyReason()})
@@ -67,9 +69,12 @@ func LoadPaths(paths []string) (*Inputs, error) {
 // out; a directory reached twice (a symlink loop, two links to one directory) is walked
 // once; at most MaxWalkFiles candidate files, maxWalkDepth levels.
 type walker struct {
+	// root is the directory as named.
+	root string
 	// dirs maps the real path of every directory walked to the name it was walked under.
 	dirs map[string]string
-	// found are the candidate files, in walk order (each directory's entries by name).
+	// found are the candidate files, in walk order (each directory's entries by name); the
+	// caller sorts them.
 	found []string
 	// files counts the files seen, candidates or not.
 	files   int
@@ -124,7 +129,7 @@ func (w *walker) walk(dir string, depth int) error {
 			continue
 		}
 		if len(w.found) >= MaxWalkFiles {
-			return &scenario.Error{File: dir, Msg: fmt.Sprintf("more than %d files: name the directories that hold the configs", MaxWalkFiles)}
+			return &scenario.Error{File: w.root, Msg: fmt.Sprintf("more than %d files under %s: name the directories that hold the configs", MaxWalkFiles, w.root)}
 		}
 		w.found = append(w.found, path)
 	}
