@@ -220,8 +220,10 @@ func TestSymlinkAtDestinationIsRefused(t *testing.T) {
 			for name, do := range map[string]func() error{
 				"WriteFile": func() error { return WriteFile(path, sarifLike) },
 				"Check":     func() error { return Check(path) },
-				"Append":    func() error { return Append(path, func(w io.Writer) error { _, err := w.Write(sarifLike); return err }) },
-				"WriteNew":  func() error { return WriteNew(path, sarifLike) },
+				"Append": func() error {
+					return Append(path, func(w io.Writer) error { _, err := w.Write(sarifLike); return err })
+				},
+				"WriteNew": func() error { return WriteNew(path, sarifLike) },
 			} {
 				err := do()
 				if err == nil {
