@@ -161,6 +161,9 @@ func ParseFor(data []byte, file string, purpose Purpose) (*Scenario, error) {
 	} else if purpose.needs("duration") && (sc.Load.Rate > 0 || sc.Load.Concurrency > 0) {
 		return nil, d.required(root, f, purpose, durationSection)
 	}
+	if err := d.sparseRate(f, sc); err != nil {
+		return nil, err
+	}
 	tf, ok := f["target"]
 	if !ok {
 		return nil, d.required(root, f, purpose, targetSection)

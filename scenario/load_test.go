@@ -532,6 +532,10 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("policies: [{name: a, base: b}, {name: b, base: a}]"))
 	f.Add([]byte("a: &x [*x]"))
 	f.Add([]byte("load: {rate: 1e400/s}\n"))
+	// Rates too slow for one arrival in the run (limits_rates_test.go, issue 24 item 6).
+	f.Add([]byte(rateFile("1m", "{rate: 1e-12/s}")))
+	f.Add([]byte(rateFile("1ns", "{rate: 40/s}")))
+	f.Add([]byte(rateFile("24h", "{rate: 5e-324/s, burst: 3}")))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sc, err := Parse(data, "f.yaml")
 		if err != nil {
@@ -543,6 +547,9 @@ func FuzzParse(f *testing.F) {
 		}
 		if len(sc.Policies) == 0 {
 			t.Fatal("a scenario without policies loaded")
+		}
+		if r, d := sc.Load.Rate, sc.Duration; r > 0 && d > 0 && r*d.Seconds() < MinArrivals {
+			t.Fatalf("rate %g/s over %s loaded: fewer than %g arrivals expected", r, d, float64(MinArrivals))
 		}
 	})
 }
