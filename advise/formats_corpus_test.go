@@ -138,6 +138,11 @@ func TestCorpusHlogJHiccup(t *testing.T) {
 	if !within(r.Phases.Total.MaxMs, float64(maxNs)/1e6) {
 		t.Errorf("max %v ms, the library's max is %d ns", *r.Phases.Total.MaxMs, maxNs)
 	}
+	// HiccupMeter (giltene/jHiccup) records the platform's hiccups, not request latencies:
+	// the note says so.
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "platform hiccups") {
+		t.Errorf("notes %q do not say jHiccup's values are hiccups", r.Notes)
+	}
 	if !strings.Contains(strings.Join(r.Notes, "\n"), "no status, no errors") {
 		t.Errorf("notes %q do not say the log has no status", r.Notes)
 	}

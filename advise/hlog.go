@@ -141,6 +141,12 @@ func hlogStream(ctx context.Context, r *reader, in *input, a *accum) error {
 		case blank(l):
 			continue
 		case l[0] == '#':
+			if bytes.HasPrefix(l, []byte("#[Logged with jHiccup")) {
+				// jHiccup (giltene/jHiccup src/main/java/org/jhiccup/HiccupMeter.java, its
+				// HiccupRecorder) records the stalls its own thread saw (sleep
+				// overshoot), the platform's hiccups, not the latency of requests.
+				a.note("HdrHistogram log written by jHiccup: the values are platform hiccups (how much longer than asked a thread's sleep took), not request latencies — a timeout derived from them is the stall a request could meet, not its service time")
+			}
 			if v, ok := hlogHeaderSec(l, "#[StartTime: "); ok {
 				startSec, haveStart = v, true
 			} else if v, ok := hlogHeaderSec(l, "#[BaseTime: "); ok {
