@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -14,9 +15,9 @@ import (
 // EdgeStartTimestamp is when "the edge received request from the client", EdgeEndTimestamp
 // when it "finished sending response to the client"; their difference is the request as the
 // edge served it (origin included). Both are "int or string": the job's timestamp_format is
-// unixnano (the default: integers of ns), unix (integers of seconds) or rfc3339 (strings,
-// whole seconds) — only unixnano gives a duration finer than a second, so the others are
-// refused per line. EdgeTimeToFirstByteMs (ms, TLS handshake and origin included) is the
+// unixnano (the default: integers of ns, also seen quoted), unix (integers of seconds) or
+// rfc3339 (strings, whole seconds) — a duration needs ns (or an RFC 3339 time with a
+// fraction), so whole seconds are refused per line, saying why. EdgeTimeToFirstByteMs (ms, TLS handshake and origin included) is the
 // TTFB where the job pushes it. EdgeResponseStatus is what the client got;
 // OriginResponseTime (deprecated) is ns and OriginResponseDurationMs ms, the origin's part.
 
@@ -43,7 +44,22 @@ func cloudflareNanos(name string, raw json.RawMessage) (int64, error) {
 		return 0, fmt.Errorf("no %s", name)
 	}
 	if raw[0] == '"' {
-		return 0, fmt.Errorf("%s %s is a string (timestamp_format rfc3339: whole seconds): push with timestamp_format unixnano for durations", name, raw)
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return 0, fmt.Errorf("%s %s: %v", name, raw, err)
+		}
+		if !isDigits([]byte(s)) {
+			// An RFC 3339 string: whole seconds unless it carries a fraction.
+			t, err := time.Parse(time.RFC3339Nano, s)
+			if err != nil {
+				return 0, fmt.Errorf("%s %q is neither a number nor an RFC 3339 time", name, s)
+			}
+			if !strings.Contains(s, ".") {
+				return 0, fmt.Errorf("%s %q has whole seconds (timestamp_format rfc3339): push with timestamp_format unixnano for durations", name, s)
+			}
+			return t.UnixNano(), nil
+		}
+		raw = json.RawMessage(s) // "int or string": the digits of an integer, quoted
 	}
 	n, ok := int64Of(raw)
 	if !ok {

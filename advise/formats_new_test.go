@@ -217,11 +217,18 @@ func TestCloudflareTimestampFormats(t *testing.T) {
 	ok := `{"EdgeStartTimestamp":1712790000100000000,"EdgeEndTimestamp":1712790000123000000,"EdgeResponseStatus":200,"ClientRequestMethod":"GET","ClientRequestHost":"a.test","ClientRequestURI":"/x?y=1","EdgeTimeToFirstByteMs":20}`
 	secs := `{"EdgeStartTimestamp":1712790000,"EdgeEndTimestamp":1712790001,"EdgeResponseStatus":200}`
 	rfc := `{"EdgeStartTimestamp":"2024-04-10T23:00:00Z","EdgeEndTimestamp":"2024-04-10T23:00:01Z","EdgeResponseStatus":200}`
-	r := run(t, Options{Files: []string{write(t, "cf.json", ok+"\n"+secs+"\n"+rfc+"\n")}})
-	if r.Requests != 1 || !within(r.Phases.Total.MaxMs, 23) || !within(r.Phases.TTFB.MaxMs, 20) {
-		t.Fatalf("requests %d total %v ttfb %v, want the unixnano record only", r.Requests, *r.Phases.Total.MaxMs, *r.Phases.TTFB.MaxMs)
+	// "int or string": unixnano digits quoted (as Elastic's cloudflare_logpush fixtures have
+	// them), and an RFC 3339 time with a fraction, are read.
+	quoted := `{"EdgeStartTimestamp":"1712790000100000000","EdgeEndTimestamp":"1712790000110000000","EdgeResponseStatus":200}`
+	frac := `{"EdgeStartTimestamp":"2024-04-10T23:00:00.100Z","EdgeEndTimestamp":"2024-04-10T23:00:00.105Z","EdgeResponseStatus":200}`
+	r := run(t, Options{Files: []string{write(t, "cf.json", ok+"\n"+secs+"\n"+rfc+"\n"+quoted+"\n"+frac+"\n")}})
+	if r.Requests != 3 || !within(r.Phases.Total.MinMs, 5) {
+		t.Fatalf("requests %d min %v, want 3 records (23, 10 and 5 ms)", r.Requests, *r.Phases.Total.MinMs)
 	}
-	if r.Source.Malformed != 2 || !strings.Contains(strings.Join(r.Source.MalformedSample, "\n"), "timestamp_format unix") {
+	if r.Requests != 3 || !within(r.Phases.Total.MaxMs, 23) || !within(r.Phases.TTFB.MaxMs, 20) {
+		t.Fatalf("requests %d total %v ttfb %v", r.Requests, *r.Phases.Total.MaxMs, *r.Phases.TTFB.MaxMs)
+	}
+	if r.Source.Malformed != 2 || !strings.Contains(strings.Join(r.Source.MalformedSample, "\n"), "timestamp_format unix)") || !strings.Contains(strings.Join(r.Source.MalformedSample, "\n"), "timestamp_format rfc3339") {
 		t.Errorf("malformed %d %q, want the unix and rfc3339 records refused, saying why", r.Source.Malformed, r.Source.MalformedSample)
 	}
 }
