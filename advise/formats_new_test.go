@@ -352,3 +352,23 @@ func TestNginxAfterAStartupLine(t *testing.T) {
 		t.Fatalf("format %q requests %d malformed %d", r.Source.Format, r.Requests, r.Source.Malformed)
 	}
 }
+
+func TestTraefikCLFShapes(t *testing.T) {
+	// The shapes Traefik's CommonLogFormatter writes: an absent field is "-" unquoted
+	// (toLog's defaultValue), "0ms" is under 1 ms, and a line whose OriginStatus is "-" is
+	// Traefik answering itself — not a sample, not malformed. A plain CLF line is malformed.
+	log := `10.0.0.1 - - [28/Feb/2018:17:30:33 +0000] "GET /en/ HTTP/2.0" 200 2814 - "Mobile" 13 "Host-a" "http://10.0.0.6:14008" 247ms` + "\n" +
+		`::1 - - [29/Nov/2018:15:03:51 +0000] "GET / HTTP/1.1" 404 19 "-" "curl/7.62.0" 10 "backend not found" "/" 0ms` + "\n" +
+		`::1 - - [15/Apr/2024:13:04:10 +0000] "GET / HTTP/1.1" - - "-" "-" 27 "-" "-" 0ms` + "\n" +
+		`127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /x.gif HTTP/1.0" 200 2326` + "\n"
+	r := run(t, Options{Files: []string{write(t, "traefik.log", log)}})
+	if r.Source.Format != string(FormatTraefik) || r.Requests != 2 || r.Status["200"] != 1 || r.Status["404"] != 1 || r.Source.Malformed != 1 {
+		t.Fatalf("format %q requests %d status %v malformed %d", r.Source.Format, r.Requests, r.Status, r.Source.Malformed)
+	}
+	if !within(r.Phases.Total.MaxMs, 247) {
+		t.Errorf("max %v, want 247 ms", *r.Phases.Total.MaxMs)
+	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), `OriginStatus is "-"`) {
+		t.Errorf("notes %q", r.Notes)
+	}
+}
