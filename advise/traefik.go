@@ -49,6 +49,8 @@ type traefikJSON struct {
 	RequestPath      string `json:"RequestPath"`
 	RequestHost      string `json:"RequestHost"`
 	StartUTC         string `json:"StartUTC"`
+	StartLocal       string `json:"StartLocal"`
+	LogTime          string `json:"time"`
 	RetryAttempts    int    `json:"RetryAttempts"`
 }
 
@@ -108,9 +110,12 @@ func traefikJSONRecord(line []byte, emit func(*Record), a *accum) error {
 	rec.Total = time.Duration(*j.Duration)
 	rec.Method, rec.Host = j.RequestMethod, j.RequestHost
 	_, rec.Path = splitRequest("X " + j.RequestPath)
-	if j.StartUTC != "" {
-		if t, err := time.Parse(time.RFC3339Nano, j.StartUTC); err == nil {
+	// StartUTC, else StartLocal (both RFC 3339 with a zone), else logrus's own time (the log
+	// write, whole seconds).
+	for _, s := range []string{j.StartUTC, j.StartLocal, j.LogTime} {
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 			rec.Time = t
+			break
 		}
 	}
 	switch {
