@@ -174,7 +174,7 @@ func TestEmptySummaryCounts(t *testing.T) {
 // FuzzEmptyNearCheckKey holds what loadOne hands a file it takes for a misspelt check file
 // or a scenario: the loaders answer, never panic.
 func FuzzEmptyNearCheckKey(f *testing.F) {
-	for _, s := range []string{"scenario: []\n", "dependecies:\n", "apiVersion: v1\nscenario: x\n", "max-amplification: 3\n", "a: b\n", "", scenarioWithExpect, "target: {}\npolicy: {}\n"} {
+	for _, s := range []string{"scenario: []\n", "dependecies:\n", "apiVersion: v1\nscenario: x\n", "max-amplification: 3\n", "a: b\n", "", scenarioWithExpect, "target: {}\npolicy: {}\n", "dependencies:\n  - name: a\n    version: 1\n", "name: x\ndependencies: [a]\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -182,6 +182,12 @@ func FuzzEmptyNearCheckKey(f *testing.F) {
 		// error, never panics.
 		if nearCheckKey([]byte(s)) {
 			_, _ = Load("f.yaml", []byte(s))
+		}
+		// A file another tool's by its keys is never one the loader accepts.
+		if isCheckFile([]byte(s)) && otherToolsFile([]byte(s)) != "" {
+			if _, err := Load("f.yaml", []byte(s)); err == nil {
+				t.Fatalf("skipped as another tool's file (%s), but it loads as a check file", otherToolsFile([]byte(s)))
+			}
 		}
 		// A file taken for a scenario is loaded as replay loads it: a scenario or an error.
 		if isScenarioFile([]byte(s)) {

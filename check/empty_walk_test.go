@@ -210,3 +210,52 @@ func TestEmptyWalkHiddenLinks(t *testing.T) {
 		t.Errorf("skipped: %+v", in.Configs.Skipped)
 	}
 }
+
+// Other tools' files with a top-level dependencies: are skipped in a walk, with the reason;
+// named, they are checked (strictly: the loader's error). A check file with a typo found in
+// a walk is still the loader's error.
+func TestEmptyWalkOtherToolsDependencies(t *testing.T) {
+	files := map[string]string{
+		// Helm v2 (helm/charts stable/prometheus-operator/requirements.yaml, bfc708a7): a
+		// list of charts with version:, repository:, condition:.
+		"chart/requirements.yaml": "dependencies:\n  - name: grafana\n    version: \"5.0.*\"\n    repository: https://example.com/charts\n    condition: grafana.enabled\n",
+		// conda: name:, channels:, and package strings.
+		"env/environment.yml": "name: svc\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n",
+		// Dart: name: and a dependencies: mapping.
+		"app/pubspec.yaml": "name: app\ndependencies:\n  http: ^1.2.0\n",
+		"patience.yaml":    oneDependency,
+	}
+	dir := t.TempDir()
+	write(t, dir, files)
+	in, err := LoadPaths([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range in.Configs.Skipped {
+		rel, _ := filepath.Rel(dir, s.Path)
+		got[filepath.ToSlash(rel)] = s.Reason
+	}
+	for name, want := range map[string]string{
+		"chart/requirements.yaml": "dependencies: entries with version: — another tool's file",
+		"env/environment.yml":     "a top-level name: beside dependencies: or scenarios: — another tool's file",
+		"app/pubspec.yaml":        "a top-level name: beside dependencies: or scenarios:",
+	} {
+		if !strings.HasPrefix(got[name], want) {
+			t.Errorf("%s: skipped %q, want %q…", name, got[name], want)
+		}
+	}
+	if len(in.Files) != 1 {
+		t.Errorf("check files: %d, want patience.yaml alone", len(in.Files))
+	}
+	// Named, a requirements.yaml is held to a check file's rules.
+	if _, err := LoadPaths([]string{filepath.Join(dir, "chart", "requirements.yaml")}); err == nil || !strings.Contains(err.Error(), "dependencies[0].version: unknown field") {
+		t.Errorf("named: err = %v", err)
+	}
+	// A real check file with a misspelt key, found in a walk, is the loader's error.
+	typo := t.TempDir()
+	write(t, typo, map[string]string{"gate.yaml": "dependencies:\n  - name: api\n    polcy: {timeout: 1s}\n"})
+	if _, err := LoadPaths([]string{typo}); err == nil || !strings.Contains(err.Error(), "polcy: unknown field (did you mean policy?") {
+		t.Errorf("typo in a walk: err = %v", err)
+	}
+}

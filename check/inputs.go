@@ -14,6 +14,7 @@ import (
 	"github.com/patience-dev/patience/internal/input"
 	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/scenario"
+	"gopkg.in/yaml.v3"
 )
 
 // Inputs are what the command line named, sorted into check files and config files.
@@ -184,7 +185,17 @@ func (in *Inputs) loadOne(path string, named bool) error {
 		return &scenario.Error{File: path, Msg: "cannot read: " + err.Error()}
 	}
 	in.Read = append(in.Read, path)
-	if isCheckFile(data) || isCheckFileName(path) {
+	if isCheckFileName(path) {
+		return in.loadCheck(path, data)
+	}
+	if isCheckFile(data) {
+		if reason := otherToolsFile(data); reason != "" && !named {
+			// A walk meets other tools' files with a top-level dependencies: (a Helm v2
+			// requirements.yaml, a conda environment.yml, a pubspec.yaml): not an error in
+			// a tree check was only asked to search.
+			in.Configs.Skipped = append(in.Configs.Skipped, SkippedFile{Path: path, Reason: reason})
+			return nil
+		}
 		return in.loadCheck(path, data)
 	}
 	cf, reason, err := ParseConfig(path, data)
@@ -350,4 +361,58 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// checkFileKeys are the top-level keys of a check file; dependencyKeys those of one of its
+// dependencies (load.go).
+var (
+	checkFileKeys  = []string{"dependencies", "scenarios", "max_amplification", "rules"}
+	dependencyKeys = []string{"name", "caller", "request", "profile", "cutoff", "layers", "via", "policy"}
+)
+
+// otherToolsFile says why data, which has a check file's top-level key, is another tool's
+// file: a top-level key or a dependencies: entry's key no check file has, nor a misspelling
+// of one (more than two edits from every key), or dependencies: entries that are not
+// mappings. "" = it may be a check file (one with a typo is the loader's error). Helm v2's
+// requirements.yaml lists dependencies with version: and repository: (helm/charts
+// stable/prometheus-operator/requirements.yaml); a conda environment.yml lists package
+// strings beside name: and channels:; a Dart pubspec.yaml has name: and a dependencies:
+// mapping.
+func otherToolsFile(data []byte) string {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return ""
+	}
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k := root.Content[i].Value
+		if foreignKey(k, checkFileKeys) {
+			return fmt.Sprintf("a top-level %s: beside dependencies: or scenarios: — another tool's file, not a check file (named on the command line, it is checked as one)", k)
+		}
+		if k != "dependencies" || root.Content[i+1].Kind != yaml.SequenceNode {
+			continue
+		}
+		for _, it := range root.Content[i+1].Content {
+			if it.Kind != yaml.MappingNode {
+				return fmt.Sprintf("dependencies: lists %s, not a mapping — another tool's file, not a check file (named on the command line, it is checked as one)", scenario.KindName(it))
+			}
+			for j := 0; j+1 < len(it.Content); j += 2 {
+				if dk := it.Content[j].Value; foreignKey(dk, dependencyKeys) {
+					return fmt.Sprintf("dependencies: entries with %s: — another tool's file (a Helm chart's requirements.yaml has version: and repository:), not a check file (named on the command line, it is checked as one)", dk)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// foreignKey says whether key is none of keys nor within two edits of one.
+func foreignKey(key string, keys []string) bool {
+	k := strings.ToLower(strings.ReplaceAll(key, "-", "_"))
+	for _, want := range keys {
+		if editDistance(k, want) <= 2 {
+			return false
+		}
+	}
+	return true
 }
