@@ -113,6 +113,35 @@ func envoyListMarker(seq *yaml.Node) *yaml.Node {
 	return nil
 }
 
+// envoyHasRoutes says whether n holds a virtual host with a route of any action: a route
+// configuration of redirects and direct responses only is read — it calls no upstream —
+// where one with no route at all holds nothing check can read.
+func envoyHasRoutes(n *yaml.Node, depth int) bool {
+	if n == nil || depth > 32 {
+		return false
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for _, vh := range items(eget(n, "virtual_hosts")) {
+			if len(items(get(vh, "routes"))) > 0 {
+				return true
+			}
+		}
+		for _, kv := range pairs(n) {
+			if envoyHasRoutes(kv[1], depth+1) {
+				return true
+			}
+		}
+	case yaml.SequenceNode:
+		for _, c := range items(n) {
+			if envoyHasRoutes(c, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // envoyNothingToRead is the error for an Envoy document that has its marker keys and no
 // route check can read.
 func envoyNothingToRead(cf *ConfigFile, d *configDoc, marker *yaml.Node) error {
@@ -130,7 +159,7 @@ func envoyNothingToRead(cf *ConfigFile, d *configDoc, marker *yaml.Node) error {
 		}
 		return configError(cf, marker, field, "the config dump holds no route configuration with a route to read (it has %s): dump the routes (istioctl proxy-config route … -o json, or /config_dump?resource=dynamic_route_configs)", strings.Join(types, ", "))
 	}
-	return configError(cf, marker, field, "no route with a route action to read (routes that come from RDS are not in this file)")
+	return configError(cf, marker, field, "no route to read (routes that come from RDS are not in this file)")
 }
 
 // envoyRetryOn maps Envoy retry_on tokens (and Istio's, which adds bare status codes,

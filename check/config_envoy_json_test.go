@@ -195,8 +195,8 @@ func TestEnvoyMarkerErrors(t *testing.T) {
 		name, path, data, want string
 		line                   int
 	}{
-		{"bootstrap without routes", "envoy.yaml", "admin: {}\nstatic_resources:\n  clusters: [{name: a, connect_timeout: 1s}]\n", "static_resources: no route with a route action", 2},
-		{"route config with redirects only", "rc.yaml", "name: r\nvirtual_hosts: [{name: v, routes: [{redirect: {https_redirect: true}}]}]\n", "virtual_hosts: no route with a route action", 2},
+		{"bootstrap without routes", "envoy.yaml", "admin: {}\nstatic_resources:\n  clusters: [{name: a, connect_timeout: 1s}]\n", "static_resources: no route to read", 2},
+		{"route config without routes", "rc.yaml", "name: r\nvirtual_hosts: [{name: v, domains: ['*']}]\n", "virtual_hosts: no route to read", 2},
 		{"camel list", "routes.yaml", "- name: r\n  virtualHosts: []\n", "virtualHosts: no route", 2},
 		{"clusters dump", "dump.json", `{"configs": [{"@type": "type.googleapis.com/envoy.admin.v3.ClustersConfigDump", "static_clusters": []}]}`, "configs: the config dump holds no route configuration with a route to read (it has ClustersConfigDump)", 1},
 		{"bad duration", "envoy.yaml", "virtual_hosts: [{routes: [{route: {cluster: c, timeout: 250ms}}]}]\n", "route.timeout: want a protobuf JSON duration", 1},
@@ -208,6 +208,15 @@ func TestEnvoyMarkerErrors(t *testing.T) {
 				t.Errorf("got %v (line %d), want %q at line %d", se, se.Line, c.want, c.line)
 			}
 		})
+	}
+}
+
+// TestEnvoyRedirectsOnly: a route configuration of redirects and direct responses is read
+// (it calls no upstream): no layer, and no error.
+func TestEnvoyRedirectsOnly(t *testing.T) {
+	cf, layers := parsedLayers(t, "rc.yaml", "- name: r\n  virtualHosts: [{name: v, routes: [{redirect: {httpsRedirect: true}}, {directResponse: {status: 404}}]}]\n")
+	if cf.Format != "envoy" || len(layers) != 0 {
+		t.Errorf("format %q, layers %v", cf.Format, layers)
 	}
 }
 

@@ -233,7 +233,7 @@ func ParseConfig(path string, data []byte) (*ConfigFile, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		if m := markers[d]; m != nil && len(cands) == 0 {
+		if m := markers[d]; m != nil && len(cands) == 0 && !envoyHasRoutes(d.node, 0) {
 			return nil, "", envoyNothingToRead(cf, d, m)
 		}
 	}
