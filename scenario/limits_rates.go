@@ -19,7 +19,16 @@ const MinArrivals = 1
 // SparseRate says why rate (requests per second) brings fewer than MinArrivals requests
 // on average in d, the time arrivals last, or "" when it brings enough. A zero rate or
 // duration is not this rule's business (each is refused on its own) and gives "".
-func SparseRate(rate float64, d time.Duration) string {
+func SparseRate(rate float64, d time.Duration) string { return sparse("brings", "rate", rate, d) }
+
+// SparseCapacity is SparseRate for what a dependency serves (storm's --capacity): a capacity
+// below one request in the run has no service to study, and its service time (a run's
+// length or more) is beyond every timeout.
+func SparseCapacity(rate float64, d time.Duration) string {
+	return sparse("serves", "capacity", rate, d)
+}
+
+func sparse(verb, noun string, rate float64, d time.Duration) string {
 	if !(rate > 0) || d <= 0 {
 		return ""
 	}
@@ -27,8 +36,8 @@ func SparseRate(rate float64, d time.Duration) string {
 	if expected >= MinArrivals {
 		return ""
 	}
-	return "brings " + trimG(expected) + " requests on average in " + FormatDuration(d) +
-		"; want at least 1: a rate of at least " + trimG(MinArrivals/d.Seconds()) + "/s, or a longer duration"
+	return verb + " " + trimG(expected) + " requests on average in " + FormatDuration(d) +
+		"; want at least 1: a " + noun + " of at least " + trimG(MinArrivals/d.Seconds()) + "/s, or a longer duration"
 }
 
 // trimG writes v with three significant digits: 6e-11, 0.0167, 0.99.

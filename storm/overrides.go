@@ -177,6 +177,9 @@ func (o Overrides) quick(v overrideValues, given []*policy.Policy) (*scenario.Sc
 	if len(v.outages)+len(v.errs) > 0 {
 		m.Outages, m.Errors = v.outages, v.errs
 	}
+	if err := o.checkQuickArrivals(v); err != nil {
+		return nil, nil, err
+	}
 	if err := m.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -247,6 +250,9 @@ func (o Overrides) onScenario(v overrideValues, given []*policy.Policy) (*scenar
 	}
 	if ch["seed"] {
 		sc.Seed = o.Seed
+	}
+	if err := o.checkScenarioArrivals(sc, v); err != nil {
+		return nil, err
 	}
 	workers := 0
 	if cp := sc.Target.Capacity; cp != nil {
