@@ -69,6 +69,24 @@ func r4jExceptions(list []*yaml.Node) []FailureClass {
 // ratelimiter, thread-pool-bulkhead) hold nothing about retries or timeouts.
 var r4jModules = []string{"retry", "timelimiter", "circuitbreaker"}
 
+// r4jBackends are the modules whose property class also binds `backends`, the older name
+// of `instances`: getBackends() returns the same map (CommonRetryConfigurationProperties,
+// CommonCircuitBreakerConfigurationProperties; not TimeLimiter's).
+var r4jBackends = map[string]bool{"retry": true, "circuitbreaker": true}
+
+// instanceNames lists a module's instances, `backends` included where the module binds it.
+func (r *r4jReader) instanceNames(module string) []string {
+	names := r.p.keys(springPath("resilience4j", module, "instances"))
+	if r4jBackends[module] {
+		for _, k := range r.p.keys(springPath("resilience4j", module, "backends")) {
+			if !slices.Contains(names, k) {
+				names = append(names, k)
+			}
+		}
+	}
+	return names
+}
+
 // r4jRetryProps is one CommonRetryConfigurationProperties.InstanceProperties: an entry of
 // resilience4j.retry.instances or .configs, each field nil when not set.
 type r4jRetryProps struct {
@@ -139,6 +157,11 @@ func (r *r4jReader) prefix(module, kind, name string) []springElem {
 	}
 	if k, ok := m[name]; ok {
 		return append(p, k)
+	}
+	if kind == "instances" && r4jBackends[module] {
+		if q := r.prefix(module, "backends", name); r.elems[module+".backends"][name].text != "" {
+			return q
+		}
 	}
 	return append(p, springElem{text: name})
 }
@@ -456,7 +479,7 @@ func resilience4jLayers(d *configDoc) ([]*layerCandidate, error) {
 	has := map[string]map[string]bool{}
 	for _, m := range r4jModules {
 		has[m] = map[string]bool{}
-		for _, k := range r.p.keys(springPath("resilience4j", m, "instances")) {
+		for _, k := range r.instanceNames(m) {
 			has[m][k] = true
 			if !slices.Contains(names, k) {
 				names = append(names, k)
@@ -609,7 +632,7 @@ func resilience4jReadable(cf *ConfigFile, p *springProps) error {
 		return configError(cf, at, "resilience4j", "no retry, timelimiter or circuitbreaker settings to read (it has %s)", strings.Join(mods, ", "))
 	}
 	for _, m := range r4jModules {
-		for _, kind := range []string{"instances", "configs"} {
+		for _, kind := range []string{"instances", "backends", "configs"} {
 			if len(p.keys(springPath("resilience4j", m, kind))) > 0 {
 				return nil
 			}

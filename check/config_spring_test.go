@@ -240,6 +240,12 @@ func TestResilience4jInheritance(t *testing.T) {
 		data: "server.port: 80\n---\nspring.config.activate.on-profile: prod\nresilience4j.retry.instances.a.maxAttempts: 6\n",
 		want: r4jSummary{Max: 6, Base: 500 * time.Millisecond, Backoff: policy.BackoffConstant, Jitter: policy.JitterNone},
 	}, {
+		// `backends` is the older name of `instances`: getBackends() returns the same map
+		// (CommonRetryConfigurationProperties).
+		name: "backends",
+		data: "resilience4j.retry:\n  configs.shared: {maxAttempts: 4, waitDuration: 100ms}\n  backends:\n    a: {baseConfig: shared}\n",
+		want: r4jSummary{Max: 4, Base: 100 * time.Millisecond, Backoff: policy.BackoffConstant, Jitter: policy.JitterNone},
+	}, {
 		// A placeholder with a default takes the default; TimeLimiter's default is 1 s.
 		name: "placeholder and timelimiter default",
 		data: "resilience4j.retry.instances.a.maxAttempts: ${RETRIES:4}\nresilience4j.timelimiter.instances.a.cancelRunningFuture: false\n",
