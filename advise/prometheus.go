@@ -28,7 +28,9 @@ import (
 // only").
 //
 // Only a family whose unit is a time is a latency: the unit is the OpenMetrics `# UNIT` line
-// when there is one, else the name's unit suffix (prometheus/docs docs/practices/naming.md:
+// when there is one (OpenMetrics 1.0 requires it to be the name's suffix: prometheus/prometheus
+// model/textparse/openmetricsparse.go refuses "unit %q not a suffix of metric %q"; the 2.0
+// draft's request_duration with # UNIT seconds has none), else the name's unit suffix (prometheus/docs docs/practices/naming.md:
 // "…SHOULD have a suffix describing the unit, in plural form", base unit seconds; the
 // `_milliseconds`/`_ms`/`_microseconds` seen in the wild read as such). A unit that is not a
 // time (`_bytes`, `_ratio`, …) is never a latency, whatever --unit says; --unit gives a unit
