@@ -532,6 +532,9 @@ func resilience4jLayers(d *configDoc) ([]*layerCandidate, error) {
 		if has["circuitbreaker"][name] {
 			l.pol.Breaker = &policy.Breaker{}
 		}
+		for _, prof := range r.p.activated {
+			l.addDefault("Spring profile %q active: spring.profiles.active in the file names it", prof)
+		}
 		if r.p.active != "" {
 			l.addDefault("read with Spring profile %q active: resilience4j is set only in its document", r.p.active)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,7 +34,8 @@ import (
 //   - Documents: in a multi-document YAML file a later document overrides an earlier one
 //     (Spring Boot 2.4+ config data); a document activated by a profile
 //     (spring.config.activate.on-profile, or the older spring.profiles) is not read: check
-//     reads the application as it runs without a profile — unless resilience4j is set only
+//     reads the application as it runs without a profile (or with the profiles the file's
+//     own spring.profiles.active names) — unless resilience4j is set only
 //     in profile documents: then the first of them is read over the others, as if its
 //     profile were active, and each layer says so.
 //   - .properties files are read as OriginTrackedPropertiesLoader reads them: `=`, `:` or
@@ -121,8 +123,10 @@ type springProps struct {
 	// profiles names the profile documents that were not read; profileDocs holds them.
 	profiles    []string
 	profileDocs [][]springEntry
-	// active is the profile read over the documents without one ("" = none).
-	active string
+	// active is the profile read over the documents without one ("" = none); activated
+	// lists the profiles the file's own spring.profiles.active turned on.
+	active    string
+	activated []string
 }
 
 // springFlatten flattens one YAML document as YamlProcessor.buildFlattenedMap does.
@@ -203,7 +207,55 @@ func newSpringProps(roots []*yaml.Node) *springProps {
 		}
 		p.sources = append([][]springEntry{entries}, p.sources...) // a later document wins
 	}
+	p.activateProfiles()
 	return p
+}
+
+// activateProfiles applies the profile documents that the file's own spring.profiles.active
+// names, over the documents without a profile and in file order (Spring Boot's config data:
+// profile-specific documents are added after the others). The environment's
+// SPRING_PROFILES_ACTIVE is not check's to read.
+func (p *springProps) activateProfiles() {
+	e := p.value(springSplit("spring.profiles.active"))
+	if e == nil {
+		return
+	}
+	var active []string
+	for _, a := range strings.Split(e.value.Value, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			active = append(active, a)
+		}
+	}
+	var profiles []string
+	var docs [][]springEntry
+	for i, prof := range p.profiles {
+		if springProfileMatches(prof, active) {
+			p.sources = append([][]springEntry{p.profileDocs[i]}, p.sources...)
+			p.activated = append(p.activated, prof)
+			continue
+		}
+		profiles, docs = append(profiles, prof), append(docs, p.profileDocs[i])
+	}
+	p.profiles, p.profileDocs, p.idx = profiles, docs, nil
+}
+
+// springProfileMatches says whether a document's on-profile value matches the active
+// profiles: a comma-separated list of names, any of which (a `!name` when name is not
+// active) activates it. A profile expression with & | ( ) is not evaluated: no match.
+func springProfileMatches(expr string, active []string) bool {
+	for _, part := range strings.Split(expr, ",") {
+		part = strings.TrimSpace(part)
+		switch {
+		case part == "" || strings.ContainsAny(part, "&|()"):
+		case strings.HasPrefix(part, "!"):
+			if !slices.Contains(active, strings.TrimSpace(part[1:])) {
+				return true
+			}
+		case slices.Contains(active, part):
+			return true
+		}
+	}
+	return false
 }
 
 // withProfile returns the properties as they are with profile document i active: that
@@ -221,15 +273,25 @@ func (p *springProps) withProfile(i int) *springProps {
 
 // springProfileOf returns the profile a document is activated by ("" = none).
 func springProfileOf(entries []springEntry) string {
+	var parts []string
+	found := false
 	for _, e := range entries {
 		for _, k := range springProfileKeys {
-			if springHasPrefix(e.elems, k) {
-				if v := scalar(e.value); v != "" {
-					return v
+			// The name itself, or a list under it (on-profile[0]); spring.profiles.active
+			// is no profile document.
+			if springHasPrefix(e.elems, k) && (len(e.elems) == len(k) || len(e.elems) == len(k)+1 && e.elems[len(k)].indexed) {
+				found = true
+				if v := strings.TrimSpace(scalar(e.value)); v != "" {
+					parts = append(parts, v)
 				}
-				return "?"
 			}
 		}
+	}
+	switch {
+	case len(parts) > 0:
+		return strings.Join(parts, ",")
+	case found:
+		return "?"
 	}
 	return ""
 }
@@ -645,6 +707,7 @@ func parseSpringProperties(data []byte) *springProps {
 		cur = append(cur, springEntry{elems: elems, keyAt: at, key: kn, value: vn})
 	}
 	flush()
+	p.activateProfiles()
 	return p
 }
 

@@ -234,6 +234,12 @@ func TestResilience4jInheritance(t *testing.T) {
 		data: "resilience4j.retry.instances.a.maxAttempts: 2\n---\nresilience4j.retry.instances.a.maxAttempts: 7\n---\nspring.config.activate.on-profile: prod\nresilience4j.retry.instances.a.maxAttempts: 9\n",
 		want: r4jSummary{Max: 7, Base: 500 * time.Millisecond, Backoff: policy.BackoffConstant, Jitter: policy.JitterNone},
 	}, {
+		// spring.profiles.active in the file turns on the documents of those profiles,
+		// applied over the others; a document for another profile stays off.
+		name: "profiles.active",
+		data: "spring.profiles.active: dev, eu\nresilience4j.retry.instances.a.maxAttempts: 2\n---\nspring.config.activate.on-profile: dev\nresilience4j.retry.instances.a.maxAttempts: 5\n---\nspring.config.activate.on-profile: prod\nresilience4j.retry.instances.a.maxAttempts: 9\n",
+		want: r4jSummary{Max: 5, Base: 500 * time.Millisecond, Backoff: policy.BackoffConstant, Jitter: policy.JitterNone},
+	}, {
 		// resilience4j only in a profile document: read as if that profile were active,
 		// over the document without a profile.
 		name: "profile only",
