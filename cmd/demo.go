@@ -83,14 +83,8 @@ func demoRun(opts *DemoOptions) error {
 	if err != nil {
 		return UsageErrorf("--rate %s", err)
 	}
-	if err := firstBadFlag(
-		flagBound{flag: "--rate", value: opts.Rate, bad: !(rate > 0), want: "want a positive rate, e.g. 200/s"},
-		positiveDuration("--duration", opts.Duration),
-	); err != nil {
+	if err := firstBadFlag(append(demoProbeBounds(opts.Rate, rate, opts.Duration), speedFactor(opts.Speed))...); err != nil {
 		return UsageError(err)
-	}
-	if !(opts.Speed > 0) || opts.Speed > 1000 {
-		return UsageErrorf("--speed %g: want a factor in (0, 1000]", opts.Speed)
 	}
 	render, err := report.DemoFormats.Get(opts.Output)
 	if err != nil {

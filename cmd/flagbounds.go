@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,6 +38,24 @@ func notNegativeInt[T int | int64](flag string, n T) flagBound {
 // notNegativeDuration is a bound for a duration flag where 0 means "not set".
 func notNegativeDuration(flag string, d time.Duration) flagBound {
 	return flagBound{flag: flag, value: d.String(), bad: d < 0, want: "want 0 or a positive duration"}
+}
+
+// The range of --speed, the time compression of replay --live, serve and demo, and the one
+// definition of it (speedFactor). Above 1000 a scenario's millisecond is a microsecond of
+// real time, below what timers on a busy machine keep; below 0.01 the bundled 4-minute
+// scenario takes 6 h 40 min and a 24 h one 100 days, and past that a scenario's durations
+// divided by the factor leave time.Duration's range (1e-308 made a 4-minute replay "0 ms"
+// and serve's clock NaN).
+const (
+	minSpeed = 0.01
+	maxSpeed = 1000
+)
+
+// speedFactor is the bound of --speed, which every command with the flag calls.
+func speedFactor(v float64) flagBound {
+	return flagBound{flag: "--speed", value: strconv.FormatFloat(v, 'g', -1, 64), bad: !(v >= minSpeed && v <= maxSpeed),
+		want: "want a factor from " + strconv.FormatFloat(minSpeed, 'g', -1, 64) + " (a hundred times slower than real time) to " +
+			strconv.FormatFloat(maxSpeed, 'g', -1, 64)}
 }
 
 // firstBadFlag is the error of the first bound not met, in the order given (the order of

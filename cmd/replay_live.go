@@ -55,8 +55,8 @@ func replayLiveWith(ctx context.Context, opts *ReplayOptions, sc *scenario.Scena
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if !(lf.Speed > 0) || lf.Speed > 1000 {
-		return nil, UsageErrorf("--speed %g: want a factor in (0, 1000]", lf.Speed)
+	if err := firstBadFlag(speedFactor(lf.Speed)); err != nil {
+		return nil, UsageError(err)
 	}
 	if lf.Target != "" {
 		if _, err := live.CheckTarget(lf.Target); err != nil {

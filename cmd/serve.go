@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/patience-dev/patience/internal/atomicfile"
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/live"
 	"github.com/patience-dev/patience/report"
@@ -125,8 +126,8 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if err != nil {
 		return UsageError(err)
 	}
-	if !(opts.Speed > 0) || opts.Speed > 1000 {
-		return UsageErrorf("--speed %g: want a factor in (0, 1000]", opts.Speed)
+	if err := firstBadFlag(speedFactor(opts.Speed)); err != nil {
+		return UsageError(err)
 	}
 	if opts.For < 0 {
 		return UsageErrorf("--for %s: want a positive duration", opts.For)
@@ -166,6 +167,15 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	); err != nil {
 		return UsageError(err)
 	}
+	// --url-file is written once the server listens, through a temporary file created
+	// exclusively beside it (internal/atomicfile: a reader sees no file or all of it, and no
+	// link planted at it or at a fixed temporary name redirects the write); a path that cannot
+	// take it fails before the server starts.
+	if opts.URLFile != "" {
+		if err := atomicfile.Check(opts.URLFile); err != nil {
+			return UsageError(fmt.Errorf("--url-file: %w", err))
+		}
+	}
 	srv := live.NewServer(sc, live.ServerOptions{Speed: opts.Speed, Log: errOut,
 		IdempotencyTTL: opts.IdempotencyTTL, MaxKeys: opts.MaxKeys, MaxConns: opts.MaxConns})
 	if err := srv.Start(opts.Listen); err != nil {
@@ -177,7 +187,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		fmt.Fprintln(opts.IO.Out, srv.URL())
 	}
 	if opts.URLFile != "" {
-		if err := writeWhole(opts.URLFile, srv.URL()+"\n"); err != nil {
+		if err := atomicfile.WriteFile(opts.URLFile, []byte(srv.URL()+"\n")); err != nil {
 			_ = srv.Stop(time.Second)
 			return UsageError(fmt.Errorf("--url-file: %w", err))
 		}
@@ -195,20 +205,6 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		fmt.Fprintf(errOut, "serve: stopped after --for %s\n", opts.For)
 	}
 	return render(opts.IO.Out, srv.Stats(), opts.IO.Options())
-}
-
-// writeWhole writes data to a temporary file beside path and renames it to path, so a reader
-// sees either no file or all of it.
-func writeWhole(path, data string) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(data), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	return nil
 }
 
 // schedule says, in scenario time, when the target's phases happen and what follows them.
