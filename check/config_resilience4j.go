@@ -423,7 +423,8 @@ func (r *r4jReader) retryConfig(name string, props *r4jRetryProps, depth int) (*
 // baseConfig / configs.default inheritance), where it was set, and whether any was set.
 func (r *r4jReader) timeLimiter(name string, depth int) (time.Duration, *yaml.Node, error) {
 	prefix := r.prefix("timelimiter", "instances", name)
-	if name == "default" && depth > 0 {
+	if _, ok := r.p.under(prefix); !ok && name == "default" {
+		// The "default" layer of a file with configs and no instances.
 		prefix = r.prefix("timelimiter", "configs", "default")
 	}
 	return r.timeLimiterAt(prefix, name, depth)

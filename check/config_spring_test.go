@@ -257,10 +257,23 @@ func TestResilience4jInheritance(t *testing.T) {
 		data: "resilience4j.retry.instances.a.maxAttempts: ${RETRIES:4}\nresilience4j.timelimiter.instances.a.cancelRunningFuture: false\n",
 		want: r4jSummary{Max: 4, Base: 500 * time.Millisecond, Backoff: policy.BackoffConstant, Jitter: policy.JitterNone, Timeout: time.Second},
 	}}
+	cases = append(cases, struct {
+		name, data string
+		want       r4jSummary
+	}{
+		// configs and no instances: one layer, "default", what every @Retry and
+		// @TimeLimiter name without an instance gets.
+		name: "configs only",
+		data: "resilience4j.retry.configs.default.maxAttempts: 5\nresilience4j.timelimiter.configs.default.timeoutDuration: 3s\n",
+		want: r4jSummary{Max: 5, Base: 500 * time.Millisecond, Backoff: policy.BackoffConstant, Jitter: policy.JitterNone, Timeout: 3 * time.Second},
+	})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, layers := parsedLayers(t, "application.yml", c.data)
 			l := layers["a"]
+			if c.name == "configs only" {
+				l = layers["default"]
+			}
 			if l == nil {
 				t.Fatalf("no layer a: %v", layers)
 			}
