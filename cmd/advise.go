@@ -40,6 +40,8 @@ type AdviseOptions struct {
 	ConnectFloor time.Duration
 	Save         string
 
+	// Force lets --save replace a profile with a run that got no good response (exit 3).
+	Force bool
 	budgetSet bool
 }
 
@@ -126,6 +128,7 @@ error time duration; operators = != ~ !~ < <= > >=; and, or, not, parentheses).`
 	fl.DurationVar(&opts.ConnectFloor, "connect-floor", probe.DefaultConnectFloor, "lowest connect timeout to recommend (survives one lost SYN)")
 	fl.StringVar(&opts.Save, "save", "", "write the profile (patience/probe/v1 with HDR histograms) to this JSON file")
 	addOutputFlag(c, &opts.Output, report.AdviseFormats.Names())
+	fl.BoolVar(&opts.Force, "force", false, "let --save replace a profile even with data that has no good response")
 	return c
 }
 
@@ -193,6 +196,12 @@ func adviseRun(opts *AdviseOptions) error {
 		return UsageError(err)
 	}
 	ctx := opts.Ctx
+	// A --save that cannot be written is found before any input is read.
+	if opts.Save != "" {
+		if err := probe.CheckSavePath(opts.Save); err != nil {
+			return UsageErrorf("--save: %v", err)
+		}
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -218,10 +227,10 @@ func adviseRun(opts *AdviseOptions) error {
 	if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
 		return err
 	}
-	if opts.Save != "" {
-		if err := probe.Save(opts.Save, res.Result); err != nil {
-			return fmt.Errorf("--save: %w", err)
-		}
+	// Saved before rendering, as probe does, so the profile survives a renderer that fails.
+	saveErr := saveProfile(opts.IO, opts.Save, opts.Force, res.Result)
+	if saveErr != nil {
+		return saveErr
 	}
 	return adviseExit(res.Result)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/patience-dev/patience/check"
+	"github.com/patience-dev/patience/internal/atomicfile"
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
@@ -283,22 +284,17 @@ func writeCheckReports(opts *CheckOptions, targets []reportTarget, res *check.Re
 }
 
 // writeReport renders res into path without colour, appending when asked (the step summary
-// collects every step's Markdown).
+// collects every step's Markdown). A report replaces its file atomically (internal/atomicfile:
+// a full disk keeps the old report whole) and is never written through a symbolic link.
 func writeReport(path string, appendTo bool, render report.Renderer[*check.Result], res *check.Result) error {
-	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	fill := func(w io.Writer) error {
+		plain := report.Test(nil, w, io.Discard)
+		return render(w, res, plain.Options())
+	}
 	if appendTo {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+		return atomicfile.Append(path, fill)
 	}
-	f, err := os.OpenFile(path, flags, 0o644)
-	if err != nil {
-		return err
-	}
-	plain := report.Test(nil, f, io.Discard)
-	err = render(f, res, plain.Options())
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return atomicfile.Write(path, fill)
 }
 
 // checkInit writes the starter file, refusing to overwrite one that exists.
@@ -322,18 +318,11 @@ func checkInit(opts *CheckOptions) error {
 	if err != nil {
 		return UsageError(err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
+	// Written whole or not at all, never over a file or through a link (internal/atomicfile).
+	if err := atomicfile.WriteNew(path, data); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return UsageErrorf("%s already exists; --init never overwrites (remove it or name another file)", path)
 		}
-		return UsageError(err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return UsageError(err)
-	}
-	if err := f.Close(); err != nil {
 		return UsageError(err)
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "wrote %s; run patience check %s\n", path, path)

@@ -2,9 +2,13 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/patience-dev/patience/internal/atomicfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 )
@@ -59,10 +63,31 @@ func manRun(opts *ManOptions) error {
 	// The pages are the same bytes for the same build: no "auto generated" line, and the
 	// build's date rather than today's.
 	opts.Root.DisableAutoGenTag = true
-	if err := doc.GenManTree(opts.Root, header, opts.Dir); err != nil {
+	if err := writeManTree(opts.Root, header, opts.Dir); err != nil {
 		return fmt.Errorf("man: %w", err)
 	}
 	return nil
+}
+
+// writeManTree writes the pages cobra's doc.GenManTree writes — the same names (the command
+// path joined by "-", then "." and the section), the same commands (available ones, not help
+// topics), the same bytes from doc.GenMan — but each through internal/atomicfile: a page is
+// replaced whole, never through a symbolic link planted in DIR (GenManTree truncates and
+// writes through whatever is there).
+func writeManTree(c *cobra.Command, header *doc.GenManHeader, dir string) error {
+	for _, sub := range c.Commands() {
+		if !sub.IsAvailableCommand() || sub.IsAdditionalHelpTopicCommand() {
+			continue
+		}
+		if err := writeManTree(sub, header, dir); err != nil {
+			return err
+		}
+	}
+	name := strings.ReplaceAll(c.CommandPath(), " ", "-") + "." + header.Section
+	page := *header // GenMan fills in the title: one copy per page, as GenManTree does
+	return atomicfile.Write(filepath.Join(dir, name), func(w io.Writer) error {
+		return doc.GenMan(c, &page, w)
+	})
 }
 
 // manDate is the date a page carries: the commit's time when the build knows it, else

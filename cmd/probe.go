@@ -47,7 +47,7 @@ type ProbeOptions struct {
 	MaxErrorRate string
 	Save         string
 	Strict       bool
-	// Force lets --save replace a profile with a run that measured nothing.
+	// Force lets --save replace a profile with a run that got no good response (exit 3).
 	Force bool
 
 	// HTTP is --http (auto, 1.1, 2); the TLS flags are as curl's.
@@ -123,7 +123,8 @@ auth, sig, credential, creds, session, sessid, cookie, jwt, bearer, hmac, csrf, 
 or assertion; or has pass, pwd, pin, otp, totp, hotp, mfa, code, sid or ticket as a word of
 its own (X-Otp, mysql_pwd, userPwd, connect.sid — not footprint or bypass). So are userinfo
 (user:password@ or a token@) and URL fragments. --save is checked before the run, written
-atomically, and does not replace a profile with a run that measured nothing unless --force.`,
+atomically, never through a symbolic link, and does not replace a profile with a run that got
+no good response (exit 3) unless --force.`,
 		Example: `  patience probe https://api.example.com/v1/quote --rate 20/s -n 2000 --budget 2s
   patience probe https://127.0.0.1:8443/ --cacert test.pem --servername api.internal
   patience probe http://127.0.0.1:8080/ --http 2 -c 50 --duration 10s
@@ -179,7 +180,7 @@ atomically, and does not replace a profile with a run that measured nothing unle
 	fl.StringVar(&opts.Cutoff, "cutoff", "0.1%", "share of good responses a timeout may cut off")
 	fl.DurationVar(&opts.ConnectFloor, "connect-floor", probe.DefaultConnectFloor, "lowest connect timeout to recommend (survives one lost SYN)")
 	fl.StringVar(&opts.Save, "save", "", "write the result with its HDR histograms to this JSON file")
-	fl.BoolVar(&opts.Force, "force", false, "let --save replace a profile even with a run that measured nothing")
+	fl.BoolVar(&opts.Force, "force", false, "let --save replace a profile even with a run that got no good response")
 	fl.BoolVar(&opts.Strict, "strict", false, "exit 1 when the budget cannot hold one normal call")
 	fl.BoolVar(&opts.Merge, "merge", false, "merge saved profiles (arguments) instead of probing")
 	addOutputFlag(c, &opts.Output, report.ProbeFormats.Names())
@@ -367,19 +368,30 @@ func probeRun(opts *ProbeOptions) error {
 	return probeExit(opts, res)
 }
 
-// probeSave writes --save atomically; it keeps an existing profile when the run measured
-// nothing (no response), unless --force.
+// probeSave writes --save atomically; it keeps an existing profile when the run got no
+// good response (exit 3), unless --force.
 func probeSave(opts *ProbeOptions, res *probe.Result) error {
-	if opts.Save == "" {
+	return saveProfile(opts.IO, opts.Save, opts.Force, res)
+}
+
+// saveProfile is --save of probe and advise: written atomically (probe.Save), except over an
+// existing file when res got no good response (probe.NoGoodResponse: it exits 3) and force is
+// not set — a good profile is not replaced by a run with nothing to base a timeout on.
+func saveProfile(streams *report.IOStreams, path string, force bool, res *probe.Result) error {
+	if path == "" {
 		return nil
 	}
-	if res.Responses == 0 && !opts.Force {
-		if _, err := os.Stat(opts.Save); err == nil {
-			notef(opts.IO, "warning: --save: %s kept: this run measured nothing (--force replaces it)", report.Sanitize(opts.Save))
+	if res.NoGoodResponse() && !force {
+		if _, err := os.Lstat(path); err == nil {
+			why := "got no good response"
+			if res.Responses == 0 {
+				why = "measured nothing"
+			}
+			notef(streams, "warning: --save: %s kept: this run %s (--force replaces it)", report.Sanitize(path), why)
 			return nil
 		}
 	}
-	if err := probe.Save(opts.Save, res); err != nil {
+	if err := probe.Save(path, res); err != nil {
 		return UsageErrorf("--save: %v", err)
 	}
 	return nil

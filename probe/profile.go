@@ -9,9 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
+	"github.com/patience-dev/patience/internal/atomicfile"
 	"github.com/patience-dev/patience/internal/input"
 	"github.com/patience-dev/patience/internal/units"
 
@@ -19,61 +18,32 @@ import (
 )
 
 // Save writes r as an indented JSON profile (the same document as `-o json`, histograms
-// included) to path, atomically: into a temporary file beside it, then renamed over it, so an
-// interrupted or failing save never leaves half a profile where a good one was.
+// included) to path, atomically (internal/atomicfile): into a temporary file beside it, then
+// renamed over it, so an interrupted or failing save never leaves half a profile where a good
+// one was; a symbolic link at path is refused, never written through.
 func Save(path string, r *Result) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, append(b, '\n'))
+	return atomicfile.WriteFile(path, append(b, '\n'))
 }
 
-// writeAtomic writes b to path through a temporary file in the same directory and a rename.
-func writeAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	return nil
-}
-
-// CheckSavePath reports whether a profile can be saved at path, before a run measures
-// anything: the directory exists and is writable and path is not a directory. It creates
-// and removes a temporary file beside path, as Save will.
+// CheckSavePath reports whether a profile can be saved at path, before a run measures or
+// reads anything: path is not a symbolic link or a directory, and its directory exists and
+// takes a new file (atomicfile.Check creates and removes one there, as Save will).
 func CheckSavePath(path string) error {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return fmt.Errorf("%s is a directory", path)
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return fmt.Errorf("cannot write %s: %v", path, err)
-	}
-	name := f.Name()
-	_ = f.Close()
-	return os.Remove(name)
+	return atomicfile.Check(path)
+}
+
+// NoGoodResponse reports whether r holds no good response (status below 400) to derive a
+// timeout from — the target was unreachable, every request failed, or every response was an
+// error: the runs that exit 3 for want of a measurement. --save keeps an existing profile
+// rather than replace it with such a run, unless --force.
+func (r *Result) NoGoodResponse() bool {
+	v := r.Recommendation.Verdict
+	return r.Unreachable || r.Responses == 0 ||
+		v.Has(CodeUnreachable) || v.Has(CodeAllFailed) || v.Has(CodeNoGoodResponse)
 }
 
 // LoadProfile reads a profile written by `patience probe --save`. Errors name the file and,
