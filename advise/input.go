@@ -8,12 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	inputpkg "github.com/patience-dev/patience/internal/input"
 )
 
 // input is one opened file: a buffered reader over its (decompressed) bytes.
@@ -43,18 +44,19 @@ func (c countReader) Read(p []byte) (int, error) {
 }
 
 // open opens name ("-" is stdin) and sees through gzip by its magic bytes (1f 8b), so a
-// rotated access.log.2.gz or an S3 ALB log reads like any other.
-func open(name string, stdin io.Reader, read *atomic.Int64) (*input, error) {
+// rotated access.log.2.gz or an S3 ALB log reads like any other. ctx ending abandons an open
+// or a read that waits on a writer (a FIFO, an idle pipe) with an input.StoppedError.
+func open(ctx context.Context, name string, stdin io.Reader, read *atomic.Int64) (*input, error) {
 	var r io.Reader
 	var c io.Closer
 	if name == "-" {
 		if stdin == nil {
 			return nil, errors.New("-: no standard input")
 		}
-		r = stdin
+		r = inputpkg.NewReader(ctx, "standard input", stdin)
 		name = "(stdin)"
 	} else {
-		f, err := os.Open(name)
+		f, err := inputpkg.Open(ctx, name)
 		if err != nil {
 			return nil, err
 		}
@@ -62,10 +64,17 @@ func open(name string, stdin io.Reader, read *atomic.Int64) (*input, error) {
 			f.Close()
 			return nil, fmt.Errorf("%s: is a directory (give the log files inside it)", name)
 		}
-		r, c = f, f
+		r, c = inputpkg.NewReader(ctx, name, f), f
 	}
 	br := bufio.NewReaderSize(countReader{r, read}, 256<<10)
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	magic, err := br.Peek(2)
+	if se := new(inputpkg.StoppedError); errors.As(err, &se) {
+		if c != nil {
+			c.Close()
+		}
+		return nil, se // stopped before its first bytes came: nothing read
+	}
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			if c != nil {
@@ -104,7 +113,7 @@ func (r *reader) readAll(ctx context.Context) (*accum, error) {
 		defer stop()
 	}
 	for _, name := range r.opts.Files {
-		in, err := open(name, r.opts.Stdin, &r.read)
+		in, err := open(ctx, name, r.opts.Stdin, &r.read)
 		if err != nil {
 			return nil, err
 		}

@@ -259,7 +259,12 @@ func (in *Inputs) scenarioFile(path string, data []byte, named bool) (reason str
 // readBounded reads a file of at most maxFileSize bytes. Its errors carry no path (the
 // caller's message leads with it): the reason an open failed, or *tooLarge.
 func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	// Ctrl-C abandons an open or a read that waits on a writer (a FIFO): input.Interrupt.
+	f, err := input.Open(input.Interrupt(), path)
+	var se *input.StoppedError
+	if errors.As(err, &se) {
+		return nil, se
+	}
 	if err != nil {
 		return nil, errors.New(pathErrText(err))
 	}
@@ -268,6 +273,9 @@ func readBounded(path string) ([]byte, error) {
 	var tl *input.TooLargeError
 	if errors.As(err, &tl) {
 		return nil, &tooLarge{tl.Reason()}
+	}
+	if errors.As(err, &se) {
+		return nil, se
 	}
 	if err != nil {
 		return nil, errors.New(pathErrText(err))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/patience-dev/patience/advise"
+	"github.com/patience-dev/patience/internal/input"
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/report"
@@ -218,7 +219,9 @@ func adviseRun(opts *AdviseOptions) error {
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
-			return ErrInterrupted
+			// advise reports once it has read every input: nothing was printed, and stderr
+			// says so rather than pointing at results above.
+			return adviseStopped(err)
 		case errors.Is(err, advise.ErrNoSamples):
 			return CannotMeasureError(err)
 		}
@@ -233,6 +236,16 @@ func adviseRun(opts *AdviseOptions) error {
 		return saveErr
 	}
 	return adviseExit(res.Result)
+}
+
+// adviseStopped is the interruption of an advise run: the input still awaited when nothing
+// was read (input.StoppedError), else that what was read is not reported.
+func adviseStopped(err error) error {
+	var se *input.StoppedError
+	if errors.As(err, &se) {
+		return &ExitError{Code: ExitInterrupted, Err: se}
+	}
+	return &ExitError{Code: ExitInterrupted, Err: errors.New("stopped before every input was read: advise reports once it has read them all, so nothing was printed")}
 }
 
 // adviseExit is probe's mapping from the verdict: nothing measurable exits 3, a failing

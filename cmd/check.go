@@ -188,6 +188,11 @@ func checkRun(opts *CheckOptions) error {
 		Admit: func(sc *scenario.Scenario) error { return budget.Check(storm.EstimateCost(sc, false, 1)) }}
 	// Check files, config files recognised by content, and directories walked for both.
 	in, err := check.LoadPaths(paths)
+	if err != nil && ctx.Err() != nil {
+		// Ctrl-C while a file was read (a FIFO with no writer): nothing was checked, and
+		// no report says the input failed.
+		return interruptedInput(err)
+	}
 	if err != nil {
 		return checkInputFailed(opts, render, targets, check.InputFailed(err, paths, copts), err)
 	}

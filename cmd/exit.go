@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/patience-dev/patience/internal/input"
+	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/storm"
 )
 
@@ -89,15 +91,32 @@ func stoppedEmpty(err error) error {
 }
 
 // interruptedText is what stderr says of an interruption: "partial results above" only when
-// the command rendered them (it returned ErrInterrupted).
+// the command rendered them (it returned ErrInterrupted); the input it was still waiting on
+// when nothing was read; else the command's own words, or that nothing finished.
 func interruptedText(err error) string {
 	if errors.Is(err, ErrInterrupted) {
 		return "partial results above"
 	}
-	if errors.Is(err, errNothingFinished) {
-		return errNothingFinished.Err.Error()
+	var se *input.StoppedError
+	if errors.As(err, &se) {
+		return "stopped while waiting for input from " + report.Sanitize(se.Name) + ": nothing to report"
 	}
-	return "stopped before anything finished: nothing to report"
+	var ee *ExitError
+	if errors.As(err, &ee) && ee.Code == ExitInterrupted && ee.Err != nil {
+		return report.Sanitize(ee.Err.Error())
+	}
+	return errNothingFinished.Err.Error()
+}
+
+// interruptedInput is the interruption an input error stands for when the run was stopped
+// while reading: it names the input waited on (input.StoppedError), else says nothing
+// finished.
+func interruptedInput(err error) error {
+	var se *input.StoppedError
+	if errors.As(err, &se) {
+		return &ExitError{Code: ExitInterrupted, Err: se}
+	}
+	return errNothingFinished
 }
 
 // stopped maps an error that ended a run early because its context was cancelled (Ctrl-C) or

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/patience-dev/patience/internal/input"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenarios"
 	"github.com/spf13/cobra"
@@ -30,11 +31,58 @@ type Factory struct {
 
 // Main runs patience with args and returns the process exit code. Exit codes are decided
 // only here, from the typed errors in exit.go.
+//
+// The first Ctrl-C (SIGINT) or SIGTERM cancels the run's context: the command stops, prints
+// and saves what finished, and exits 130; every read of user input watches that context
+// (input.SetInterrupt, and standard input through input.NewReader), so a FIFO with no writer
+// or an idle pipe stops too. A second one returns 130 at once, whatever the run is waiting
+// on; main's os.Exit ends the goroutine still running it.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	f := &Factory{IO: report.System(stdin, stdout, stderr)}
-	return run(ctx, f, args)
+	return runStoppable(sigs, f.IO.ErrOut, func(ctx context.Context) int {
+		f.IO.In = input.NewReader(ctx, "standard input", stdin)
+		return run(ctx, f, args)
+	})
+}
+
+// runStoppable runs command in a goroutine under a context the first signal on sigs cancels
+// (and that every input read watches: input.SetInterrupt). It returns command's exit code,
+// or ExitInterrupted as soon as a second signal arrives, saying so on errOut.
+func runStoppable(sigs <-chan os.Signal, errOut io.Writer, command func(ctx context.Context) int) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	defer input.SetInterrupt(ctx)()
+	done := make(chan int, 1)
+	go func() { done <- command(ctx) }()
+	signalled := false
+	for {
+		select {
+		case code := <-done:
+			return code
+		case sig := <-sigs:
+			if !signalled {
+				signalled = true
+				cancel()
+				continue
+			}
+			fmt.Fprintf(errOut, "\ninterrupted again (%s): exiting now, without waiting for the run to stop\n", signalName(sig))
+			return ExitInterrupted
+		}
+	}
+}
+
+// signalName is the name a user knows a signal by: Ctrl-C for SIGINT.
+func signalName(sig os.Signal) string {
+	if sig == os.Interrupt {
+		return "Ctrl-C"
+	}
+	if s, ok := sig.(syscall.Signal); ok && s == syscall.SIGTERM {
+		return "SIGTERM"
+	}
+	return sig.String()
 }
 
 // run executes the command tree on a prepared Factory; tests call it with report.Test streams.
@@ -53,6 +101,11 @@ func run(ctx context.Context, f *Factory, args []string) (code int) {
 		return code
 	}
 	code = ExitCode(err)
+	if code == ExitUsage && ctx.Err() != nil {
+		// An input error once the run was stopped is the stop's doing: a read abandoned
+		// (input.StoppedError), or a loader's error that no longer says why.
+		err, code = interruptedInput(err), ExitInterrupted
+	}
 	var ee *ExitError
 	if err != nil && !(errors.As(err, &ee) && ee.Err == nil) {
 		printError(f, err)

@@ -6,6 +6,7 @@ package input
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -51,8 +52,16 @@ const chunk = 1 << 20
 // near the cap whatever the input: r is read in chunks of 1 MiB that are joined only once it
 // has ended within the cap, so an endless input (/dev/zero, a runaway pipe) stops at the cap
 // plus one chunk (io.ReadAll doubles its buffer: up to three times the cap).
+//
+// Read watches the process's interrupt (SetInterrupt): Ctrl-C abandons a read that waits on
+// an idle pipe with a *StoppedError.
 func Read(r io.Reader, name string, limit int64) ([]byte, error) {
-	return read(r, name, limit, -1)
+	return ReadContext(Interrupt(), r, name, limit)
+}
+
+// ReadContext is Read that ctx can stop, even while r's Read blocks.
+func ReadContext(ctx context.Context, r io.Reader, name string, limit int64) ([]byte, error) {
+	return read(NewReader(ctx, name, r), name, limit, -1)
 }
 
 // read is Read with r's length when known (a regular file), else -1: a file over the cap
@@ -98,12 +107,18 @@ func read(r io.Reader, name string, limit, size int64) ([]byte, error) {
 
 // ReadFile reads the file at path, up to limit bytes (a regular file over it is refused
 // unread). With a non-nil stdin, "-" reads it instead; with a nil one "-" is a file name
-// like any other.
+// like any other. It watches the process's interrupt (SetInterrupt): Ctrl-C abandons an open
+// of a FIFO with no writer, or a read of an idle one, with a *StoppedError.
 func ReadFile(path string, limit int64, stdin io.Reader) ([]byte, error) {
+	return ReadFileContext(Interrupt(), path, limit, stdin)
+}
+
+// ReadFileContext is ReadFile that ctx can stop while it waits on its input.
+func ReadFileContext(ctx context.Context, path string, limit int64, stdin io.Reader) ([]byte, error) {
 	if path == Stdin && stdin != nil {
-		return Read(stdin, "standard input", limit)
+		return ReadContext(ctx, stdin, "standard input", limit)
 	}
-	f, err := os.Open(path)
+	f, err := Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -112,10 +127,10 @@ func ReadFile(path string, limit int64, stdin io.Reader) ([]byte, error) {
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 		size = st.Size()
 	}
-	b, err := read(f, path, limit, size)
+	b, err := read(NewReader(ctx, path, f), path, limit, size)
 	if err != nil {
 		var pe *os.PathError
-		if !errors.As(err, &pe) && !errors.As(err, new(*TooLargeError)) {
+		if !errors.As(err, &pe) && !errors.As(err, new(*TooLargeError)) && !errors.As(err, new(*StoppedError)) {
 			err = &os.PathError{Op: "read", Path: path, Err: err}
 		}
 		return nil, err

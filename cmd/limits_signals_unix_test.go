@@ -1,0 +1,233 @@
+//go:build unix
+
+package cmd
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The tests below run the real binary (testscript.Main puts `patience` on PATH) and send it
+// real signals. Their bounds are liveness, not speed: "exits at all within stopBound" on a
+// machine shared by many test processes.
+const stopBound = 20 * time.Second
+
+// child is one patience process started by a test.
+type child struct {
+	cmd    *exec.Cmd
+	errOut *bytes.Buffer
+	exited chan error
+}
+
+// startPatience starts patience with args; stdin and stdout are given by the caller (nil:
+// the null device and a buffer).
+func startPatience(t *testing.T, stdin io.Reader, stdout io.Writer, args ...string) *child {
+	t.Helper()
+	path, err := exec.LookPath("patience")
+	if err != nil {
+		t.Fatalf("patience is not on PATH (testscript.Main puts it there): %v", err)
+	}
+	c := exec.Command(path, args...)
+	c.Stdin = stdin
+	if stdout == nil {
+		stdout = new(bytes.Buffer)
+	}
+	c.Stdout = stdout
+	errOut := new(bytes.Buffer)
+	c.Stderr = errOut
+	c.Env = append(os.Environ(), "NO_COLOR=1")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ch := &child{cmd: c, errOut: errOut, exited: make(chan error, 1)}
+	go func() { ch.exited <- c.Wait() }()
+	t.Cleanup(func() {
+		if c.ProcessState == nil {
+			_ = c.Process.Kill()
+		}
+	})
+	return ch
+}
+
+// wait waits up to stopBound for the child to exit; ok is false (and the child is killed)
+// when it did not.
+func (c *child) wait(t *testing.T) (status syscall.WaitStatus, ok bool) {
+	t.Helper()
+	select {
+	case <-c.exited:
+		return c.cmd.ProcessState.Sys().(syscall.WaitStatus), true
+	case <-time.After(stopBound):
+		_ = c.cmd.Process.Kill()
+		<-c.exited
+		return 0, false
+	}
+}
+
+// interruptOnce starts patience, lets it reach its blocking read, sends one SIGINT and
+// returns how it ended. A child killed by the signal itself had not installed its handler
+// yet (a slow start on a loaded machine): it is started again with a longer wait, so the
+// test never depends on how fast the machine is.
+func interruptOnce(t *testing.T, stdin func() io.Reader, args ...string) (status syscall.WaitStatus, errOut string) {
+	t.Helper()
+	settle := 300 * time.Millisecond
+	for try := 0; ; try++ {
+		c := startPatience(t, stdin(), nil, args...)
+		time.Sleep(settle)
+		if err := c.cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatalf("%v: exited before it was interrupted: %v\nstderr: %s", args, err, c.errOut)
+		}
+		st, ok := c.wait(t)
+		if !ok {
+			t.Fatalf("%v: still running %s after Ctrl-C (blocked on its input)\nstderr: %s", args, stopBound, c.errOut)
+		}
+		if st.Signaled() && st.Signal() == syscall.SIGINT && try < 4 {
+			settle *= 3
+			continue
+		}
+		return st, c.errOut.String()
+	}
+}
+
+// idleStdin is a pipe whose writer never writes nor closes, as `sleep 30 | patience ...`.
+func idleStdin(t *testing.T) func() io.Reader {
+	return func() io.Reader {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close(); w.Close() })
+		return r
+	}
+}
+
+// fifo makes a named pipe that no one writes to.
+func fifo(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "input.fifo")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	return p
+}
+
+// TestInterruptBlockedOnInput: Ctrl-C stops a command blocked on its input — a FIFO with
+// no writer (open(2) blocks until one appears), a FIFO whose writer is idle, an idle pipe on
+// standard input — with exit 130 and a message that says nothing was read, never "partial
+// results above" (issue 24 items 2 and 9). Before, each of these ran until the writer came:
+// SIGINT and SIGTERM only cancelled a context nobody was watching.
+func TestInterruptBlockedOnInput(t *testing.T) {
+	none := func() io.Reader { return nil }
+	idle := idleStdin(t)
+	for _, tc := range []struct {
+		name  string
+		stdin func() io.Reader
+		args  func(fifo string) []string
+	}{
+		{"advise fifo", none, func(f string) []string { return []string{"advise", f} }},
+		{"check fifo", none, func(f string) []string { return []string{"check", f} }},
+		{"replay fifo", none, func(f string) []string { return []string{"replay", f} }},
+		{"storm fifo", none, func(f string) []string { return []string{"storm", f} }},
+		{"probe --merge fifo", none, func(f string) []string { return []string{"probe", "--merge", f} }},
+		{"probe -d @fifo", none, func(f string) []string { return []string{"probe", "-d", "@" + f, "http://127.0.0.1:9/"} }},
+		{"advise stdin", idle, func(string) []string { return []string{"advise", "-"} }},
+		{"probe --merge stdin", idle, func(string) []string { return []string{"probe", "--merge", "-"} }},
+		{"probe -d @- stdin", idle, func(string) []string { return []string{"probe", "-d", "@-", "http://127.0.0.1:9/"} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st, errOut := interruptOnce(t, tc.stdin, tc.args(fifo(t))...)
+			if st.ExitStatus() != ExitInterrupted {
+				t.Errorf("exit %d (%v), want %d\nstderr: %s", st.ExitStatus(), st, ExitInterrupted, errOut)
+			}
+			if !strings.Contains(errOut, "interrupted:") || strings.Contains(errOut, "partial results above") {
+				t.Errorf("stderr should say the run was interrupted with nothing to show:\n%s", errOut)
+			}
+		})
+	}
+}
+
+// TestInterruptFIFOIdleWriter: a FIFO whose writer opened it and then says nothing (a log
+// shipper that stalls): the read, not the open, is what Ctrl-C must abandon.
+func TestInterruptFIFOIdleWriter(t *testing.T) {
+	p := fifo(t)
+	settle := 300 * time.Millisecond
+	for try := 0; ; try++ {
+		c := startPatience(t, nil, nil, "advise", p)
+		// The writer can open without blocking only once the reader has the FIFO open (or
+		// is opening it): then patience is surely past its start and reading.
+		var w *os.File
+		deadline := time.Now().Add(time.Minute)
+		for w == nil {
+			fd, err := syscall.Open(p, syscall.O_WRONLY|syscall.O_NONBLOCK, 0)
+			switch {
+			case err == nil:
+				w = os.NewFile(uintptr(fd), p)
+			case errors.Is(err, syscall.ENXIO) && time.Now().Before(deadline):
+				time.Sleep(20 * time.Millisecond)
+			default:
+				t.Fatalf("open the FIFO for writing: %v", err)
+			}
+		}
+		time.Sleep(settle)
+		_ = c.cmd.Process.Signal(os.Interrupt)
+		st, ok := c.wait(t)
+		w.Close()
+		if !ok {
+			t.Fatalf("still running %s after Ctrl-C while its writer was idle\nstderr: %s", stopBound, c.errOut)
+		}
+		if st.Signaled() && try < 4 {
+			settle *= 3
+			continue
+		}
+		if st.ExitStatus() != ExitInterrupted || strings.Contains(c.errOut.String(), "partial results above") {
+			t.Errorf("exit %d, stderr %q; want 130 and no pointer at results that were never printed", st.ExitStatus(), c.errOut)
+		}
+		return
+	}
+}
+
+// TestSecondInterruptExitsAtOnce: whatever the run waits on after the first Ctrl-C — here a
+// write to a stdout nobody reads (a pager the user suspended: `patience replay -o json |
+// less`) — a second Ctrl-C exits at once with 130 (issue 24 item 2; DESIGN's exit-code
+// table promised it). Before, both signals were swallowed and the process waited for the
+// reader for ever.
+func TestSecondInterruptExitsAtOnce(t *testing.T) {
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			// replay -o json of the default scenario is ~300 KB, far past a pipe's buffer.
+			c := startPatience(t, nil, w, "replay", "-o", "json")
+			w.Close()
+			// The first bytes of the report: the command is running and then blocks on the
+			// full pipe, since the test reads nothing more.
+			if _, err := io.ReadFull(r, make([]byte, 4096)); err != nil {
+				t.Fatalf("no report on stdout: %v\nstderr: %s", err, c.errOut)
+			}
+			_ = c.cmd.Process.Signal(sig)
+			time.Sleep(100 * time.Millisecond)
+			_ = c.cmd.Process.Signal(sig)
+			st, ok := c.wait(t)
+			if !ok {
+				t.Fatalf("still running %s after two %v\nstderr: %s", stopBound, sig, c.errOut)
+			}
+			if st.ExitStatus() != ExitInterrupted {
+				t.Errorf("exit %d (%v), want %d\nstderr: %s", st.ExitStatus(), st, ExitInterrupted, c.errOut)
+			}
+			if !strings.Contains(c.errOut.String(), "exiting now") {
+				t.Errorf("stderr does not say the second signal ended the run:\n%s", c.errOut)
+			}
+		})
+	}
+}
