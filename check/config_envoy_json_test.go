@@ -252,3 +252,21 @@ func TestEnvoyRDSIdleTimeout(t *testing.T) {
 		t.Fatalf("layers %v", layers)
 	}
 }
+
+// TestEnvoyDiscoveryResponse: an xDS DiscoveryResponse (resources[] of Any, @type
+// envoy.config.route.v3.RouteConfiguration), and one whose resources are wrapped in
+// Resource{resource: Any} (delta xDS), are read like a route configuration.
+func TestEnvoyDiscoveryResponse(t *testing.T) {
+	for name, data := range map[string]string{
+		"sotw":  `{"version_info": "1", "resources": [{"@type": "type.googleapis.com/envoy.config.route.v3.RouteConfiguration", "name": "rc", "virtual_hosts": [{"name": "v", "domains": ["*"], "routes": [{"name": "r", "match": {"prefix": "/"}, "route": {"cluster": "c", "timeout": "3s", "retry_policy": {"retry_on": "connect-failure", "num_retries": 2}}}]}]}]}`,
+		"delta": `{"resources": [{"name": "rc", "resource": {"@type": "type.googleapis.com/envoy.config.route.v3.RouteConfiguration", "virtualHosts": [{"name": "v", "domains": ["*"], "routes": [{"name": "r", "match": {"prefix": "/"}, "route": {"cluster": "c", "timeout": "3s", "retryPolicy": {"retryOn": "connect-failure", "numRetries": 2}}}]}]}}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, layers := parsedLayers(t, "rds.json", data)
+			l := layers["r"]
+			if l == nil || l.retry[FailConnect] != 3 || l.pol.Deadline != 3*time.Second {
+				t.Fatalf("layers %v", layers)
+			}
+		})
+	}
+}
