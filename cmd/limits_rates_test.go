@@ -38,6 +38,12 @@ func TestLimitsRatesFlags(t *testing.T) {
 	if err := os.WriteFile(tiny, []byte("name: tiny\nduration: 1m\nload:\n  rate: 1e-12/s\ntarget:\n  latency: {fixed: 10ms}\npolicy: {timeout: 1s}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// Within every bound of a file, yet 30 million attempts: a live replay of it passed
+	// 800 MB in 17 s before the budget applied to --live.
+	big := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(big, []byte("name: big\nduration: 1m\nload: {clients: 1000000, burst: 10000000}\ntarget:\n  latency: {fixed: 10ms}\npolicy: {timeout: 1s, retry: {max_attempts: 3}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	speedWant := `want a factor from 0.01 (a hundred times slower than real time) to 1000`
 	for _, tc := range []struct {
 		args []string
@@ -50,6 +56,9 @@ func TestLimitsRatesFlags(t *testing.T) {
 		{[]string{"storm", "layered-retries", "--capacity", "1e-12/s"}, `--capacity "1e-12/s": serves`},
 		{[]string{"storm", tiny}, tiny + `:4:9: load.rate: 1e-12/s brings 6e-11 requests on average in 1m`},
 		{[]string{"replay", tiny}, tiny + `:4:9: load.rate: 1e-12/s brings 6e-11 requests`},
+		// --max-cost bounds a live replay as it does a simulated one (it was not looked at).
+		{[]string{"replay", "--live", "--max-cost", "1s,1MiB"}, `above the budget of 1s,1MiB`},
+		{[]string{"replay", "--live", big}, `this run would simulate about 30 million attempts, taking about 21 s and 4.23 GiB: above the budget of 10m,2GiB`},
 		{[]string{"replay", "--live", "--speed", "1e-308"}, `--speed "1e-308": ` + speedWant},
 		{[]string{"replay", "--live", "--speed", "0.001"}, `--speed "0.001": ` + speedWant},
 		{[]string{"replay", "--live", "--speed", "NaN"}, `--speed "NaN": ` + speedWant},

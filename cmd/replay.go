@@ -89,7 +89,7 @@ reality; requests still in flight when the drain ends fail as "stuck".
 	c.Flags().StringArrayVar(&opts.Chains, "chain", nil, "FILE#DEPENDENCY: replay the chain of real configs a check file's dependency names with via: (ingress, sidecar, its own policy) as one layered policy, instead of the scenario's policies (repeatable)")
 	c.Flags().StringArrayVar(&opts.Policies, "policy", nil, "policy FILE or preset:NAME to replay instead of the scenario's policies (repeatable; presets: "+strings.Join(scenario.PresetNames(), ", ")+")")
 	c.Flags().Int64Var(&opts.Seed, "seed", 0, "seed of the simulation (default: the scenario's seed)")
-	c.Flags().StringVar(&opts.MaxCost, "max-cost", "", "refuse a simulation estimated to take longer or more memory than this: a time, a size, both (30m,8GiB) or none (default "+storm.DefaultBudget.String()+")")
+	c.Flags().StringVar(&opts.MaxCost, "max-cost", "", "refuse a replay, simulated or --live, estimated to take longer or more memory than this: a time, a size, both (30m,8GiB) or none (default "+storm.DefaultBudget.String()+")")
 	addOutputFlag(c, &opts.Output, report.ReplayFormats.Names())
 	addLiveFlags(c, &opts.Live)
 	_ = c.RegisterFlagCompletionFunc("policy", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -152,18 +152,20 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
+	// The simulation replays the policies one after another, as one storm run each without
+	// bisection: storm's estimate and budget, one definition for both commands. A live
+	// replay does the same attempts and holds the same requests, over real sockets, so the
+	// same budget bounds it before any socket opens (issue 24: 1,000,000 clients with a
+	// burst of 10,000,000, both within a file's bounds, took a live replay past 800 MB in
+	// 17 s); its real time, the scenario's over --speed, is said on stderr before it starts.
+	if err := budget.Check(storm.EstimateCost(sc, false, 1)); err != nil {
+		return UsageError(err)
+	}
 	var res *replay.Result
 	var runErr error
 	if opts.Live.Live {
-		// A live replay takes the scenario's own time over --speed, said on stderr before
-		// it starts; the estimate is of the simulator's work.
 		res, runErr = replayLiveWith(ctx, opts, sc, &opts.Live)
 	} else {
-		// The simulation replays the policies one after another, as one storm run each
-		// without bisection: storm's estimate and budget, one definition for both commands.
-		if err := budget.Check(storm.EstimateCost(sc, false, 1)); err != nil {
-			return UsageError(err)
-		}
 		progress, done := replayProgress(opts.IO, opts.Output, sc.Name)
 		res, runErr = sim.Run(ctx, sc, sim.Options{Progress: progress})
 		done(runErr != nil)
