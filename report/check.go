@@ -46,9 +46,9 @@ func notReplayedText(r *check.Result) string {
 	}
 	parts := make([]string, 0, len(r.NotReplayed))
 	for _, n := range r.NotReplayed {
-		p := n.Scenario
+		p := textSafe(n.Scenario)
 		if len(n.Replayed) > 0 {
-			p += " (only " + strings.Join(n.Replayed, ", ") + " replayed)"
+			p += " (only " + strings.Join(textSafeAll(n.Replayed), ", ") + " replayed)"
 		}
 		parts = append(parts, p)
 	}
@@ -66,7 +66,7 @@ func checkScope(r *check.Result) string {
 	}
 	s := strings.Join(parts, ", ")
 	if len(r.Files) > 0 {
-		s += " in " + strings.Join(r.Files, ", ")
+		s += " in " + strings.Join(textSafeAll(r.Files), ", ")
 	}
 	if c := configScope(r); c != "" {
 		s += "; " + c
@@ -114,7 +114,7 @@ func CheckText(w io.Writer, r *check.Result, opts Options) error {
 	var b strings.Builder
 	if e := r.Error; e != nil {
 		head := "✗ check could not run: "
-		writeHanging(&b, st.Bad.Render(strings.TrimSuffix(head, " "))+" ", lipgloss.Width(head), e.Location()+": "+inputMessage(e), width, st.Verdict)
+		writeHanging(&b, st.Bad.Render(strings.TrimSuffix(head, " "))+" ", lipgloss.Width(head), textSafe(e.Location()+": "+inputMessage(e)), width, st.Verdict)
 		// Nothing checked: what was read and why each file was left is the explanation.
 		skippedText(&b, r, st, width)
 		_, err := io.WriteString(w, b.String())
@@ -129,7 +129,7 @@ func CheckText(w io.Writer, r *check.Result, opts Options) error {
 		writeHanging(&b, "", 0, text, width, st.Warn)
 	}
 	if r.NothingChecked {
-		writeHanging(&b, "", 0, r.NothingCheckedReason, width, st.Warn)
+		writeHanging(&b, "", 0, textSafe(r.NothingCheckedReason), width, st.Warn)
 	}
 	if r.Summary.Suppressed > 0 {
 		writeHanging(&b, "", 0, plural(r.Summary.Suppressed, "finding")+" suppressed by # patience:ignore", width, st.Muted)
@@ -143,14 +143,14 @@ func CheckText(w io.Writer, r *check.Result, opts Options) error {
 		}
 		b.WriteString("\n")
 		writeIndented(&b, "", 0, []piece{
-			{text: location(f), style: st.Muted},
+			{text: textSafe(location(f)), style: st.Muted},
 			{text: fmt.Sprintf("%-7s", f.Level), style: level},
 			{text: f.Rule, style: st.Key},
-			{text: f.Dependency, style: st.Value},
-		}, "· "+f.Title, st.Muted, width, 4)
-		writeIndented(&b, "  ", 2, nil, f.Message, lipgloss.NewStyle(), width, 2)
+			{text: textSafe(f.Dependency), style: st.Value},
+		}, "· "+textSafe(f.Title), st.Muted, width, 4)
+		writeIndented(&b, "  ", 2, nil, textSafe(f.Message), lipgloss.NewStyle(), width, 2)
 		if f.Fix != "" {
-			writeIndented(&b, "  "+st.Good.Render("fix:")+" ", 7, nil, f.Fix, lipgloss.NewStyle(), width, 7)
+			writeIndented(&b, "  "+st.Good.Render("fix:")+" ", 7, nil, textSafe(f.Fix), lipgloss.NewStyle(), width, 7)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -160,7 +160,7 @@ func CheckText(w io.Writer, r *check.Result, opts Options) error {
 // skippedText lists every file skipped with its reason: "skipped README.md: not YAML or JSON".
 func skippedText(b *strings.Builder, r *check.Result, st Styles, width int) {
 	for _, sk := range r.Skipped {
-		writeIndented(b, "", 0, []piece{{text: "skipped", style: st.Muted}, {text: sk.Path + ":", style: st.Muted}}, sk.Reason, st.Muted, width, 2)
+		writeIndented(b, "", 0, []piece{{text: "skipped", style: st.Muted}, {text: textSafe(sk.Path) + ":", style: st.Muted}}, textSafe(sk.Reason), st.Muted, width, 2)
 	}
 }
 
@@ -285,22 +285,22 @@ func CheckMarkdown(w io.Writer, r *check.Result, _ Options) error {
 	mark, word, counts := checkVerdict(r)
 	var b strings.Builder
 	if e := r.Error; e != nil {
-		fmt.Fprintf(&b, "## patience check ✗ could not run\n\n`%s`: %s\n", mdEscape(e.Location()), mdEscape(inputMessage(e)))
+		fmt.Fprintf(&b, "## patience check ✗ could not run\n\n%s: %s\n", mdCode(e.Location()), mdText(inputMessage(e)))
 		skippedMarkdown(&b, r)
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
 	fmt.Fprintf(&b, "## patience check %s %s\n\n", mark, word)
-	fmt.Fprintf(&b, "**%s** · %s · fail on %s\n\n", counts, mdEscape(checkScope(r)), r.FailOn)
+	fmt.Fprintf(&b, "**%s** · %s · fail on %s\n\n", counts, mdText(checkScope(r)), r.FailOn)
 	if text := notReplayedText(r); text != "" {
-		fmt.Fprintf(&b, "> %s\n\n", mdEscape(text))
+		fmt.Fprintf(&b, "> %s\n\n", mdText(text))
 	}
 	if r.Summary.Suppressed > 0 {
 		fmt.Fprintf(&b, "%s suppressed by `# patience:ignore`.\n\n", plural(r.Summary.Suppressed, "finding"))
 	}
 	checkChainsMarkdown(&b, r)
 	if r.NothingChecked {
-		fmt.Fprintf(&b, "> %s\n", mdEscape(r.NothingCheckedReason))
+		fmt.Fprintf(&b, "> %s\n", mdText(r.NothingCheckedReason))
 		skippedMarkdown(&b, r)
 		_, err := io.WriteString(w, b.String())
 		return err
@@ -320,8 +320,8 @@ func CheckMarkdown(w io.Writer, r *check.Result, _ Options) error {
 			if f.Level == check.LevelError {
 				icon = "✗ error"
 			}
-			fmt.Fprintf(&b, "| %s | `%s` %s | %s | `%s` | %s | %s |\n",
-				icon, f.Rule, mdEscape(f.Title), mdEscape(f.Dependency), mdEscape(location(f)), mdEscape(f.Message), mdEscape(f.Fix))
+			fmt.Fprintf(&b, "| %s | `%s` %s | %s | %s | %s | %s |\n",
+				icon, f.Rule, mdText(f.Title), mdText(f.Dependency), mdCode(location(f)), mdText(f.Message), mdText(f.Fix))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -335,13 +335,6 @@ func skippedMarkdown(b *strings.Builder, r *check.Result) {
 	}
 	b.WriteString("\n")
 	for _, sk := range r.Skipped {
-		fmt.Fprintf(b, "- skipped `%s`: %s\n", mdEscape(sk.Path), mdEscape(sk.Reason))
+		fmt.Fprintf(b, "- skipped %s: %s\n", mdCode(sk.Path), mdText(sk.Reason))
 	}
-}
-
-// mdEscape keeps a value inside one Markdown table cell.
-func mdEscape(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	s = strings.ReplaceAll(s, "\r", "")
-	return strings.ReplaceAll(s, "\n", "<br>")
 }

@@ -63,22 +63,22 @@ func checkChainsText(b *strings.Builder, r *check.Result, st Styles, width int) 
 	for _, ch := range shown {
 		names, rows := chainRows(ch)
 		b.WriteString("\n")
-		writeIndented(b, "", 0, []piece{{text: "chain", style: st.Key}, {text: ch.Dependency, style: st.Value}},
-			"· attempts per failure at "+ch.Dependency+", outermost layer first", st.Muted, width, 4)
+		writeIndented(b, "", 0, []piece{{text: "chain", style: st.Key}, {text: textSafe(ch.Dependency), style: st.Value}},
+			"· attempts per failure at "+textSafe(ch.Dependency)+", outermost layer first", st.Muted, width, 4)
 		headers := []string{"layer"}
 		for _, c := range check.FailureClasses {
 			headers = append(headers, string(c))
 		}
 		cells := make([][]string, len(names))
 		for i, n := range names {
-			cells[i] = append([]string{strings.Join(wrapWords(n, labelW), "\n")}, rows[i]...)
+			cells[i] = append([]string{strings.Join(wrapWords(textSafe(n), labelW), "\n")}, rows[i]...)
 		}
 		table := fitTable(st, headers, cells, width-indent, func(col int) bool { return col > 0 })
 		for _, l := range strings.Split(table, "\n") {
 			b.WriteString(strings.Repeat(" ", indent) + l + "\n")
 		}
 		for _, a := range ch.Assumptions {
-			writeIndented(b, "  "+st.Muted.Render("assumes")+" ", 10, nil, a, st.Muted, width, 10)
+			writeIndented(b, "  "+st.Muted.Render("assumes")+" ", 10, nil, textSafe(a), st.Muted, width, 10)
 		}
 	}
 	if single > 0 && len(shown) > 0 {
@@ -91,16 +91,17 @@ func checkChainsMarkdown(b *strings.Builder, r *check.Result) {
 	shown, _ := multiLayer(r)
 	for _, ch := range shown {
 		names, rows := chainRows(ch)
-		fmt.Fprintf(b, "**Chain %s** (attempts per failure at %s, outermost layer first)\n\n| Layer |", mdEscape(ch.Dependency), mdEscape(ch.Dependency))
+		fmt.Fprintf(b, "**Chain %s** (attempts per failure at %s, outermost layer first)\n\n| Layer |", mdText(ch.Dependency), mdText(ch.Dependency))
 		for _, c := range check.FailureClasses {
 			fmt.Fprintf(b, " %s |", c)
 		}
 		b.WriteString("\n|---|" + strings.Repeat("---:|", len(check.FailureClasses)) + "\n")
 		for i, n := range names {
+			n = mdText(n)
 			if i >= len(ch.Layers) {
 				n = "**" + n + "**"
 			}
-			fmt.Fprintf(b, "| %s |", mdEscape(n))
+			fmt.Fprintf(b, "| %s |", n)
 			for _, v := range rows[i] {
 				fmt.Fprintf(b, " %s |", v)
 			}

@@ -130,6 +130,7 @@ func textTable(caption string, headers []string, rows [][]string, numeric func(c
 // writeHTML renders a page.
 func writeHTML(w io.Writer, d htmlDoc) error {
 	d.CSS = htmlCSS()
+	htmlDocSafe(&d)
 	var b strings.Builder
 	if err := htmlTemplate().ExecuteTemplate(&b, "page", d); err != nil {
 		return err

@@ -6,11 +6,6 @@ import "strings"
 // code block shows about 80 columns without scrolling.
 const mdChartWidth = 80
 
-// mdText keeps a table cell or a line of prose from being read as Markdown syntax.
-func mdText(s string) string {
-	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;").Replace(s)
-}
-
 // writeMDTable writes a GitHub-flavoured Markdown table; right says which columns hold
 // numbers (right-aligned). Cells are escaped here.
 func writeMDTable(b *strings.Builder, headers []string, rows [][]string, right func(col int) bool) {
