@@ -1,8 +1,11 @@
 package storm
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/patience-dev/patience/scenario"
 )
 
 // TestOverridesRateBounds: every rate, capacity and duration flag of storm is held to the
@@ -57,5 +60,39 @@ func TestOverridesRateBounds(t *testing.T) {
 				t.Errorf("--%s %s: got %v, want …%s…", tt.flag, tt.value, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestBisectionSlowestRate: the stable_below_per_s search never probes a rate that brings
+// fewer than one request in the run. A scenario within every bound — one worker with a
+// fixed latency of 2562047h — has a capacity of 1.08e-10/s, and the search's first probe,
+// 2% of that, made the simulator's gap between arrivals pass time.Duration's range: storm
+// panicked (exit 70). Below one arrival per run there is nothing to search: no bisection.
+func TestBisectionSlowestRate(t *testing.T) {
+	for _, lat := range []string{"2562047h", "1000h", "24h"} {
+		sc, err := scenario.Parse([]byte("name: cap\nduration: 1m\nload: {clients: 2, rate: 5/s}\ntarget:\n  latency: {fixed: "+lat+
+			"}\n  capacity: {workers: 1}\n  phases: [{name: p, at: 10s, for: 10s, stall: true}]\npolicy: {timeout: 1s, retry: {max_attempts: 3}}\n"), "cap.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), sc, Options{Bisect: true, Parallel: 1})
+		if err != nil {
+			t.Fatalf("latency %s: %v", lat, err)
+		}
+		for _, p := range res.Policies {
+			if p.Bisection != nil {
+				t.Errorf("latency %s: %s searched below one arrival per run: %+v", lat, p.Name, *p.Bisection)
+			}
+		}
+	}
+	// A capacity that does allow a search still starts it at 2% of capacity.
+	sc, err := scenario.Parse([]byte("name: cap\nduration: 1m\nload: {clients: 2, rate: 5/s}\ntarget:\n  latency: {fixed: 10ms}\n  capacity: {workers: 1}\npolicy: {timeout: 1s}\n"), "cap.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	capacity := 100.0
+	res := &Result{CapacityPerS: &capacity}
+	if lo, hi, _, ok := searchBracket(sc, sc.Policies[0], res, Options{Bisect: true, Tolerance: DefaultTolerance}); !ok || lo != 2 || hi != 100 {
+		t.Errorf("searchBracket at 100/s: lo %g hi %g ok %v, want 2, 100, true", lo, hi, ok)
 	}
 }

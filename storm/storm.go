@@ -139,6 +139,13 @@ func searchBracket(sc *scenario.Scenario, p *policy.Policy, res *Result, opts Op
 			tol = b.PerS / 10
 		}
 	}
+	// Every probe, the first (tol) included, brings at least one request on average in the
+	// run (scenario.SparseRate): below that a run has nothing to recover, and a gap of
+	// 1/rate can pass time.Duration's range (one worker at a latency of 2562047h has a
+	// capacity of 1e-10/s, and probing 2% of it panicked). Nothing to search then.
+	if scenario.SparseRate(tol, sc.Duration) != "" {
+		return 0, 0, 0, false
+	}
 	return tol, c, tol, true
 }
 
