@@ -728,7 +728,9 @@ const noAttempts = -1
 // timeout — and $upstream_header_time stays "-" (header_time is set only once the header was
 // read, ngx_http_upstream_process_header). A 504 with a header time is the upstream's own
 // answer. Without $upstream_header_time in the log (ingress-nginx's upstreaminfo) a 504 is
-// taken as nginx's.
+// taken as nginx's. A "-" status with a time is not a timeout: ngx_http_upstream_next
+// finalizes with 499 (NGX_HTTP_CLIENT_CLOSED_REQUEST) before it sets the attempt's status
+// when the client's connection failed — the client gave up; such a request keeps its 499.
 func nginxAttemptTimedOut(ust, uht [][]byte, i int) bool {
 	if i >= len(ust) || string(ust[i]) != "504" {
 		return false
