@@ -69,3 +69,8 @@ for t in report:FuzzMergeRender sim:FuzzProfileSimulate probe:FuzzParseProfile s
   execs=$(grep -o 'execs: [0-9]*' "$work/out" | tail -1)
   row "fuzz $name, $fuzztime" "${execs:-?}, $(grep -c 'new interesting' "$work/out" >/dev/null && grep -o 'total: [0-9]*' "$work/out" | tail -1 | sed 's/total/corpus/')" "$ok"
 done
+
+# Issue 24 item 6: rates, capacities, speeds and durations out of their bounds
+# (bench/limits_rates.sh holds the rows).
+source bench/limits_rates.sh
+limits_rates_rows
