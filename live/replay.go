@@ -271,6 +271,7 @@ func Replay(ctx context.Context, sc *scenario.Scenario, opts Options) (*replay.R
 		fmt.Fprintf(logw, "live: timer lateness p50 %s p99 %s max %s (×%g in scenario time)\n",
 			units.Duration(f.LatenessP50), units.Duration(f.LatenessP99), units.Duration(f.LatenessMax), speed)
 	}
+	var graded []replay.PolicyResult
 	for _, r := range runs {
 		if r.hist == nil {
 			continue // interrupted before its turn
@@ -279,9 +280,15 @@ func Replay(ctx context.Context, sc *scenario.Scenario, opts Options) (*replay.R
 		if r.srv != nil {
 			_ = r.srv.Stop(time.Second)
 		}
+		if r.cut {
+			markInterrupted(&r.res, r.cutAt, sc.Duration)
+		} else {
+			graded = append(graded, r.res)
+		}
 		res.Policies = append(res.Policies, r.res)
-		res.Lesson = replay.LessonOf(sc, res.Policies)
 	}
+	// The lesson weighs the policies that ran to the end: a cut one is not graded.
+	res.Lesson = replay.LessonOf(sc, graded)
 	if err := ctx.Err(); err != nil {
 		res.Interrupted = true
 		return res, err
@@ -337,6 +344,10 @@ type run struct {
 	// retry bursts at the bottom layer, per 100 ms window
 	burstWindow int64
 	burstCount  int
+	// cut is set when the run was stopped (ctx ended) before this policy's replay finished;
+	// cutAt is the scenario time it stopped at.
+	cut   bool
+	cutAt time.Duration
 }
 
 // liveClient is one simulated caller instance: its workers, its policy state per layer (the
@@ -532,6 +543,9 @@ func (r *run) play(ctx context.Context) {
 	}
 	arrivalsDone.Wait()
 	r.wg.Wait()
+	if ctx.Err() != nil {
+		r.cut, r.cutAt = true, min(r.now(), horizon)
+	}
 }
 
 // second returns the timeline bucket of scenario time t; r.mu must be held.

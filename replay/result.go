@@ -60,6 +60,9 @@ type Result struct {
 // PolicyResult is what one policy did to the logical requests and to the target.
 type PolicyResult struct {
 	Name string `json:"name"`
+	// Interrupted is set when the run was stopped (Ctrl-C) while this policy was being
+	// replayed: its figures cover what ran before the stop, and its verdict is not_graded.
+	Interrupted bool `json:"interrupted,omitempty"`
 	// Verdict is what this policy does to the caller's service (VerdictOf): its level and
 	// the clauses behind it. Storm replaces it with its own judgement of the run.
 	Verdict Verdict `json:"verdict"`

@@ -103,7 +103,13 @@ func agreementTable(a *Agreement) (headers []string, rows [][]string) {
 	for _, row := range agreementRows {
 		cells := []string{row.label}
 		for i := range names {
-			cells = append(cells, row.value(simP[i])+" / "+row.value(liveP[i]))
+			// A live policy cut by Ctrl-C has figures of part of a run: they are not set
+			// beside the simulation's whole run as if comparable.
+			live := row.value(liveP[i])
+			if liveP[i].Interrupted {
+				live = "interrupted"
+			}
+			cells = append(cells, row.value(simP[i])+" / "+live)
 		}
 		rows = append(rows, cells)
 	}

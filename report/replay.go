@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/replay"
+	"github.com/patience-dev/patience/verdict"
 )
 
 // ReplayFormats are the renderers of `patience replay` (and of the live replay, which fills
@@ -42,6 +43,8 @@ func verdictMark(l replay.Level, st Styles) string {
 		return st.Warn.Render(l.Symbol())
 	case replay.Bad:
 		return st.Bad.Render(l.Symbol())
+	case verdict.NotGraded:
+		return st.Muted.Render(l.Symbol())
 	}
 	return st.Good.Render(l.Symbol())
 }

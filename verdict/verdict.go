@@ -29,6 +29,10 @@ const (
 	// service goes down with it, duplicates side effects, multiplies load or never recovers
 	// (replay, storm).
 	Bad Level = "bad"
+	// NotGraded: the run was stopped (Ctrl-C) before this part of it finished, so its
+	// figures cover only what ran and no grade is given; it ranks with Good (nothing the
+	// figures show calls for action) but prints its own mark, never ✓.
+	NotGraded Level = "not_graded"
 )
 
 // Rank orders levels by seriousness: 0 good (or unset), 1 provisional or degraded, 2 bad.
@@ -43,8 +47,11 @@ func (l Level) Rank() int {
 }
 
 // Symbol is the mark a report leads a verdict with, the same in every format: ✓ good,
-// ~ provisional or degraded, ✗ bad.
+// ~ provisional or degraded, ✗ bad, – not graded.
 func (l Level) Symbol() string {
+	if l == NotGraded {
+		return "–"
+	}
 	switch l.Rank() {
 	case 1:
 		return "~"
