@@ -216,6 +216,10 @@ var haproxyTCP = regexp.MustCompile(`\S+:\d+ \[[^\]]+\] \S+ \S+/\S+ -?\d+/-?\d+/
 // haproxyConnErr is a connection error line: "client:port [date] frontend/bind: message".
 var haproxyConnErr = regexp.MustCompile(`\S+:\d+ \[[^\]]+\] \S+/\S+: (.+)$`)
 
+// haproxyDefault is a line of HAProxy's default log format (no `option httplog` or
+// `option tcplog`): "Connect from client:port to addr:port (frontend/mode)", no timers.
+var haproxyDefault = regexp.MustCompile(`Connect from \S+:\d+ to \S+:\d+ \(\S+/\S+\)`)
+
 // haproxyNotice is one of HAProxy's own messages in the syslog stream ("Proxy x started.").
 var haproxyNotice = regexp.MustCompile(`haproxy\[\d+\]: ((?:Proxy|Backend|Server|Stopping|Pausing|Resuming|Enabling|Disabling) .*)$`)
 
@@ -229,6 +233,8 @@ func haproxyNotRequest(line []byte) error {
 	case haproxyConnErr.Match(line):
 		m := haproxyConnErr.FindSubmatch(line)
 		return fmt.Errorf("an HAProxy connection error (%s): no request reached a server", m[1])
+	case haproxyDefault.Match(line):
+		return errors.New("an HAProxy default-format line (\"Connect from …\", no option httplog): no timers, no status")
 	case haproxyNotice.Match(line):
 		m := haproxyNotice.FindSubmatch(line)
 		return fmt.Errorf("an HAProxy notice (%q), not a request", m[1])

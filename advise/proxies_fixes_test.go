@@ -76,9 +76,10 @@ func TestHAProxyLineShapes(t *testing.T) {
 		`:1: an HAProxy notice ("Proxy www started."), not a request`,
 		`:5: an HAProxy connection error (SSL handshake failure): no request reached a server`,
 		`:6: an HAProxy tcplog line (option tcplog)`,
+		`:7: an HAProxy default-format line ("Connect from …", no option httplog)`,
 	}
-	if r.Source.Malformed != 3 {
-		t.Fatalf("malformed %d %v, want 3", r.Source.Malformed, r.Source.MalformedSample)
+	if r.Source.Malformed != 4 {
+		t.Fatalf("malformed %d %v, want 4", r.Source.Malformed, r.Source.MalformedSample)
 	}
 	for i, w := range want {
 		if !strings.Contains(r.Source.MalformedSample[i], w) {
