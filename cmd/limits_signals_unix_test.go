@@ -4,6 +4,7 @@ package cmd
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -229,5 +230,45 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 				t.Errorf("stderr does not say the second signal ended the run:\n%s", c.errOut)
 			}
 		})
+	}
+}
+
+// TestReplayLiveInterruptedNotGraded: Ctrl-C during `replay --live` prints the policy it cut
+// marked interrupted and not graded — in the JSON too — and exits 130 pointing at it; before,
+// the cut policy was graded ✗ ("requests still hanging … does not recover", issue 24 item 9).
+func TestReplayLiveInterruptedNotGraded(t *testing.T) {
+	dir := t.TempDir()
+	sc := filepath.Join(dir, "hang.yaml")
+	// A dependency that hangs for most of a minute: at the stop, requests are in flight.
+	if err := os.WriteFile(sc, []byte("name: hang\nseed: 1\nduration: 60s\ndrain: 30s\nload: {clients: 1, workers: 20, rate: 20/s}\ntarget:\n  latency: {fixed: 10ms}\n  phases:\n    - {name: hang, at: 0s, for: 50s, latency: {fixed: 40s}}\npolicies:\n  - {name: patient, timeout: 1m}\n  - {name: brisk, timeout: 200ms}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut, signalled := runInterrupted(t, 2*time.Second, "replay", sc, "--live", "-o", "json")
+	if !signalled {
+		t.Fatalf("the run ended before it was interrupted: exit %d\nstderr: %s", code, errOut)
+	}
+	if code != ExitInterrupted || !strings.Contains(errOut, "interrupted: partial results above") {
+		t.Errorf("exit %d, stderr %q; want 130 pointing at the results", code, errOut)
+	}
+	var doc struct {
+		Interrupted bool `json:"interrupted"`
+		Policies    []struct {
+			Name        string `json:"name"`
+			Interrupted bool   `json:"interrupted"`
+			Verdict     struct {
+				Level   string `json:"level"`
+				Reasons []struct{ Code, Text string }
+			} `json:"verdict"`
+		} `json:"policies"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !doc.Interrupted || len(doc.Policies) != 1 {
+		t.Fatalf("interrupted %v, %d policies; want the one cut policy", doc.Interrupted, len(doc.Policies))
+	}
+	p := doc.Policies[0]
+	if !p.Interrupted || p.Verdict.Level != "not_graded" || len(p.Verdict.Reasons) != 1 || p.Verdict.Reasons[0].Code != "interrupted" {
+		t.Errorf("policy %s: interrupted %v, verdict %+v; want not_graded with the one interrupted clause", p.Name, p.Interrupted, p.Verdict)
 	}
 }
