@@ -82,7 +82,7 @@ func AgreementText(w io.Writer, a *Agreement, opts Options) error {
 	st := opts.Styles
 	width := textWidth(opts)
 	var b strings.Builder
-	writeHeadline(&b, st, "simulated vs live · "+a.Simulated.Scenario, []string{fmt.Sprintf("real sockets at speed %g", a.Speed)}, width)
+	writeHeadline(&b, st, "simulated vs live · "+textSafe(a.Simulated.Scenario), []string{fmt.Sprintf("real sockets at speed %g", a.Speed)}, width)
 	b.WriteString(st.Muted.Render("each cell: simulated / live") + "\n")
 	headers, rows := agreementTable(a)
 	b.WriteString(fitTable(st, headers, rows, width, func(int) bool { return true }) + "\n")
@@ -99,7 +99,7 @@ func AgreementText(w io.Writer, a *Agreement, opts Options) error {
 // agreementTable is the comparison's header and rows: a "simulated / live" cell per policy.
 func agreementTable(a *Agreement) (headers []string, rows [][]string) {
 	names, simP, liveP := agreementPairs(a)
-	headers = append([]string{""}, names...)
+	headers = append([]string{""}, textSafeAll(names)...)
 	for _, row := range agreementRows {
 		cells := []string{row.label}
 		for i := range names {
@@ -119,7 +119,7 @@ func agreementTable(a *Agreement) (headers []string, rows [][]string) {
 // AgreementMarkdown renders the comparison as a Markdown table, numbers right-aligned.
 func AgreementMarkdown(w io.Writer, a *Agreement, _ Options) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### Simulated vs live · `%s`\n\n_real sockets at speed %g; each cell: simulated / live_\n\n", a.Simulated.Scenario, a.Speed)
+	fmt.Fprintf(&b, "### Simulated vs live · %s\n\n_real sockets at speed %g; each cell: simulated / live_\n\n", mdCode(a.Simulated.Scenario), a.Speed)
 	headers, rows := agreementTable(a)
 	writeMDTable(&b, headers, rows, func(col int) bool { return col > 0 })
 	_, text := agreementFidelity(a)

@@ -61,6 +61,13 @@ func Chart(w io.Writer, series []ChartSeries, opts ChartOptions, st Styles) erro
 	if len(series) == 0 {
 		return nil
 	}
+	// A row's name, group and note may be a policy's or a phase's name: one line each.
+	safe := make([]ChartSeries, len(series))
+	for i, s := range series {
+		s.Name, s.Group, s.Note = textSafe(s.Name), textSafe(s.Group), textSafe(s.Note)
+		safe[i] = s
+	}
+	series = safe
 	from, to := max(opts.From, 0), opts.To
 	if to <= 0 {
 		for _, s := range series {
@@ -272,7 +279,7 @@ func chartBandName(faults []chartWindow, plural string) string {
 			return plural
 		}
 	}
-	return faults[0].name
+	return textSafe(faults[0].name)
 }
 
 // activeSeconds is the active period of some timelines: from the first second with an
@@ -328,7 +335,7 @@ func chartSpanOf(activeFrom, activeTo int, faults []chartWindow, recoveredMs ...
 	to := min(activeTo, end+max(chartZoomAfter, length))
 	name := "the faults"
 	if len(faults) == 1 {
-		name = faults[0].what
+		name = textSafe(faults[0].what) // a phase's or a trigger's name, in a caption
 	}
 	what := name + " (" + units.Millis(startMs) + " – " + units.Millis(endMs) + ")"
 	lastRecovery := math.Inf(-1)

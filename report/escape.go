@@ -54,6 +54,13 @@ func textSafe(s string) string {
 	return b.String()
 }
 
+// textProse is a description or a lesson — prose a scenario file may fold over several
+// lines — for a text report: every run of white space, line breaks included, is one space
+// (as a Markdown paragraph reads it), then textSafe. No line can start inside it.
+func textProse(s string) string {
+	return textSafe(strings.Join(strings.Fields(s), " "))
+}
+
 // needsTextEscape says whether textSafe changes s (most names are plain ASCII).
 func needsTextEscape(s string) bool {
 	for i := 0; i < len(s); i++ {

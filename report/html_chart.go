@@ -56,13 +56,13 @@ func svgLineChart(labels []string, series []htmlSeries, yTitle string, symbols b
 	values := make([][]float64, len(series))
 	names := make([]string, len(series))
 	for i, s := range series {
-		values[i], names[i] = s.Values, s.Name
+		values[i], names[i] = s.Values, textSafe(s.Name) // the library escapes for SVG, keeps line breaks
 	}
 	opt := charts.NewLineChartOptionWithData(values)
-	opt.XAxis.Labels = labels
+	opt.XAxis.Labels = textSafeAll(labels)
 	opt.XAxis.BoundaryGap = charts.Ptr(symbols)
 	opt.Legend.SeriesNames = names
-	opt.YAxis = []charts.YAxisOption{{Title: yTitle, Min: charts.Ptr(0.0)}}
+	opt.YAxis = []charts.YAxisOption{{Title: textSafe(yTitle), Min: charts.Ptr(0.0)}}
 	opt.LineStrokeWidth = 2
 	if symbols {
 		opt.XAxis.LabelCount = len(labels) // a few named points: label each one
@@ -171,7 +171,7 @@ func svgWithBands(svg template.HTML, n int, bands []htmlBand) (template.HTML, er
 		fmt.Fprintf(&b, `<rect class="band" x="%.1f" y="%.0f" width="%.1f" height="%.0f" style="stroke:none;fill:%s;fill-opacity:%.2f"/>`,
 			x1, top, x2-x1, bottom-top, htmlBandFill, htmlBandOpacity)
 		fmt.Fprintf(&b, `<text class="band-label" x="%.1f" y="%.0f" style="stroke:none;fill:%s;font-size:13px;font-family:sans-serif">%s</text>`,
-			x1+4, top+15, htmlBandText, template.HTMLEscapeString(band.label))
+			x1+4, top+15, htmlBandText, template.HTMLEscapeString(textSafe(band.label)))
 	}
 	// The background is the first element: a path over the whole canvas.
 	start := strings.Index(s, "<path ")
@@ -194,9 +194,9 @@ const (
 // svgBarChart draws one series of bars over categorical x labels.
 func svgBarChart(labels []string, values []float64, name, yTitle string) (template.HTML, error) {
 	opt := charts.NewBarChartOptionWithData([][]float64{values})
-	opt.CategoryAxis.Labels = labels
-	opt.Legend.SeriesNames = []string{name}
-	opt.ValueAxis = []charts.ValueAxisOption{{Title: yTitle, Min: charts.Ptr(0.0)}}
+	opt.CategoryAxis.Labels = textSafeAll(labels)
+	opt.Legend.SeriesNames = []string{textSafe(name)}
+	opt.ValueAxis = []charts.ValueAxisOption{{Title: textSafe(yTitle), Min: charts.Ptr(0.0)}}
 	p := newSVGPainter()
 	if err := p.BarChart(opt); err != nil {
 		return "", err

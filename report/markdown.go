@@ -1,6 +1,9 @@
 package report
 
-import "strings"
+import (
+	"html"
+	"strings"
+)
 
 // mdChartWidth is the width of a text chart in a Markdown report: a pull-request comment's
 // code block shows about 80 columns without scrolling.
@@ -32,14 +35,29 @@ func writeMDTable(b *strings.Builder, headers []string, rows [][]string, right f
 }
 
 // writeMDChart writes a text chart as a fenced block inside a collapsed section titled
-// summary; nothing when the chart is empty.
+// summary; nothing when the chart is empty. A chart whose text holds < or & (from a name) or
+// a run of three backticks, which would end the fence, goes in a <pre> block with its text
+// HTML-escaped instead: the fence would show it verbatim but let a name close it.
 func writeMDChart(b *strings.Builder, summary, chart string) {
 	if strings.TrimSpace(chart) == "" {
 		return
 	}
-	b.WriteString("\n<details><summary>" + summary + "</summary>\n\n```text\n")
-	for _, l := range strings.Split(strings.TrimRight(chart, "\n"), "\n") {
-		b.WriteString(strings.TrimRight(l, " ") + "\n")
+	pre := strings.ContainsAny(chart, "<&") || strings.Contains(chart, "```")
+	if pre {
+		b.WriteString("\n<details><summary>" + summary + "</summary>\n\n<pre>\n")
+	} else {
+		b.WriteString("\n<details><summary>" + summary + "</summary>\n\n```text\n")
 	}
-	b.WriteString("```\n\n</details>\n")
+	for _, l := range strings.Split(strings.TrimRight(chart, "\n"), "\n") {
+		l = strings.TrimRight(l, " ")
+		if pre {
+			l = html.EscapeString(l)
+		}
+		b.WriteString(l + "\n")
+	}
+	if pre {
+		b.WriteString("</pre>\n\n</details>\n")
+	} else {
+		b.WriteString("```\n\n</details>\n")
+	}
 }

@@ -92,29 +92,29 @@ func ReplayText(w io.Writer, r *replay.Result, opts Options) error {
 	st := opts.Styles
 	width := textWidth(opts)
 	var b strings.Builder
-	writeHeadline(&b, st, "replay "+r.Scenario, replaySubtitleParts(r), width)
+	writeHeadline(&b, st, "replay "+textSafe(r.Scenario), replaySubtitleParts(r), width)
 	if r.Description != "" {
-		writeWrapped(&b, r.Description, width, lipgloss.NewStyle())
+		writeWrapped(&b, textProse(r.Description), width, lipgloss.NewStyle())
 	}
 	b.WriteString("\n")
 	nameW := 0
 	for _, p := range r.Policies {
-		nameW = max(nameW, lipgloss.Width(p.Name))
+		nameW = max(nameW, lipgloss.Width(textSafe(p.Name)))
 	}
 	for _, p := range r.Policies {
 		// The verdict wraps under itself, so a narrow terminal keeps the names in a column.
-		head := verdictMark(p.Verdict.Level, st) + " " + st.Verdict.Render(fmt.Sprintf("%-*s", nameW, p.Name)) + "  "
-		writeHanging(&b, head, nameW+4, p.Verdict.Text(), width, lipgloss.NewStyle())
+		head := verdictMark(p.Verdict.Level, st) + " " + st.Verdict.Render(fmt.Sprintf("%-*s", nameW, textSafe(p.Name))) + "  "
+		writeHanging(&b, head, nameW+4, textSafe(p.Verdict.Text()), width, lipgloss.NewStyle())
 	}
 	if text := lessonText(r.Lesson); text != "" {
 		b.WriteString("\n")
-		writeWrapped(&b, text, width, st.Muted)
+		writeWrapped(&b, textProse(text), width, st.Muted)
 	}
 	b.WriteString("\n")
 
 	headers := []string{""}
 	for _, p := range r.Policies {
-		headers = append(headers, p.Name)
+		headers = append(headers, textSafe(p.Name))
 	}
 	var rows [][]string
 	for _, row := range replayRows {
@@ -164,7 +164,7 @@ func amplificationNote(ps []replay.PolicyResult) string {
 		if p.Requests == 0 || p.Amplification >= 1 {
 			continue
 		}
-		s := p.Name + " " + replayRatio(p.Amplification)
+		s := textSafe(p.Name) + " " + replayRatio(p.Amplification)
 		if p.AmplificationNote != "" {
 			s += " (" + p.AmplificationNote + ")"
 		}
@@ -262,7 +262,7 @@ func replaySubtitleParts(r *replay.Result) []string {
 // block.
 func ReplayMarkdown(w io.Writer, r *replay.Result, _ Options) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### replay `%s`\n\n_%s_\n\n", r.Scenario, strings.Join(replaySubtitleParts(r), " · "))
+	fmt.Fprintf(&b, "### replay %s\n\n_%s_\n\n", mdCode(r.Scenario), strings.Join(replaySubtitleParts(r), " · "))
 	if r.Description != "" {
 		b.WriteString(mdText(r.Description) + "\n\n")
 	}
