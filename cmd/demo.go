@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/patience-dev/patience/internal/units"
@@ -71,9 +72,9 @@ configuration.
 		},
 	}
 	c.Flags().Uint64Var(&opts.Seed, "seed", 7, "seed of the demo target's latency")
-	c.Flags().StringVar(&opts.Rate, "rate", "200/s", "probe sends per second: 200/s, 12000/m, or a bare number per second (200/s for 5 s backs a p99.9 with 1,000 samples)")
-	c.Flags().DurationVar(&opts.Duration, "duration", 5*time.Second, "how long to probe")
-	c.Flags().Float64Var(&opts.Speed, "speed", 30, "time compression of the live replay (the scenario's 5 minutes take 10 s at 30)")
+	c.Flags().StringVar(&opts.Rate, "rate", "200/s", "probe sends per second: 200/s, 12000/m, or a bare number per second, at most "+strconv.Itoa(demoMaxRate)+"/s (200/s for 5 s backs a p99.9 with 1,000 samples)")
+	c.Flags().DurationVar(&opts.Duration, "duration", 5*time.Second, "how long to probe, at most "+scenario.FormatDuration(demoMaxDuration))
+	c.Flags().Float64Var(&opts.Speed, "speed", 30, "time compression of the live replay, "+speedRange+" (the scenario's 5 minutes take 10 s at 30)")
 	addOutputFlag(c, &opts.Output, report.DemoFormats.Names())
 	return c
 }

@@ -51,6 +51,9 @@ const (
 	maxSpeed = 1000
 )
 
+// speedRange is the range of --speed as its help says it.
+var speedRange = strconv.FormatFloat(minSpeed, 'g', -1, 64) + " to " + strconv.FormatFloat(maxSpeed, 'g', -1, 64)
+
 // speedFactor is the bound of --speed, which every command with the flag calls.
 func speedFactor(v float64) flagBound {
 	return flagBound{flag: "--speed", value: strconv.FormatFloat(v, 'g', -1, 64), bad: !(v >= minSpeed && v <= maxSpeed),

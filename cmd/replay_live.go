@@ -29,7 +29,7 @@ type LiveFlags struct {
 func addLiveFlags(c *cobra.Command, o *LiveFlags) {
 	fl := c.Flags()
 	fl.BoolVar(&o.Live, "live", false, "replay over real sockets: a loopback patience serve per policy and a real net/http client per simulated client")
-	fl.Float64Var(&o.Speed, "speed", 1, "with --live: divide every duration of the scenario and the policies by this factor in real time")
+	fl.Float64Var(&o.Speed, "speed", 1, "with --live: divide every duration of the scenario and the policies by this factor in real time ("+speedRange+")")
 	fl.StringVar(&o.Target, "target", "", "with --live: base URL of a running patience serve to replay against (loopback only)")
 	fl.BoolVar(&o.Parallel, "parallel", false, "with --live: replay every policy at once (faster; less faithful on a busy machine)")
 }

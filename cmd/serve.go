@@ -91,7 +91,7 @@ URL is on stderr. The server listens on loopback only unless --allow-non-loopbac
 	fl := c.Flags()
 	fl.StringVar(&opts.Listen, "listen", "127.0.0.1:8080", "address to listen on, host:port (port 0 picks a free one)")
 	fl.DurationVar(&opts.For, "for", 0, "stop after this long, e.g. 2m (default: until interrupted)")
-	fl.Float64Var(&opts.Speed, "speed", 1, "divide every duration of the scenario by this factor in real time")
+	fl.Float64Var(&opts.Speed, "speed", 1, "divide every duration of the scenario by this factor in real time ("+speedRange+")")
 	fl.BoolVar(&opts.AllowNonLoopback, "allow-non-loopback", false, "allow listening on an address other than loopback (prints a warning)")
 	fl.StringVar(&opts.URLFile, "url-file", "", "write the base URL to this file once listening (a script waits for it); removed at stop")
 	fl.Int64Var(&opts.Seed, "seed", 0, "seed of the target's draws (default: the scenario's seed)")

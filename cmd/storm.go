@@ -75,8 +75,8 @@ capacity / Π attempts for retry-on-timeout policies.`,
 	}
 	fl := c.Flags()
 	fl.IntVar(&opts.Clients, "clients", storm.DefaultClients, "caller instances (each has its own retry budget and breaker)")
-	fl.StringVar(&opts.Rate, "rate", fmt.Sprintf("%g/s", storm.DefaultRate), "logical requests per second across all clients (Poisson)")
-	fl.StringVar(&opts.Capacity, "capacity", fmt.Sprintf("%g/s", storm.DefaultCapacity), "requests per second the dependency serves")
+	fl.StringVar(&opts.Rate, "rate", fmt.Sprintf("%g/s", storm.DefaultRate), "logical requests per second across all clients (Poisson); at least one on average in --duration")
+	fl.StringVar(&opts.Capacity, "capacity", fmt.Sprintf("%g/s", storm.DefaultCapacity), "requests per second the dependency serves; at least one in --duration")
 	fl.IntVar(&opts.Queue, "queue", 0, "bound of the dependency's FIFO queue, overflow answers 503 (0 = unbounded)")
 	fl.StringVar(&opts.Timeout, "timeout", storm.DefaultTimeout.String(), "per-attempt timeout of the bottom layer")
 	fl.StringVar(&opts.Attempts, "attempts", "4", "attempts per layer, caller first, first try included (4,4,4 = three layers)")
