@@ -201,9 +201,20 @@ func (f *File) Write(p []byte) (int, error) {
 	}
 	n, err := f.w.Write(p)
 	if err != nil {
+		err = f.named(err)
 		f.err = err
 	}
 	return n, err
+}
+
+// named puts the destination's name in an error about the temporary file: the user named
+// one file and never saw the other ("write report.sarif: no space left on device").
+func (f *File) named(err error) error {
+	var pe *fs.PathError
+	if f.tmp != "" && errors.As(err, &pe) && pe.Path == f.tmp {
+		return &fs.PathError{Op: pe.Op, Path: f.path, Err: pe.Err}
+	}
+	return err
 }
 
 // Commit syncs and closes the temporary file and renames it over the destination. On any
@@ -236,7 +247,7 @@ func (f *File) Commit() error {
 	}
 	if err != nil {
 		_ = os.Remove(f.tmp)
-		return err
+		return f.named(err)
 	}
 	syncDir(filepath.Dir(f.path))
 	return nil

@@ -27,7 +27,11 @@ func (d *fullDisk) Write(p []byte) (int, error) {
 	}
 	n, _ := d.w.Write(p[:d.limit])
 	d.limit = 0
-	return n, &fs.PathError{Op: "write", Path: "tmp", Err: syscall.ENOSPC}
+	name := "?"
+	if f, ok := d.w.(*os.File); ok {
+		name = f.Name()
+	}
+	return n, &fs.PathError{Op: "write", Path: name, Err: syscall.ENOSPC}
 }
 
 func fullAfter(n int) func(io.Writer) io.Writer {
@@ -140,6 +144,9 @@ func TestFullDiskKeepsOldFile(t *testing.T) {
 			}, fullAfter(limit))
 			if !errors.Is(err, syscall.ENOSPC) {
 				t.Fatalf("err = %v, want ENOSPC", err)
+			}
+			if want := "write " + path + ": "; !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("err = %v, want it to name the destination (%q…), not the temporary file", err, want)
 			}
 			if got := mustRead(t, path); got != `{"old": true}`+"\n" {
 				t.Fatalf("old file changed: %q…", got[:min(len(got), 40)])
