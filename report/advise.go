@@ -83,7 +83,7 @@ func adviseGroupRow(g advise.Group, fig figures) []string {
 	} else {
 		connect, attempts = "-", "-"
 	}
-	return []string{g.Key, fig.count(g.Samples), p50, p99, timeout, connect, attempts, rec.Verdict.Level.Symbol()}
+	return []string{textSafe(g.Key), fig.count(g.Samples), p50, p99, timeout, connect, attempts, rec.Verdict.Level.Symbol()}
 }
 
 var adviseGroupHeaders = []string{"group", "n", "p50", "p99", "timeout", "connect", "attempts", ""}
@@ -155,7 +155,7 @@ func AdviseText(w io.Writer, r *advise.Result, o Options) error {
 	}
 	if r.Buckets != nil {
 		b.WriteString("\n")
-		writeTitle(&b, st, "Buckets", r.Buckets.Metric+", "+r.Buckets.Window, width)
+		writeTitle(&b, st, "Buckets", textSafe(r.Buckets.Metric+", "+r.Buckets.Window), width)
 		for _, q := range r.Buckets.Quantiles {
 			writeHanging(&b, "  ", 2, adviseBracket(q), width, lipgloss.NewStyle())
 		}
@@ -165,7 +165,7 @@ func AdviseText(w io.Writer, r *advise.Result, o Options) error {
 		writeTitle(&b, st, "By window", adviseWindowCaption(r), width)
 		adviseWindowBars(&b, r, width, st)
 		for _, t := range r.TailMoved {
-			writeHanging(&b, st.Warn.Render("  ! tail moved:")+" ", 16, t, width, st.Warn)
+			writeHanging(&b, st.Warn.Render("  ! tail moved:")+" ", 16, textSafe(t), width, st.Warn)
 		}
 	}
 	if len(r.Groups) > 0 {

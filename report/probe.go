@@ -82,9 +82,9 @@ func probeErrorSamples(r *probe.Result) []string {
 		if !ok || r.Errors[c] == 0 {
 			continue
 		}
-		line := c + ": " + s.Message
+		line := c + ": " + textSafe(s.Message) // a server's or a resolver's words
 		if s.Hint != "" {
-			line += " — " + s.Hint
+			line += " — " + textSafe(s.Hint)
 		}
 		out = append(out, line)
 	}
@@ -177,7 +177,7 @@ func probeSetupParts(r *probe.Result, fig figures) []string {
 	default:
 		model = r.Model + " model"
 	}
-	parts := []string{r.Target.Method + " " + r.Target.URL, model, "conn " + r.Conn,
+	parts := []string{textSafe(r.Target.Method + " " + r.Target.URL), model, "conn " + r.Conn,
 		fig.plural(r.Requests, "request") + " in " + units.Millis(r.DurationMs)}
 	if r.Merged > 0 {
 		parts = append(parts, fmt.Sprintf("merged from %d profiles", r.Merged))
@@ -291,9 +291,9 @@ func ProbeText(w io.Writer, r *probe.Result, o Options) error {
 	default:
 		verdict = verdict.Inherit(st.Bad)
 	}
-	writeHanging(&b, verdict.Render(sym)+" ", 2, r.Recommendation.Verdict.Headline(), width, verdict)
+	writeHanging(&b, verdict.Render(sym)+" ", 2, textSafe(r.Recommendation.Verdict.Headline()), width, verdict)
 	for _, reason := range r.Recommendation.Verdict.Reasons[min(1, len(r.Recommendation.Verdict.Reasons)):] {
-		writeHanging(&b, st.Warn.Render(reason.Level.Symbol())+" ", 2, reason.Text, width, st.Warn)
+		writeHanging(&b, st.Warn.Render(reason.Level.Symbol())+" ", 2, textSafe(reason.Text), width, st.Warn)
 	}
 	for _, l := range wrapSeparated(probeSetupParts(r, fig), " · ", width) {
 		// A URL wider than the terminal breaks between its path segments.
@@ -307,10 +307,10 @@ func ProbeText(w io.Writer, r *probe.Result, o Options) error {
 		}
 	}
 	for _, n := range r.Notes {
-		writeHanging(&b, st.Warn.Render("!")+" ", 2, n, width, st.Warn)
+		writeHanging(&b, st.Warn.Render("!")+" ", 2, textSafe(n), width, st.Warn)
 	}
 	for _, h := range r.Target.Headers {
-		writeHanging(&b, "  ", 2, h, width, st.Muted)
+		writeHanging(&b, "  ", 2, textSafe(h), width, st.Muted)
 	}
 
 	if rows := probePhaseTable(r); len(rows) > 0 {
@@ -336,7 +336,7 @@ func ProbeText(w io.Writer, r *probe.Result, o Options) error {
 	if r.Source != nil {
 		kv("source", probeSourceDetailParts(r.Source, fig))
 		for _, m := range r.Source.MalformedSample {
-			writeHanging(&b, indent, probeKeyW, m, width, st.Muted)
+			writeHanging(&b, indent, probeKeyW, textSafe(m), width, st.Muted)
 		}
 	} else {
 		kv("schedule", probeScheduleParts(r, fig))
@@ -610,6 +610,7 @@ func probeSourceParts(r *probe.Result, fig figures) []string {
 	if r.Target.Method != "" && (what == "" || strings.HasPrefix(what, "/")) {
 		what = strings.TrimSpace(r.Target.Method + " " + what)
 	}
+	what = textSafe(what) // a route, host or file from the data
 	from := "from " + src.Format
 	if r.DurationMs > 0 {
 		from += " spanning " + fig.long(r.DurationMs)
@@ -625,9 +626,10 @@ func probeSourceDetail(src *probe.Source) string {
 // probeSourceDetailParts name the files, the lines read and how many could not be parsed,
 // and the unit the source writes durations in.
 func probeSourceDetailParts(src *probe.Source, fig figures) []string {
-	files := strings.Join(src.Files, ", ")
-	if len(src.Files) > 3 {
-		files = fmt.Sprintf("%s, … (%d files)", strings.Join(src.Files[:2], ", "), len(src.Files))
+	names := textSafeAll(src.Files)
+	files := strings.Join(names, ", ")
+	if len(names) > 3 {
+		files = fmt.Sprintf("%s, … (%d files)", strings.Join(names[:2], ", "), len(names))
 	}
 	parts := []string{files, fmt.Sprintf("%s read, %s malformed", fig.plural(src.Lines, "line"), fig.count(src.Malformed))}
 	if src.Unit != "" {

@@ -52,14 +52,14 @@ var ScenarioValidationFormats = Registry[ScenarioValidation]{
 func scenarioListText(w io.Writer, l ScenarioList, o Options) error {
 	width := 0
 	for _, s := range l.Scenarios {
-		width = max(width, lipgloss.Width(s.Name))
+		width = max(width, lipgloss.Width(textSafe(s.Name)))
 	}
 	var b strings.Builder
 	b.WriteString(o.Styles.Title.Render("Bundled scenarios") + "\n\n")
 	descWidth := max(20, o.Width-width-4)
 	for _, s := range l.Scenarios {
-		lines := scenarioWrap(s.Description, descWidth)
-		name := o.Styles.Key.Render(s.Name) + strings.Repeat(" ", width-lipgloss.Width(s.Name))
+		lines := scenarioWrap(textProse(s.Description), descWidth)
+		name := o.Styles.Key.Render(textSafe(s.Name)) + strings.Repeat(" ", width-lipgloss.Width(textSafe(s.Name)))
 		for i, line := range lines {
 			if i == 0 {
 				fmt.Fprintf(&b, "  %s  %s\n", name, line)
@@ -67,7 +67,7 @@ func scenarioListText(w io.Writer, l ScenarioList, o Options) error {
 				fmt.Fprintf(&b, "  %s  %s\n", strings.Repeat(" ", width), line)
 			}
 		}
-		pol := "policies: " + strings.Join(s.Policies, ", ")
+		pol := "policies: " + strings.Join(textSafeAll(s.Policies), ", ")
 		if s.Default {
 			pol += " · default for replay"
 		}
@@ -83,12 +83,12 @@ func scenarioListText(w io.Writer, l ScenarioList, o Options) error {
 func scenarioValidationText(w io.Writer, v ScenarioValidation, o Options) error {
 	var b strings.Builder
 	for _, f := range v.Files {
-		policies := "policies " + strings.Join(f.Policies, ", ")
+		policies := "policies " + strings.Join(textSafeAll(f.Policies), ", ")
 		if len(f.Policies) == 0 { // a file for serve, which needs none
 			policies = "no policy"
 		}
 		// Wrapped by word under the mark: a file path and a policy list can be long.
-		writeHanging(&b, o.Styles.Good.Render("✓")+" ", 2, fmt.Sprintf("%s: scenario %s, %s", f.File, f.Name, policies), textWidth(o), lipgloss.NewStyle())
+		writeHanging(&b, o.Styles.Good.Render("✓")+" ", 2, fmt.Sprintf("%s: scenario %s, %s", textSafe(f.File), textSafe(f.Name), policies), textWidth(o), lipgloss.NewStyle())
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

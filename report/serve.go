@@ -24,7 +24,7 @@ func ServeText(w io.Writer, s live.Stats, opts Options) error {
 	st := opts.Styles
 	width := textWidth(opts)
 	var b strings.Builder
-	writeHeadline(&b, st, "serve", []string{s.Scenario, units.Millis(s.UptimeMs) + " real",
+	writeHeadline(&b, st, "serve", []string{textSafe(s.Scenario), units.Millis(s.UptimeMs) + " real",
 		units.Millis(s.ScenarioTimeMs) + " scenario time at speed " + units.Sig(s.Speed)}, width)
 	effects := fmt.Sprintf("(%s executions of non-idempotent requests)", count64(s.SideEffects))
 	if s.DuplicateSideEffects > 0 {
@@ -67,7 +67,7 @@ func countList(m map[string]int64, st Styles) []string {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s ×%s", k, st.Value.Render(count64(m[k])))
+		parts[i] = fmt.Sprintf("%s ×%s", textSafe(k), st.Value.Render(count64(m[k])))
 	}
 	return parts
 }

@@ -18,7 +18,7 @@ func StormText(w io.Writer, r *storm.Result, opts Options) error {
 	st := opts.Styles
 	width := textWidth(opts)
 	var b strings.Builder
-	writeHanging(&b, verdictMark(r.Verdict.Level, st)+" ", 2, r.Verdict.Text(), width, st.Verdict)
+	writeHanging(&b, verdictMark(r.Verdict.Level, st)+" ", 2, textSafe(r.Verdict.Text()), width, st.Verdict)
 	for _, l := range wrapSeparated(stormSubtitleParts(r), " · ", width) {
 		b.WriteString(st.Muted.Render(l) + "\n")
 	}
@@ -37,11 +37,11 @@ func StormText(w io.Writer, r *storm.Result, opts Options) error {
 	if len(r.Policies) > 1 {
 		nameW := 0
 		for _, p := range r.Policies {
-			nameW = max(nameW, lipgloss.Width(p.Name))
+			nameW = max(nameW, lipgloss.Width(textSafe(p.Name)))
 		}
 		for _, p := range r.Policies {
-			head := verdictMark(p.Verdict.Level, st) + " " + st.Verdict.Render(fmt.Sprintf("%-*s", nameW, p.Name)) + "  "
-			writeHanging(&b, head, nameW+4, p.Verdict.Text(), width, lipgloss.NewStyle())
+			head := verdictMark(p.Verdict.Level, st) + " " + st.Verdict.Render(fmt.Sprintf("%-*s", nameW, textSafe(p.Name))) + "  "
+			writeHanging(&b, head, nameW+4, textSafe(p.Verdict.Text()), width, lipgloss.NewStyle())
 		}
 		b.WriteString("\n")
 	}
@@ -147,7 +147,7 @@ func stormSubtitleParts(r *storm.Result) []string {
 			parts = append(parts, "unbounded queue")
 		}
 	} else {
-		parts = append(parts, "scenario "+r.Scenario)
+		parts = append(parts, "scenario "+textSafe(r.Scenario))
 		if r.RatePerS > 0 {
 			parts = append(parts, stormRate(r.RatePerS))
 		}
@@ -206,7 +206,7 @@ func stormRow(p storm.PolicyResult) []string {
 		}
 	}
 	return []string{
-		p.Name,
+		textSafe(p.Name),
 		p.Outcome,
 		opt(p.PeakLoadRatio, stormTimes),
 		opt(p.FinalLoadRatio, stormTimes),
@@ -237,7 +237,7 @@ func stormFootnote(r *storm.Result) string {
 // in a fenced block.
 func StormMarkdown(w io.Writer, r *storm.Result, _ Options) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### storm `%s`\n\n%s **%s**\n\n_%s_\n\n", r.Scenario, r.Verdict.Level.Symbol(), mdText(r.Verdict.Text()),
+	fmt.Fprintf(&b, "### storm %s\n\n%s **%s**\n\n_%s_\n\n", mdCode(r.Scenario), r.Verdict.Level.Symbol(), mdText(r.Verdict.Text()),
 		mdText(strings.Join(stormSubtitleParts(r), " · ")))
 	if line := stormStable(r.Analysis); line != "" {
 		b.WriteString(mdText(line) + "\n\n")
@@ -250,7 +250,9 @@ func StormMarkdown(w io.Writer, r *storm.Result, _ Options) error {
 	for _, p := range r.Policies {
 		fmt.Fprintf(&b, "- %s **%s**: %s\n", p.Verdict.Level.Symbol(), mdText(p.Name), mdText(p.Verdict.Text()))
 	}
-	b.WriteString("\n" + mdText(strings.ReplaceAll(stormFootnote(r), "\n", "\n\n")) + "\n")
+	for _, para := range strings.Split(stormFootnote(r), "\n") {
+		b.WriteString("\n" + mdText(para) + "\n")
+	}
 	var chart strings.Builder
 	if err := stormChart(&chart, r, mdChartWidth, Styles{}); err != nil {
 		return err
