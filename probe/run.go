@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/patience-dev/patience/internal/atomicfile"
 	"github.com/patience-dev/patience/internal/units"
 )
 
@@ -223,19 +224,21 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 const cpuProfileEnv = "PATIENCE_PROBE_CPUPROFILE"
 
 // startCPUProfile writes a CPU profile to path until the returned stop is called; nil when
-// the file cannot be created or a profile is already running.
+// the file cannot be created or a profile is already running. Like every file patience
+// writes, it goes through internal/atomicfile: put in place whole at stop, never through a
+// symbolic link.
 func startCPUProfile(path string) func() {
-	f, err := os.Create(path)
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return nil
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
-		_ = f.Close()
+		f.Abort()
 		return nil
 	}
 	return func() {
 		pprof.StopCPUProfile()
-		_ = f.Close()
+		_ = f.Commit()
 	}
 }
 
