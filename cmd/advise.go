@@ -258,7 +258,9 @@ func adviseExit(res *probe.Result) error {
 	case v.Has(probe.CodeNoGoodResponse):
 		return CannotMeasureError(errors.New(v.Reason(probe.CodeNoGoodResponse).Text))
 	}
-	for _, code := range []string{probe.CodeNoAnswer, probe.CodeTailBeyond, probe.CodeErrorRate} {
+	// malformed_input (most lines unreadable) is a ✗ like the others: it exits 1, and leads,
+	// as it leads the verdict (the format, not the service, is the likelier story).
+	for _, code := range []string{advise.CodeMalformedInput, probe.CodeNoAnswer, probe.CodeTailBeyond, probe.CodeErrorRate} {
 		if v.Has(code) {
 			return GateFailed(errors.New(v.Reason(code).Text))
 		}
