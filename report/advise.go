@@ -245,7 +245,7 @@ func AdviseMarkdown(w io.Writer, r *advise.Result, o Options) error {
 		writeMDTable(&b, []string{"window", "n", "failed", "p50", "p99"}, rows, func(c int) bool { return c > 0 })
 		var chart strings.Builder
 		adviseWindowBars(&chart, r, mdChartWidth, Styles{})
-		writeMDChart(&b, mdText(adviseWindowCaption(r)), chart.String())
+		writeMDChart(&b, adviseWindowCaption(r), chart.String())
 		for _, t := range r.TailMoved {
 			fmt.Fprintf(&b, "\n> ⚠️ tail moved: %s\n", mdText(t))
 		}

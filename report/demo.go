@@ -56,7 +56,7 @@ func demoIntro(d *Demo, section string) string {
 	switch section {
 	case "probe":
 		return fmt.Sprintf("patience serve %s at %s: %s. Probing it at %s for %s; every latency counts from its intended send time.",
-			d.Target.Scenario, d.Target.URL, d.Target.Description, units.Rate(d.RatePerS), units.Millis(d.DurationMs))
+			textSafe(d.Target.Scenario), textSafe(d.Target.URL), textProse(d.Target.Description), units.Rate(d.RatePerS), units.Millis(d.DurationMs))
 	case "replay":
 		return "The same scenario in the simulator: what no timeout, timeouts, a breaker with a fallback and a bulkhead do to a checkout page when the API hangs."
 	case "live":

@@ -1,6 +1,9 @@
 package report
 
 import (
+	"bytes"
+	"html"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -100,6 +103,18 @@ func mdText(s string) string {
 	return mdSpecial.Replace(textSafe(s))
 }
 
+// mdProse is a description or a lesson in Markdown: textProse (white space folded, as a
+// paragraph reads it anyway), then mdSpecial.
+func mdProse(s string) string {
+	return mdSpecial.Replace(textProse(s))
+}
+
+// htmlText is s for raw HTML inside Markdown (a <summary>, a <pre>), where Markdown escapes
+// are not read: textSafe, then HTML's escaping.
+func htmlText(s string) string {
+	return html.EscapeString(textSafe(s))
+}
+
 // mdCode sets s in code: a code span when s holds nothing a code span cannot carry
 // (backtick, |, a control character) nor HTML, else <code> around mdText(s) — GitHub shows
 // both in monospace, and inside <code> HTML entities and backslash escapes are read.
@@ -139,4 +154,69 @@ func htmlSafeValue(v reflect.Value) {
 			htmlSafeValue(v.Field(i))
 		}
 	}
+}
+
+// commandGuard keeps a line of a report from being a GitHub Actions workflow command. The
+// runner reads a line as one when it starts with "::" after leading white space
+// (actions/runner src/Runner.Common/ActionCommand.cs, TryParseV2: message.TrimStart(), then
+// StartsWith("::")), so textSafe's one line is not enough: a name holding " ::error::x" or
+// a file named "::error::x.yaml" can start a line where a report wraps or where a location
+// leads. Every format but github (whose own lines are commands, and whose data GitHubData
+// escapes) is written through it: a line whose first visible characters (after white space
+// and colour sequences) are "::" has its first colon written as \x3a, as textSafe would
+// show an escaped character. Lines are held until their newline; Flush writes the rest.
+type commandGuard struct {
+	w   io.Writer
+	buf []byte
+}
+
+func (g *commandGuard) Write(p []byte) (int, error) {
+	g.buf = append(g.buf, p...)
+	for {
+		i := bytes.IndexByte(g.buf, '\n')
+		if i < 0 {
+			break
+		}
+		if _, err := g.w.Write(guardLine(g.buf[:i+1])); err != nil {
+			return 0, err
+		}
+		g.buf = g.buf[i+1:]
+	}
+	return len(p), nil
+}
+
+// Flush writes what is left of the last line.
+func (g *commandGuard) Flush() error {
+	if len(g.buf) == 0 {
+		return nil
+	}
+	_, err := g.w.Write(guardLine(g.buf))
+	g.buf = nil
+	return err
+}
+
+// guardLine is line with a leading "::" broken (see commandGuard).
+func guardLine(line []byte) []byte {
+	i := 0
+	for i < len(line) {
+		if line[i] == 0x1b {
+			if n, _ := sgrLength(line[i:]); n > 0 {
+				i += n
+				continue
+			}
+			return line
+		}
+		r, size := utf8.DecodeRune(line[i:])
+		if !unicode.IsSpace(r) || r == '\n' {
+			break
+		}
+		i += size
+	}
+	if !bytes.HasPrefix(line[i:], []byte("::")) {
+		return line
+	}
+	out := make([]byte, 0, len(line)+3)
+	out = append(out, line[:i]...)
+	out = append(out, `\x3a`...)
+	return append(out, line[i+1:]...)
 }

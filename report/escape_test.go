@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"regexp"
 	"strings"
@@ -34,6 +36,13 @@ func assertHostileSafe(t *testing.T, what, format string, colour bool, out []byt
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		plain := strings.TrimLeft(sgr.ReplaceAllString(l, ""), " \t")
+		// The name's own lines must not appear at all: textSafe keeps it on one line, so the
+		// command guard (which would show \x3a) has nothing to do either.
+		for _, start := range []string{"::error title=pwned", `\x3a:error title=pwned`} {
+			if strings.HasPrefix(strings.ToLower(plain), strings.ToLower(start)) {
+				t.Errorf("%s: line %d starts with a line of the name: %q", what, i+1, l)
+			}
+		}
 		if !strings.HasPrefix(plain, "::") {
 			continue
 		}
@@ -142,7 +151,7 @@ func renderAll[T any](t *testing.T, reg Registry[T], what string, v T, widths ..
 // TestHostileNamesCheck: a dependency named hostile, a skipped file and an input error in a
 // file named hostile, through every check format.
 func TestHostileNamesCheck(t *testing.T) {
-	res := checkResult(t, strings.Replace(checkFixture, `"search, v2: 100% fresh"`, hostileYAML, 1))
+	res := checkResult(t, strings.Replace(checkFixture, `name: shipping`, "name: "+hostileYAML, 1))
 	res.Skipped = append(res.Skipped, check.SkippedFile{Path: hostile + ".yaml", Reason: "not YAML: " + hostile})
 	renderAll(t, CheckFormats, "check", res, 60, 100)
 	nothing := nothingResult(t, false)
@@ -228,4 +237,147 @@ func TestHostileNamesScenariosServe(t *testing.T) {
 	s.Scenario = hostile
 	s.ByFault = map[string]int64{hostile: 1}
 	renderAll(t, ServeFormats, "serve", s, 80)
+}
+
+func TestTextSafe(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"checkout-api", "checkout-api"},
+		{"search, v2: 100% fresh", "search, v2: 100% fresh"},
+		{"a\nb", `a\nb`},
+		{"a\r\nb", `a\r\nb`},
+		{"tab\there", `tab\there`},
+		{"\x1b[31mred", `\x1b[31mred`},
+		{"bell\a", `bell\a`},
+		{"del\x7f", `del\x7f`},
+		{"c1 \u009b2J", `c1 \u009b2J`},
+		{"bidi \u202eevil", `bidi \u202eevil`},
+		{"line sep \u2028 para \u2029", `line sep \u2028 para \u2029`},
+		{"nbsp\u00a0", `nbsp\u00a0`},
+		{"bad \xff byte", `bad \xff byte`},
+		{`back\slash "quoted"`, `back\slash "quoted"`}, // kept: only what Quote calls non-printable
+		{"café → ✓ 中文", "café → ✓ 中文"},
+		{"", ""},
+	} {
+		if got := textSafe(tc.in); got != tc.want {
+			t.Errorf("textSafe(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if strings.ContainsAny(textSafe(tc.in), "\n\r\x1b") {
+			t.Errorf("textSafe(%q) keeps a line break or ESC", tc.in)
+		}
+	}
+	if got := textProse("A scenario\nfolded over\n\n  two lines\t\x1b[2J"); got != `A scenario folded over two lines \x1b[2J` {
+		t.Errorf("textProse = %q", got)
+	}
+}
+
+func TestMarkdownEscape(t *testing.T) {
+	for _, tc := range []struct{ in, text, code string }{
+		{"checkout-api", "checkout-api", "`checkout-api`"},
+		{"patience.yaml:4:34", "patience.yaml:4:34", "`patience.yaml:4:34`"},
+		{"<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)>", "<code>&lt;img src=x onerror=alert(1)></code>"},
+		{"a|b", `a\|b`, `<code>a\|b</code>`},
+		{`a\|b`, `a\\\|b`, `<code>a\\\|b</code>`}, // a backslash cannot undo the escape of |
+		{"x\n::error::y", `x\\n::error::y`, `<code>x\\n::error::y</code>`},
+		{"**bold** _em_ [link](http://x)", `\*\*bold\*\* \_em\_ \[link](http://x)`, "`**bold** _em_ [link](http://x)`"},
+		{"&amp;", "&amp;amp;", "<code>&amp;amp;</code>"},
+		{"tick`s", "tick`s", "<code>tick`s</code>"},
+	} {
+		if got := mdText(tc.in); got != tc.text {
+			t.Errorf("mdText(%q) = %q, want %q", tc.in, got, tc.text)
+		}
+		if got := mdCode(tc.in); got != tc.code {
+			t.Errorf("mdCode(%q) = %q, want %q", tc.in, got, tc.code)
+		}
+	}
+}
+
+func TestGuardLine(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"::error::x\n", `\x3a:error::x` + "\n"},
+		{"    ::error title=a::b\n", `    \x3a:error title=a::b` + "\n"},
+		{"\t \u00a0::warning::w", "\t \u00a0\\x3a:warning::w"},
+		{"\x1b[90m::notice::n\x1b[0m\n", "\x1b[90m\\x3a:notice::n\x1b[0m\n"},
+		{"a ::error::x\n", "a ::error::x\n"},
+		{": single\n", ": single\n"},
+		{"\n", "\n"},
+	} {
+		if got := string(guardLine([]byte(tc.in))); got != tc.want {
+			t.Errorf("guardLine(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestNoWorkflowCommandFromWrapping: a name without a line break whose "::error::" lands at
+// the start of a line — where a report wraps, or where a file's location leads a finding —
+// is not a workflow command: the GitHub runner trims leading white space before it looks
+// for "::" (actions/runner src/Runner.Common/ActionCommand.cs, TryParseV2).
+func TestNoWorkflowCommandFromWrapping(t *testing.T) {
+	res := checkResult(t, strings.Replace(checkFixture, `"search, v2: 100% fresh"`, `"search v2 ::error title=pwned::owned"`, 1))
+	for i := range res.Findings {
+		res.Findings[i].File = "::error::pwned.yaml"
+	}
+	res.Skipped = append(res.Skipped, check.SkippedFile{Path: "a", Reason: strings.Repeat("word ", 12) + "::error::owned"})
+	for _, format := range CheckFormats.Names() {
+		if format == "github" {
+			continue
+		}
+		for width := 30; width <= 120; width += 7 {
+			out := renderCheckWidth(t, format, res, false, width)
+			for i, l := range strings.Split(string(out), "\n") {
+				if strings.HasPrefix(strings.TrimLeft(l, " \t"), "::") {
+					t.Errorf("-o %s at width %d: line %d is a workflow command: %q", format, width, i+1, l)
+				}
+			}
+		}
+	}
+}
+
+// TestStructuredFormatsEscape: JSON, SARIF and JUnit carry the hostile name through their
+// encoders (encoding/json, encoding/xml) escaped, so it decodes back whole, and no line of
+// theirs is a workflow command or holds an ESC byte.
+func TestStructuredFormatsEscape(t *testing.T) {
+	res := checkResult(t, strings.Replace(checkFixture, `name: shipping`, "name: "+hostileYAML, 1))
+	for _, format := range []string{"json", "sarif", "junit"} {
+		out := renderCheck(t, format, res, false)
+		if bytes.ContainsAny(out, "\x1b") {
+			t.Errorf("-o %s: an ESC byte", format)
+		}
+		for i, l := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), "::") || strings.HasPrefix(strings.TrimSpace(l), "<img") {
+				t.Errorf("-o %s: line %d is the name's: %q", format, i+1, l)
+			}
+		}
+		switch format {
+		case "json":
+			var back check.Result
+			if err := json.Unmarshal(out, &back); err != nil {
+				t.Fatal(err)
+			}
+			if !hasDependency(back.Findings, hostile) {
+				t.Errorf("-o json: the name does not decode back whole")
+			}
+		case "sarif":
+			if !strings.Contains(string(out), `onerror=alert(1)\u003e|\u001b[31m`) && !strings.Contains(string(out), `\u003cimg`) {
+				t.Errorf("-o sarif: the name's < and ESC are not JSON-escaped:\n%s", out)
+			}
+		case "junit":
+			// encoding/xml writes a line break in text or an attribute as &#xA; and replaces
+			// ESC, which XML 1.0 cannot carry, by U+FFFD.
+			if !strings.Contains(string(out), "x&#xA;::error title=pwned::owned&#xA;&lt;img") {
+				t.Errorf("-o junit: the name's line breaks are not escaped:\n%s", out)
+			}
+			if err := xml.Unmarshal(out, new(struct{})); err != nil {
+				t.Errorf("-o junit: not XML: %v", err)
+			}
+		}
+	}
+}
+
+func hasDependency(fs []check.Finding, name string) bool {
+	for _, f := range fs {
+		if f.Dependency == name {
+			return true
+		}
+	}
+	return false
 }

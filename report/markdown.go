@@ -1,9 +1,6 @@
 package report
 
-import (
-	"html"
-	"strings"
-)
+import "strings"
 
 // mdChartWidth is the width of a text chart in a Markdown report: a pull-request comment's
 // code block shows about 80 columns without scrolling.
@@ -35,7 +32,8 @@ func writeMDTable(b *strings.Builder, headers []string, rows [][]string, right f
 }
 
 // writeMDChart writes a text chart as a fenced block inside a collapsed section titled
-// summary; nothing when the chart is empty. A chart whose text holds < or & (from a name) or
+// summary (HTML-escaped here: Markdown is not read inside <summary>); nothing when the chart
+// is empty. A chart whose text holds < or & (from a name) or
 // a run of three backticks, which would end the fence, goes in a <pre> block with its text
 // HTML-escaped instead: the fence would show it verbatim but let a name close it.
 func writeMDChart(b *strings.Builder, summary, chart string) {
@@ -44,14 +42,14 @@ func writeMDChart(b *strings.Builder, summary, chart string) {
 	}
 	pre := strings.ContainsAny(chart, "<&") || strings.Contains(chart, "```")
 	if pre {
-		b.WriteString("\n<details><summary>" + summary + "</summary>\n\n<pre>\n")
+		b.WriteString("\n<details><summary>" + htmlText(summary) + "</summary>\n\n<pre>\n")
 	} else {
-		b.WriteString("\n<details><summary>" + summary + "</summary>\n\n```text\n")
+		b.WriteString("\n<details><summary>" + htmlText(summary) + "</summary>\n\n```text\n")
 	}
 	for _, l := range strings.Split(strings.TrimRight(chart, "\n"), "\n") {
 		l = strings.TrimRight(l, " ")
 		if pre {
-			l = html.EscapeString(l)
+			l = htmlText(l)
 		}
 		b.WriteString(l + "\n")
 	}

@@ -43,11 +43,21 @@ func (r Registry[T]) Names() []string {
 
 // Get returns the renderer for a format, or an error listing the choices. The renderer
 // writes through a terminalWriter: no control character of a user-supplied string (a
-// scenario name, a description, a URL) reaches the terminal, whatever the format and colour.
+// scenario name, a description, a URL) reaches the terminal, whatever the format and colour;
+// and, but in the github format, through a commandGuard: no line is a workflow command.
 func (r Registry[T]) Get(format string) (Renderer[T], error) {
 	if f, ok := r[format]; ok {
 		return func(w io.Writer, result T, o Options) error {
-			return f(newTerminalWriter(w, o.Color), result, o)
+			tw := newTerminalWriter(w, o.Color)
+			if format == "github" {
+				return f(tw, result, o) // its lines are workflow commands, their data escaped
+			}
+			g := &commandGuard{w: tw}
+			err := f(g, result, o)
+			if ferr := g.Flush(); err == nil {
+				err = ferr
+			}
+			return err
 		}, nil
 	}
 	return nil, fmt.Errorf("unknown output format %q: want one of %s", format, strings.Join(r.Names(), ", "))

@@ -264,13 +264,13 @@ func ReplayMarkdown(w io.Writer, r *replay.Result, _ Options) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### replay %s\n\n_%s_\n\n", mdCode(r.Scenario), strings.Join(replaySubtitleParts(r), " · "))
 	if r.Description != "" {
-		b.WriteString(mdText(r.Description) + "\n\n")
+		b.WriteString(mdProse(r.Description) + "\n\n")
 	}
 	for _, p := range r.Policies {
 		fmt.Fprintf(&b, "- %s **%s**: %s\n", p.Verdict.Level.Symbol(), mdText(p.Name), mdText(p.Verdict.Text()))
 	}
 	if text := lessonText(r.Lesson); text != "" {
-		b.WriteString("\n" + mdText(text) + "\n")
+		b.WriteString("\n" + mdProse(text) + "\n")
 	}
 	headers := []string{""}
 	for _, p := range r.Policies {
