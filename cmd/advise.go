@@ -40,9 +40,9 @@ type AdviseOptions struct {
 	MaxErrorRate string
 	ConnectFloor time.Duration
 	Save         string
-
 	// Force lets --save replace a profile with a run that got no good response (exit 3).
 	Force bool
+
 	budgetSet bool
 }
 
@@ -128,8 +128,8 @@ error time duration; operators = != ~ !~ < <= > >=; and, or, not, parentheses).`
 	fl.StringVar(&opts.MaxErrorRate, "max-error-rate", "5%", "share of failed requests above which the verdict fails (exit 1)")
 	fl.DurationVar(&opts.ConnectFloor, "connect-floor", probe.DefaultConnectFloor, "lowest connect timeout to recommend (survives one lost SYN)")
 	fl.StringVar(&opts.Save, "save", "", "write the profile (patience/probe/v1 with HDR histograms) to this JSON file")
-	addOutputFlag(c, &opts.Output, report.AdviseFormats.Names())
 	fl.BoolVar(&opts.Force, "force", false, "let --save replace a profile even with data that has no good response")
+	addOutputFlag(c, &opts.Output, report.AdviseFormats.Names())
 	return c
 }
 
@@ -196,13 +196,13 @@ func adviseRun(opts *AdviseOptions) error {
 	if err != nil {
 		return UsageError(err)
 	}
-	ctx := opts.Ctx
 	// A --save that cannot be written is found before any input is read.
 	if opts.Save != "" {
 		if err := probe.CheckSavePath(opts.Save); err != nil {
 			return UsageErrorf("--save: %v", err)
 		}
 	}
+	ctx := opts.Ctx
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -227,11 +227,11 @@ func adviseRun(opts *AdviseOptions) error {
 		}
 		return UsageError(err)
 	}
+	// Saved before rendering, as probe does, so the profile survives a renderer that fails.
+	saveErr := saveProfile(opts.IO, opts.Save, opts.Force, res.Result)
 	if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
 		return err
 	}
-	// Saved before rendering, as probe does, so the profile survives a renderer that fails.
-	saveErr := saveProfile(opts.IO, opts.Save, opts.Force, res.Result)
 	if saveErr != nil {
 		return saveErr
 	}
