@@ -374,7 +374,7 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 	// readErr is the read's error; its line is set once every chunk before it is merged.
 	readErr := func() *InputError {
 		defer close(chunks)
-		var carry []byte
+		lc := &lineChunker{r: in.br}
 		seq := 0
 		for {
 			if ctx.Err() != nil {
@@ -387,39 +387,23 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 			default:
 				buf = make([]byte, 0, chunkSize)
 			}
-			buf = append(buf, carry...)
-			for {
-				if cap(buf)-len(buf) < 64<<10 {
-					nb := make([]byte, len(buf), 2*cap(buf))
-					copy(nb, buf)
-					buf = nb
-				}
-				n, err := in.br.Read(buf[len(buf):cap(buf)])
-				buf = buf[:len(buf)+n]
-				if err == io.EOF {
-					if len(buf) > 0 {
-						chunks <- chunk{buf, seq}
-					} else {
-						<-slots
-					}
-					return nil
-				}
-				if err != nil {
-					<-slots
-					return &InputError{File: in.name, Err: err}
-				}
-				if len(buf) >= chunkSize {
-					if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
-						carry = append(carry[:0], buf[i+1:]...)
-						chunks <- chunk{buf[:i+1], seq}
-						seq++
-						break
-					}
-					if len(buf) > maxLine {
-						<-slots
-						return &InputError{File: in.name, Err: fmt.Errorf("line longer than %d MiB", maxLine>>20)}
-					}
-				}
+			data, err := lc.next(ctx, buf)
+			if len(data) > 0 {
+				// Whole lines, even those before a line too long: its number is then
+				// the one after every line merged.
+				chunks <- chunk{data, seq}
+				seq++
+			} else {
+				<-slots
+			}
+			switch {
+			case err == nil:
+			case err == io.EOF:
+				return nil
+			case errors.Is(err, errStopped):
+				return &InputError{Err: ctx.Err()}
+			default:
+				return &InputError{File: in.name, Err: err}
 			}
 		}
 	}()
