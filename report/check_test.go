@@ -46,7 +46,7 @@ dependencies:
       retry: {max_attempts: 3, retry_after_max: 2s}
 `
 
-func checkResult(t *testing.T, text string) *check.Result {
+func checkResult(t testing.TB, text string) *check.Result {
 	t.Helper()
 	f, err := check.Load("patience.yaml", []byte(text))
 	if err != nil {

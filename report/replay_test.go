@@ -20,7 +20,7 @@ import (
 
 // replayFixture is a real, seeded, short simulation: a dependency hangs for 30 s; three
 // policies face it. Deterministic, so the goldens are byte-stable.
-func replayFixture(t *testing.T) *replay.Result {
+func replayFixture(t testing.TB) *replay.Result {
 	t.Helper()
 	sc := &scenario.Scenario{
 		Name: "hang-demo", Description: "A dependency hangs for 30 s; each client has 4 workers.",
