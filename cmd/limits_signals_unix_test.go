@@ -138,6 +138,10 @@ func TestInterruptBlockedOnInput(t *testing.T) {
 		{"storm fifo", none, func(f string) []string { return []string{"storm", f} }},
 		{"probe --merge fifo", none, func(f string) []string { return []string{"probe", "--merge", f} }},
 		{"probe -d @fifo", none, func(f string) []string { return []string{"probe", "-d", "@" + f, "http://127.0.0.1:9/"} }},
+		{"probe --cacert fifo", none, func(f string) []string { return []string{"probe", "--cacert", f, "https://127.0.0.1:9/"} }},
+		{"probe --cert fifo", none, func(f string) []string {
+			return []string{"probe", "--cert", f, "--key", f, "https://127.0.0.1:9/"}
+		}},
 		{"advise stdin", idle, func(string) []string { return []string{"advise", "-"} }},
 		{"probe --merge stdin", idle, func(string) []string { return []string{"probe", "--merge", "-"} }},
 		{"probe -d @- stdin", idle, func(string) []string { return []string{"probe", "-d", "@-", "http://127.0.0.1:9/"} }},
@@ -270,5 +274,26 @@ func TestReplayLiveInterruptedNotGraded(t *testing.T) {
 	p := doc.Policies[0]
 	if !p.Interrupted || p.Verdict.Level != "not_graded" || len(p.Verdict.Reasons) != 1 || p.Verdict.Reasons[0].Code != "interrupted" {
 		t.Errorf("policy %s: interrupted %v, verdict %+v; want not_graded with the one interrupted clause", p.Name, p.Interrupted, p.Verdict)
+	}
+}
+
+// TestCertDevZeroRefused: --cacert, --cert and --key are read with a cap (input.MaxPEM), so
+// /dev/zero named there is an error naming the flag and the cap, not a read that grows until
+// the machine runs out of memory (os.ReadFile, tls.LoadX509KeyPair before).
+func TestCertDevZeroRefused(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"probe", "--cacert", "/dev/zero", "https://127.0.0.1:9/"}, "--cacert: /dev/zero: larger than 4 MiB"},
+		{[]string{"probe", "--cert", "/dev/zero", "--key", "/dev/zero", "https://127.0.0.1:9/"}, "--cert: /dev/zero: larger than 4 MiB"},
+	} {
+		code, _, errOut := runCmd(t, t.Context(), "", tc.args...)
+		if code == ExitOK || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want an error with %q", tc.args, code, errOut, tc.want)
+		}
 	}
 }

@@ -7,8 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strings"
+
+	"github.com/patience-dev/patience/internal/input"
 )
 
 // TLS as configured (issue 18 item 2): the roots to verify the server with (--cacert, else
@@ -39,7 +40,9 @@ func tlsInfo(st tls.ConnectionState) *TLSInfo {
 func tlsConfig(cfg *Config) (*tls.Config, error) {
 	c := &tls.Config{InsecureSkipVerify: cfg.Insecure, ServerName: cfg.ServerName} //nolint:gosec // --insecure is the user's explicit choice
 	if cfg.CACert != "" {
-		pem, err := os.ReadFile(cfg.CACert)
+		// Read capped and stoppable like every input: /dev/zero or a FIFO with no writer
+		// named here ends in an error or at Ctrl-C.
+		pem, err := input.ReadFile(cfg.CACert, input.MaxPEM, nil)
 		if err != nil {
 			return nil, fmt.Errorf("--cacert: %w", err)
 		}
@@ -50,7 +53,15 @@ func tlsConfig(cfg *Config) (*tls.Config, error) {
 		c.RootCAs = pool
 	}
 	if cfg.Cert != "" {
-		pair, err := tls.LoadX509KeyPair(cfg.Cert, cfg.Key)
+		certPEM, err := input.ReadFile(cfg.Cert, input.MaxPEM, nil)
+		if err != nil {
+			return nil, fmt.Errorf("--cert: %w", err)
+		}
+		keyPEM, err := input.ReadFile(cfg.Key, input.MaxPEM, nil)
+		if err != nil {
+			return nil, fmt.Errorf("--key: %w", err)
+		}
+		pair, err := tls.X509KeyPair(certPEM, keyPEM)
 		if err != nil {
 			return nil, fmt.Errorf("--cert/--key: %w", err)
 		}

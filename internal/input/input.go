@@ -21,6 +21,9 @@ const (
 	MaxBody     = 64 << 20
 	MaxScenario = 1 << 20
 	MaxCheck    = 4 << 20
+	// MaxPEM caps a certificate, a key or a CA bundle (--cacert, --cert, --key): the
+	// Mozilla bundle curl ships is about 220 KB.
+	MaxPEM = 4 << 20
 )
 
 // Stdin is the name that reads standard input where a command accepts it.
