@@ -153,8 +153,42 @@ func CheckText(w io.Writer, r *check.Result, opts Options) error {
 			writeIndented(&b, "  "+st.Good.Render("fix:")+" ", 7, nil, textSafe(f.Fix), lipgloss.NewStyle(), width, 7)
 		}
 	}
+	assumedText(&b, r, st, width)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// assumedText writes, after the findings, one muted line per dependency that left a field to
+// check's default: "assumed  charge: policy.retry.non_idempotent always (PT005, PT009) · …"
+// (check.AssumedText), wrapped to width under the name; the verdicts above rest on them.
+func assumedText(b *strings.Builder, r *check.Result, st Styles, width int) {
+	first := true
+	for _, c := range r.Checked {
+		if len(c.Assumed) == 0 {
+			continue
+		}
+		if first {
+			b.WriteString("\n")
+			first = false
+		}
+		writeIndented(b, st.Muted.Render("assumed")+"  ", 9, []piece{{text: textSafe(c.Dependency) + ":", style: st.Muted}},
+			textSafe(check.AssumedText(c.Assumed)), st.Muted, width, 9)
+	}
+}
+
+// assumedMarkdown is assumedText as a list after the findings.
+func assumedMarkdown(b *strings.Builder, r *check.Result) {
+	first := true
+	for _, c := range r.Checked {
+		if len(c.Assumed) == 0 {
+			continue
+		}
+		if first {
+			b.WriteString("\n")
+			first = false
+		}
+		fmt.Fprintf(b, "- assumed **%s**: %s\n", mdText(c.Dependency), mdText(check.AssumedText(c.Assumed)))
+	}
 }
 
 // skippedText lists every file skipped with its reason: "skipped README.md: not YAML or JSON".
@@ -324,6 +358,7 @@ func CheckMarkdown(w io.Writer, r *check.Result, _ Options) error {
 				icon, f.Rule, mdText(f.Title), mdText(f.Dependency), mdCode(location(f)), mdText(f.Message), mdText(f.Fix))
 		}
 	}
+	assumedMarkdown(&b, r)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -595,3 +595,16 @@ func TestCheckNothingChecked(t *testing.T) {
 		t.Errorf("json: %+v", doc)
 	}
 }
+
+// TestCheckHTMLNothingChecked: the HTML report of a run that checked nothing lists each file
+// skipped with its reason, as every other format does (it showed the error line alone).
+func TestCheckHTMLNothingChecked(t *testing.T) {
+	for _, allow := range []bool{false, true} {
+		out := string(renderCheck(t, "html", nothingResult(t, allow), false))
+		for _, want := range []string{"nothing checked", "<h3>Skipped</h3>", "README.md: not YAML or JSON", "logs"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("allow-empty %v: the HTML report lacks %q", allow, want)
+			}
+		}
+	}
+}

@@ -243,6 +243,10 @@ func CheckHTML(w io.Writer, r *check.Result, _ Options) error {
 	doc := htmlDoc{Title: "patience check"}
 	if e := r.Error; e != nil {
 		doc.Lead = []htmlVerdict{{Level: "bad", Mark: "✗", Text: "check could not run: " + e.Location() + ": " + inputMessage(e)}}
+		// Nothing checked: the files read and why each was left are the explanation.
+		if sk := checkSkippedHTML(r); len(sk) > 0 {
+			doc.Sections = []htmlSection{{Blocks: sk}}
+		}
 		return writeHTML(w, doc)
 	}
 	mark, word, counts := checkVerdict(r)
@@ -256,6 +260,9 @@ func CheckHTML(w io.Writer, r *check.Result, _ Options) error {
 	var blocks []htmlBlock
 	if note := notReplayedText(r); note != "" {
 		blocks = append(blocks, para("warn", note))
+	}
+	if r.NothingChecked {
+		blocks = append(blocks, para("warn", r.NothingCheckedReason))
 	}
 	if r.Summary.Suppressed > 0 {
 		blocks = append(blocks, para("muted", plural(r.Summary.Suppressed, "finding")+" suppressed by # patience:ignore"))
@@ -288,8 +295,22 @@ func CheckHTML(w io.Writer, r *check.Result, _ Options) error {
 		}
 		blocks = append(blocks, htmlBlock{Heading: "Checked"}, htmlBlock{Table: textTable("", []string{"dependency", "where", "rules applied", "skipped"}, rows, nil)})
 	}
+	blocks = append(blocks, checkSkippedHTML(r)...)
 	doc.Sections = []htmlSection{{Blocks: blocks}}
 	return writeHTML(w, doc)
+}
+
+// checkSkippedHTML lists the files skipped (Result.Skipped, JSON's skipped[]) with their
+// reasons under a heading; nothing when none was.
+func checkSkippedHTML(r *check.Result) []htmlBlock {
+	if len(r.Skipped) == 0 {
+		return nil
+	}
+	items := make([]string, len(r.Skipped))
+	for i, sk := range r.Skipped {
+		items[i] = sk.Path + ": " + sk.Reason
+	}
+	return []htmlBlock{{Heading: "Skipped"}, list("muted", items)}
 }
 
 // DemoHTML renders the tour as one self-contained HTML page: every stage's verdicts first,
