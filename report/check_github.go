@@ -11,7 +11,10 @@ import (
 // CheckGitHub renders findings as GitHub Actions workflow commands
 // (`::error file=F,line=L,col=C,title=T::MESSAGE`), which GitHub shows as annotations on the
 // pull request's diff. Escaping follows the runner's own toolkit (actions/toolkit
-// packages/core/src/command.ts): data escapes %, CR and LF; properties also : and ,.
+// packages/core/src/command.ts, escapeData and escapeProperty, commit a944251): data escapes
+// %, CR and LF; properties also : and ,. The runner undoes exactly these
+// (actions/runner src/Runner.Common/ActionCommand.cs, UnescapeData and UnescapeProperty), so
+// a name's line break shows in the annotation and never starts a command of its own.
 func CheckGitHub(w io.Writer, r *check.Result, _ Options) error {
 	var b strings.Builder
 	if e := r.Error; e != nil {
@@ -89,7 +92,8 @@ func githubSkipped(b *strings.Builder, r *check.Result) {
 	}
 }
 
-// GitHubData escapes the message of a workflow command: % → %25, CR → %0D, LF → %0A.
+// GitHubData escapes the message of a workflow command: % → %25, CR → %0D, LF → %0A
+// (actions/toolkit packages/core/src/command.ts, escapeData).
 func GitHubData(s string) string {
 	s = strings.ReplaceAll(s, "%", "%25")
 	s = strings.ReplaceAll(s, "\r", "%0D")
@@ -97,7 +101,7 @@ func GitHubData(s string) string {
 }
 
 // GitHubProperty escapes a property value of a workflow command: what GitHubData escapes,
-// plus : → %3A and , → %2C (they separate properties).
+// plus : → %3A and , → %2C (they separate properties; command.ts, escapeProperty).
 func GitHubProperty(s string) string {
 	s = GitHubData(s)
 	s = strings.ReplaceAll(s, ":", "%3A")

@@ -420,6 +420,9 @@ func TestJUnitIsValidXML(t *testing.T) {
 	}
 }
 
+// TestGitHubEscaping: the escaping of actions/toolkit packages/core/src/command.ts (commit
+// a944251): escapeData replaces % with %25, \r with %0D and \n with %0A; escapeProperty also
+// : with %3A and , with %2C. % first, so an escape in the input stays literal.
 func TestGitHubEscaping(t *testing.T) {
 	tests := []struct {
 		in, data, property string
@@ -430,6 +433,7 @@ func TestGitHubEscaping(t *testing.T) {
 		{"file:line,col", "file:line,col", "file%3Aline%2Ccol"},
 		{"%0A literal", "%250A literal", "%250A literal"},
 		{"::error::", "::error::", "%3A%3Aerror%3A%3A"},
+		{"x\n::error title=pwned::owned", "x%0A::error title=pwned::owned", "x%0A%3A%3Aerror title=pwned%3A%3Aowned"},
 		{"", "", ""},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"unicode/utf8"
@@ -16,10 +17,16 @@ import (
 // escapes lipgloss writes. Everything else is escaped as visible text (\x1b, \r, \u202e).
 
 // Sanitize escapes every control character of s (C0 but newline and tab, DEL, C1, bidi
-// overrides and isolates, invalid UTF-8), ANSI escapes included, as visible text.
+// overrides and isolates, invalid UTF-8), ANSI escapes included, as visible text; and a
+// line of it that would be a GitHub Actions workflow command has its first colon shown as
+// \x3a (guardLine): an error quoting a name on stderr reaches the job's log too.
 func Sanitize(s string) string {
 	out, _ := escapeTerminal(nil, []byte(s), false, true)
-	return string(out)
+	var b bytes.Buffer
+	g := &commandGuard{w: &b}
+	_, _ = g.Write(out)
+	_ = g.Flush()
+	return b.String()
 }
 
 // terminalWriter escapes what Sanitize escapes, letting SGR sequences through when keepSGR;

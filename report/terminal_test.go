@@ -22,6 +22,7 @@ func TestSanitize(t *testing.T) {
 		{"bidi isolate", "a\u2066b\u2069", `a\u2066b\u2069`},
 		{"invalid UTF-8", "a\xffb", `a\xffb`},
 		{"NUL", "a\x00b", `a\x00b`},
+		{"workflow command on a line of its own", "bad name \"x\n  ::error::owned\"", "bad name \"x\n  \\x3a:error::owned\""},
 	} {
 		if got := Sanitize(tc.in); got != tc.want {
 			t.Errorf("%s: Sanitize(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
