@@ -41,7 +41,40 @@ type terminalWriter struct {
 // characters, escape sequences, bidi overrides and invalid UTF-8 escaped, as Sanitize does:
 // for streams that carry user strings outside a report (serve's log lines name scenario
 // phases; net/http's error log quotes what clients sent). Newlines and tabs pass.
-func SafeWriter(w io.Writer) io.Writer { return newTerminalWriter(w, false) }
+//
+// A line that would be a GitHub Actions workflow command has its first colon shown as \x3a,
+// as in the reports (guardLine); lines are judged per Write, as log.Logger writes them whole.
+func SafeWriter(w io.Writer) io.Writer {
+	return &lineGuardWriter{w: newTerminalWriter(w, false), atStart: true}
+}
+
+// lineGuardWriter applies guardLine to every line that starts within a Write, holding
+// nothing back (a log line is one Write).
+type lineGuardWriter struct {
+	w       io.Writer
+	atStart bool
+}
+
+func (l *lineGuardWriter) Write(p []byte) (int, error) {
+	out := make([]byte, 0, len(p)+4)
+	for rest := p; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line = rest[:i+1]
+		}
+		rest = rest[len(line):]
+		if l.atStart {
+			out = append(out, guardLine(line)...)
+		} else {
+			out = append(out, line...)
+		}
+		l.atStart = line[len(line)-1] == '\n'
+	}
+	if _, err := l.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
 
 // newTerminalWriter wraps w; colour says whether the renderer writes SGR sequences.
 func newTerminalWriter(w io.Writer, colour bool) io.Writer {

@@ -80,3 +80,17 @@ func TestRenderersEscapeUserStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestSafeWriterGuardsCommands: serve's log lines name scenario phases; a phase named with a
+// line break and a workflow command does not start a command line on stderr.
+func TestSafeWriterGuardsCommands(t *testing.T) {
+	var b bytes.Buffer
+	w := SafeWriter(&b)
+	_, _ = w.Write([]byte("serve: phase x\n::error title=pwned::owned\x1b[31m starts\n"))
+	_, _ = w.Write([]byte("  ::warning::w"))
+	_, _ = w.Write([]byte(" ::still the same line\n"))
+	want := "serve: phase x\n\\x3a:error title=pwned::owned\\x1b[31m starts\n  \\x3a:warning::w ::still the same line\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
