@@ -252,7 +252,14 @@ func TestFinishedBarIsCleared(t *testing.T) {
 		}
 	}()
 	sc := filepath.Join(t.TempDir(), "mid.yaml")
-	if err := os.WriteFile(sc, []byte("name: mid\nduration: 30m\nload: {rate: 1000/s}\ntarget:\n  latency: {fixed: 5ms}\npolicies:\n  - {name: a, timeout: 1s}\n  - {name: b, timeout: 2s}\n"), 0o644); err != nil {
+	// The replay must last long enough for mpb to draw a frame (it refreshes every 150 ms):
+	// 30 minutes at 1000/s take about 3 s; under the race detector, which slows the simulator
+	// about 17× (52 s for this test at 30m), 3 minutes take as long as 30 did without it.
+	duration := "30m"
+	if raceEnabled {
+		duration = "3m"
+	}
+	if err := os.WriteFile(sc, []byte("name: mid\nduration: "+duration+"\nload: {rate: 1000/s}\ntarget:\n  latency: {fixed: 5ms}\npolicies:\n  - {name: a, timeout: 1s}\n  - {name: b, timeout: 2s}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
