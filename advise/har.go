@@ -47,7 +47,8 @@ func msOf(v *float64) time.Duration {
 }
 
 func harStream(ctx context.Context, r *reader, in *input, a *accum) error {
-	lt := &lineTracker{r: in.br}
+	// An entry opens at depth 4: {log:{entries:[{ (limits_json.go).
+	lt := &lineTracker{r: &jsonClip{r: in.br, unitDepth: 3, what: "HAR entry"}}
 	dec := json.NewDecoder(lt)
 	fail := func(err error) error {
 		var syn *json.SyntaxError
@@ -80,8 +81,7 @@ func harStream(ctx context.Context, r *reader, in *input, a *accum) error {
 			if k, _ := t.(string); k == name {
 				return nil
 			}
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
+			if err := skipJSON(dec); err != nil {
 				return fail(err)
 			}
 		}
@@ -199,7 +199,8 @@ type trackedRead struct {
 }
 
 func (t *lineTracker) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
+	// Reads are kept: at most 256 KiB each, however large the decoder's buffer has grown.
+	n, err := t.r.Read(p[:min(len(p), 256<<10)])
 	if n > 0 {
 		tr := trackedRead{start: t.off, lines: t.lines, data: append([]byte(nil), p[:n]...)}
 		if len(t.reads) >= 4 {
@@ -218,9 +219,12 @@ func (t *lineTracker) valueLine(off int64) int64 {
 	for i := len(t.reads) - 1; i >= 0; i-- {
 		tr := t.reads[i]
 		if off >= tr.start {
-			for k := off - tr.start; k < int64(len(tr.data)); k++ {
-				if c := tr.data[k]; c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != ',' {
-					return t.lineAt(tr.start + k)
+			// The value may begin in a later read: the comma ended this one.
+			for _, tr := range t.reads[i:] {
+				for k := max(off-tr.start, 0); k < int64(len(tr.data)); k++ {
+					if c := tr.data[k]; c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != ',' {
+						return t.lineAt(tr.start + k)
+					}
 				}
 			}
 			break

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // Issue 24 item 3. A line arriving in small reads (a pipe hands out 64 KiB, gzip 32 KiB) was
@@ -104,4 +105,21 @@ func (c *lineChunker) measure(buf []byte, old, end int) (tooLong bool, newEnd in
 	}
 	end = old + j + 1
 	return len(buf)-end > maxLine, end
+}
+
+// maxReason bounds a malformed line's reason: parsers quote the field they could not read,
+// and a field may be a whole 64 MiB line (the report carried all of it, quoted, 2.5 s of
+// escaping for a 32 MB line).
+const maxReason = 1 << 10
+
+// clipReason cuts why to maxReason bytes at a rune boundary, saying how much was left out.
+func clipReason(why string) string {
+	if len(why) <= maxReason {
+		return why
+	}
+	cut := maxReason
+	for cut > 0 && !utf8.RuneStart(why[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes more)", why[:cut], len(why)-cut)
 }

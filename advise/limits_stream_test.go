@@ -110,7 +110,7 @@ func TestLongLineCapEverySource(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, file, want string
-		stdin        io.Reader
+		stdin            io.Reader
 	}{
 		{"regular file", plain, plain + ":4: line longer than 64 MiB", nil},
 		{"gzip", gzName, gzName + ":4: line longer than 64 MiB", nil},
@@ -122,5 +122,21 @@ func TestLongLineCapEverySource(t *testing.T) {
 				t.Errorf("err = %v, want %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestMalformedReasonBounded: a malformed line's reason quotes the field it could not read;
+// a 2 MB field is cut to 1 KiB in the sample (the report carried all of it, quoted).
+func TestMalformedReasonBounded(t *testing.T) {
+	doc := "latency_ms\n12\n" + strings.Repeat("x", 2<<20) + "\n13\n"
+	res, err := Run(context.Background(), Options{Files: []string{"-"}, Stdin: strings.NewReader(doc), Format: FormatCSV})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Source.Malformed != 1 || len(res.Source.MalformedSample) != 1 {
+		t.Fatalf("source = %+v, want one malformed line", res.Source)
+	}
+	if s := res.Source.MalformedSample[0]; len(s) > 2<<10 || !strings.HasPrefix(s, "(stdin):3: latency \"xxx") || !strings.HasSuffix(s, "(2096154 bytes more)") {
+		t.Errorf("sample = %.80q… (%d bytes), want (stdin):3: and the reason cut to 1 KiB", s, len(s))
 	}
 }

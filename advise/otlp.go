@@ -58,14 +58,6 @@ type otlpSpan struct {
 	} `json:"status"`
 }
 
-type otlpDoc struct {
-	ResourceSpans []struct {
-		ScopeSpans []struct {
-			Spans []otlpSpan `json:"spans"`
-		} `json:"scopeSpans"`
-	} `json:"resourceSpans"`
-}
-
 // int64Of reads a number or a decimal string.
 func int64Of(raw json.RawMessage) (int64, bool) {
 	s := strings.Trim(string(raw), `"`)
@@ -74,56 +66,44 @@ func int64Of(raw json.RawMessage) (int64, bool) {
 }
 
 func otlpStream(ctx context.Context, r *reader, in *input, a *accum) error {
-	lt := &lineTracker{r: in.br}
+	// A span opens at depth 7: {resourceSpans:[{scopeSpans:[{spans:[{ (limits_json.go).
+	lt := &lineTracker{r: &jsonClip{r: in.br, unitDepth: 6, what: "OTLP span"}}
 	dec := json.NewDecoder(lt)
 	server := newAccum()
 	var clients, resends int64
 	skipped := map[otlpSkip]int64{}
+	w := &otlpWalker{ctx: ctx, dec: dec, lt: lt, name: in.name, a: a}
+	w.span = func(sp *otlpSpan, line int64) {
+		if sp.Kind != 3 && sp.Kind != 2 {
+			return
+		}
+		rec, resend, skip, err := otlpRecord(sp)
+		if err != nil {
+			a.malformedLine(in.name, line, fmt.Sprintf("span %q: %v", sp.Name, err))
+			return
+		}
+		if skip != otlpRead {
+			skipped[skip]++
+			return
+		}
+		if sp.Kind == 3 {
+			clients++
+			if resend {
+				resends++
+			}
+			r.add(a, &rec)
+		} else {
+			r.add(server, &rec)
+		}
+	}
 	for {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		line := lt.valueLine(dec.InputOffset())
-		var doc otlpDoc
-		err := dec.Decode(&doc)
-		if err == io.EOF {
+		if err := w.document(); err == io.EOF {
 			break
-		}
-		if err != nil {
-			var typ *json.UnmarshalTypeError
-			if errors.As(err, &typ) {
-				a.malformedLine(in.name, line, fmt.Sprintf("%s: want %s, got %s", typ.Field, typ.Type, typ.Value))
-				continue
-			}
-			return &InputError{File: in.name, Line: lt.lineAt(dec.InputOffset()), Err: err}
-		}
-		for _, rs := range doc.ResourceSpans {
-			for _, ss := range rs.ScopeSpans {
-				for i := range ss.Spans {
-					sp := &ss.Spans[i]
-					if sp.Kind != 3 && sp.Kind != 2 {
-						continue
-					}
-					rec, resend, skip, err := otlpRecord(sp)
-					if err != nil {
-						a.malformedLine(in.name, line, fmt.Sprintf("span %q: %v", sp.Name, err))
-						continue
-					}
-					if skip != otlpRead {
-						skipped[skip]++
-						continue
-					}
-					if sp.Kind == 3 {
-						clients++
-						if resend {
-							resends++
-						}
-						r.add(a, &rec)
-					} else {
-						r.add(server, &rec)
-					}
-				}
-			}
+		} else if err != nil {
+			return err
 		}
 	}
 	a.lines = lt.lines

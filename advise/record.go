@@ -429,7 +429,7 @@ func (a *accum) attemptUnanswered(d time.Duration) {
 
 func (a *accum) malformedLine(file string, line int64, why string) {
 	a.malformed++
-	a.bad = append(a.bad, lineErr{file, line, why})
+	a.bad = append(a.bad, lineErr{file, line, clipReason(why)})
 	if len(a.bad) > maxMalformedSample*4 {
 		a.trimBad()
 	}
