@@ -409,9 +409,9 @@ func csvLines(o Options, head []byte) (parserFactory, error) {
 // profileStream reads a saved profile (`probe --save`, `advise --save`) back into series, so
 // profiles merge with each other here exactly as `probe --merge` does.
 func profileStream(ctx context.Context, r *reader, in *input, a *accum) error {
-	b, err := io.ReadAll(io.LimitReader(in.br, 256<<20))
+	b, err := readProfile(ctx, in)
 	if err != nil {
-		return &InputError{File: in.name, Err: err}
+		return err
 	}
 	p, err := probe.ParseProfile(in.name, b)
 	if err != nil {
