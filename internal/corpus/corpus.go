@@ -14,6 +14,11 @@ import (
 // Env names a directory that overrides where the corpus is looked for.
 const Env = "PATIENCE_CORPUS"
 
+// RequiredEnv, set to 1, turns a missing corpus or corpus file into a failure instead of a
+// skip: .ci/run sets it where the corpus is present, so a renamed file cannot turn its test
+// into a silent skip.
+const RequiredEnv = "PATIENCE_CORPUS_REQUIRED"
+
 // Dir returns the corpus directory, or "" when there is none: $PATIENCE_CORPUS, else
 // ../shared/corpus/real from the module root (the directory holding go.mod, found upward
 // from the test's working directory).
@@ -43,13 +48,17 @@ func Dir() string {
 // the corpus or the file is absent.
 func Path(t testing.TB, name string) string {
 	t.Helper()
+	skip := t.Skipf
+	if os.Getenv(RequiredEnv) == "1" {
+		skip = t.Fatalf
+	}
 	dir := Dir()
 	if dir == "" {
-		t.Skipf("corpus file %s: no shared/corpus/real beside the repository (set %s to read it from elsewhere); CI has it", name, Env)
+		skip("corpus file %s: no shared/corpus/real beside the repository (set %s to read it from elsewhere); CI has it", name, Env)
 	}
 	p := filepath.Join(dir, name)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("corpus file %s: %v", name, err)
+		skip("corpus file %s: %v", name, err)
 	}
 	return p
 }
