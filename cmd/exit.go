@@ -116,6 +116,11 @@ func interruptedInput(err error) error {
 	if errors.As(err, &se) {
 		return &ExitError{Code: ExitInterrupted, Err: se}
 	}
+	if se := input.Abandoned(); se != nil {
+		// The loader's error no longer says it, but the process interrupt saw what it
+		// abandoned.
+		return &ExitError{Code: ExitInterrupted, Err: se}
+	}
 	return errNothingFinished
 }
 

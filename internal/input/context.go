@@ -32,13 +32,32 @@ func (e *StoppedError) Unwrap() error { return e.Err }
 // interrupt is the context that reads without one of their own watch (SetInterrupt).
 var interrupt atomic.Pointer[context.Context]
 
+// abandoned is the first input a stop under the process interrupt abandoned (nil: none):
+// a loader that wraps its errors as text still lets Main name what was waited for.
+var abandoned atomic.Pointer[StoppedError]
+
+// stopped builds the StoppedError of name and notes it when ctx is the process interrupt.
+func stopped(ctx context.Context, name string) *StoppedError {
+	e := &StoppedError{Name: name, Err: ctx.Err()}
+	// Compared by their Done channels: a context's dynamic type need not be comparable.
+	if p := interrupt.Load(); p != nil && (*p).Done() == ctx.Done() {
+		abandoned.CompareAndSwap(nil, e)
+	}
+	return e
+}
+
+// Abandoned is the first input whose open or read the process interrupt abandoned since
+// SetInterrupt, or nil.
+func Abandoned() *StoppedError { return abandoned.Load() }
+
 // SetInterrupt makes ctx the interrupt that Read, ReadFile and Interrupt's callers watch: the
 // process's Ctrl-C context, set once by the command's Main, so that loaders whose signatures
 // carry no context (a scenario, a profile, a check file) stop too. It returns a function that
 // restores the previous one.
 func SetInterrupt(ctx context.Context) (restore func()) {
 	old := interrupt.Swap(&ctx)
-	return func() { interrupt.Store(old) }
+	abandoned.Store(nil)
+	return func() { interrupt.Store(old); abandoned.Store(nil) }
 }
 
 // Interrupt is the context set by SetInterrupt; context.Background() when none is.
@@ -53,8 +72,8 @@ func Interrupt() context.Context {
 // writer) with a *StoppedError. A regular file or a directory is opened directly: its open
 // never waits on another process.
 func Open(ctx context.Context, path string) (*os.File, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, &StoppedError{Name: path, Err: err}
+	if ctx.Err() != nil {
+		return nil, stopped(ctx, path)
 	}
 	if st, err := os.Stat(path); err != nil || st.Mode().IsRegular() || st.IsDir() || ctx.Done() == nil {
 		return os.Open(path) // a Stat error is reported by Open as usual
@@ -78,7 +97,7 @@ func Open(ctx context.Context, path string) (*os.File, error) {
 				o.f.Close()
 			}
 		}()
-		return nil, &StoppedError{Name: path, Err: ctx.Err()}
+		return nil, stopped(ctx, path)
 	}
 }
 
@@ -111,8 +130,8 @@ type checkedReader struct {
 }
 
 func (c *checkedReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, &StoppedError{Name: c.name, Err: err}
+	if c.ctx.Err() != nil {
+		return 0, stopped(c.ctx, c.name)
 	}
 	return c.r.Read(p)
 }
@@ -135,8 +154,8 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 	if c.err != nil {
 		return 0, c.err
 	}
-	if err := c.ctx.Err(); err != nil {
-		c.err = &StoppedError{Name: c.name, Err: err}
+	if c.ctx.Err() != nil {
+		c.err = stopped(c.ctx, c.name)
 		return 0, c.err
 	}
 	if len(p) == 0 {
@@ -157,7 +176,7 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 	case <-c.ctx.Done():
 		// The Read in flight owns buf from now on: this reader never reads again.
 		c.buf = nil
-		c.err = &StoppedError{Name: c.name, Err: c.ctx.Err()}
+		c.err = stopped(c.ctx, c.name)
 		return 0, c.err
 	}
 }

@@ -94,3 +94,25 @@ func TestSetInterruptStopsReadFile(t *testing.T) {
 		t.Errorf("ReadFile after the interrupt: %v, want a StoppedError", err)
 	}
 }
+
+// TestAbandonedNamesTheInput: a stop under the process interrupt notes the input it
+// abandoned, so a loader that wraps errors as text still lets Main name it; a stop under
+// another context does not.
+func TestAbandonedNamesTheInput(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	other, cancelOther := context.WithCancel(context.Background())
+	cancelOther()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer SetInterrupt(ctx)()
+	if _, err := Open(other, p); err == nil || Abandoned() != nil {
+		t.Fatalf("Open under another context: %v, abandoned %v", err, Abandoned())
+	}
+	cancel()
+	_, _ = ReadFile(p, MaxScenario, nil)
+	if a := Abandoned(); a == nil || a.Name != p {
+		t.Errorf("Abandoned() = %v, want %s", a, p)
+	}
+}
