@@ -100,6 +100,9 @@ func ParseProfile(name string, b []byte) (*Result, error) {
 			return nil, fmt.Errorf("%s: field histograms.%s: %v", name, k, err)
 		}
 	}
+	if err := checkCounters(name, &r); err != nil {
+		return nil, err
+	}
 	return &r, nil
 }
 
@@ -199,6 +202,9 @@ func (r *Result) TotalHistogram() (*hdrhistogram.Histogram, error) {
 func Merge(profiles []*Result, p AdviceParams) (*Result, error) {
 	if len(profiles) == 0 {
 		return nil, errors.New("nothing to merge")
+	}
+	if err := checkMergeTotals(profiles); err != nil {
+		return nil, err
 	}
 	m := &measurement{hists: histSet{}, status: map[string]int64{}, errors: map[string]int64{}, samples: map[string]ErrorSample{}}
 	meta := Result{Target: profiles[0].Target, Model: profiles[0].Model, Conn: profiles[0].Conn, Merged: len(profiles)}

@@ -118,6 +118,10 @@ func craftedProfile(t *testing.T, h *hdrhistogram.Histogram) []byte {
 	for k := range r.Histograms {
 		r.Histograms[k] = enc
 	}
+	// The counters agree with h (checkCounters): what is tested is the histogram alone.
+	if n := h.TotalCount(); n > r.Responses && n <= maxProfileCount {
+		r.Requests, r.Responses, r.Status = n, n, map[string]int64{"200": n}
+	}
 	b, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
