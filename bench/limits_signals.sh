@@ -38,12 +38,28 @@ YAML
     (sleep 20; kill -KILL "$pid" 2>/dev/null) &
     wd=$!
     start=$(now)
-    kill "-$2" "$pid"
+    kill "-$2" "$pid" 2>/dev/null || true
     if [ -n "${3:-}" ]; then sleep 0.3; kill "-$3" "$pid" 2>/dev/null || true; fi
     code=0; wait "$pid" || code=$?
     ms=$((($(now) - start) / 1000000))
     kill "$wd" 2>/dev/null || true
     wait "$wd" 2>/dev/null || true
+  }
+  # run SIG CMD...: starts CMD in the background (stdout discarded, stderr to $f/err), lets
+  # it reach its blocking read, then stop()s it with SIG. A child that left nothing on stderr
+  # died of the signal before its handler was installed (a slow start on a loaded machine):
+  # it is started again with a longer wait.
+  run() {
+    local sig=$1 settle=0.5 try
+    shift
+    for try in 1 2 3; do
+      "$@" <&0 >/dev/null 2>"$f/err" & # <&0: a background job would read /dev/null
+      pid=$!
+      sleep "$settle"
+      stop "$pid" "$sig"
+      [ "$code" -eq 130 ] && [ ! -s "$f/err" ] || break
+      settle=$(echo "$settle * 3" | bc)
+    done
   }
   errline() { grep -m1 '^interrupted' "$f/err" | sed "s|$f/||g" | cut -c1-100 || true; }
   verdict() {
@@ -54,35 +70,23 @@ YAML
   for args in "advise F" "check F" "replay F" "storm F" "probe --merge F" "probe -d @F http://127.0.0.1:9/" \
     "probe --cacert F https://127.0.0.1:9/"; do
     # shellcheck disable=SC2086
-    "$p" ${args//F/$f/in.fifo} >/dev/null 2>"$f/err" &
-    pid=$!
-    sleep 0.5
-    stop "$pid" INT
+    run INT "$p" ${args//F/$f/in.fifo}
     row "Ctrl-C, \`${args//F/FIFO}\` on a FIFO with no writer" "exit $code in $ms ms: $(errline)" "$(verdict)"
   done
   # SIGTERM is the same stop.
-  "$p" advise "$f/in.fifo" >/dev/null 2>"$f/err" &
-  pid=$!
-  sleep 0.5
-  stop "$pid" TERM
+  run TERM "$p" advise "$f/in.fifo"
   row "SIGTERM, \`advise FIFO\` on a FIFO with no writer" "exit $code in $ms ms: $(errline)" "$(verdict)"
 
   # 2. A FIFO whose writer opened it and says nothing (a stalled log shipper): the read blocks.
   exec {w}<>"$f/in.fifo"
-  "$p" advise "$f/in.fifo" >/dev/null 2>"$f/err" &
-  pid=$!
-  sleep 0.5
-  stop "$pid" INT
+  run INT "$p" advise "$f/in.fifo"
   exec {w}>&-
   row "Ctrl-C, \`advise FIFO\` whose writer is idle" "exit $code in $ms ms: $(errline)" "$(verdict)"
 
   # 3. An idle pipe on standard input: sleep 30 | patience ...
   for args in "advise -" "probe --merge -" "probe -d @- http://127.0.0.1:9/"; do
     # shellcheck disable=SC2086
-    "$p" $args < <(sleep 30) >/dev/null 2>"$f/err" &
-    pid=$!
-    sleep 0.5
-    stop "$pid" INT
+    run INT "$p" $args < <(sleep 30)
     row "Ctrl-C, \`sleep 30 \\| patience $args\`" "exit $code in $ms ms: $(errline)" "$(verdict)"
   done
 
