@@ -140,3 +140,35 @@ func TestMalformedReasonBounded(t *testing.T) {
 		t.Errorf("sample = %.80q… (%d bytes), want (stdin):3: and the reason cut to 1 KiB", s, len(s))
 	}
 }
+
+// FuzzLineChunker: whatever the input and however it is read, the chunks are the input in
+// order, each but the last ending with a newline.
+func FuzzLineChunker(f *testing.F) {
+	for _, s := range []string{"a\nb\n", "no newline", "\n\n\n", "x\r\ny"} {
+		f.Add([]byte(s), 3)
+	}
+	f.Fuzz(func(t *testing.T, in []byte, step int) {
+		step = 1 + abs(step)%97
+		lc := &lineChunker{r: pipeReader{bytes.NewReader(in), step}}
+		var got []byte
+		for {
+			data, err := lc.next(context.Background(), make([]byte, 0, chunkSize))
+			got = append(got, data...)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(data) == 0 || data[len(data)-1] != '\n' {
+				t.Fatalf("chunk %q does not end a line", data)
+			}
+		}
+		if !bytes.Equal(got, in) {
+			t.Fatalf("chunks %q, input %q", got, in)
+		}
+		if lc.scanned > 3*int64(len(in))+3 {
+			t.Fatalf("scanned %d bytes of %d", lc.scanned, len(in))
+		}
+	})
+}
