@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 )
@@ -69,17 +68,23 @@ func checkCounters(name string, r *Result) error {
 func checkMergeTotals(profiles []*Result) error {
 	var requests, responses int64
 	for i, r := range profiles {
-		if r.Requests < 0 || r.Responses < 0 {
-			return fmt.Errorf("profile %d: a negative count of requests or responses", i+1)
-		}
-		if r.Requests > maxProfileCount-requests || r.Responses > maxProfileCount-responses {
-			return fmt.Errorf("profile %d: field requests: the merged total passes 2^53", i+1)
+		if err := checkMergeTotal(i+1, r, requests, responses); err != nil {
+			return err
 		}
 		requests += r.Requests
 		responses += r.Responses
 	}
-	if requests < 0 {
-		return errors.New("merged requests overflow")
+	return nil
+}
+
+// checkMergeTotal refuses profile i (1-based) when its counts are negative or would take the
+// totals so far (requests, responses) past 2^53.
+func checkMergeTotal(i int, r *Result, requests, responses int64) error {
+	if r.Requests < 0 || r.Responses < 0 {
+		return fmt.Errorf("profile %d: a negative count of requests or responses", i)
+	}
+	if r.Requests > maxProfileCount-requests || r.Responses > maxProfileCount-responses {
+		return fmt.Errorf("profile %d: field requests: the merged total passes 2^53", i)
 	}
 	return nil
 }

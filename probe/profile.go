@@ -203,80 +203,16 @@ func Merge(profiles []*Result, p AdviceParams) (*Result, error) {
 	if len(profiles) == 0 {
 		return nil, errors.New("nothing to merge")
 	}
+	// Totals first, over every profile, as before the merger: a bad count is named before
+	// a profile without histograms.
 	if err := checkMergeTotals(profiles); err != nil {
 		return nil, err
 	}
-	m := &measurement{hists: histSet{}, status: map[string]int64{}, errors: map[string]int64{}, samples: map[string]ErrorSample{}}
-	meta := Result{Target: profiles[0].Target, Model: profiles[0].Model, Conn: profiles[0].Conn, Merged: len(profiles)}
-	var requested float64
-	allOpen, held := true, true
-	for i, r := range profiles {
-		if len(r.Histograms) == 0 {
-			return nil, fmt.Errorf("profile %d has no per-phase histograms (save it with patience probe --save)", i+1)
-		}
-		set := histSet{}
-		for _, name := range series {
-			enc, ok := r.Histograms[name]
-			if !ok {
-				continue
-			}
-			h, err := DecodeHistogram(enc)
-			if err != nil {
-				return nil, fmt.Errorf("profile %d: histograms.%s: %v", i+1, name, err)
-			}
-			set[name] = h
-		}
-		m.hists.merge(set)
-		for k, v := range r.Status {
-			m.status[k] += v
-		}
-		for k, v := range r.Errors {
-			m.errors[k] += v
-		}
-		for k, v := range r.ErrorSamples {
-			if _, ok := m.samples[k]; !ok {
-				m.samples[k] = v
-			}
-		}
-		// A request unanswered by the longest bound was unanswered by every shorter one.
-		m.maxTimeout = max(m.maxTimeout, msDuration(r.MaxTimeoutMs))
-		m.requests += r.Requests
-		m.responses += r.Responses
-		m.cut += r.InterruptedInFlight
-		m.durationMs = max(m.durationMs, r.DurationMs)
-		s := r.Schedule
-		if s.RequestedPerS == nil {
-			allOpen = false
-		} else {
-			requested += *s.RequestedPerS
-		}
-		held = held && s.RateHeld
-		m.schedule.AchievedPerS += s.AchievedPerS
-		m.schedule.Late += s.Late
-		m.schedule.LateAfterMs = s.LateAfterMs
-		m.schedule.WaitedForSlot += s.WaitedForSlot
-		m.schedule.Dropped += s.Dropped
-		m.schedule.Resent += s.Resent
-		m.schedule.MaxInFlight += s.MaxInFlight
-		m.schedule.PeakInFlight += s.PeakInFlight
-		meta.Interrupted = meta.Interrupted || r.Interrupted
-		meta.Concurrency += r.Concurrency
-		if r.Target.URL != meta.Target.URL || r.Target.Method != meta.Target.Method {
-			meta.Target = Target{URL: "(several targets)", Method: meta.Target.Method}
-		}
-		if r.Model != meta.Model {
-			meta.Model = "mixed"
-		}
-		if r.Conn != meta.Conn {
-			meta.Conn = "mixed"
+	g := NewMerger(p)
+	for _, r := range profiles {
+		if err := g.Add(r); err != nil {
+			return nil, err
 		}
 	}
-	if allOpen {
-		m.schedule.RequestedPerS = ptr(requested)
-	}
-	if m.maxTimeout <= 0 {
-		m.maxTimeout = p.MaxTimeout
-	}
-	m.schedule.RateHeld = held
-	return build(m, meta, p)
+	return g.Result()
 }
