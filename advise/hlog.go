@@ -224,6 +224,7 @@ func hlogStream(ctx context.Context, r *reader, in *input, a *accum) error {
 		sort.Strings(names)
 		a.note(fmt.Sprintf("HdrHistogram log: the intervals tagged %s are merged into one distribution (a tag is a separate series: give one tag's lines to read it alone)", strings.Join(names, ", ")))
 	}
+	a.noStatus = a.all.requests
 	a.note(fmt.Sprintf("HdrHistogram log: %d interval histograms, values read in %s (%s); latency distributions only — no status, no errors: every value is counted as answered (shown as 200), the error rate is unknown", count, unitName(unit), why))
 	return nil
 }

@@ -319,12 +319,16 @@ type accum struct {
 	attemptsNoAnswerMax time.Duration
 	lines               int64
 	malformed           int64
-	bad                 []lineErr
-	first               time.Time
-	last                time.Time
-	hosts               map[string]bool
-	methods             map[string]bool
-	unit                time.Duration
+	// noStatus counts the requests whose source carries no status at all (an HdrHistogram
+	// log, a span with neither status code nor error tag): counted as answered, so the
+	// error rate over them is unknown, not zero.
+	noStatus int64
+	bad      []lineErr
+	first    time.Time
+	last     time.Time
+	hosts    map[string]bool
+	methods  map[string]bool
+	unit     time.Duration
 	// notes are the parsers' remarks about the source (deduplicated, in order).
 	notes []string
 	// buckets is set by bucketed sources (Prometheus).
@@ -379,7 +383,7 @@ func (a *accum) reset() {
 	clear(a.attempts)
 	a.attemptsN = [16]int64{}
 	a.attemptsNoAnswer, a.attemptsNoAnswerMax = 0, 0
-	a.lines, a.malformed = 0, 0
+	a.lines, a.malformed, a.noStatus = 0, 0, 0
 	a.bad = a.bad[:0]
 	a.first, a.last = time.Time{}, time.Time{}
 	clear(a.hosts)
@@ -588,6 +592,7 @@ func (a *accum) merge(o *accum) {
 	a.attemptsNoAnswerMax = max(a.attemptsNoAnswerMax, o.attemptsNoAnswerMax)
 	a.lines += o.lines
 	a.malformed += o.malformed
+	a.noStatus += o.noStatus
 	a.bad = append(a.bad, o.bad...)
 	a.trimBad()
 	if !o.first.IsZero() && (a.first.IsZero() || o.first.Before(a.first)) {
@@ -694,6 +699,7 @@ func (a *accum) result(o Options) (*Result, error) {
 	}
 	overall.Notes = append(a.notes, overall.Notes...)
 	a.judgeMalformed(&overall.Recommendation.Verdict)
+	a.judgeNoStatus(&overall.Recommendation.Verdict)
 	res := &Result{Result: overall, By: o.By, Buckets: a.buckets}
 	if a.buckets != nil {
 		a.buckets.adjust(overall)
@@ -751,6 +757,7 @@ func (a *accum) result(o Options) (*Result, error) {
 				return nil, fmt.Errorf("group %s: cannot build its result", g.Key)
 			}
 			a.judgeMalformed(&g.Result.Recommendation.Verdict)
+			a.judgeNoStatus(&g.Result.Recommendation.Verdict)
 		}
 		res.Groups = gs
 	}
@@ -782,6 +789,20 @@ func (a *accum) judgeMalformed(v *probe.Verdict) {
 		text += " (first: " + a.bad[0].String() + ")"
 	}
 	v.Add(CodeMalformedInput, probe.Bad, text)
+}
+
+// CodeStatusUnknown is the verdict clause of an input most of whose requests carry no status
+// (an HdrHistogram log, spans without status code or error tag): they are counted as
+// answered, so the error rate the verdict would judge is unknown — never a ✓ on it.
+const CodeStatusUnknown = "status_unknown"
+
+// judgeNoStatus makes v at best provisional when most requests of the input carry no status.
+func (a *accum) judgeNoStatus(v *probe.Verdict) {
+	if a.noStatus == 0 || a.noStatus*2 <= a.all.requests {
+		return
+	}
+	v.Add(CodeStatusUnknown, probe.Provisional, fmt.Sprintf("%s of %s requests carry no status (counted as answered): the error rate is unknown, not zero — the timeout rests on latency alone",
+		units.Count(int(a.noStatus)), units.Count(int(a.all.requests))))
 }
 
 // sharePercent spells a share as "12.5%".

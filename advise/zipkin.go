@@ -91,6 +91,7 @@ func (s *spanSets) finish(a *accum, unit time.Duration) {
 		a.note(n)
 	}
 	if n := s.noStatus[i]; n > 0 {
+		a.noStatus = int64(n)
 		a.note(fmt.Sprintf("%s: %d of %d spans carry no http.status_code and no error tag: counted as answered (shown as 200); the source does not say more", s.format, n, chosen.all.requests))
 	}
 	if len(chosen.hosts) > 1 {
