@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/patience-dev/patience/live"
 	"github.com/patience-dev/patience/probe"
 )
 
@@ -40,15 +41,11 @@ func notNegativeDuration(flag string, d time.Duration) flagBound {
 	return flagBound{flag: flag, value: d.String(), bad: d < 0, want: "want 0 or a positive duration"}
 }
 
-// The range of --speed, the time compression of replay --live, serve and demo, and the one
-// definition of it (speedFactor). Above 1000 a scenario's millisecond is a microsecond of
-// real time, below what timers on a busy machine keep; below 0.01 the bundled 4-minute
-// scenario takes 6 h 40 min and a 24 h one 100 days, and past that a scenario's durations
-// divided by the factor leave time.Duration's range (1e-308 made a 4-minute replay "0 ms"
-// and serve's clock NaN).
+// The range of --speed, the time compression of replay --live, serve and demo, is the live
+// package's (live.MinSpeed, live.MaxSpeed): one definition, which speedFactor checks.
 const (
-	minSpeed = 0.01
-	maxSpeed = 1000
+	minSpeed = live.MinSpeed
+	maxSpeed = live.MaxSpeed
 )
 
 // speedRange is the range of --speed as its help says it.

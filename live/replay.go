@@ -128,6 +128,17 @@ func drainOf(sc *scenario.Scenario) time.Duration {
 	return 10 * time.Minute
 }
 
+// MinSpeed and MaxSpeed bound Options.Speed and ServerOptions.Speed, the time compression of
+// a live replay and of serve; cmd's --speed checks against them (the one definition). Above
+// 1000 a scenario's millisecond is a microsecond of real time, below what timers on a busy
+// machine keep; below 0.01 the bundled 4-minute scenario takes 6 h 40 min and a 24 h one 100
+// days, and past that a scenario's durations divided by the factor leave time.Duration's
+// range (1e-308 made a 4-minute replay "0 ms" and serve's clock NaN).
+const (
+	MinSpeed float64 = 0.01
+	MaxSpeed float64 = 1000
+)
+
 // Replay plays sc's load against a real loopback server with real net/http clients, every
 // policy at once on the same arrivals (each against its own in-process server, or all
 // against Target with per-policy tags), the policies' decisions taken by the same
@@ -142,8 +153,8 @@ func Replay(ctx context.Context, sc *scenario.Scenario, opts Options) (*replay.R
 	if speed <= 0 {
 		speed = 1
 	}
-	if math.IsInf(speed, 0) || math.IsNaN(speed) || speed > 1000 {
-		return nil, fmt.Errorf("live replay: --speed %g out of range (0, 1000]", speed)
+	if !(speed >= MinSpeed && speed <= MaxSpeed) {
+		return nil, fmt.Errorf("live replay: --speed %g out of range [%g, %g]", speed, MinSpeed, MaxSpeed)
 	}
 	ld := sc.Load
 	if ld.Rate <= 0 && ld.Concurrency <= 0 && ld.Burst <= 0 {
