@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"time"
 
+	inputpkg "github.com/patience-dev/patience/internal/input"
 	"github.com/patience-dev/patience/probe"
 )
 
@@ -201,7 +201,10 @@ func listLen(s []byte, lit string) int {
 // in the path, else the one the first access_log names, else the first.
 func readNginxConf(spec string) (*logTemplate, error) {
 	path, want, _ := strings.Cut(spec, "#")
-	b, err := os.ReadFile(path)
+	// Through internal/input (issue 24 item 2): capped as a config check reads (4 MiB, far
+	// above any nginx.conf; /dev/zero was read without end) and abandoned by Ctrl-C while a
+	// FIFO without a writer keeps it waiting.
+	b, err := inputpkg.ReadFile(path, inputpkg.MaxCheck, nil)
 	if err != nil {
 		return nil, err
 	}
