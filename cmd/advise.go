@@ -76,8 +76,9 @@ The format is detected from a sample of up to 200 lines: the one most lines matc
 
 nginx: the log_format is compiled from --log-format (the directive's string, or an
 nginx.conf, path#name to pick one); ingress-nginx's default and the common rt=/urt= variants
-are known. With $upstream_* times each upstream attempt is a sample (nginx's own timeouts
-are per attempt) and the report gives the attempts per request the proxy made.
+are known. A line is one request: its status is $status, its latency that of the upstream
+attempt that answered it (nginx's timeouts are per attempt); the attempts per request the
+proxy made (proxy_next_upstream) are counted apart.
 
 Prometheus: one exposition is the process's lifetime, two (files, or a range query) a
 window. Each quantile is given as its bucket bracket and the timeout is rounded up to the
