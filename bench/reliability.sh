@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # bench/reliability.sh — the README's reliability table (issue 17), loopback only: what was
 # tried against patience (hostile inputs, endless files, signals, fuzzing) and whether it held.
-# Prints one Markdown row per trial.
+# Prints one Markdown row per trial. Issue 24's attacks (hard limits) follow, from the
+# bench/limits_*.sh scripts: those with a limits_*_rows function are sourced, limits_probe.sh
+# and limits_advise.sh run as children (their header lines dropped).
 #
-#   bench/reliability.sh [RUNS] [FUZZTIME]    defaults: 200 runs of probe -n 1, 60s a fuzz target
+#   bench/reliability.sh [RUNS] [FUZZTIME] [MB]    defaults: 200 runs of probe -n 1, 60s a fuzz
+#                                                  target, 300 MB HAR and OTLP documents
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-200}
 fuzztime=${2:-60s}
+mb=${3:-300}
 source bench/lib.sh
 p=$work/patience
 row() { printf '| %s | %s | %s |\n' "$1" "$2" "$3"; }
@@ -70,7 +74,30 @@ for t in report:FuzzMergeRender sim:FuzzProfileSimulate probe:FuzzParseProfile s
   row "fuzz $name, $fuzztime" "${execs:-?}, $(grep -c 'new interesting' "$work/out" >/dev/null && grep -o 'total: [0-9]*' "$work/out" | tail -1 | sed 's/total/corpus/')" "$ok"
 done
 
-# Issue 24 item 6: rates, capacities, speeds and durations out of their bounds
-# (bench/limits_rates.sh holds the rows).
+# Issue 24: each script's rows without its header (the child scripts build their own binary
+# and, for the probe, their own loopback targets).
+# noheader also drops the children's temporary directories from paths and escapes a | inside a
+# code span (GFM splits a table row at it before code spans are read).
+noheader() {
+  grep -v '^| tried | result | held |$' | grep -v '^|---|---|---|$' |
+    sed -E 's#/[^ ]*/tmp\.[A-Za-z0-9]+/##g' |
+    perl -pe 's/(`[^`]*`)/my $c = $1; $c =~ s{(?<!\\)\|}{\\|}g; $c/ge' || true
+}
+# Items 1, 5, 10, 11, 12: worker bound, HTTP/2 frames and windows, redaction, the rate rule on
+# short runs, tests that bound work instead of wall time.
+bash bench/limits_probe.sh | noheader || row "\`bench/limits_probe.sh\`" "stopped early (exit $?)" NO
+# Item 2 and 9: Ctrl-C and SIGTERM against a command blocked on its input, a second Ctrl-C,
+# Ctrl-C during replay --live.
+source bench/limits_signals.sh
+limits_signals_rows
+# Items 3 and 4: long lines, HAR and OTLP documents, profile size and counters.
+bash bench/limits_advise.sh "$mb" | noheader || row "\`bench/limits_advise.sh $mb\`" "stopped early (exit $?)" NO
+# Item 6: rates, capacities, speeds and durations out of their bounds.
 source bench/limits_rates.sh
 limits_rates_rows
+# Item 7: names from input through every report format.
+source bench/limits_escape.sh
+limits_escape_rows
+# Item 8: atomic writes, planted symbolic links, --save after a run with no good response.
+source bench/limits_writes.sh
+limits_writes_rows
