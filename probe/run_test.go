@@ -355,7 +355,7 @@ func TestInterruptCutsInFlight(t *testing.T) {
 			t.Errorf("%s: interrupted %v, cut %d, responses %d: want answers and cut requests", tc.name, r.Interrupted, r.InterruptedInFlight, r.Responses)
 		}
 		if failed != 0 || r.Recommendation.NoAnswerRate != 0 || r.Recommendation.ErrorRate != 0 {
-			t.Errorf("%s: errors %v, no-answer rate %v, error rate %v: the cut requests were counted as failures", tc.name, r.Errors, r.Recommendation.NoAnswerRate, r.Recommendation.ErrorRate)
+			t.Errorf("%s: errors %v, no-answer rate %v, error rate %v: the cut requests were counted as failures (sample %v)", tc.name, r.Errors, r.Recommendation.NoAnswerRate, r.Recommendation.ErrorRate, r.ErrorSamples)
 		}
 		if r.Requests != r.Responses+failed+r.InterruptedInFlight {
 			t.Errorf("%s: requests %d ≠ responses %d + errors %d + cut %d", tc.name, r.Requests, r.Responses, failed, r.InterruptedInFlight)
