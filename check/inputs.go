@@ -328,10 +328,8 @@ func nearCheckKey(data []byte) bool {
 	}
 	for _, m := range topKey.FindAllSubmatch(data, -1) {
 		k := strings.ToLower(strings.ReplaceAll(string(m[1]), "-", "_"))
-		for _, want := range []string{"dependencies", "scenarios", "max_amplification"} {
-			if editDistance(k, want) <= 2 {
-				return true
-			}
+		if scenario.Suggest(k, []string{"dependencies", "scenarios", "max_amplification"}) != "" {
+			return true
 		}
 	}
 	return false
@@ -348,27 +346,6 @@ var (
 // target: and one of load:, policy:, policies:.
 func isScenarioFile(data []byte) bool {
 	return scenarioTarget.Match(data) && scenarioOther.Match(data)
-}
-
-// editDistance is the Levenshtein distance between a and b (bytes: keys are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // checkFileKeys are the top-level keys of a check file; dependencyKeys those of one of its
@@ -417,10 +394,5 @@ func otherToolsFile(data []byte) string {
 // foreignKey says whether key is none of keys nor within two edits of one.
 func foreignKey(key string, keys []string) bool {
 	k := strings.ToLower(strings.ReplaceAll(key, "-", "_"))
-	for _, want := range keys {
-		if editDistance(k, want) <= 2 {
-			return false
-		}
-	}
-	return true
+	return scenario.Suggest(k, keys) == ""
 }

@@ -129,8 +129,8 @@ func TestSuggest(t *testing.T) {
 		"connecttimeout": "connect_timeout",
 	}
 	for in, want := range tests {
-		if got := suggest(in, allowed); got != want {
-			t.Errorf("suggest(%q) = %q, want %q", in, got, want)
+		if got := Suggest(in, allowed); got != want {
+			t.Errorf("Suggest(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -197,7 +197,7 @@ func (d *NodeDecoder) Mapping(n *yaml.Node, path string, allowed ...string) (map
 			return nil, d.Errf(k, path, "merge keys (<<) are not supported; write the fields out or use base:")
 		}
 		if !slices.Contains(allowed, k.Value) {
-			if s := suggest(k.Value, allowed); s != "" {
+			if s := Suggest(k.Value, allowed); s != "" {
 				return nil, d.Errf(k, JoinPath(path, k.Value), "unknown field (did you mean %s? want one of %s)", s, strings.Join(allowed, ", "))
 			}
 			return nil, d.Errf(k, JoinPath(path, k.Value), "unknown field (want one of %s)", strings.Join(allowed, ", "))
@@ -366,9 +366,9 @@ func (d *NodeDecoder) Enum(n *yaml.Node, path string, choices ...string) (string
 	return s, nil
 }
 
-// suggest returns the allowed key closest to a misspelt one (edit distance ≤ 2, or a key that
+// Suggest returns the allowed key closest to a misspelt one (edit distance ≤ 2, or a key that
 // differs only by "_" and case), or "".
-func suggest(key string, allowed []string) string {
+func Suggest(key string, allowed []string) string {
 	best, bestD := "", 3
 	norm := func(s string) string {
 		return strings.ToLower(strings.ReplaceAll(strings.ReplaceAll(s, "_", ""), "-", ""))
