@@ -224,6 +224,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	o.Format = r.opts.Format
+	if r.stopped != nil {
+		return r.stopped.result(a, o)
+	}
 	return a.result(o)
 }
 

@@ -101,6 +101,8 @@ type reader struct {
 	// lifetime, two a window).
 	promFirst, promLast map[string]*promSeries
 	promCount           int
+	// stopped is where a run the user stopped ended (nil: every input read).
+	stopped *stopPoint
 }
 
 // readAll reads the inputs in order, detecting each one's format when --format is auto.
@@ -112,7 +114,7 @@ func (r *reader) readAll(ctx context.Context) (*accum, error) {
 		stop = r.progress()
 		defer stop()
 	}
-	for _, name := range r.opts.Files {
+	for i, name := range r.opts.Files {
 		in, err := open(ctx, name, r.opts.Stdin, &r.read)
 		if err != nil {
 			return nil, err
@@ -149,7 +151,15 @@ func (r *reader) readAll(ctx context.Context) (*accum, error) {
 		a, err := r.readFile(ctx, in, f)
 		in.Close()
 		if err != nil {
-			return nil, err
+			if ctx.Err() == nil || a == nil || f == FormatPrometheus {
+				// A scrape cut mid-way is not a smaller scrape: its counters are partial.
+				return nil, err
+			}
+			// Stopped (Ctrl-C): what was read is kept and reported as interrupted.
+			total.merge(a)
+			r.stopped = &stopPoint{file: in.name, lines: a.lines, unread: len(r.opts.Files) - 1 - i, err: err}
+			r.opts.Format = chosen
+			return total, nil
 		}
 		if wrapped != containerNone {
 			a.note(fmt.Sprintf("lines unwrapped from the container runtime's %s format (partial lines joined, stdout and stderr both read)", wrapped))
@@ -400,7 +410,8 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 			case err == nil:
 			case err == io.EOF:
 				return nil
-			case errors.Is(err, errStopped):
+			case errors.Is(err, errStopped) || ctx.Err() != nil:
+				// The run was stopped, whatever the reader made of it.
 				return &InputError{Err: ctx.Err()}
 			default:
 				return &InputError{File: in.name, Err: err}
@@ -417,7 +428,9 @@ func (r *reader) readLines(ctx context.Context, in *input, newParser parserFacto
 	}
 	if readErr != nil {
 		if readErr.File == "" {
-			return nil, readErr.Err // the context's error
+			// Stopped (the context ended): every line before the stop was merged, and the
+			// caller may report them as an interrupted run.
+			return out, readErr.Err
 		}
 		readErr.Line = out.lines + 1 // the line being read: every line before it was merged
 		return nil, readErr

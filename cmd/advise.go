@@ -216,12 +216,12 @@ func adviseRun(opts *AdviseOptions) error {
 	bar, finish := adviseProgress(opts, size)
 	o.Progress = bar
 	res, err := advise.Run(ctx, o)
-	finish(err != nil)
+	finish(err != nil || res.Interrupted)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
-			// advise reports once it has read every input: nothing was printed, and stderr
-			// says so rather than pointing at results above.
+			// Stopped before any sample was read (a stop after some returns them, marked
+			// interrupted): nothing was printed, and stderr says so.
 			return adviseStopped(err)
 		case errors.Is(err, advise.ErrNoSamples):
 			return CannotMeasureError(err)
@@ -254,6 +254,9 @@ func adviseStopped(err error) error {
 func adviseExit(res *probe.Result) error {
 	v := res.Recommendation.Verdict
 	switch {
+	case res.Interrupted:
+		// Stopped by the user: what was read is printed above, marked interrupted.
+		return ErrInterrupted
 	case res.Responses == 0:
 		return CannotMeasureError(fmt.Errorf("no request in the data got a response: %s", errorCounts(res.Errors)))
 	case v.Has(probe.CodeNoGoodResponse):
