@@ -96,6 +96,24 @@ PY
 run "$p" probe --merge "$work/p1.json" "$work/neg.json" -o json
 row "\`probe --merge\` of a profile with a negative status count" "exit $code: $(head -c 120 "$work/err")" "$(held grep -q 'neg.json: field status.500: -1000' "$work/err")"
 
+# probe --merge holds one profile at a time (it held all of them: 40 × 15 MB took 804 MB):
+# 40 links to one 15 MB profile (15 MB of notes, which a merge never keeps).
+python3 - "$work" <<'PY'
+import json, sys
+w = sys.argv[1]
+p = json.load(open(f"{w}/p1.json"))
+p["notes"] = ["n" * 1000] * 15000
+json.dump(p, open(f"{w}/big15.json", "w"))
+PY
+for i in $(seq 40); do ln -f "$work/big15.json" "$work/m$i.json"; done
+run "$p" probe --merge "$work"/m{1..40}.json -o json
+row "\`probe --merge\` of 40 profiles of $(($(stat -c %s "$work/big15.json") >> 20)) MiB" "exit $code (1: the merged verdict, a 503 in three), ${secs}s, peak RSS $mib MiB" "$(held test "$code" -le 1 -a "$mib" -lt 200)"
+# --log-format FILE#NAME reads an nginx.conf through the same bounded input: /dev/zero is
+# refused at 4 MiB (an uncapped read never ended).
+printf 'latency_ms\n12\n' >"$work/one.csv"
+run timeout 60 "$p" advise "$work/one.csv" --log-format '/dev/zero#main' -o json
+row "\`advise --log-format /dev/zero#main\`" "exit $code, ${secs}s, peak RSS $mib MiB: $(head -c 100 "$work/err")" "$(held grep -q 'larger than 4 MiB' "$work/err")"
+
 # The tests that pin them (each fails on the code before the fix).
 for t in "advise:TestLineChunkerLinear|TestLongLineStopsOnCancel|TestLongLineCapEverySource|TestMalformedReasonBounded" \
   "advise:TestOTLPStreamsSpans|TestHARBodyNotHeld|TestOTLPOlderScopeName|TestJSONUnitCap|TestProfileCapped" \

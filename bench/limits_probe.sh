@@ -60,16 +60,27 @@ done
 n=$(cat "$work/out" "$work/sec.json" | grep -c s3cret || true)
 row "\`probe\` with pwd, pass, jwt, code, otp, hmac, Policy, Key-Pair-Id and X-Jwt, X-Bearer, X-Pass, X-Otp" "$n lines hold the secret" "$(held test "$n" -eq 0)"
 
-# Item 11: short runs on a (possibly loaded) machine keep the rate rule.
+# Item 11: short runs on a (possibly loaded) machine keep the rate rule. A run that exits 3
+# must have been truly behind: its own JSON (achieved and requested rate) must put the lag
+# behind a perfect schedule past the rule's tolerance (the larger of one send interval and
+# 10 ms) — a false failure (issue 24: one send 5 ms late failed a 3-request run) does not.
+# Each failing run's stderr and schedule are kept in the row.
 for _ in $(seq "$hogs"); do timeout 600 sh -c 'while :; do :; done' & done
-bad=0
-for _ in $(seq "$runs"); do
-  code=0; "$p" probe "$BASE/fast" -n 3 -q >/dev/null 2>&1 || code=$?
-  [ "$code" -eq 3 ] && bad=$((bad + 1))
+bad=0 wrong=0 seen=""
+for i in $(seq "$runs"); do
+  code=0; "$p" probe "$BASE/fast" -n 3 -q -o json >"$work/r$i.json" 2>"$work/r$i.err" || code=$?
+  [ "$code" -eq 3 ] || continue
+  bad=$((bad + 1))
+  req=$(grep -o '"requested_per_s": *[0-9.e+-]*' "$work/r$i.json" | grep -o '[0-9.e+-]*$')
+  got=$(grep -o '"achieved_per_s": *[0-9.e+-]*' "$work/r$i.json" | grep -o '[0-9.e+-]*$')
+  lag=$(awk -v r="$req" -v a="$got" 'BEGIN { printf "%.0f", 3 / a * 1000 - 3 / r * 1000 }')
+  tol=$(awk -v r="$req" 'BEGIN { t = 1000 / r; if (t < 10) t = 10; printf "%.0f", t }')
+  [ "$lag" -gt "$tol" ] || wrong=$((wrong + 1))
+  seen="$seen run $i: $(awk -v a="$got" 'BEGIN { printf "%.4g", a }')/s of ${req}/s, ${lag} ms behind (tolerance ${tol} ms): $(head -c 60 "$work/r$i.err");"
 done
 load=$(cut -d' ' -f1 /proc/loadavg)
 [ "$hogs" -gt 0 ] && { jobs -p | xargs -r kill 2>/dev/null || true; }
-row "\`probe -n 3\` × $runs with $hogs busy loops (load $load)" "$bad runs exited 3 (rate not kept)" "$(held test "$bad" -eq 0)"
+row "\`probe -n 3\` × $runs with $hogs busy loops (load $load)" "$bad runs exited 3 (rate not kept), $wrong of them within the tolerance;$seen" "$(held test "$wrong" -eq 0)"
 
 # Item 12: the "is quick" tests freeze for 2.5 s mid-run (SIGSTOP, as a loaded machine does);
 # they bound the work done, not the wall clock.
