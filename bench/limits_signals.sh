@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/limits_signals.sh — issue 24 items 2 and 9: Ctrl-C (SIGINT) and SIGTERM against a
 # command blocked on its input (a FIFO with no writer, a FIFO whose writer is idle, an idle
-# pipe on standard input), a second Ctrl-C while the run waits on a stdout nobody reads, and
+# pipe on standard input, a pipe that brought lines first), a second Ctrl-C while the run waits on a stdout nobody reads, and
 # Ctrl-C during `replay --live`; one Markdown row per attack in the form of README's
 # reliability table (tried | result | held). Loopback only; nothing is ever sent.
 #
@@ -89,6 +89,18 @@ YAML
     run INT "$p" $args < <(sleep 30)
     row "Ctrl-C, \`sleep 30 \\| patience $args\`" "exit $code in $ms ms: $(errline)" "$(verdict)"
   done
+
+  # 3b. Ctrl-C after 3,000 lines arrived and the writer went idle (`tail -f access.log |`):
+  # the report of those lines is printed, marked interrupted (it printed nothing).
+  "$p" advise - --log-format '$remote_addr - [$time_local] "$request" $status $request_time' -o json \
+    < <(for i in $(seq 3000); do echo "10.0.0.1 - [01/May/2024:10:00:00 +0000] \"GET /a HTTP/1.1\" 200 0.1$((i % 50 + 10))"; done; sleep 30) \
+    >"$f/out.json" 2>"$f/err" &
+  pid=$!
+  sleep 2
+  stop "$pid" INT
+  msg=$(grep -o 'interrupted: reading stopped in (stdin) after [0-9]* lines' "$f/out.json" || true)
+  row "Ctrl-C after 3,000 lines, \`(lines; sleep 30) \\| patience advise -\`" "exit $code in $ms ms: ${msg:-no report}" \
+    "$([ "$code" -eq 130 ] && [ "$msg" = 'interrupted: reading stopped in (stdin) after 3000 lines' ] && echo yes || echo NO)"
 
   # 4. A second Ctrl-C while the run waits on a stdout nobody reads (a suspended pager):
   # replay -o json is ~300 KB, past a pipe's buffer.
