@@ -143,10 +143,7 @@ type Server struct {
 
 // NewServer prepares a server for sc; Start opens the socket.
 func NewServer(sc *scenario.Scenario, opts ServerOptions) *Server {
-	speed := opts.Speed
-	if speed <= 0 {
-		speed = 1
-	}
+	speed := speedOrDefault(opts.Speed)
 	seed := opts.Seed
 	if seed == 0 {
 		seed = sc.Seed
