@@ -886,23 +886,12 @@ func (r *run) upperAttempt(level int, lr *logical, timeout time.Duration) result
 	go func() {
 		defer r.wg.Done()
 		kind, reason, last, hasLast := r.call(level+1, lr)
-		var o policy.Outcome
-		switch {
-		case kind != replay.EndFailed:
-			if kind == replay.EndDegraded {
-				lr.mu.Lock()
-				lr.degraded = true
-				lr.mu.Unlock()
-			}
-			o = policy.Outcome{Kind: policy.Success, Status: 200}
-		case hasLast:
-			o = last
-		case reason == replay.ReasonBreakerOpen || reason == replay.ReasonBulkhead:
-			o = policy.Outcome{Kind: policy.Status, Status: 503}
-		default:
-			o = policy.Outcome{Kind: policy.Timeout}
+		if kind == replay.EndDegraded {
+			lr.mu.Lock()
+			lr.degraded = true
+			lr.mu.Unlock()
 		}
-		ch <- o
+		ch <- replay.AnswerAbove(kind, reason, last, hasLast)
 	}()
 	var expire <-chan time.Time
 	if timeout > 0 {

@@ -3,6 +3,7 @@ package replay
 import (
 	"time"
 
+	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/scenario"
 )
 
@@ -50,4 +51,20 @@ func (p *PolicyResult) Tally(sc *scenario.Scenario, s *Second, f Finished) {
 			p.FailedWhileDown++
 		}
 	}
+}
+
+// AnswerAbove is what a finished call of a lower layer is to the attempt of the layer above
+// that issued it: a 200 when it succeeded (degraded or not), else its last outcome, a 503
+// when the breaker or bulkhead refused it before any attempt, a timeout otherwise. The
+// simulator and the live driver both call it.
+func AnswerAbove(end End, reason string, last policy.Outcome, hasLast bool) policy.Outcome {
+	switch {
+	case end != EndFailed:
+		return policy.Outcome{Kind: policy.Success, Status: 200}
+	case hasLast:
+		return last
+	case reason == ReasonBreakerOpen || reason == ReasonBulkhead:
+		return policy.Outcome{Kind: policy.Status, Status: 503}
+	}
+	return policy.Outcome{Kind: policy.Timeout}
 }

@@ -1071,22 +1071,11 @@ func (e *engine) endCall(c *call, kind replay.End, reason string) {
 		return
 	}
 	if parent != nil && parent.gen == parentGen && !parent.callerOff {
-		var o policy.Outcome
-		switch {
-		case kind != replay.EndFailed:
-			if kind == replay.EndDegraded {
-				r.degraded = true
-			}
-			o = policy.Outcome{Kind: policy.Success, Status: 200}
-		case hasLast:
-			o = last
-		case reason == replay.ReasonBreakerOpen || reason == replay.ReasonBulkhead:
-			o = policy.Outcome{Kind: policy.Status, Status: 503}
-		default:
-			o = policy.Outcome{Kind: policy.Timeout}
+		if kind == replay.EndDegraded {
+			r.degraded = true
 		}
 		e.unref(r)
-		e.resolve(parent, o)
+		e.resolve(parent, replay.AnswerAbove(kind, reason, last, hasLast))
 		return
 	}
 	e.unref(r)
