@@ -42,7 +42,8 @@ func notNegativeDuration(flag string, d time.Duration) flagBound {
 }
 
 // The range of --speed, the time compression of replay --live, serve and demo, is the live
-// package's (live.MinSpeed, live.MaxSpeed): one definition, which speedFactor checks.
+// package's (live.MinSpeed, live.MaxSpeed): one definition, which speedFactor checks with
+// live.SpeedInRange, the check Replay makes.
 const (
 	minSpeed = live.MinSpeed
 	maxSpeed = live.MaxSpeed
@@ -53,7 +54,7 @@ var speedRange = strconv.FormatFloat(minSpeed, 'g', -1, 64) + " to " + strconv.F
 
 // speedFactor is the bound of --speed, which every command with the flag calls.
 func speedFactor(v float64) flagBound {
-	return flagBound{flag: "--speed", value: strconv.FormatFloat(v, 'g', -1, 64), bad: !(v >= minSpeed && v <= maxSpeed),
+	return flagBound{flag: "--speed", value: strconv.FormatFloat(v, 'g', -1, 64), bad: !live.SpeedInRange(v),
 		want: "want a factor from " + strconv.FormatFloat(minSpeed, 'g', -1, 64) + " (a hundred times slower than real time) to " +
 			strconv.FormatFloat(maxSpeed, 'g', -1, 64)}
 }

@@ -115,9 +115,7 @@ func CheckTarget(raw string) (*url.URL, error) {
 // Estimate is the real run time of a live replay: arrivals last Duration/Speed; the run
 // may go on up to (Duration+Drain)/Speed while requests finish.
 func Estimate(sc *scenario.Scenario, speed float64) (typical, most time.Duration) {
-	if speed <= 0 {
-		speed = 1
-	}
+	speed = speedOrDefault(speed)
 	return time.Duration(float64(sc.Duration) / speed), time.Duration(float64(sc.Duration+drainOf(sc)) / speed)
 }
 
@@ -139,6 +137,18 @@ const (
 	MaxSpeed float64 = 1000
 )
 
+// SpeedInRange says whether speed is a time compression live replay and serve accept:
+// within [MinSpeed, MaxSpeed], NaN not. Replay and cmd's --speed bound both ask it.
+func SpeedInRange(speed float64) bool { return speed >= MinSpeed && speed <= MaxSpeed }
+
+// speedOrDefault is speed, or 1 (real time) when it is not set (0 or below).
+func speedOrDefault(speed float64) float64 {
+	if speed <= 0 {
+		return 1
+	}
+	return speed
+}
+
 // Replay plays sc's load against a real loopback server with real net/http clients, every
 // policy at once on the same arrivals (each against its own in-process server, or all
 // against Target with per-policy tags), the policies' decisions taken by the same
@@ -149,141 +159,214 @@ func Replay(ctx context.Context, sc *scenario.Scenario, opts Options) (*replay.R
 	if sc == nil {
 		return nil, errors.New("live replay: nil scenario")
 	}
-	speed := opts.Speed
-	if speed <= 0 {
-		speed = 1
-	}
-	if !(speed >= MinSpeed && speed <= MaxSpeed) {
+	speed := speedOrDefault(opts.Speed)
+	if !SpeedInRange(speed) {
 		return nil, fmt.Errorf("live replay: --speed %g out of range [%g, %g]", speed, MinSpeed, MaxSpeed)
 	}
-	ld := sc.Load
-	if ld.Rate <= 0 && ld.Concurrency <= 0 && ld.Burst <= 0 {
-		return nil, fmt.Errorf("live replay: scenario %s has no load (rate, concurrency or burst)", sc.Name)
+	if err := checkReplayable(sc); err != nil {
+		return nil, err
 	}
-	if len(sc.Policies) == 0 {
-		return nil, fmt.Errorf("live replay: scenario %s has no policy", sc.Name)
+	target, err := targetOf(opts.Target)
+	if err != nil {
+		return nil, err
 	}
-	for _, p := range sc.Policies {
-		for _, l := range p.Layers {
-			if l.Policy == nil {
-				return nil, fmt.Errorf("live replay: layer %s of policy %s has no policy", l.Name, p.Name)
-			}
-		}
-	}
-	var target *url.URL
-	if opts.Target != "" {
-		u, err := CheckTarget(opts.Target)
-		if err != nil {
-			return nil, err
-		}
-		target = u
-	}
-	logw := opts.Log
-	if logw == nil {
-		logw = io.Discard
-	}
-	maxConc := opts.MaxConcurrency
-	if maxConc <= 0 {
-		maxConc = min(DefaultMaxConcurrency, fdBudget())
-	}
-	typical, most := Estimate(sc, speed)
-	sequential := opts.Sequential && target == nil
-	how := "at once"
-	if sequential {
-		n := time.Duration(len(sc.Policies))
-		typical, most, how = n*typical, n*most, "one after another"
-	}
-	fmt.Fprintf(logw, "live: %d %s %s, %s of arrivals at speed %g: about %s real time (at most %s with the %s drain)\n",
-		len(sc.Policies), plural(len(sc.Policies), "policy", "policies"), how, units.Duration(sc.Duration), speed,
-		units.Duration(typical.Round(100*time.Millisecond)), units.Duration(most.Round(100*time.Millisecond)), units.Duration(drainOf(sc)))
-
-	if sc.Target.Conflicts == "single-row" {
-		fmt.Fprintln(logw, "live: warning: conflicts: single-row is not modelled on real sockets yet; writes never conflict, so results differ from the simulation")
-	}
+	rp := newReplayer(sc, opts, speed, target)
+	rp.announce()
 	res := &replay.Result{
 		Schema: replay.Schema, Mode: replay.ModeLive, Scenario: sc.Name, Description: sc.Description,
 		Seed: sc.Seed, DurationMs: msOf(sc.Duration), IncidentEndMs: replay.IncidentEndMs(sc),
 		Incidents: replay.IncidentsOf(sc),
 	}
+	if err := rp.play(ctx); err != nil {
+		return nil, err
+	}
+	rp.gather(ctx, res)
+	if err := ctx.Err(); err != nil {
+		res.Interrupted = true
+		return res, err
+	}
+	return res, nil
+}
+
+// checkReplayable refuses a scenario that has nothing to replay: no load, no policy, or a
+// layer without its policy.
+func checkReplayable(sc *scenario.Scenario) error {
+	ld := sc.Load
+	if ld.Rate <= 0 && ld.Concurrency <= 0 && ld.Burst <= 0 {
+		return fmt.Errorf("live replay: scenario %s has no load (rate, concurrency or burst)", sc.Name)
+	}
+	if len(sc.Policies) == 0 {
+		return fmt.Errorf("live replay: scenario %s has no policy", sc.Name)
+	}
+	for _, p := range sc.Policies {
+		for _, l := range p.Layers {
+			if l.Policy == nil {
+				return fmt.Errorf("live replay: layer %s of policy %s has no policy", l.Name, p.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// targetOf is the checked --target URL, or nil when there is none (in-process servers).
+func targetOf(raw string) (*url.URL, error) {
+	if raw == "" {
+		return nil, nil
+	}
+	return CheckTarget(raw)
+}
+
+// replayer is one live replay of every policy of a scenario: its runs, one per policy, and
+// what they share.
+type replayer struct {
+	sc         *scenario.Scenario
+	speed      float64
+	log        io.Writer
+	fidelity   *Fidelity
+	sequential bool // one policy after another, each against a fresh in-process server
+	runs       []*run
+}
+
+// newReplayer builds a run per policy, each with its in-process server (not started yet)
+// or aimed at target, all sharing one cap on attempts in flight.
+func newReplayer(sc *scenario.Scenario, opts Options, speed float64, target *url.URL) *replayer {
+	rp := &replayer{sc: sc, speed: speed, log: opts.Log, fidelity: opts.Fidelity,
+		sequential: opts.Sequential && target == nil}
+	if rp.log == nil {
+		rp.log = io.Discard
+	}
+	maxConc := opts.MaxConcurrency
+	if maxConc <= 0 {
+		maxConc = min(DefaultMaxConcurrency, fdBudget())
+	}
 	sem := make(chan struct{}, maxConc)
 	var warnOnce sync.Once
-	runs := make([]*run, len(sc.Policies))
+	rp.runs = make([]*run, len(sc.Policies))
 	for i, p := range sc.Policies {
-		r := &run{sc: sc, p: p, speed: speed, sem: sem, log: logw, warnOnce: &warnOnce, tag: "p" + strconv.Itoa(i)}
+		r := &run{sc: sc, p: p, speed: speed, sem: sem, log: rp.log, warnOnce: &warnOnce, tag: "p" + strconv.Itoa(i)}
 		if target != nil {
 			r.base = strings.TrimSuffix(target.String(), "/")
 		} else {
 			r.srv = NewServer(sc, ServerOptions{Speed: speed})
 		}
-		runs[i] = r
+		rp.runs[i] = r
 	}
-	// startServer starts a policy's in-process server right before its replay: phases are
-	// timed from the server's start.
-	startServer := func(r *run) error {
-		if r.srv == nil {
-			return nil
+	return rp
+}
+
+// announce logs the run-time estimate, and the warning when the scenario has a trait real
+// sockets do not model.
+func (rp *replayer) announce() {
+	sc := rp.sc
+	typical, most := Estimate(sc, rp.speed)
+	how := "at once"
+	if rp.sequential {
+		n := time.Duration(len(sc.Policies))
+		typical, most, how = n*typical, n*most, "one after another"
+	}
+	fmt.Fprintf(rp.log, "live: %d %s %s, %s of arrivals at speed %g: about %s real time (at most %s with the %s drain)\n",
+		len(sc.Policies), plural(len(sc.Policies), "policy", "policies"), how, units.Duration(sc.Duration), rp.speed,
+		units.Duration(typical.Round(100*time.Millisecond)), units.Duration(most.Round(100*time.Millisecond)), units.Duration(drainOf(sc)))
+
+	if sc.Target.Conflicts == "single-row" {
+		fmt.Fprintln(rp.log, "live: warning: conflicts: single-row is not modelled on real sockets yet; writes never conflict, so results differ from the simulation")
+	}
+}
+
+// play replays the policies, all at once or one after another, with the clock watched
+// when Fidelity is asked for. An in-process server that cannot start stops the replay.
+func (rp *replayer) play(ctx context.Context) error {
+	if !rp.sequential {
+		if err := rp.startAll(); err != nil {
+			return err
 		}
-		if err := r.srv.Start("127.0.0.1:0"); err != nil {
-			r.srv = nil
-			return fmt.Errorf("live replay: start the in-process server: %w", err)
-		}
-		r.base = r.srv.URL()
-		return nil
 	}
-	stopAll := func() {
-		for _, r := range runs {
-			if r.srv != nil && r.base != "" {
-				_ = r.srv.Stop(time.Second)
-			}
-		}
-	}
-	if !sequential {
-		for _, r := range runs {
-			if err := startServer(r); err != nil {
-				stopAll()
-				return nil, err
-			}
-		}
-	}
-	var clockDone chan struct{}
-	var watched sync.WaitGroup
-	if opts.Fidelity != nil {
-		clockDone = make(chan struct{})
-		watched.Add(1)
-		go func() {
-			defer watched.Done()
-			watchClock(clockDone, opts.Fidelity, speed)
-		}()
-	}
+	stopWatch := rp.watch()
 	var wg sync.WaitGroup
-	for _, r := range runs {
-		if sequential {
-			if ctx.Err() != nil {
-				break
-			}
-			if err := startServer(r); err != nil {
-				stopAll()
-				return nil, err
-			}
-			r.play(ctx)
+	for _, r := range rp.runs {
+		if !rp.sequential {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r.play(ctx)
+			}()
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.play(ctx)
-		}()
+		if ctx.Err() != nil {
+			break
+		}
+		if err := rp.start(r); err != nil {
+			rp.stopAll()
+			return err
+		}
+		r.play(ctx)
 	}
 	wg.Wait()
-	if clockDone != nil {
-		close(clockDone)
-		watched.Wait()
-		f := opts.Fidelity
-		fmt.Fprintf(logw, "live: timer lateness p50 %s p99 %s max %s (×%g in scenario time)\n",
-			units.Duration(f.LatenessP50), units.Duration(f.LatenessP99), units.Duration(f.LatenessMax), speed)
+	stopWatch()
+	return nil
+}
+
+// start starts a run's in-process server right before its replay: phases are timed from the
+// server's start.
+func (rp *replayer) start(r *run) error {
+	if r.srv == nil {
+		return nil
 	}
+	if err := r.srv.Start("127.0.0.1:0"); err != nil {
+		r.srv = nil
+		return fmt.Errorf("live replay: start the in-process server: %w", err)
+	}
+	r.base = r.srv.URL()
+	return nil
+}
+
+// startAll starts every run's in-process server, or stops those started when one cannot.
+func (rp *replayer) startAll() error {
+	for _, r := range rp.runs {
+		if err := rp.start(r); err != nil {
+			rp.stopAll()
+			return err
+		}
+	}
+	return nil
+}
+
+// stopAll stops the in-process servers that were started.
+func (rp *replayer) stopAll() {
+	for _, r := range rp.runs {
+		if r.srv != nil && r.base != "" {
+			_ = r.srv.Stop(time.Second)
+		}
+	}
+}
+
+// watch starts measuring timer lateness into rp.fidelity, if asked; the function it returns
+// stops the measure and logs it.
+func (rp *replayer) watch() (stop func()) {
+	if rp.fidelity == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var watched sync.WaitGroup
+	watched.Add(1)
+	go func() {
+		defer watched.Done()
+		watchClock(done, rp.fidelity, rp.speed)
+	}()
+	return func() {
+		close(done)
+		watched.Wait()
+		f := rp.fidelity
+		fmt.Fprintf(rp.log, "live: timer lateness p50 %s p99 %s max %s (×%g in scenario time)\n",
+			units.Duration(f.LatenessP50), units.Duration(f.LatenessP99), units.Duration(f.LatenessMax), rp.speed)
+	}
+}
+
+// gather finishes every run that started, stops its server and adds its result to res;
+// the lesson weighs the policies that ran to the end: a cut one is not graded.
+func (rp *replayer) gather(ctx context.Context, res *replay.Result) {
 	var graded []replay.PolicyResult
-	for _, r := range runs {
+	for _, r := range rp.runs {
 		if r.hist == nil {
 			continue // interrupted before its turn
 		}
@@ -292,19 +375,13 @@ func Replay(ctx context.Context, sc *scenario.Scenario, opts Options) (*replay.R
 			_ = r.srv.Stop(time.Second)
 		}
 		if r.cut {
-			markInterrupted(&r.res, r.cutAt, sc.Duration)
+			markInterrupted(&r.res, r.cutAt, rp.sc.Duration)
 		} else {
 			graded = append(graded, r.res)
 		}
 		res.Policies = append(res.Policies, r.res)
 	}
-	// The lesson weighs the policies that ran to the end: a cut one is not graded.
-	res.Lesson = replay.LessonOf(sc, graded)
-	if err := ctx.Err(); err != nil {
-		res.Interrupted = true
-		return res, err
-	}
-	return res, nil
+	res.Lesson = replay.LessonOf(rp.sc, graded)
 }
 
 func plural(n int, one, many string) string {
@@ -584,9 +661,7 @@ func (r *run) arrive(id uint64, client int, wait bool) {
 	r.second(now).Arrivals++
 	if single && !r.acquireWorker(client, now) {
 		r.res.NoWorker++
-		r.res.Failed++
-		r.res.FailureReasons[replay.ReasonNoWorker]++
-		r.second(now).Failed++
+		r.res.Tally(r.sc, r.second(now), replay.Finished{End: replay.EndFailed, Reason: replay.ReasonNoWorker, Start: now})
 		r.mu.Unlock()
 		return
 	}
@@ -600,7 +675,7 @@ func (r *run) arrive(id uint64, client int, wait bool) {
 	body := func() {
 		defer r.wg.Done()
 		kind, reason, last, hasLast := r.call(0, lr)
-		if kind == outcomeFailed && hasLast && !r.idempotent && policy.Classify(last) == policy.ClassUnknown {
+		if kind == replay.EndFailed && hasLast && !r.idempotent && policy.Classify(last) == policy.ClassUnknown {
 			r.mu.Lock()
 			r.res.UnknownOutcomes++
 			r.mu.Unlock()
@@ -655,41 +730,20 @@ func (r *run) releaseWorker(client int, now time.Duration) {
 	r.levelsChanged(now)
 }
 
-const (
-	outcomeSucceeded = iota
-	outcomeFailed
-	outcomeDegraded
-)
-
-func (r *run) finish(lr *logical, kind int, reason string, holdsWorker bool) {
+func (r *run) finish(lr *logical, kind replay.End, reason string, holdsWorker bool) {
 	now := r.now()
-	if r.runCtx.Err() != nil && kind == outcomeFailed {
+	if r.runCtx.Err() != nil && kind == replay.EndFailed {
 		// Still in flight when the drain ended (or the run was interrupted): the simulator's
 		// "stuck", at the horizon.
 		reason = replay.ReasonStuck
 		now = min(now, r.sc.Duration+drainOf(r.sc))
 	}
-	if kind == outcomeSucceeded && lr.degraded {
-		kind = outcomeDegraded
+	if kind == replay.EndSucceeded && lr.degraded {
+		kind = replay.EndDegraded
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := r.second(now)
-	switch kind {
-	case outcomeSucceeded:
-		r.res.Succeeded++
-		s.Succeeded++
-	case outcomeDegraded:
-		r.res.Degraded++
-		s.Degraded++
-	default:
-		r.res.Failed++
-		s.Failed++
-		r.res.FailureReasons[reason]++
-		if !lr.turnedAway && replay.DependencyFailure(reason) && r.sc.DownAt(lr.start) {
-			r.res.FailedWhileDown++
-		}
-	}
+	r.res.Tally(r.sc, r.second(now), replay.Finished{End: kind, Reason: reason, Start: lr.start, TurnedAway: lr.turnedAway})
 	_ = r.hist.RecordValue(max(int64((now-lr.start)/time.Microsecond), 1))
 	r.lastEnd = max(r.lastEnd, now)
 	r.inFlight--
@@ -716,7 +770,7 @@ type result struct {
 
 // call runs one logical request at a layer under its policy: the same protocol as the
 // simulator (AttemptTimeout, breaker, bulkhead, attempt, Next, sleep Wait).
-func (r *run) call(level int, lr *logical) (kind int, reason string, last policy.Outcome, hasLast bool) {
+func (r *run) call(level int, lr *logical) (kind replay.End, reason string, last policy.Outcome, hasLast bool) {
 	lp := r.levels[level]
 	cs := r.clients[lr.client]
 	ls := &cs.levels[level]
@@ -733,7 +787,7 @@ func (r *run) call(level int, lr *logical) (kind int, reason string, last policy
 		if !ok {
 			// The server below the upper layers has no free worker: it answers 503 at once,
 			// and the layer above decides whether to try again.
-			return outcomeFailed, replay.ReasonNoWorker, policy.Outcome{Kind: policy.Status, Status: 503}, true
+			return replay.EndFailed, replay.ReasonNoWorker, policy.Outcome{Kind: policy.Status, Status: 503}, true
 		}
 		defer func() {
 			now := r.now()
@@ -749,27 +803,27 @@ func (r *run) call(level int, lr *logical) (kind int, reason string, last policy
 	}
 	for {
 		if r.runCtx.Err() != nil {
-			return outcomeFailed, replay.ReasonStuck, last, hasLast
+			return replay.EndFailed, replay.ReasonStuck, last, hasLast
 		}
 		now := r.now()
 		timeout, ok := c.AttemptTimeout(now)
 		if !ok {
-			return outcomeFailed, replay.ReasonDeadline, last, hasLast
+			return replay.EndFailed, replay.ReasonDeadline, last, hasLast
 		}
 		cs.mu.Lock()
 		if ls.breaker != nil && !ls.breaker.Allow(cs.monotonic(now)) {
 			cs.mu.Unlock()
 			if lp.Fallback {
-				return outcomeDegraded, "", last, hasLast
+				return replay.EndDegraded, "", last, hasLast
 			}
-			return outcomeFailed, replay.ReasonBreakerOpen, last, hasLast
+			return replay.EndFailed, replay.ReasonBreakerOpen, last, hasLast
 		}
 		if ls.bulkhead != nil && !ls.bulkhead.TryAcquire() {
 			cs.mu.Unlock()
 			if lp.Fallback {
-				return outcomeDegraded, "", last, hasLast
+				return replay.EndDegraded, "", last, hasLast
 			}
-			return outcomeFailed, replay.ReasonBulkhead, last, hasLast
+			return replay.EndFailed, replay.ReasonBulkhead, last, hasLast
 		}
 		cs.mu.Unlock()
 
@@ -786,7 +840,7 @@ func (r *run) call(level int, lr *logical) (kind int, reason string, last policy
 		}
 		if res.aborted {
 			cs.mu.Unlock()
-			return outcomeFailed, replay.ReasonStuck, last, hasLast
+			return replay.EndFailed, replay.ReasonStuck, last, hasLast
 		}
 		if ls.breaker != nil {
 			ls.breaker.Record(now, !policy.BreakerFailure(res.o))
@@ -796,12 +850,12 @@ func (r *run) call(level int, lr *logical) (kind int, reason string, last policy
 		last, hasLast = res.o, true
 		if res.o.Kind == policy.Success {
 			r.addMalformed(c)
-			return outcomeSucceeded, "", last, hasLast
+			return replay.EndSucceeded, "", last, hasLast
 		}
 		if d.Retry {
 			if !r.sleep(d.Wait) {
 				r.addMalformed(c)
-				return outcomeFailed, replay.ReasonStuck, last, hasLast
+				return replay.EndFailed, replay.ReasonStuck, last, hasLast
 			}
 			continue
 		}
@@ -811,7 +865,7 @@ func (r *run) call(level int, lr *logical) (kind int, reason string, last policy
 		case replay.ReasonBudget, replay.ReasonDeadline:
 			reason = d.Reason
 		}
-		return outcomeFailed, reason, last, hasLast
+		return replay.EndFailed, reason, last, hasLast
 	}
 }
 
@@ -832,23 +886,12 @@ func (r *run) upperAttempt(level int, lr *logical, timeout time.Duration) result
 	go func() {
 		defer r.wg.Done()
 		kind, reason, last, hasLast := r.call(level+1, lr)
-		var o policy.Outcome
-		switch {
-		case kind != outcomeFailed:
-			if kind == outcomeDegraded {
-				lr.mu.Lock()
-				lr.degraded = true
-				lr.mu.Unlock()
-			}
-			o = policy.Outcome{Kind: policy.Success, Status: 200}
-		case hasLast:
-			o = last
-		case reason == replay.ReasonBreakerOpen || reason == replay.ReasonBulkhead:
-			o = policy.Outcome{Kind: policy.Status, Status: 503}
-		default:
-			o = policy.Outcome{Kind: policy.Timeout}
+		if kind == replay.EndDegraded {
+			lr.mu.Lock()
+			lr.degraded = true
+			lr.mu.Unlock()
 		}
-		ch <- o
+		ch <- replay.AnswerAbove(kind, reason, last, hasLast)
 	}()
 	var expire <-chan time.Time
 	if timeout > 0 {

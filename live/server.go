@@ -143,10 +143,7 @@ type Server struct {
 
 // NewServer prepares a server for sc; Start opens the socket.
 func NewServer(sc *scenario.Scenario, opts ServerOptions) *Server {
-	speed := opts.Speed
-	if speed <= 0 {
-		speed = 1
-	}
+	speed := speedOrDefault(opts.Speed)
 	seed := opts.Seed
 	if seed == 0 {
 		seed = sc.Seed
@@ -426,7 +423,9 @@ func (s *Server) execute(r *http.Request, logical string) {
 	}
 }
 
-// ServeHTTP handles one request through the target model.
+// ServeHTTP handles one request through the target model, in stages: read the request,
+// draw the phase's fault, answer the faults that end it, then the application (idempotency
+// key, a worker, the service time, the side effect).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == StatsPath {
 		s.writeStats(w)
@@ -437,11 +436,48 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)
 
+	in, ok := s.readIncoming(w, r)
+	if !ok {
+		return
+	}
+	pi, phase := s.phaseAt(s.scenarioTime(arrival))
+	draws := s.drawsOf(r, in.logical)
+	var fault *scenario.Fault
+	if draws != nil {
+		fault = pickFault(phase, draws.u)
+	} else {
+		fault = s.drawFault(phase)
+	}
+	if s.answerFault(w, r, fault) {
+		return
+	}
+	reset := fault != nil && fault.Kind == scenario.FaultReset
+	if reset {
+		s.countFault(string(fault.Kind))
+	}
+	if !s.beginKey(w, in, reset) {
+		return
+	}
+	s.serve(w, r, in, pi, draws, reset)
+}
+
+// incoming is a request as read: its body, its idempotency key and its logical id (the key
+// when the request has no logical id).
+type incoming struct {
+	body    []byte
+	key     string
+	logical string
+}
+
+// readIncoming reads the body and the headers the target model reads, or answers the
+// request itself when it is malformed (a body too large or unreadable, a bad key, a logical
+// id too long).
+func (s *Server) readIncoming(w http.ResponseWriter, r *http.Request) (incoming, bool) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
 	if err != nil {
 		w.Header().Set("Connection", "close")
 		s.plain(w, http.StatusBadRequest, "cannot read the request body: "+err.Error())
-		return
+		return incoming{}, false
 	}
 	// The request is read: from here the service time is the scenario's, however long,
 	// and the client's leaving (not a read deadline) is what ends it early.
@@ -452,91 +488,105 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.CopyN(io.Discard, r.Body, drainMax)
 		w.Header().Set("Connection", "close")
 		s.plain(w, http.StatusRequestEntityTooLarge, "request body over 1 MiB")
-		return
+		return incoming{}, false
 	}
-	var key string
+	in := incoming{body: body}
 	if vals := r.Header.Values(IdempotencyKeyHeader); len(vals) > 1 {
 		s.plain(w, http.StatusBadRequest, "more than one Idempotency-Key")
-		return
+		return incoming{}, false
 	} else if len(vals) == 1 {
-		if key, err = ParseIdempotencyKey(vals[0]); err != nil {
+		if in.key, err = ParseIdempotencyKey(vals[0]); err != nil {
 			s.plain(w, http.StatusBadRequest, err.Error())
-			return
+			return incoming{}, false
 		}
 	}
-	logical := r.Header.Get(LogicalIDHeader)
-	if len(logical) > MaxLogicalIDLen {
+	in.logical = r.Header.Get(LogicalIDHeader)
+	if len(in.logical) > MaxLogicalIDLen {
 		s.plain(w, http.StatusRequestHeaderFieldsTooLarge, fmt.Sprintf("%s longer than %d bytes", LogicalIDHeader, MaxLogicalIDLen))
-		return
+		return incoming{}, false
 	}
-	if logical == "" {
-		logical = key
+	if in.logical == "" {
+		in.logical = in.key
 	}
+	return in, true
+}
 
-	pi, phase := s.phaseAt(s.scenarioTime(arrival))
-	// With a numeric logical id and an attempt index the draws come from the simulator's
-	// stream for that attempt (common random numbers); otherwise from the server's own.
-	var draws *targetDraws
-	if _, id, ok := parseLogicalID(logical); ok {
-		if j, err := strconv.ParseUint(r.Header.Get(AttemptHeader), 10, 32); err == nil {
-			d := attemptDraws(s.sc, s.seed, id, j)
-			draws = &d
-		}
+// drawsOf is the simulator's draws for this attempt (common random numbers) when the request
+// carries a numeric logical id and an attempt index; nil otherwise, and the draws come from
+// the server's own stream.
+func (s *Server) drawsOf(r *http.Request, logical string) *targetDraws {
+	_, id, ok := parseLogicalID(logical)
+	if !ok {
+		return nil
 	}
-	var fault *scenario.Fault
-	if draws != nil {
-		fault = pickFault(phase, draws.u)
-	} else {
-		fault = s.drawFault(phase)
+	j, err := strconv.ParseUint(r.Header.Get(AttemptHeader), 10, 32)
+	if err != nil {
+		return nil
 	}
-	if fault != nil {
-		switch fault.Kind {
-		case scenario.FaultStatus:
-			s.countFault(string(fault.Kind))
-			s.writeStatusFault(w, fault)
-			return
-		case scenario.FaultHang:
-			s.countFault(string(fault.Kind))
-			select {
-			case <-r.Context().Done():
-			case <-s.stopping:
-			}
-			return
-		case scenario.FaultRefuse:
-			s.countFault(string(fault.Kind))
-			s.mu.Lock()
-			s.refusedBy[r.RemoteAddr] = true
-			s.mu.Unlock()
-			s.resetConn(w)
-			return
-		}
+	d := attemptDraws(s.sc, s.seed, id, j)
+	return &d
+}
+
+// answerFault answers the faults that end the request before the application sees it (a
+// status, a hang until the client leaves, a refusal) and says whether it did.
+func (s *Server) answerFault(w http.ResponseWriter, r *http.Request, fault *scenario.Fault) bool {
+	if fault == nil {
+		return false
 	}
-	reset := fault != nil && fault.Kind == scenario.FaultReset
-	if reset {
+	switch fault.Kind {
+	case scenario.FaultStatus:
 		s.countFault(string(fault.Kind))
-	}
-
-	// The application: idempotency first (a queued request with a key is in flight), then
-	// a worker, then the service time and the side effect.
-	if key != "" {
-		verdict, stored := s.keys.begin(key, fingerprint(body))
-		switch verdict {
-		case keyInFlight:
-			s.plain(w, http.StatusConflict, "a request with this Idempotency-Key is still in flight")
-			return
-		case keyMismatch:
-			s.plain(w, http.StatusUnprocessableEntity, "this Idempotency-Key was used with a different payload")
-			return
-		case keyDone:
-			s.replayed.Add(1)
-			s.replay(w, stored, reset)
-			return
+		s.writeStatusFault(w, fault)
+		return true
+	case scenario.FaultHang:
+		s.countFault(string(fault.Kind))
+		select {
+		case <-r.Context().Done():
+		case <-s.stopping:
 		}
+		return true
+	case scenario.FaultRefuse:
+		s.countFault(string(fault.Kind))
+		s.mu.Lock()
+		s.refusedBy[r.RemoteAddr] = true
+		s.mu.Unlock()
+		s.resetConn(w)
+		return true
 	}
+	return false
+}
+
+// beginKey is the idempotency step of the application, first (a queued request with a key
+// is in flight): it answers a key still in flight, a key reused with another payload and a
+// key already done (the stored response), and says whether the request goes on to a worker.
+func (s *Server) beginKey(w http.ResponseWriter, in incoming, reset bool) bool {
+	if in.key == "" {
+		return true
+	}
+	verdict, stored := s.keys.begin(in.key, fingerprint(in.body))
+	switch verdict {
+	case keyInFlight:
+		s.plain(w, http.StatusConflict, "a request with this Idempotency-Key is still in flight")
+		return false
+	case keyMismatch:
+		s.plain(w, http.StatusUnprocessableEntity, "this Idempotency-Key was used with a different payload")
+		return false
+	case keyDone:
+		s.replayed.Add(1)
+		s.replay(w, stored, reset)
+		return false
+	}
+	return true
+}
+
+// serve is the rest of the application: a worker (or 503 over capacity), the service time
+// of phase pi, the side effect, the response stored under the key, and the answer (or the
+// reset fault's RST).
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, in incoming, pi int, draws *targetDraws, reset bool) {
 	release, ok := s.admit()
 	if !ok {
-		if key != "" {
-			s.keys.release(key)
+		if in.key != "" {
+			s.keys.release(in.key)
 		}
 		s.overflow.Add(1)
 		s.plain(w, http.StatusServiceUnavailable, "over capacity")
@@ -554,19 +604,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	served := s.sleep(s.real(s.stalls.Advance(started, service) - started))
 	release()
 	if !served { // the server is stopping
-		if key != "" {
-			s.keys.release(key)
+		if in.key != "" {
+			s.keys.release(in.key)
 		}
 		return
 	}
-	s.execute(r, logical)
+	s.execute(r, in.logical)
 	if r.Context().Err() != nil {
 		s.wasted.Add(1)
 	}
 	resp := &storedResponse{status: http.StatusOK, header: http.Header{"Content-Type": {"application/json"}},
 		body: []byte(`{"ok":true}` + "\n")}
-	if key != "" {
-		s.keys.finish(key, resp)
+	if in.key != "" {
+		s.keys.finish(in.key, resp)
 	}
 	if reset {
 		s.resetConn(w)

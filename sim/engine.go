@@ -145,9 +145,11 @@ type engine struct {
 	burstWindow int64
 	burstCount  int
 
-	arr  *rand.Rand
-	tpcg *rand.PCG
-	trng *rand.Rand
+	arr *rand.Rand
+	// arrivals is the arrival index of the next logical request.
+	arrivals uint64
+	tpcg     *rand.PCG
+	trng     *rand.Rand
 
 	stalls scenario.Stalls
 
@@ -387,29 +389,12 @@ func (e *engine) push(at time.Duration, kind eventKind, a *attempt, c *call, n i
 
 // run executes the simulation until nothing is left or the drain ends.
 func (e *engine) run(ctx context.Context) error {
-	ld := e.sc.Load
-	switch {
-	case ld.Concurrency > 0:
-		for i := 0; i < ld.Concurrency; i++ {
-			e.push(0, evLoop, nil, nil, i)
-		}
-	default:
-		if ld.Burst > 0 {
-			e.push(0, evBurst, nil, nil, ld.Burst)
-		}
-		if ld.Rate > 0 {
-			e.push(e.nextGap(), evArrival, nil, nil, 0)
-		}
-	}
-	var arrivals uint64
+	e.scheduleArrivals()
 	steps := 0
 	for e.h.len() > 0 {
 		if steps++; steps&4095 == 0 {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if e.tick != nil {
-				e.tick(e.now, e.horizon)
+			if err := e.checkIn(ctx); err != nil {
+				return err
 			}
 		}
 		ev := e.h.pop()
@@ -418,73 +403,120 @@ func (e *engine) run(ctx context.Context) error {
 		}
 		e.now = ev.at
 		e.lastEvent = ev.at
-		switch ev.kind {
-		case evArrival:
-			e.arrive(arrivals, int(e.arr.IntN(len(e.clients))), -1)
-			arrivals++
-			if next := e.now + e.nextGap(); next < e.duration {
-				e.push(next, evArrival, nil, nil, 0)
-			}
-		case evBurst:
-			for i := 0; i < int(ev.gen); i++ {
-				e.arrive(arrivals, i%len(e.clients), -1)
-				arrivals++
-			}
-		case evLoop:
-			if e.now < e.duration {
-				e.arrive(arrivals, int(ev.gen)%len(e.clients), int32(ev.gen))
-				arrivals++
-			}
-		case evTargetArrive:
-			if a := ev.attempt(); a.gen == ev.gen {
-				e.targetArrive(a)
-			}
-		case evServiceDone:
-			if a := ev.attempt(); a.gen == ev.gen {
-				e.serviceDone(a)
-			}
-		case evOrphanDone:
-			e.orphanDone((*request)(ev.obj))
-		case evWriteDone:
-			if a := ev.attempt(); a.gen == ev.gen {
-				e.writeDone(a)
-			}
-		case evAttemptTimeout:
-			if a := ev.attempt(); a.gen == ev.gen && !a.callerOff {
-				e.resolve(a, policy.Outcome{Kind: policy.Timeout})
-			}
-		case evConnectTimeout:
-			if a := ev.attempt(); a.gen == ev.gen && !a.callerOff {
-				e.resolve(a, policy.Outcome{Kind: policy.ConnectTimeout})
-			}
-		case evRetry:
-			if c := ev.call(); c.gen == ev.gen {
-				e.startAttempt(c)
-			}
-		}
+		e.fire(ev)
 	}
-	end := e.lastEvent
-	if len(e.active) > 0 {
-		end = e.horizon
-		e.now = e.horizon
-		for len(e.active) > 0 {
-			r := e.active[len(e.active)-1]
-			e.finishRequest(r, outcomeFailed, replay.ReasonStuck)
-		}
-	}
-	e.finish(end)
+	e.finish(e.failStuck())
 	return nil
+}
+
+// scheduleArrivals puts the load's first events on the heap: one per closed loop, or the
+// t=0 burst and the first open-model arrival.
+func (e *engine) scheduleArrivals() {
+	ld := e.sc.Load
+	if ld.Concurrency > 0 {
+		for i := 0; i < ld.Concurrency; i++ {
+			e.push(0, evLoop, nil, nil, i)
+		}
+		return
+	}
+	if ld.Burst > 0 {
+		e.push(0, evBurst, nil, nil, ld.Burst)
+	}
+	if ld.Rate > 0 {
+		e.push(e.nextGap(), evArrival, nil, nil, 0)
+	}
+}
+
+// checkIn runs every few thousand events: it stops the run when ctx ended and reports
+// progress.
+func (e *engine) checkIn(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if e.tick != nil {
+		e.tick(e.now, e.horizon)
+	}
+	return nil
+}
+
+// fire handles one event at e.now. An event about a pooled object whose generation moved on
+// (the object was finished and reused) is stale and dropped, and so is a timeout of an
+// attempt already resolved for its caller.
+func (e *engine) fire(ev event) {
+	switch ev.kind {
+	case evArrival, evBurst, evLoop:
+		e.arrivalEvent(ev)
+	case evTargetArrive:
+		if a := ev.attempt(); a.gen == ev.gen {
+			e.targetArrive(a)
+		}
+	case evServiceDone:
+		if a := ev.attempt(); a.gen == ev.gen {
+			e.serviceDone(a)
+		}
+	case evOrphanDone:
+		e.orphanDone((*request)(ev.obj))
+	case evWriteDone:
+		if a := ev.attempt(); a.gen == ev.gen {
+			e.writeDone(a)
+		}
+	case evAttemptTimeout:
+		if a := ev.attempt(); a.gen == ev.gen && !a.callerOff {
+			e.resolve(a, policy.Outcome{Kind: policy.Timeout})
+		}
+	case evConnectTimeout:
+		if a := ev.attempt(); a.gen == ev.gen && !a.callerOff {
+			e.resolve(a, policy.Outcome{Kind: policy.ConnectTimeout})
+		}
+	case evRetry:
+		if c := ev.call(); c.gen == ev.gen {
+			e.startAttempt(c)
+		}
+	}
+}
+
+// arrivalEvent issues the logical requests of an arrival event, each with the next arrival
+// index (the same across policies): an open-model arrival on a client drawn at random, then
+// the next arrival's time; the burst spread over the clients in turn; a closed loop's next
+// request, until arrivals stop.
+func (e *engine) arrivalEvent(ev event) {
+	switch ev.kind {
+	case evArrival:
+		e.arrive(e.arrivals, int(e.arr.IntN(len(e.clients))), -1)
+		e.arrivals++
+		if next := e.now + e.nextGap(); next < e.duration {
+			e.push(next, evArrival, nil, nil, 0)
+		}
+	case evBurst:
+		for i := 0; i < int(ev.gen); i++ {
+			e.arrive(e.arrivals, i%len(e.clients), -1)
+			e.arrivals++
+		}
+	case evLoop:
+		if e.now < e.duration {
+			e.arrive(e.arrivals, int(ev.gen)%len(e.clients), int32(ev.gen))
+			e.arrivals++
+		}
+	}
+}
+
+// failStuck fails the logical requests still in flight when the events ran out or the
+// horizon came, as stuck at the horizon, and returns when the run ended.
+func (e *engine) failStuck() time.Duration {
+	if len(e.active) == 0 {
+		return e.lastEvent
+	}
+	e.now = e.horizon
+	for len(e.active) > 0 {
+		r := e.active[len(e.active)-1]
+		e.finishRequest(r, replay.EndFailed, replay.ReasonStuck)
+	}
+	return e.horizon
 }
 
 func (e *engine) nextGap() time.Duration {
 	return time.Duration(e.arr.ExpFloat64() / e.sc.Load.Rate * float64(time.Second))
 }
-
-const (
-	outcomeSucceeded = iota
-	outcomeFailed
-	outcomeDegraded
-)
 
 // arrive admits logical request id on a client, or fails it for lack of a worker.
 func (e *engine) arrive(id uint64, client int, loop int32) {
@@ -494,9 +526,7 @@ func (e *engine) arrive(id uint64, client int, loop int32) {
 	single := len(e.levels) == 1
 	if single && !e.acquireWorker(client) {
 		e.res.NoWorker++
-		e.res.Failed++
-		e.res.FailureReasons[replay.ReasonNoWorker]++
-		s.Failed++
+		e.res.Tally(e.sc, s, replay.Finished{End: replay.EndFailed, Reason: replay.ReasonNoWorker, Start: e.now})
 		if loop >= 0 && e.now+e.sc.Load.Think < e.duration {
 			e.push(e.now+max(e.sc.Load.Think, time.Millisecond), evLoop, nil, nil, int(loop))
 		}
@@ -604,7 +634,7 @@ func (e *engine) startCall(r *request, level int, parent *attempt) {
 			e.res.NoWorker++
 			r.turnedAway = true
 			c.last, c.hasLast = policy.Outcome{Kind: policy.Status, Status: 503}, true
-			e.endCall(c, outcomeFailed, replay.ReasonNoWorker)
+			e.endCall(c, replay.EndFailed, replay.ReasonNoWorker)
 			return
 		}
 		c.holdsWorker = true
@@ -622,7 +652,7 @@ func (e *engine) startAttempt(c *call) {
 	lp := e.levels[c.level]
 	timeout, ok := c.pc.AttemptTimeout(e.now)
 	if !ok {
-		e.endCall(c, outcomeFailed, replay.ReasonDeadline)
+		e.endCall(c, replay.EndFailed, replay.ReasonDeadline)
 		return
 	}
 	if ls == nil {
@@ -630,17 +660,17 @@ func (e *engine) startAttempt(c *call) {
 	}
 	if ls.breaker != nil && !ls.breaker.Allow(e.now) {
 		if lp.Fallback {
-			e.endCall(c, outcomeDegraded, "")
+			e.endCall(c, replay.EndDegraded, "")
 		} else {
-			e.endCall(c, outcomeFailed, replay.ReasonBreakerOpen)
+			e.endCall(c, replay.EndFailed, replay.ReasonBreakerOpen)
 		}
 		return
 	}
 	if ls.bulkhead != nil && !ls.bulkhead.TryAcquire() {
 		if lp.Fallback {
-			e.endCall(c, outcomeDegraded, "")
+			e.endCall(c, replay.EndDegraded, "")
 		} else {
-			e.endCall(c, outcomeFailed, replay.ReasonBulkhead)
+			e.endCall(c, replay.EndFailed, replay.ReasonBulkhead)
 		}
 		return
 	}
@@ -1003,7 +1033,7 @@ func (e *engine) resolve(a *attempt, o policy.Outcome) {
 	e.jsrc.p = &e.clients[r.client].jitter
 	d := c.pc.Next(e.now, o, ls.budget, epoch.Add(e.now), e.jrng)
 	if success {
-		e.endCall(c, outcomeSucceeded, "")
+		e.endCall(c, replay.EndSucceeded, "")
 		return
 	}
 	if d.Retry {
@@ -1015,12 +1045,12 @@ func (e *engine) resolve(a *attempt, o policy.Outcome) {
 	case replay.ReasonBudget, replay.ReasonDeadline:
 		reason = d.Reason
 	}
-	e.endCall(c, outcomeFailed, reason)
+	e.endCall(c, replay.EndFailed, reason)
 }
 
 // endCall finishes a call: the top call finishes its logical request; a lower call answers
 // the upper layer's attempt, unless that attempt was already given up.
-func (e *engine) endCall(c *call, kind int, reason string) {
+func (e *engine) endCall(c *call, kind replay.End, reason string) {
 	r := c.req
 	e.malformed += c.pc.MalformedRetryAfter()
 	parent, parentGen, level := c.parent, c.parentGen, c.level
@@ -1033,7 +1063,7 @@ func (e *engine) endCall(c *call, kind int, reason string) {
 	c.parent, c.req = nil, nil
 	e.freeCall = append(e.freeCall, c)
 	if level == 0 {
-		if kind == outcomeFailed && hasLast && !e.idem && policy.Classify(last) == policy.ClassUnknown {
+		if kind == replay.EndFailed && hasLast && !e.idem && policy.Classify(last) == policy.ClassUnknown {
 			e.res.UnknownOutcomes++
 		}
 		e.finishRequest(r, kind, reason)
@@ -1041,51 +1071,25 @@ func (e *engine) endCall(c *call, kind int, reason string) {
 		return
 	}
 	if parent != nil && parent.gen == parentGen && !parent.callerOff {
-		var o policy.Outcome
-		switch {
-		case kind != outcomeFailed:
-			if kind == outcomeDegraded {
-				r.degraded = true
-			}
-			o = policy.Outcome{Kind: policy.Success, Status: 200}
-		case hasLast:
-			o = last
-		case reason == replay.ReasonBreakerOpen || reason == replay.ReasonBulkhead:
-			o = policy.Outcome{Kind: policy.Status, Status: 503}
-		default:
-			o = policy.Outcome{Kind: policy.Timeout}
+		if kind == replay.EndDegraded {
+			r.degraded = true
 		}
 		e.unref(r)
-		e.resolve(parent, o)
+		e.resolve(parent, replay.AnswerAbove(kind, reason, last, hasLast))
 		return
 	}
 	e.unref(r)
 }
 
-func (e *engine) finishRequest(r *request, kind int, reason string) {
+func (e *engine) finishRequest(r *request, kind replay.End, reason string) {
 	if r.finished {
 		return
 	}
 	r.finished = true
-	if kind == outcomeSucceeded && r.degraded {
-		kind = outcomeDegraded
+	if kind == replay.EndSucceeded && r.degraded {
+		kind = replay.EndDegraded
 	}
-	s := e.second(e.now)
-	switch kind {
-	case outcomeSucceeded:
-		e.res.Succeeded++
-		s.Succeeded++
-	case outcomeDegraded:
-		e.res.Degraded++
-		s.Degraded++
-	default:
-		e.res.Failed++
-		s.Failed++
-		e.res.FailureReasons[reason]++
-		if !r.turnedAway && replay.DependencyFailure(reason) && e.sc.DownAt(r.start) {
-			e.res.FailedWhileDown++
-		}
-	}
+	e.res.Tally(e.sc, e.second(e.now), replay.Finished{End: kind, Reason: reason, Start: r.start, TurnedAway: r.turnedAway})
 	lat := e.now - r.start
 	_ = e.hist.RecordValue(int64(lat / time.Microsecond))
 	if e.now > time.Duration(e.res.FinishedMs*float64(time.Millisecond)) {
