@@ -1078,16 +1078,44 @@ func (r *run) collect(ctx context.Context) {
 	// The verdict reads the duplicates and wasted work the server counted: judge last.
 	defer res.Judge(r.sc)
 	if r.srv != nil {
-		st := r.srv.Stats()
+		st, _ := settledStats(func() (*Stats, error) { s := r.srv.Stats(); return &s, nil })
 		res.Duplicates = int(st.DuplicateSideEffects)
 		res.WastedWork = int(st.Wasted)
 		return
 	}
-	if st, err := fetchStats(ctx, r.base); err == nil {
+	if st, err := settledStats(func() (*Stats, error) { return fetchStats(ctx, r.base) }); err == nil {
 		res.Duplicates = int(st.DuplicatesByTag[r.tag])
 	} else {
 		fmt.Fprintf(r.log, "live: warning: cannot read %s%s: %v (duplicates unknown, shown as 0)\n", r.base, StatsPath, err)
 	}
+}
+
+// settleFor bounds how long settledStats waits for the server to handle what was sent.
+const settleFor = 2 * time.Second
+
+// settledStats reads the server's counters once it has handled every request the run sent:
+// a request written just before the run cut it is still read and executed by the server (a
+// charge the run caused), so counters read at once can miss it (a duplicate the server
+// counted 194 times and the result 193, on a loaded machine). Settled is nothing in flight
+// or queued and the request count unchanged over 50 ms; after settleFor the last read is
+// returned as it is. An error on the first read is returned; on a later one, the read before.
+func settledStats(read func() (*Stats, error)) (*Stats, error) {
+	prev, err := read()
+	if err != nil {
+		return nil, err
+	}
+	for deadline := time.Now().Add(settleFor); time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		cur, err := read()
+		if err != nil {
+			return prev, nil
+		}
+		if cur.InFlight == 0 && cur.Queue == 0 && cur.Requests == prev.Requests {
+			return cur, nil
+		}
+		prev = cur
+	}
+	return prev, nil
 }
 
 // fetchStats reads the stats of a running `patience serve`.
