@@ -18,7 +18,7 @@ import (
 // Options tune a check run.
 type Options struct {
 	// FailOn is the level at or above which a finding fails the gate (default error).
-	FailOn Level
+	FailOn Severity
 	// Profile is --profile: a probe profile for every dependency that names none.
 	Profile string
 	// Version is patience's version, copied into the result for SARIF.
@@ -118,7 +118,7 @@ type replayTask struct {
 
 func newRun(files []*File, opts Options) *run {
 	if opts.FailOn == "" {
-		opts.FailOn = LevelError
+		opts.FailOn = SeverityError
 	}
 	if opts.LoadProfile == nil {
 		opts.LoadProfile = loadProfile
@@ -232,9 +232,9 @@ func (r *run) summarize() {
 	res.Summary.Read, res.Summary.Skipped, res.Summary.Checked = opts.Read, len(res.Skipped), len(res.Checked)
 	for _, f := range res.Findings {
 		switch f.Level {
-		case LevelError:
+		case SeverityError:
 			res.Summary.Errors++
-		case LevelWarning:
+		case SeverityWarning:
 			res.Summary.Warnings++
 		}
 	}
@@ -405,7 +405,7 @@ func inferredChains(files []*File, opts Options, res *Result) error {
 	if err != nil {
 		return err
 	}
-	f := &File{MaxAmplification: DefaultMaxAmplification, Disabled: map[string]bool{}, Levels: map[string]Level{}}
+	f := &File{MaxAmplification: DefaultMaxAmplification, Disabled: map[string]bool{}, Levels: map[string]Severity{}}
 	if len(files) > 0 {
 		f = &File{MaxAmplification: files[0].MaxAmplification, Disabled: files[0].Disabled, Levels: files[0].Levels}
 	}

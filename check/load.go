@@ -100,7 +100,7 @@ func (l *loader) root(root *yaml.Node) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &File{Path: l.File(), MaxAmplification: DefaultMaxAmplification, Disabled: map[string]bool{}, Levels: map[string]Level{}}
+	f := &File{Path: l.File(), MaxAmplification: DefaultMaxAmplification, Disabled: map[string]bool{}, Levels: map[string]Severity{}}
 	if v, ok := m["max_amplification"]; ok {
 		s, err := l.Scalar(v.Val, "max_amplification", "a number ≥ 1")
 		if err != nil {
