@@ -518,76 +518,18 @@ func (l *loader) caller(n *yaml.Node, path string, d *Dependency) error {
 // Without backoff: the queue re-delivers at once (Laravel's queue:work --backoff=0).
 func (l *loader) queue(m map[string]scenario.Entry, path string, d *Dependency) error {
 	q := policy.Retry{Backoff: policy.BackoffNone, Jitter: policy.JitterNone, RetryAfter: policy.RetryAfterIgnore}
-	if fv, ok := m["tries"]; ok {
-		s, err := l.Scalar(fv.Val, path+".tries", "a whole number ≥ 1 or unlimited")
-		if err != nil {
+	for _, f := range queueFields {
+		fv, ok := m[f.key]
+		if !ok {
+			continue
+		}
+		if err := f.decode(l, fv.Val, path+"."+f.key, &q); err != nil {
 			return err
 		}
-		q.MaxAttempts = policy.Unlimited
-		if s != "unlimited" {
-			n, perr := strconv.Atoi(s)
-			if perr != nil || n < 1 || n > 1000 {
-				return l.Errf(fv.Val, path+".tries", "want a whole number from 1 to 1000 or unlimited (Laravel's $tries = 0), got %q", s)
-			}
-			q.MaxAttempts = n
-		}
-		d.pos["caller.tries"] = l.Pos(fv.Val)
+		d.pos["caller."+f.key] = l.Pos(fv.Val)
 	}
-	if fv, ok := m["backoff"]; ok {
-		bp := path + ".backoff"
-		switch {
-		case fv.Val.Kind == yaml.SequenceNode:
-			items, err := l.Sequence(fv.Val, bp)
-			if err != nil {
-				return err
-			}
-			if len(items) == 0 {
-				return l.Errf(fv.Val, bp, "want at least one delay: [10s, 30s, 90s] (the last repeats)")
-			}
-			for i, it := range items {
-				dl, err := l.Duration(it, fmt.Sprintf("%s[%d]", bp, i))
-				if err != nil {
-					return err
-				}
-				q.Delays = append(q.Delays, dl)
-			}
-			q.Backoff = policy.BackoffList
-		case fv.Val.Kind == yaml.ScalarNode && fv.Val.Value == "none":
-			q.Backoff = policy.BackoffNone
-		default:
-			dl, err := l.Duration(fv.Val, bp)
-			if err != nil {
-				return err
-			}
-			q.Backoff, q.Base = policy.BackoffConstant, dl
-		}
-		d.pos["caller.backoff"] = l.Pos(fv.Val)
-	}
-	if fv, ok := m["jitter"]; ok {
-		kinds := make([]string, 0, len(policy.Jitters()))
-		for _, j := range policy.Jitters() {
-			kinds = append(kinds, string(j))
-		}
-		s, err := l.Enum(fv.Val, path+".jitter", kinds...)
-		if err != nil {
-			return err
-		}
-		q.Jitter = policy.Jitter(s)
-		d.pos["caller.jitter"] = l.Pos(fv.Val)
-	}
-	if fv, ok := m["jitter_factor"]; ok {
-		f, err := l.Number(fv.Val, path+".jitter_factor")
-		if err != nil {
-			return err
-		}
-		q.JitterFactor = f
-		d.pos["caller.jitter_factor"] = l.Pos(fv.Val)
-	}
-	switch {
-	case (q.Jitter == policy.JitterProportional || q.Jitter == policy.JitterRandomized) && q.JitterFactor <= 0:
-		return l.Errf(m["jitter"].Val, path+".jitter_factor", "jitter %s needs jitter_factor (d + U[0, f·d]; random_int(0, intdiv(d, 4)) is 0.25)", q.Jitter)
-	case q.Jitter == policy.JitterRandomized && q.JitterFactor > 1:
-		return l.Errf(m["jitter_factor"].Val, path+".jitter_factor", "jitter randomized needs jitter_factor in (0, 1], got %v", q.JitterFactor)
+	if err := l.queueJitter(m, path, q); err != nil {
+		return err
 	}
 	if q.MaxAttempts == 0 {
 		for _, key := range []string{"backoff", "jitter", "jitter_factor", "retry_until"} {
@@ -597,6 +539,99 @@ func (l *loader) queue(m map[string]scenario.Entry, path string, d *Dependency) 
 		}
 	}
 	d.Caller.Queue = q
+	return nil
+}
+
+// queueFields are a job caller's queue fields in the order queue reads them, each with its
+// decoder into the queue's policy.Retry.
+var queueFields = []struct {
+	key    string
+	decode func(l *loader, n *yaml.Node, path string, q *policy.Retry) error
+}{
+	{"tries", (*loader).queueTries},
+	{"backoff", (*loader).queueBackoff},
+	{"jitter", (*loader).queueJitterKind},
+	{"jitter_factor", (*loader).queueJitterFactor},
+}
+
+func (l *loader) queueTries(n *yaml.Node, path string, q *policy.Retry) error {
+	s, err := l.Scalar(n, path, "a whole number ≥ 1 or unlimited")
+	if err != nil {
+		return err
+	}
+	q.MaxAttempts = policy.Unlimited
+	if s != "unlimited" {
+		a, perr := strconv.Atoi(s)
+		if perr != nil || a < 1 || a > 1000 {
+			return l.Errf(n, path, "want a whole number from 1 to 1000 or unlimited (Laravel's $tries = 0), got %q", s)
+		}
+		q.MaxAttempts = a
+	}
+	return nil
+}
+
+// queueBackoff reads backoff: a list of delays (the last repeats), none, or one constant
+// delay.
+func (l *loader) queueBackoff(n *yaml.Node, path string, q *policy.Retry) error {
+	switch {
+	case n.Kind == yaml.SequenceNode:
+		items, err := l.Sequence(n, path)
+		if err != nil {
+			return err
+		}
+		if len(items) == 0 {
+			return l.Errf(n, path, "want at least one delay: [10s, 30s, 90s] (the last repeats)")
+		}
+		for i, it := range items {
+			dl, err := l.Duration(it, fmt.Sprintf("%s[%d]", path, i))
+			if err != nil {
+				return err
+			}
+			q.Delays = append(q.Delays, dl)
+		}
+		q.Backoff = policy.BackoffList
+	case n.Kind == yaml.ScalarNode && n.Value == "none":
+		q.Backoff = policy.BackoffNone
+	default:
+		dl, err := l.Duration(n, path)
+		if err != nil {
+			return err
+		}
+		q.Backoff, q.Base = policy.BackoffConstant, dl
+	}
+	return nil
+}
+
+func (l *loader) queueJitterKind(n *yaml.Node, path string, q *policy.Retry) error {
+	kinds := make([]string, 0, len(policy.Jitters()))
+	for _, j := range policy.Jitters() {
+		kinds = append(kinds, string(j))
+	}
+	s, err := l.Enum(n, path, kinds...)
+	if err != nil {
+		return err
+	}
+	q.Jitter = policy.Jitter(s)
+	return nil
+}
+
+func (l *loader) queueJitterFactor(n *yaml.Node, path string, q *policy.Retry) error {
+	f, err := l.Number(n, path)
+	if err != nil {
+		return err
+	}
+	q.JitterFactor = f
+	return nil
+}
+
+// queueJitter checks that a proportional or randomized jitter has the factor it needs.
+func (l *loader) queueJitter(m map[string]scenario.Entry, path string, q policy.Retry) error {
+	switch {
+	case (q.Jitter == policy.JitterProportional || q.Jitter == policy.JitterRandomized) && q.JitterFactor <= 0:
+		return l.Errf(m["jitter"].Val, path+".jitter_factor", "jitter %s needs jitter_factor (d + U[0, f·d]; random_int(0, intdiv(d, 4)) is 0.25)", q.Jitter)
+	case q.Jitter == policy.JitterRandomized && q.JitterFactor > 1:
+		return l.Errf(m["jitter_factor"].Val, path+".jitter_factor", "jitter randomized needs jitter_factor in (0, 1], got %v", q.JitterFactor)
+	}
 	return nil
 }
 
