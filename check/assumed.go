@@ -64,73 +64,181 @@ const (
 // and the chain counts its retries. A field a preset hands down counts as written; one a named
 // policy hands down counts as written when that policy wrote it (says).
 func assume(d *Dependency) []Assumed {
-	var out []Assumed
-	add := func(field, value, why string, rules ...string) {
-		out = append(out, Assumed{Field: field, Value: value, Why: why, Rules: rules})
-	}
 	if d.Policy == nil {
 		return nil
 	}
-	_, methodSet := d.pos["request.method"]
-	_, keySet := d.pos["request.idempotency_key"]
-	pol := d.Policy
-	r := &pol.Retry
-	if !d.says("retry.max_attempts") && r.MaxAttempts == 1 {
-		add("policy.retry.max_attempts", "1", whyAttempts, "PT004", "PT005", "PT006", "PT007", "PT008", "PT009", "PT013")
-	}
-	if retries(*r) {
-		if !methodSet {
-			add("request.method", d.Request.Method, whyMethod, "PT005")
+	var out []Assumed
+	for _, a := range assumptions {
+		if !a.applies(d) {
+			continue
 		}
-		key := pol.SendsKey(d.Request.IdempotencyKey)
-		if !d.Request.Idempotent() && !keySet && !d.says("idempotency_key") {
-			add("request.idempotency_key", "false", whyKey, "PT005")
+		if a.apply != nil {
+			a.apply(d)
 		}
-		if !d.Request.Idempotent() && !d.says("retry.non_idempotent") {
-			r.NonIdempotent = policy.NonIdempotentAlways
-			if key {
-				add("policy.retry.non_idempotent", string(r.NonIdempotent), whyNonIdempotent+"; the Idempotency-Key makes those retries safe", "PT009")
-			} else {
-				add("policy.retry.non_idempotent", string(r.NonIdempotent), whyNonIdempotent, "PT005", "PT009")
-			}
+		value := a.value(d)
+		why := a.why
+		if a.whyNamesValue {
+			why = fmt.Sprintf(a.why, value)
 		}
-		if !d.says("retry.on") {
-			add("policy.retry.on", strings.Join(retryOn(*r), ", "), whyOn, "PT005", "PT007", "PT008", "PT014")
-		}
-		switch {
-		case !d.says("retry.backoff") && r.Backoff == policy.BackoffExponential:
-			add("policy.retry.backoff", backoffValue(*r), fmt.Sprintf(whyBackoff, backoffValue(*r)), "PT004", "PT013")
-		case !d.says("retry.base") && usesBase(r.Backoff):
-			add("policy.retry.base", yamlDur(r.Base), fmt.Sprintf(whyBase, yamlDur(r.Base)), "PT004", "PT013")
-		}
-		if !d.says("retry.cap") && d.says("retry.backoff") && r.Cap > 0 && capBinds(*r) {
-			add("policy.retry.cap", yamlDur(r.Cap), fmt.Sprintf(whyCap, yamlDur(r.Cap)), "PT004")
-		}
-		if !d.says("retry.jitter") && !noJitter(*r) && r.Backoff != policy.BackoffDecorrelated && r.Backoff != policy.BackoffNone {
-			add("policy.retry.jitter", string(r.Jitter), whyJitter, "PT006")
-		}
-		if honoursPushback(retryOn(*r)) && r.HonorsRetryAfter() {
-			if !d.says("retry.retry_after") {
-				add("policy.retry.retry_after", string(r.RetryAfter), whyRetryAfter, "PT008", "PT014")
-			}
-			if !d.says("retry.retry_after_max") && r.RetryAfterMax > 0 {
-				add("policy.retry.retry_after_max", yamlDur(r.RetryAfterMax), fmt.Sprintf(whyRetryAfterMax, yamlDur(r.RetryAfterMax)), "PT008")
-			}
-		}
-	}
-	if c := d.Caller; c.Kind == "job" {
-		if _, set := d.pos["caller.tries"]; !set {
-			add("caller.tries", "1", whyTries, "PT006", "PT009", "PT013", "PT014")
-		}
-		if c.QueueRetries() {
-			if _, set := d.pos["caller.backoff"]; !set {
-				add("caller.backoff", "none", whyQueueBackoff, "PT013")
-			} else if _, set := d.pos["caller.jitter"]; !set && c.Queue.Backoff != policy.BackoffNone {
-				add("caller.jitter", "none", whyQueueJitter, "PT006")
-			}
-		}
+		out = append(out, Assumed{Field: a.field, Value: value, Why: why, Rules: slices.Clone(a.rules)})
 	}
 	return out
+}
+
+// assumption is one default assume can list: the field, the value check uses, why, and the
+// rules it decides, when it applies to a dependency. apply, when set, makes the policy use
+// the value (the default real clients contradict).
+type assumption struct {
+	field   string
+	rules   []string
+	applies func(d *Dependency) bool
+	value   func(d *Dependency) string
+	why     string
+	// whyNamesValue: why is a format whose one %s is the value.
+	whyNamesValue bool
+	apply         func(d *Dependency)
+}
+
+// assumptions are in the order assume lists them.
+var assumptions = []assumption{
+	{
+		field: "policy.retry.max_attempts", rules: []string{"PT004", "PT005", "PT006", "PT007", "PT008", "PT009", "PT013"},
+		applies: func(d *Dependency) bool { return !d.says("retry.max_attempts") && d.Policy.Retry.MaxAttempts == 1 },
+		value:   constant("1"), why: whyAttempts,
+	},
+	{
+		field: "request.method", rules: []string{"PT005"},
+		applies: func(d *Dependency) bool { return retries(d.Policy.Retry) && !d.wrote("request.method") },
+		value:   func(d *Dependency) string { return d.Request.Method }, why: whyMethod,
+	},
+	{
+		field: "request.idempotency_key", rules: []string{"PT005"},
+		applies: func(d *Dependency) bool {
+			return retriedNonIdempotent(d) && !d.wrote("request.idempotency_key") && !d.says("idempotency_key")
+		},
+		value: constant("false"), why: whyKey,
+	},
+	{
+		field: "policy.retry.non_idempotent", rules: []string{"PT009"},
+		applies: func(d *Dependency) bool { return nonIdempotentUnsaid(d) && d.Policy.SendsKey(d.Request.IdempotencyKey) },
+		value:   constant(string(policy.NonIdempotentAlways)), why: whyNonIdempotent + "; the Idempotency-Key makes those retries safe",
+		apply: retryNonIdempotent,
+	},
+	{
+		field: "policy.retry.non_idempotent", rules: []string{"PT005", "PT009"},
+		applies: func(d *Dependency) bool {
+			return nonIdempotentUnsaid(d) && !d.Policy.SendsKey(d.Request.IdempotencyKey)
+		},
+		value: constant(string(policy.NonIdempotentAlways)), why: whyNonIdempotent,
+		apply: retryNonIdempotent,
+	},
+	{
+		field: "policy.retry.on", rules: []string{"PT005", "PT007", "PT008", "PT014"},
+		applies: func(d *Dependency) bool { return retries(d.Policy.Retry) && !d.says("retry.on") },
+		value:   func(d *Dependency) string { return strings.Join(retryOn(d.Policy.Retry), ", ") }, why: whyOn,
+	},
+	{
+		field: "policy.retry.backoff", rules: []string{"PT004", "PT013"},
+		applies: backoffUnsaid,
+		value:   func(d *Dependency) string { return backoffValue(d.Policy.Retry) }, why: whyBackoff, whyNamesValue: true,
+	},
+	{
+		field: "policy.retry.base", rules: []string{"PT004", "PT013"},
+		applies: func(d *Dependency) bool {
+			return retries(d.Policy.Retry) && !backoffUnsaid(d) && !d.says("retry.base") && usesBase(d.Policy.Retry.Backoff)
+		},
+		value: func(d *Dependency) string { return yamlDur(d.Policy.Retry.Base) }, why: whyBase, whyNamesValue: true,
+	},
+	{
+		field: "policy.retry.cap", rules: []string{"PT004"},
+		applies: func(d *Dependency) bool {
+			r := d.Policy.Retry
+			return retries(r) && !d.says("retry.cap") && d.says("retry.backoff") && r.Cap > 0 && capBinds(r)
+		},
+		value: func(d *Dependency) string { return yamlDur(d.Policy.Retry.Cap) }, why: whyCap, whyNamesValue: true,
+	},
+	{
+		field: "policy.retry.jitter", rules: []string{"PT006"},
+		applies: func(d *Dependency) bool {
+			r := d.Policy.Retry
+			return retries(r) && !d.says("retry.jitter") && !noJitter(r) && r.Backoff != policy.BackoffDecorrelated && r.Backoff != policy.BackoffNone
+		},
+		value: func(d *Dependency) string { return string(d.Policy.Retry.Jitter) }, why: whyJitter,
+	},
+	{
+		field: "policy.retry.retry_after", rules: []string{"PT008", "PT014"},
+		applies: func(d *Dependency) bool { return readsRetryAfter(d) && !d.says("retry.retry_after") },
+		value:   func(d *Dependency) string { return string(d.Policy.Retry.RetryAfter) }, why: whyRetryAfter,
+	},
+	{
+		field: "policy.retry.retry_after_max", rules: []string{"PT008"},
+		applies: func(d *Dependency) bool {
+			return readsRetryAfter(d) && !d.says("retry.retry_after_max") && d.Policy.Retry.RetryAfterMax > 0
+		},
+		value: func(d *Dependency) string { return yamlDur(d.Policy.Retry.RetryAfterMax) }, why: whyRetryAfterMax, whyNamesValue: true,
+	},
+	{
+		field: "caller.tries", rules: []string{"PT006", "PT009", "PT013", "PT014"},
+		applies: func(d *Dependency) bool { return d.Caller.Kind == "job" && !d.wrote("caller.tries") },
+		value:   constant("1"), why: whyTries,
+	},
+	{
+		field: "caller.backoff", rules: []string{"PT013"},
+		applies: func(d *Dependency) bool { return queueRetries(d) && !d.wrote("caller.backoff") },
+		value:   constant("none"), why: whyQueueBackoff,
+	},
+	{
+		field: "caller.jitter", rules: []string{"PT006"},
+		applies: func(d *Dependency) bool {
+			return queueRetries(d) && d.wrote("caller.backoff") && !d.wrote("caller.jitter") && d.Caller.Queue.Backoff != policy.BackoffNone
+		},
+		value: constant("none"), why: whyQueueJitter,
+	},
+}
+
+// constant is an assumption's value that does not depend on the dependency.
+func constant(v string) func(*Dependency) string {
+	return func(*Dependency) string { return v }
+}
+
+// wrote says whether d's check file wrote the dependency field key itself
+// ("request.method", "caller.tries").
+func (d *Dependency) wrote(key string) bool {
+	_, ok := d.pos[key]
+	return ok
+}
+
+// retriedNonIdempotent says whether d's policy retries a request that is not idempotent.
+func retriedNonIdempotent(d *Dependency) bool {
+	return retries(d.Policy.Retry) && !d.Request.Idempotent()
+}
+
+// nonIdempotentUnsaid says whether d retries a non-idempotent request with a policy that
+// does not say non_idempotent: the clients retry whatever the method.
+func nonIdempotentUnsaid(d *Dependency) bool {
+	return retriedNonIdempotent(d) && !d.says("retry.non_idempotent")
+}
+
+// retryNonIdempotent applies the default real clients have: retry whatever the method.
+func retryNonIdempotent(d *Dependency) {
+	d.Policy.Retry.NonIdempotent = policy.NonIdempotentAlways
+}
+
+// backoffUnsaid says whether d retries with the exponential backoff its file did not write.
+func backoffUnsaid(d *Dependency) bool {
+	return retries(d.Policy.Retry) && !d.says("retry.backoff") && d.Policy.Retry.Backoff == policy.BackoffExponential
+}
+
+// readsRetryAfter says whether d retries a status that pushes back and honours its
+// Retry-After header.
+func readsRetryAfter(d *Dependency) bool {
+	r := d.Policy.Retry
+	return retries(r) && honoursPushback(retryOn(r)) && r.HonorsRetryAfter()
+}
+
+// queueRetries says whether d is a job whose queue re-runs it.
+func queueRetries(d *Dependency) bool {
+	return d.Caller.Kind == "job" && d.Caller.QueueRetries()
 }
 
 // unsaidKeys are the policy fields assume reads: the ones whose default can decide a rule.

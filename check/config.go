@@ -35,7 +35,7 @@ type File struct {
 	Scenarios []ScenarioRef
 	// Disabled rules never report; Levels override default levels.
 	Disabled map[string]bool
-	Levels   map[string]Level
+	Levels   map[string]Severity
 	// ignores maps a line to the rules `# patience:ignore` suppresses on it.
 	ignores map[int]map[string]bool
 }

@@ -234,94 +234,120 @@ type envoyVHosts struct {
 // listeners with inline route configs), a bare route config or a list of them — with the
 // cluster it routes to.
 func envoyLayers(d *configDoc) ([]*layerCandidate, error) {
-	cf := d.file
-	clusters := map[string]*yaml.Node{}
-	addCluster := func(c *yaml.Node) {
-		if name := scalar(get(c, "name")); name != "" {
-			clusters[name] = c
-		}
-	}
-	var vhostsAt []envoyVHosts
-	hcmByRC := map[string]*yaml.Node{}
-	var walk func(n, hcm *yaml.Node, depth int)
-	walk = func(n, hcm *yaml.Node, depth int) {
-		if n == nil || depth > 32 {
-			return
-		}
-		switch n.Kind {
-		case yaml.MappingNode:
-			// An HttpConnectionManager: its stream_idle_timeout applies to the routes of its
-			// inline route_config.
-			if eget(n, "http_filters") != nil || eget(n, "stat_prefix") != nil && eget(n, "route_config") != nil {
-				hcm = n
-				// A connection manager that takes its routes from RDS names them: the route
-				// configuration of that name, in the same config dump, is under it.
-				if rn := scalar(eget(eget(n, "rds"), "route_config_name")); rn != "" {
-					if _, dup := hcmByRC[rn]; !dup {
-						hcmByRC[rn] = n
-					}
-				}
-			}
-			if vh := eget(n, "virtual_hosts"); vh != nil {
-				vhostsAt = append(vhostsAt, envoyVHosts{list: vh, hcm: hcm, rc: scalar(get(n, "name"))})
-			}
-			for _, c := range items(get(n, "clusters")) {
-				addCluster(c)
-			}
-			// A ClustersConfigDump: static_clusters, dynamic_active_clusters and
-			// dynamic_warming_clusters each hold {cluster: Cluster}.
-			for _, f := range []string{"static_clusters", "dynamic_active_clusters", "dynamic_warming_clusters"} {
-				for _, c := range items(eget(n, f)) {
-					addCluster(get(c, "cluster"))
-				}
-			}
-			if envoyTyped(n, "config.cluster.") {
-				addCluster(n)
-			}
-			for _, kv := range pairs(n) {
-				if kv[0].Value != "virtual_hosts" && kv[0].Value != "virtualHosts" {
-					walk(kv[1], hcm, depth+1)
-				}
-			}
-		case yaml.SequenceNode:
-			for _, c := range items(n) {
-				walk(c, hcm, depth+1)
-			}
-		}
-	}
-	walk(d.node, nil, 0)
+	s := &envoyScan{clusters: map[string]*yaml.Node{}, hcmByRC: map[string]*yaml.Node{}}
+	s.walk(d.node, nil, 0)
 	var out []*layerCandidate
-	for _, vhs := range vhostsAt {
+	for _, vhs := range s.vhostsAt {
 		if vhs.hcm == nil && vhs.rc != "" {
-			vhs.hcm = hcmByRC[vhs.rc]
+			vhs.hcm = s.hcmByRC[vhs.rc]
 		}
 		for _, vh := range items(vhs.list) {
-			vname := scalar(get(vh, "name"))
-			var domains []string
-			for _, dn := range items(get(vh, "domains")) {
-				domains = append(domains, scalar(dn))
+			ls, err := envoyVHostLayers(d, vh, vhs.hcm, s.clusters)
+			if err != nil {
+				return nil, err
 			}
-			for ri, r := range items(get(vh, "routes")) {
-				ra := get(r, "route")
-				if ra == nil {
-					continue
-				}
-				l, err := envoyRoute(cf, vh, r, ra, vhs.hcm, clusters)
-				if err != nil {
-					return nil, err
-				}
-				name := scalar(get(r, "name"))
-				if name == "" {
-					name = fmt.Sprintf("%s/routes[%d]", vname, ri)
-				}
-				l.Name = name
-				names := []string{name, vname}
-				if c := scalar(get(ra, "cluster")); c != "" {
-					names = append(names, c)
-				}
-				out = append(out, &layerCandidate{layer: l, names: names, hosts: domains, doc: d})
+			out = append(out, ls...)
+		}
+	}
+	return out, nil
+}
+
+// envoyScan collects, in one walk of a document, the clusters by name, the lists of
+// virtual hosts with the connection manager over each, and the connection managers that
+// take their routes from RDS by the route configuration they name.
+type envoyScan struct {
+	clusters map[string]*yaml.Node
+	vhostsAt []envoyVHosts
+	hcmByRC  map[string]*yaml.Node
+}
+
+func (s *envoyScan) walk(n, hcm *yaml.Node, depth int) {
+	if n == nil || depth > 32 {
+		return
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		hcm = s.mapping(n, hcm)
+		for _, kv := range pairs(n) {
+			if kv[0].Value != "virtual_hosts" && kv[0].Value != "virtualHosts" {
+				s.walk(kv[1], hcm, depth+1)
 			}
 		}
+	case yaml.SequenceNode:
+		for _, c := range items(n) {
+			s.walk(c, hcm, depth+1)
+		}
+	}
+}
+
+// mapping notes what mapping n holds — a connection manager, virtual hosts, clusters — and
+// returns the connection manager over what it holds.
+func (s *envoyScan) mapping(n, hcm *yaml.Node) *yaml.Node {
+	// An HttpConnectionManager: its stream_idle_timeout applies to the routes of its
+	// inline route_config.
+	if eget(n, "http_filters") != nil || eget(n, "stat_prefix") != nil && eget(n, "route_config") != nil {
+		hcm = n
+		// A connection manager that takes its routes from RDS names them: the route
+		// configuration of that name, in the same config dump, is under it.
+		if rn := scalar(eget(eget(n, "rds"), "route_config_name")); rn != "" {
+			if _, dup := s.hcmByRC[rn]; !dup {
+				s.hcmByRC[rn] = n
+			}
+		}
+	}
+	if vh := eget(n, "virtual_hosts"); vh != nil {
+		s.vhostsAt = append(s.vhostsAt, envoyVHosts{list: vh, hcm: hcm, rc: scalar(get(n, "name"))})
+	}
+	for _, c := range items(get(n, "clusters")) {
+		s.addCluster(c)
+	}
+	// A ClustersConfigDump: static_clusters, dynamic_active_clusters and
+	// dynamic_warming_clusters each hold {cluster: Cluster}.
+	for _, f := range []string{"static_clusters", "dynamic_active_clusters", "dynamic_warming_clusters"} {
+		for _, c := range items(eget(n, f)) {
+			s.addCluster(get(c, "cluster"))
+		}
+	}
+	if envoyTyped(n, "config.cluster.") {
+		s.addCluster(n)
+	}
+	return hcm
+}
+
+func (s *envoyScan) addCluster(c *yaml.Node) {
+	if name := scalar(get(c, "name")); name != "" {
+		s.clusters[name] = c
+	}
+}
+
+// envoyVHostLayers reads the routes of virtual host vh that route to a cluster, one layer
+// each, named by the route's name (else "VHOST/routes[i]").
+func envoyVHostLayers(d *configDoc, vh, hcm *yaml.Node, clusters map[string]*yaml.Node) ([]*layerCandidate, error) {
+	vname := scalar(get(vh, "name"))
+	var domains []string
+	for _, dn := range items(get(vh, "domains")) {
+		domains = append(domains, scalar(dn))
+	}
+	var out []*layerCandidate
+	for ri, r := range items(get(vh, "routes")) {
+		ra := get(r, "route")
+		if ra == nil {
+			continue
+		}
+		l, err := envoyRoute(d.file, vh, r, ra, hcm, clusters)
+		if err != nil {
+			return nil, err
+		}
+		name := scalar(get(r, "name"))
+		if name == "" {
+			name = fmt.Sprintf("%s/routes[%d]", vname, ri)
+		}
+		l.Name = name
+		names := []string{name, vname}
+		if c := scalar(get(ra, "cluster")); c != "" {
+			names = append(names, c)
+		}
+		out = append(out, &layerCandidate{layer: l, names: names, hosts: domains, doc: d})
 	}
 	return out, nil
 }

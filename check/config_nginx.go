@@ -62,55 +62,105 @@ type nginxValue struct {
 	file  *ConfigFile
 }
 
+// nginxLayers reads an Ingress ingress-nginx serves as one layer: its timeouts, the tries
+// and failures of proxy-next-upstream, and retry-non-idempotent.
 func nginxLayers(d *configDoc, cs *Configs) ([]*layerCandidate, error) {
 	if !isNginxIngress(d.node) {
 		return nil, nil
 	}
-	cf := d.file
-	var cm *configDoc
+	nr := &nginxReader{d: d, anns: get(get(d.node, "metadata"), "annotations"), l: newLayer("ingress-nginx", d.name, d.pos)}
 	if cs != nil {
-		cm = cs.nginxConfigMap()
+		nr.cm = cs.nginxConfigMap()
 	}
-	anns := get(get(d.node, "metadata"), "annotations")
-	val := func(key string) nginxValue {
-		if v := get(anns, nginxAnnotation+key); v != nil {
-			return nginxValue{value: scalar(v), node: v, from: "annotation", file: cf}
-		}
-		if cm != nil {
-			if v := get(get(cm.node, "data"), key); v != nil {
-				return nginxValue{value: scalar(v), node: v, from: "ConfigMap " + cm.name, file: cm.file}
-			}
-		}
-		return nginxValue{value: nginxDefaults[key], from: "ingress-nginx default"}
-	}
-	l := newLayer("ingress-nginx", d.name, d.pos)
+	l := nr.l
 	l.answer = answerNginx
-	seconds := func(key string) (time.Duration, error) {
-		v := val(key)
-		if v.node == nil {
-			l.addDefault("ingress-nginx default: %s %s", key, v.value)
-			var n int
-			fmt.Sscan(v.value, &n)
-			return time.Duration(n) * time.Second, nil
+	if err := nr.timeouts(); err != nil {
+		return nil, err
+	}
+	tries, err := nr.retries()
+	if err != nil {
+		return nil, err
+	}
+	l.pol.Retry.NonIdempotent = policy.NonIdempotentNever // "Since 1.9.13 NGINX will not retry non-idempotent requests"
+	if ni := nr.val("retry-non-idempotent"); ni.value == "true" {
+		l.pol.Retry.NonIdempotent = policy.NonIdempotentAlways
+		l.setAt("PT005", posOf(ni.file, ni.node))
+	}
+	// The next upstream is tried at once: no backoff (PT013).
+	l.say("PT013", "ingress-nginx tries the next upstream at once (proxy-next-upstream has no backoff)")
+	if tries.node != nil {
+		l.setAt("PT013", posOf(tries.file, tries.node))
+		l.setAt("PT004", posOf(tries.file, tries.node))
+	}
+	l.checks.tryTime = l.pol.ConnectTimeout + l.pol.Timeout
+	l.checks.tryText = fmt.Sprintf("(%s connect + %s read)", units.Duration(l.pol.ConnectTimeout), units.Duration(l.pol.Timeout))
+	if l.pol.Deadline == 0 {
+		l.checks.tryText += " with no proxy-next-upstream-timeout"
+	}
+	names, hosts := ingressBackends(d)
+	return []*layerCandidate{{layer: l, names: names, hosts: hosts, doc: d}}, nil
+}
+
+// nginxReader reads one Ingress's ingress-nginx settings into its layer: each key from the
+// Ingress's annotations, else the controller ConfigMap, else the controller's default.
+type nginxReader struct {
+	d    *configDoc
+	cm   *configDoc // the controller ConfigMap; nil = none read
+	anns *yaml.Node
+	l    *ChainLayer
+}
+
+// val is key's value and where it came from.
+func (nr *nginxReader) val(key string) nginxValue {
+	if v := get(nr.anns, nginxAnnotation+key); v != nil {
+		return nginxValue{value: scalar(v), node: v, from: "annotation", file: nr.d.file}
+	}
+	if nr.cm != nil {
+		if v := get(get(nr.cm.node, "data"), key); v != nil {
+			return nginxValue{value: scalar(v), node: v, from: "ConfigMap " + nr.cm.name, file: nr.cm.file}
 		}
-		n, err := intField(v.file, v.node, key, 0)
-		return time.Duration(n) * time.Second, err
 	}
+	return nginxValue{value: nginxDefaults[key], from: "ingress-nginx default"}
+}
+
+// seconds reads a timeout key (unitless seconds), noting a default the layer takes.
+func (nr *nginxReader) seconds(key string) (time.Duration, error) {
+	v := nr.val(key)
+	if v.node == nil {
+		nr.l.addDefault("ingress-nginx default: %s %s", key, v.value)
+		var n int
+		fmt.Sscan(v.value, &n)
+		return time.Duration(n) * time.Second, nil
+	}
+	n, err := intField(v.file, v.node, key, 0)
+	return time.Duration(n) * time.Second, err
+}
+
+// timeouts reads the connect and read timeouts and proxy-next-upstream-timeout, the
+// deadline over every try.
+func (nr *nginxReader) timeouts() error {
 	var err error
-	if l.pol.ConnectTimeout, err = seconds("proxy-connect-timeout"); err != nil {
-		return nil, err
+	pol := nr.l.pol
+	if pol.ConnectTimeout, err = nr.seconds("proxy-connect-timeout"); err != nil {
+		return err
 	}
-	if l.pol.Timeout, err = seconds("proxy-read-timeout"); err != nil {
-		return nil, err
+	if pol.Timeout, err = nr.seconds("proxy-read-timeout"); err != nil {
+		return err
 	}
-	if l.pol.Deadline, err = seconds("proxy-next-upstream-timeout"); err != nil {
-		return nil, err
-	}
-	tries := val("proxy-next-upstream-tries")
+	pol.Deadline, err = nr.seconds("proxy-next-upstream-timeout")
+	return err
+}
+
+// retries reads proxy-next-upstream-tries and the failures proxy-next-upstream retries,
+// and returns the tries value.
+func (nr *nginxReader) retries() (nginxValue, error) {
+	l := nr.l
+	tries := nr.val("proxy-next-upstream-tries")
 	n := 3
 	if tries.node != nil {
+		var err error
 		if n, err = intField(tries.file, tries.node, "proxy-next-upstream-tries", 0); err != nil {
-			return nil, err
+			return tries, err
 		}
 		l.retryAt = posOf(tries.file, tries.node)
 		l.retryWhy = fmt.Sprintf("proxy-next-upstream-tries %d (%s)", n, tries.from)
@@ -122,12 +172,25 @@ func nginxLayers(d *configDoc, cs *Configs) ([]*layerCandidate, error) {
 	if n == 0 {
 		n = policy.Unlimited // proxy_next_upstream_tries 0 "turns off this limitation"
 	}
-	next := val("proxy-next-upstream")
+	next := nr.val("proxy-next-upstream")
 	if next.node == nil {
 		l.addDefault("ingress-nginx default: proxy-next-upstream \"error timeout\"")
 	}
+	l.retryClasses(n, nginxNextUpstream(next.value))
+	if tries.node == nil && next.node != nil {
+		l.retryAt = posOf(next.file, next.node)
+	}
+	if next.node != nil {
+		l.setAt("PT007", posOf(next.file, next.node))
+	}
+	return tries, nil
+}
+
+// nginxNextUpstream maps proxy-next-upstream's tokens to the failures retried ("off"
+// retries none of those before it).
+func nginxNextUpstream(value string) []FailureClass {
 	var classes []FailureClass
-	for _, tok := range strings.Fields(next.value) {
+	for _, tok := range strings.Fields(value) {
 		switch tok {
 		case "error":
 			classes = append(classes, FailConnect, FailReset)
@@ -143,33 +206,14 @@ func nginxLayers(d *configDoc, cs *Configs) ([]*layerCandidate, error) {
 			classes = nil
 		}
 	}
-	l.retryClasses(n, classes)
-	if tries.node == nil && next.node != nil {
-		l.retryAt = posOf(next.file, next.node)
-	}
-	if next.node != nil {
-		l.setAt("PT007", posOf(next.file, next.node))
-	}
-	l.pol.Retry.NonIdempotent = policy.NonIdempotentNever // "Since 1.9.13 NGINX will not retry non-idempotent requests"
-	if ni := val("retry-non-idempotent"); ni.value == "true" {
-		l.pol.Retry.NonIdempotent = policy.NonIdempotentAlways
-		l.setAt("PT005", posOf(ni.file, ni.node))
-	}
-	// The next upstream is tried at once: no backoff (PT013).
-	l.say("PT013", "ingress-nginx tries the next upstream at once (proxy-next-upstream has no backoff)")
-	if tries.node != nil {
-		l.setAt("PT013", posOf(tries.file, tries.node))
-		l.setAt("PT004", posOf(tries.file, tries.node))
-	}
-	l.checks.tryTime = l.pol.ConnectTimeout + l.pol.Timeout
-	l.checks.tryText = fmt.Sprintf("(%s connect + %s read)", units.Duration(l.pol.ConnectTimeout), units.Duration(l.pol.Timeout))
-	if l.pol.Deadline == 0 {
-		l.checks.tryText += " with no proxy-next-upstream-timeout"
-	}
-	names := []string{d.name}
-	var hosts []string
-	spec := get(d.node, "spec")
-	for _, r := range items(get(spec, "rules")) {
+	return classes
+}
+
+// ingressBackends are the names an Ingress's layer matches (its own and its backend
+// services') and the hosts of its rules.
+func ingressBackends(d *configDoc) (names, hosts []string) {
+	names = []string{d.name}
+	for _, r := range items(get(get(d.node, "spec"), "rules")) {
 		if h := scalar(get(r, "host")); h != "" {
 			hosts = append(hosts, h)
 		}
@@ -179,7 +223,7 @@ func nginxLayers(d *configDoc, cs *Configs) ([]*layerCandidate, error) {
 			}
 		}
 	}
-	return []*layerCandidate{{layer: l, names: names, hosts: hosts, doc: d}}, nil
+	return names, hosts
 }
 
 // nginxConfigMap returns the first ConfigMap with ingress-nginx keys that was read.

@@ -187,111 +187,130 @@ func (r *r4jReader) field(prefix []springElem, name string, notes *[]string) (*y
 	return v, path, nil
 }
 
-// retryProps reads one InstanceProperties; nil when nothing is set under prefix.
+// retryProps reads one InstanceProperties; nil when nothing is set under prefix. The fields
+// are read in the order of r4jRetryFields, each by its own decoder.
 func (r *r4jReader) retryProps(prefix []springElem) (*r4jRetryProps, error) {
 	if _, ok := r.p.under(prefix); !ok {
 		return nil, nil
 	}
 	pr := &r4jRetryProps{path: springKeyName(prefix)}
-	notes := &pr.placeholder
-	dur := func(name string, dst **time.Duration, at **yaml.Node) error {
-		n, path, err := r.field(prefix, name, notes)
-		if n == nil || err != nil {
-			return err
-		}
-		v, err := springDuration(r.cf, n, path)
-		if err != nil {
-			return err
-		}
-		*dst = &v
-		if at != nil {
-			*at = n
-		}
-		return nil
-	}
-	boolean := func(name string, dst **bool) error {
-		n, path, err := r.field(prefix, name, notes)
-		if n == nil || err != nil {
-			return err
-		}
-		v, set, err := springBool(r.cf, n, path)
-		if set {
-			*dst = &v
-		}
-		return err
-	}
-	float := func(name string, dst **float64) error {
-		n, path, err := r.field(prefix, name, notes)
-		if n == nil || err != nil {
-			return err
-		}
-		v, err := springFloat(r.cf, n, path)
-		if err != nil {
-			return err
-		}
-		*dst = &v
-		return nil
-	}
-	if err := dur("waitDuration", &pr.wait, &pr.waitAt); err != nil {
-		return nil, err
-	}
-	if n, path, err := r.field(prefix, "maxAttempts", notes); err != nil {
-		return nil, err
-	} else if n != nil {
-		// InstanceProperties.setMaxAttempts rejects a value below 1.
-		v, err := springInt(r.cf, n, path, 1)
+	for _, f := range r4jRetryFields {
+		n, path, err := r.field(prefix, f.name, &pr.placeholder)
 		if err != nil {
 			return nil, err
 		}
-		pr.maxAttempts, pr.maxAt = &v, n
-	}
-	if err := boolean("enableExponentialBackoff", &pr.expo); err != nil {
-		return nil, err
-	}
-	if err := boolean("enableRandomizedWait", &pr.rand); err != nil {
-		return nil, err
-	}
-	if err := float("exponentialBackoffMultiplier", &pr.multiplier); err != nil {
-		return nil, err
-	}
-	if pr.multiplier != nil && *pr.multiplier <= 0 { // setExponentialBackoffMultiplier
-		n, path, _ := r.field(prefix, "exponentialBackoffMultiplier", notes)
-		return nil, configError(r.cf, n, path, "want a multiplier > 0, got %s", n.Value)
-	}
-	if err := dur("exponentialMaxWaitDuration", &pr.maxWait, nil); err != nil {
-		return nil, err
-	}
-	if err := float("randomizedWaitFactor", &pr.factor); err != nil {
-		return nil, err
-	}
-	if pr.factor != nil && (*pr.factor < 0 || *pr.factor >= 1) { // IntervalFunction.checkRandomizationFactor
-		n, path, _ := r.field(prefix, "randomizedWaitFactor", notes)
-		return nil, configError(r.cf, n, path, "want a factor in [0, 1), got %s", n.Value)
-	}
-	list := func(name string) ([]*yaml.Node, *yaml.Node, bool) {
-		full := append(append([]springElem(nil), prefix...), springSplit(name)...)
-		items := r.p.list(full)
-		if items == nil {
-			return nil, nil, false
+		if n == nil {
+			continue
 		}
-		return items, items[0], true
+		if err := f.decode(pr, r.cf, n, path); err != nil {
+			return nil, err
+		}
 	}
-	var ok bool
-	if pr.retryExc, pr.retryExcAt, ok = list("retryExceptions"); !ok {
-		pr.retryExc = nil
+	list := func(name string) []*yaml.Node {
+		return r.p.list(append(append([]springElem(nil), prefix...), springSplit(name)...))
 	}
-	pr.ignoreExc, _, _ = list("ignoreExceptions")
-	if n, _, err := r.field(prefix, "retryExceptionPredicate", notes); err != nil {
-		return nil, err
-	} else if n != nil {
-		pr.predicate = true
+	if pr.retryExc = list("retryExceptions"); pr.retryExc != nil {
+		pr.retryExcAt = pr.retryExc[0]
 	}
-	if n, _, err := r.field(prefix, "baseConfig", notes); err != nil {
-		return nil, err
-	} else if n != nil {
-		pr.baseConfig, pr.baseAt = strings.TrimSpace(n.Value), n
-	}
+	pr.ignoreExc = list("ignoreExceptions")
 	return pr, nil
+}
+
+// r4jRetryFields are the scalar fields of InstanceProperties in the order retryProps reads
+// them, each with its decoder (n is the value, a placeholder resolved; path its key).
+var r4jRetryFields = []struct {
+	name   string
+	decode func(pr *r4jRetryProps, cf *ConfigFile, n *yaml.Node, path string) error
+}{
+	{"waitDuration", (*r4jRetryProps).readWait},
+	{"maxAttempts", (*r4jRetryProps).readMaxAttempts},
+	{"enableExponentialBackoff", (*r4jRetryProps).readExpo},
+	{"enableRandomizedWait", (*r4jRetryProps).readRand},
+	{"exponentialBackoffMultiplier", (*r4jRetryProps).readMultiplier},
+	{"exponentialMaxWaitDuration", (*r4jRetryProps).readMaxWait},
+	{"randomizedWaitFactor", (*r4jRetryProps).readFactor},
+	{"retryExceptionPredicate", (*r4jRetryProps).readPredicate},
+	{"baseConfig", (*r4jRetryProps).readBaseConfig},
+}
+
+func (pr *r4jRetryProps) readWait(cf *ConfigFile, n *yaml.Node, path string) error {
+	v, err := springDuration(cf, n, path)
+	if err != nil {
+		return err
+	}
+	pr.wait, pr.waitAt = &v, n
+	return nil
+}
+
+func (pr *r4jRetryProps) readMaxAttempts(cf *ConfigFile, n *yaml.Node, path string) error {
+	// InstanceProperties.setMaxAttempts rejects a value below 1.
+	v, err := springInt(cf, n, path, 1)
+	if err != nil {
+		return err
+	}
+	pr.maxAttempts, pr.maxAt = &v, n
+	return nil
+}
+
+func (pr *r4jRetryProps) readMultiplier(cf *ConfigFile, n *yaml.Node, path string) error {
+	v, err := springFloat(cf, n, path)
+	if err != nil {
+		return err
+	}
+	pr.multiplier = &v
+	if v <= 0 { // setExponentialBackoffMultiplier
+		return configError(cf, n, path, "want a multiplier > 0, got %s", n.Value)
+	}
+	return nil
+}
+
+func (pr *r4jRetryProps) readMaxWait(cf *ConfigFile, n *yaml.Node, path string) error {
+	v, err := springDuration(cf, n, path)
+	if err != nil {
+		return err
+	}
+	pr.maxWait = &v
+	return nil
+}
+
+func (pr *r4jRetryProps) readFactor(cf *ConfigFile, n *yaml.Node, path string) error {
+	v, err := springFloat(cf, n, path)
+	if err != nil {
+		return err
+	}
+	pr.factor = &v
+	if v < 0 || v >= 1 { // IntervalFunction.checkRandomizationFactor
+		return configError(cf, n, path, "want a factor in [0, 1), got %s", n.Value)
+	}
+	return nil
+}
+
+func (pr *r4jRetryProps) readExpo(cf *ConfigFile, n *yaml.Node, path string) error {
+	return readSpringBool(&pr.expo, cf, n, path)
+}
+
+func (pr *r4jRetryProps) readRand(cf *ConfigFile, n *yaml.Node, path string) error {
+	return readSpringBool(&pr.rand, cf, n, path)
+}
+
+// readPredicate notes that a retryExceptionPredicate is set.
+func (pr *r4jRetryProps) readPredicate(*ConfigFile, *yaml.Node, string) error {
+	pr.predicate = true
+	return nil
+}
+
+func (pr *r4jRetryProps) readBaseConfig(_ *ConfigFile, n *yaml.Node, _ string) error {
+	pr.baseConfig, pr.baseAt = strings.TrimSpace(n.Value), n
+	return nil
+}
+
+// readSpringBool sets *dst to a Spring boolean; an empty value leaves it unset.
+func readSpringBool(dst **bool, cf *ConfigFile, n *yaml.Node, path string) error {
+	v, set, err := springBool(cf, n, path)
+	if set {
+		*dst = &v
+	}
+	return err
 }
 
 // mergeRetry is ConfigUtils.mergePropertiesIfAny for retry: the instance takes the base's
@@ -332,37 +351,14 @@ func (r *r4jReader) retryConfig(name string, props *r4jRetryProps, depth int) (*
 		c := *props
 		props = &c
 	}
-	cfg := &r4jRetryConfig{attempts: r4jMaxAttempts, wait: r4jWait}
-	var baseName string
-	switch {
-	case props != nil && props.baseConfig != "":
-		k, ok := r.configKey("retry", props.baseConfig)
-		if !ok {
-			return nil, nil, configError(r.cf, props.baseAt, props.path+".baseConfig", "no config %q under resilience4j.retry.configs (ConfigurationNotFoundException)", props.baseConfig)
-		}
-		baseName = k
-	case name != "default":
-		if _, ok := r.configKey("retry", "default"); ok {
-			baseName = "default"
-		}
+	baseName, err := r.retryBase(name, props)
+	if err != nil {
+		return nil, nil, err
 	}
+	cfg := &r4jRetryConfig{attempts: r4jMaxAttempts, wait: r4jWait}
 	if baseName != "" {
-		bp, err := r.retryProps(r.prefix("retry", "configs", baseName))
-		if err != nil {
+		if cfg, err = r.inheritRetry(baseName, props, depth); err != nil {
 			return nil, nil, err
-		}
-		if bp == nil {
-			bp = &r4jRetryProps{path: springKeyName(r.prefix("retry", "configs", baseName))}
-		}
-		base, merged, err := r.retryConfig(baseName, bp, depth+1)
-		if err != nil {
-			return nil, nil, err
-		}
-		c := *base
-		cfg = &c
-		cfg.from = append(slices.Clone(base.from), baseName)
-		if props != nil {
-			mergeRetry(merged, props)
 		}
 	}
 	if props == nil {
@@ -371,39 +367,92 @@ func (r *r4jReader) retryConfig(name string, props *r4jRetryProps, depth int) (*
 	cfg.placeholder = append(slices.Clone(cfg.placeholder), props.placeholder...)
 	// configureRetryIntervalFunction: only a level that sets waitDuration sets the interval.
 	if props.wait != nil {
-		cfg.wait, cfg.waitAt = *props.wait, props.waitAt
-		cfg.expo = props.expo != nil && *props.expo
-		cfg.rand = props.rand != nil && *props.rand
-		cfg.multiplier, cfg.factor, cfg.cap = 0, 0, 0
-		switch {
-		case cfg.expo && cfg.rand:
-			// configureExponentialBackoffAndRandomizedWait: the factor and the cap count
-			// only with a multiplier set; the cap only with all three.
-			cfg.multiplier, cfg.factor = r4jMultiplier, r4jRandomFactor
-			if props.multiplier != nil {
-				cfg.multiplier = *props.multiplier
-				if props.factor != nil {
-					cfg.factor = *props.factor
-					if props.maxWait != nil {
-						cfg.cap = *props.maxWait
-					}
-				}
-			}
-		case cfg.expo:
-			cfg.multiplier = r4jMultiplier
-			if props.multiplier != nil {
-				cfg.multiplier = *props.multiplier
+		retryInterval(cfg, props)
+	}
+	retryOwnFields(cfg, props)
+	return cfg, props, nil
+}
+
+// retryBase names the configs entry name's RetryConfig builds on ("" = RetryConfig's
+// defaults): the one its baseConfig names, else configs.default for any name but default.
+func (r *r4jReader) retryBase(name string, props *r4jRetryProps) (string, error) {
+	if props != nil && props.baseConfig != "" {
+		k, ok := r.configKey("retry", props.baseConfig)
+		if !ok {
+			return "", configError(r.cf, props.baseAt, props.path+".baseConfig", "no config %q under resilience4j.retry.configs (ConfigurationNotFoundException)", props.baseConfig)
+		}
+		return k, nil
+	}
+	if name != "default" {
+		if _, ok := r.configKey("retry", "default"); ok {
+			return "default", nil
+		}
+	}
+	return "", nil
+}
+
+// inheritRetry builds the RetryConfig of configs entry baseName, a copy name's config starts
+// from, and merges the base's switches into props (when name has properties of its own).
+func (r *r4jReader) inheritRetry(baseName string, props *r4jRetryProps, depth int) (*r4jRetryConfig, error) {
+	bp, err := r.retryProps(r.prefix("retry", "configs", baseName))
+	if err != nil {
+		return nil, err
+	}
+	if bp == nil {
+		bp = &r4jRetryProps{path: springKeyName(r.prefix("retry", "configs", baseName))}
+	}
+	base, merged, err := r.retryConfig(baseName, bp, depth+1)
+	if err != nil {
+		return nil, err
+	}
+	cfg := *base
+	cfg.from = append(slices.Clone(base.from), baseName)
+	if props != nil {
+		mergeRetry(merged, props)
+	}
+	return &cfg, nil
+}
+
+// retryInterval is configureRetryIntervalFunction for a level that sets waitDuration: the
+// wait, and the exponential and randomized switches with the values each counts.
+func retryInterval(cfg *r4jRetryConfig, props *r4jRetryProps) {
+	cfg.wait, cfg.waitAt = *props.wait, props.waitAt
+	cfg.expo = props.expo != nil && *props.expo
+	cfg.rand = props.rand != nil && *props.rand
+	cfg.multiplier, cfg.factor, cfg.cap = 0, 0, 0
+	switch {
+	case cfg.expo && cfg.rand:
+		// configureExponentialBackoffAndRandomizedWait: the factor and the cap count
+		// only with a multiplier set; the cap only with all three.
+		cfg.multiplier, cfg.factor = r4jMultiplier, r4jRandomFactor
+		if props.multiplier != nil {
+			cfg.multiplier = *props.multiplier
+			if props.factor != nil {
+				cfg.factor = *props.factor
 				if props.maxWait != nil {
 					cfg.cap = *props.maxWait
 				}
 			}
-		case cfg.rand:
-			cfg.factor = r4jRandomFactor
-			if props.factor != nil {
-				cfg.factor = *props.factor
+		}
+	case cfg.expo:
+		cfg.multiplier = r4jMultiplier
+		if props.multiplier != nil {
+			cfg.multiplier = *props.multiplier
+			if props.maxWait != nil {
+				cfg.cap = *props.maxWait
 			}
 		}
+	case cfg.rand:
+		cfg.factor = r4jRandomFactor
+		if props.factor != nil {
+			cfg.factor = *props.factor
+		}
 	}
+}
+
+// retryOwnFields sets what a level's own properties set whether or not it sets a wait:
+// maxAttempts, the exception predicate and lists.
+func retryOwnFields(cfg *r4jRetryConfig, props *r4jRetryProps) {
 	if props.maxAttempts != nil {
 		cfg.attempts, cfg.attemptsAt = *props.maxAttempts, props.maxAt
 	}
@@ -416,7 +465,6 @@ func (r *r4jReader) retryConfig(name string, props *r4jRetryProps, depth int) (*
 	if props.retryExc != nil {
 		cfg.retryExc, cfg.retryExcAt, cfg.retrySet = props.retryExc, props.retryExcAt, true
 	}
-	return cfg, props, nil
 }
 
 // timeLimiter returns the timeoutDuration createTimeLimiterConfig gives name (the same

@@ -115,36 +115,92 @@ func (cs *Configs) open(path string) (*ConfigFile, error) {
 // carries a format's marker keys (resilience4j, static_resources, virtual_hosts, an Envoy
 // config dump's configs) and yet holds nothing check can read: that is never a skip.
 func ParseConfig(path string, data []byte) (*ConfigFile, string, error) {
-	if strings.EqualFold(filepath.Ext(path), ".properties") {
-		p := parseSpringProperties(data)
-		cf, err := springConfig(path, data, p)
-		if cf == nil && err == nil {
-			return nil, "Java properties without resilience4j settings", nil
+	for _, f := range configFormats {
+		if f.detect(path, data) {
+			return f.parse(path, data)
 		}
+	}
+	return readYAMLConfig(path, data)
+}
+
+// configFormat is a family of files ParseConfig tells apart before it tries YAML: detect
+// says whether a file is one (by its name or its content), parse reads it.
+type configFormat struct {
+	detect func(path string, data []byte) bool
+	parse  func(path string, data []byte) (*ConfigFile, string, error)
+}
+
+// configFormats are tried in order; a file none of them detects is read as YAML or JSON
+// (Spring application.yml, Kubernetes resources, Envoy, gRPC service config).
+var configFormats = []configFormat{
+	{detect: isProperties, parse: readProperties},
+	{detect: isINI, parse: readINI},
+}
+
+func isProperties(path string, _ []byte) bool {
+	return strings.EqualFold(filepath.Ext(path), ".properties")
+}
+
+func isINI(_ string, data []byte) bool { return looksINI(data) }
+
+// readProperties reads a Spring application.properties.
+func readProperties(path string, data []byte) (*ConfigFile, string, error) {
+	cf, err := springConfig(path, data, parseSpringProperties(data))
+	if cf == nil && err == nil {
+		return nil, "Java properties without resilience4j settings", nil
+	}
+	return cf, "", err
+}
+
+// readINI reads an AWS shared config file, one document per profile.
+func readINI(path string, data []byte) (*ConfigFile, string, error) {
+	cf := &ConfigFile{Path: path, Format: "aws-config", ignores: parseIgnores(data)}
+	doc, ok := parseAWSConfig(cf, data)
+	if !ok {
+		return nil, "INI without AWS retry settings", nil
+	}
+	cf.docs = doc
+	for _, d := range doc {
+		cf.Kinds = append(cf.Kinds, "profile/"+d.name)
+	}
+	return cf, "", nil
+}
+
+// readYAMLConfig reads a YAML or JSON file: a Spring application.yml, Spring properties in
+// Kubernetes ConfigMaps, else the resources check reads, each read once now.
+func readYAMLConfig(path string, data []byte) (*ConfigFile, string, error) {
+	roots, nodes, reason := yamlDocuments(data)
+	if reason != "" {
+		return nil, reason, nil
+	}
+	if cf, err := springYAML(path, data, roots); cf != nil || err != nil {
 		return cf, "", err
 	}
-	if looksINI(data) {
-		cf := &ConfigFile{Path: path, Format: "aws-config", ignores: parseIgnores(data)}
-		doc, ok := parseAWSConfig(cf, data)
-		if !ok {
-			return nil, "INI without AWS retry settings", nil
-		}
-		cf.docs = doc
-		for _, d := range doc {
-			cf.Kinds = append(cf.Kinds, "profile/"+d.name)
-		}
-		return cf, "", nil
+	if cf, err := springFromConfigMaps(path, data, roots); cf != nil || err != nil {
+		return cf, "", err
 	}
-	var roots, nodes []*yaml.Node
+	cf, markers := yamlResources(path, data, nodes)
+	if len(cf.docs) == 0 {
+		return nil, nothingReadReason(roots, nodes), nil
+	}
+	if err := readEachDoc(cf, markers); err != nil {
+		return nil, "", err
+	}
+	return cf, "", nil
+}
+
+// yamlDocuments decodes every document of data: roots are the mappings, nodes the mappings
+// and the lists. reason is set when data is not YAML or holds too many documents.
+func yamlDocuments(data []byte) (roots, nodes []*yaml.Node, reason string) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
 		var n yaml.Node
 		err := dec.Decode(&n)
 		if errors.Is(err, io.EOF) {
-			break
+			return roots, nodes, ""
 		}
 		if err != nil {
-			return nil, "not YAML or JSON: " + strings.TrimPrefix(err.Error(), "yaml: "), nil
+			return nil, nil, "not YAML or JSON: " + strings.TrimPrefix(err.Error(), "yaml: ")
 		}
 		if len(n.Content) > 0 {
 			switch c := n.Content[0]; c.Kind {
@@ -156,11 +212,15 @@ func ParseConfig(path string, data []byte) (*ConfigFile, string, error) {
 			}
 		}
 		if len(nodes) > 10000 {
-			return nil, "more than 10000 documents", nil
+			return nil, nil, "more than 10000 documents"
 		}
 	}
-	// A Spring application.yml: resilience4j keys however they are written (nested,
-	// dotted, kebab-case or camelCase), in the documents that are not Kubernetes resources.
+}
+
+// springYAML reads a Spring application.yml: resilience4j keys however they are written
+// (nested, dotted, kebab-case or camelCase), in the documents that are not Kubernetes
+// resources. nil when no such document has a resilience4j key.
+func springYAML(path string, data []byte, roots []*yaml.Node) (*ConfigFile, error) {
 	var springRoots []*yaml.Node
 	marked := false
 	for _, r := range roots {
@@ -169,75 +229,97 @@ func ParseConfig(path string, data []byte) (*ConfigFile, string, error) {
 			marked = marked || springTopLevel(r, "resilience4j")
 		}
 	}
-	if marked {
-		if cf, err := springConfig(path, data, newSpringProps(springRoots)); cf != nil || err != nil {
-			return cf, "", err
-		}
+	if !marked {
+		return nil, nil
 	}
-	if cf, err := springFromConfigMaps(path, data, roots); cf != nil || err != nil {
-		return cf, "", err
-	}
+	return springConfig(path, data, newSpringProps(springRoots))
+}
+
+// yamlResources collects the documents check reads (Kubernetes resources, Envoy configs,
+// gRPC service configs) and the Envoy marker of each that has one.
+func yamlResources(path string, data []byte, nodes []*yaml.Node) (*ConfigFile, map[*configDoc]*yaml.Node) {
 	cf := &ConfigFile{Path: path, ignores: parseIgnores(data)}
 	markers := map[*configDoc]*yaml.Node{}
 	for _, root := range nodes {
 		doc := &configDoc{file: cf, node: root, pos: policy.Pos{File: path, Line: root.Line, Col: root.Column}}
-		if root.Kind == yaml.SequenceNode {
-			// A YAML or JSON list of resources (Envoy Gateway's xds-ir outputs, what
-			// `istioctl proxy-config route -o json` prints).
-			m := envoyListMarker(root)
-			if m == nil {
-				continue
-			}
-			cf.Format = "envoy"
-			markers[doc] = m
-			cf.docs = append(cf.docs, doc)
-			cf.Kinds = append(cf.Kinds, doc.title())
+		format, marker := resourceFormat(doc)
+		if format == "" {
 			continue
 		}
-		switch {
-		case get(root, "apiVersion") != nil && get(root, "kind") != nil:
-			doc.apiVersion, doc.kind = scalar(get(root, "apiVersion")), scalar(get(root, "kind"))
-			doc.name = scalar(get(get(root, "metadata"), "name"))
-			doc.namespace = scalar(get(get(root, "metadata"), "namespace"))
-			if k := get(root, "kind"); k != nil {
-				doc.pos = posOf(cf, k)
-			}
-			if !kubernetesKindRead(doc) {
-				continue
-			}
-			cf.Format = "kubernetes"
-		case envoyMarker(root) != nil:
-			cf.Format = "envoy"
-			markers[doc] = envoyMarker(root)
-		case get(root, "methodConfig") != nil || get(root, "retryThrottling") != nil:
-			cf.Format = "grpc-service-config"
-		default:
-			continue
+		cf.Format = format
+		if marker != nil {
+			markers[doc] = marker
 		}
 		cf.docs = append(cf.docs, doc)
 		cf.Kinds = append(cf.Kinds, doc.title())
 	}
-	if len(cf.docs) == 0 {
-		if len(roots) == 0 {
-			if len(nodes) > 0 {
-				return nil, "a YAML list of nothing check reads", nil
-			}
-			return nil, "no YAML mapping", nil
+	return cf, markers
+}
+
+// resourceFormat says which format doc is ("" = none check reads) and returns its Envoy
+// marker, if any. A Kubernetes resource's kind, name, namespace and position go into doc.
+func resourceFormat(doc *configDoc) (format string, marker *yaml.Node) {
+	root := doc.node
+	if root.Kind == yaml.SequenceNode {
+		// A YAML or JSON list of resources (Envoy Gateway's xds-ir outputs, what
+		// `istioctl proxy-config route -o json` prints).
+		if m := envoyListMarker(root); m != nil {
+			return "envoy", m
 		}
-		return nil, "no retry or timeout settings check reads" + kindsNote(roots), nil
+		return "", nil
 	}
-	// Read each document once now: a wrong value is an input error whether or not a chain
-	// uses the resource.
+	switch {
+	case get(root, "apiVersion") != nil && get(root, "kind") != nil:
+		readKubernetesHeader(doc)
+		if !kubernetesKindRead(doc) {
+			return "", nil
+		}
+		return "kubernetes", nil
+	case envoyMarker(root) != nil:
+		return "envoy", envoyMarker(root)
+	case get(root, "methodConfig") != nil || get(root, "retryThrottling") != nil:
+		return "grpc-service-config", nil
+	}
+	return "", nil
+}
+
+// readKubernetesHeader fills doc's apiVersion, kind, name and namespace, and points it at
+// its kind: line.
+func readKubernetesHeader(doc *configDoc) {
+	root := doc.node
+	doc.apiVersion, doc.kind = scalar(get(root, "apiVersion")), scalar(get(root, "kind"))
+	doc.name = scalar(get(get(root, "metadata"), "name"))
+	doc.namespace = scalar(get(get(root, "metadata"), "namespace"))
+	if k := get(root, "kind"); k != nil {
+		doc.pos = posOf(doc.file, k)
+	}
+}
+
+// nothingReadReason says why a YAML file holds no document check reads.
+func nothingReadReason(roots, nodes []*yaml.Node) string {
+	switch {
+	case len(roots) > 0:
+		return "no retry or timeout settings check reads" + kindsNote(roots)
+	case len(nodes) > 0:
+		return "a YAML list of nothing check reads"
+	}
+	return "no YAML mapping"
+}
+
+// readEachDoc reads each document once now: a wrong value is an input error whether or not
+// a chain uses the resource. An Envoy document with its marker keys and nothing to read is
+// one too.
+func readEachDoc(cf *ConfigFile, markers map[*configDoc]*yaml.Node) error {
 	for _, d := range cf.docs {
 		cands, err := d.layers(nil)
 		if err != nil {
-			return nil, "", err
+			return err
 		}
 		if m := markers[d]; m != nil && len(cands) == 0 && !envoyHasRoutes(d.node, 0) {
-			return nil, "", envoyNothingToRead(cf, d, m)
+			return envoyNothingToRead(cf, d, m)
 		}
 	}
-	return cf, "", nil
+	return nil
 }
 
 // springConfig returns the resilience4j config of Spring properties, nil when they hold no

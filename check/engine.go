@@ -18,7 +18,7 @@ import (
 // Options tune a check run.
 type Options struct {
 	// FailOn is the level at or above which a finding fails the gate (default error).
-	FailOn Level
+	FailOn Severity
 	// Profile is --profile: a probe profile for every dependency that names none.
 	Profile string
 	// Version is patience's version, copied into the result for SARIF.
@@ -77,51 +77,95 @@ type ReplayedPolicy struct {
 // interrupted scenario that finished — marked Interrupted, with the scenarios not (or not
 // wholly) replayed in NotReplayed, and ctx's error.
 func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
+	r := newRun(files, opts)
+	// The rules that read the files alone run first, for every file: they take milliseconds.
+	// The scenarios, which run simulations, come last, so a run interrupted (Ctrl-C) during a
+	// replay still has every static finding.
+	replays, err := r.checkStatic()
+	if err != nil {
+		return nil, err
+	}
+	if err := inferredChains(files, r.opts, r.res); err != nil {
+		return nil, err
+	}
+	stop, err := r.replay(ctx, replays)
+	if err != nil {
+		return nil, err
+	}
+	r.res.Interrupted = stop != nil
+	r.listRules()
+	sortFindings(r.res.Findings)
+	r.summarize()
+	r.judgeNothingChecked()
+	r.res.Judge()
+	return r.res, stop
+}
+
+// run is one Run between its stages: the files, the options with their defaults, the result
+// it fills and the rules some file leaves enabled.
+type run struct {
+	files   []*File
+	opts    Options
+	res     *Result
+	enabled map[string]bool
+}
+
+// replayTask is a scenario a file lists, replayed after every static rule ran.
+type replayTask struct {
+	e   *engine
+	ref ScenarioRef
+}
+
+func newRun(files []*File, opts Options) *run {
 	if opts.FailOn == "" {
-		opts.FailOn = LevelError
+		opts.FailOn = SeverityError
 	}
 	if opts.LoadProfile == nil {
 		opts.LoadProfile = loadProfile
 	}
 	if opts.Replay == nil {
-		admit := opts.Admit
-		opts.Replay = func(ctx context.Context, path string) (*Replay, error) { return replayScenario(ctx, path, admit) }
+		opts.Replay = simulatorReplay(opts.Admit)
 	}
-	res := &Result{Schema: Schema, Version: opts.Version, FailOn: opts.FailOn, Findings: []Finding{}, Suppressed: []Finding{}, Checked: []Checked{}, Files: []string{}, Chains: []Chain{}}
 	if opts.Configs == nil {
 		opts.Configs = NewConfigs()
 	}
-	enabled := map[string]bool{}
-	// The rules that read the files alone run first, for every file: they take milliseconds.
-	// The scenarios, which run simulations, come last, so a run interrupted (Ctrl-C) during a
-	// replay still has every static finding.
-	type replayTask struct {
-		e   *engine
-		ref ScenarioRef
-	}
+	res := &Result{Schema: Schema, Version: opts.Version, FailOn: opts.FailOn, Findings: []Finding{}, Suppressed: []Finding{}, Checked: []Checked{}, Files: []string{}, Chains: []Chain{}}
+	return &run{files: files, opts: opts, res: res, enabled: map[string]bool{}}
+}
+
+// simulatorReplay is the default Replayer: the simulator, asking admit first.
+func simulatorReplay(admit func(*scenario.Scenario) error) Replayer {
+	return func(ctx context.Context, path string) (*Replay, error) { return replayScenario(ctx, path, admit) }
+}
+
+// checkStatic applies the rules to every dependency of every file and returns the scenarios
+// to replay, in file order.
+func (r *run) checkStatic() ([]replayTask, error) {
 	var replays []replayTask
-	for _, f := range files {
-		res.Files = append(res.Files, f.Path)
-		e := &engine{file: f, opts: opts, res: res}
+	for _, f := range r.files {
+		r.res.Files = append(r.res.Files, f.Path)
+		e := &engine{file: f, opts: r.opts, res: r.res}
 		for _, d := range f.Dependencies {
 			if err := e.dependency(d); err != nil {
 				return nil, err
 			}
-			res.Summary.Dependencies++
+			r.res.Summary.Dependencies++
 		}
 		for _, s := range f.Scenarios {
 			replays = append(replays, replayTask{e, s})
 		}
-		for _, r := range Catalog {
-			if !f.Disabled[r.ID] {
-				enabled[r.ID] = true
+		for _, rule := range Catalog {
+			if !f.Disabled[rule.ID] {
+				r.enabled[rule.ID] = true
 			}
 		}
 	}
-	if err := inferredChains(files, opts, res); err != nil {
-		return nil, err
-	}
-	var stop error
+	return replays, nil
+}
+
+// replay replays the scenarios in turn. Once ctx is cancelled, the rest are noted as not
+// replayed and stop is ctx's error; err is a replay that failed for another reason.
+func (r *run) replay(ctx context.Context, replays []replayTask) (stop, err error) {
 	for _, t := range replays {
 		if stop == nil {
 			stop = ctx.Err()
@@ -137,30 +181,32 @@ func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 			stop = ctx.Err() // the replay was stopped: it noted what it finished
 			continue
 		}
-		res.Summary.Scenarios++
+		r.res.Summary.Scenarios++
 	}
-	res.Interrupted = stop != nil
-	if len(files) == 0 {
-		for _, r := range Catalog {
-			enabled[r.ID] = true
-		}
-	}
-	// The rules that ran, at the level the first file that changes it gives (each finding
-	// carries the level of its own file).
-	for _, r := range Catalog {
-		if !enabled[r.ID] {
+	return stop, nil
+}
+
+// listRules lists the rules that ran (all of them when there is no file), at the level the
+// first file that changes it gives (each finding carries the level of its own file).
+func (r *run) listRules() {
+	for _, rule := range Catalog {
+		if len(r.files) > 0 && !r.enabled[rule.ID] {
 			continue
 		}
-		for _, f := range files {
-			if l, ok := f.Levels[r.ID]; ok {
-				r.Level = l
+		for _, f := range r.files {
+			if l, ok := f.Levels[rule.ID]; ok {
+				rule.Level = l
 				break
 			}
 		}
-		res.Rules = append(res.Rules, r)
+		r.res.Rules = append(r.res.Rules, rule)
 	}
-	sort.SliceStable(res.Findings, func(i, j int) bool {
-		a, b := res.Findings[i], res.Findings[j]
+}
+
+// sortFindings orders findings by file, line, column and rule.
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
 		if a.File != b.File {
 			return a.File < b.File
 		}
@@ -172,41 +218,50 @@ func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 		}
 		return a.Rule < b.Rule
 	})
-	res.Summary.Files = len(files)
+}
+
+// summarize copies the configs read and skipped into the result and counts what it holds.
+func (r *run) summarize() {
+	res, opts := r.res, r.opts
+	res.Summary.Files = len(r.files)
 	for _, cf := range opts.Configs.Files {
 		res.Configs = append(res.Configs, *cf)
 	}
 	res.Skipped = opts.Configs.Skipped
 	res.Summary.Configs, res.Summary.Chains = len(res.Configs), len(res.Chains)
 	res.Summary.Read, res.Summary.Skipped, res.Summary.Checked = opts.Read, len(res.Skipped), len(res.Checked)
-	// Nothing checked is not a pass (an empty file, a README, a directory of files none of
-	// which check reads): unless the pipeline said it means it, the run is an input error
-	// that says what was read. A scenario a check file lists counts, replayed even without
-	// expect: (it loaded and ran); an interrupted run is judged by what finished instead.
-	if len(res.Checked) == 0 && len(res.Chains) == 0 && res.Summary.Scenarios == 0 && !res.Interrupted {
-		paths := opts.Paths
-		if paths == nil {
-			paths = res.Files
-		}
-		res.NothingChecked, res.AllowEmpty = true, opts.AllowEmpty
-		res.NothingCheckedReason = nothingCheckedMessage(paths, opts.Read, len(res.Skipped), res.Configs, opts.AllowEmpty)
-		if !opts.AllowEmpty {
-			res.Error = &InputError{Message: res.NothingCheckedReason}
-			if len(paths) > 0 {
-				res.Error.File = paths[0]
-			}
-		}
-	}
 	for _, f := range res.Findings {
 		switch f.Level {
-		case LevelError:
+		case SeverityError:
 			res.Summary.Errors++
-		case LevelWarning:
+		case SeverityWarning:
 			res.Summary.Warnings++
 		}
 	}
-	res.Judge()
-	return res, stop
+}
+
+// judgeNothingChecked: nothing checked is not a pass (an empty file, a README, a directory
+// of files none of which check reads): unless the pipeline said it means it, the run is an
+// input error that says what was read. A scenario a check file lists counts, replayed even
+// without expect: (it loaded and ran); an interrupted run is judged by what finished instead.
+func (r *run) judgeNothingChecked() {
+	res, opts := r.res, r.opts
+	if len(res.Checked) > 0 || len(res.Chains) > 0 || res.Summary.Scenarios > 0 || res.Interrupted {
+		return
+	}
+	paths := opts.Paths
+	if paths == nil {
+		paths = res.Files
+	}
+	res.NothingChecked, res.AllowEmpty = true, opts.AllowEmpty
+	res.NothingCheckedReason = nothingCheckedMessage(paths, opts.Read, len(res.Skipped), res.Configs, opts.AllowEmpty)
+	if opts.AllowEmpty {
+		return
+	}
+	res.Error = &InputError{Message: res.NothingCheckedReason}
+	if len(paths) > 0 {
+		res.Error.File = paths[0]
+	}
 }
 
 // engine checks the dependencies and scenarios of one file.
@@ -350,7 +405,7 @@ func inferredChains(files []*File, opts Options, res *Result) error {
 	if err != nil {
 		return err
 	}
-	f := &File{MaxAmplification: DefaultMaxAmplification, Disabled: map[string]bool{}, Levels: map[string]Level{}}
+	f := &File{MaxAmplification: DefaultMaxAmplification, Disabled: map[string]bool{}, Levels: map[string]Severity{}}
 	if len(files) > 0 {
 		f = &File{MaxAmplification: files[0].MaxAmplification, Disabled: files[0].Disabled, Levels: files[0].Levels}
 	}

@@ -329,7 +329,7 @@ dependencies:
 		if r.ID == "PT013" {
 			t.Error("a disabled rule is listed among the rules that ran")
 		}
-		if r.ID == "PT006" && r.Level != LevelError {
+		if r.ID == "PT006" && r.Level != SeverityError {
 			t.Errorf("PT006 runs at %s, want the file's error", r.Level)
 		}
 	}
@@ -340,7 +340,7 @@ func TestFailOnWarning(t *testing.T) {
 	if res := runYAML(t, text, Options{}); !res.Passed {
 		t.Error("a warning must not fail --fail-on error")
 	}
-	if res := runYAML(t, text, Options{FailOn: LevelWarning}); res.Passed {
+	if res := runYAML(t, text, Options{FailOn: SeverityWarning}); res.Passed {
 		t.Error("a warning must fail --fail-on warning")
 	}
 }

@@ -70,29 +70,50 @@ func (cs *Configs) gatewayImplFor(d *configDoc) (GatewayImpl, string) {
 	if cs.GatewayImpl != GatewayImplAuto && cs.GatewayImpl != GatewayImplUnknown {
 		return cs.GatewayImpl, "--gateway-impl " + string(cs.GatewayImpl)
 	}
-	var all []*configDoc
+	in := newGatewayInputs(cs)
+	if impl, why := in.fromParents(d); impl != GatewayImplAuto {
+		return impl, why
+	}
+	return in.onlyShown()
+}
+
+// gatewayInputs are every document read, and the GatewayClasses among them by name.
+type gatewayInputs struct {
+	all     []*configDoc
+	classes map[string]*configDoc
+}
+
+func newGatewayInputs(cs *Configs) *gatewayInputs {
+	in := &gatewayInputs{classes: map[string]*configDoc{}}
 	for _, cf := range cs.Files {
-		all = append(all, cf.docs...)
+		in.all = append(in.all, cf.docs...)
 	}
-	classes := map[string]*configDoc{}
-	for _, o := range all {
+	for _, o := range in.all {
 		if o.kind == "GatewayClass" {
-			classes[o.name] = o
+			in.classes[o.name] = o
 		}
 	}
-	classImpl := func(class string) (GatewayImpl, string) {
-		if gc := classes[class]; gc != nil {
-			ctl := scalar(get(get(gc.node, "spec"), "controllerName"))
-			if impl := implOfController(ctl, ""); impl != GatewayImplAuto {
-				return impl, fmt.Sprintf("GatewayClass %s controllerName %s (%s:%d)", class, ctl, gc.file.Path, gc.pos.Line)
-			}
+	return in
+}
+
+// classImpl is the implementation of a gatewayClassName: the controllerName of the
+// GatewayClass of that name, else a class name an implementation installs.
+func (in *gatewayInputs) classImpl(class string) (GatewayImpl, string) {
+	if gc := in.classes[class]; gc != nil {
+		ctl := scalar(get(get(gc.node, "spec"), "controllerName"))
+		if impl := implOfController(ctl, ""); impl != GatewayImplAuto {
+			return impl, fmt.Sprintf("GatewayClass %s controllerName %s (%s:%d)", class, ctl, gc.file.Path, gc.pos.Line)
 		}
-		if impl := implOfController("", class); impl != GatewayImplAuto {
-			return impl, fmt.Sprintf("gatewayClassName %s, the class %s installs", class, implTitle(impl))
-		}
-		return GatewayImplAuto, ""
 	}
-	// The route's own parents.
+	if impl := implOfController("", class); impl != GatewayImplAuto {
+		return impl, fmt.Sprintf("gatewayClassName %s, the class %s installs", class, implTitle(impl))
+	}
+	return GatewayImplAuto, ""
+}
+
+// fromParents is the implementation of the first Gateway among route d's parentRefs whose
+// class names one (GatewayImplAuto when none does).
+func (in *gatewayInputs) fromParents(d *configDoc) (GatewayImpl, string) {
 	for _, p := range items(get(get(d.node, "spec"), "parentRefs")) {
 		name, ns := scalar(get(p, "name")), scalar(get(p, "namespace"))
 		if k := scalar(get(p, "kind")); k != "" && k != "Gateway" {
@@ -101,37 +122,33 @@ func (cs *Configs) gatewayImplFor(d *configDoc) (GatewayImpl, string) {
 		if ns == "" {
 			ns = d.namespace
 		}
-		for _, o := range all {
-			if o.kind != "Gateway" || o.name != name || (o.namespace != "" && ns != "" && o.namespace != ns) {
+		for _, o := range in.all {
+			if !isGateway(o, name, ns) {
 				continue
 			}
 			class := scalar(get(get(o.node, "spec"), "gatewayClassName"))
-			if impl, why := classImpl(class); impl != GatewayImplAuto {
+			if impl, why := in.classImpl(class); impl != GatewayImplAuto {
 				return impl, fmt.Sprintf("parentRef Gateway %s (%s:%d): %s", name, o.file.Path, o.pos.Line, why)
 			}
 		}
 	}
-	// The only implementation the inputs show.
+	return GatewayImplAuto, ""
+}
+
+// isGateway says whether o is the Gateway name in namespace ns (either namespace unset
+// matches).
+func isGateway(o *configDoc, name, ns string) bool {
+	return o.kind == "Gateway" && o.name == name && (o.namespace == "" || ns == "" || o.namespace == ns)
+}
+
+// onlyShown is the only implementation the inputs show, the first document that shows it
+// as the reason; unknown when they show none, or both.
+func (in *gatewayInputs) onlyShown() (GatewayImpl, string) {
 	seen := map[GatewayImpl]string{}
-	note := func(impl GatewayImpl, why string) {
+	for _, o := range in.all {
+		impl, why := in.shownBy(o)
 		if impl != GatewayImplAuto && seen[impl] == "" {
 			seen[impl] = why
-		}
-	}
-	for _, o := range all {
-		at := fmt.Sprintf("%s:%d", o.file.Path, o.pos.Line)
-		switch o.kind {
-		case "GatewayClass":
-			ctl := scalar(get(get(o.node, "spec"), "controllerName"))
-			note(implOfController(ctl, ""), fmt.Sprintf("GatewayClass %s controllerName %s (%s)", o.name, ctl, at))
-		case "Gateway":
-			class := scalar(get(get(o.node, "spec"), "gatewayClassName"))
-			impl, why := classImpl(class)
-			note(impl, fmt.Sprintf("Gateway %s: %s", o.name, why))
-		case "EnvoyProxy":
-			note(GatewayImplEnvoyGateway, fmt.Sprintf("EnvoyProxy %s (%s)", o.name, at))
-		case "VirtualService", "DestinationRule", "IstioOperator":
-			note(GatewayImplIstio, fmt.Sprintf("%s %s (%s)", o.kind, o.name, at))
 		}
 	}
 	if len(seen) == 1 {
@@ -143,6 +160,25 @@ func (cs *Configs) gatewayImplFor(d *configDoc) (GatewayImpl, string) {
 		return GatewayImplUnknown, fmt.Sprintf("the inputs show both (%s; %s) and the route's parentRefs name neither; pass --gateway-impl", seen[GatewayImplIstio], seen[GatewayImplEnvoyGateway])
 	}
 	return GatewayImplUnknown, "no GatewayClass, Gateway, Istio or Envoy Gateway resource among the inputs and no --gateway-impl"
+}
+
+// shownBy is the implementation document o shows, and how (GatewayImplAuto: none).
+func (in *gatewayInputs) shownBy(o *configDoc) (GatewayImpl, string) {
+	at := fmt.Sprintf("%s:%d", o.file.Path, o.pos.Line)
+	switch o.kind {
+	case "GatewayClass":
+		ctl := scalar(get(get(o.node, "spec"), "controllerName"))
+		return implOfController(ctl, ""), fmt.Sprintf("GatewayClass %s controllerName %s (%s)", o.name, ctl, at)
+	case "Gateway":
+		class := scalar(get(get(o.node, "spec"), "gatewayClassName"))
+		impl, why := in.classImpl(class)
+		return impl, fmt.Sprintf("Gateway %s: %s", o.name, why)
+	case "EnvoyProxy":
+		return GatewayImplEnvoyGateway, fmt.Sprintf("EnvoyProxy %s (%s)", o.name, at)
+	case "VirtualService", "DestinationRule", "IstioOperator":
+		return GatewayImplIstio, fmt.Sprintf("%s %s (%s)", o.kind, o.name, at)
+	}
+	return GatewayImplAuto, ""
 }
 
 func implTitle(impl GatewayImpl) string {

@@ -46,7 +46,7 @@ func TestStarterAttemptsAgreeWithPT004(t *testing.T) {
 			if k != tt.want {
 				t.Errorf("max_attempts: %d, want %d", k, tt.want)
 			}
-			res := runYAML(t, text, Options{FailOn: LevelWarning})
+			res := runYAML(t, text, Options{FailOn: SeverityWarning})
 			if ids := ruleIDs(res); len(ids) != 0 {
 				t.Errorf("the starter has findings %v\n%s", ids, text)
 			}
@@ -152,7 +152,7 @@ func TestProbeAdviceStarterPasses(t *testing.T) {
 			t.Errorf("%s: the starter does not load: %v\n%s", name, err, data)
 			continue
 		}
-		out, err := Run(context.Background(), []*File{f}, Options{FailOn: LevelWarning})
+		out, err := Run(context.Background(), []*File{f}, Options{FailOn: SeverityWarning})
 		if err != nil {
 			t.Errorf("%s: check: %v", name, err)
 			continue

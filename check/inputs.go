@@ -250,7 +250,7 @@ func (in *Inputs) scenarioFile(path string, data []byte, named bool) (reason str
 		return "a scenario with no expect: block: a replay would assert nothing (patience replay " + path + " runs it)", nil
 	}
 	in.Files = append(in.Files, &File{
-		Path: path, MaxAmplification: DefaultMaxAmplification, Disabled: map[string]bool{}, Levels: map[string]Level{},
+		Path: path, MaxAmplification: DefaultMaxAmplification, Disabled: map[string]bool{}, Levels: map[string]Severity{},
 		Scenarios: []ScenarioRef{{Path: path, Pos: policy.Pos{File: path, Line: 1, Col: 1}}},
 	})
 	return "", nil

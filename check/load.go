@@ -100,7 +100,7 @@ func (l *loader) root(root *yaml.Node) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &File{Path: l.File(), MaxAmplification: DefaultMaxAmplification, Disabled: map[string]bool{}, Levels: map[string]Level{}}
+	f := &File{Path: l.File(), MaxAmplification: DefaultMaxAmplification, Disabled: map[string]bool{}, Levels: map[string]Severity{}}
 	if v, ok := m["max_amplification"]; ok {
 		s, err := l.Scalar(v.Val, "max_amplification", "a number ≥ 1")
 		if err != nil {
@@ -230,6 +230,8 @@ func (l *loader) rules(n *yaml.Node, f *File) error {
 	return nil
 }
 
+// dependency reads one entry of dependencies: its name, the optional fields of
+// dependencyFields in their order, then its policy.
 func (l *loader) dependency(n *yaml.Node, path string, named map[string]*policy.Policy, unsaid map[string]map[string]bool) (*Dependency, error) {
 	m, err := l.Mapping(n, path, "name", "caller", "request", "profile", "cutoff", "layers", "via", "policy")
 	if err != nil {
@@ -244,106 +246,161 @@ func (l *loader) dependency(n *yaml.Node, path string, named map[string]*policy.
 		return nil, err
 	}
 	d.Pos = l.Pos(v.Val)
-	if v, ok := m["caller"]; ok {
-		if err := l.caller(v.Val, path+".caller", d); err != nil {
-			return nil, err
-		}
-	}
-	if v, ok := m["request"]; ok {
-		rm, err := l.Mapping(v.Val, path+".request", "method", "idempotency_key")
-		if err != nil {
-			return nil, err
-		}
-		d.pos["request"] = l.Pos(v.Key)
-		if mv, ok := rm["method"]; ok {
-			s, err := l.Str(mv.Val, path+".request.method")
-			if err != nil {
+	for _, f := range dependencyFields {
+		if v, ok := m[f.key]; ok {
+			if err := f.decode(l, v, path+"."+f.key, d); err != nil {
 				return nil, err
 			}
-			if strings.ToUpper(s) != s || strings.ContainsAny(s, " \t/") {
-				return nil, l.Errf(mv.Val, path+".request.method", "want an HTTP method in capitals such as GET or POST, got %q", s)
-			}
-			d.Request.Method = s
-			d.pos["request.method"] = l.Pos(mv.Val)
-		}
-		if kv, ok := rm["idempotency_key"]; ok {
-			if d.Request.IdempotencyKey, err = l.Boolean(kv.Val, path+".request.idempotency_key"); err != nil {
-				return nil, err
-			}
-			d.pos["request.idempotency_key"] = l.Pos(kv.Val)
 		}
 	}
-	if v, ok := m["profile"]; ok {
-		s, err := l.Str(v.Val, path+".profile")
+	if err := l.dependencyPolicy(n, m, path, d, named, unsaid); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// dependencyFields are a dependency's optional fields in the order they are read, each with
+// its decoder (path is the field's own: "dependencies[0].cutoff").
+var dependencyFields = []struct {
+	key    string
+	decode func(l *loader, v scenario.Entry, path string, d *Dependency) error
+}{
+	{"caller", (*loader).callerField},
+	{"request", (*loader).requestField},
+	{"profile", (*loader).profileField},
+	{"cutoff", (*loader).cutoffField},
+	{"layers", (*loader).layersField},
+	{"via", (*loader).viaField},
+}
+
+func (l *loader) callerField(v scenario.Entry, path string, d *Dependency) error {
+	return l.caller(v.Val, path, d)
+}
+
+func (l *loader) requestField(v scenario.Entry, path string, d *Dependency) error {
+	rm, err := l.Mapping(v.Val, path, "method", "idempotency_key")
+	if err != nil {
+		return err
+	}
+	d.pos["request"] = l.Pos(v.Key)
+	if mv, ok := rm["method"]; ok {
+		s, err := l.Str(mv.Val, path+".method")
 		if err != nil {
-			return nil, err
+			return err
 		}
-		d.Profile = l.relative(s)
-		d.pos["profile"] = l.Pos(v.Val)
+		if strings.ToUpper(s) != s || strings.ContainsAny(s, " \t/") {
+			return l.Errf(mv.Val, path+".method", "want an HTTP method in capitals such as GET or POST, got %q", s)
+		}
+		d.Request.Method = s
+		d.pos["request.method"] = l.Pos(mv.Val)
 	}
-	if v, ok := m["cutoff"]; ok {
-		c, err := l.Percent(v.Val, path+".cutoff")
+	if kv, ok := rm["idempotency_key"]; ok {
+		if d.Request.IdempotencyKey, err = l.Boolean(kv.Val, path+".idempotency_key"); err != nil {
+			return err
+		}
+		d.pos["request.idempotency_key"] = l.Pos(kv.Val)
+	}
+	return nil
+}
+
+func (l *loader) profileField(v scenario.Entry, path string, d *Dependency) error {
+	s, err := l.Str(v.Val, path)
+	if err != nil {
+		return err
+	}
+	d.Profile = l.relative(s)
+	d.pos["profile"] = l.Pos(v.Val)
+	return nil
+}
+
+func (l *loader) cutoffField(v scenario.Entry, path string, d *Dependency) error {
+	c, err := l.Percent(v.Val, path)
+	if err != nil {
+		return err
+	}
+	if c <= 0 || c >= 1 {
+		return l.Errf(v.Val, path, "want a share between 0%% and 100%%, got %q", v.Val.Value)
+	}
+	d.Cutoff = c
+	d.pos["cutoff"] = l.Pos(v.Val)
+	return nil
+}
+
+func (l *loader) layersField(v scenario.Entry, path string, d *Dependency) error {
+	items, err := l.Sequence(v.Val, path)
+	if err != nil {
+		return err
+	}
+	d.pos["layers"] = l.Pos(v.Key)
+	for i, it := range items {
+		layer, err := l.layer(it, fmt.Sprintf("%s[%d]", path, i), i)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if c <= 0 || c >= 1 {
-			return nil, l.Errf(v.Val, path+".cutoff", "want a share between 0%% and 100%%, got %q", v.Val.Value)
-		}
-		d.Cutoff = c
-		d.pos["cutoff"] = l.Pos(v.Val)
+		d.Layers = append(d.Layers, layer)
 	}
-	if v, ok := m["layers"]; ok {
-		items, err := l.Sequence(v.Val, path+".layers")
-		if err != nil {
-			return nil, err
-		}
-		d.pos["layers"] = l.Pos(v.Key)
-		for i, it := range items {
-			lp := fmt.Sprintf("%s.layers[%d]", path, i)
-			lm, err := l.Mapping(it, lp, "name", "max_attempts")
-			if err != nil {
-				return nil, err
-			}
-			layer := policy.Layer{Name: fmt.Sprintf("layer %d", i+1)}
-			if nv, ok := lm["name"]; ok {
-				if layer.Name, err = l.Str(nv.Val, lp+".name"); err != nil {
-					return nil, err
-				}
-			}
-			av, ok := lm["max_attempts"]
-			if !ok {
-				return nil, l.Errf(it, lp+".max_attempts", "missing: how many attempts does this layer make (1 = no retries)?")
-			}
-			s, err := l.Scalar(av.Val, lp+".max_attempts", "a whole number ≥ 1 or unlimited")
-			if err != nil {
-				return nil, err
-			}
-			attempts := policy.Unlimited
-			if s != "unlimited" {
-				n, perr := strconv.Atoi(s)
-				if perr != nil || n < 1 || n > 1000 {
-					return nil, l.Errf(av.Val, lp+".max_attempts", "want a whole number from 1 to 1000 or unlimited, got %q", s)
-				}
-				attempts = n
-			}
-			layer.Policy = &policy.Policy{Retry: policy.Retry{MaxAttempts: attempts}, Source: map[string]policy.Pos{"retry.max_attempts": l.Pos(av.Val)}}
-			d.Layers = append(d.Layers, layer)
+	return nil
+}
+
+// layer reads the i-th entry of layers: a name ("layer 1" when none) and its max_attempts.
+func (l *loader) layer(it *yaml.Node, path string, i int) (policy.Layer, error) {
+	lm, err := l.Mapping(it, path, "name", "max_attempts")
+	if err != nil {
+		return policy.Layer{}, err
+	}
+	layer := policy.Layer{Name: fmt.Sprintf("layer %d", i+1)}
+	if nv, ok := lm["name"]; ok {
+		if layer.Name, err = l.Str(nv.Val, path+".name"); err != nil {
+			return policy.Layer{}, err
 		}
 	}
-	if v, ok := m["via"]; ok {
-		if err := l.via(v.Val, path+".via", d); err != nil {
-			return nil, err
-		}
-		d.pos["via"] = l.Pos(v.Key)
-	}
-	v, ok = m["policy"]
+	av, ok := lm["max_attempts"]
 	if !ok {
-		return nil, l.Errf(n, path+".policy", "missing: what timeout and retry policy guards %s? (policy: {timeout: 2s, ...} or policy: preset:recommended)", d.Name)
+		return policy.Layer{}, l.Errf(it, path+".max_attempts", "missing: how many attempts does this layer make (1 = no retries)?")
+	}
+	attempts, err := l.layerAttempts(av.Val, path+".max_attempts")
+	if err != nil {
+		return policy.Layer{}, err
+	}
+	layer.Policy = &policy.Policy{Retry: policy.Retry{MaxAttempts: attempts}, Source: map[string]policy.Pos{"retry.max_attempts": l.Pos(av.Val)}}
+	return layer, nil
+}
+
+// layerAttempts reads a layer's max_attempts: 1 to 1000, or unlimited.
+func (l *loader) layerAttempts(n *yaml.Node, path string) (int, error) {
+	s, err := l.Scalar(n, path, "a whole number ≥ 1 or unlimited")
+	if err != nil {
+		return 0, err
+	}
+	if s == "unlimited" {
+		return policy.Unlimited, nil
+	}
+	a, perr := strconv.Atoi(s)
+	if perr != nil || a < 1 || a > 1000 {
+		return 0, l.Errf(n, path, "want a whole number from 1 to 1000 or unlimited, got %q", s)
+	}
+	return a, nil
+}
+
+func (l *loader) viaField(v scenario.Entry, path string, d *Dependency) error {
+	if err := l.via(v.Val, path, d); err != nil {
+		return err
+	}
+	d.pos["via"] = l.Pos(v.Key)
+	return nil
+}
+
+// dependencyPolicy reads the policy every dependency needs, notes the fields its file left
+// unsaid and lists the defaults check assumes for them.
+func (l *loader) dependencyPolicy(n *yaml.Node, m map[string]scenario.Entry, path string, d *Dependency, named map[string]*policy.Policy, unsaid map[string]map[string]bool) error {
+	v, ok := m["policy"]
+	if !ok {
+		return l.Errf(n, path+".policy", "missing: what timeout and retry policy guards %s? (policy: {timeout: 2s, ...} or policy: preset:recommended)", d.Name)
 	}
 	d.pos["policy"] = l.Pos(v.Key)
 	p, err := scenario.DecodePolicy(v.Val, l.File(), named)
 	if err != nil {
-		return nil, prefixField(err, path+".policy")
+		return prefixField(err, path+".policy")
 	}
 	if p.Name == "" {
 		p.Name = d.Name
@@ -354,7 +411,7 @@ func (l *loader) dependency(n *yaml.Node, path string, named map[string]*policy.
 		delete(d.unsaid, "retry.max_attempts") // one attempt, said explicitly
 	}
 	d.Assumed = assume(d)
-	return d, nil
+	return nil
 }
 
 // writesRetryNone says whether a policy mapping writes `retry: none`: one attempt, said
@@ -461,76 +518,18 @@ func (l *loader) caller(n *yaml.Node, path string, d *Dependency) error {
 // Without backoff: the queue re-delivers at once (Laravel's queue:work --backoff=0).
 func (l *loader) queue(m map[string]scenario.Entry, path string, d *Dependency) error {
 	q := policy.Retry{Backoff: policy.BackoffNone, Jitter: policy.JitterNone, RetryAfter: policy.RetryAfterIgnore}
-	if fv, ok := m["tries"]; ok {
-		s, err := l.Scalar(fv.Val, path+".tries", "a whole number ≥ 1 or unlimited")
-		if err != nil {
+	for _, f := range queueFields {
+		fv, ok := m[f.key]
+		if !ok {
+			continue
+		}
+		if err := f.decode(l, fv.Val, path+"."+f.key, &q); err != nil {
 			return err
 		}
-		q.MaxAttempts = policy.Unlimited
-		if s != "unlimited" {
-			n, perr := strconv.Atoi(s)
-			if perr != nil || n < 1 || n > 1000 {
-				return l.Errf(fv.Val, path+".tries", "want a whole number from 1 to 1000 or unlimited (Laravel's $tries = 0), got %q", s)
-			}
-			q.MaxAttempts = n
-		}
-		d.pos["caller.tries"] = l.Pos(fv.Val)
+		d.pos["caller."+f.key] = l.Pos(fv.Val)
 	}
-	if fv, ok := m["backoff"]; ok {
-		bp := path + ".backoff"
-		switch {
-		case fv.Val.Kind == yaml.SequenceNode:
-			items, err := l.Sequence(fv.Val, bp)
-			if err != nil {
-				return err
-			}
-			if len(items) == 0 {
-				return l.Errf(fv.Val, bp, "want at least one delay: [10s, 30s, 90s] (the last repeats)")
-			}
-			for i, it := range items {
-				dl, err := l.Duration(it, fmt.Sprintf("%s[%d]", bp, i))
-				if err != nil {
-					return err
-				}
-				q.Delays = append(q.Delays, dl)
-			}
-			q.Backoff = policy.BackoffList
-		case fv.Val.Kind == yaml.ScalarNode && fv.Val.Value == "none":
-			q.Backoff = policy.BackoffNone
-		default:
-			dl, err := l.Duration(fv.Val, bp)
-			if err != nil {
-				return err
-			}
-			q.Backoff, q.Base = policy.BackoffConstant, dl
-		}
-		d.pos["caller.backoff"] = l.Pos(fv.Val)
-	}
-	if fv, ok := m["jitter"]; ok {
-		kinds := make([]string, 0, len(policy.Jitters()))
-		for _, j := range policy.Jitters() {
-			kinds = append(kinds, string(j))
-		}
-		s, err := l.Enum(fv.Val, path+".jitter", kinds...)
-		if err != nil {
-			return err
-		}
-		q.Jitter = policy.Jitter(s)
-		d.pos["caller.jitter"] = l.Pos(fv.Val)
-	}
-	if fv, ok := m["jitter_factor"]; ok {
-		f, err := l.Number(fv.Val, path+".jitter_factor")
-		if err != nil {
-			return err
-		}
-		q.JitterFactor = f
-		d.pos["caller.jitter_factor"] = l.Pos(fv.Val)
-	}
-	switch {
-	case (q.Jitter == policy.JitterProportional || q.Jitter == policy.JitterRandomized) && q.JitterFactor <= 0:
-		return l.Errf(m["jitter"].Val, path+".jitter_factor", "jitter %s needs jitter_factor (d + U[0, f·d]; random_int(0, intdiv(d, 4)) is 0.25)", q.Jitter)
-	case q.Jitter == policy.JitterRandomized && q.JitterFactor > 1:
-		return l.Errf(m["jitter_factor"].Val, path+".jitter_factor", "jitter randomized needs jitter_factor in (0, 1], got %v", q.JitterFactor)
+	if err := l.queueJitter(m, path, q); err != nil {
+		return err
 	}
 	if q.MaxAttempts == 0 {
 		for _, key := range []string{"backoff", "jitter", "jitter_factor", "retry_until"} {
@@ -540,6 +539,99 @@ func (l *loader) queue(m map[string]scenario.Entry, path string, d *Dependency) 
 		}
 	}
 	d.Caller.Queue = q
+	return nil
+}
+
+// queueFields are a job caller's queue fields in the order queue reads them, each with its
+// decoder into the queue's policy.Retry.
+var queueFields = []struct {
+	key    string
+	decode func(l *loader, n *yaml.Node, path string, q *policy.Retry) error
+}{
+	{"tries", (*loader).queueTries},
+	{"backoff", (*loader).queueBackoff},
+	{"jitter", (*loader).queueJitterKind},
+	{"jitter_factor", (*loader).queueJitterFactor},
+}
+
+func (l *loader) queueTries(n *yaml.Node, path string, q *policy.Retry) error {
+	s, err := l.Scalar(n, path, "a whole number ≥ 1 or unlimited")
+	if err != nil {
+		return err
+	}
+	q.MaxAttempts = policy.Unlimited
+	if s != "unlimited" {
+		a, perr := strconv.Atoi(s)
+		if perr != nil || a < 1 || a > 1000 {
+			return l.Errf(n, path, "want a whole number from 1 to 1000 or unlimited (Laravel's $tries = 0), got %q", s)
+		}
+		q.MaxAttempts = a
+	}
+	return nil
+}
+
+// queueBackoff reads backoff: a list of delays (the last repeats), none, or one constant
+// delay.
+func (l *loader) queueBackoff(n *yaml.Node, path string, q *policy.Retry) error {
+	switch {
+	case n.Kind == yaml.SequenceNode:
+		items, err := l.Sequence(n, path)
+		if err != nil {
+			return err
+		}
+		if len(items) == 0 {
+			return l.Errf(n, path, "want at least one delay: [10s, 30s, 90s] (the last repeats)")
+		}
+		for i, it := range items {
+			dl, err := l.Duration(it, fmt.Sprintf("%s[%d]", path, i))
+			if err != nil {
+				return err
+			}
+			q.Delays = append(q.Delays, dl)
+		}
+		q.Backoff = policy.BackoffList
+	case n.Kind == yaml.ScalarNode && n.Value == "none":
+		q.Backoff = policy.BackoffNone
+	default:
+		dl, err := l.Duration(n, path)
+		if err != nil {
+			return err
+		}
+		q.Backoff, q.Base = policy.BackoffConstant, dl
+	}
+	return nil
+}
+
+func (l *loader) queueJitterKind(n *yaml.Node, path string, q *policy.Retry) error {
+	kinds := make([]string, 0, len(policy.Jitters()))
+	for _, j := range policy.Jitters() {
+		kinds = append(kinds, string(j))
+	}
+	s, err := l.Enum(n, path, kinds...)
+	if err != nil {
+		return err
+	}
+	q.Jitter = policy.Jitter(s)
+	return nil
+}
+
+func (l *loader) queueJitterFactor(n *yaml.Node, path string, q *policy.Retry) error {
+	f, err := l.Number(n, path)
+	if err != nil {
+		return err
+	}
+	q.JitterFactor = f
+	return nil
+}
+
+// queueJitter checks that a proportional or randomized jitter has the factor it needs.
+func (l *loader) queueJitter(m map[string]scenario.Entry, path string, q policy.Retry) error {
+	switch {
+	case (q.Jitter == policy.JitterProportional || q.Jitter == policy.JitterRandomized) && q.JitterFactor <= 0:
+		return l.Errf(m["jitter"].Val, path+".jitter_factor", "jitter %s needs jitter_factor (d + U[0, f·d]; random_int(0, intdiv(d, 4)) is 0.25)", q.Jitter)
+	case q.Jitter == policy.JitterRandomized && q.JitterFactor > 1:
+		return l.Errf(m["jitter_factor"].Val, path+".jitter_factor", "jitter randomized needs jitter_factor in (0, 1], got %v", q.JitterFactor)
+	}
 	return nil
 }
 

@@ -87,7 +87,7 @@ scenarios: [scenarios/checkout.yaml]
 		t.Fatal(err)
 	}
 	d := f.Dependencies[0]
-	if f.MaxAmplification != 20 || !f.Disabled["PT012"] || f.Levels["PT006"] != LevelError {
+	if f.MaxAmplification != 20 || !f.Disabled["PT012"] || f.Levels["PT006"] != SeverityError {
 		t.Errorf("file settings: %+v", f)
 	}
 	wantCaller := Caller{Kind: "job", Timeout: 20 * time.Second, RetryAfter: 90 * time.Second, Rate: 40,
@@ -128,7 +128,7 @@ func TestStarterPassesCheck(t *testing.T) {
 		if err != nil {
 			t.Fatalf("starter does not load: %v\n%s", err, data)
 		}
-		res, err := Run(context.Background(), []*File{f}, Options{FailOn: LevelWarning})
+		res, err := Run(context.Background(), []*File{f}, Options{FailOn: SeverityWarning})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,9 +27,9 @@ type Result struct {
 	Suppressed []Finding `json:"suppressed_findings"`
 	// Passed says that no finding is at or above FailOn (--no-fail changes the exit code,
 	// never this).
-	Passed  bool    `json:"passed"`
-	FailOn  Level   `json:"fail_on"`
-	Summary Summary `json:"summary"`
+	Passed  bool     `json:"passed"`
+	FailOn  Severity `json:"fail_on"`
+	Summary Summary  `json:"summary"`
 	// Rules are the rules that ran, with the level each ran at; disabled rules are absent.
 	Rules []Rule `json:"rules"`
 	// Checked lists what was checked — one entry per dependency (and per replayed scenario
@@ -126,8 +126,8 @@ func (r *Result) Finished() bool {
 
 // Finding is one rule that fired on one dependency.
 type Finding struct {
-	Rule  string `json:"rule"`
-	Level Level  `json:"level"`
+	Rule  string   `json:"rule"`
+	Level Severity `json:"level"`
 	// Dependency names the dependency, or "SCENARIO/POLICY" for PT100.
 	Dependency string `json:"dependency"`
 	Title      string `json:"title"`
@@ -219,7 +219,7 @@ func (e *InputError) Location() string {
 // against the first of files). It is not Passed.
 func InputFailed(err error, files []string, opts Options) *Result {
 	if opts.FailOn == "" {
-		opts.FailOn = LevelError
+		opts.FailOn = SeverityError
 	}
 	res := &Result{Schema: Schema, Version: opts.Version, FailOn: opts.FailOn, Findings: []Finding{}, Suppressed: []Finding{}, Checked: []Checked{}, Files: append([]string{}, files...), Rules: []Rule{}, Chains: []Chain{}}
 	ie := &InputError{Message: err.Error()}

@@ -12,38 +12,40 @@ import (
 	"github.com/patience-dev/patience/scenario"
 )
 
-// Level is how serious a finding is. The gate (--fail-on) compares levels: an error is at
+// Severity is how serious a finding is. The gate (--fail-on) compares levels: an error is at
 // or above both thresholds, a warning only at or above "warning".
-type Level string
+type Severity string
 
-// Levels, from most to least serious.
+// Severities, from most to least serious.
 const (
-	LevelError   Level = "error"
-	LevelWarning Level = "warning"
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
 )
 
 // Levels lists the values of --fail-on and of `rules.levels` in the file.
-var Levels = []string{string(LevelError), string(LevelWarning)}
+var Levels = []string{string(SeverityError), string(SeverityWarning)}
 
 // rank orders levels so AtLeast can compare them.
-func (l Level) rank() int {
+func (l Severity) rank() int {
 	switch l {
-	case LevelError:
+	case SeverityError:
 		return 2
-	case LevelWarning:
+	case SeverityWarning:
 		return 1
 	}
 	return 0
 }
 
 // AtLeast says whether l is as serious as threshold or more.
-func (l Level) AtLeast(threshold Level) bool { return l.rank() >= threshold.rank() && l.rank() > 0 }
+func (l Severity) AtLeast(threshold Severity) bool {
+	return l.rank() >= threshold.rank() && l.rank() > 0
+}
 
 // ParseLevel reads "error" or "warning".
-func ParseLevel(s string) (Level, error) {
-	switch Level(s) {
-	case LevelError, LevelWarning:
-		return Level(s), nil
+func ParseLevel(s string) (Severity, error) {
+	switch Severity(s) {
+	case SeverityError, SeverityWarning:
+		return Severity(s), nil
 	}
 	return "", fmt.Errorf("unknown level %q: want one of %s", s, strings.Join(Levels, ", "))
 }
@@ -58,7 +60,7 @@ type Rule struct {
 	Name  string `json:"name"`
 	Title string `json:"title"`
 	// Level is the default level; `rules.levels` in the file overrides it.
-	Level Level `json:"level"`
+	Level Severity `json:"level"`
 	// Help says why the rule exists and how to fix what it finds.
 	Help string `json:"help"`
 	// Asserts is what a passing check of the rule shows ("every attempt has a timeout"): the
@@ -86,7 +88,7 @@ type Rule struct {
 // the queue) carries a fix of its own.
 var Catalog = []Rule{
 	{
-		ID: "PT001", Name: "MissingTimeout", Title: "timeout missing or none", Level: LevelError,
+		ID: "PT001", Name: "MissingTimeout", Title: "timeout missing or none", Level: SeverityError,
 		Asserts:    "every attempt has a timeout",
 		Help:       "Without a timeout a hung dependency holds the caller's worker forever: requests pile up behind it until the caller runs out of workers (and a dead connection never comes back). Set `timeout:` to a little above the dependency's p99.9 (`patience probe URL` measures it).",
 		Fix:        "set policy.timeout: to the dependency's p99.9 × 1.2 (patience probe URL measures it)",
@@ -94,21 +96,21 @@ var Catalog = []Rule{
 		layer:      layerMissingTimeout,
 	},
 	{
-		ID: "PT002", Name: "ConnectTimeoutNotBelowTimeout", Title: "connect timeout not below the total timeout", Level: LevelWarning,
+		ID: "PT002", Name: "ConnectTimeoutNotBelowTimeout", Title: "connect timeout not below the total timeout", Level: SeverityWarning,
 		Asserts:    "the connect timeout can fire before the attempt timeout",
 		Help:       "The attempt timeout includes connection set-up, so a connect_timeout at or above it never fires: a lost SYN or an unreachable host costs a whole attempt instead of a quick, always-safe retry. Keep connect_timeout well below timeout (about 1.1s survives one lost SYN); when the timeout itself is below that, a separate connect timeout buys nothing: leave it out.",
 		Fix:        "set policy.connect_timeout: well below policy.timeout (about 1.1s survives one lost SYN), or remove it",
 		dependency: connectTimeoutNotBelowTimeout,
 	},
 	{
-		ID: "PT003", Name: "TimeoutExceedsCallerBudget", Title: "attempt timeout exceeds the caller's budget", Level: LevelError,
+		ID: "PT003", Name: "TimeoutExceedsCallerBudget", Title: "attempt timeout exceeds the caller's budget", Level: SeverityError,
 		Asserts:    "one attempt fits the caller's budget",
 		Help:       "One attempt may wait longer than the caller itself waits (the interactive budget or the job timeout): the caller gives up first and the call goes on with nobody waiting for its answer. Lower timeout below the budget, or give the caller more time.",
 		Fix:        "lower policy.timeout below caller.budget (caller.timeout for a job)",
 		dependency: timeoutExceedsCallerBudget,
 	},
 	{
-		ID: "PT004", Name: "RetriesExceedCallerBudget", Title: "attempts × timeout + backoff exceed the caller's budget", Level: LevelError,
+		ID: "PT004", Name: "RetriesExceedCallerBudget", Title: "attempts × timeout + backoff exceed the caller's budget", Level: SeverityError,
 		Asserts:    "attempts × timeout + backoff fit the caller's budget",
 		Help:       "In the worst case every attempt times out and every backoff waits its longest (the jitter upper bound). If that sum exceeds the caller's budget — the interactive budget, or for a job one run's timeout (the queue's own tries are runs of their own) — the last attempts run after the caller gave up: load with no benefit. A Retry-After the remaining budget cannot hold ends the call instead of being waited for, so it never adds more than the budget. Lower max_attempts or timeout, or set `deadline:` to the budget so the policy stops on time.",
 		Fix:        "lower policy.retry.max_attempts or policy.timeout, or set policy.deadline: to the caller's budget",
@@ -116,7 +118,7 @@ var Catalog = []Rule{
 		layer:      layerRetriesExceedBudget,
 	},
 	{
-		ID: "PT005", Name: "NonIdempotentRetryWithoutKey", Title: "non-idempotent request retried without an idempotency key", Level: LevelError,
+		ID: "PT005", Name: "NonIdempotentRetryWithoutKey", Title: "non-idempotent request retried without an idempotency key", Level: SeverityError,
 		Asserts:    "a non-idempotent request is retried only with an idempotency key",
 		Help:       "A timeout, reset or 5xx leaves the outcome unknown: the provider may have committed before the answer was lost. Retrying a POST/PATCH then executes it twice (two charges, two shipments). Send an Idempotency-Key (the same key on every retry) and use `non_idempotent: with_key`, or do not retry outcome-unknown failures (`non_idempotent: never`). Reported for `non_idempotent: always` without a key (request or policy idempotency_key), and for a retried POST/PATCH whose file leaves `non_idempotent` out: Laravel Http::retry, go-retryablehttp and the AWS SDKs retry whatever the method, so check assumes `always` and says so; `with_key` without a key retries no unknown outcome, as in the simulator, so it is safe and not reported.",
 		Fix:        "send an Idempotency-Key (request.idempotency_key: true) with policy.retry.non_idempotent: with_key, or set policy.retry.non_idempotent: never",
@@ -124,7 +126,7 @@ var Catalog = []Rule{
 		layer:      layerRetriesNonIdempotent,
 	},
 	{
-		ID: "PT006", Name: "RetriesWithoutJitter", Title: "retries without jitter", Level: LevelWarning,
+		ID: "PT006", Name: "RetriesWithoutJitter", Title: "retries without jitter", Level: SeverityWarning,
 		Asserts:    "retries are jittered",
 		Help:       "Without jitter every client that failed together retries together: the retries arrive as synchronized waves that hit a recovering dependency at the same instant (AWS Architecture Blog, \"Exponential Backoff And Jitter\", 2015). Use `jitter: full` (or decorrelated backoff); for a queue job, a backoff() that adds random_int(0, d/4) (`caller: {jitter: proportional, jitter_factor: 0.25}`). Evaluated on its own: zero backoff without jitter is PT006 and PT013.",
 		Fix:        "set policy.retry.jitter: full",
@@ -132,7 +134,7 @@ var Catalog = []Rule{
 		layer:      layerNoJitter,
 	},
 	{
-		ID: "PT007", Name: "RetriesOnClientErrors", Title: "retries on 4xx other than 408/409/429", Level: LevelWarning,
+		ID: "PT007", Name: "RetriesOnClientErrors", Title: "retries on 4xx other than 408/409/429", Level: SeverityWarning,
 		Asserts:    "only 408, 409 and 429 are retried among 4xx",
 		Help:       "A 4xx other than 408 (request timeout), 409 (conflict, e.g. the same key still in flight) and 429 (too many requests) says the request itself is wrong; sending it again fails the same way and only adds load (RFC 9110 §15.5). Retry 408, 409 and 429 only.",
 		Fix:        "set policy.retry.on: [connect, timeout, reset, 408, 409, 429, 5xx] (no other 4xx)",
@@ -140,14 +142,14 @@ var Catalog = []Rule{
 		layer:      layerClientErrors,
 	},
 	{
-		ID: "PT008", Name: "RetryAfterIgnoredOrUncapped", Title: "Retry-After ignored or uncapped", Level: LevelWarning,
+		ID: "PT008", Name: "RetryAfterIgnoredOrUncapped", Title: "Retry-After ignored or uncapped", Level: SeverityWarning,
 		Asserts:    "Retry-After is honoured within a cap",
 		Help:       "Retry-After (RFC 9110 §10.2.3) is the dependency telling you when it can take the request again; ignoring it retries into a 429/503 that is guaranteed to fail again. Honouring it without a cap lets one header park a caller for hours; on an interactive caller, leaving retry_after_max unset takes the default (1m), far beyond what a person waits. Use `retry_after: honor` with `retry_after_max:` bounded by your budget.",
 		Fix:        "set policy.retry.retry_after: honor and policy.retry.retry_after_max: to a bound within the caller's budget",
 		dependency: retryAfterIgnoredOrUncapped,
 	},
 	{
-		ID: "PT009", Name: "LayeredAmplification", Title: "layered retry amplification above max_amplification", Level: LevelError,
+		ID: "PT009", Name: "LayeredAmplification", Title: "layered retry amplification above max_amplification", Level: SeverityError,
 		Asserts:    "layered attempts stay within max_amplification",
 		Help:       "Every layer that retries multiplies the attempts of the layers below: 3 layers × 4 attempts = 64 attempts on the dependency for one user request, exactly when it is overloaded. A queue job's tries are a layer too (a gateway retrying 3 times inside a job the queue tries 6 times sends 18). Retry at one layer only (for a job, the queue), or lower max_attempts so the product stays under max_amplification.",
 		Fix:        "retry at one layer only: lower policy.retry.max_attempts (or layers[].max_attempts, caller.tries) so the product stays within max_amplification",
@@ -155,21 +157,21 @@ var Catalog = []Rule{
 		chain:      chainAmplification,
 	},
 	{
-		ID: "PT010", Name: "TimeoutBelowMeasuredLatency", Title: "timeout below the measured latency tail", Level: LevelWarning,
+		ID: "PT010", Name: "TimeoutBelowMeasuredLatency", Title: "timeout below the measured latency tail", Level: SeverityWarning,
 		Asserts:    "the timeout is above the measured latency tail",
 		Help:       "A timeout below the profile's p(1-cutoff) cuts off good responses that were merely slow: each one costs a wasted attempt (and a retry of work the provider may have done). Raise timeout to the profile's p99.9 × 1.2 (`patience probe --budget` recommends one), or accept the cut-off rate consciously with `cutoff:`.",
 		Fix:        "raise policy.timeout above the profile's tail (p99.9 × 1.2), or set cutoff: to the share you accept",
 		dependency: timeoutBelowMeasuredLatency,
 	},
 	{
-		ID: "PT011", Name: "JobTimeoutNotBelowRetryAfter", Title: "queue job timeout at or above the queue's retry_after", Level: LevelError,
+		ID: "PT011", Name: "JobTimeoutNotBelowRetryAfter", Title: "queue job timeout at or above the queue's retry_after", Level: SeverityError,
 		Asserts:    "the job timeout is below the queue's retry_after",
 		Help:       "When a job may run longer than the queue's visibility timeout (Laravel retry_after, SQS visibility timeout), the queue hands the same job to a second worker while the first is still running: the job runs twice. Keep the job timeout several seconds below retry_after.",
 		Fix:        "lower caller.timeout several seconds below caller.retry_after (or raise caller.retry_after)",
 		dependency: jobTimeoutNotBelowRetryAfter,
 	},
 	{
-		ID: "PT012", Name: "NoBudgetOrBreaker", Title: "no retry budget or circuit breaker on a high-volume dependency", Level: LevelWarning,
+		ID: "PT012", Name: "NoBudgetOrBreaker", Title: "no retry budget or circuit breaker on a high-volume dependency", Level: SeverityWarning,
 		Asserts:    "a high-volume dependency has a retry budget or a breaker",
 		Help:       "At high request rates an outage turns every retry into extra load on a dependency that is already down, and without a breaker every caller keeps waiting for timeouts. A retry budget (token bucket or ratio, SRE book ch. 22) caps the extra load; a breaker fails fast. \"High-volume\" means a declared caller rate of at least 10 requests/s (`caller: {rate: 50/s}`).",
 		Fix:        "add policy.budget: {kind: token_bucket} or policy.breaker: {failure_rate: 50%}",
@@ -177,7 +179,7 @@ var Catalog = []Rule{
 		layer:      layerNoBudget,
 	},
 	{
-		ID: "PT013", Name: "ImmediateRetries", Title: "immediate retries (zero or fixed short backoff)", Level: LevelWarning,
+		ID: "PT013", Name: "ImmediateRetries", Title: "immediate retries (zero or fixed short backoff)", Level: SeverityWarning,
 		Asserts:    "retries wait, and the waits grow",
 		Help:       "Retrying at once gives the dependency no time to recover and turns a brief failure into a burst of max_attempts× the load within milliseconds; a fixed short interval (under 5s, two retries or more) keeps pressing a dependency that is recovering (\"固定の短い間隔で再送すると、回復しかけた相手を再び押しつぶします\"). Use exponential backoff with a base of at least tens of milliseconds, with jitter; for a queue job, a growing backoff() such as [10s, 30s, 90s, 270s, 600s]. Evaluated on its own: zero backoff without jitter is PT006 and PT013.",
 		Fix:        "set policy.retry.backoff: exponential with policy.retry.base: 100ms or more (and policy.retry.jitter: full)",
@@ -185,14 +187,14 @@ var Catalog = []Rule{
 		layer:      layerImmediate,
 	},
 	{
-		ID: "PT014", Name: "ReleasesUseUpTries", Title: "429 releases use up a job's tries", Level: LevelWarning,
+		ID: "PT014", Name: "ReleasesUseUpTries", Title: "429 releases use up a job's tries", Level: SeverityWarning,
 		Asserts:    "a run of 429s cannot use up the job's tries",
 		Help:       "A job that honours a 429's Retry-After by releasing itself (Laravel $this->release($retryAfter)) spends a try on every release: a dependency that rate-limits for a while uses up every try and the job fails for good, although nothing was wrong with it. Bound the job by time instead — retryUntil() (`caller: {retry_until: 2h}`) — or raise tries well above what the backoff needs.",
 		Fix:        "set caller.retry_until: to how long the job may keep trying (retryUntil()), or raise caller.tries",
 		dependency: releasesUseUpTries,
 	},
 	{
-		ID: "PT100", Name: "ScenarioExpectationUnmet", Title: "scenario expectation unmet", Level: LevelError,
+		ID: "PT100", Name: "ScenarioExpectationUnmet", Title: "scenario expectation unmet", Level: SeverityError,
 		Asserts:  "the scenario's expectations hold",
 		Help:     "A scenario listed under `scenarios:` was replayed in the simulator and one of its `expect:` lines did not hold for this policy. Replay it with `patience replay FILE` to see the timeline, then change the policy or the expectation.",
 		Fix:      "replay the scenario (patience replay FILE) and change the policy or its expect: line",

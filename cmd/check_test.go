@@ -63,7 +63,7 @@ func TestREADMECheckExample(t *testing.T) {
 	if err != nil {
 		t.Fatalf("README's patience.yaml does not load: %v", err)
 	}
-	res, err := check.Run(context.Background(), []*check.File{f}, check.Options{FailOn: check.LevelWarning})
+	res, err := check.Run(context.Background(), []*check.File{f}, check.Options{FailOn: check.SeverityWarning})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,7 +138,7 @@ func CheckText(w io.Writer, r *check.Result, opts Options) error {
 	checkChainsText(&b, r, st, width)
 	for _, f := range r.Findings {
 		level := st.Warn
-		if f.Level == check.LevelError {
+		if f.Level == check.SeverityError {
 			level = st.Bad
 		}
 		b.WriteString("\n")
@@ -351,7 +351,7 @@ func CheckMarkdown(w io.Writer, r *check.Result, _ Options) error {
 		for _, f := range r.Findings {
 			// The marks of every report: ✗ fails the gate at the default level, ~ warns.
 			icon := "~ warning"
-			if f.Level == check.LevelError {
+			if f.Level == check.SeverityError {
 				icon = "✗ error"
 			}
 			fmt.Fprintf(&b, "| %s | `%s` %s | %s | %s | %s | %s |\n",

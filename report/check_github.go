@@ -43,7 +43,7 @@ func CheckGitHub(w io.Writer, r *check.Result, _ Options) error {
 	}
 	for _, f := range r.Findings {
 		cmd := "warning"
-		if f.Level == check.LevelError {
+		if f.Level == check.SeverityError {
 			cmd = "error"
 		}
 		props := []string{"file=" + GitHubProperty(f.File)}

@@ -137,10 +137,10 @@ func CheckJUnit(w io.Writer, r *check.Result, _ Options) error {
 			tc := junitCase{Classname: c.Dependency, Name: name, File: c.File, Line: c.Line, Time: junitTime(per)}
 			if fs := found[key{c.Dependency, id}]; len(fs) > 0 {
 				var text, msgs []string
-				level := check.LevelWarning
+				level := check.SeverityWarning
 				for _, f := range fs {
-					if f.Level == check.LevelError {
-						level = check.LevelError
+					if f.Level == check.SeverityError {
+						level = check.SeverityError
 					}
 					msgs = append(msgs, f.Message)
 					text = append(text, fmt.Sprintf("%s: %s: %s\nfix: %s", location(f), f.Level, f.Message, f.Fix))

@@ -122,8 +122,8 @@ type SARIFRegion struct {
 }
 
 // sarifLevel maps check levels to SARIF levels (error, warning, note).
-func sarifLevel(l check.Level) string {
-	if l == check.LevelError {
+func sarifLevel(l check.Severity) string {
+	if l == check.SeverityError {
 		return "error"
 	}
 	return "warning"

@@ -230,8 +230,8 @@ func StormHTML(w io.Writer, r *storm.Result, _ Options) error {
 }
 
 // checkMark is a finding's mark: ✗ for an error, ~ for a warning.
-func checkMark(l check.Level) string {
-	if l == check.LevelError {
+func checkMark(l check.Severity) string {
+	if l == check.SeverityError {
 		return "✗"
 	}
 	return "~"
