@@ -20,12 +20,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 )
 
 // Schema is the schema of an advise document: the probe schema (DESIGN §3), so a saved
 // advise profile is a probe profile.
-const Schema = probe.Schema
+const Schema = profile.Schema
 
 // Format names an input format.
 type Format string
@@ -113,7 +113,7 @@ type Options struct {
 	Top int
 	// Workers parse line formats in parallel (0: GOMAXPROCS).
 	Workers int
-	Advice  probe.AdviceParams
+	Advice  profile.RecommendParams
 	// Progress, when set, is called now and then with the bytes read so far.
 	Progress func(read int64)
 }
@@ -122,7 +122,7 @@ type Options struct {
 // the probe schema with `source`), the groups when --by asked for them, the per-window
 // distribution and, for nginx, the attempts per request.
 type Result struct {
-	*probe.Result
+	*profile.Profile
 	// Groups are the --by groups, most samples first (absent for --by none).
 	Groups []Group `json:"groups,omitempty"`
 	// By is the grouping asked for.
@@ -143,9 +143,9 @@ type Result struct {
 
 // Group is one --by group with its own recommendation.
 type Group struct {
-	Key     string        `json:"key"`
-	Samples int64         `json:"samples"`
-	Result  *probe.Result `json:"result"`
+	Key     string           `json:"key"`
+	Samples int64            `json:"samples"`
+	Result  *profile.Profile `json:"result"`
 }
 
 // Window is one time window's distribution of good-response latency.

@@ -1,14 +1,14 @@
-package probe
+package profile
 
 import (
 	"fmt"
 	"math"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/patience-dev/patience/internal/httpstatus"
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
 )
@@ -175,8 +175,8 @@ func (c Caller) retriesUnsafe() bool {
 	return !policy.IdempotentMethod(c.Method) && !c.IdempotencyKey
 }
 
-// Options are the knobs of the advice; the zero value is DESIGN §7's defaults.
-type Options struct {
+// RecommendOptions are the knobs of the advice; the zero value is DESIGN §7's defaults.
+type RecommendOptions struct {
 	// Cutoff is the accepted share of requests a timeout may cut off (0: 0.1%, p99.9).
 	Cutoff float64
 	// Headroom multiplies the basis quantile (0: DefaultHeadroom).
@@ -192,10 +192,12 @@ type Options struct {
 // is bad: 5%, one request in twenty.
 const DefaultMaxErrorRate = 0.05
 
-// NoFailuresAllowed as Options.MaxErrorRate makes any failed request a bad verdict.
+// NoFailuresAllowed as RecommendOptions.MaxErrorRate makes any failed request a bad verdict.
 const NoFailuresAllowed = -1.0
 
-func (o Options) filled() Options {
+// WithDefaults is o with every zero field set to its default (and a negative MaxErrorRate
+// to 0, no failure allowed): what Recommend applies.
+func (o RecommendOptions) WithDefaults() RecommendOptions {
 	if o.Cutoff <= 0 {
 		o.Cutoff = DefaultCutoff
 	}
@@ -244,14 +246,14 @@ func JobRetry() policy.Retry {
 	}
 }
 
-// DefaultOptions are the defaults Advise applies to a zero Options, spelled out.
-func DefaultOptions() Options {
-	return Options{Cutoff: DefaultCutoff, Headroom: DefaultHeadroom, ConnectFloor: DefaultConnectFloor, MaxErrorRate: DefaultMaxErrorRate}
+// DefaultRecommendOptions are the defaults Advise applies to a zero RecommendOptions, spelled out.
+func DefaultRecommendOptions() RecommendOptions {
+	return RecommendOptions{Cutoff: DefaultCutoff, Headroom: DefaultHeadroom, ConnectFloor: DefaultConnectFloor, MaxErrorRate: DefaultMaxErrorRate}
 }
 
 // Advise is the recommendation of DESIGN §7 for one caller, from what a probe measured: the
 // one function probe, `check --init --profile` and check's rules take their advice from (a
-// saved profile gives its Evidence with Result.Evidence). It is pure: every number comes with
+// saved profile gives its Evidence with Profile.Evidence). It is pure: every number comes with
 // the derivation line that produced it, and the verdict says what the measurement lets the
 // caller rely on.
 //
@@ -259,8 +261,8 @@ func DefaultOptions() Options {
 // (right-censored): they count in the basis quantile, so a target where many hang gets no
 // timeout at all rather than one fitted to the requests that did answer. 4xx and 5xx are not
 // good responses. Below the samples the cut-off needs the verdict is provisional.
-func Advise(ev Evidence, c Caller, o Options) Recommendation {
-	o, c = o.filled(), c.filled()
+func Recommend(ev Evidence, c Caller, o RecommendOptions) Recommendation {
+	o, c = o.WithDefaults(), c.filled()
 	if ev.Good == nil {
 		ev.Good = Sample(nil)
 	}
@@ -595,7 +597,7 @@ func noGoodText(ev *Evidence) string {
 		return "no good response (" + failureSummary(ev) + "): nothing to base a timeout on"
 	}
 	code, _ := strconv.Atoi(codes[0])
-	name := fmt.Sprintf("%d %s", code, http.StatusText(code))
+	name := fmt.Sprintf("%d %s", code, httpstatus.Text(code))
 	if code >= 500 {
 		return "every response was " + name + ": the dependency is failing, nothing to base a timeout on"
 	}
@@ -605,13 +607,13 @@ func noGoodText(ev *Evidence) string {
 // statusHint is what a 4xx answer usually means for a probe.
 func statusHint(code int) string {
 	switch code {
-	case http.StatusNotFound, http.StatusGone:
+	case 404, 410:
 		return "is the URL right?"
-	case http.StatusUnauthorized, http.StatusForbidden:
+	case 401, 403:
 		return "are the credentials right? (-H 'Authorization: …')"
-	case http.StatusMethodNotAllowed:
+	case 405:
 		return "is the method right? (-X)"
-	case http.StatusTooManyRequests:
+	case 429:
 		return "the target throttles the probe: lower --rate"
 	}
 	return "the target rejects the request: check the URL, method, headers and body"
@@ -622,11 +624,11 @@ func hintFor(ev *Evidence, what string) string {
 	if s, ok := ev.ErrorSamples[what]; ok && s.Hint != "" {
 		return s.Hint
 	}
-	if h := errorHint(what, ""); h != "" {
+	if h := ErrorHint(what, ""); h != "" {
 		return h
 	}
 	if code, err := strconv.Atoi(what); err == nil && code >= 400 && code < 500 {
-		return fmt.Sprintf("%d %s: %s", code, http.StatusText(code), statusHint(code))
+		return fmt.Sprintf("%d %s: %s", code, httpstatus.Text(code), statusHint(code))
 	}
 	return ""
 }
