@@ -3,7 +3,7 @@
 // OpenTelemetry, Zipkin and Jaeger traces, Prometheus histograms, HdrHistogram logs, k6,
 // vegeta and curl timings, and the same lines wrapped by a container runtime — into
 // the same profile a probe measures (`patience/probe/v1`, HDR histograms per phase) and the
-// same recommendation (probe.Advise). The seeds: "ログにある所要時間の分布を見て、普段の遅い側
+// same recommendation (profile.Recommend). The seeds: "ログにある所要時間の分布を見て、普段の遅い側
 // （p99 など）より少し長くする" — read the distribution in the logs and set the timeout a
 // little above its slow side.
 //

@@ -32,7 +32,7 @@ func lognormal(rng *rand.Rand, n int, res time.Duration) []time.Duration {
 	return out
 }
 
-// probeAdvice is what probe.Advise says for the same samples, recorded the way probe records
+// probeAdvice is what profile.Recommend says for the same samples, recorded the way probe records
 // them (an HDR histogram of µs).
 func probeAdvice(samples []time.Duration) profile.Recommendation {
 	h := hdrhistogram.New(1, 3_600_000_000, 3)
@@ -78,7 +78,7 @@ func sameAdvice(t *testing.T, got, want profile.Recommendation) {
 	t.Helper()
 	if got.TimeoutMs != want.TimeoutMs || got.MaxAttempts != want.MaxAttempts || got.BasisMs != want.BasisMs ||
 		got.Samples != want.Samples || fmt.Sprint(got.BasisCILowMs, got.BasisCIHighMs) != fmt.Sprint(want.BasisCILowMs, want.BasisCIHighMs) && !ciEqual(got, want) {
-		t.Errorf("advice from the log: timeout %v attempts %d basis %v n %d; probe.Advise on the same samples: timeout %v attempts %d basis %v n %d",
+		t.Errorf("advice from the log: timeout %v attempts %d basis %v n %d; profile.Recommend on the same samples: timeout %v attempts %d basis %v n %d",
 			got.TimeoutMs, got.MaxAttempts, got.BasisMs, got.Samples, want.TimeoutMs, want.MaxAttempts, want.BasisMs, want.Samples)
 	}
 	if got.Verdict.Level != want.Verdict.Level {

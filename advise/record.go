@@ -25,7 +25,7 @@ type Record struct {
 	Path   string
 	// Status is the HTTP status; 0 when no response came back (Err says why).
 	Status int
-	// Err is a probe error class (probe.ErrorClasses) for a request without a response.
+	// Err is a probe error class (profile.ErrorClasses) for a request without a response.
 	Err    string
 	ErrMsg string
 	// Total is the latency the timeout applies to: per attempt where the source shows
@@ -42,12 +42,13 @@ func newRecord() Record {
 	return Record{Total: unknown, DNS: unknown, Connect: unknown, TLS: unknown, TTFB: unknown}
 }
 
-// Histogram geometry: the probe's (1 µs to 1 h at 3 significant digits, probe/record.go) for
-// the overall result; groups and windows use 2 significant digits (1%), a tenth of the
-// memory, since their figures are rounded on the advice ladder anyway.
+// Histogram geometry: the profile's (1 µs to 1 h at 3 significant digits,
+// profile.HistogramLowest to HistogramHighest) for the overall result; groups and windows use
+// 2 significant digits (1%), a tenth of the memory, since their figures are rounded on the
+// advice ladder anyway.
 const (
-	histLowest  = 1
-	histHighest = 3_600_000_000
+	histLowest  = profile.HistogramLowest
+	histHighest = profile.HistogramHighest
 )
 
 func newHist(sig int) *hdrhistogram.Histogram { return hdrhistogram.New(histLowest, histHighest, sig) }
@@ -203,35 +204,20 @@ type meta struct {
 	source     profile.Source
 }
 
-// toResult builds the probe result of s through probe.Merge, so the summaries, the
+// toResult builds the probe result of s with a profile.Builder, so the summaries, the
 // recommendation, the cut-off curve and the encoded histograms are the probe's own code.
 func (s *series) toResult(m meta, p profile.RecommendParams) (*profile.Profile, error) {
-	hists := map[string]string{}
-	put := func(name string, fh *hist) error {
-		// An empty histogram is encoded as none at all (a sig-3 empty one), whatever its
-		// geometry: a reused series keeps empty histograms a fresh one would not have.
-		h := newHist(3)
-		if fh != nil && fh.total > 0 {
-			h = fh.toHDR()
-		}
-		enc, err := profile.EncodeHistogram(h)
-		hists[name] = enc
-		return err
-	}
 	// Sources that cannot tell fresh from reused connections put everything in reused (the
 	// report then shows the blended row only).
-	steps := []struct {
-		name string
-		h    *hist
-	}{
-		{profile.SeriesDNS, s.dns[0]}, {profile.SeriesConnect, s.connect[0]}, {profile.SeriesTLS, s.tls[0]},
-		{profile.SeriesTTFBFresh, s.ttfb[0]}, {profile.SeriesTTFBReused, s.ttfb[1]},
-		{profile.SeriesTotalFresh, s.total[0]}, {profile.SeriesTotalReused, s.total[1]},
-		{profile.SeriesGood, s.good},
-	}
-	for _, st := range steps {
-		if err := put(st.name, st.h); err != nil {
-			return nil, err
+	hists := map[string]*hdrhistogram.Histogram{}
+	for name, h := range map[string]*hist{
+		profile.SeriesDNS: s.dns[0], profile.SeriesConnect: s.connect[0], profile.SeriesTLS: s.tls[0],
+		profile.SeriesTTFBFresh: s.ttfb[0], profile.SeriesTTFBReused: s.ttfb[1],
+		profile.SeriesTotalFresh: s.total[0], profile.SeriesTotalReused: s.total[1],
+		profile.SeriesGood: s.good,
+	} {
+		if h != nil && h.total > 0 {
+			hists[name] = h.toHDR()
 		}
 	}
 	status := map[string]int64{}
@@ -251,27 +237,25 @@ func (s *series) toResult(m meta, p profile.RecommendParams) (*profile.Profile, 
 	if maxTimeout <= 0 {
 		maxTimeout = profile.DefaultMaxTimeout
 	}
-	in := &profile.Profile{
-		Schema: profile.Schema, Target: m.target, Model: "log", Conn: "unknown",
-		Requests: s.requests, Responses: responses, DurationMs: m.durationMs,
-		Status: status, Errors: s.errs, ErrorSamples: samples,
-		MaxTimeoutMs: float64(maxTimeout) / float64(time.Millisecond),
-		Histograms:   hists,
-		Schedule:     profile.Schedule{RateHeld: true},
+	src := m.source
+	head := profile.Profile{
+		Target: m.target, Model: "log", Conn: "unknown", DurationMs: m.durationMs,
+		Schedule: profile.Schedule{RateHeld: true}, Source: &src,
+	}
+	if s.reusedKnown {
+		head.Conn = "both"
 	}
 	if m.durationMs > 0 {
-		in.Schedule.AchievedPerS = float64(s.requests) / (m.durationMs / 1000)
+		head.Schedule.AchievedPerS = float64(s.requests) / (m.durationMs / 1000)
 	}
 	p.MaxTimeout = maxTimeout
-	out, err := profile.Merge([]*profile.Profile{in}, p)
+	b := profile.NewBuilder(head, p)
+	b.Add(profile.Part{Series: hists, Status: status, Errors: s.errs, ErrorSamples: samples, Requests: s.requests, Responses: responses})
+	out, err := b.Close()
 	if err != nil {
 		return nil, err
 	}
-	out.Merged = 0
-	out.Model, out.Conn = "log", "unknown"
-	if s.reusedKnown {
-		out.Conn = "both"
-	} else {
+	if !s.reusedKnown {
 		// Fresh and reused are not known: the phases are blended.
 		for _, ph := range []*profile.Summary{out.Phases.TTFB, out.Phases.Total, out.Phases.Sent} {
 			if ph != nil {
@@ -279,8 +263,6 @@ func (s *series) toResult(m meta, p profile.RecommendParams) (*profile.Profile, 
 			}
 		}
 	}
-	src := m.source
-	out.Source = &src
 	return out, nil
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/patience-dev/patience/sim"
 )
 
-// loadProfile reads a `probe --save` profile (probe.LoadProfile) and returns the latency
+// loadProfile reads a `probe --save` profile (profile.Load) and returns the latency
 // histogram of its good responses (status < 500, microseconds), the same basis probe uses
 // for its timeout recommendation; profiles without that series fall back to the total.
 func loadProfile(path string) (*hdrhistogram.Histogram, error) {

@@ -32,7 +32,7 @@ type StarterOptions struct {
 	// Budget is the interactive caller's budget (0 = the profile's, else DefaultInitBudget),
 	// or a job's retry window (retry_until; 0 = the give-up time of the queue design).
 	Budget time.Duration
-	// Profile is a `probe --save` profile: its evidence goes through probe.Advise for this
+	// Profile is a `probe --save` profile: its evidence goes through profile.Recommend for this
 	// caller, so the file holds what probe recommends; the path is written into the file as
 	// given (relative to where the file is written).
 	Profile string
@@ -50,7 +50,7 @@ type starterAdvice struct {
 }
 
 // Starter returns a commented starter check file holding the recommended policy: what
-// probe.Advise recommends for the caller from the profile's evidence when one is given
+// profile.Recommend recommends for the caller from the profile's evidence when one is given
 // (DESIGN §7: the one source of advice), else the `recommended` preset's timeouts with the
 // attempts counted by the same rules (at most one retry for an interactive caller, one
 // attempt for a non-idempotent call without a key, as many as fit the budget with the retry
@@ -179,7 +179,7 @@ dependencies:
 	return []byte(b.String()), nil
 }
 
-// starterAdvise is probe's recommendation for the starter's caller: probe.Advise over the
+// starterAdvise is probe's recommendation for the starter's caller: profile.Recommend over the
 // profile's evidence, or the recommended preset's timeouts counted by the same rules.
 func starterAdvise(o StarterOptions, rec *policy.Policy) (starterAdvice, error) {
 	caller := profile.Caller{Kind: o.Caller, Budget: o.Budget, Method: o.Method, IdempotencyKey: o.IdempotencyKey}

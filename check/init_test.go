@@ -19,7 +19,7 @@ import (
 )
 
 // TestStarterAttemptsAgreeWithPT004 runs what --init writes without a profile through check:
-// an interactive caller gets at most one retry (probe.InteractiveAttempts, the seeds), fewer
+// an interactive caller gets at most one retry (profile.InteractiveAttempts, the seeds), fewer
 // when the budget holds fewer, and the count is one PT004 accepts for the retry block written.
 // The starter itself passes (its deadline equals the budget); with the deadline taken out,
 // k attempts still pass, and where the budget limited k, k+1 raise PT004.
@@ -77,7 +77,7 @@ func TestStarterAttemptsAgreeWithPT004(t *testing.T) {
 // TestProbeAdviceStarterPasses is the property of issue 11 item 1 on check's side: for many
 // generated profiles (fast targets, slow ones, long tails, few samples) and callers (budgets
 // from tiny to generous, GET, POST with and without a key, jobs), what probe recommends —
-// probe.Advise over the profile, written by `check --init --profile` — passes `check` at
+// profile.Recommend over the profile, written by `check --init --profile` — passes `check` at
 // warning level with no finding, PT010 reading the same profile. A budget that cannot hold one
 // call gets the queue design, as probe advises. Seeded, bounded in time: part of go test.
 func TestProbeAdviceStarterPasses(t *testing.T) {

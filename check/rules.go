@@ -246,7 +246,7 @@ func missingTimeout(p *pass, d *Dependency) error {
 	return nil
 }
 
-// connectTimeoutNotBelowTimeout is PT002. Below the lost-SYN floor (probe.DefaultConnectFloor)
+// connectTimeoutNotBelowTimeout is PT002. Below the lost-SYN floor (profile.DefaultConnectFloor)
 // the attempt timeout already bounds the connect: the fix is to leave connect_timeout out, as
 // probe recommends.
 func connectTimeoutNotBelowTimeout(p *pass, d *Dependency) error {

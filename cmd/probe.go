@@ -375,7 +375,7 @@ func probeSave(opts *ProbeOptions, res *profile.Profile) error {
 	return saveProfile(opts.IO, opts.Save, opts.Force, res)
 }
 
-// saveProfile is --save of probe and advise: written atomically (probe.Save), except over an
+// saveProfile is --save of probe and advise: written atomically (profile.Save), except over an
 // existing file when res got no good response (probe.NoGoodResponse: it exits 3) and force is
 // not set — a good profile is not replaced by a run with nothing to base a timeout on.
 func saveProfile(streams *report.IOStreams, path string, force bool, res *profile.Profile) error {
