@@ -16,6 +16,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -106,8 +107,22 @@ func (c *Config) advice() profile.RecommendParams {
 	}
 }
 
-// Validate fills defaults and reports the first invalid field.
+// Validate fills defaults and reports the first invalid field. The fields are checked in
+// groups, in the order their errors are reported: the target, the load, the advice, the
+// transport.
 func (c *Config) Validate() error {
+	for _, validate := range []func(*Config) error{
+		(*Config).validateTarget, (*Config).validateLoad, (*Config).validateAdvice, (*Config).validateTransport,
+	} {
+		if err := validate(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateTarget checks the URL and the method (default GET).
+func (c *Config) validateTarget() error {
 	u, err := url.Parse(c.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("target %q is not an http:// or https:// URL", RedactURL(c.URL))
@@ -118,6 +133,12 @@ func (c *Config) Validate() error {
 	if !isToken(c.Method) {
 		return fmt.Errorf("--method %q: an HTTP method is a token (letters, digits and !#$%%&'*+-.^_`|~), e.g. GET or POST", c.Method)
 	}
+	return nil
+}
+
+// validateLoad checks the model (open by default, at 10/s), the bounds of the run
+// (DefaultRequests when none), the connection mode and the in-flight and worker bounds.
+func (c *Config) validateLoad() error {
 	if c.Rate > 0 && c.Concurrency > 0 {
 		return errors.New("--rate and --concurrency exclude each other: pick the open or the closed model")
 	}
@@ -130,28 +151,22 @@ func (c *Config) Validate() error {
 	if c.Requests == 0 && c.Duration == 0 {
 		c.Requests = DefaultRequests
 	}
-	switch c.Conn {
-	case "":
-		c.Conn = "both"
-	case "fresh", "reuse", "both":
-	default:
-		return fmt.Errorf("--conn %q: want fresh, reuse or both", c.Conn)
+	if err := oneOf(&c.Conn, "--conn", "want fresh, reuse or both", "both", "fresh", "reuse"); err != nil {
+		return err
 	}
 	if c.MaxInFlight <= 0 {
 		c.MaxInFlight = DefaultMaxInFlight
 	}
-	if err := checkWorkerBounds(c); err != nil {
-		return err
-	}
+	return checkWorkerBounds(c)
+}
+
+// validateAdvice checks the recommendation's parameters and fills their defaults.
+func (c *Config) validateAdvice() error {
 	if c.Cutoff < 0 || c.Cutoff >= 1 {
 		return fmt.Errorf("--cutoff %g: want a share in (0, 1), e.g. 0.1%%", c.Cutoff)
 	}
-	switch c.CallerKind {
-	case "":
-		c.CallerKind = profile.CallerInteractive
-	case profile.CallerInteractive, profile.CallerJob:
-	default:
-		return fmt.Errorf("--caller %q: want interactive or job", c.CallerKind)
+	if err := oneOf(&c.CallerKind, "--caller", "want interactive or job", profile.CallerInteractive, profile.CallerJob); err != nil {
+		return err
 	}
 	if c.CallerKind == profile.CallerInteractive && c.Budget <= 0 {
 		c.Budget = profile.DefaultBudget
@@ -161,23 +176,35 @@ func (c *Config) Validate() error {
 	}
 	o := profile.RecommendOptions{Cutoff: c.Cutoff, Headroom: c.Headroom, ConnectFloor: c.ConnectFloor}.WithDefaults()
 	c.Cutoff, c.Headroom, c.ConnectFloor = o.Cutoff, o.Headroom, o.ConnectFloor
+	return nil
+}
+
+// validateTransport checks the per-request bound, the protocol and the TLS and address
+// options.
+func (c *Config) validateTransport() error {
 	if c.MaxTimeout <= 0 {
 		c.MaxTimeout = profile.DefaultMaxTimeout
 	}
-	switch c.HTTP {
-	case "":
-		c.HTTP = "auto"
-	case "auto", "1.1", "2":
-	default:
-		return fmt.Errorf("--http %q: want auto, 1.1 or 2", c.HTTP)
+	if err := oneOf(&c.HTTP, "--http", "want auto, 1.1 or 2", "auto", "1.1", "2"); err != nil {
+		return err
 	}
 	if (c.Cert == "") != (c.Key == "") {
 		return errors.New("--cert and --key go together: a client certificate needs its key")
 	}
-	if _, err := resolveMap(c.Resolve); err != nil {
-		return err
+	_, err := resolveMap(c.Resolve)
+	return err
+}
+
+// oneOf sets an empty *v to def and refuses a value that is neither def nor one of others:
+// "<flag> "<value>": <want>".
+func oneOf[T ~string](v *T, flag, want string, def T, others ...T) error {
+	if *v == "" {
+		*v = def
 	}
-	return nil
+	if *v == def || slices.Contains(others, *v) {
+		return nil
+	}
+	return fmt.Errorf("%s %q: %s", flag, string(*v), want)
 }
 
 // Run probes cfg.URL and returns what it measured. When ctx is cancelled it stops sending,
