@@ -214,8 +214,8 @@ func Run(ctx context.Context, cfg Config) (*profile.Profile, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	legacy := viaProxy(cfg.URL)
-	if legacy && cfg.HTTP == "2" {
+	proxied := viaProxy(cfg.URL)
+	if proxied && cfg.HTTP == "2" {
 		return nil, errors.New("--http 2: the target is reached through a proxy (HTTP_PROXY/HTTPS_PROXY), which the probe speaks HTTP/1.1 to; unset it or use --http 1.1")
 	}
 	if path := os.Getenv(cpuProfileEnv); path != "" {
@@ -223,7 +223,7 @@ func Run(ctx context.Context, cfg Config) (*profile.Profile, error) {
 			defer stop()
 		}
 	}
-	return run(ctx, cfg, legacy)
+	return run(ctx, cfg, proxied)
 }
 
 // cpuProfileEnv names a file for a CPU profile of the run (a developer's tool for
@@ -273,9 +273,9 @@ func viaProxy(target string) bool {
 	return err != nil || proxy != nil
 }
 
-// run is Run for a validated cfg; legacy selects net/http's Transport (see legacy.go).
-func run(ctx context.Context, cfg Config, legacy bool) (*profile.Profile, error) {
-	r, err := newRunner(cfg, legacy)
+// run is Run for a validated cfg; proxied selects net/http's Transport (see proxy.go).
+func run(ctx context.Context, cfg Config, proxied bool) (*profile.Profile, error) {
+	r, err := newRunner(cfg, proxied)
 	if err != nil {
 		return nil, err
 	}
@@ -401,11 +401,11 @@ type runner struct {
 	protocol string
 	h2       *h2path
 	opened   atomic.Int64 // connections dialled
-	// legacy: the target is reached through a proxy, so requests go through net/http's
-	// Transports and timings come from a per-request trace with every hook (legacy.go).
-	legacy       bool
+	// proxied: the target is reached through a proxy, so requests go through net/http's
+	// Transports and timings come from a per-request trace with every hook (proxy.go).
+	proxied      bool
 	reuse, fresh *http.Transport
-	// base is the legacy request without a body, parsed once; nil when each send needs a body.
+	// base is the proxy path's request without a body, parsed once; nil when each send needs a body.
 	base *http.Request
 	// idle holds the open model's callers between requests (at most MaxInFlight exist).
 	idle callerStack
@@ -432,7 +432,7 @@ type runner struct {
 	cut           atomic.Int64 // requests in flight that the run's end (Ctrl-C, unreachable) cut
 }
 
-func newRunner(cfg Config, legacy bool) (*runner, error) {
+func newRunner(cfg Config, proxied bool) (*runner, error) {
 	idle := cfg.MaxInFlight
 	if cfg.Concurrency > 0 {
 		idle = closedWorkers(&cfg)
@@ -453,9 +453,9 @@ func newRunner(cfg Config, legacy bool) (*runner, error) {
 	if w := closedWorkers(&cfg); cfg.Concurrency > 0 && w < n {
 		n = w
 	}
-	r := &runner{cfg: cfg, dialer: d, legacy: legacy}
-	if legacy {
-		r.reuse, r.fresh = legacyTransports(&cfg, d, idle)
+	r := &runner{cfg: cfg, dialer: d, proxied: proxied}
+	if proxied {
+		r.reuse, r.fresh = proxyTransports(&cfg, d, idle)
 		if cfg.Body == nil {
 			base, err := http.NewRequest(cfg.Method, cfg.URL, nil)
 			if err != nil {
@@ -494,7 +494,7 @@ func (r *runner) close() {
 	for c := r.idle.pop(); c != nil; c = r.idle.pop() {
 		c.close()
 	}
-	if r.legacy {
+	if r.proxied {
 		r.reuse.CloseIdleConnections()
 		r.fresh.CloseIdleConnections()
 	}
@@ -503,14 +503,14 @@ func (r *runner) close() {
 	}
 }
 
-// chooseProtocol settles what the run speaks (--http): through a proxy HTTP/1.1 (legacy.go);
+// chooseProtocol settles what the run speaks (--http): through a proxy HTTP/1.1 (proxy.go);
 // in clear HTTP/1.1, or h2c with prior knowledge for --http 2; over TLS HTTP/1.1 for 1.1, h2
 // for 2, and for auto what the server chooses by ALPN in one handshake before the run
 // (offering h2 and http/1.1, as Go's and curl's clients do). That handshake is not a
 // measurement; when it fails the run speaks HTTP/1.1 and reports the failures it meets.
 func (r *runner) chooseProtocol(ctx context.Context) error {
 	r.protocol = "http/1.1"
-	if r.legacy {
+	if r.proxied {
 		return nil
 	}
 	h2, h2c := false, false
@@ -764,7 +764,7 @@ func (r *runner) do(ctx context.Context, c *caller, i int64, intended, sent time
 	var end time.Time
 	var err error
 	switch {
-	case r.legacy:
+	case r.proxied:
 		status, t, end, err = r.viaTransport(c, fresh)
 	case r.h2 != nil:
 		status, t, end, err = r.h2.exchange(c, fresh)
