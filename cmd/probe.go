@@ -102,7 +102,7 @@ requests with no answer within --max-timeout, which count as slower than it: whe
 hang, no timeout is recommended. Connect timeout = max(3 × connect p99.9, --connect-floor),
 or none when that is not below the timeout (the timeout bounds the connect). Attempts, for
 --caller interactive (default): at most 2 (one retry), fewer if k × timeout + worst-case
-backoff (exponential 100 ms ×2 cap 10 s, full jitter) does not fit --budget; 1 for a POST or
+backoff (` + assumedBackoff() + `) does not fit --budget; 1 for a POST or
 PATCH without an Idempotency-Key header (retry only with one). --caller job: one attempt per
 run, and the queue design instead — 6 tries, backoff 10 s ×3 up to 10 min + 25% jitter, the
 job timeout and queue retry_after these imply (--budget is then the retry window, if any).
@@ -543,4 +543,11 @@ func probeMeasure(ctx context.Context, opts *ProbeOptions, cfg probe.Config) (*p
 		return nil, UsageError(err)
 	}
 	return res, nil
+}
+
+// assumedBackoff is the backoff the recommendation assumes between attempts, in words, from
+// the policy value itself (profile.AssumedRetry).
+func assumedBackoff() string {
+	r := profile.AssumedRetry()
+	return r.DescribeBackoff()
 }

@@ -29,8 +29,13 @@ func AssumedRetry() policy.Retry {
 	}
 }
 
-// BackoffDescription names AssumedRetry in derivations and JSON.
-const BackoffDescription = "exponential base 100 ms ×2 cap 10 s, full jitter (worst case = d)"
+// BackoffDescription names AssumedRetry in derivations and JSON, from its own values
+// (policy.Retry.DescribeBackoff), with the worst case full jitter allows:
+// "exponential base 100 ms ×2 cap 10 s, full jitter (worst case = d)".
+func BackoffDescription() string {
+	r := AssumedRetry()
+	return r.DescribeBackoff() + " (worst case = d)"
+}
 
 // DefaultHeadroom multiplies the measured quantile: 20% above the slowest acceptable good
 // response, so a timeout does not sit exactly on the tail it was measured from.
@@ -317,7 +322,7 @@ func newRecommender(ev Evidence, c Caller, o RecommendOptions) *recommender {
 		Headroom:       o.Headroom,
 		ConnectFloorMs: ms(o.ConnectFloor),
 		MaxErrorRate:   o.MaxErrorRate,
-		Backoff:        BackoffDescription,
+		Backoff:        BackoffDescription(),
 		Caller:         CallerInfo{Kind: c.Kind, Method: c.Method, IdempotencyKey: c.IdempotencyKey, BudgetMs: ms(c.Budget)},
 		Verdict:        Verdict{Reasons: []Reason{}},
 		Derivation:     []string{},
@@ -548,7 +553,7 @@ func adviseInteractive(rec *Recommendation, c Caller) string {
 	}
 	cost := AttemptsCost(fit, timeout)
 	fits := fmt.Sprintf("the %s budget would hold %d (the largest k with k × %s + Σ worst-case backoff ≤ %s, backoff %s: k=%d costs %s",
-		budget, fit, units.Millis(rec.TimeoutMs), budget, BackoffDescription, fit, units.Millis(ms(cost)))
+		budget, fit, units.Millis(rec.TimeoutMs), budget, BackoffDescription(), fit, units.Millis(ms(cost)))
 	if fit < MaxAttemptsCap {
 		fits += fmt.Sprintf(", k=%d would cost %s)", fit+1, units.Millis(ms(AttemptsCost(fit+1, timeout))))
 	} else {
