@@ -136,7 +136,7 @@ type Phases struct {
 	// corrected. In the closed model the intended time is the actual send. The end of the
 	// body (and the first byte of TTFB) is when those bytes reached this host: the kernel's
 	// receive timestamp on 64-bit Linux over plain HTTP, else the moment the probe read
-	// them; never the later moment the probe finished its own bookkeeping (client.go).
+	// them; never the later moment the probe finished its own bookkeeping (probe/client.go).
 	Total *Summary `json:"total"`
 	// Sent runs from the actual send to the end of the body (what closed-loop tools report).
 	Sent *Summary `json:"sent"`
@@ -208,7 +208,7 @@ type Cutoff struct {
 	Samples int64 `json:"samples"`
 }
 
-// Recommendation is the policy advice of DESIGN §7 for one caller (Advise), each number with
+// Recommendation is the policy advice of DESIGN §7 for one caller (Recommend), each number with
 // its derivation line.
 type Recommendation struct {
 	// ConnectTimeoutMs is the connect timeout; 0 means none is recommended: the connect

@@ -251,7 +251,7 @@ func JobRetry() policy.Retry {
 	}
 }
 
-// DefaultRecommendOptions are the defaults Advise applies to a zero RecommendOptions, spelled out.
+// DefaultRecommendOptions are the defaults Recommend applies to a zero RecommendOptions, spelled out.
 func DefaultRecommendOptions() RecommendOptions {
 	return RecommendOptions{Cutoff: DefaultCutoff, Headroom: DefaultHeadroom, ConnectFloor: DefaultConnectFloor, MaxErrorRate: DefaultMaxErrorRate}
 }
