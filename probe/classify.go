@@ -16,7 +16,7 @@ import (
 	"github.com/patience-dev/patience/internal/units"
 )
 
-// Error classes, indexes into shard.errs in the order of ErrorClasses.
+// Error classes, indexes into shard.errs in the order of profile.ErrorClasses.
 const (
 	errTimeout = iota
 	errRefused

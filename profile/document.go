@@ -314,7 +314,3 @@ type JobDesign struct {
 	// TimeoutMs plus every delay at its jitter bound (a retryUntil() at least this long).
 	GiveUpAfterMs float64 `json:"give_up_after_ms"`
 }
-
-// ErrorClasses lists the error classes in report order.
-// refused_stream, goaway and stream_reset are HTTP/2's (h2Class).
-var ErrorClasses = []string{"timeout", "refused", "reset", "dns", "tls", "other", "fd_limit", "refused_stream", "goaway", "stream_reset"}

@@ -5,6 +5,10 @@ import (
 	"strings"
 )
 
+// ErrorClasses lists the error classes in report order.
+// refused_stream, goaway and stream_reset are HTTP/2's (probe's h2Class).
+var ErrorClasses = []string{"timeout", "refused", "reset", "dns", "tls", "other", "fd_limit", "refused_stream", "goaway", "stream_reset"}
+
 // ErrorSample is the first message of one error class, with what to do about it when the
 // class has a usual cause.
 type ErrorSample struct {
