@@ -3,7 +3,7 @@
 // OpenTelemetry, Zipkin and Jaeger traces, Prometheus histograms, HdrHistogram logs, k6,
 // vegeta and curl timings, and the same lines wrapped by a container runtime — into
 // the same profile a probe measures (`patience/probe/v1`, HDR histograms per phase) and the
-// same recommendation (probe.Advise). The seeds: "ログにある所要時間の分布を見て、普段の遅い側
+// same recommendation (profile.Recommend). The seeds: "ログにある所要時間の分布を見て、普段の遅い側
 // （p99 など）より少し長くする" — read the distribution in the logs and set the timeout a
 // little above its slow side.
 //
@@ -20,12 +20,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 )
 
 // Schema is the schema of an advise document: the probe schema (DESIGN §3), so a saved
 // advise profile is a probe profile.
-const Schema = probe.Schema
+const Schema = profile.Schema
 
 // Format names an input format.
 type Format string
@@ -113,7 +113,7 @@ type Options struct {
 	Top int
 	// Workers parse line formats in parallel (0: GOMAXPROCS).
 	Workers int
-	Advice  probe.AdviceParams
+	Advice  profile.RecommendParams
 	// Progress, when set, is called now and then with the bytes read so far.
 	Progress func(read int64)
 }
@@ -122,7 +122,7 @@ type Options struct {
 // the probe schema with `source`), the groups when --by asked for them, the per-window
 // distribution and, for nginx, the attempts per request.
 type Result struct {
-	*probe.Result
+	*profile.Profile
 	// Groups are the --by groups, most samples first (absent for --by none).
 	Groups []Group `json:"groups,omitempty"`
 	// By is the grouping asked for.
@@ -143,9 +143,9 @@ type Result struct {
 
 // Group is one --by group with its own recommendation.
 type Group struct {
-	Key     string        `json:"key"`
-	Samples int64         `json:"samples"`
-	Result  *probe.Result `json:"result"`
+	Key     string           `json:"key"`
+	Samples int64            `json:"samples"`
+	Result  *profile.Profile `json:"result"`
 }
 
 // Window is one time window's distribution of good-response latency.

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 )
 
 // lognormal draws latencies with p50 80 ms and p99 400 ms (the generator), rounded
@@ -32,16 +32,16 @@ func lognormal(rng *rand.Rand, n int, res time.Duration) []time.Duration {
 	return out
 }
 
-// probeAdvice is what probe.Advise says for the same samples, recorded the way probe records
+// probeAdvice is what profile.Recommend says for the same samples, recorded the way probe records
 // them (an HDR histogram of µs).
-func probeAdvice(samples []time.Duration) probe.Recommendation {
+func probeAdvice(samples []time.Duration) profile.Recommendation {
 	h := hdrhistogram.New(1, 3_600_000_000, 3)
 	for _, d := range samples {
 		_ = h.RecordValue(d.Microseconds())
 	}
-	ev := probe.Evidence{Good: probe.HistogramLatencies(h), MaxTimeout: probe.DefaultMaxTimeout,
-		Connect: probe.HistogramLatencies(nil), Status: map[string]int64{"200": int64(len(samples))}, Errors: map[string]int64{}}
-	return probe.Advise(ev, probe.Caller{}, probe.Options{})
+	ev := profile.Evidence{Good: profile.HistogramLatencies(h), MaxTimeout: profile.DefaultMaxTimeout,
+		Connect: profile.HistogramLatencies(nil), Status: map[string]int64{"200": int64(len(samples))}, Errors: map[string]int64{}}
+	return profile.Recommend(ev, profile.Caller{}, profile.RecommendOptions{})
 }
 
 func run(t *testing.T, o Options) *Result {
@@ -74,11 +74,11 @@ func nginxTimed(samples []time.Duration) string {
 	return b.String()
 }
 
-func sameAdvice(t *testing.T, got, want probe.Recommendation) {
+func sameAdvice(t *testing.T, got, want profile.Recommendation) {
 	t.Helper()
 	if got.TimeoutMs != want.TimeoutMs || got.MaxAttempts != want.MaxAttempts || got.BasisMs != want.BasisMs ||
 		got.Samples != want.Samples || fmt.Sprint(got.BasisCILowMs, got.BasisCIHighMs) != fmt.Sprint(want.BasisCILowMs, want.BasisCIHighMs) && !ciEqual(got, want) {
-		t.Errorf("advice from the log: timeout %v attempts %d basis %v n %d; probe.Advise on the same samples: timeout %v attempts %d basis %v n %d",
+		t.Errorf("advice from the log: timeout %v attempts %d basis %v n %d; profile.Recommend on the same samples: timeout %v attempts %d basis %v n %d",
 			got.TimeoutMs, got.MaxAttempts, got.BasisMs, got.Samples, want.TimeoutMs, want.MaxAttempts, want.BasisMs, want.Samples)
 	}
 	if got.Verdict.Level != want.Verdict.Level {
@@ -86,7 +86,7 @@ func sameAdvice(t *testing.T, got, want probe.Recommendation) {
 	}
 }
 
-func ciEqual(a, b probe.Recommendation) bool {
+func ciEqual(a, b profile.Recommendation) bool {
 	eq := func(x, y *float64) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
 	return eq(a.BasisCILowMs, b.BasisCILowMs) && eq(a.BasisCIHighMs, b.BasisCIHighMs)
 }
@@ -101,7 +101,7 @@ func TestNginxEqualsProbe(t *testing.T) {
 	if r.Source.Format != "nginx" || r.Source.Lines != 5000 || r.Source.Malformed != 0 {
 		t.Errorf("source %+v", r.Source)
 	}
-	if r.Recommendation.Verdict.Level != probe.Good {
+	if r.Recommendation.Verdict.Level != profile.Good {
 		t.Errorf("verdict %v", r.Recommendation.Verdict)
 	}
 	if r.Phases.Connect.Count != 5000 || r.Phases.TTFB.Count != 5000 {
@@ -394,10 +394,10 @@ func TestProfileRoundTrip(t *testing.T) {
 	samples := lognormal(rand.New(rand.NewPCG(5, 6)), 3000, time.Millisecond)
 	r := run(t, Options{Files: []string{write(t, "a.log", nginxTimed(samples))}})
 	p := filepath.Join(t.TempDir(), "profile.json")
-	if err := probe.Save(p, r.Result); err != nil {
+	if err := profile.Save(p, r.Profile); err != nil {
 		t.Fatal(err)
 	}
-	loaded, err := probe.LoadProfile(p)
+	loaded, err := profile.Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 )
 
 // sameHDR fails unless h holds exactly the counts of want (and encodes to the same bytes).
@@ -15,8 +15,8 @@ func sameHDR(t *testing.T, what string, h *hist, want *hdrhistogram.Histogram) {
 	if !got.Equals(want) || got.TotalCount() != h.total {
 		t.Fatalf("%s: counts differ from hdrhistogram's (total %d, want %d)", what, got.TotalCount(), want.TotalCount())
 	}
-	ge, err1 := probe.EncodeHistogram(got)
-	we, err2 := probe.EncodeHistogram(want)
+	ge, err1 := profile.EncodeHistogram(got)
+	we, err2 := profile.EncodeHistogram(want)
 	if err1 != nil || err2 != nil || ge != we {
 		t.Fatalf("%s: encodes differently (%v, %v)", what, err1, err2)
 	}

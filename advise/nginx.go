@@ -11,7 +11,7 @@ import (
 	"time"
 
 	inputpkg "github.com/patience-dev/patience/internal/input"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 )
 
 // nginx access logs (config-and-log-sources.md B1). Times are "in seconds with a
@@ -663,7 +663,7 @@ func nginxEmit(f *nginxFields, tc *timeCache, rec *Record, emit func(*Record), a
 	if len(urt) == 1 && string(urt[0]) == "-" {
 		// No upstream contacted: a failure keeps its status; a success nginx answered itself
 		// (cache, return, static file) says nothing about the upstream.
-		if probe.GoodStatus(status) {
+		if profile.GoodStatus(status) {
 			a.note(`requests answered by nginx itself ($upstream_response_time "-": cache, return or a static file) are left out: they say nothing about the upstream`)
 			return nil
 		}
@@ -715,7 +715,7 @@ func nginxEmit(f *nginxFields, tc *timeCache, rec *Record, emit func(*Record), a
 		nginxTimedOut(rec, rec.Total, "$upstream_status 504 with no response header")
 		a.note("an attempt whose $upstream_status is 504 with no $upstream_header_time (or none logged) is nginx's own timeout (ngx_http_upstream_next, NGX_HTTP_UPSTREAM_FT_TIMEOUT → 504): its request is unanswered at that attempt's $upstream_response_time, longer than every answer")
 	}
-	if rec.Total < 0 && rec.Status != 0 && probe.GoodStatus(rec.Status) {
+	if rec.Total < 0 && rec.Status != 0 && profile.GoodStatus(rec.Status) {
 		return nil
 	}
 	emit(rec)

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 )
 
 // OTLP/JSON traces (config-and-log-sources.md B7, opentelemetry-proto docs/specification.md):
@@ -413,7 +413,7 @@ func profileStream(ctx context.Context, r *reader, in *input, a *accum) error {
 	if err != nil {
 		return err
 	}
-	p, err := probe.ParseProfile(in.name, b)
+	p, err := profile.Parse(in.name, b)
 	if err != nil {
 		return err
 	}
@@ -421,15 +421,15 @@ func profileStream(ctx context.Context, r *reader, in *input, a *accum) error {
 	s := a.all
 	s.reusedKnown = true
 	for name, dst := range map[string]**hist{
-		probe.SeriesDNS: &s.dns[0], probe.SeriesConnect: &s.connect[0], probe.SeriesTLS: &s.tls[0],
-		probe.SeriesTTFBFresh: &s.ttfb[0], probe.SeriesTTFBReused: &s.ttfb[1],
-		probe.SeriesTotalFresh: &s.total[0], probe.SeriesTotalReused: &s.total[1], probe.SeriesGood: &s.good,
+		profile.SeriesDNS: &s.dns[0], profile.SeriesConnect: &s.connect[0], profile.SeriesTLS: &s.tls[0],
+		profile.SeriesTTFBFresh: &s.ttfb[0], profile.SeriesTTFBReused: &s.ttfb[1],
+		profile.SeriesTotalFresh: &s.total[0], profile.SeriesTotalReused: &s.total[1], profile.SeriesGood: &s.good,
 	} {
 		enc, ok := p.Histograms[name]
 		if !ok {
 			continue
 		}
-		h, err := probe.DecodeHistogram(enc)
+		h, err := profile.DecodeHistogram(enc)
 		if err != nil {
 			return &InputError{File: in.name, Err: fmt.Errorf("histograms.%s: %v", name, err)}
 		}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/patience-dev/patience/internal/units"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 )
 
 // Prometheus histograms (config-and-log-sources.md B8, prometheus/docs
@@ -420,7 +420,7 @@ func (r *reader) promFinish(a *accum) error {
 	toDur := func(v float64) time.Duration { return time.Duration(v * float64(unit)) }
 	censor := toDur(topFinite)
 	if censor <= 0 {
-		censor = probe.DefaultMaxTimeout
+		censor = profile.DefaultMaxTimeout
 	}
 	b := &Buckets{Metric: fam.Name, Window: window, censorAt: censor, Observations: fam.Observations, Families: out}
 	if len(names) > 1 || named {
@@ -474,7 +474,7 @@ func (r *reader) promFinish(a *accum) error {
 	total := cum[len(cum)-1]
 	q := 1 - r.opts.Advice.Options.Cutoff
 	if r.opts.Advice.Options.Cutoff == 0 {
-		q = 1 - probe.DefaultCutoff
+		q = 1 - profile.DefaultCutoff
 	}
 	for _, qq := range []float64{0.5, 0.9, 0.99, q} {
 		if qq == 0.99 && q == 0.99 {
@@ -571,7 +571,7 @@ func (s *series) addWeighted(r *Record, n int64) {
 		s.total[0] = newHistogram(s.sig)
 	}
 	s.total[0].recordN(v, n)
-	if probe.GoodStatus(r.Status) {
+	if profile.GoodStatus(r.Status) {
 		if s.good == nil {
 			s.good = newHistogram(s.sig)
 		}
@@ -587,7 +587,7 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // bound is returned; in +Inf the upper bound of the second highest bucket is returned —
 // here flagged as a lower bound only). cum[i] is the cumulative count at les[i].
 func bracket(les, cum []float64, total, q float64, toMs func(float64) float64) Bracket {
-	out := Bracket{Label: probe.QuantileLabel(q)}
+	out := Bracket{Label: profile.QuantileLabel(q)}
 	rank := q * total
 	lower, prev := 0.0, 0.0
 	for i, le := range les {
@@ -618,7 +618,7 @@ func bracket(les, cum []float64, total, q float64, toMs func(float64) float64) B
 
 // adjust puts the bracket into the result: notes, and a verdict reason when the cut-off
 // quantile lies in +Inf.
-func (b *Buckets) adjust(r *probe.Result) {
+func (b *Buckets) adjust(r *profile.Profile) {
 	for _, q := range b.Quantiles {
 		if q.LowerOnly {
 			r.Notes = append(r.Notes, fmt.Sprintf("%s lies above the top bucket: lower bound only, ≥ %s", q.Label, units.Millis(q.LowerMs)))

@@ -10,7 +10,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/patience-dev/patience/internal/units"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 )
 
 // unknown marks a phase a record does not carry.
@@ -25,7 +25,7 @@ type Record struct {
 	Path   string
 	// Status is the HTTP status; 0 when no response came back (Err says why).
 	Status int
-	// Err is a probe error class (probe.ErrorClasses) for a request without a response.
+	// Err is a probe error class (profile.ErrorClasses) for a request without a response.
 	Err    string
 	ErrMsg string
 	// Total is the latency the timeout applies to: per attempt where the source shows
@@ -42,12 +42,13 @@ func newRecord() Record {
 	return Record{Total: unknown, DNS: unknown, Connect: unknown, TLS: unknown, TTFB: unknown}
 }
 
-// Histogram geometry: the probe's (1 µs to 1 h at 3 significant digits, probe/record.go) for
-// the overall result; groups and windows use 2 significant digits (1%), a tenth of the
-// memory, since their figures are rounded on the advice ladder anyway.
+// Histogram geometry: the profile's (1 µs to 1 h at 3 significant digits,
+// profile.HistogramLowest to HistogramHighest) for the overall result; groups and windows use
+// 2 significant digits (1%), a tenth of the memory, since their figures are rounded on the
+// advice ladder anyway.
 const (
-	histLowest  = 1
-	histHighest = 3_600_000_000
+	histLowest  = profile.HistogramLowest
+	histHighest = profile.HistogramHighest
 )
 
 func newHist(sig int) *hdrhistogram.Histogram { return hdrhistogram.New(histLowest, histHighest, sig) }
@@ -153,7 +154,7 @@ func (s *series) add(r *Record) {
 	}
 	if r.Total >= 0 {
 		record(&s.total[i], s.sig, r.Total)
-		if probe.GoodStatus(r.Status) {
+		if profile.GoodStatus(r.Status) {
 			record(&s.good, s.sig, r.Total)
 		}
 	}
@@ -197,41 +198,26 @@ func (s *series) merge(o *series) {
 
 // meta is what describes a result besides its series.
 type meta struct {
-	target     probe.Target
+	target     profile.Target
 	durationMs float64
 	maxTimeout time.Duration
-	source     probe.Source
+	source     profile.Source
 }
 
-// toResult builds the probe result of s through probe.Merge, so the summaries, the
+// toResult builds the probe result of s with a profile.Builder, so the summaries, the
 // recommendation, the cut-off curve and the encoded histograms are the probe's own code.
-func (s *series) toResult(m meta, p probe.AdviceParams) (*probe.Result, error) {
-	hists := map[string]string{}
-	put := func(name string, fh *hist) error {
-		// An empty histogram is encoded as none at all (a sig-3 empty one), whatever its
-		// geometry: a reused series keeps empty histograms a fresh one would not have.
-		h := newHist(3)
-		if fh != nil && fh.total > 0 {
-			h = fh.toHDR()
-		}
-		enc, err := probe.EncodeHistogram(h)
-		hists[name] = enc
-		return err
-	}
+func (s *series) toResult(m meta, p profile.RecommendParams) (*profile.Profile, error) {
 	// Sources that cannot tell fresh from reused connections put everything in reused (the
 	// report then shows the blended row only).
-	steps := []struct {
-		name string
-		h    *hist
-	}{
-		{probe.SeriesDNS, s.dns[0]}, {probe.SeriesConnect, s.connect[0]}, {probe.SeriesTLS, s.tls[0]},
-		{probe.SeriesTTFBFresh, s.ttfb[0]}, {probe.SeriesTTFBReused, s.ttfb[1]},
-		{probe.SeriesTotalFresh, s.total[0]}, {probe.SeriesTotalReused, s.total[1]},
-		{probe.SeriesGood, s.good},
-	}
-	for _, st := range steps {
-		if err := put(st.name, st.h); err != nil {
-			return nil, err
+	hists := map[string]*hdrhistogram.Histogram{}
+	for name, h := range map[string]*hist{
+		profile.SeriesDNS: s.dns[0], profile.SeriesConnect: s.connect[0], profile.SeriesTLS: s.tls[0],
+		profile.SeriesTTFBFresh: s.ttfb[0], profile.SeriesTTFBReused: s.ttfb[1],
+		profile.SeriesTotalFresh: s.total[0], profile.SeriesTotalReused: s.total[1],
+		profile.SeriesGood: s.good,
+	} {
+		if h != nil && h.total > 0 {
+			hists[name] = h.toHDR()
 		}
 	}
 	status := map[string]int64{}
@@ -240,47 +226,43 @@ func (s *series) toResult(m meta, p probe.AdviceParams) (*probe.Result, error) {
 		status[strconv.Itoa(st.code)] += st.n
 		responses += st.n
 	}
-	samples := map[string]probe.ErrorSample{}
+	samples := map[string]profile.ErrorSample{}
 	for k, v := range s.errMsg {
-		samples[k] = probe.ErrorSample{Message: v}
+		samples[k] = profile.ErrorSample{Message: v}
 	}
 	maxTimeout := m.maxTimeout
 	if s.errs["timeout"] > 0 && maxTimeout <= 0 {
 		maxTimeout = s.noAnswerMax
 	}
 	if maxTimeout <= 0 {
-		maxTimeout = probe.DefaultMaxTimeout
+		maxTimeout = profile.DefaultMaxTimeout
 	}
-	in := &probe.Result{
-		Schema: probe.Schema, Target: m.target, Model: "log", Conn: "unknown",
-		Requests: s.requests, Responses: responses, DurationMs: m.durationMs,
-		Status: status, Errors: s.errs, ErrorSamples: samples,
-		MaxTimeoutMs: float64(maxTimeout) / float64(time.Millisecond),
-		Histograms:   hists,
-		Schedule:     probe.Schedule{RateHeld: true},
+	src := m.source
+	head := profile.Profile{
+		Target: m.target, Model: "log", Conn: "unknown", DurationMs: m.durationMs,
+		Schedule: profile.Schedule{RateHeld: true}, Source: &src,
+	}
+	if s.reusedKnown {
+		head.Conn = "both"
 	}
 	if m.durationMs > 0 {
-		in.Schedule.AchievedPerS = float64(s.requests) / (m.durationMs / 1000)
+		head.Schedule.AchievedPerS = float64(s.requests) / (m.durationMs / 1000)
 	}
 	p.MaxTimeout = maxTimeout
-	out, err := probe.Merge([]*probe.Result{in}, p)
+	b := profile.NewBuilder(head, p)
+	b.Add(profile.Part{Series: hists, Status: status, Errors: s.errs, ErrorSamples: samples, Requests: s.requests, Responses: responses})
+	out, err := b.Close()
 	if err != nil {
 		return nil, err
 	}
-	out.Merged = 0
-	out.Model, out.Conn = "log", "unknown"
-	if s.reusedKnown {
-		out.Conn = "both"
-	} else {
+	if !s.reusedKnown {
 		// Fresh and reused are not known: the phases are blended.
-		for _, ph := range []*probe.Summary{out.Phases.TTFB, out.Phases.Total, out.Phases.Sent} {
+		for _, ph := range []*profile.Summary{out.Phases.TTFB, out.Phases.Total, out.Phases.Sent} {
 			if ph != nil {
 				ph.Fresh, ph.Reused = nil, nil
 			}
 		}
 	}
-	src := m.source
-	out.Source = &src
 	return out, nil
 }
 
@@ -516,7 +498,7 @@ func (a *accum) add(r *Record, by By, window time.Duration) {
 			a.lastWin, a.lastWinKey = w, k
 		}
 		w.count++
-		if r.Status == 0 || !probe.GoodStatus(r.Status) {
+		if r.Status == 0 || !profile.GoodStatus(r.Status) {
 			w.failed++
 		} else if r.Total >= 0 {
 			record(&w.good, 2, r.Total)
@@ -672,7 +654,7 @@ func (a *accum) result(o Options) (*Result, error) {
 		}
 		return nil, fmt.Errorf("%w in %s (%d lines read)", ErrNoSamples, strings.Join(o.Files, ", "), a.lines)
 	}
-	src := probe.Source{Format: string(o.Format), Files: o.Files, Lines: a.lines, Malformed: a.malformed, Unit: unitName(a.unit)}
+	src := profile.Source{Format: string(o.Format), Files: o.Files, Lines: a.lines, Malformed: a.malformed, Unit: unitName(a.unit)}
 	if a.unit == 0 {
 		src.Unit = ""
 	}
@@ -688,7 +670,7 @@ func (a *accum) result(o Options) (*Result, error) {
 	if host == "" {
 		host = "(" + string(o.Format) + ")"
 	}
-	m := meta{target: probe.Target{URL: host, Method: method}, durationMs: durMs, source: src, maxTimeout: a.maxTimeout}
+	m := meta{target: profile.Target{URL: host, Method: method}, durationMs: durMs, source: src, maxTimeout: a.maxTimeout}
 	if a.buckets != nil {
 		m.maxTimeout = a.buckets.censorAt
 	}
@@ -700,7 +682,7 @@ func (a *accum) result(o Options) (*Result, error) {
 	overall.Notes = append(a.notes, overall.Notes...)
 	a.judgeMalformed(&overall.Recommendation.Verdict)
 	a.judgeNoStatus(&overall.Recommendation.Verdict)
-	res := &Result{Result: overall, By: o.By, Buckets: a.buckets}
+	res := &Result{Profile: overall, By: o.By, Buckets: a.buckets}
 	if a.buckets != nil {
 		a.buckets.adjust(overall)
 	}
@@ -775,7 +757,7 @@ const CodeMalformedInput = "malformed_input"
 // reader expects never yields a ✓ from the tenth. A JSON document (a HAR, an OTLP export)
 // counts its malformed entries against the entries read when it has fewer lines than that
 // (a minified HAR is one line).
-func (a *accum) judgeMalformed(v *probe.Verdict) {
+func (a *accum) judgeMalformed(v *profile.Verdict) {
 	of, unit := a.lines, "lines"
 	if read := a.malformed + a.all.requests; read > of {
 		of, unit = read, "entries"
@@ -788,7 +770,7 @@ func (a *accum) judgeMalformed(v *probe.Verdict) {
 	if len(a.bad) > 0 {
 		text += " (first: " + a.bad[0].String() + ")"
 	}
-	v.Add(CodeMalformedInput, probe.Bad, text)
+	v.Add(CodeMalformedInput, profile.Bad, text)
 }
 
 // CodeStatusUnknown is the verdict clause of an input most of whose requests carry no status
@@ -797,25 +779,25 @@ func (a *accum) judgeMalformed(v *probe.Verdict) {
 const CodeStatusUnknown = "status_unknown"
 
 // judgeNoStatus makes v at best provisional when most requests of the input carry no status.
-func (a *accum) judgeNoStatus(v *probe.Verdict) {
+func (a *accum) judgeNoStatus(v *profile.Verdict) {
 	if a.noStatus == 0 || a.noStatus*2 <= a.all.requests {
 		return
 	}
-	v.Add(CodeStatusUnknown, probe.Provisional, fmt.Sprintf("%s of %s requests carry no status (counted as answered): the error rate is unknown, not zero — the timeout rests on latency alone",
+	v.Add(CodeStatusUnknown, profile.Provisional, fmt.Sprintf("%s of %s requests carry no status (counted as answered): the error rate is unknown, not zero — the timeout rests on latency alone",
 		units.Count(int(a.noStatus)), units.Count(int(a.all.requests))))
 }
 
 // sharePercent spells a share as "12.5%".
 func sharePercent(share float64) string { return strconv.FormatFloat(100*share, 'g', 3, 64) + "%" }
 
-func (a *accum) groupResult(key string, s *series, m meta, p probe.AdviceParams) Group {
+func (a *accum) groupResult(key string, s *series, m meta, p profile.RecommendParams) Group {
 	gm := m
 	gm.source.Group = key
 	gm.source.MalformedSample = nil
 	if method, _, ok := strings.Cut(key, " "); ok && strings.HasPrefix(key, method+" /") {
-		gm.target = probe.Target{URL: key[len(method)+1:], Method: method}
+		gm.target = profile.Target{URL: key[len(method)+1:], Method: method}
 	} else {
-		gm.target = probe.Target{URL: key, Method: m.target.Method}
+		gm.target = profile.Target{URL: key, Method: m.target.Method}
 	}
 	r, err := s.toResult(gm, p)
 	if err != nil {

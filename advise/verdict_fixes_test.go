@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 )
 
 // TestMalformedMajorityFailsVerdict: a file where 9 lines of 10 are not HAProxy request lines
@@ -14,7 +14,7 @@ import (
 func TestMalformedMajorityFailsVerdict(t *testing.T) {
 	r := run(t, Options{Files: []string{"testdata/haproxy-mostly-malformed-fixes.log"}, Format: FormatHAProxy})
 	v := r.Recommendation.Verdict
-	if v.Level != probe.Bad || !v.Has(CodeMalformedInput) || v.Reasons[0].Code != CodeMalformedInput {
+	if v.Level != profile.Bad || !v.Has(CodeMalformedInput) || v.Reasons[0].Code != CodeMalformedInput {
 		t.Fatalf("verdict %+v: want bad, led by %s", v, CodeMalformedInput)
 	}
 	if !strings.Contains(v.Reason(CodeMalformedInput).Text, "9 of 10 lines could not be read (90%)") {
@@ -42,9 +42,9 @@ func TestJudgeMalformedThreshold(t *testing.T) {
 	} {
 		a := newAccum()
 		a.lines, a.malformed, a.all.requests = c.lines, c.malformed, c.requests
-		var v probe.Verdict
+		var v profile.Verdict
 		a.judgeMalformed(&v)
-		if got := v.Has(CodeMalformedInput); got != c.want || (got && v.Level != probe.Bad) {
+		if got := v.Has(CodeMalformedInput); got != c.want || (got && v.Level != profile.Bad) {
 			t.Errorf("%d malformed, %d lines, %d read: clause %v level %q, want %v", c.malformed, c.lines, c.requests, got, v.Level, c.want)
 		}
 	}
@@ -70,7 +70,7 @@ func TestBasisNullWhenNoTimeout(t *testing.T) {
 		if got := strings.Contains(string(b), c.want); got != (c.r.Recommendation.BasisMs == 0) {
 			t.Errorf("basis %v: JSON has %s = %v", c.r.Recommendation.BasisMs, c.want, got)
 		}
-		var back probe.Result
+		var back profile.Profile
 		if err := json.Unmarshal(b, &back); err != nil || back.Recommendation.BasisMs != c.r.Recommendation.BasisMs {
 			t.Errorf("read back: basis %v (%v), want %v", back.Recommendation.BasisMs, err, c.r.Recommendation.BasisMs)
 		}

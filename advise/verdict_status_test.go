@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/patience-dev/patience/internal/corpus"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 )
 
 // TestJudgeNoStatusThreshold: when most requests carry no status (counted as answered), the
@@ -18,9 +18,9 @@ func TestJudgeNoStatusThreshold(t *testing.T) {
 	} {
 		a := newAccum()
 		a.noStatus, a.all.requests = c.noStatus, c.requests
-		var v probe.Verdict
+		var v profile.Verdict
 		a.judgeNoStatus(&v)
-		if got := v.Has(CodeStatusUnknown); got != c.want || (got && v.Level != probe.Provisional) {
+		if got := v.Has(CodeStatusUnknown); got != c.want || (got && v.Level != profile.Provisional) {
 			t.Errorf("%d of %d without status: clause %v level %q, want %v", c.noStatus, c.requests, got, v.Level, c.want)
 		}
 	}
@@ -32,7 +32,7 @@ func TestJudgeNoStatusThreshold(t *testing.T) {
 func TestCorpusHlogNotGood(t *testing.T) {
 	r := run(t, Options{Files: []string{corpus.Path(t, "hdrhistogram-jHiccup-2.0.7S.logV2.hlog")}})
 	v := r.Recommendation.Verdict
-	if v.Level == probe.Good || !v.Has(CodeStatusUnknown) {
+	if v.Level == profile.Good || !v.Has(CodeStatusUnknown) {
 		t.Fatalf("verdict %+v: want provisional with %s", v, CodeStatusUnknown)
 	}
 }

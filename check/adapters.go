@@ -7,16 +7,16 @@ import (
 	"os"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/sim"
 )
 
-// loadProfile reads a `probe --save` profile (probe.LoadProfile) and returns the latency
+// loadProfile reads a `probe --save` profile (profile.Load) and returns the latency
 // histogram of its good responses (status < 500, microseconds), the same basis probe uses
 // for its timeout recommendation; profiles without that series fall back to the total.
 func loadProfile(path string) (*hdrhistogram.Histogram, error) {
-	res, err := probe.LoadProfile(path)
+	res, err := profile.Load(path)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
@@ -24,8 +24,8 @@ func loadProfile(path string) (*hdrhistogram.Histogram, error) {
 		}
 		return nil, err
 	}
-	if good, ok := res.Histograms[probe.SeriesGood]; ok {
-		return probe.DecodeHistogram(good)
+	if good, ok := res.Histograms[profile.SeriesGood]; ok {
+		return profile.DecodeHistogram(good)
 	}
 	return res.TotalHistogram()
 }

@@ -24,7 +24,7 @@ type Options struct {
 	// Version is patience's version, copied into the result for SARIF.
 	Version string
 	// LoadProfile reads a probe profile's total-latency histogram (values in microseconds);
-	// nil uses probe.LoadProfile.
+	// nil uses profile.Load.
 	LoadProfile func(path string) (*hdrhistogram.Histogram, error)
 	// Replay replays one scenario file for PT100; nil uses the simulator.
 	Replay Replayer

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/patience-dev/patience/policy"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 	"github.com/patience-dev/patience/scenario"
 )
 
@@ -28,11 +28,11 @@ type StarterOptions struct {
 	IdempotencyKey bool
 	// Caller is interactive ("" too) or job: a job gets the queue design (tries, backoff,
 	// jitter, job timeout, retry_after, retry_until) and one attempt per run.
-	Caller probe.CallerKind
+	Caller profile.CallerKind
 	// Budget is the interactive caller's budget (0 = the profile's, else DefaultInitBudget),
 	// or a job's retry window (retry_until; 0 = the give-up time of the queue design).
 	Budget time.Duration
-	// Profile is a `probe --save` profile: its evidence goes through probe.Advise for this
+	// Profile is a `probe --save` profile: its evidence goes through profile.Recommend for this
 	// caller, so the file holds what probe recommends; the path is written into the file as
 	// given (relative to where the file is written).
 	Profile string
@@ -45,12 +45,12 @@ type starterAdvice struct {
 	attempts         int
 	attemptsNote     string
 	budget           time.Duration
-	job              *probe.JobDesign
+	job              *profile.JobDesign
 	queueNote        string
 }
 
 // Starter returns a commented starter check file holding the recommended policy: what
-// probe.Advise recommends for the caller from the profile's evidence when one is given
+// profile.Recommend recommends for the caller from the profile's evidence when one is given
 // (DESIGN §7: the one source of advice), else the `recommended` preset's timeouts with the
 // attempts counted by the same rules (at most one retry for an interactive caller, one
 // attempt for a non-idempotent call without a key, as many as fit the budget with the retry
@@ -67,7 +67,7 @@ func Starter(o StarterOptions) ([]byte, error) {
 	}
 	o.Method = strings.ToUpper(o.Method)
 	if o.Caller == "" {
-		o.Caller = probe.CallerInteractive
+		o.Caller = profile.CallerInteractive
 	}
 	rec, ok := scenario.Preset("recommended")
 	if !ok {
@@ -77,7 +77,7 @@ func Starter(o StarterOptions) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	retry := probe.AssumedRetry()
+	retry := profile.AssumedRetry()
 	raMax := rec.Retry.RetryAfterMax
 	if a.job == nil {
 		// A Retry-After wait and one more attempt fit the budget (the deadline ends a longer one).
@@ -100,7 +100,7 @@ func Starter(o StarterOptions) ([]byte, error) {
 	if a.connect <= 0 || a.connect >= a.timeout {
 		// probe recommends none when the connect timeout that survives a lost SYN is not below
 		// the attempt timeout: the attempt timeout bounds the connect (PT002 agrees).
-		connectLine = line(6, "# connect_timeout: none", "below "+yamlDur(probe.DefaultConnectFloor)+" a separate connect timeout buys nothing: the "+yamlDur(a.timeout)+" timeout bounds the connect")
+		connectLine = line(6, "# connect_timeout: none", "below "+yamlDur(profile.DefaultConnectFloor)+" a separate connect timeout buys nothing: the "+yamlDur(a.timeout)+" timeout bounds the connect")
 	}
 	callerLines := line(4, fmt.Sprintf("caller: {kind: interactive, budget: %s}", yamlDur(a.budget)), "someone waits: one retry at most (the seeds)")
 	deadlineLine := "\n" + line(6, "deadline: "+yamlDur(a.budget), "the whole call, backoff included: stop when the caller stops waiting")
@@ -179,36 +179,36 @@ dependencies:
 	return []byte(b.String()), nil
 }
 
-// starterAdvise is probe's recommendation for the starter's caller: probe.Advise over the
+// starterAdvise is probe's recommendation for the starter's caller: profile.Recommend over the
 // profile's evidence, or the recommended preset's timeouts counted by the same rules.
 func starterAdvise(o StarterOptions, rec *policy.Policy) (starterAdvice, error) {
-	caller := probe.Caller{Kind: o.Caller, Budget: o.Budget, Method: o.Method, IdempotencyKey: o.IdempotencyKey}
+	caller := profile.Caller{Kind: o.Caller, Budget: o.Budget, Method: o.Method, IdempotencyKey: o.IdempotencyKey}
 	if o.Profile == "" {
 		budget := o.Budget
 		if budget == 0 {
 			budget = DefaultInitBudget
 		}
 		a := starterAdvice{source: "the `recommended` preset (" + yamlDur(rec.Timeout) + " timeout; no latency measured)", connect: rec.ConnectTimeout, timeout: rec.Timeout, budget: budget}
-		if o.Caller == probe.CallerJob {
+		if o.Caller == profile.CallerJob {
 			return a, errors.New("--caller job needs --profile: the job design is derived from the measured timeout")
 		}
-		retry := probe.AssumedRetry()
-		fit := retry.AttemptsWithin(a.timeout, budget, probe.MaxAttemptsCap)
-		a.attempts = min(fit, probe.InteractiveAttempts)
+		retry := profile.AssumedRetry()
+		fit := retry.AttemptsWithin(a.timeout, budget, profile.MaxAttemptsCap)
+		a.attempts = min(fit, profile.InteractiveAttempts)
 		a.attemptsNote = "an interactive caller retries at most once (the seeds)"
 		if !policy.IdempotentMethod(o.Method) && !o.IdempotencyKey {
 			a.attempts, a.attemptsNote = min(fit, 1), "retry only with an Idempotency-Key"
 		}
 		if fit == 0 {
-			a.attempts, a.attemptsNote = 1, "WARNING: "+probe.QueueVerdict+" (PT003 will say so)"
+			a.attempts, a.attemptsNote = 1, "WARNING: "+profile.QueueVerdict+" (PT003 will say so)"
 		}
 		return a, nil
 	}
-	res, err := probe.LoadProfile(o.Profile)
+	res, err := profile.Load(o.Profile)
 	if err != nil {
 		return starterAdvice{}, fmt.Errorf("--profile: %v", err)
 	}
-	if res.Schema != probe.Schema {
+	if res.Schema != profile.Schema {
 		return starterAdvice{}, fmt.Errorf("--profile %s is not a probe profile (save one with patience probe URL --save FILE)", o.Profile)
 	}
 	ev, err := res.Evidence()
@@ -216,11 +216,11 @@ func starterAdvise(o StarterOptions, rec *policy.Policy) (starterAdvice, error) 
 		return starterAdvice{}, fmt.Errorf("--profile %s: %v", o.Profile, err)
 	}
 	saved := res.Recommendation
-	opts := probe.Options{Cutoff: saved.CutoffRate, Headroom: saved.Headroom, ConnectFloor: msDuration(saved.ConnectFloorMs), MaxErrorRate: saved.MaxErrorRate}
-	if caller.Budget == 0 && caller.Kind != probe.CallerJob && saved.BudgetMs > 0 {
+	opts := profile.RecommendOptions{Cutoff: saved.CutoffRate, Headroom: saved.Headroom, ConnectFloor: msDuration(saved.ConnectFloorMs), MaxErrorRate: saved.MaxErrorRate}
+	if caller.Budget == 0 && caller.Kind != profile.CallerJob && saved.BudgetMs > 0 {
 		caller.Budget = msDuration(saved.BudgetMs)
 	}
-	r := probe.Advise(ev, caller, opts)
+	r := profile.Recommend(ev, caller, opts)
 	if r.TimeoutMs <= 0 {
 		return starterAdvice{}, fmt.Errorf("--profile %s has no timeout recommendation: %s", o.Profile, verdictText(r))
 	}
@@ -236,20 +236,20 @@ func starterAdvise(o StarterOptions, rec *policy.Policy) (starterAdvice, error) 
 	}
 	if !r.FitsBudget && r.Job == nil {
 		// The budget cannot hold one normal call: what probe recommends is the queue.
-		caller.Kind, caller.Budget = probe.CallerJob, 0
-		j := probe.Advise(ev, caller, opts)
+		caller.Kind, caller.Budget = profile.CallerJob, 0
+		j := profile.Recommend(ev, caller, opts)
 		if j.Job == nil {
-			return starterAdvice{}, fmt.Errorf("--profile %s: %s", o.Profile, probe.QueueVerdict)
+			return starterAdvice{}, fmt.Errorf("--profile %s: %s", o.Profile, profile.QueueVerdict)
 		}
 		a.job, a.attempts, a.budget = j.Job, 1, 0
 		a.attemptsNote = "one attempt per run: the queue retries (caller.tries)"
-		a.queueNote = fmt.Sprintf("    # The %s budget cannot hold one %s call: %s. The job design:\n", yamlDur(msDuration(r.BudgetMs)), yamlDur(a.timeout), probe.QueueVerdict)
+		a.queueNote = fmt.Sprintf("    # The %s budget cannot hold one %s call: %s. The job design:\n", yamlDur(msDuration(r.BudgetMs)), yamlDur(a.timeout), profile.QueueVerdict)
 	}
 	return a, nil
 }
 
 // verdictText is the recommendation's verdict in one line.
-func verdictText(r probe.Recommendation) string {
+func verdictText(r profile.Recommendation) string {
 	if h := r.Verdict.Headline(); h != "" {
 		return h
 	}
@@ -257,7 +257,7 @@ func verdictText(r probe.Recommendation) string {
 }
 
 // attemptsWhy says why probe recommends the attempts it does, for the max_attempts comment.
-func attemptsWhy(r probe.Recommendation) string {
+func attemptsWhy(r profile.Recommendation) string {
 	switch {
 	case r.MaxAttempts <= 1 && r.AttemptsFit > 1:
 		return "one attempt (retry only with an Idempotency-Key, or the budget holds one)"

@@ -15,11 +15,11 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 )
 
 // TestStarterAttemptsAgreeWithPT004 runs what --init writes without a profile through check:
-// an interactive caller gets at most one retry (probe.InteractiveAttempts, the seeds), fewer
+// an interactive caller gets at most one retry (profile.InteractiveAttempts, the seeds), fewer
 // when the budget holds fewer, and the count is one PT004 accepts for the retry block written.
 // The starter itself passes (its deadline equals the budget); with the deadline taken out,
 // k attempts still pass, and where the budget limited k, k+1 raise PT004.
@@ -63,7 +63,7 @@ func TestStarterAttemptsAgreeWithPT004(t *testing.T) {
 			if ids := ruleIDs(runYAML(t, bare, Options{})); slices.Contains(ids, "PT004") {
 				t.Errorf("%d attempts raise PT004 without the deadline:\n%s", k, bare)
 			}
-			if k >= probe.InteractiveAttempts || tt.method != "GET" {
+			if k >= profile.InteractiveAttempts || tt.method != "GET" {
 				return // capped by the caller's rules, not the budget
 			}
 			more := maxAttempts.ReplaceAllString(bare, "${1}"+fmt.Sprint(k+1))
@@ -77,7 +77,7 @@ func TestStarterAttemptsAgreeWithPT004(t *testing.T) {
 // TestProbeAdviceStarterPasses is the property of issue 11 item 1 on check's side: for many
 // generated profiles (fast targets, slow ones, long tails, few samples) and callers (budgets
 // from tiny to generous, GET, POST with and without a key, jobs), what probe recommends —
-// probe.Advise over the profile, written by `check --init --profile` — passes `check` at
+// profile.Recommend over the profile, written by `check --init --profile` — passes `check` at
 // warning level with no finding, PT010 reading the same profile. A budget that cannot hold one
 // call gets the queue design, as probe advises. Seeded, bounded in time: part of go test.
 func TestProbeAdviceStarterPasses(t *testing.T) {
@@ -97,9 +97,9 @@ func TestProbeAdviceStarterPasses(t *testing.T) {
 		spread := 1 + rng.Float64()*3                                   // lognormal σ-ish
 		n := []int{50, 400, 1200, 4000}[rng.IntN(4)]
 		connectMs := []float64{0.05, 1, 20, 400}[rng.IntN(4)]
-		caller := probe.Caller{Budget: budgets[rng.IntN(len(budgets))], Method: []string{"GET", "POST", "PUT"}[rng.IntN(3)], IdempotencyKey: rng.IntN(2) == 0}
+		caller := profile.Caller{Budget: budgets[rng.IntN(len(budgets))], Method: []string{"GET", "POST", "PUT"}[rng.IntN(3)], IdempotencyKey: rng.IntN(2) == 0}
 		if rng.IntN(5) == 0 {
-			caller.Kind = probe.CallerJob
+			caller.Kind = profile.CallerJob
 			caller.Budget = []time.Duration{0, 2 * time.Hour}[rng.IntN(2)]
 		}
 		good := hdrhistogram.New(1, 3_600_000_000, 3)
@@ -114,31 +114,31 @@ func TestProbeAdviceStarterPasses(t *testing.T) {
 		for j := 0; j < n/4+1; j++ {
 			_ = connect.RecordValue(max(int64(connectMs*1000*(0.5+rng.Float64())), 1))
 		}
-		goodEnc, err := probe.EncodeHistogram(good)
+		goodEnc, err := profile.EncodeHistogram(good)
 		if err != nil {
 			t.Fatal(err)
 		}
-		connectEnc, err := probe.EncodeHistogram(connect)
+		connectEnc, err := profile.EncodeHistogram(connect)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := &probe.Result{Schema: probe.Schema, Requests: int64(n), Responses: int64(n),
+		res := &profile.Profile{Schema: profile.Schema, Requests: int64(n), Responses: int64(n),
 			Status: map[string]int64{"200": int64(n)}, Errors: map[string]int64{"timeout": 0},
-			MaxTimeoutMs: 30000, Histogram: goodEnc, Histograms: map[string]string{probe.SeriesGood: goodEnc, probe.SeriesConnect: connectEnc}}
+			MaxTimeoutMs: 30000, Histogram: goodEnc, Histograms: map[string]string{profile.SeriesGood: goodEnc, profile.SeriesConnect: connectEnc}}
 		ev, err := res.Evidence()
 		if err != nil {
 			t.Fatal(err)
 		}
-		res.Recommendation = probe.Advise(ev, caller, probe.Options{})
+		res.Recommendation = profile.Recommend(ev, caller, profile.RecommendOptions{})
 		name := fmt.Sprintf("case %d: median %gms ×%.2g, n=%d, connect %gms, %s %s budget %s key %t", i, base, spread, n, connectMs, caller.Kind, caller.Method, caller.Budget, caller.IdempotencyKey)
 		if res.Recommendation.TimeoutMs <= 0 {
 			continue // nothing recommended (beyond --max-timeout): nothing to write
 		}
-		profile := filepath.Join(dir, fmt.Sprintf("probe-%d.json", i))
-		if err := probe.Save(profile, res); err != nil {
+		saved := filepath.Join(dir, fmt.Sprintf("probe-%d.json", i))
+		if err := profile.Save(saved, res); err != nil {
 			t.Fatal(err)
 		}
-		data, err := Starter(StarterOptions{Profile: profile, Budget: caller.Budget, Method: caller.Method, IdempotencyKey: caller.IdempotencyKey, Caller: caller.Kind})
+		data, err := Starter(StarterOptions{Profile: saved, Budget: caller.Budget, Method: caller.Method, IdempotencyKey: caller.IdempotencyKey, Caller: caller.Kind})
 		if err != nil {
 			t.Errorf("%s: --init --profile: %v", name, err)
 			continue
@@ -180,14 +180,14 @@ func TestStarterFromProfileWritesAdvice(t *testing.T) {
 	for i := 0; i < 2000; i++ {
 		_ = good.RecordValue(int64(80_000 + i*10)) // 80–100ms
 	}
-	enc, err := probe.EncodeHistogram(good)
+	enc, err := profile.EncodeHistogram(good)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := &probe.Result{Schema: probe.Schema, Requests: 2000, Responses: 2000, Status: map[string]int64{"200": 2000}, Errors: map[string]int64{"timeout": 0},
-		MaxTimeoutMs: 30000, Histogram: enc, Histograms: map[string]string{probe.SeriesGood: enc}}
+	res := &profile.Profile{Schema: profile.Schema, Requests: 2000, Responses: 2000, Status: map[string]int64{"200": 2000}, Errors: map[string]int64{"timeout": 0},
+		MaxTimeoutMs: 30000, Histogram: enc, Histograms: map[string]string{profile.SeriesGood: enc}}
 	path := filepath.Join(t.TempDir(), "probe.json")
-	if err := probe.Save(path, res); err != nil {
+	if err := profile.Save(path, res); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 	"github.com/patience-dev/patience/scenario"
 )
 
@@ -248,15 +248,15 @@ func missingTimeout(p *pass, d *Dependency) error {
 	return nil
 }
 
-// connectTimeoutNotBelowTimeout is PT002. Below the lost-SYN floor (probe.DefaultConnectFloor)
+// connectTimeoutNotBelowTimeout is PT002. Below the lost-SYN floor (profile.DefaultConnectFloor)
 // the attempt timeout already bounds the connect: the fix is to leave connect_timeout out, as
 // probe recommends.
 func connectTimeoutNotBelowTimeout(p *pass, d *Dependency) error {
 	pol := d.Policy
 	if pol.ConnectTimeout > 0 && pol.Timeout > 0 && pol.ConnectTimeout >= pol.Timeout {
-		fix := fmt.Sprintf("set policy.connect_timeout: %s (below policy.timeout %s; it survives one lost SYN)", yamlDur(probe.DefaultConnectFloor), units.Duration(pol.Timeout))
-		if pol.Timeout <= probe.DefaultConnectFloor {
-			fix = fmt.Sprintf("remove policy.connect_timeout: below %s a separate connect timeout buys nothing (policy.timeout %s already bounds the connect)", units.Duration(probe.DefaultConnectFloor), units.Duration(pol.Timeout))
+		fix := fmt.Sprintf("set policy.connect_timeout: %s (below policy.timeout %s; it survives one lost SYN)", yamlDur(profile.DefaultConnectFloor), units.Duration(pol.Timeout))
+		if pol.Timeout <= profile.DefaultConnectFloor {
+			fix = fmt.Sprintf("remove policy.connect_timeout: below %s a separate connect timeout buys nothing (policy.timeout %s already bounds the connect)", units.Duration(profile.DefaultConnectFloor), units.Duration(pol.Timeout))
 		}
 		p.reportFix(d.at("connect_timeout"), fix, "connect_timeout %s ≥ timeout %s never fires: a lost SYN costs a whole %s attempt instead of a quick, safe retry", units.Duration(pol.ConnectTimeout), units.Duration(pol.Timeout), units.Duration(pol.Timeout))
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/patience-dev/patience/advise"
 	"github.com/patience-dev/patience/internal/input"
 	"github.com/patience-dev/patience/internal/units"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
 	"github.com/spf13/cobra"
@@ -123,11 +123,11 @@ error time duration; operators = != ~ !~ < <= > >=; and, or, not, parentheses).`
 	fl.StringVar(&opts.Until, "until", "", "only records before this time")
 	fl.DurationVar(&opts.Window, "window", time.Hour, "width of the per-window distribution")
 	fl.IntVar(&opts.Top, "top", 20, "most groups reported with --by (the rest are folded into one)")
-	fl.DurationVar(&opts.Budget, "budget", probe.DefaultBudget, "the caller's whole time budget, retries and backoff included (--caller job: the retry window, none by default)")
-	addEnumFlag(c, &opts.Caller, "caller", string(probe.CallerInteractive), "who waits for the call", callerKindNames())
+	fl.DurationVar(&opts.Budget, "budget", profile.DefaultBudget, "the caller's whole time budget, retries and backoff included (--caller job: the retry window, none by default)")
+	addEnumFlag(c, &opts.Caller, "caller", string(profile.CallerInteractive), "who waits for the call", callerKindNames())
 	fl.StringVar(&opts.Cutoff, "cutoff", "0.1%", "share of good responses a timeout may cut off")
 	fl.StringVar(&opts.MaxErrorRate, "max-error-rate", "5%", "share of failed requests above which the verdict fails (exit 1)")
-	fl.DurationVar(&opts.ConnectFloor, "connect-floor", probe.DefaultConnectFloor, "lowest connect timeout to recommend (survives one lost SYN)")
+	fl.DurationVar(&opts.ConnectFloor, "connect-floor", profile.DefaultConnectFloor, "lowest connect timeout to recommend (survives one lost SYN)")
 	fl.StringVar(&opts.Save, "save", "", "write the profile (patience/probe/v1 with HDR histograms) to this JSON file")
 	fl.BoolVar(&opts.Force, "force", false, "let --save replace a profile even with data that has no good response")
 	addOutputFlag(c, &opts.Output, report.AdviseFormats.Names())
@@ -178,12 +178,12 @@ func adviseOptions(opts *AdviseOptions) (advise.Options, error) {
 		return o, err
 	}
 	budget := opts.Budget
-	if probe.CallerKind(opts.Caller) == probe.CallerJob && !opts.budgetSet {
+	if profile.CallerKind(opts.Caller) == profile.CallerJob && !opts.budgetSet {
 		budget = 0 // a job's retry window is only what --budget says
 	}
-	o.Advice = probe.AdviceParams{
-		Caller:  probe.Caller{Kind: probe.CallerKind(opts.Caller), Budget: budget},
-		Options: probe.Options{Cutoff: cut, ConnectFloor: opts.ConnectFloor, MaxErrorRate: maxErr},
+	o.Advice = profile.RecommendParams{
+		Caller:  profile.Caller{Kind: profile.CallerKind(opts.Caller), Budget: budget},
+		Options: profile.RecommendOptions{Cutoff: cut, ConnectFloor: opts.ConnectFloor, MaxErrorRate: maxErr},
 	}
 	return o, nil
 }
@@ -199,7 +199,7 @@ func adviseRun(opts *AdviseOptions) error {
 	}
 	// A --save that cannot be written is found before any input is read.
 	if opts.Save != "" {
-		if err := probe.CheckSavePath(opts.Save); err != nil {
+		if err := profile.CheckSavePath(opts.Save); err != nil {
 			return UsageErrorf("--save: %v", err)
 		}
 	}
@@ -229,14 +229,14 @@ func adviseRun(opts *AdviseOptions) error {
 		return UsageError(err)
 	}
 	// Saved before rendering, as probe does, so the profile survives a renderer that fails.
-	saveErr := saveProfile(opts.IO, opts.Save, opts.Force, res.Result)
+	saveErr := saveProfile(opts.IO, opts.Save, opts.Force, res.Profile)
 	if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
 		return err
 	}
 	if saveErr != nil {
 		return saveErr
 	}
-	return adviseExit(res.Result)
+	return adviseExit(res.Profile)
 }
 
 // adviseStopped is the interruption of an advise run: the input still awaited when nothing
@@ -251,7 +251,7 @@ func adviseStopped(err error) error {
 
 // adviseExit is probe's mapping from the verdict: nothing measurable exits 3, a failing
 // dependency 1.
-func adviseExit(res *probe.Result) error {
+func adviseExit(res *profile.Profile) error {
 	v := res.Recommendation.Verdict
 	switch {
 	case res.Interrupted:
@@ -259,12 +259,12 @@ func adviseExit(res *probe.Result) error {
 		return ErrInterrupted
 	case res.Responses == 0:
 		return CannotMeasureError(fmt.Errorf("no request in the data got a response: %s", errorCounts(res.Errors)))
-	case v.Has(probe.CodeNoGoodResponse):
-		return CannotMeasureError(errors.New(v.Reason(probe.CodeNoGoodResponse).Text))
+	case v.Has(profile.CodeNoGoodResponse):
+		return CannotMeasureError(errors.New(v.Reason(profile.CodeNoGoodResponse).Text))
 	}
 	// malformed_input (most lines unreadable) is a ✗ like the others: it exits 1, and leads,
 	// as it leads the verdict (the format, not the service, is the likelier story).
-	for _, code := range []string{advise.CodeMalformedInput, probe.CodeNoAnswer, probe.CodeTailBeyond, probe.CodeErrorRate} {
+	for _, code := range []string{advise.CodeMalformedInput, profile.CodeNoAnswer, profile.CodeTailBeyond, profile.CodeErrorRate} {
 		if v.Has(code) {
 			return GateFailed(errors.New(v.Reason(code).Text))
 		}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/patience-dev/patience/advise"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 	"github.com/patience-dev/patience/report"
 )
 
@@ -30,7 +30,7 @@ func TestAdviseFlags(t *testing.T) {
 	if !o.Since.Equal(time.Date(2024, 5, 1, 13, 0, 0, 0, time.UTC)) || o.Advice.Options.Cutoff != 0.01 {
 		t.Errorf("since %v cutoff %v", o.Since, o.Advice.Options.Cutoff)
 	}
-	if o.Advice.Caller.Kind != probe.CallerJob || o.Advice.Caller.Budget != 0 {
+	if o.Advice.Caller.Kind != profile.CallerJob || o.Advice.Caller.Budget != 0 {
 		t.Errorf("caller %+v: a job without --budget has no retry window", o.Advice.Caller)
 	}
 	for _, bad := range [][]string{{"a.log", "--format", "xml"}, {"a.log", "--by", "colour"}, {"a.log", "-o", "sarif"}} {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/patience-dev/patience/check"
 	"github.com/patience-dev/patience/internal/atomicfile"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/storm"
@@ -96,10 +96,10 @@ func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 	fl.StringVar(&opts.Profile, "profile", "", "probe profile (patience probe --save) for dependencies that name none; with --init, the source of the recommendation")
 	fl.BoolVar(&opts.Init, "init", false, "write a commented starter file (patience.yaml) with the recommended policy; never overwrites")
 	callers := make([]string, 0, 2)
-	for _, k := range probe.CallerKinds() {
+	for _, k := range profile.CallerKinds() {
 		callers = append(callers, string(k))
 	}
-	addEnumFlag(c, &opts.Caller, "caller", string(probe.CallerInteractive), "with --init: who waits — interactive (one retry at most) or job (the queue design; needs --profile)", callers)
+	addEnumFlag(c, &opts.Caller, "caller", string(profile.CallerInteractive), "with --init: who waits — interactive (one retry at most) or job (the queue design; needs --profile)", callers)
 	fl.StringVar(&opts.Budget, "budget", "", "with --init: the caller's budget (default: the profile's, else 5s); for a job, its retry_until")
 	fl.StringVar(&opts.Method, "method", "GET", "with --init: the HTTP method of the call")
 	fl.StringVar(&opts.Name, "name", "api", "with --init: the dependency's name")
@@ -308,7 +308,7 @@ func checkInit(opts *CheckOptions) error {
 	if len(opts.Files) == 1 {
 		path = opts.Files[0]
 	}
-	so := check.StarterOptions{Name: opts.Name, Method: opts.Method, IdempotencyKey: opts.IdempotencyKey, Profile: opts.Profile, Caller: probe.CallerKind(opts.Caller)}
+	so := check.StarterOptions{Name: opts.Name, Method: opts.Method, IdempotencyKey: opts.IdempotencyKey, Profile: opts.Profile, Caller: profile.CallerKind(opts.Caller)}
 	if opts.Budget != "" {
 		d, err := scenario.ParseDuration(opts.Budget)
 		if err != nil || d <= 0 {

@@ -16,8 +16,8 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/patience-dev/patience/internal/timing"
-	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/probe/probetest"
+	"github.com/patience-dev/patience/profile"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/storm"
 )
@@ -80,7 +80,7 @@ func TestProbeOneRequest(t *testing.T) {
 		if code != ExitOK || !strings.Contains(out, "Distribution") && !strings.Contains(out, "ms") {
 			t.Fatalf("run %d: exit %d\n%s\n%s", i, code, out, errOut)
 		}
-		if _, err := probe.LoadProfile(save); err != nil {
+		if _, err := profile.Load(save); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -140,7 +140,7 @@ func farProfile(t *testing.T, dir string) string {
 	h := hdrhistogram.New(1, math.MaxInt64/2, 3)
 	_ = h.RecordValue(1000)
 	_ = h.RecordValue(math.MaxInt64 / 4)
-	enc, err := probe.EncodeHistogram(h)
+	enc, err := profile.EncodeHistogram(h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestSaveKeepsGoodProfile(t *testing.T) {
 		t.Errorf("exit %d, profile replaced: %v\n%s", code, !bytes.Equal(now, good), errOut)
 	}
 	code, _, _ = runCmd(t, context.Background(), "", "probe", "http://127.0.0.1:1/", "-n", "2", "-c", "1", "--save", save, "--force", "-q")
-	r, err := probe.LoadProfile(save)
+	r, err := profile.Load(save)
 	if code != ExitCannotMeasure || err != nil || r.Responses != 0 {
 		t.Errorf("--force: exit %d, %v, responses %v", code, err, r)
 	}
@@ -250,7 +250,7 @@ func TestMergeInterruptedProfiles(t *testing.T) {
 	if err := os.WriteFile(save, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := probe.LoadProfile(save); err != nil || !r.Interrupted {
+	if r, err := profile.Load(save); err != nil || !r.Interrupted {
 		t.Fatalf("%v, interrupted %v", err, r != nil && r.Interrupted)
 	}
 	code, out, errOut := runCmd(t, context.Background(), "", "probe", "--merge", save, save)

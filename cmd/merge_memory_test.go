@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/probe/probetest"
+	"github.com/patience-dev/patience/profile"
 )
 
 // TestMergeHoldsOneProfileAtATime: `probe --merge` of many large profiles holds about one of
@@ -30,7 +30,7 @@ func TestMergeHoldsOneProfileAtATime(t *testing.T) {
 	if code, _, errOut := runCmd(t, context.Background(), "", "probe", srv.URL+"/", "-c", "1", "-n", "20", "--save", save, "-q"); code != ExitOK {
 		t.Fatalf("run: exit %d: %s", code, errOut)
 	}
-	r, err := probe.LoadProfile(save)
+	r, err := profile.Load(save)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/patience-dev/patience/internal/input"
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
 	"github.com/spf13/cobra"
@@ -101,7 +102,7 @@ requests with no answer within --max-timeout, which count as slower than it: whe
 hang, no timeout is recommended. Connect timeout = max(3 × connect p99.9, --connect-floor),
 or none when that is not below the timeout (the timeout bounds the connect). Attempts, for
 --caller interactive (default): at most 2 (one retry), fewer if k × timeout + worst-case
-backoff (exponential 100 ms ×2 cap 10 s, full jitter) does not fit --budget; 1 for a POST or
+backoff (` + assumedBackoff() + `) does not fit --budget; 1 for a POST or
 PATCH without an Idempotency-Key header (retry only with one). --caller job: one attempt per
 run, and the queue design instead — 6 tries, backoff 10 s ×3 up to 10 min + 25% jitter, the
 job timeout and queue retry_after these imply (--budget is then the retry window, if any).
@@ -166,7 +167,7 @@ no good response (exit 3) unless --force.`,
 	fl.DurationVar(&opts.Duration, "duration", 0, "how long to send (with -n, whichever comes first)")
 	addEnumFlag(c, &opts.Conn, "conn", "both", "connections", []string{"both", "fresh", "reuse"})
 	fl.IntVar(&opts.MaxInFlight, "max-in-flight", probe.DefaultMaxInFlight, "open model: most requests outstanding at once (at most 10000)")
-	fl.DurationVar(&opts.MaxTimeout, "max-timeout", probe.DefaultMaxTimeout, "the probe's own per-request bound")
+	fl.DurationVar(&opts.MaxTimeout, "max-timeout", profile.DefaultMaxTimeout, "the probe's own per-request bound")
 	fl.BoolVar(&opts.Insecure, "insecure", false, "skip TLS certificate verification")
 	addEnumFlag(c, &opts.HTTP, "http", "auto", "protocol (auto: h2 by ALPN over TLS, HTTP/1.1 in clear; 2 in clear: h2c)", []string{"auto", "1.1", "2"})
 	fl.StringVar(&opts.CACert, "cacert", "", "PEM file of the CA certificates to verify the server with, instead of the system's")
@@ -174,11 +175,11 @@ no good response (exit 3) unless --force.`,
 	fl.StringVar(&opts.Key, "key", "", "PEM file of the client certificate's private key")
 	fl.StringVar(&opts.ServerName, "servername", "", "name sent in TLS SNI and verified (default: the URL's host)")
 	fl.StringArrayVar(&opts.Resolve, "resolve", nil, "HOST:PORT:ADDR: connect to ADDR for HOST:PORT, as curl (repeatable)")
-	fl.DurationVar(&opts.Budget, "budget", probe.DefaultBudget, "the caller's whole time budget, retries and backoff included (--caller job: the retry window, none by default)")
-	addEnumFlag(c, &opts.Caller, "caller", string(probe.CallerInteractive), "who waits for the call", callerKindNames())
+	fl.DurationVar(&opts.Budget, "budget", profile.DefaultBudget, "the caller's whole time budget, retries and backoff included (--caller job: the retry window, none by default)")
+	addEnumFlag(c, &opts.Caller, "caller", string(profile.CallerInteractive), "who waits for the call", callerKindNames())
 	fl.StringVar(&opts.MaxErrorRate, "max-error-rate", "5%", "share of failed requests (errors, 4xx, 5xx) above which the verdict fails (exit 1)")
 	fl.StringVar(&opts.Cutoff, "cutoff", "0.1%", "share of good responses a timeout may cut off")
-	fl.DurationVar(&opts.ConnectFloor, "connect-floor", probe.DefaultConnectFloor, "lowest connect timeout to recommend (survives one lost SYN)")
+	fl.DurationVar(&opts.ConnectFloor, "connect-floor", profile.DefaultConnectFloor, "lowest connect timeout to recommend (survives one lost SYN)")
 	fl.StringVar(&opts.Save, "save", "", "write the result with its HDR histograms to this JSON file")
 	fl.BoolVar(&opts.Force, "force", false, "let --save replace a profile even with a run that got no good response")
 	fl.BoolVar(&opts.Strict, "strict", false, "exit 1 when the budget cannot hold one normal call")
@@ -194,9 +195,9 @@ func probeConfig(opts *ProbeOptions) (probe.Config, error) {
 		Concurrency: opts.Concurrency, Requests: opts.Requests, Duration: opts.Duration,
 		MaxInFlight: opts.MaxInFlight, MaxTimeout: opts.MaxTimeout, Insecure: opts.Insecure,
 		HTTP: opts.HTTP, CACert: opts.CACert, Cert: opts.Cert, Key: opts.Key, ServerName: opts.ServerName, Resolve: opts.Resolve,
-		Budget: opts.Budget, ConnectFloor: opts.ConnectFloor, CallerKind: probe.CallerKind(opts.Caller),
+		Budget: opts.Budget, ConnectFloor: opts.ConnectFloor, CallerKind: profile.CallerKind(opts.Caller),
 	}
-	if cfg.CallerKind == probe.CallerJob && !opts.budgetSet {
+	if cfg.CallerKind == profile.CallerJob && !opts.budgetSet {
 		cfg.Budget = 0 // a job's retry window is only what --budget says
 	}
 	rate, err := parseErrorRate(opts.MaxErrorRate)
@@ -266,7 +267,7 @@ func probeConfig(opts *ProbeOptions) (probe.Config, error) {
 // callerKindNames lists --caller's choices.
 func callerKindNames() []string {
 	var out []string
-	for _, k := range probe.CallerKinds() {
+	for _, k := range profile.CallerKinds() {
 		out = append(out, string(k))
 	}
 	return out
@@ -282,7 +283,7 @@ func parseErrorRate(s string) (float64, error) {
 		return 0, fmt.Errorf("--max-error-rate %q: want at least 0%% and less than 100%%", s)
 	}
 	if v == 0 {
-		return probe.NoFailuresAllowed, nil
+		return profile.NoFailuresAllowed, nil
 	}
 	return v, nil
 }
@@ -338,11 +339,11 @@ func probeRun(opts *ProbeOptions) error {
 	}
 	// A --save that cannot be written is found before anything is measured.
 	if opts.Save != "" {
-		if err := probe.CheckSavePath(opts.Save); err != nil {
+		if err := profile.CheckSavePath(opts.Save); err != nil {
 			return UsageErrorf("--save: %v", err)
 		}
 	}
-	var res *probe.Result
+	var res *profile.Profile
 	if opts.Merge {
 		if res, err = probeMerge(opts); err != nil {
 			return err
@@ -370,14 +371,14 @@ func probeRun(opts *ProbeOptions) error {
 
 // probeSave writes --save atomically; it keeps an existing profile when the run got no
 // good response (exit 3), unless --force.
-func probeSave(opts *ProbeOptions, res *probe.Result) error {
+func probeSave(opts *ProbeOptions, res *profile.Profile) error {
 	return saveProfile(opts.IO, opts.Save, opts.Force, res)
 }
 
-// saveProfile is --save of probe and advise: written atomically (probe.Save), except over an
+// saveProfile is --save of probe and advise: written atomically (profile.Save), except over an
 // existing file when res got no good response (probe.NoGoodResponse: it exits 3) and force is
 // not set — a good profile is not replaced by a run with nothing to base a timeout on.
-func saveProfile(streams *report.IOStreams, path string, force bool, res *probe.Result) error {
+func saveProfile(streams *report.IOStreams, path string, force bool, res *profile.Profile) error {
 	if path == "" {
 		return nil
 	}
@@ -391,7 +392,7 @@ func saveProfile(streams *report.IOStreams, path string, force bool, res *probe.
 			return nil
 		}
 	}
-	if err := probe.Save(path, res); err != nil {
+	if err := profile.Save(path, res); err != nil {
 		return UsageErrorf("--save: %v", err)
 	}
 	return nil
@@ -399,7 +400,7 @@ func saveProfile(streams *report.IOStreams, path string, force bool, res *probe.
 
 // probeExit chooses the exit code from the result's verdict, after it was rendered and
 // saved: what could not be measured exits 3, a failing dependency 1.
-func probeExit(opts *ProbeOptions, res *probe.Result) error {
+func probeExit(opts *ProbeOptions, res *profile.Profile) error {
 	v := res.Recommendation.Verdict
 	s := res.Schedule
 	switch {
@@ -411,12 +412,12 @@ func probeExit(opts *ProbeOptions, res *probe.Result) error {
 		return CannotMeasureError(fmt.Errorf("target unreachable: %s", errorCounts(res.Errors)))
 	case res.Requests > 0 && res.Responses == 0:
 		return CannotMeasureError(fmt.Errorf("every request failed: %s", errorCounts(res.Errors)))
-	case v.Has(probe.CodeNoGoodResponse):
-		return CannotMeasureError(errors.New(v.Reason(probe.CodeNoGoodResponse).Text))
+	case v.Has(profile.CodeNoGoodResponse):
+		return CannotMeasureError(errors.New(v.Reason(profile.CodeNoGoodResponse).Text))
 	case s.RequestedPerS != nil && !s.RateHeld:
-		return CannotMeasureError(fmt.Errorf("the generator could not keep the rate: %.4g/s achieved of %.4g/s requested, it ended %s", s.AchievedPerS, *s.RequestedPerS, probe.RateRule))
+		return CannotMeasureError(fmt.Errorf("the generator could not keep the rate: %.4g/s achieved of %.4g/s requested, it ended %s", s.AchievedPerS, *s.RequestedPerS, profile.RateRule))
 	}
-	for _, code := range []string{probe.CodeNoAnswer, probe.CodeTailBeyond, probe.CodeErrorRate} {
+	for _, code := range []string{profile.CodeNoAnswer, profile.CodeTailBeyond, profile.CodeErrorRate} {
 		if v.Has(code) {
 			return GateFailed(errors.New(v.Reason(code).Text))
 		}
@@ -429,7 +430,7 @@ func probeExit(opts *ProbeOptions, res *probe.Result) error {
 
 func errorCounts(errs map[string]int64) string {
 	var parts []string
-	for _, c := range probe.ErrorClasses {
+	for _, c := range profile.ErrorClasses {
 		if errs[c] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", c, errs[c]))
 		}
@@ -442,15 +443,15 @@ var mergeAdded func(n int)
 
 // loadMergeProfile reads one saved profile for --merge ("-" is standard input) through
 // internal/input: capped at input.MaxProfile, stopped by Ctrl-C while it waits.
-func loadMergeProfile(opts *ProbeOptions, p string) (*probe.Result, error) {
+func loadMergeProfile(opts *ProbeOptions, p string) (*profile.Profile, error) {
 	if p == input.Stdin {
-		return probe.ReadProfile("standard input", opts.IO.In)
+		return profile.Read("standard input", opts.IO.In)
 	}
-	return probe.LoadProfile(p)
+	return profile.Load(p)
 }
 
 // probeMerge loads and merges saved profiles, one at a time.
-func probeMerge(opts *ProbeOptions) (*probe.Result, error) {
+func probeMerge(opts *ProbeOptions) (*profile.Profile, error) {
 	cut, err := scenario.ParsePercent(opts.Cutoff)
 	if err != nil || cut <= 0 || cut >= 1 {
 		return nil, UsageErrorf("--cutoff %q: want a percentage such as 0.1%%", opts.Cutoff)
@@ -460,14 +461,14 @@ func probeMerge(opts *ProbeOptions) (*probe.Result, error) {
 		return nil, UsageError(err)
 	}
 	budget := opts.Budget
-	if probe.CallerKind(opts.Caller) == probe.CallerJob && !opts.budgetSet {
+	if profile.CallerKind(opts.Caller) == profile.CallerJob && !opts.budgetSet {
 		budget = 0
 	}
 	// One profile at a time (issue 24 item 4): the merger keeps merged histograms and
 	// counters, never a profile, so 40 files of 15 MB no longer take 804 MB.
-	g := probe.NewMerger(probe.AdviceParams{
-		Caller:     probe.Caller{Kind: probe.CallerKind(opts.Caller), Budget: budget},
-		Options:    probe.Options{Cutoff: cut, ConnectFloor: opts.ConnectFloor, MaxErrorRate: maxErr},
+	g := profile.NewMerger(profile.RecommendParams{
+		Caller:     profile.Caller{Kind: profile.CallerKind(opts.Caller), Budget: budget},
+		Options:    profile.RecommendOptions{Cutoff: cut, ConnectFloor: opts.ConnectFloor, MaxErrorRate: maxErr},
 		MaxTimeout: opts.MaxTimeout,
 	})
 	interrupted := 0
@@ -505,7 +506,7 @@ func errorCount(n int64) string {
 }
 
 // probeMeasure runs the probe with a progress bar on stderr when it is a terminal.
-func probeMeasure(ctx context.Context, opts *ProbeOptions, cfg probe.Config) (*probe.Result, error) {
+func probeMeasure(ctx context.Context, opts *ProbeOptions, cfg probe.Config) (*profile.Profile, error) {
 	show := opts.IO.ShowProgress(opts.Output)
 	p := newProgress(ctx, opts.IO, show, 32)
 	var last atomic.Pointer[probe.Progress]
@@ -542,4 +543,11 @@ func probeMeasure(ctx context.Context, opts *ProbeOptions, cfg probe.Config) (*p
 		return nil, UsageError(err)
 	}
 	return res, nil
+}
+
+// assumedBackoff is the backoff the recommendation assumes between attempts, in words, from
+// the policy value itself (profile.AssumedRetry).
+func assumedBackoff() string {
+	r := profile.AssumedRetry()
+	return r.DescribeBackoff()
 }

@@ -28,7 +28,7 @@ import (
 // read; on Linux the kernel's receive time of those bytes, kstamp_linux.go).
 //
 // When the target is reached through a proxy the probe uses net/http's Transport, which
-// speaks to proxies, with a per-request trace of every hook (legacy.go).
+// speaks to proxies, with a per-request trace of every hook (proxy.go).
 
 // clockBase anchors the monotonic nanosecond stamps of timedConn.
 var clockBase = time.Now()
@@ -256,7 +256,7 @@ type caller struct {
 	direct directState   // the probe's own connections (direct.go)
 	h2     *h2stream     // h2.go: the caller's stream, reused from request to request
 	h2w    net.Conn      // h2.go: the HTTP/2 connection this caller is writing (c.mu)
-	req    *http.Request // legacy.go: r.base bound to ctx; nil when each send needs a body
+	req    *http.Request // proxy.go: r.base bound to ctx; nil when each send needs a body
 
 	// deadline bounds the request in flight by MaxTimeout: 0 while idle, mono() ns of the
 	// deadline while a request is out, expiredMark once the watchdog cancelled it. One
@@ -281,7 +281,7 @@ func (r *runner) newCaller(parent context.Context) *caller {
 	return c
 }
 
-// bind gives c a fresh context under parent (and the legacy request bound to it).
+// bind gives c a fresh context under parent (and the proxy path's request bound to it).
 func (c *caller) bind(parent context.Context) {
 	ctx, cancel := context.WithCancelCause(parent)
 	c.ctx, c.cancel = ctx, cancel

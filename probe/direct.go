@@ -163,21 +163,10 @@ func (c *caller) exchange(fresh bool) (status int, t timings, end time.Time, err
 	if fresh {
 		payload = w.closing
 	}
-	s := &c.direct
 	for attempt := 0; ; attempt++ {
-		conn, reused := s.held, true
-		if !fresh && conn != nil && mono()-conn.lastRead > int64(checkIdleAfter) && peerClosed(conn) {
-			_ = conn.Close()
-			s.held, conn = nil, nil
-		}
-		if fresh || conn == nil {
-			reused = false
-			if conn, err = c.r.dial(c.ctx); err != nil {
-				return 0, timings{}, time.Time{}, err
-			}
-			if !fresh {
-				s.held = conn
-			}
+		conn, reused, dialErr := c.connection(fresh)
+		if dialErr != nil {
+			return 0, timings{}, time.Time{}, dialErr
 		}
 		t = timings{reused: reused}
 		if !reused {
@@ -187,31 +176,19 @@ func (c *caller) exchange(fresh bool) (status int, t timings, end time.Time, err
 		var keep bool
 		status, keep, err = c.roundTrip(conn, payload)
 		c.setActive(nil)
-		if c.deadline.Load() == expiredMark || c.ctx.Err() != nil {
+		if c.aborted() {
 			// The watchdog or the end of the run aborted this request, perhaps just as it
 			// completed: the connection carries a deadline in the past and is not reused.
 			keep = false
 		}
-		if conn.wrote != 0 {
-			t.wrote = at(conn.wrote)
-		}
-		if conn.firstRead != 0 {
-			t.firstByte = at(conn.firstRead)
-		}
-		if conn.lastRead != 0 {
-			end = at(conn.lastRead)
-		}
+		end = conn.copyStamps(&t)
 		if err != nil || !keep || fresh {
-			_ = conn.Close()
-			if s.held == conn {
-				s.held = nil
-			}
+			c.release(conn)
 		}
 		// A kept-alive connection the server closed while it was idle fails before any
 		// response byte: send once more on a new connection, as net/http's Transport does,
 		// if the request may be sent twice.
-		if err != nil && reused && conn.firstRead == 0 && w.replayable && attempt == 0 &&
-			c.ctx.Err() == nil && c.deadline.Load() != expiredMark {
+		if err != nil && reused && conn.firstRead == 0 && w.replayable && attempt == 0 && !c.aborted() {
 			c.r.resent.Add(1)
 			continue
 		}
@@ -219,6 +196,56 @@ func (c *caller) exchange(fresh bool) (status int, t timings, end time.Time, err
 			end = time.Time{}
 		}
 		return status, t, end, err
+	}
+}
+
+// connection is the connection for the next request: the kept-alive one unless it is fresh
+// that is asked for, none is held, or the held one was closed by the peer while idle (checked
+// past checkIdleAfter); else a new one, held when it is to be kept alive.
+func (c *caller) connection(fresh bool) (conn *timedConn, reused bool, err error) {
+	s := &c.direct
+	conn = s.held
+	if !fresh && conn != nil && mono()-conn.lastRead > int64(checkIdleAfter) && peerClosed(conn) {
+		_ = conn.Close()
+		s.held, conn = nil, nil
+	}
+	if !fresh && conn != nil {
+		return conn, true, nil
+	}
+	if conn, err = c.r.dial(c.ctx); err != nil {
+		return nil, false, err
+	}
+	if !fresh {
+		s.held = conn
+	}
+	return conn, false, nil
+}
+
+// aborted reports whether the watchdog or the end of the run aborted c's request.
+func (c *caller) aborted() bool {
+	return c.deadline.Load() == expiredMark || c.ctx.Err() != nil
+}
+
+// copyStamps copies the connection's write and first-read stamps into t and returns the
+// moment of the last read (zero when nothing was read).
+func (c *timedConn) copyStamps(t *timings) (end time.Time) {
+	if c.wrote != 0 {
+		t.wrote = at(c.wrote)
+	}
+	if c.firstRead != 0 {
+		t.firstByte = at(c.firstRead)
+	}
+	if c.lastRead != 0 {
+		end = at(c.lastRead)
+	}
+	return end
+}
+
+// release closes conn, no longer held.
+func (c *caller) release(conn *timedConn) {
+	_ = conn.Close()
+	if c.direct.held == conn {
+		c.direct.held = nil
 	}
 }
 

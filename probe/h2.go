@@ -602,63 +602,19 @@ func (c *h2conn) streamError(se http2.StreamError) {
 	_ = c.write(nil, func(fr *http2.Framer) error { return fr.WriteRSTStream(se.StreamID, se.Code) })
 }
 
-// handle processes one frame of the read loop; an error fails the connection.
+// handle processes one frame of the read loop; an error fails the connection. Each kind of
+// frame has its own method.
 func (c *h2conn) handle(f http2.Frame) error {
 	stamp := c.tc.lastRead
 	switch f := f.(type) {
 	case *http2.HeadersFrame:
 		c.hdr = h2HeaderBlock{stream: f.StreamID, endStream: f.StreamEnded()}
-		if _, err := c.dec.Write(f.HeaderBlockFragment()); err != nil {
-			return hpackError(err)
-		}
-		if f.HeadersEnded() {
-			return c.headersDone(stamp)
-		}
+		return c.headerFragment(f.HeaderBlockFragment(), f.HeadersEnded(), stamp)
 	case *http2.ContinuationFrame:
 		// The Framer checks that it follows a HEADERS of the same stream.
-		if _, err := c.dec.Write(f.HeaderBlockFragment()); err != nil {
-			return hpackError(err)
-		}
-		if f.HeadersEnded() {
-			return c.headersDone(stamp)
-		}
+		return c.headerFragment(f.HeaderBlockFragment(), f.HeadersEnded(), stamp)
 	case *http2.DataFrame:
-		n := int64(f.Length)
-		c.mu.Lock()
-		st := c.streams[f.StreamID]
-		var streamUpdate int64
-		if st != nil {
-			st.recvd += n
-			if st.recvd >= h2Window/2 && !f.StreamEnded() {
-				streamUpdate, st.recvd = st.recvd, 0
-			}
-			if f.StreamEnded() {
-				if st.status == 0 {
-					c.finishLocked(st, stamp, errors.New("http2: DATA before response HEADERS"))
-				} else {
-					c.finishLocked(st, stamp, nil)
-				}
-			}
-		}
-		c.mu.Unlock()
-		c.recvUnacked += n
-		var connUpdate int64
-		if c.recvUnacked >= h2Window/2 {
-			connUpdate, c.recvUnacked = c.recvUnacked, 0
-		}
-		if connUpdate > 0 || streamUpdate > 0 {
-			return c.write(nil, func(fr *http2.Framer) error {
-				if connUpdate > 0 {
-					if err := fr.WriteWindowUpdate(0, uint32(connUpdate)); err != nil {
-						return err
-					}
-				}
-				if streamUpdate > 0 {
-					return fr.WriteWindowUpdate(f.StreamID, uint32(streamUpdate))
-				}
-				return nil
-			})
-		}
+		return c.data(f, stamp)
 	case *http2.RSTStreamFrame:
 		c.mu.Lock()
 		if st := c.streams[f.StreamID]; st != nil {
@@ -676,25 +632,84 @@ func (c *h2conn) handle(f http2.Frame) error {
 			return c.write(nil, func(fr *http2.Framer) error { return fr.WritePing(true, data) })
 		}
 	case *http2.GoAwayFrame:
-		ga := h2GoAway{last: f.LastStreamID, code: f.ErrCode, debug: string(f.DebugData())}
-		// Streams above the last stream ID were not processed (RFC 9113 §6.8); the others
-		// go on, and fail with ga if the connection closes before they end.
-		unprocessed := fmt.Errorf("http2: the server's GOAWAY (%v, last stream %d) came before this stream: not processed (graceful shutdown)", f.ErrCode, f.LastStreamID)
-		c.mu.Lock()
-		c.goAway = &ga
-		for id, st := range c.streams {
-			if id > f.LastStreamID {
-				c.finishLocked(st, stamp, unprocessed)
-			}
-		}
-		c.closeIfDoneLocked()
-		c.mu.Unlock()
+		c.goAwayFrame(f, stamp)
 	case *http2.WindowUpdateFrame:
 		return c.windowUpdate(f, stamp)
 	case *http2.PushPromiseFrame:
 		return errors.New("http2: the server pushed a stream, which the probe's SETTINGS disable")
 	}
 	return nil
+}
+
+// headerFragment decodes one fragment of a header block (HEADERS or CONTINUATION) and ends
+// the block when the frame says so.
+func (c *h2conn) headerFragment(frag []byte, ended bool, stamp int64) error {
+	if _, err := c.dec.Write(frag); err != nil {
+		return hpackError(err)
+	}
+	if ended {
+		return c.headersDone(stamp)
+	}
+	return nil
+}
+
+// data counts a DATA frame against its stream and the connection, ends the stream when the
+// frame does, and returns the flow-control windows once half of one is used.
+func (c *h2conn) data(f *http2.DataFrame, stamp int64) error {
+	n := int64(f.Length)
+	c.mu.Lock()
+	st := c.streams[f.StreamID]
+	var streamUpdate int64
+	if st != nil {
+		st.recvd += n
+		if st.recvd >= h2Window/2 && !f.StreamEnded() {
+			streamUpdate, st.recvd = st.recvd, 0
+		}
+		if f.StreamEnded() {
+			if st.status == 0 {
+				c.finishLocked(st, stamp, errors.New("http2: DATA before response HEADERS"))
+			} else {
+				c.finishLocked(st, stamp, nil)
+			}
+		}
+	}
+	c.mu.Unlock()
+	c.recvUnacked += n
+	var connUpdate int64
+	if c.recvUnacked >= h2Window/2 {
+		connUpdate, c.recvUnacked = c.recvUnacked, 0
+	}
+	if connUpdate == 0 && streamUpdate == 0 {
+		return nil
+	}
+	return c.write(nil, func(fr *http2.Framer) error {
+		if connUpdate > 0 {
+			if err := fr.WriteWindowUpdate(0, uint32(connUpdate)); err != nil {
+				return err
+			}
+		}
+		if streamUpdate > 0 {
+			return fr.WriteWindowUpdate(f.StreamID, uint32(streamUpdate))
+		}
+		return nil
+	})
+}
+
+// goAwayFrame records the server's GOAWAY: streams above its last stream ID were not
+// processed (RFC 9113 §6.8) and fail now; the others go on, and fail with it if the
+// connection closes before they end.
+func (c *h2conn) goAwayFrame(f *http2.GoAwayFrame, stamp int64) {
+	ga := h2GoAway{last: f.LastStreamID, code: f.ErrCode, debug: string(f.DebugData())}
+	unprocessed := fmt.Errorf("http2: the server's GOAWAY (%v, last stream %d) came before this stream: not processed (graceful shutdown)", f.ErrCode, f.LastStreamID)
+	c.mu.Lock()
+	c.goAway = &ga
+	for id, st := range c.streams {
+		if id > f.LastStreamID {
+			c.finishLocked(st, stamp, unprocessed)
+		}
+	}
+	c.closeIfDoneLocked()
+	c.mu.Unlock()
 }
 
 // hpackError is the connection's failure when a header block does not decode: the

@@ -15,6 +15,7 @@ import (
 	"github.com/patience-dev/patience/internal/timing"
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/probe/probetest"
+	"github.com/patience-dev/patience/profile"
 )
 
 // loopbackCert makes a self-signed certificate for names and writes it to the test's
@@ -70,7 +71,7 @@ func slowly(d time.Duration) http.Handler {
 	})
 }
 
-func noErrors(t *testing.T, r *probe.Result, except ...string) {
+func noErrors(t *testing.T, r *profile.Profile, except ...string) {
 	t.Helper()
 	for c, n := range r.Errors {
 		if n > 0 && !strings.Contains(strings.Join(except, " "), c) {

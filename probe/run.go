@@ -1,3 +1,8 @@
+// Package probe measures a live HTTP target: an open-model (or closed-model) scheduler and
+// per-phase latency from net/http/httptrace, recorded into HDR histograms and fed to a
+// profile.Builder, which grades them (the timeout recommendation of DESIGN §7 is
+// profile.Recommend). It never imports cobra, lipgloss or mpb; cmd wires it and report
+// renders its profile.Profile.
 package probe
 
 import (
@@ -11,14 +16,17 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/patience-dev/patience/internal/atomicfile"
-	"github.com/patience-dev/patience/internal/units"
+	"github.com/patience-dev/patience/profile"
 )
 
 // Config is one probe run. Exactly one of Rate (open model) and Concurrency (closed model)
@@ -63,13 +71,13 @@ type Config struct {
 	// HOST:PORT go to ADDR, while the Host header and the TLS name stay HOST.
 	Resolve []string
 
-	// Advice parameters (DESIGN §7; Advise).
-	CallerKind   CallerKind    // interactive (default) or job
-	Budget       time.Duration // interactive: the caller's whole budget (default 10 s); job: the retry window (0 = none)
-	Cutoff       float64       // accepted share of requests cut off (default 0.001)
-	Headroom     float64       // multiplier on the quantile (default 1.2)
-	ConnectFloor time.Duration // lower bound of the connect timeout (default 1.1 s)
-	MaxErrorRate float64       // share of failed requests tolerated (0: 5%; NoFailuresAllowed: none)
+	// Advice parameters (DESIGN §7; profile.Recommend).
+	CallerKind   profile.CallerKind // interactive (default) or job
+	Budget       time.Duration      // interactive: the caller's whole budget (default 10 s); job: the retry window (0 = none)
+	Cutoff       float64            // accepted share of requests cut off (default 0.001)
+	Headroom     float64            // multiplier on the quantile (default 1.2)
+	ConnectFloor time.Duration      // lower bound of the connect timeout (default 1.1 s)
+	MaxErrorRate float64            // share of failed requests tolerated (0: 5%; NoFailuresAllowed: none)
 
 	// Progress, when set, is called about every 200 ms from a separate goroutine.
 	Progress func(Progress)
@@ -86,48 +94,35 @@ type Progress struct {
 // Defaults for Config fields left zero.
 const (
 	DefaultMaxInFlight = 1000
-	DefaultMaxTimeout  = 30 * time.Second
-	DefaultBudget      = 10 * time.Second
-	DefaultCutoff      = 0.001
 	DefaultRequests    = 200
 	// LateAfter is how late a send may be before it counts as late.
 	LateAfter = time.Millisecond
-	// unreachableAfter is how many connect-level failures (refused, DNS, TLS) with no
-	// response at all end the run early as unreachable.
-	unreachableAfter = 5
 )
 
-// AdviceParams are the recommendation inputs besides the measurement, shared by live runs and
-// merges: the caller (its method and Idempotency-Key, when empty, come from the target) and
-// the advice options.
-type AdviceParams struct {
-	Caller  Caller
-	Options Options
-	// MaxTimeout is the probe's own bound of a live run; a merge keeps the profiles' own.
-	MaxTimeout time.Duration
-}
-
-func (c *Config) advice() AdviceParams {
-	return AdviceParams{
-		Caller:     Caller{Kind: c.CallerKind, Budget: c.Budget, Method: c.Method, IdempotencyKey: c.Header.Get("Idempotency-Key") != ""},
-		Options:    Options{Cutoff: c.Cutoff, Headroom: c.Headroom, ConnectFloor: c.ConnectFloor, MaxErrorRate: c.MaxErrorRate},
+func (c *Config) advice() profile.RecommendParams {
+	return profile.RecommendParams{
+		Caller:     profile.Caller{Kind: c.CallerKind, Budget: c.Budget, Method: c.Method, IdempotencyKey: c.Header.Get("Idempotency-Key") != ""},
+		Options:    profile.RecommendOptions{Cutoff: c.Cutoff, Headroom: c.Headroom, ConnectFloor: c.ConnectFloor, MaxErrorRate: c.MaxErrorRate},
 		MaxTimeout: c.MaxTimeout,
 	}
 }
 
-// hasIdempotencyKey reports whether a target's (redacted) headers carry an Idempotency-Key.
-func hasIdempotencyKey(t Target) bool {
-	for _, h := range t.Headers {
-		name, _, _ := strings.Cut(h, ":")
-		if strings.EqualFold(strings.TrimSpace(name), "Idempotency-Key") {
-			return true
+// Validate fills defaults and reports the first invalid field. The fields are checked in
+// groups, in the order their errors are reported: the target, the load, the advice, the
+// transport.
+func (c *Config) Validate() error {
+	for _, validate := range []func(*Config) error{
+		(*Config).validateTarget, (*Config).validateLoad, (*Config).validateAdvice, (*Config).validateTransport,
+	} {
+		if err := validate(c); err != nil {
+			return err
 		}
 	}
-	return false
+	return nil
 }
 
-// Validate fills defaults and reports the first invalid field.
-func (c *Config) Validate() error {
+// validateTarget checks the URL and the method (default GET).
+func (c *Config) validateTarget() error {
 	u, err := url.Parse(c.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("target %q is not an http:// or https:// URL", RedactURL(c.URL))
@@ -138,6 +133,12 @@ func (c *Config) Validate() error {
 	if !isToken(c.Method) {
 		return fmt.Errorf("--method %q: an HTTP method is a token (letters, digits and !#$%%&'*+-.^_`|~), e.g. GET or POST", c.Method)
 	}
+	return nil
+}
+
+// validateLoad checks the model (open by default, at 10/s), the bounds of the run
+// (DefaultRequests when none), the connection mode and the in-flight and worker bounds.
+func (c *Config) validateLoad() error {
 	if c.Rate > 0 && c.Concurrency > 0 {
 		return errors.New("--rate and --concurrency exclude each other: pick the open or the closed model")
 	}
@@ -150,65 +151,71 @@ func (c *Config) Validate() error {
 	if c.Requests == 0 && c.Duration == 0 {
 		c.Requests = DefaultRequests
 	}
-	switch c.Conn {
-	case "":
-		c.Conn = "both"
-	case "fresh", "reuse", "both":
-	default:
-		return fmt.Errorf("--conn %q: want fresh, reuse or both", c.Conn)
+	if err := oneOf(&c.Conn, "--conn", "want fresh, reuse or both", "both", "fresh", "reuse"); err != nil {
+		return err
 	}
 	if c.MaxInFlight <= 0 {
 		c.MaxInFlight = DefaultMaxInFlight
 	}
-	if err := checkWorkerBounds(c); err != nil {
-		return err
-	}
+	return checkWorkerBounds(c)
+}
+
+// validateAdvice checks the recommendation's parameters and fills their defaults.
+func (c *Config) validateAdvice() error {
 	if c.Cutoff < 0 || c.Cutoff >= 1 {
 		return fmt.Errorf("--cutoff %g: want a share in (0, 1), e.g. 0.1%%", c.Cutoff)
 	}
-	switch c.CallerKind {
-	case "":
-		c.CallerKind = CallerInteractive
-	case CallerInteractive, CallerJob:
-	default:
-		return fmt.Errorf("--caller %q: want interactive or job", c.CallerKind)
+	if err := oneOf(&c.CallerKind, "--caller", "want interactive or job", profile.CallerInteractive, profile.CallerJob); err != nil {
+		return err
 	}
-	if c.CallerKind == CallerInteractive && c.Budget <= 0 {
-		c.Budget = DefaultBudget
+	if c.CallerKind == profile.CallerInteractive && c.Budget <= 0 {
+		c.Budget = profile.DefaultBudget
 	}
 	if c.MaxErrorRate >= 1 {
 		return fmt.Errorf("--max-error-rate %g: want a share below 100%%", c.MaxErrorRate)
 	}
-	o := Options{Cutoff: c.Cutoff, Headroom: c.Headroom, ConnectFloor: c.ConnectFloor}.filled()
+	o := profile.RecommendOptions{Cutoff: c.Cutoff, Headroom: c.Headroom, ConnectFloor: c.ConnectFloor}.WithDefaults()
 	c.Cutoff, c.Headroom, c.ConnectFloor = o.Cutoff, o.Headroom, o.ConnectFloor
+	return nil
+}
+
+// validateTransport checks the per-request bound, the protocol and the TLS and address
+// options.
+func (c *Config) validateTransport() error {
 	if c.MaxTimeout <= 0 {
-		c.MaxTimeout = DefaultMaxTimeout
+		c.MaxTimeout = profile.DefaultMaxTimeout
 	}
-	switch c.HTTP {
-	case "":
-		c.HTTP = "auto"
-	case "auto", "1.1", "2":
-	default:
-		return fmt.Errorf("--http %q: want auto, 1.1 or 2", c.HTTP)
+	if err := oneOf(&c.HTTP, "--http", "want auto, 1.1 or 2", "auto", "1.1", "2"); err != nil {
+		return err
 	}
 	if (c.Cert == "") != (c.Key == "") {
 		return errors.New("--cert and --key go together: a client certificate needs its key")
 	}
-	if _, err := resolveMap(c.Resolve); err != nil {
-		return err
+	_, err := resolveMap(c.Resolve)
+	return err
+}
+
+// oneOf sets an empty *v to def and refuses a value that is neither def nor one of others:
+// "<flag> "<value>": <want>".
+func oneOf[T ~string](v *T, flag, want string, def T, others ...T) error {
+	if *v == "" {
+		*v = def
 	}
-	return nil
+	if *v == def || slices.Contains(others, *v) {
+		return nil
+	}
+	return fmt.Errorf("%s %q: %s", flag, string(*v), want)
 }
 
 // Run probes cfg.URL and returns what it measured. When ctx is cancelled it stops sending,
 // abandons what is in flight (those requests are not counted) and returns what was measured
 // so far with Interrupted set. Errors are only returned for an invalid Config.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
+func Run(ctx context.Context, cfg Config) (*profile.Profile, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	legacy := viaProxy(cfg.URL)
-	if legacy && cfg.HTTP == "2" {
+	proxied := viaProxy(cfg.URL)
+	if proxied && cfg.HTTP == "2" {
 		return nil, errors.New("--http 2: the target is reached through a proxy (HTTP_PROXY/HTTPS_PROXY), which the probe speaks HTTP/1.1 to; unset it or use --http 1.1")
 	}
 	if path := os.Getenv(cpuProfileEnv); path != "" {
@@ -216,7 +223,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			defer stop()
 		}
 	}
-	return run(ctx, cfg, legacy)
+	return run(ctx, cfg, proxied)
 }
 
 // cpuProfileEnv names a file for a CPU profile of the run (a developer's tool for
@@ -266,9 +273,9 @@ func viaProxy(target string) bool {
 	return err != nil || proxy != nil
 }
 
-// run is Run for a validated cfg; legacy selects net/http's Transport (see legacy.go).
-func run(ctx context.Context, cfg Config, legacy bool) (*Result, error) {
-	r, err := newRunner(cfg, legacy)
+// run is Run for a validated cfg; proxied selects net/http's Transport (see proxy.go).
+func run(ctx context.Context, cfg Config, proxied bool) (*profile.Profile, error) {
+	r, err := newRunner(cfg, proxied)
 	if err != nil {
 		return nil, err
 	}
@@ -300,51 +307,74 @@ func run(ctx context.Context, cfg Config, legacy bool) (*Result, error) {
 	watchdog.Wait()
 	stopProgress()
 
-	m := r.measurement()
-	m.durationMs = ms(end.Sub(start))
-	sched := &m.schedule
-	if cfg.Concurrency > 0 {
-		if end.After(start) {
-			sched.AchievedPerS = float64(m.requests) / end.Sub(start).Seconds()
-		}
-		sched.RateHeld = true
-	} else {
-		sched.RequestedPerS = ptr(cfg.Rate)
-		interval := time.Duration(float64(time.Second) / cfg.Rate)
-		var window time.Duration
-		if last := r.lastDispatch.Load(); last > 0 {
-			window = time.Duration(last) + interval
-			sched.AchievedPerS = float64(r.dispatched.Load()) / window.Seconds()
-		}
-		sched.RateHeld = RateKept(cfg.Rate, r.dispatched.Load(), window)
-	}
-	target := describeTarget(cfg)
+	b := profile.NewBuilder(r.head(ctx.Err() != nil, start, end), cfg.advice())
+	r.feed(b)
+	return b.Close()
+}
+
+// head describes the run for its profile: target, connections, model and schedule.
+func (r *runner) head(interrupted bool, start, end time.Time) profile.Profile {
+	cfg := &r.cfg
+	target := describeTarget(*cfg)
 	target.Protocol = r.protocol
 	if st := r.dialer.handshakes.Load(); st != nil {
 		target.TLS = tlsInfo(*st)
 	}
-	conns := &Connections{Opened: r.opened.Load()}
+	conns := &profile.Connections{Opened: r.opened.Load()}
 	if r.h2 != nil {
 		conns.PeakStreams, conns.MaxConcurrentStreams = r.h2.peakStreams.Load(), r.h2.maxStreams.Load()
 	}
-	meta := Result{
+	head := profile.Profile{
 		Target:      target,
 		Connections: conns,
 		Model:       "open",
 		Conn:        cfg.Conn,
-		Interrupted: ctx.Err() != nil,
+		DurationMs:  ms(end.Sub(start)),
+		Schedule:    r.schedule(start, end),
+		Interrupted: interrupted,
 		Unreachable: r.unreachable.Load(),
 	}
 	if cfg.Concurrency > 0 {
-		meta.Model = "closed"
-		meta.Concurrency = closedWorkers(&cfg) // the workers that ran: no more than the requests
+		head.Model = "closed"
+		head.Concurrency = closedWorkers(cfg) // the workers that ran: no more than the requests
 	}
-	return build(m, meta, cfg.advice())
+	return head
+}
+
+// schedule says whether the generator kept its schedule: the rate rule in the open model.
+func (r *runner) schedule(start, end time.Time) profile.Schedule {
+	cfg := &r.cfg
+	sched := profile.Schedule{
+		Late:          r.late.Load(),
+		LateAfterMs:   ms(LateAfter),
+		WaitedForSlot: r.waitedForSlot.Load(),
+		Dropped:       r.dropped.Load(),
+		Resent:        r.resent.Load(),
+		MaxInFlight:   cfg.MaxInFlight,
+		PeakInFlight:  r.peakInFlight.Load(),
+	}
+	if cfg.Concurrency > 0 {
+		sched.MaxInFlight = closedWorkers(cfg)
+		if end.After(start) {
+			sched.AchievedPerS = float64(r.dispatched.Load()) / end.Sub(start).Seconds()
+		}
+		sched.RateHeld = true
+		return sched
+	}
+	sched.RequestedPerS = ptr(cfg.Rate)
+	interval := time.Duration(float64(time.Second) / cfg.Rate)
+	var window time.Duration
+	if last := r.lastDispatch.Load(); last > 0 {
+		window = time.Duration(last) + interval
+		sched.AchievedPerS = float64(r.dispatched.Load()) / window.Seconds()
+	}
+	sched.RateHeld = profile.RateKept(cfg.Rate, r.dispatched.Load(), window)
+	return sched
 }
 
 // describeTarget is the redacted target of a run.
-func describeTarget(cfg Config) Target {
-	t := Target{URL: RedactURL(cfg.URL), Method: cfg.Method}
+func describeTarget(cfg Config) profile.Target {
+	t := profile.Target{URL: RedactURL(cfg.URL), Method: cfg.Method}
 	names := make([]string, 0, len(cfg.Header))
 	for n := range cfg.Header {
 		names = append(names, n)
@@ -371,11 +401,11 @@ type runner struct {
 	protocol string
 	h2       *h2path
 	opened   atomic.Int64 // connections dialled
-	// legacy: the target is reached through a proxy, so requests go through net/http's
-	// Transports and timings come from a per-request trace with every hook (legacy.go).
-	legacy       bool
+	// proxied: the target is reached through a proxy, so requests go through net/http's
+	// Transports and timings come from a per-request trace with every hook (proxy.go).
+	proxied      bool
 	reuse, fresh *http.Transport
-	// base is the legacy request without a body, parsed once; nil when each send needs a body.
+	// base is the proxy path's request without a body, parsed once; nil when each send needs a body.
 	base *http.Request
 	// idle holds the open model's callers between requests (at most MaxInFlight exist).
 	idle callerStack
@@ -402,7 +432,7 @@ type runner struct {
 	cut           atomic.Int64 // requests in flight that the run's end (Ctrl-C, unreachable) cut
 }
 
-func newRunner(cfg Config, legacy bool) (*runner, error) {
+func newRunner(cfg Config, proxied bool) (*runner, error) {
 	idle := cfg.MaxInFlight
 	if cfg.Concurrency > 0 {
 		idle = closedWorkers(&cfg)
@@ -423,9 +453,9 @@ func newRunner(cfg Config, legacy bool) (*runner, error) {
 	if w := closedWorkers(&cfg); cfg.Concurrency > 0 && w < n {
 		n = w
 	}
-	r := &runner{cfg: cfg, dialer: d, legacy: legacy}
-	if legacy {
-		r.reuse, r.fresh = legacyTransports(&cfg, d, idle)
+	r := &runner{cfg: cfg, dialer: d, proxied: proxied}
+	if proxied {
+		r.reuse, r.fresh = proxyTransports(&cfg, d, idle)
 		if cfg.Body == nil {
 			base, err := http.NewRequest(cfg.Method, cfg.URL, nil)
 			if err != nil {
@@ -464,7 +494,7 @@ func (r *runner) close() {
 	for c := r.idle.pop(); c != nil; c = r.idle.pop() {
 		c.close()
 	}
-	if r.legacy {
+	if r.proxied {
 		r.reuse.CloseIdleConnections()
 		r.fresh.CloseIdleConnections()
 	}
@@ -473,14 +503,14 @@ func (r *runner) close() {
 	}
 }
 
-// chooseProtocol settles what the run speaks (--http): through a proxy HTTP/1.1 (legacy.go);
+// chooseProtocol settles what the run speaks (--http): through a proxy HTTP/1.1 (proxy.go);
 // in clear HTTP/1.1, or h2c with prior knowledge for --http 2; over TLS HTTP/1.1 for 1.1, h2
 // for 2, and for auto what the server chooses by ALPN in one handshake before the run
 // (offering h2 and http/1.1, as Go's and curl's clients do). That handshake is not a
 // measurement; when it fails the run speaks HTTP/1.1 and reports the failures it meets.
 func (r *runner) chooseProtocol(ctx context.Context) error {
 	r.protocol = "http/1.1"
-	if r.legacy {
+	if r.proxied {
 		return nil
 	}
 	h2, h2c := false, false
@@ -734,7 +764,7 @@ func (r *runner) do(ctx context.Context, c *caller, i int64, intended, sent time
 	var end time.Time
 	var err error
 	switch {
-	case r.legacy:
+	case r.proxied:
 		status, t, end, err = r.viaTransport(c, fresh)
 	case r.h2 != nil:
 		status, t, end, err = r.h2.exchange(c, fresh)
@@ -789,7 +819,7 @@ func (r *runner) record(i int64, t *timings, intended, sent, end time.Time, stat
 		total := end.Sub(intended).Microseconds()
 		sh.record(tot, total)
 		sh.record(snt, end.Sub(sent).Microseconds())
-		if GoodStatus(status) {
+		if profile.GoodStatus(status) {
 			sh.record(iGood, total)
 		}
 	}
@@ -799,7 +829,7 @@ func (r *runner) record(i int64, t *timings, intended, sent, end time.Time, stat
 	if err != nil {
 		r.failed.Add(1)
 		if class == errRefused || class == errDNS || class == errTLS {
-			if r.connectFails.Add(1) >= unreachableAfter && r.responses.Load() == 0 {
+			if r.connectFails.Add(1) >= profile.UnreachableAfter && r.responses.Load() == 0 {
 				r.unreachable.Store(true)
 				r.cancel()
 			}
@@ -809,216 +839,36 @@ func (r *runner) record(i int64, t *timings, intended, sent, end time.Time, stat
 	r.responses.Add(1)
 }
 
-// measurement is the raw material of a Result: merged histograms and counters. A loaded
-// profile turns back into one, which is how merges avoid averaging percentiles.
-type measurement struct {
-	hists      histSet
-	status     map[string]int64
-	errors     map[string]int64
-	samples    map[string]ErrorSample
-	maxTimeout time.Duration
-	requests   int64
-	responses  int64
-	cut        int64 // requests cut in flight by the run's end (Result.InterruptedInFlight)
-	durationMs float64
-	schedule   Schedule
-}
-
-// measurement merges the shards.
-func (r *runner) measurement() *measurement {
-	m := &measurement{hists: histSet{}, status: map[string]int64{}, errors: map[string]int64{}, samples: map[string]ErrorSample{}, maxTimeout: r.cfg.MaxTimeout}
+// feed adds every shard to b, then what the run counted as a whole: the requests sent, those
+// cut in flight, and the earliest error sample of each class.
+func (r *runner) feed(b *profile.Builder) {
 	first := [numErrorClasses]errorSample{}
+	names := profile.SeriesNames()
 	for _, sh := range r.shards {
 		sh.mu.Lock()
-		set := histSet{}
-		for i, name := range series {
-			set[name] = sh.hists[i]
+		part := profile.Part{Series: map[string]*hdrhistogram.Histogram{}, Status: map[string]int64{}, Errors: map[string]int64{}}
+		for i, name := range names {
+			part.Series[name] = sh.hists[i]
 		}
-		m.hists.merge(set)
 		for code, n := range sh.status {
-			m.status[statusKey(code)] += n
-			m.responses += n
+			part.Status[statusKey(code)] += n
+			part.Responses += n
 		}
 		for c, n := range sh.errs {
-			m.errors[ErrorClasses[c]] += n
+			part.Errors[profile.ErrorClasses[c]] += n
 			if e := sh.samples[c]; e.msg != "" && (first[c].msg == "" || e.at < first[c].at) {
 				first[c] = e
 			}
 		}
 		sh.mu.Unlock()
+		b.Add(part)
 	}
+	whole := profile.Part{Requests: r.dispatched.Load(), InterruptedInFlight: r.cut.Load(), ErrorSamples: map[string]profile.ErrorSample{}}
 	for c, e := range first {
 		if e.msg != "" {
-			m.samples[ErrorClasses[c]] = ErrorSample{Message: e.msg, Hint: errorHint(ErrorClasses[c], e.msg)}
+			class := profile.ErrorClasses[c]
+			whole.ErrorSamples[class] = profile.ErrorSample{Message: e.msg, Hint: profile.ErrorHint(class, e.msg)}
 		}
 	}
-	m.requests = r.dispatched.Load()
-	m.cut = r.cut.Load()
-	m.schedule = Schedule{
-		Late:          r.late.Load(),
-		LateAfterMs:   ms(LateAfter),
-		WaitedForSlot: r.waitedForSlot.Load(),
-		Dropped:       r.dropped.Load(),
-		Resent:        r.resent.Load(),
-		MaxInFlight:   r.cfg.MaxInFlight,
-		PeakInFlight:  r.peakInFlight.Load(),
-	}
-	if r.cfg.Concurrency > 0 {
-		m.schedule.MaxInFlight = closedWorkers(&r.cfg)
-	}
-	return m
-}
-
-// build turns a measurement into a Result: summaries, schedule, recommendation, cut-off
-// curve, bars and encoded histograms.
-func build(m *measurement, meta Result, p AdviceParams) (*Result, error) {
-	res := meta
-	res.Schema = Schema
-	res.Requests, res.Responses, res.DurationMs = m.requests, m.responses, m.durationMs
-	res.InterruptedInFlight = m.cut
-	res.Status = m.status
-	res.Errors = map[string]int64{}
-	for _, c := range ErrorClasses {
-		res.Errors[c] = m.errors[c]
-	}
-	hs := m.hists
-	res.Phases = Phases{
-		DNS:     summarize(hs.get(SeriesDNS)),
-		Connect: summarize(hs.get(SeriesConnect)),
-		TLS:     summarize(hs.get(SeriesTLS)),
-		TTFB:    summarizeSplit(hs.get(SeriesTTFBFresh), hs.get(SeriesTTFBReused)),
-		Total:   summarizeSplit(hs.get(SeriesTotalFresh), hs.get(SeriesTotalReused)),
-		Sent:    summarizeSplit(hs.get(SeriesSentFresh), hs.get(SeriesSentReused)),
-	}
-	res.Schedule = m.schedule
-	late := hs.get(SeriesLate)
-	res.Schedule.LateP99Ms = quantileMs(late, 0.99)
-
-	res.ErrorSamples = m.samples
-	if res.ErrorSamples == nil {
-		res.ErrorSamples = map[string]ErrorSample{}
-	}
-	maxTimeout := m.maxTimeout
-	if maxTimeout <= 0 {
-		maxTimeout = DefaultMaxTimeout
-	}
-	res.MaxTimeoutMs = ms(maxTimeout)
-	good := HistogramLatencies(hs.get(SeriesGood))
-	ev := Evidence{
-		Good: good, NoAnswer: res.Errors["timeout"], MaxTimeout: maxTimeout,
-		Connect: HistogramLatencies(hs.get(SeriesConnect)),
-		Status:  res.Status, Errors: res.Errors, ErrorSamples: res.ErrorSamples,
-		Unreachable: res.Unreachable, Schedule: res.Schedule,
-	}
-	caller := p.Caller
-	if caller.Method == "" {
-		caller.Method = res.Target.Method
-	}
-	caller.IdempotencyKey = caller.IdempotencyKey || hasIdempotencyKey(res.Target)
-	res.Recommendation = Advise(ev, caller, p.Options)
-	res.CutoffCurve = cutoffCurve(ev, res.Recommendation.TimeoutMs)
-
-	total := hs.combined(SeriesTotalFresh, SeriesTotalReused)
-	res.Distribution = distribution(total)
-	res.Notes = notes(&res, maxTimeout)
-
-	var err error
-	if res.Histogram, err = EncodeHistogram(total); err != nil {
-		return nil, err
-	}
-	res.Histograms = map[string]string{}
-	for _, name := range series {
-		if res.Histograms[name], err = EncodeHistogram(hs.get(name)); err != nil {
-			return nil, err
-		}
-	}
-	// Blended fresh+reused series for readers that want one histogram per phase; Merge
-	// reads only the split series above, so nothing is counted twice.
-	for _, name := range []string{"ttfb", "total", "sent"} {
-		if res.Histograms[name], err = EncodeHistogram(hs.combined(name+".fresh", name+".reused")); err != nil {
-			return nil, err
-		}
-	}
-	return &res, nil
-}
-
-// notes explains what limits the measurement, in the order a reader needs them.
-func notes(res *Result, maxTimeout time.Duration) []string {
-	out := []string{}
-	if res.Unreachable {
-		out = append(out, fmt.Sprintf("stopped early: the first %d requests could not connect (%s) and none got a response", unreachableAfter, errorSummary(res.Errors)))
-	} else if res.Requests > 0 && res.Responses == 0 {
-		out = append(out, fmt.Sprintf("every request failed (%s): nothing was measured", errorSummary(res.Errors)))
-	}
-	if res.Interrupted {
-		cut := ""
-		if res.InterruptedInFlight > 0 {
-			cut = fmt.Sprintf("; %d requests in flight were cut by the interruption and are counted neither as answers nor as failures", res.InterruptedInFlight)
-		}
-		out = append(out, "interrupted: these figures cover the part of the run that finished"+cut)
-	}
-	s := res.Schedule
-	if s.RequestedPerS != nil && !s.RateHeld && !res.Unreachable {
-		out = append(out, fmt.Sprintf("the generator did not keep the rate: %.4g/s achieved of %.4g/s requested, it ended %s; the load, not only the target, shaped these figures",
-			s.AchievedPerS, *s.RequestedPerS, RateRule))
-	}
-	if s.Resent > 0 {
-		out = append(out, fmt.Sprintf("%d idempotent requests were sent a second time on a new connection: the server had closed the kept-alive one before any response (their latency includes the first try)", s.Resent))
-	}
-	if s.Dropped > 0 {
-		out = append(out, fmt.Sprintf("%d sends were dropped: all %d in-flight slots were taken until they were more than %s late", s.Dropped, s.MaxInFlight, units.Millis(ms(maxTimeout))))
-	}
-	if res.Model == "closed" {
-		out = append(out, "closed model: each worker waits for its previous response, so a stall delays the next sends instead of showing in their latency (coordinated omission); use --rate for tail latency")
-	}
-	return out
-}
-
-// errorSummary lists the nonzero error classes: "refused: 5, dns: 1".
-func errorSummary(errs map[string]int64) string {
-	var parts []string
-	for _, c := range ErrorClasses {
-		if errs[c] > 0 {
-			parts = append(parts, fmt.Sprintf("%s: %d", c, errs[c]))
-		}
-	}
-	if len(parts) == 0 {
-		return "no errors"
-	}
-	return strings.Join(parts, ", ")
-}
-
-// cutoffCurve is the share of requests each candidate timeout would cut off: at p90, p99,
-// p99.9 and p99.99 of good and unanswered requests together, at --max-timeout when some got
-// no answer, and at the recommended timeout. A quantile among the unanswered requests lies
-// beyond --max-timeout (Beyond).
-func cutoffCurve(ev Evidence, recommendedMs float64) []Cutoff {
-	good := ev.Good.Count()
-	n := good + ev.NoAnswer
-	cutAt := func(t float64) *float64 {
-		if n == 0 {
-			return ptr(0)
-		}
-		return ptr(float64(ev.Good.Above(t)+ev.NoAnswer) / float64(n))
-	}
-	out := []Cutoff{}
-	for _, cq := range []float64{0.90, 0.99, 0.999, 0.9999} {
-		c := Cutoff{Label: QuantileLabel(cq), Samples: n}
-		if v, beyond, ok := CensoredQuantile(ev.Good, ev.NoAnswer, cq); ok {
-			if beyond {
-				c.Beyond = true
-			} else {
-				c.TimeoutMs, c.CutRate = ptr(v), cutAt(v)
-			}
-		}
-		out = append(out, c)
-	}
-	if ev.NoAnswer > 0 {
-		t := ms(ev.MaxTimeout)
-		out = append(out, Cutoff{Label: "max-timeout", TimeoutMs: ptr(t), CutRate: cutAt(t), Samples: n})
-	}
-	if recommendedMs > 0 {
-		out = append(out, Cutoff{Label: "recommended", TimeoutMs: ptr(recommendedMs), CutRate: cutAt(recommendedMs), Samples: n})
-	}
-	return out
+	b.Add(whole)
 }

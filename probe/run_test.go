@@ -14,6 +14,7 @@ import (
 	"github.com/patience-dev/patience/internal/timing"
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/probe/probetest"
+	"github.com/patience-dev/patience/profile"
 )
 
 func start(t *testing.T, h http.Handler) string {
@@ -47,7 +48,7 @@ func skipUnlessAccurate(t *testing.T) {
 	}
 }
 
-func run(t *testing.T, cfg probe.Config) *probe.Result {
+func run(t *testing.T, cfg probe.Config) *profile.Profile {
 	t.Helper()
 	r, err := probe.Run(context.Background(), cfg)
 	if err != nil {
@@ -248,7 +249,7 @@ func TestStatusAndErrorCounts(t *testing.T) {
 	if r.CutoffCurve[0].Samples != ok {
 		t.Errorf("cut-off curve backed by %d samples, want the %d good responses", r.CutoffCurve[0].Samples, ok)
 	}
-	for _, c := range probe.ErrorClasses {
+	for _, c := range profile.ErrorClasses {
 		if _, present := r.Errors[c]; !present {
 			t.Errorf("error class %s missing from errors", c)
 		}
@@ -361,7 +362,7 @@ func TestInterruptCutsInFlight(t *testing.T) {
 			t.Errorf("%s: requests %d ≠ responses %d + errors %d + cut %d", tc.name, r.Requests, r.Responses, failed, r.InterruptedInFlight)
 		}
 		for _, reason := range r.Recommendation.Verdict.Reasons {
-			if reason.Code == probe.CodeNoAnswer {
+			if reason.Code == profile.CodeNoAnswer {
 				t.Errorf("%s: verdict %q", tc.name, reason.Text)
 			}
 		}

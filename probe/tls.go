@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/patience-dev/patience/internal/input"
+	"github.com/patience-dev/patience/profile"
 )
 
 // TLS as configured (issue 18 item 2): the roots to verify the server with (--cacert, else
@@ -17,19 +18,8 @@ import (
 // (--servername, else the URL's host) and fixed addresses for host:port pairs (--resolve, as
 // curl's), so a service can be probed at an address its certificate does not name.
 
-// TLSInfo is what the run's first TLS handshake agreed.
-type TLSInfo struct {
-	// Version is "TLS 1.3" (tls.VersionName); Cipher the suite (tls.CipherSuiteName).
-	Version string `json:"version"`
-	Cipher  string `json:"cipher"`
-	// ALPN is the application protocol the server chose ("h2"; "" when none was offered).
-	ALPN string `json:"alpn,omitempty"`
-	// ServerName is the name sent in SNI and verified against the certificate.
-	ServerName string `json:"server_name"`
-}
-
-func tlsInfo(st tls.ConnectionState) *TLSInfo {
-	return &TLSInfo{
+func tlsInfo(st tls.ConnectionState) *profile.TLSInfo {
+	return &profile.TLSInfo{
 		Version: tls.VersionName(st.Version), Cipher: tls.CipherSuiteName(st.CipherSuite),
 		ALPN: st.NegotiatedProtocol, ServerName: st.ServerName,
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/probe/probetest"
+	"github.com/patience-dev/patience/profile"
 )
 
 // TestVerdictsOfFailingTargets: what the probe says about loopback targets that fail, each
@@ -22,16 +23,16 @@ func TestVerdictsOfFailingTargets(t *testing.T) {
 		name     string
 		h        http.Handler
 		code     string
-		level    probe.Level
+		level    profile.Level
 		headline string
 	}{
-		{"half the requests hang", probetest.HangEvery(2), probe.CodeNoAnswer, probe.Bad,
+		{"half the requests hang", probetest.HangEvery(2), profile.CodeNoAnswer, profile.Bad,
 			"50% of requests got no answer within 200 ms: the dependency is failing, not slow"},
-		{"every response 404", probetest.Status(http.StatusNotFound), probe.CodeNoGoodResponse, probe.Bad,
+		{"every response 404", probetest.Status(http.StatusNotFound), profile.CodeNoGoodResponse, profile.Bad,
 			"every response was 404 Not Found — is the URL right?"},
-		{"every response 503", probetest.Status(http.StatusServiceUnavailable), probe.CodeNoGoodResponse, probe.Bad,
+		{"every response 503", probetest.Status(http.StatusServiceUnavailable), profile.CodeNoGoodResponse, profile.Bad,
 			"every response was 503 Service Unavailable: the dependency is failing, nothing to base a timeout on"},
-		{"a healthy target with few samples", probetest.Fast(), probe.CodeProvisional, probe.Provisional, ""},
+		{"a healthy target with few samples", probetest.Fast(), profile.CodeProvisional, profile.Provisional, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			url := start(t, tc.h)
@@ -44,7 +45,7 @@ func TestVerdictsOfFailingTargets(t *testing.T) {
 			if tc.headline != "" && v.Headline() != tc.headline {
 				t.Errorf("headline %q, want %q", v.Headline(), tc.headline)
 			}
-			if tc.code == probe.CodeNoAnswer {
+			if tc.code == profile.CodeNoAnswer {
 				if r.Recommendation.TimeoutMs != 0 || !r.Recommendation.BasisBeyond {
 					t.Errorf("a hanging target got a %g ms timeout", r.Recommendation.TimeoutMs)
 				}
@@ -87,10 +88,10 @@ func TestAdviseFromSavedProfile(t *testing.T) {
 	cfg := probe.Config{URL: url + "/", Concurrency: 2, Requests: 40, Method: "POST", Header: http.Header{"Idempotency-Key": {"k1"}}, Budget: 3 * time.Second}
 	r := run(t, cfg)
 	path := filepath.Join(t.TempDir(), "p.json")
-	if err := probe.Save(path, r); err != nil {
+	if err := profile.Save(path, r); err != nil {
 		t.Fatal(err)
 	}
-	loaded, err := probe.LoadProfile(path)
+	loaded, err := profile.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestAdviseFromSavedProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := probe.Advise(ev, probe.Caller{Budget: 3 * time.Second, Method: "POST", IdempotencyKey: true}, probe.Options{})
+	got := profile.Recommend(ev, profile.Caller{Budget: 3 * time.Second, Method: "POST", IdempotencyKey: true}, profile.RecommendOptions{})
 	if diff := cmp.Diff(r.Recommendation, got); diff != "" {
 		t.Errorf("advice from the saved profile differs (-probe +profile):\n%s", diff)
 	}

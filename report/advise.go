@@ -142,7 +142,7 @@ func adviseWindowBars(b *strings.Builder, r *advise.Result, width int, st Styles
 // AdviseText is the terminal report: the probe report of all the samples, then the proxy's
 // attempts, the buckets, the p99 per window and the groups' table, fitted to the width.
 func AdviseText(w io.Writer, r *advise.Result, o Options) error {
-	if err := ProbeText(w, r.Result, o); err != nil {
+	if err := ProbeText(w, r.Profile, o); err != nil {
 		return err
 	}
 	st := o.Styles
@@ -216,7 +216,7 @@ func adviseGroupTable(r *advise.Result, width int, st Styles) string {
 
 // AdviseMarkdown renders the result for PR comments and step summaries.
 func AdviseMarkdown(w io.Writer, r *advise.Result, o Options) error {
-	if err := ProbeMarkdown(w, r.Result, o); err != nil {
+	if err := ProbeMarkdown(w, r.Profile, o); err != nil {
 		return err
 	}
 	var b strings.Builder

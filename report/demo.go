@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/patience-dev/patience/internal/units"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 	"github.com/patience-dev/patience/replay"
 )
 
@@ -25,9 +25,9 @@ type Demo struct {
 	DurationMs float64 `json:"duration_ms"`
 	Speed      float64 `json:"speed"`
 	// Probe, Replay and Live are the stages' results, null for a stage that did not run.
-	Probe  *probe.Result  `json:"probe"`
-	Replay *replay.Result `json:"replay"`
-	Live   *Agreement     `json:"live"`
+	Probe  *profile.Profile `json:"probe"`
+	Replay *replay.Result   `json:"replay"`
+	Live   *Agreement       `json:"live"`
 }
 
 // DemoTarget is the demo's target: patience serve on a bundled scenario, on loopback.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 )
 
 // fuzzProfile builds the JSON of a saved profile from fuzz input: data is read as pairs of
@@ -23,19 +23,19 @@ func fuzzProfile(t *testing.T, data []byte, requests, responses int64, interrupt
 		data = data[16:]
 		_ = h.RecordValues(max(v, 1), max(n, 1)) // out-of-range values and overflowing totals are refused
 	}
-	enc, err := probe.EncodeHistogram(h)
+	enc, err := profile.EncodeHistogram(h)
 	if err != nil {
 		t.Skip()
 	}
 	hs := map[string]string{}
-	for _, s := range []string{probe.SeriesConnect, probe.SeriesTTFBFresh, probe.SeriesTTFBReused, probe.SeriesTotalFresh, probe.SeriesTotalReused, probe.SeriesGood, probe.SeriesLate, probe.SeriesSentReused} {
+	for _, s := range []string{profile.SeriesConnect, profile.SeriesTTFBFresh, profile.SeriesTTFBReused, profile.SeriesTotalFresh, profile.SeriesTotalReused, profile.SeriesGood, profile.SeriesLate, profile.SeriesSentReused} {
 		hs[s] = enc
 	}
-	r := probe.Result{
-		Schema: probe.Schema, Target: probe.Target{URL: "http://127.0.0.1/", Method: "GET"}, Model: "open", Conn: "both",
+	r := profile.Profile{
+		Schema: profile.Schema, Target: profile.Target{URL: "http://127.0.0.1/", Method: "GET"}, Model: "open", Conn: "both",
 		Requests: requests, Responses: responses, Interrupted: interrupted, MaxTimeoutMs: 30000,
 		Status: map[string]int64{"200": responses, "503": requests - responses}, Errors: map[string]int64{"timeout": requests},
-		Schedule:  probe.Schedule{RequestedPerS: f(float64(requests)), AchievedPerS: float64(responses), RateHeld: true},
+		Schedule:  profile.Schedule{RequestedPerS: f(float64(requests)), AchievedPerS: float64(responses), RateHeld: true},
 		Histogram: enc, Histograms: hs,
 	}
 	b, err := json.Marshal(r)
@@ -61,11 +61,11 @@ func FuzzMergeRender(f *testing.F) {
 	f.Add([]byte{}, int64(0), int64(0), false, 100)
 	f.Fuzz(func(t *testing.T, data []byte, requests, responses int64, interrupted bool, width int) {
 		b := fuzzProfile(t, data, requests, responses, interrupted)
-		r, err := probe.ParseProfile("fuzz.json", b)
+		r, err := profile.Parse("fuzz.json", b)
 		if err != nil {
 			return
 		}
-		m, err := probe.Merge([]*probe.Result{r, r}, probe.AdviceParams{})
+		m, err := profile.Merge([]*profile.Profile{r, r}, profile.RecommendParams{})
 		if err != nil {
 			return
 		}
@@ -84,7 +84,7 @@ func FuzzMergeRender(f *testing.F) {
 // (32 merged profiles of 2^53 samples each) drew strings.Repeat with a negative count.
 func TestProbeBarsHugeCounts(t *testing.T) {
 	r := probeFixture()
-	r.Distribution = []probe.Bucket{{FromMs: 1, ToMs: 2, Count: 1 << 58}, {FromMs: 2, ToMs: 5, Count: 1 << 57}, {FromMs: 5, ToMs: 10, Count: 1}, {FromMs: 10, ToMs: 20, Count: 0}}
+	r.Distribution = []profile.Bucket{{FromMs: 1, ToMs: 2, Count: 1 << 58}, {FromMs: 2, ToMs: 5, Count: 1 << 57}, {FromMs: 5, ToMs: 10, Count: 1}, {FromMs: 10, ToMs: 20, Count: 0}}
 	for _, w := range []int{0, 20, 80, 200} {
 		o := probeOptions(false)
 		o.Width = w

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 	"github.com/patience-dev/patience/replay"
 )
 
@@ -153,7 +153,7 @@ func replayVerdictHTML(name string, v replay.Verdict) htmlVerdict {
 }
 
 // probeVerdictHTML is the probe's recommendation.verdict.
-func probeVerdictHTML(v probe.Verdict) htmlVerdict {
+func probeVerdictHTML(v profile.Verdict) htmlVerdict {
 	h := htmlVerdict{Level: string(v.Level), Mark: v.Level.Symbol()}
 	for i, r := range v.Reasons {
 		if i == 0 {

@@ -15,7 +15,7 @@ import (
 // read from logs has — the proxy's attempts per request, the bucket bracket, the tail per
 // window as a chart and the groups with their own verdicts.
 func AdviseHTML(w io.Writer, r *advise.Result, _ Options) error {
-	lead, blocks, err := probeHTMLParts(r.Result)
+	lead, blocks, err := probeHTMLParts(r.Profile)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func AdviseHTML(w io.Writer, r *advise.Result, _ Options) error {
 		}
 		blocks = append(blocks, htmlBlock{Heading: "By " + string(r.By)}, htmlBlock{Table: t})
 	}
-	return writeHTML(w, htmlDoc{Title: "patience advise", Subtitle: probeHTMLSubtitle(r.Result),
+	return writeHTML(w, htmlDoc{Title: "patience advise", Subtitle: probeHTMLSubtitle(r.Profile),
 		Lead: lead, Sections: []htmlSection{{Blocks: blocks}}})
 }
 

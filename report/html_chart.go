@@ -13,7 +13,7 @@ import (
 
 	"github.com/go-analyze/charts"
 	"github.com/patience-dev/patience/internal/units"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 	"github.com/patience-dev/patience/replay"
 )
 
@@ -205,7 +205,7 @@ func svgBarChart(labels []string, values []float64, name, yTitle string) (templa
 }
 
 // probeHistogramChart is the total-latency distribution as bars, one per log-spaced bucket.
-func probeHistogramChart(r *probe.Result) (*htmlChart, error) {
+func probeHistogramChart(r *profile.Profile) (*htmlChart, error) {
 	if len(r.Distribution) == 0 || r.Phases.Total == nil {
 		return nil, nil
 	}
@@ -227,7 +227,7 @@ func probeHistogramChart(r *probe.Result) (*htmlChart, error) {
 // probeCutoffChart is the cut-off curve: each candidate timeout (in increasing order) and
 // the share of requests it would cut off. Points without a timeout (too few samples, or
 // beyond --max-timeout) are in the table, not on the curve.
-func probeCutoffChart(r *probe.Result) (*htmlChart, error) {
+func probeCutoffChart(r *profile.Profile) (*htmlChart, error) {
 	type point struct {
 		label   string
 		ms, cut float64

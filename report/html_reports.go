@@ -9,14 +9,14 @@ import (
 
 	"github.com/patience-dev/patience/check"
 	"github.com/patience-dev/patience/internal/units"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 	"github.com/patience-dev/patience/replay"
 	"github.com/patience-dev/patience/storm"
 )
 
 // ProbeHTML renders a probe as one self-contained HTML page: the verdict, the
 // recommendation, the latency histogram and the cut-off curve, then the tables.
-func ProbeHTML(w io.Writer, r *probe.Result, _ Options) error {
+func ProbeHTML(w io.Writer, r *profile.Profile, _ Options) error {
 	lead, blocks, err := probeHTMLParts(r)
 	if err != nil {
 		return err
@@ -27,7 +27,7 @@ func ProbeHTML(w io.Writer, r *probe.Result, _ Options) error {
 
 // probeHTMLSubtitle is how the probe ran (or where its data came from) and, for a live run,
 // the protocol and connections line.
-func probeHTMLSubtitle(r *probe.Result) []string {
+func probeHTMLSubtitle(r *profile.Profile) []string {
 	sub := []string{probeSetup(r)}
 	if l := probeConnLine(r); l != "" {
 		sub = append(sub, l)
@@ -35,7 +35,7 @@ func probeHTMLSubtitle(r *probe.Result) []string {
 	return sub
 }
 
-func probeHTMLParts(r *probe.Result) ([]htmlVerdict, []htmlBlock, error) {
+func probeHTMLParts(r *profile.Profile) ([]htmlVerdict, []htmlBlock, error) {
 	lead := []htmlVerdict{probeVerdictHTML(r.Recommendation.Verdict)}
 	var blocks []htmlBlock
 	if len(r.Notes) > 0 {
@@ -66,7 +66,7 @@ func probeHTMLParts(r *probe.Result) ([]htmlVerdict, []htmlBlock, error) {
 	if len(rec.Derivation) > 0 {
 		blocks = append(blocks, list("derivation", rec.Derivation))
 	}
-	for _, chart := range []func(*probe.Result) (*htmlChart, error){probeHistogramChart, probeCutoffChart} {
+	for _, chart := range []func(*profile.Profile) (*htmlChart, error){probeHistogramChart, probeCutoffChart} {
 		c, err := chart(r)
 		if err != nil {
 			return nil, nil, err

@@ -11,12 +11,12 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/patience-dev/patience/internal/units"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 )
 
 // ProbeFormats renders a probe result: text for terminals, json (`patience/probe/v1`) for
 // programs, markdown for PR comments and step summaries.
-var ProbeFormats = Registry[*probe.Result]{
+var ProbeFormats = Registry[*profile.Profile]{
 	"text":     ProbeText,
 	"json":     probeJSON,
 	"markdown": ProbeMarkdown,
@@ -24,7 +24,7 @@ var ProbeFormats = Registry[*probe.Result]{
 }
 
 // probeJSON writes the result without HTML escaping, so derivations read "<" and not "\u003c".
-func probeJSON(w io.Writer, r *probe.Result, _ Options) error {
+func probeJSON(w io.Writer, r *profile.Profile, _ Options) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -53,19 +53,19 @@ func (f figures) plural(n int64, noun string) string {
 
 // probeVerdict is the symbol and level of the leading line: the library's verdict
 // (recommendation.verdict), never graded here.
-func probeVerdict(r *probe.Result) (symbol string, level probe.Level) {
+func probeVerdict(r *profile.Profile) (symbol string, level profile.Level) {
 	l := r.Recommendation.Verdict.Level
 	return l.Symbol(), l
 }
 
 // probeHeadline is the one-line verdict: its most serious clause.
-func probeHeadline(r *probe.Result) string {
+func probeHeadline(r *profile.Profile) string {
 	sym, _ := probeVerdict(r)
 	return sym + " " + r.Recommendation.Verdict.Headline()
 }
 
 // probeMoreReasons are the verdict's other clauses, each with its own mark.
-func probeMoreReasons(r *probe.Result) []string {
+func probeMoreReasons(r *profile.Profile) []string {
 	reasons := r.Recommendation.Verdict.Reasons
 	var out []string
 	for i := 1; i < len(reasons); i++ {
@@ -75,9 +75,9 @@ func probeMoreReasons(r *probe.Result) []string {
 }
 
 // probeErrorSamples are the first message of each error class seen, with its hint.
-func probeErrorSamples(r *probe.Result) []string {
+func probeErrorSamples(r *profile.Profile) []string {
 	var out []string
-	for _, c := range probe.ErrorClasses {
+	for _, c := range profile.ErrorClasses {
 		s, ok := r.ErrorSamples[c]
 		if !ok || r.Errors[c] == 0 {
 			continue
@@ -92,7 +92,7 @@ func probeErrorSamples(r *probe.Result) []string {
 }
 
 // probeConnect names the connect timeout: none when the total timeout bounds the connect.
-func probeConnect(rec probe.Recommendation) string {
+func probeConnect(rec profile.Recommendation) string {
 	if rec.ConnectTimeoutMs == 0 {
 		return "none"
 	}
@@ -100,7 +100,7 @@ func probeConnect(rec probe.Recommendation) string {
 }
 
 // probeAttempts says what the attempts mean and how many the budget would hold.
-func probeAttempts(rec probe.Recommendation) string {
+func probeAttempts(rec profile.Recommendation) string {
 	what := ""
 	switch {
 	case rec.Job != nil:
@@ -117,7 +117,7 @@ func probeAttempts(rec probe.Recommendation) string {
 }
 
 // probeBudget is the caller's budget: a job without a retry window has none.
-func probeBudget(rec probe.Recommendation) string {
+func probeBudget(rec profile.Recommendation) string {
 	if rec.BudgetMs == 0 {
 		return "none"
 	}
@@ -125,7 +125,7 @@ func probeBudget(rec probe.Recommendation) string {
 }
 
 // probeJobRows are the queue design's rows: name, value.
-func probeJobRows(j *probe.JobDesign) [][2]string {
+func probeJobRows(j *profile.JobDesign) [][2]string {
 	delays := make([]string, len(j.BackoffMs))
 	for i, d := range j.BackoffMs {
 		delays[i] = units.Millis(d)
@@ -144,7 +144,7 @@ func probeJobRows(j *probe.JobDesign) [][2]string {
 }
 
 // probeCutoffValue is a cut-off point's timeout: "> 30 s" beyond --max-timeout.
-func probeCutoffValue(r *probe.Result, c probe.Cutoff) (string, bool) {
+func probeCutoffValue(r *profile.Profile, c profile.Cutoff) (string, bool) {
 	switch {
 	case c.Beyond:
 		return "> " + units.Millis(r.MaxTimeoutMs), true
@@ -158,13 +158,13 @@ func probeCutoffValue(r *probe.Result, c probe.Cutoff) (string, bool) {
 const probeCutoffTitle = "share of requests a timeout would cut off (good responses, and unanswered ones)"
 
 // probeSetup is probeSetupParts in legacy figures, joined: the HTML report's subtitle.
-func probeSetup(r *probe.Result) string {
+func probeSetup(r *profile.Profile) string {
 	return strings.Join(probeSetupParts(r, unitFigures), " · ")
 }
 
 // probeSetupParts describe how the probe ran — method and URL, model, connections, sample
 // size — or, for a result read from existing data (patience advise), where it came from.
-func probeSetupParts(r *probe.Result, fig figures) []string {
+func probeSetupParts(r *profile.Profile, fig figures) []string {
 	if r.Source != nil {
 		return probeSourceParts(r, fig)
 	}
@@ -188,12 +188,12 @@ func probeSetupParts(r *probe.Result, fig figures) []string {
 // probePhaseRow is one row of the phase table.
 type probePhaseRow struct {
 	phase, conn string
-	s           *probe.Summary
+	s           *profile.Summary
 }
 
-func probePhaseRows(r *probe.Result) []probePhaseRow {
+func probePhaseRows(r *profile.Profile) []probePhaseRow {
 	var rows []probePhaseRow
-	add := func(phase, conn string, s *probe.Summary) {
+	add := func(phase, conn string, s *profile.Summary) {
 		if s != nil && s.Count > 0 {
 			rows = append(rows, probePhaseRow{phase, conn, s})
 		}
@@ -204,7 +204,7 @@ func probePhaseRows(r *probe.Result) []probePhaseRow {
 	add("tls", "fresh", p.TLS)
 	for _, ph := range []struct {
 		name string
-		s    *probe.Summary
+		s    *profile.Summary
 	}{{"ttfb", p.TTFB}, {"total", p.Total}} {
 		if ph.s == nil {
 			continue
@@ -226,11 +226,11 @@ func probePhaseRows(r *probe.Result) []probePhaseRow {
 }
 
 // probePhaseCells is probePhaseValues in legacy figures: the HTML report's phase table.
-func probePhaseCells(s *probe.Summary) []string { return probePhaseValues(s, unitFigures) }
+func probePhaseCells(s *profile.Summary) []string { return probePhaseValues(s, unitFigures) }
 
 // probePhaseValues are the numbers of one row: count, then p50, p90, p99, p99.9 and max in
 // milliseconds with three significant digits, "n/a (n=…)" where too few samples back one.
-func probePhaseValues(s *probe.Summary, fig figures) []string {
+func probePhaseValues(s *profile.Summary, fig figures) []string {
 	pct := func(v *float64, need int64) string {
 		if v == nil {
 			if s.Count < need {
@@ -249,7 +249,7 @@ func probePhaseValues(s *probe.Summary, fig figures) []string {
 var probePhaseHeaders = []string{"phase", "conn", "count", "p50", "p90", "p99", "p99.9", "max"}
 
 // probePhaseTable is the phase table's rows for text and Markdown.
-func probePhaseTable(r *probe.Result) [][]string {
+func probePhaseTable(r *profile.Profile) [][]string {
 	var rows [][]string
 	for _, pr := range probePhaseRows(r) {
 		rows = append(rows, append([]string{pr.phase, pr.conn}, probePhaseValues(pr.s, unitFigures)...))
@@ -261,7 +261,7 @@ func probePhaseTable(r *probe.Result) [][]string {
 func probeNumeric(col int) bool { return col >= 2 }
 
 // probePhaseCaption says where the latencies are timed from.
-func probePhaseCaption(r *probe.Result) string {
+func probePhaseCaption(r *profile.Profile) string {
 	if r.Source != nil {
 		return "as the source recorded them"
 	}
@@ -276,7 +276,7 @@ const probeKeyW = 11
 // recommendation with its derivation and the cut-off curve. Prose wraps by word (a number
 // keeps its unit), lists wrap between items, and the phase table stacks its later columns
 // under the phase and connection columns when it does not fit.
-func ProbeText(w io.Writer, r *probe.Result, o Options) error {
+func ProbeText(w io.Writer, r *profile.Profile, o Options) error {
 	st := o.Styles
 	width := textWidth(o)
 	fig := unitFigures
@@ -284,9 +284,9 @@ func ProbeText(w io.Writer, r *probe.Result, o Options) error {
 	sym, level := probeVerdict(r)
 	verdict := st.Verdict
 	switch level {
-	case probe.Good:
+	case profile.Good:
 		verdict = verdict.Inherit(st.Good)
-	case probe.Provisional:
+	case profile.Provisional:
 		verdict = verdict.Inherit(st.Warn)
 	default:
 		verdict = verdict.Inherit(st.Bad)
@@ -396,7 +396,7 @@ func ProbeText(w io.Writer, r *probe.Result, o Options) error {
 
 // probeBars draws the distribution as horizontal bars scaled to the widest count, at most
 // 40 cells and no wider than width allows beside the labels and counts.
-func probeBars(b *strings.Builder, buckets []probe.Bucket, width int, st Styles) {
+func probeBars(b *strings.Builder, buckets []profile.Bucket, width int, st Styles) {
 	var peak int64
 	labels := make([]string, len(buckets))
 	counts := make([]string, len(buckets))
@@ -458,7 +458,7 @@ func probeErrorLine(errs map[string]int64) string {
 // probeErrorItems are the error classes with counts, "none" when all are zero.
 func probeErrorItems(errs map[string]int64, fig figures) []string {
 	var parts []string
-	for _, c := range probe.ErrorClasses {
+	for _, c := range profile.ErrorClasses {
 		if errs[c] > 0 {
 			parts = append(parts, c+": "+fig.count(errs[c]))
 		}
@@ -470,12 +470,12 @@ func probeErrorItems(errs map[string]int64, fig figures) []string {
 }
 
 // probeScheduleLine is probeScheduleParts in legacy figures, joined: the HTML report's.
-func probeScheduleLine(r *probe.Result) string {
+func probeScheduleLine(r *profile.Profile) string {
 	return strings.Join(probeScheduleParts(r, unitFigures), " · ")
 }
 
 // probeScheduleParts say whether the generator kept its schedule.
-func probeScheduleParts(r *probe.Result, fig figures) []string {
+func probeScheduleParts(r *profile.Profile, fig figures) []string {
 	s := r.Schedule
 	var parts []string
 	if s.RequestedPerS != nil {
@@ -508,7 +508,7 @@ func probePercent(v float64) string {
 // ProbeMarkdown renders the result for PR comments and GitHub step summaries: headings,
 // the verdict with its marks, tables with numbers right-aligned, and the latency histogram
 // as a fenced block of the text chart.
-func ProbeMarkdown(w io.Writer, r *probe.Result, _ Options) error {
+func ProbeMarkdown(w io.Writer, r *profile.Profile, _ Options) error {
 	fig := unitFigures
 	var b strings.Builder
 	title := "patience probe"
@@ -604,7 +604,7 @@ func ProbeMarkdown(w io.Writer, r *probe.Result, _ Options) error {
 // probeSourceParts are the setup line of a result read from existing data (patience
 // advise): what the samples are (a route, a host, everything), the format and the time
 // they span, how many.
-func probeSourceParts(r *probe.Result, fig figures) []string {
+func probeSourceParts(r *profile.Profile, fig figures) []string {
 	src := r.Source
 	what := r.Target.URL
 	if r.Target.Method != "" && (what == "" || strings.HasPrefix(what, "/")) {
@@ -619,13 +619,13 @@ func probeSourceParts(r *probe.Result, fig figures) []string {
 }
 
 // probeSourceDetail is probeSourceDetailParts in legacy figures, joined: the HTML report's.
-func probeSourceDetail(src *probe.Source) string {
+func probeSourceDetail(src *profile.Source) string {
 	return strings.Join(probeSourceDetailParts(src, unitFigures), " · ")
 }
 
 // probeSourceDetailParts name the files, the lines read and how many could not be parsed,
 // and the unit the source writes durations in.
-func probeSourceDetailParts(src *probe.Source, fig figures) []string {
+func probeSourceDetailParts(src *profile.Source, fig figures) []string {
 	names := textSafeAll(src.Files)
 	files := strings.Join(names, ", ")
 	if len(names) > 3 {

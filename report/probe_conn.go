@@ -4,18 +4,18 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 )
 
 // probeConnLine says what the requests spoke and on how many connections: "h2 · TLS 1.3,
 // TLS_AES_128_GCM_SHA256, ALPN h2, SNI api.test · 1 connection, at most 4 streams at once on
 // one (the server allows 250)". Empty for results that do not record it (merges, old
 // profiles).
-func probeConnLine(r *probe.Result) string { return strings.Join(probeConnParts(r), " · ") }
+func probeConnLine(r *profile.Profile) string { return strings.Join(probeConnParts(r), " · ") }
 
 // probeConnParts are probeConnLine's parts, which a narrow terminal wraps between: the
 // protocol, the TLS session, the connections. None for results that do not record it.
-func probeConnParts(r *probe.Result) []string {
+func probeConnParts(r *profile.Profile) []string {
 	t := r.Target
 	if t.Protocol == "" {
 		return nil

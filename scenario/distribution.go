@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 )
 
 // z99 is the standard normal quantile of 0.99: a lognormal through p50 and p99 has
@@ -223,7 +223,7 @@ func loadProfile(path string) (Distribution, error) {
 	} else if !fi.Mode().IsRegular() {
 		return Distribution{}, fmt.Errorf("%s is not a regular file", path)
 	}
-	r, err := probe.LoadProfile(path)
+	r, err := profile.Load(path)
 	if err != nil {
 		return Distribution{}, err
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 )
 
 const draws = 200_000
@@ -187,7 +187,7 @@ func TestProfileQuantiles(t *testing.T) {
 func TestProfileFromFile(t *testing.T) {
 	dir := t.TempDir()
 	// Written the way `patience probe --save` writes it.
-	enc, err := probe.EncodeHistogram(testHistogram())
+	enc, err := profile.EncodeHistogram(testHistogram())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/patience-dev/patience/internal/timing"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 )
 
 // TestProfileValuesPastDurationRange: a histogram holding values past 2^63 ns (≈292 years
@@ -44,7 +44,7 @@ func TestProfileFileHostile(t *testing.T) {
 	dir := t.TempDir()
 	h := hdrhistogram.New(1, math.MaxInt64/2, 3)
 	_ = h.RecordValue(math.MaxInt64 / 4)
-	enc, err := probe.EncodeHistogram(h)
+	enc, err := profile.EncodeHistogram(h)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/patience-dev/patience/internal/golden"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 	"github.com/patience-dev/patience/scenarios"
 	"gopkg.in/yaml.v3"
 )
@@ -377,7 +377,7 @@ policy: {timeout: 1s}
 // (exampleSkeletons), and checks that the example sets the row's field.
 func TestFieldExamples(t *testing.T) {
 	dir := t.TempDir()
-	enc, err := probe.EncodeHistogram(testHistogram())
+	enc, err := profile.EncodeHistogram(testHistogram())
 	if err != nil {
 		t.Fatal(err)
 	}

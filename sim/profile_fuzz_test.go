@@ -11,7 +11,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 	"github.com/patience-dev/patience/scenario"
 )
 
@@ -40,11 +40,11 @@ func FuzzProfileSimulate(f *testing.F) {
 		if h.TotalCount() == 0 {
 			return
 		}
-		enc, err := probe.EncodeHistogram(h)
+		enc, err := profile.EncodeHistogram(h)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := json.Marshal(probe.Result{Schema: probe.Schema, Histogram: enc})
+		b, _ := json.Marshal(profile.Profile{Schema: profile.Schema, Histogram: enc})
 		path := filepath.Join(dir, "p.json")
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/patience-dev/patience/profile"
 )
 
 // Fast answers at once with a 3-byte body: the throughput target.
@@ -57,7 +59,7 @@ func (r *Record) add(d time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.h == nil {
-		r.h = hdrhistogram.New(1, 3_600_000_000, 3)
+		r.h = profile.NewHistogram()
 	}
 	_ = r.h.RecordValue(d.Microseconds())
 }

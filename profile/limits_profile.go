@@ -1,4 +1,4 @@
-package probe
+package profile
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // profile a probe saved: refused naming the file and the field.
 
 // checkCounters refuses counters a probe cannot have written.
-func checkCounters(name string, r *Result) error {
+func checkCounters(name string, r *Profile) error {
 	bad := func(field string, format string, args ...any) error {
 		return fmt.Errorf("%s: field %s: %s", name, field, fmt.Sprintf(format, args...))
 	}
@@ -65,7 +65,7 @@ func checkCounters(name string, r *Result) error {
 
 // checkMergeTotals refuses a merge whose summed counters pass 2^53; profiles are named
 // "profile i" as Merge's other errors name them.
-func checkMergeTotals(profiles []*Result) error {
+func checkMergeTotals(profiles []*Profile) error {
 	var requests, responses int64
 	for i, r := range profiles {
 		if err := checkMergeTotal(i+1, r, requests, responses); err != nil {
@@ -79,7 +79,7 @@ func checkMergeTotals(profiles []*Result) error {
 
 // checkMergeTotal refuses profile i (1-based) when its counts are negative or would take the
 // totals so far (requests, responses) past 2^53.
-func checkMergeTotal(i int, r *Result, requests, responses int64) error {
+func checkMergeTotal(i int, r *Profile, requests, responses int64) error {
 	if r.Requests < 0 || r.Responses < 0 {
 		return fmt.Errorf("profile %d: a negative count of requests or responses", i)
 	}

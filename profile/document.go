@@ -1,21 +1,23 @@
-// Package probe measures a live HTTP target: an open-model (or closed-model) scheduler,
-// per-phase latency from net/http/httptrace recorded into HDR histograms, profile I/O and
-// merging, and the timeout recommendation of DESIGN §7 (advise.go). It never imports cobra,
-// lipgloss or mpb; cmd wires it and report renders its Result.
-package probe
+// Package profile is the latency profile: the document `patience probe --save` writes
+// (Profile, schema patience/probe/v1), its HDR histograms (one geometry, encoded and
+// decoded here), loading with its limits, merging (Merge, Merger), quantiles, and the
+// timeout recommendation of DESIGN §7 over it (Recommend). A Builder fed parts by Add and
+// finished by Close is how probe, merges and advise make a profile. It measures nothing and
+// reaches no network: probe, advise, check and the scenarios share it.
+package profile
 
 import (
 	"bytes"
 	"encoding/json"
 )
 
-// Schema is the value of Result.Schema, the machine contract of DESIGN §3.
+// Schema is the value of Profile.Schema, the machine contract of DESIGN §3.
 const Schema = "patience/probe/v1"
 
-// Result is everything one probe (or a merge of several) measured. Its JSON tags are the
+// Profile is everything one probe (or a merge of several) measured. Its JSON tags are the
 // `patience/probe/v1` contract; every report format renders this struct. Durations are in
 // milliseconds (`_ms`), rates per second (`_per_s`), ratios are plain numbers.
-type Result struct {
+type Profile struct {
 	Schema string `json:"schema"`
 	Target Target `json:"target"`
 	// Model is "open" (fixed send schedule) or "closed" (Concurrency workers back to back).
@@ -100,6 +102,17 @@ type Target struct {
 	TLS *TLSInfo `json:"tls,omitempty"`
 }
 
+// TLSInfo is what the run's first TLS handshake agreed.
+type TLSInfo struct {
+	// Version is "TLS 1.3" (tls.VersionName); Cipher the suite (tls.CipherSuiteName).
+	Version string `json:"version"`
+	Cipher  string `json:"cipher"`
+	// ALPN is the application protocol the server chose ("h2"; "" when none was offered).
+	ALPN string `json:"alpn,omitempty"`
+	// ServerName is the name sent in SNI and verified against the certificate.
+	ServerName string `json:"server_name"`
+}
+
 // Connections describes the connections a run opened.
 type Connections struct {
 	// Opened counts connections dialled (HTTP/2: one carries many streams).
@@ -123,7 +136,7 @@ type Phases struct {
 	// corrected. In the closed model the intended time is the actual send. The end of the
 	// body (and the first byte of TTFB) is when those bytes reached this host: the kernel's
 	// receive timestamp on 64-bit Linux over plain HTTP, else the moment the probe read
-	// them; never the later moment the probe finished its own bookkeeping (client.go).
+	// them; never the later moment the probe finished its own bookkeeping (probe/client.go).
 	Total *Summary `json:"total"`
 	// Sent runs from the actual send to the end of the body (what closed-loop tools report).
 	Sent *Summary `json:"sent"`
@@ -195,7 +208,7 @@ type Cutoff struct {
 	Samples int64 `json:"samples"`
 }
 
-// Recommendation is the policy advice of DESIGN §7 for one caller (Advise), each number with
+// Recommendation is the policy advice of DESIGN §7 for one caller (Recommend), each number with
 // its derivation line.
 type Recommendation struct {
 	// ConnectTimeoutMs is the connect timeout; 0 means none is recommended: the connect
@@ -301,7 +314,3 @@ type JobDesign struct {
 	// TimeoutMs plus every delay at its jitter bound (a retryUntil() at least this long).
 	GiveUpAfterMs float64 `json:"give_up_after_ms"`
 }
-
-// ErrorClasses lists the error classes in report order.
-// refused_stream, goaway and stream_reset are HTTP/2's (h2Class).
-var ErrorClasses = []string{"timeout", "refused", "reset", "dns", "tls", "other", "fd_limit", "refused_stream", "goaway", "stream_reset"}

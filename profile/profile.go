@@ -1,4 +1,4 @@
-package probe
+package profile
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ import (
 // included) to path, atomically (internal/atomicfile): into a temporary file beside it, then
 // renamed over it, so an interrupted or failing save never leaves half a profile where a good
 // one was; a symbolic link at path is refused, never written through.
-func Save(path string, r *Result) error {
+func Save(path string, r *Profile) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
@@ -40,35 +40,35 @@ func CheckSavePath(path string) error {
 // timeout from — the target was unreachable, every request failed, or every response was an
 // error: the runs that exit 3 for want of a measurement. --save keeps an existing profile
 // rather than replace it with such a run, unless --force.
-func (r *Result) NoGoodResponse() bool {
+func (r *Profile) NoGoodResponse() bool {
 	v := r.Recommendation.Verdict
 	return r.Unreachable || r.Responses == 0 ||
 		v.Has(CodeUnreachable) || v.Has(CodeAllFailed) || v.Has(CodeNoGoodResponse)
 }
 
-// LoadProfile reads a profile written by `patience probe --save`. Errors name the file and,
+// Load reads a profile written by `patience probe --save`. Errors name the file and,
 // for malformed JSON, the line and column. A file larger than input.MaxProfile is refused
 // before it is read whole.
-func LoadProfile(path string) (*Result, error) {
+func Load(path string) (*Profile, error) {
 	b, err := input.ReadFile(path, input.MaxProfile, nil)
 	if err != nil {
 		return nil, err
 	}
-	return ParseProfile(path, b)
+	return Parse(path, b)
 }
 
-// ReadProfile is LoadProfile for a profile on a stream (standard input); name labels errors.
-func ReadProfile(name string, r io.Reader) (*Result, error) {
+// Read is Load for a profile on a stream (standard input); name labels errors.
+func Read(name string, r io.Reader) (*Profile, error) {
 	b, err := input.Read(r, name, input.MaxProfile)
 	if err != nil {
 		return nil, err
 	}
-	return ParseProfile(name, b)
+	return Parse(name, b)
 }
 
-// ParseProfile decodes a profile document; name is used in error messages.
-func ParseProfile(name string, b []byte) (*Result, error) {
-	var r Result
+// Parse decodes a profile document; name is used in error messages.
+func Parse(name string, b []byte) (*Profile, error) {
+	var r Profile
 	if err := json.Unmarshal(b, &r); err != nil {
 		var syn *json.SyntaxError
 		var typ *json.UnmarshalTypeError
@@ -112,7 +112,7 @@ func ParseProfile(name string, b []byte) (*Result, error) {
 // (the simulator drew negative latencies and `replay --live` reported 100% success).
 const (
 	maxProfileSeries  = 64
-	maxProfileSigFigs = histSigFigs
+	maxProfileSigFigs = HistogramDigits
 	// MaxProfileValueUs is the longest latency a profile may hold: one day, in µs.
 	MaxProfileValueUs = 24 * 3600 * 1_000_000
 	// maxProfileCount keeps every count, and the sums of many merged profiles, far from
@@ -189,7 +189,7 @@ func lineCol(b []byte, off int64) (int, int) {
 
 // TotalHistogram decodes the total-latency histogram (values in microseconds). Scenario
 // replay samples it by inverse CDF; `check` reads quantiles from it.
-func (r *Result) TotalHistogram() (*hdrhistogram.Histogram, error) {
+func (r *Profile) TotalHistogram() (*hdrhistogram.Histogram, error) {
 	if r.Histogram == "" {
 		return nil, errors.New("profile has no histogram")
 	}
@@ -199,7 +199,7 @@ func (r *Result) TotalHistogram() (*hdrhistogram.Histogram, error) {
 // Merge combines saved profiles by merging their histograms and adding their counters — never
 // by averaging percentiles (DESIGN §9). Rates add up: the runs are taken to be concurrent,
 // as in a CI matrix or an Indexed Job probing from several places at once.
-func Merge(profiles []*Result, p AdviceParams) (*Result, error) {
+func Merge(profiles []*Profile, p RecommendParams) (*Profile, error) {
 	if len(profiles) == 0 {
 		return nil, errors.New("nothing to merge")
 	}

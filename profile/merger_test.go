@@ -1,4 +1,4 @@
-package probe
+package profile
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func mergerProfile(t *testing.T, v float64, url string) *Result {
+func mergerProfile(t *testing.T, v float64, url string) *Profile {
 	t.Helper()
 	samples := make([]float64, 100)
 	for i := range samples {
@@ -18,7 +18,7 @@ func mergerProfile(t *testing.T, v float64, url string) *Result {
 	m := &measurement{hists: set(samples...), status: map[string]int64{"200": 100}, errors: map[string]int64{"timeout": 1},
 		samples: map[string]ErrorSample{}, requests: 101, responses: 100, durationMs: 1000,
 		schedule: Schedule{RequestedPerS: ptr(100.0), AchievedPerS: 100, RateHeld: true, MaxInFlight: 10}}
-	r, err := build(m, Result{Target: Target{URL: url, Method: "GET"}, Model: "open", Conn: "reuse"}, AdviceParams{})
+	r, err := build(m, Profile{Target: Target{URL: url, Method: "GET"}, Model: "open", Conn: "reuse"}, RecommendParams{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,14 +26,14 @@ func mergerProfile(t *testing.T, v float64, url string) *Result {
 }
 
 // TestMergerMatchesMerge: profiles added one at a time give what Merge gives the list, and
-// Result may be asked twice (or between adds) without changing what follows.
+// Profile may be asked twice (or between adds) without changing what follows.
 func TestMergerMatchesMerge(t *testing.T) {
-	ps := []*Result{mergerProfile(t, 10, "http://a/"), mergerProfile(t, 30, "http://a/"), mergerProfile(t, 50, "http://b/")}
-	want, err := Merge(ps, AdviceParams{})
+	ps := []*Profile{mergerProfile(t, 10, "http://a/"), mergerProfile(t, 30, "http://a/"), mergerProfile(t, 50, "http://b/")}
+	want, err := Merge(ps, RecommendParams{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := NewMerger(AdviceParams{})
+	g := NewMerger(RecommendParams{})
 	for i, r := range ps {
 		if err := g.Add(r); err != nil {
 			t.Fatal(err)
@@ -54,7 +54,7 @@ func TestMergerMatchesMerge(t *testing.T) {
 	if got.Merged != 3 || got.Requests != 303 || got.Target.URL != "(several targets)" {
 		t.Errorf("merged %d, requests %d, target %q", got.Merged, got.Requests, got.Target.URL)
 	}
-	if _, err := NewMerger(AdviceParams{}).Result(); err == nil || err.Error() != "nothing to merge" {
+	if _, err := NewMerger(RecommendParams{}).Result(); err == nil || err.Error() != "nothing to merge" {
 		t.Errorf("empty merger: %v", err)
 	}
 }
@@ -62,18 +62,18 @@ func TestMergerMatchesMerge(t *testing.T) {
 // TestMergerRefusalLeavesItUnchanged: a refused profile is named by position and adds
 // nothing.
 func TestMergerRefusalLeavesItUnchanged(t *testing.T) {
-	g := NewMerger(AdviceParams{})
+	g := NewMerger(RecommendParams{})
 	if err := g.Add(mergerProfile(t, 10, "http://a/")); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		r    *Result
+		r    *Profile
 		want string
 	}{
-		{&Result{Requests: 1}, "profile 2 has no per-phase histograms"},
-		{&Result{Requests: -1, Histograms: map[string]string{"x": ""}}, "profile 2: a negative count"},
-		{&Result{Requests: 1 << 53, Histograms: map[string]string{"x": ""}}, "profile 2: field requests: the merged total passes 2^53"},
-		{&Result{Histograms: map[string]string{SeriesGood: "not base64!"}}, "profile 2: histograms.good"},
+		{&Profile{Requests: 1}, "profile 2 has no per-phase histograms"},
+		{&Profile{Requests: -1, Histograms: map[string]string{"x": ""}}, "profile 2: a negative count"},
+		{&Profile{Requests: 1 << 53, Histograms: map[string]string{"x": ""}}, "profile 2: field requests: the merged total passes 2^53"},
+		{&Profile{Histograms: map[string]string{SeriesGood: "not base64!"}}, "profile 2: histograms.good"},
 	} {
 		if err := g.Add(c.r); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("err = %v, want %q", err, c.want)
@@ -91,7 +91,7 @@ func TestMergerRefusalLeavesItUnchanged(t *testing.T) {
 func TestMergerKeepsNoProfile(t *testing.T) {
 	const n, pad = 40, 2 << 20
 	base := mergerProfile(t, 10, "http://a/")
-	next := func() *Result {
+	next := func() *Profile {
 		r := *base
 		r.Notes = []string{strings.Repeat("n", pad)}
 		return &r
@@ -100,7 +100,7 @@ func TestMergerKeepsNoProfile(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	before := ms.HeapAlloc
-	g := NewMerger(AdviceParams{})
+	g := NewMerger(RecommendParams{})
 	var peak uint64
 	for range n {
 		if err := g.Add(next()); err != nil {

@@ -10,15 +10,15 @@ import (
 	"time"
 )
 
-// The legacy path: a target reached through a proxy (HTTP_PROXY, HTTPS_PROXY) is probed
+// The proxy path: a target reached through a proxy (HTTP_PROXY, HTTPS_PROXY) is probed
 // through net/http's Transport, which speaks to proxies and runs the target's TLS handshake
 // itself, out of the probe's dialer's sight. Its timings come from a per-request trace with
 // every hook. It is slower per request than the direct path (client.go), which only matters
 // for throughput runs, and those are not run through proxies.
 
-// legacyTransports are the Transports of the legacy path: one keeping connections alive,
+// proxyTransports are the Transports of the proxy path: one keeping connections alive,
 // one opening a connection per request.
-func legacyTransports(cfg *Config, d *dialer, idle int) (reuse, fresh *http.Transport) {
+func proxyTransports(cfg *Config, d *dialer, idle int) (reuse, fresh *http.Transport) {
 	mk := func(keepAlive bool) *http.Transport {
 		return &http.Transport{
 			Proxy:               http.ProxyFromEnvironment,
@@ -34,10 +34,10 @@ func legacyTransports(cfg *Config, d *dialer, idle int) (reuse, fresh *http.Tran
 	return mk(true), mk(false)
 }
 
-// viaTransport sends c's request through the legacy Transports and reads the whole response.
+// viaTransport sends c's request through the proxy path's Transports and reads the whole response.
 func (r *runner) viaTransport(c *caller, fresh bool) (status int, t timings, end time.Time, err error) {
 	cfg := &r.cfg
-	lt := newLegacyTracer()
+	lt := newProxyTracer()
 	rctx := httptrace.WithClientTrace(c.ctx, &lt.trace)
 	var req *http.Request
 	if c.req != nil {
@@ -77,18 +77,18 @@ func (r *runner) viaTransport(c *caller, fresh bool) (status int, t timings, end
 	return status, t, time.Now(), err
 }
 
-// legacyTracer collects the httptrace timestamps of one request when the probe's dialer
+// proxyTracer collects the httptrace timestamps of one request when the probe's dialer
 // cannot see the connection set-up (a proxy, see client.go). It is allocated per request: a
 // reused one could receive hooks from an earlier request's background dial.
-type legacyTracer struct {
+type proxyTracer struct {
 	trace httptrace.ClientTrace
 	dial  dialTimes  // DNS, connect and TLS, by the same hooks as the probe's own dialer
 	mu    sync.Mutex // guards t
 	t     timings
 }
 
-func newLegacyTracer() *legacyTracer {
-	lt := &legacyTracer{}
+func newProxyTracer() *proxyTracer {
+	lt := &proxyTracer{}
 	t, d := &lt.t, &lt.dial
 	// Every hook takes a lock: the transport may finish a dial in the background after the
 	// request already returned on another connection, and still call these hooks.
@@ -109,7 +109,7 @@ func newLegacyTracer() *legacyTracer {
 }
 
 // snapshot copies the timings under the lock.
-func (lt *legacyTracer) snapshot() timings {
+func (lt *proxyTracer) snapshot() timings {
 	lt.mu.Lock()
 	t := lt.t
 	lt.mu.Unlock()

@@ -8,10 +8,10 @@ import (
 	"github.com/patience-dev/patience/probe/probetest"
 )
 
-// TestLegacyTracePath runs the per-request trace that a proxied target uses (loopback
+// TestProxyTracePath runs the per-request trace that a proxied target uses (loopback
 // targets are never proxied by http.ProxyFromEnvironment, so it is forced here): the same
 // phases as the probe's own dialer, fresh and reused apart, TLS timed.
-func TestLegacyTracePath(t *testing.T) {
+func TestProxyTracePath(t *testing.T) {
 	s := httptest.NewTLSServer(probetest.Fast())
 	defer s.Close()
 	cfg := Config{URL: s.URL + "/", Concurrency: 1, Requests: 20, Conn: "both", Insecure: true}

@@ -1,4 +1,4 @@
-package probe
+package profile
 
 import (
 	"fmt"
@@ -47,7 +47,7 @@ type histLatencies struct {
 // A nil histogram is empty.
 func HistogramLatencies(h *hdrhistogram.Histogram) Latencies {
 	if h == nil {
-		h = newHistogram()
+		h = NewHistogram()
 	}
 	return &histLatencies{h: h, bars: populated(h)}
 }
@@ -116,7 +116,7 @@ func sum(m map[string]int64) int64 {
 
 // Evidence reads what the advice needs back from a result or a saved profile: its good and
 // connect histograms and its counters, so `check` can advise from `probe --save` files.
-func (r *Result) Evidence() (Evidence, error) {
+func (r *Profile) Evidence() (Evidence, error) {
 	ev := Evidence{
 		NoAnswer: r.Errors["timeout"], MaxTimeout: msDuration(r.MaxTimeoutMs),
 		Status: r.Status, Errors: r.Errors, ErrorSamples: r.ErrorSamples,

@@ -1,4 +1,4 @@
-package probe
+package profile
 
 import "github.com/patience-dev/patience/verdict"
 
@@ -10,7 +10,7 @@ type (
 	// Reason is one clause of a verdict: what was seen, how serious it is, the sentence.
 	Reason = verdict.Reason
 	// Verdict is the judgement of a probe: its level and the clauses behind it, the most
-	// serious first. It is computed by Advise, carried in the JSON (recommendation.verdict)
+	// serious first. It is computed by Recommend, carried in the JSON (recommendation.verdict)
 	// and only printed by report.
 	Verdict = verdict.Verdict
 )

@@ -1,10 +1,10 @@
-package probe_test
+package profile_test
 
 import (
 	"testing"
 	"time"
 
-	"github.com/patience-dev/patience/probe"
+	"github.com/patience-dev/patience/profile"
 )
 
 // TestRateRule (issue 24 item 11): the rate rule judges what a scheduler can promise. A run
@@ -38,7 +38,7 @@ func TestRateRule(t *testing.T) {
 		// Nothing sent is not a kept rate.
 		{"nothing sent", 10, 0, 0, false},
 	} {
-		if got := probe.RateKept(tc.rate, tc.sends, tc.window); got != tc.kept {
+		if got := profile.RateKept(tc.rate, tc.sends, tc.window); got != tc.kept {
 			t.Errorf("%s: RateKept(%g/s, %d sends, %v) = %v, want %v", tc.name, tc.rate, tc.sends, tc.window, got, tc.kept)
 		}
 	}

@@ -1,14 +1,14 @@
-package probe
+package profile
 
 import (
 	"fmt"
 	"math"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/patience-dev/patience/internal/httpstatus"
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
 )
@@ -29,8 +29,13 @@ func AssumedRetry() policy.Retry {
 	}
 }
 
-// BackoffDescription names AssumedRetry in derivations and JSON.
-const BackoffDescription = "exponential base 100 ms ×2 cap 10 s, full jitter (worst case = d)"
+// BackoffDescription names AssumedRetry in derivations and JSON, from its own values
+// (policy.Retry.DescribeBackoff), with the worst case full jitter allows:
+// "exponential base 100 ms ×2 cap 10 s, full jitter (worst case = d)".
+func BackoffDescription() string {
+	r := AssumedRetry()
+	return r.DescribeBackoff() + " (worst case = d)"
+}
 
 // DefaultHeadroom multiplies the measured quantile: 20% above the slowest acceptable good
 // response, so a timeout does not sit exactly on the tail it was measured from.
@@ -175,8 +180,8 @@ func (c Caller) retriesUnsafe() bool {
 	return !policy.IdempotentMethod(c.Method) && !c.IdempotencyKey
 }
 
-// Options are the knobs of the advice; the zero value is DESIGN §7's defaults.
-type Options struct {
+// RecommendOptions are the knobs of the advice; the zero value is DESIGN §7's defaults.
+type RecommendOptions struct {
 	// Cutoff is the accepted share of requests a timeout may cut off (0: 0.1%, p99.9).
 	Cutoff float64
 	// Headroom multiplies the basis quantile (0: DefaultHeadroom).
@@ -192,10 +197,12 @@ type Options struct {
 // is bad: 5%, one request in twenty.
 const DefaultMaxErrorRate = 0.05
 
-// NoFailuresAllowed as Options.MaxErrorRate makes any failed request a bad verdict.
+// NoFailuresAllowed as RecommendOptions.MaxErrorRate makes any failed request a bad verdict.
 const NoFailuresAllowed = -1.0
 
-func (o Options) filled() Options {
+// WithDefaults is o with every zero field set to its default (and a negative MaxErrorRate
+// to 0, no failure allowed): what Recommend applies.
+func (o RecommendOptions) WithDefaults() RecommendOptions {
 	if o.Cutoff <= 0 {
 		o.Cutoff = DefaultCutoff
 	}
@@ -244,175 +251,239 @@ func JobRetry() policy.Retry {
 	}
 }
 
-// DefaultOptions are the defaults Advise applies to a zero Options, spelled out.
-func DefaultOptions() Options {
-	return Options{Cutoff: DefaultCutoff, Headroom: DefaultHeadroom, ConnectFloor: DefaultConnectFloor, MaxErrorRate: DefaultMaxErrorRate}
+// DefaultRecommendOptions are the defaults Recommend applies to a zero RecommendOptions, spelled out.
+func DefaultRecommendOptions() RecommendOptions {
+	return RecommendOptions{Cutoff: DefaultCutoff, Headroom: DefaultHeadroom, ConnectFloor: DefaultConnectFloor, MaxErrorRate: DefaultMaxErrorRate}
 }
 
-// Advise is the recommendation of DESIGN §7 for one caller, from what a probe measured: the
-// one function probe, `check --init --profile` and check's rules take their advice from (a
-// saved profile gives its Evidence with Result.Evidence). It is pure: every number comes with
-// the derivation line that produced it, and the verdict says what the measurement lets the
-// caller rely on.
+// Recommend is the recommendation of DESIGN §7 for one caller, from what a probe measured:
+// the one function probe, `check --init --profile` and check's rules take their advice from
+// (a saved profile gives its Evidence with Profile.Evidence). It is pure: every number comes
+// with the derivation line that produced it, and the verdict says what the measurement lets
+// the caller rely on.
 //
 // Requests that got no answer within --max-timeout are latencies longer than it
 // (right-censored): they count in the basis quantile, so a target where many hang gets no
 // timeout at all rather than one fitted to the requests that did answer. 4xx and 5xx are not
 // good responses. Below the samples the cut-off needs the verdict is provisional.
-func Advise(ev Evidence, c Caller, o Options) Recommendation {
-	o, c = o.filled(), c.filled()
+//
+// It runs as stages on a recommender: what could not be measured, the failures, the total
+// timeout (or why there is none), then the connect timeout and the attempts.
+func Recommend(ev Evidence, c Caller, o RecommendOptions) Recommendation {
+	r := newRecommender(ev, c, o)
+	r.judgeUnmeasured()
+	if r.good == 0 {
+		r.rec.Derivation = append(r.rec.Derivation, "timeout: no good response (status below 400) arrived, so no latency to derive a timeout from")
+		return r.rec
+	}
+	r.judgeFailures()
+	basis, beyond := r.deriveTimeout()
+	if beyond {
+		r.explainBeyond()
+		return r.rec
+	}
+	r.rec.BasisMs = basis
+	r.rec.ConnectTimeoutMs = adviseConnect(&r.rec, r.ev.Connect, r.o.ConnectFloor)
+	r.judgeAttempts()
+	return r.rec
+}
+
+// recommender is one Recommend: its inputs with the defaults applied, the recommendation so
+// far and the counts every stage reads.
+type recommender struct {
+	ev  Evidence
+	c   Caller
+	o   RecommendOptions
+	rec Recommendation
+	// q is the cut-off quantile, label its name ("p99.9"), need the samples it needs.
+	q     float64
+	label string
+	need  int64
+	// finished, answered and good count requests; n is good plus unanswered.
+	finished, answered, good, n int64
+	// maxTimeout is --max-timeout as text; noAnswer is set when the unanswered requests
+	// alone are above --max-error-rate.
+	maxTimeout string
+	noAnswer   bool
+}
+
+func newRecommender(ev Evidence, c Caller, o RecommendOptions) *recommender {
+	o, c = o.WithDefaults(), c.filled()
 	if ev.Good == nil {
 		ev.Good = Sample(nil)
 	}
 	if ev.MaxTimeout <= 0 {
 		ev.MaxTimeout = DefaultMaxTimeout
 	}
-	rec := Recommendation{
+	r := &recommender{ev: ev, c: c, o: o, q: 1 - o.Cutoff}
+	r.rec = Recommendation{
 		BudgetMs:       ms(c.Budget),
 		CutoffRate:     o.Cutoff,
 		Headroom:       o.Headroom,
 		ConnectFloorMs: ms(o.ConnectFloor),
 		MaxErrorRate:   o.MaxErrorRate,
-		Backoff:        BackoffDescription,
+		Backoff:        BackoffDescription(),
 		Caller:         CallerInfo{Kind: c.Kind, Method: c.Method, IdempotencyKey: c.IdempotencyKey, BudgetMs: ms(c.Budget)},
 		Verdict:        Verdict{Reasons: []Reason{}},
 		Derivation:     []string{},
 	}
-	q := 1 - o.Cutoff
-	label := QuantileLabel(q)
-	need := SamplesNeeded(q)
-	finished, answered, good := ev.Finished(), ev.Answered(), ev.Good.Count()
-	n := good + ev.NoAnswer
-	rec.Samples, rec.SamplesNeeded = n, need
-	if finished > 0 {
-		rec.ErrorRate = float64(finished-good) / float64(finished)
-		rec.NoAnswerRate = float64(ev.NoAnswer) / float64(finished)
+	r.label, r.need = QuantileLabel(r.q), SamplesNeeded(r.q)
+	r.finished, r.answered, r.good = ev.Finished(), ev.Answered(), ev.Good.Count()
+	r.n = r.good + ev.NoAnswer
+	r.rec.Samples, r.rec.SamplesNeeded = r.n, r.need
+	if r.finished > 0 {
+		r.rec.ErrorRate = float64(r.finished-r.good) / float64(r.finished)
+		r.rec.NoAnswerRate = float64(ev.NoAnswer) / float64(r.finished)
 	}
-	maxTimeout := units.Millis(ms(ev.MaxTimeout))
-	v := &rec.Verdict
+	r.maxTimeout = units.Millis(ms(ev.MaxTimeout))
+	return r
+}
 
-	// What could not be measured at all.
+// judgeUnmeasured says what could not be measured at all, and whether the generator kept
+// its rate.
+func (r *recommender) judgeUnmeasured() {
+	ev, v, finished := &r.ev, &r.rec.Verdict, r.finished
 	switch {
 	case ev.Unreachable:
-		v.Add(CodeUnreachable, Bad, "target unreachable: the first requests could not connect ("+failureSummary(&ev)+")"+sampleClause(&ev))
-	case finished > 0 && answered == 0 && ev.NoAnswer == finished:
-		v.Add(CodeAllFailed, Bad, fmt.Sprintf("no request got an answer within %s: the dependency is failing, not slow", maxTimeout))
-	case finished > 0 && answered == 0:
-		v.Add(CodeAllFailed, Bad, "every request failed ("+failureSummary(&ev)+"): nothing measured"+sampleClause(&ev))
+		v.Add(CodeUnreachable, Bad, "target unreachable: the first requests could not connect ("+failureSummary(ev)+")"+sampleClause(ev))
+	case finished > 0 && r.answered == 0 && ev.NoAnswer == finished:
+		v.Add(CodeAllFailed, Bad, fmt.Sprintf("no request got an answer within %s: the dependency is failing, not slow", r.maxTimeout))
+	case finished > 0 && r.answered == 0:
+		v.Add(CodeAllFailed, Bad, "every request failed ("+failureSummary(ev)+"): nothing measured"+sampleClause(ev))
 	case finished == 0:
 		v.Add(CodeAllFailed, Bad, "no request finished: nothing measured")
-	case good == 0:
-		v.Add(CodeNoGoodResponse, Bad, noGoodText(&ev))
+	case r.good == 0:
+		v.Add(CodeNoGoodResponse, Bad, noGoodText(ev))
 	}
 	if s := ev.Schedule; s.RequestedPerS != nil && !s.RateHeld && !ev.Unreachable && finished > 0 {
 		v.Add(CodeRateNotHeld, Bad, fmt.Sprintf("the generator did not keep the rate (%.4g/s of %.4g/s): the load, not only the target, shaped these figures", s.AchievedPerS, *s.RequestedPerS))
 	}
-	if good == 0 {
-		rec.Derivation = append(rec.Derivation, "timeout: no good response (status below 400) arrived, so no latency to derive a timeout from")
-		return rec
-	}
+}
 
-	// Failures: unanswered requests first (the headline of a hanging target), then the rest.
-	noAnswerReason := rec.NoAnswerRate > o.MaxErrorRate
-	if noAnswerReason {
-		v.Add(CodeNoAnswer, Bad, fmt.Sprintf("%s of requests got no answer within %s: the dependency is failing, not slow", percent(rec.NoAnswerRate), maxTimeout))
+// judgeFailures grades the failures: unanswered requests first (the headline of a hanging
+// target), then the rest.
+func (r *recommender) judgeFailures() {
+	ev, v, o := &r.ev, &r.rec.Verdict, r.o
+	r.noAnswer = r.rec.NoAnswerRate > o.MaxErrorRate
+	if r.noAnswer {
+		v.Add(CodeNoAnswer, Bad, fmt.Sprintf("%s of requests got no answer within %s: the dependency is failing, not slow", percent(r.rec.NoAnswerRate), r.maxTimeout))
 	}
-	other := finished - good
-	if noAnswerReason {
+	other := r.finished - r.good
+	if r.noAnswer {
 		other -= ev.NoAnswer
 	}
-	if share := float64(other) / float64(finished); share > o.MaxErrorRate {
-		text := fmt.Sprintf("%s of requests failed (%s): above the %s --max-error-rate", percent(share), failureSummary(&ev), percent(o.MaxErrorRate))
-		if h := hintFor(&ev, largestFailure(&ev)); h != "" {
+	if share := float64(other) / float64(r.finished); share > o.MaxErrorRate {
+		text := fmt.Sprintf("%s of requests failed (%s): above the %s --max-error-rate", percent(share), failureSummary(ev), percent(o.MaxErrorRate))
+		if h := hintFor(ev, largestFailure(ev)); h != "" {
 			text += " — " + h
 		}
 		v.Add(CodeErrorRate, Bad, text)
 	}
+}
 
-	// Total timeout: the quantile 1 − cutoff of good and unanswered requests together.
-	var basis float64
-	beyond := false
-	if n >= need {
-		r := quantileRank(n, q)
-		if r > good {
-			beyond = true
-		} else {
-			basis = ev.Good.AtRank(r)
-			low, high, open := QuantileCI(n, q, 0.95)
-			if high > good {
-				open = true
-			}
-			rec.BasisCILowMs = ptr(ev.Good.AtRank(low))
-			ci := fmt.Sprintf("95%% CI %s–%s", units.Millis(*rec.BasisCILowMs), units.Millis(ev.Good.AtRank(high)))
-			if open {
-				ci = fmt.Sprintf("95%% CI from %s, open above: %s or more responses bound it", units.Millis(*rec.BasisCILowMs), units.Count(int(SamplesToBound(q, 0.95))))
-			} else {
-				rec.BasisCIHighMs = ptr(ev.Good.AtRank(high))
-			}
-			of := "good responses"
-			count := "n=" + units.Count(int(n))
-			if ev.NoAnswer > 0 {
-				of = "good responses and unanswered requests"
-				count = fmt.Sprintf("n=%s, %s of them with no answer within %s, counted as slower", units.Count(int(n)), units.Count(int(ev.NoAnswer)), maxTimeout)
-			}
-			raw := basis * o.Headroom
-			rec.TimeoutMs = RoundUpClean(raw)
-			rec.Derivation = append(rec.Derivation, fmt.Sprintf(
-				"timeout: %s of %s = %s (%s; %s) × %g headroom = %s → %s (rounded up on the 1-1.2-1.5-2-2.5-3-4-5-6-8 × 10^n ladder)",
-				label, of, units.Millis(basis), count, ci, o.Headroom, units.Millis(raw), units.Millis(rec.TimeoutMs)))
+// deriveTimeout is the total timeout: the quantile 1 − cutoff of good and unanswered
+// requests together, or the slowest good response when too few back it. It returns the
+// basis, or beyond when the quantile lies among the unanswered requests.
+func (r *recommender) deriveTimeout() (basis float64, beyond bool) {
+	switch {
+	case r.n >= r.need:
+		rank := quantileRank(r.n, r.q)
+		if rank > r.good {
+			return 0, true
 		}
-	} else if ev.NoAnswer > 0 {
-		beyond = true
+		return r.quantileTimeout(rank), false
+	case r.ev.NoAnswer > 0:
+		return 0, true
+	}
+	return r.slowestTimeout(), false
+}
+
+// quantileTimeout derives the timeout from the sample at rank, with its confidence interval.
+func (r *recommender) quantileTimeout(rank int64) float64 {
+	ev, rec, n := &r.ev, &r.rec, r.n
+	basis := ev.Good.AtRank(rank)
+	low, high, open := QuantileCI(n, r.q, 0.95)
+	if high > r.good {
+		open = true
+	}
+	rec.BasisCILowMs = ptr(ev.Good.AtRank(low))
+	ci := fmt.Sprintf("95%% CI %s–%s", units.Millis(*rec.BasisCILowMs), units.Millis(ev.Good.AtRank(high)))
+	if open {
+		ci = fmt.Sprintf("95%% CI from %s, open above: %s or more responses bound it", units.Millis(*rec.BasisCILowMs), units.Count(int(SamplesToBound(r.q, 0.95))))
 	} else {
-		basis = ev.Good.AtRank(good)
-		raw := basis * o.Headroom
-		rec.TimeoutMs = RoundUpClean(raw)
-		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
-			"timeout: %s needs ≥ %d samples, have %d; basis is the slowest seen, %s (a lower bound on %s) × %g headroom = %s → %s; probe with -n %d or more for a real %s",
-			label, need, n, units.Millis(basis), label, o.Headroom, units.Millis(raw), units.Millis(rec.TimeoutMs), need, label))
+		rec.BasisCIHighMs = ptr(ev.Good.AtRank(high))
 	}
-	if beyond {
-		rec.BasisBeyond = true
-		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
-			"timeout: none — the %s of the %d requests lies beyond the %s --max-timeout: %d of them (%s) got no answer, more than the %s cut-off allows, so no measured latency bounds it",
-			label, n, maxTimeout, ev.NoAnswer, percent(float64(ev.NoAnswer)/float64(n)), percent(o.Cutoff)))
-		alone := ev.Good.AtRank(good)
-		if good >= need {
-			alone = ev.Good.AtRank(quantileRank(good, q))
-		}
-		fitted := RoundUpClean(alone * o.Headroom)
-		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
-			"timeout: the answered requests alone would give %s (%s × %g), a timeout that cuts off every unanswered request: %s of them here",
-			units.Millis(fitted), units.Millis(alone), o.Headroom, percent(float64(ev.NoAnswer+ev.Good.Above(fitted))/float64(n))))
-		if !noAnswerReason {
-			v.Add(CodeTailBeyond, Bad, fmt.Sprintf("%s of requests got no answer within %s, more than the %s cut-off: the %s lies beyond --max-timeout, so no timeout can be derived (probe with a longer --max-timeout, or accept more with --cutoff)",
-				percent(rec.NoAnswerRate), maxTimeout, percent(o.Cutoff), label))
-		}
-		rec.Derivation = append(rec.Derivation, "attempts: none — without a timeout there is nothing to count")
-		return rec
+	of := "good responses"
+	count := "n=" + units.Count(int(n))
+	if ev.NoAnswer > 0 {
+		of = "good responses and unanswered requests"
+		count = fmt.Sprintf("n=%s, %s of them with no answer within %s, counted as slower", units.Count(int(n)), units.Count(int(ev.NoAnswer)), r.maxTimeout)
 	}
-	rec.BasisMs = basis
+	raw := basis * r.o.Headroom
+	rec.TimeoutMs = RoundUpClean(raw)
+	rec.Derivation = append(rec.Derivation, fmt.Sprintf(
+		"timeout: %s of %s = %s (%s; %s) × %g headroom = %s → %s (rounded up on the 1-1.2-1.5-2-2.5-3-4-5-6-8 × 10^n ladder)",
+		r.label, of, units.Millis(basis), count, ci, r.o.Headroom, units.Millis(raw), units.Millis(rec.TimeoutMs)))
+	return basis
+}
 
-	rec.ConnectTimeoutMs = adviseConnect(&rec, ev.Connect, o.ConnectFloor)
+// slowestTimeout derives the timeout from the slowest good response, a lower bound on the
+// quantile when too few samples back it.
+func (r *recommender) slowestTimeout() float64 {
+	rec := &r.rec
+	basis := r.ev.Good.AtRank(r.good)
+	raw := basis * r.o.Headroom
+	rec.TimeoutMs = RoundUpClean(raw)
+	rec.Derivation = append(rec.Derivation, fmt.Sprintf(
+		"timeout: %s needs ≥ %d samples, have %d; basis is the slowest seen, %s (a lower bound on %s) × %g headroom = %s → %s; probe with -n %d or more for a real %s",
+		r.label, r.need, r.n, units.Millis(basis), r.label, r.o.Headroom, units.Millis(raw), units.Millis(rec.TimeoutMs), r.need, r.label))
+	return basis
+}
 
+// explainBeyond says why no timeout is derived when the quantile lies beyond --max-timeout,
+// and what the answered requests alone would give.
+func (r *recommender) explainBeyond() {
+	ev, rec, o, n := &r.ev, &r.rec, r.o, r.n
+	rec.BasisBeyond = true
+	rec.Derivation = append(rec.Derivation, fmt.Sprintf(
+		"timeout: none — the %s of the %d requests lies beyond the %s --max-timeout: %d of them (%s) got no answer, more than the %s cut-off allows, so no measured latency bounds it",
+		r.label, n, r.maxTimeout, ev.NoAnswer, percent(float64(ev.NoAnswer)/float64(n)), percent(o.Cutoff)))
+	alone := ev.Good.AtRank(r.good)
+	if r.good >= r.need {
+		alone = ev.Good.AtRank(quantileRank(r.good, r.q))
+	}
+	fitted := RoundUpClean(alone * o.Headroom)
+	rec.Derivation = append(rec.Derivation, fmt.Sprintf(
+		"timeout: the answered requests alone would give %s (%s × %g), a timeout that cuts off every unanswered request: %s of them here",
+		units.Millis(fitted), units.Millis(alone), o.Headroom, percent(float64(ev.NoAnswer+ev.Good.Above(fitted))/float64(n))))
+	if !r.noAnswer {
+		rec.Verdict.Add(CodeTailBeyond, Bad, fmt.Sprintf("%s of requests got no answer within %s, more than the %s cut-off: the %s lies beyond --max-timeout, so no timeout can be derived (probe with a longer --max-timeout, or accept more with --cutoff)",
+			percent(rec.NoAnswerRate), r.maxTimeout, percent(o.Cutoff), r.label))
+	}
+	rec.Derivation = append(rec.Derivation, "attempts: none — without a timeout there is nothing to count")
+}
+
+// judgeAttempts counts the attempts for the caller and gives the verdict: good, or
+// provisional below the samples the cut-off needs.
+func (r *recommender) judgeAttempts() {
+	rec := &r.rec
 	var sentence string
-	if c.Kind == CallerJob {
-		sentence = adviseJob(&rec, c)
+	if r.c.Kind == CallerJob {
+		sentence = adviseJob(rec, r.c)
 	} else {
-		sentence = adviseInteractive(&rec, c)
+		sentence = adviseInteractive(rec, r.c)
 	}
 	if !rec.FitsBudget {
-		return rec
+		return
 	}
-	if n < need {
-		finishedPerSample := float64(finished) / float64(n)
-		more := int64(math.Ceil(float64(need-n) * finishedPerSample))
-		v.Add(CodeProvisional, Provisional, fmt.Sprintf("provisional: %s — %d samples back it, a %s needs %d: %d more requests would settle it",
-			sentence, n, label, need, more))
-	} else {
-		v.Add(CodeRecommendation, Good, sentence)
+	if r.n < r.need {
+		finishedPerSample := float64(r.finished) / float64(r.n)
+		more := int64(math.Ceil(float64(r.need-r.n) * finishedPerSample))
+		rec.Verdict.Add(CodeProvisional, Provisional, fmt.Sprintf("provisional: %s — %d samples back it, a %s needs %d: %d more requests would settle it",
+			sentence, r.n, r.label, r.need, more))
+		return
 	}
-	return rec
+	rec.Verdict.Add(CodeRecommendation, Good, sentence)
 }
 
 // adviseConnect is the connect timeout: max(3 × connect p99.9, floor), or none (0) when that
@@ -482,7 +553,7 @@ func adviseInteractive(rec *Recommendation, c Caller) string {
 	}
 	cost := AttemptsCost(fit, timeout)
 	fits := fmt.Sprintf("the %s budget would hold %d (the largest k with k × %s + Σ worst-case backoff ≤ %s, backoff %s: k=%d costs %s",
-		budget, fit, units.Millis(rec.TimeoutMs), budget, BackoffDescription, fit, units.Millis(ms(cost)))
+		budget, fit, units.Millis(rec.TimeoutMs), budget, BackoffDescription(), fit, units.Millis(ms(cost)))
 	if fit < MaxAttemptsCap {
 		fits += fmt.Sprintf(", k=%d would cost %s)", fit+1, units.Millis(ms(AttemptsCost(fit+1, timeout))))
 	} else {
@@ -595,7 +666,7 @@ func noGoodText(ev *Evidence) string {
 		return "no good response (" + failureSummary(ev) + "): nothing to base a timeout on"
 	}
 	code, _ := strconv.Atoi(codes[0])
-	name := fmt.Sprintf("%d %s", code, http.StatusText(code))
+	name := fmt.Sprintf("%d %s", code, httpstatus.Text(code))
 	if code >= 500 {
 		return "every response was " + name + ": the dependency is failing, nothing to base a timeout on"
 	}
@@ -605,13 +676,13 @@ func noGoodText(ev *Evidence) string {
 // statusHint is what a 4xx answer usually means for a probe.
 func statusHint(code int) string {
 	switch code {
-	case http.StatusNotFound, http.StatusGone:
+	case 404, 410:
 		return "is the URL right?"
-	case http.StatusUnauthorized, http.StatusForbidden:
+	case 401, 403:
 		return "are the credentials right? (-H 'Authorization: …')"
-	case http.StatusMethodNotAllowed:
+	case 405:
 		return "is the method right? (-X)"
-	case http.StatusTooManyRequests:
+	case 429:
 		return "the target throttles the probe: lower --rate"
 	}
 	return "the target rejects the request: check the URL, method, headers and body"
@@ -622,11 +693,11 @@ func hintFor(ev *Evidence, what string) string {
 	if s, ok := ev.ErrorSamples[what]; ok && s.Hint != "" {
 		return s.Hint
 	}
-	if h := errorHint(what, ""); h != "" {
+	if h := ErrorHint(what, ""); h != "" {
 		return h
 	}
 	if code, err := strconv.Atoi(what); err == nil && code >= 400 && code < 500 {
-		return fmt.Sprintf("%d %s: %s", code, http.StatusText(code), statusHint(code))
+		return fmt.Sprintf("%d %s: %s", code, httpstatus.Text(code), statusHint(code))
 	}
 	return ""
 }

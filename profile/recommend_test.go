@@ -1,4 +1,4 @@
-package probe
+package profile
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/patience-dev/patience/policy"
 )
 
@@ -114,7 +115,7 @@ func TestAdvise(t *testing.T) {
 		name             string
 		ev               Evidence
 		caller           Caller
-		opts             Options
+		opts             RecommendOptions
 		timeout, connect float64
 		attempts, fit    int
 		level            Level
@@ -206,7 +207,7 @@ func TestAdvise(t *testing.T) {
 			name: "file descriptors exhausted: failed above the error rate",
 			ev: func() Evidence {
 				ev := evidence(tail(247, 2), 0, map[string]int64{"fd_limit": 553}, nil)
-				ev.ErrorSamples["fd_limit"] = ErrorSample{Message: "dial tcp 127.0.0.1:80: socket: too many open files", Hint: errorHint("fd_limit", "")}
+				ev.ErrorSamples["fd_limit"] = ErrorSample{Message: "dial tcp 127.0.0.1:80: socket: too many open files", Hint: ErrorHint("fd_limit", "")}
 				return ev
 			}(),
 			caller: interactive, timeout: 2.5, attempts: 2, fit: 7, level: Bad, code: CodeErrorRate,
@@ -219,7 +220,7 @@ func TestAdvise(t *testing.T) {
 		},
 		{
 			name: "a single 503 with no failure allowed",
-			ev:   evidence(fast, 0, nil, map[string]int64{"503": 1}), caller: interactive, opts: Options{MaxErrorRate: NoFailuresAllowed},
+			ev:   evidence(fast, 0, nil, map[string]int64{"503": 1}), caller: interactive, opts: RecommendOptions{MaxErrorRate: NoFailuresAllowed},
 			timeout: 50, attempts: 2, fit: 7, level: Bad, code: CodeErrorRate,
 			headline: "0.02% of requests failed (503: 1): above the 0% --max-error-rate",
 		},
@@ -247,7 +248,7 @@ func TestAdvise(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rec := Advise(tc.ev, tc.caller, tc.opts)
+			rec := Recommend(tc.ev, tc.caller, tc.opts)
 			all := strings.Join(rec.Derivation, "\n")
 			if rec.TimeoutMs != tc.timeout || rec.ConnectTimeoutMs != tc.connect || rec.MaxAttempts != tc.attempts || rec.AttemptsFit != tc.fit {
 				t.Errorf("got timeout %g connect %g attempts %d (fit %d), want %g %g %d (%d)\n%s",
@@ -285,7 +286,7 @@ func TestAdviseNeverRecommendsWhatCheckRejects(t *testing.T) {
 						for _, kind := range CallerKinds() {
 							ev := evidence(tail(n, slow/4, slow), 0, nil, nil)
 							ev.Connect = tail(50, connect/2, connect)
-							rec := Advise(ev, Caller{Kind: kind, Budget: budget, Method: method}, Options{})
+							rec := Recommend(ev, Caller{Kind: kind, Budget: budget, Method: method}, RecommendOptions{})
 							name := fmt.Sprintf("%s %s slow=%g n=%d connect=%g budget=%v", kind, method, slow, n, connect, budget)
 							if rec.ConnectTimeoutMs != 0 && rec.ConnectTimeoutMs >= rec.TimeoutMs {
 								t.Errorf("%s: connect %g ≥ timeout %g", name, rec.ConnectTimeoutMs, rec.TimeoutMs)
@@ -360,7 +361,7 @@ func TestAdviseJob(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rec := Advise(tc.ev, tc.caller, Options{})
+			rec := Recommend(tc.ev, tc.caller, RecommendOptions{})
 			all := strings.Join(rec.Derivation, "\n")
 			if rec.Verdict.Level != tc.level {
 				t.Errorf("level %s, want %s: %s", rec.Verdict.Level, tc.level, rec.Verdict.Text())
@@ -441,15 +442,15 @@ func TestVerdictOrderAndLegacy(t *testing.T) {
 func TestAdviseBasis(t *testing.T) {
 	// 5000 samples: ranks 4995.. hold the tail; the 95% CI of p99.9 spans ranks 4990–4999.
 	bounded := evidence(tail(5000, 10, 36.2, 37, 38, 39, 39.3, 39.6, 40, 50, 60, 70, 80), 0, nil, nil)
-	r := Advise(bounded, Caller{}, Options{})
+	r := Recommend(bounded, Caller{}, RecommendOptions{})
 	low, high, open := QuantileCI(5000, 0.999, 0.95)
 	if open || r.BasisMs != 39.6 || r.BasisCILowMs == nil || *r.BasisCILowMs != bounded.Good.AtRank(low) || r.BasisCIHighMs == nil || *r.BasisCIHighMs != bounded.Good.AtRank(high) {
 		t.Errorf("bounded: basis %v, CI %v–%v (ranks %d–%d); want 39.6 and the values at those ranks", r.BasisMs, r.BasisCILowMs, r.BasisCIHighMs, low, high)
 	}
-	if r := Advise(evidence(tail(1000, 10, 420, 481), 0, nil, nil), Caller{}, Options{}); r.BasisCILowMs == nil || r.BasisCIHighMs != nil {
+	if r := Recommend(evidence(tail(1000, 10, 420, 481), 0, nil, nil), Caller{}, RecommendOptions{}); r.BasisCILowMs == nil || r.BasisCIHighMs != nil {
 		t.Errorf("1000 samples: CI %v–%v; want a low bound and null above", r.BasisCILowMs, r.BasisCIHighMs)
 	}
-	if r := Advise(evidence(tail(200, 90, 120), 0, nil, nil), Caller{}, Options{}); r.BasisMs != 120 || r.BasisCILowMs != nil || r.BasisCIHighMs != nil {
+	if r := Recommend(evidence(tail(200, 90, 120), 0, nil, nil), Caller{}, RecommendOptions{}); r.BasisMs != 120 || r.BasisCILowMs != nil || r.BasisCIHighMs != nil {
 		t.Errorf("too few: basis %v, CI %v–%v; want the slowest, 120, and no interval", r.BasisMs, r.BasisCILowMs, r.BasisCIHighMs)
 	}
 }

@@ -1,4 +1,4 @@
-package probe
+package profile
 
 import (
 	"encoding/json"
@@ -18,9 +18,9 @@ import (
 func TestDistributionOneValue(t *testing.T) {
 	for _, us := range []int64{0, 1, 1000, 2000, 2500, 5000, 100000, 3_600_000_000} {
 		for _, n := range []int64{1, 7} {
-			h := newHistogram()
+			h := NewHistogram()
 			for range n {
-				recordClamped(h, us)
+				RecordClamped(h, us)
 			}
 			bars := distribution(h)
 			var total int64
@@ -106,7 +106,7 @@ func quantileCILinear(n int64, q, level float64) (low, high int64, highOpen bool
 func craftedProfile(t *testing.T, h *hdrhistogram.Histogram) []byte {
 	t.Helper()
 	m := &measurement{hists: set(10, 20, 30), status: map[string]int64{"200": 3}, errors: map[string]int64{}, requests: 3, responses: 3, durationMs: 1000}
-	r, err := build(m, Result{Target: Target{URL: "http://127.0.0.1/", Method: "GET"}, Model: "closed", Conn: "reuse"}, AdviceParams{})
+	r, err := build(m, Profile{Target: Target{URL: "http://127.0.0.1/", Method: "GET"}, Model: "closed", Conn: "reuse"}, RecommendParams{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func craftedProfile(t *testing.T, h *hdrhistogram.Histogram) []byte {
 // thread doing the work (timing.ThreadWork): the 2 s wall-clock bound it had failed .ci/run
 // after 26 minutes on a loaded machine (issue 24 item 12).
 func TestMergeHugeCountsIsQuick(t *testing.T) {
-	h := newHistogram()
+	h := NewHistogram()
 	for _, v := range []int64{1000, 5000, 90000} {
 		if err := h.RecordValues(v, 1e15); err != nil {
 			t.Fatal(err)
@@ -143,9 +143,9 @@ func TestMergeHugeCountsIsQuick(t *testing.T) {
 	b := craftedProfile(t, h)
 	var err error
 	work, ok := timing.ThreadWork(func() {
-		var r *Result
-		if r, err = ParseProfile("huge.json", b); err == nil {
-			_, err = Merge([]*Result{r, r}, AdviceParams{})
+		var r *Profile
+		if r, err = Parse("huge.json", b); err == nil {
+			_, err = Merge([]*Profile{r, r}, RecommendParams{})
 		}
 	})
 	if err != nil {
@@ -174,7 +174,7 @@ func TestParseProfileRejectsHostileHistograms(t *testing.T) {
 		{"far", far, "longer than"},
 		{"wide", wide, "significant digits"},
 	} {
-		_, err := ParseProfile("p.json", craftedProfile(t, tc.h))
+		_, err := Parse("p.json", craftedProfile(t, tc.h))
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "p.json: field histogram") {
 			t.Errorf("%s: err %v, want p.json: field histogram…%s", tc.name, err, tc.want)
 		}
@@ -184,13 +184,13 @@ func TestParseProfileRejectsHostileHistograms(t *testing.T) {
 // TestParseProfileRejectsWrappedCount: counts near int64's end are refused, so the totals of
 // merged profiles cannot wrap around.
 func TestParseProfileRejectsWrappedCount(t *testing.T) {
-	h := newHistogram()
+	h := NewHistogram()
 	for _, v := range []int64{1000, 2000, 3000} {
 		if err := h.RecordValues(v, 1<<61); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err := ParseProfile("p.json", craftedProfile(t, h))
+	_, err := Parse("p.json", craftedProfile(t, h))
 	if err == nil || !strings.Contains(err.Error(), "more than 2^53 samples") {
 		t.Errorf("err %v, want more than 2^53 samples", err)
 	}
