@@ -25,7 +25,7 @@ func (s *stopPoint) result(a *accum, o Options) (*Result, error) {
 	if err != nil {
 		return nil, s.err
 	}
-	res.Result.Interrupted = true
+	res.Profile.Interrupted = true
 	for _, g := range res.Groups {
 		g.Result.Interrupted = true
 	}
