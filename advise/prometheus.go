@@ -775,132 +775,183 @@ type promLine struct {
 // then the value; what follows (timestamp, st@…, exemplars) is ignored. col is the 1-based
 // column of an error.
 func parsePromLine(l string) (p promLine, col int, err error) {
-	i := 0
-	isName := func(c byte, first bool) bool {
-		return c == '_' || c == ':' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (!first && c >= '0' && c <= '9')
+	x := &promLexer{l: l}
+	for x.more() && promNameByte(l[x.i], x.i == 0) {
+		x.i++
 	}
-	skip := func() {
-		for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
-			i++
-		}
-	}
-	quoted := func() (string, bool) {
-		// l[i] == '"'
-		var b strings.Builder
-		for j := i + 1; j < len(l); j++ {
-			switch l[j] {
-			case '\\':
-				if j+1 >= len(l) {
-					return "", false
-				}
-				j++
-				switch l[j] {
-				case 'n':
-					b.WriteByte('\n')
-				default:
-					b.WriteByte(l[j])
-				}
-			case '"':
-				i = j + 1
-				return b.String(), true
-			default:
-				b.WriteByte(l[j])
-			}
-		}
-		return "", false
-	}
-	for i < len(l) && isName(l[i], i == 0) {
-		i++
-	}
-	p.name = l[:i]
-	skip()
-	if i < len(l) && l[i] == '{' && !promCompositeAt(l[i:]) {
-		i++
-		for {
-			skip()
-			if i >= len(l) {
-				return p, i + 1, errors.New("labels: no closing }")
-			}
-			if l[i] == '}' {
-				i++
-				break
-			}
-			var key string
-			at := i + 1
-			if l[i] == '"' {
-				s, ok := quoted()
-				if !ok {
-					return p, at, errors.New("labels: quoted name not closed")
-				}
-				skip()
-				if i >= len(l) || l[i] != '=' {
-					// A quoted item without = is the metric name (UTF-8 names).
-					if p.name != "" {
-						return p, at, fmt.Errorf("labels: a second metric name %q", s)
-					}
-					p.name = s
-					goto next
-				}
-				key = s
-			} else {
-				j := i
-				for i < len(l) && isName(l[i], i == j) && l[i] != ':' {
-					i++
-				}
-				if i == j {
-					return p, at, fmt.Errorf("labels: %q is not a label name", l[j:min(j+1, len(l))])
-				}
-				key = l[j:i]
-				skip()
-				if i >= len(l) || l[i] != '=' {
-					return p, i + 1, fmt.Errorf("label %s: no =", key)
-				}
-			}
-			i++ // '='
-			skip()
-			if i >= len(l) || l[i] != '"' {
-				return p, i + 1, fmt.Errorf("label %s: value not quoted", key)
-			}
-			{
-				at := i + 1
-				v, ok := quoted()
-				if !ok {
-					return p, at, fmt.Errorf("label %s: value not closed", key)
-				}
-				p.labels = append(p.labels, [2]string{key, v})
-			}
-		next:
-			skip()
-			if i < len(l) && l[i] == ',' {
-				i++
-				continue
-			}
-			if i < len(l) && l[i] != '}' {
-				return p, i + 1, fmt.Errorf("labels: %q where , or } belongs", l[i:i+1])
-			}
+	p.name = l[:x.i]
+	x.skip()
+	if x.at('{') && !promCompositeAt(l[x.i:]) {
+		x.i++
+		if col, err := x.labels(&p); err != nil {
+			return p, col, err
 		}
 	}
 	if p.name == "" {
 		return p, 1, errors.New("no metric name")
 	}
-	skip()
-	if i >= len(l) {
-		return p, i + 1, errors.New("no value")
+	x.skip()
+	if !x.more() {
+		return p, x.i + 1, errors.New("no value")
 	}
-	j := i
-	if l[i] == '{' {
-		k := strings.IndexByte(l[i:], '}')
-		if k < 0 {
-			return p, i + 1, errors.New("composite value: no closing }")
-		}
-		i += k + 1
-	} else {
-		for i < len(l) && l[i] != ' ' && l[i] != '\t' {
-			i++
-		}
+	p.value, col, err = x.value()
+	if err != nil {
+		return p, col, err
 	}
-	p.value = l[j:i]
 	return p, 0, nil
+}
+
+// promLexer reads one sample line: l, at byte i. Its methods that fail give the 1-based
+// column of the error.
+type promLexer struct {
+	l string
+	i int
+}
+
+// promNameByte says whether c may be in a metric or label name (first: may start one).
+func promNameByte(c byte, first bool) bool {
+	return c == '_' || c == ':' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (!first && c >= '0' && c <= '9')
+}
+
+// more says whether the line goes on.
+func (x *promLexer) more() bool { return x.i < len(x.l) }
+
+// at says whether the next byte is c.
+func (x *promLexer) at(c byte) bool { return x.i < len(x.l) && x.l[x.i] == c }
+
+// skip passes blanks.
+func (x *promLexer) skip() {
+	for x.i < len(x.l) && (x.l[x.i] == ' ' || x.l[x.i] == '\t') {
+		x.i++
+	}
+}
+
+// quoted reads the quoted string at i (l[i] == '"') with its \\, \" and \n escapes; false
+// when it is not closed.
+func (x *promLexer) quoted() (string, bool) {
+	l := x.l
+	var b strings.Builder
+	for j := x.i + 1; j < len(l); j++ {
+		switch l[j] {
+		case '\\':
+			if j+1 >= len(l) {
+				return "", false
+			}
+			j++
+			switch l[j] {
+			case 'n':
+				b.WriteByte('\n')
+			default:
+				b.WriteByte(l[j])
+			}
+		case '"':
+			x.i = j + 1
+			return b.String(), true
+		default:
+			b.WriteByte(l[j])
+		}
+	}
+	return "", false
+}
+
+// labels reads the items inside the braces (after the '{'), up to the closing '}'.
+func (x *promLexer) labels(p *promLine) (int, error) {
+	for {
+		x.skip()
+		if !x.more() {
+			return x.i + 1, errors.New("labels: no closing }")
+		}
+		if x.at('}') {
+			x.i++
+			return 0, nil
+		}
+		if col, err := x.item(p); err != nil {
+			return col, err
+		}
+		x.skip()
+		if x.at(',') {
+			x.i++
+			continue
+		}
+		if x.more() && !x.at('}') {
+			return x.i + 1, fmt.Errorf("labels: %q where , or } belongs", x.l[x.i:x.i+1])
+		}
+	}
+}
+
+// item reads one item inside the braces: a label name="value", or a quoted item without =,
+// the metric name (UTF-8 names).
+func (x *promLexer) item(p *promLine) (int, error) {
+	at := x.i + 1
+	var key string
+	if x.at('"') {
+		s, ok := x.quoted()
+		if !ok {
+			return at, errors.New("labels: quoted name not closed")
+		}
+		x.skip()
+		if !x.at('=') {
+			if p.name != "" {
+				return at, fmt.Errorf("labels: a second metric name %q", s)
+			}
+			p.name = s
+			return 0, nil
+		}
+		key = s
+	} else {
+		k, col, err := x.labelName()
+		if err != nil {
+			return col, err
+		}
+		key = k
+	}
+	x.i++ // '='
+	x.skip()
+	if !x.at('"') {
+		return x.i + 1, fmt.Errorf("label %s: value not quoted", key)
+	}
+	at = x.i + 1
+	v, ok := x.quoted()
+	if !ok {
+		return at, fmt.Errorf("label %s: value not closed", key)
+	}
+	p.labels = append(p.labels, [2]string{key, v})
+	return 0, nil
+}
+
+// labelName reads a bare label name and the blanks after it, up to its '='.
+func (x *promLexer) labelName() (string, int, error) {
+	j := x.i
+	for x.more() && promNameByte(x.l[x.i], x.i == j) && x.l[x.i] != ':' {
+		x.i++
+	}
+	if x.i == j {
+		return "", j + 1, fmt.Errorf("labels: %q is not a label name", x.l[j:min(j+1, len(x.l))])
+	}
+	key := x.l[j:x.i]
+	x.skip()
+	if !x.at('=') {
+		return key, x.i + 1, fmt.Errorf("label %s: no =", key)
+	}
+	return key, 0, nil
+}
+
+// value reads the value: a number (up to a blank), or an OpenMetrics 2.0 composite value in
+// braces.
+func (x *promLexer) value() (string, int, error) {
+	j := x.i
+	if x.at('{') {
+		k := strings.IndexByte(x.l[x.i:], '}')
+		if k < 0 {
+			return "", x.i + 1, errors.New("composite value: no closing }")
+		}
+		x.i += k + 1
+	} else {
+		for x.more() && !x.at(' ') && !x.at('\t') {
+			x.i++
+		}
+	}
+	return x.l[j:x.i], 0, nil
 }
 
 // promCompositeAt says whether s, starting at a brace, is an OpenMetrics 2.0 composite value
