@@ -136,7 +136,7 @@ func TestJSONHas(t *testing.T) {
 	doc := []byte(`{"traceId":"1","id":"2","duration":3}`)
 	for _, c := range []struct {
 		all, anyOf bool
-		keys     []string
+		keys       []string
 	}{
 		{true, true, []string{"traceId", "id"}},
 		{false, true, []string{"timestamp", "duration"}},
