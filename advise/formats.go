@@ -250,13 +250,8 @@ func Detect(head []byte) (Format, error) {
 	}
 	first := firstLine(t)
 	lines := sampleLines(t, sampleSize)
-	switch {
-	case bytes.HasPrefix(t, []byte("# HELP")) || bytes.HasPrefix(t, []byte("# TYPE")) || promHead(lines):
-		return FormatPrometheus, nil
-	case hlogHead(lines):
-		return FormatHlog, nil
-	case w3cHead(lines):
-		return FormatW3C, nil
+	if f := detectHeaded(t, lines); f != "" {
+		return f, nil
 	}
 	if jsonArray(t) || (t[0] == '{' && !jsonLines(lines)) {
 		return detectJSON(t, first)
@@ -264,41 +259,74 @@ func Detect(head []byte) (Format, error) {
 	if _, k := classify(first); k == kindUnknown && t[0] != '{' && csvHeader(first) {
 		return FormatCSV, nil
 	}
-	best, most := Format(""), 0
+	v := voteLines(lines)
+	// JSON lines of a format that is not a line format (k6, OTLP per line, nginx JSON).
+	if t[0] == '{' && v.most*2 <= len(lines) {
+		if f, err := detectJSON(t, first); err == nil {
+			return f, nil
+		}
+	}
+	if v.most > 0 && v.most >= v.kinds[kindCLFUntimed] && v.most >= v.kinds[kindCLFInteger] {
+		return v.best, nil
+	}
+	return v.undetected(t, first, len(lines))
+}
+
+// detectHeaded names a format told by its header or its first lines (Prometheus, an
+// HdrHistogram log, W3C), "" when none.
+func detectHeaded(t []byte, lines [][]byte) Format {
+	switch {
+	case bytes.HasPrefix(t, []byte("# HELP")) || bytes.HasPrefix(t, []byte("# TYPE")) || promHead(lines):
+		return FormatPrometheus
+	case hlogHead(lines):
+		return FormatHlog
+	case w3cHead(lines):
+		return FormatW3C
+	}
+	return ""
+}
+
+// lineVote is what the sample lines say: the line format most match (first in lineFormats
+// on a tie), how many, and how many lines are of each kind.
+type lineVote struct {
+	best  Format
+	most  int
+	kinds [kindCLFOther + 1]int
+}
+
+func voteLines(lines [][]byte) lineVote {
+	var v lineVote
 	counts := map[Format]int{}
-	var kinds [kindCLFOther + 1]int
 	for _, l := range lines {
 		f, k := classify(l)
-		kinds[k]++
+		v.kinds[k]++
 		if k == kindFormat {
 			counts[f]++
 		}
 	}
 	for _, lf := range lineFormats {
-		if n := counts[lf.f]; n > most {
-			best, most = lf.f, n
+		if n := counts[lf.f]; n > v.most {
+			v.best, v.most = lf.f, n
 		}
 	}
-	// JSON lines of a format that is not a line format (k6, OTLP per line, nginx JSON).
-	if t[0] == '{' && most*2 <= len(lines) {
-		if f, err := detectJSON(t, first); err == nil {
-			return f, nil
-		}
-	}
-	if most > 0 && most >= kinds[kindCLFUntimed] && most >= kinds[kindCLFInteger] {
-		return best, nil
-	}
+	return v
+}
+
+// undetected is the answer when no line format wins the vote: why not (common/combined
+// without a timing advise knows), a JSON document's format, or that none is known (n sample
+// lines).
+func (v lineVote) undetected(t, first []byte, n int) (Format, error) {
 	switch {
-	case kinds[kindCLFInteger] > 0 && kinds[kindCLFInteger] >= kinds[kindCLFUntimed]:
+	case v.kinds[kindCLFInteger] > 0 && v.kinds[kindCLFInteger] >= v.kinds[kindCLFUntimed]:
 		return "", errors.New("common/combined log format followed by one integer: if it is Apache's %D (microseconds), give --format apache; if it is %T (seconds), --format apache --unit s; an nginx log_format, --log-format '…'")
-	case kinds[kindCLFUntimed] > 0:
+	case v.kinds[kindCLFUntimed] > 0:
 		return "", errors.New("common/combined log format (Apache's and nginx's default): it has no timing field, so there is no latency to advise from — add %D (Apache, microseconds) or $request_time (nginx) to the log format")
-	case kinds[kindCLFOther] > 0:
+	case v.kinds[kindCLFOther] > 0:
 		return "", errors.New("common/combined log format followed by fields advise does not know: give the nginx log_format with --log-format '…' (or --log-format /etc/nginx/nginx.conf)")
 	case t[0] == '{':
 		return detectJSON(t, first)
 	}
-	return "", fmt.Errorf("cannot tell the format: none of the first %d lines is an access log, trace, load-test result or histogram advise reads (see --help for the formats)", len(lines))
+	return "", fmt.Errorf("cannot tell the format: none of the first %d lines is an access log, trace, load-test result or histogram advise reads (see --help for the formats)", n)
 }
 
 // jsonArray says whether t opens a JSON array (of objects, arrays or strings) rather than a
@@ -327,36 +355,55 @@ func jsonLines(lines [][]byte) bool {
 
 // detectJSON names a JSON document (or JSON lines not matched line by line) by its keys.
 func detectJSON(t, first []byte) (Format, error) {
-	has := func(k string) bool { return bytes.Contains(t, []byte(`"`+k+`"`)) }
 	switch {
-	case has("schema") && bytes.Contains(t, []byte(`patience/probe/v1`)):
+	case jsonHasAll(t, "schema") && bytes.Contains(t, []byte(`patience/probe/v1`)):
 		return FormatProfile, nil
-	case has("log") && has("entries"):
+	case jsonHasAll(t, "log", "entries"):
 		return FormatHAR, nil
-	case has("resourceSpans"):
+	case jsonHasAll(t, "resourceSpans"):
 		return FormatOTLP, nil
-	case has("resultType"):
+	case jsonHasAll(t, "resultType"):
 		return FormatPrometheus, nil
-	case has("metric") && (bytes.Contains(first, []byte(`"Point"`)) || bytes.Contains(first, []byte(`"Metric"`))):
+	case jsonHasAll(t, "metric") && (bytes.Contains(first, []byte(`"Point"`)) || bytes.Contains(first, []byte(`"Metric"`))):
 		return FormatK6, nil
-	case has("spanID") && has("operationName") && has("startTime"):
+	case jsonHasAll(t, "spanID", "operationName", "startTime"):
 		return FormatJaeger, nil
-	case has("traceId") && has("id") && (has("timestamp") || has("duration")):
+	case jsonHasAll(t, "traceId", "id") && jsonHasAny(t, "timestamp", "duration"):
 		return FormatZipkin, nil
-	case has("EdgeStartTimestamp") && has("EdgeEndTimestamp"):
+	case jsonHasAll(t, "EdgeStartTimestamp", "EdgeEndTimestamp"):
 		return FormatCloudflare, nil
 	case traefikJSONLine(first):
 		return FormatTraefik, nil
 	case caddyLine(first):
 		return FormatCaddy, nil
-	case has("latency") && has("code"):
+	case jsonHasAll(t, "latency", "code"):
 		return FormatVegeta, nil
-	case has("time_total"):
+	case jsonHasAll(t, "time_total"):
 		return FormatCurl, nil
-	case has("request_time") || has("upstream_response_time"):
+	case jsonHasAny(t, "request_time", "upstream_response_time"):
 		return FormatNginx, nil
 	}
 	return "", errors.New("JSON, but not a format advise knows (HAR, OTLP, Zipkin, Jaeger, k6, vegeta, curl %{json}, Traefik, Caddy, Cloudflare, nginx JSON, Prometheus query API, a patience profile)")
+}
+
+// jsonHasAll says whether t holds every one of keys, quoted.
+func jsonHasAll(t []byte, keys ...string) bool {
+	for _, k := range keys {
+		if !bytes.Contains(t, []byte(`"`+k+`"`)) {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonHasAny says whether t holds one of keys, quoted.
+func jsonHasAny(t []byte, keys ...string) bool {
+	for _, k := range keys {
+		if bytes.Contains(t, []byte(`"`+k+`"`)) {
+			return true
+		}
+	}
+	return false
 }
 
 func firstLine(b []byte) []byte {

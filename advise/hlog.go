@@ -83,47 +83,49 @@ func hlogStream(ctx context.Context, r *reader, in *input, a *accum) error {
 	if r.filter != nil {
 		return &InputError{File: in.name, Err: errors.New("--filter does not apply to an HdrHistogram log: it holds distributions, not requests")}
 	}
-	var given time.Duration
+	hr := &hlogReader{r: r, in: in, a: a, tags: map[string]bool{}, why: "--unit"}
 	if r.opts.Unit != "" {
 		u, err := ParseUnit(r.opts.Unit)
 		if err != nil {
 			return err
 		}
-		given = u
+		hr.unit = u
 	}
-	type interval struct {
-		start time.Time
-		h     *hdrhistogram.Histogram
+	if err := hr.readLines(ctx); err != nil {
+		return err
 	}
-	var (
-		pending             []interval
-		count               int
-		startSec, baseSec   float64
-		haveStart, haveBase bool
-		ratios              []float64
-		line                int64
-		tags                = map[string]bool{}
-		unit                = given
-		why                 = "--unit"
-	)
-	decide := func() error {
-		if unit, why = hlogUnit(ratios); unit == 0 {
-			return &InputError{File: in.name, Err: fmt.Errorf("the values' unit cannot be read from the max column (max ÷ column ≈ %.3g, none of 10⁶ ns, 10³ µs, 1 ms): give --unit", median(ratios))}
-		}
-		return nil
-	}
-	o := &r.opts
-	flush := func() {
-		a.unit = unit
-		for _, iv := range pending {
-			if !iv.start.IsZero() && ((!o.Since.IsZero() && iv.start.Before(o.Since)) || (!o.Until.IsZero() && !iv.start.Before(o.Until))) {
-				continue
-			}
-			hlogAdd(a, iv.h, unit, iv.start, o.Window)
-		}
-		pending = pending[:0]
-	}
-	br := bufio.NewReaderSize(in.br, 64<<10)
+	return hr.finish()
+}
+
+// hlogSpan is one interval histogram and its start (zero when unknown).
+type hlogSpan struct {
+	start time.Time
+	h     *hdrhistogram.Histogram
+}
+
+// hlogReader reads one HdrHistogram log: line by line, each interval kept pending until
+// the unit is decided (from the first intervals' max column, or --unit), then streamed.
+type hlogReader struct {
+	r  *reader
+	in *input
+	a  *accum
+
+	line    int64
+	pending []hlogSpan
+	count   int // the intervals read
+	// startSec and baseSec are the time origin: StartTime (else the first interval's) and
+	// BaseTime (else StartTime when the timestamps are relative to it, else 0).
+	startSec, baseSec   float64
+	haveStart, haveBase bool
+	ratios              []float64 // the intervals' max ÷ max column
+	tags                map[string]bool
+	unit                time.Duration // 0 until decided
+	why                 string        // where unit comes from
+}
+
+// readLines reads the log to its end.
+func (hr *hlogReader) readLines(ctx context.Context) error {
+	br := bufio.NewReaderSize(hr.in.br, 64<<10)
 	for {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -131,101 +133,158 @@ func hlogStream(ctx context.Context, r *reader, in *input, a *accum) error {
 		l, err := br.ReadBytes('\n')
 		if len(l) == 0 && err != nil {
 			if err == io.EOF {
-				break
+				return nil
 			}
-			return &InputError{File: in.name, Line: line + 1, Err: err}
+			return &InputError{File: hr.in.name, Line: hr.line + 1, Err: err}
 		}
-		line++
-		l = bytes.TrimRight(l, "\r\n")
-		switch {
-		case blank(l):
-			continue
-		case l[0] == '#':
-			if bytes.HasPrefix(l, []byte("#[Logged with jHiccup")) {
-				// jHiccup (giltene/jHiccup src/main/java/org/jhiccup/HiccupMeter.java, its
-				// HiccupRecorder) records the stalls its own thread saw (sleep
-				// overshoot), the platform's hiccups, not the latency of requests.
-				a.note("HdrHistogram log written by jHiccup: the values are platform hiccups (how much longer than asked a thread's sleep took), not request latencies — a timeout derived from them is the stall a request could meet, not its service time")
-			}
-			if v, ok := hlogHeaderSec(l, "#[StartTime: "); ok {
-				startSec, haveStart = v, true
-			} else if v, ok := hlogHeaderSec(l, "#[BaseTime: "); ok {
-				baseSec, haveBase = v, true
-			}
-			continue
-		case bytes.HasPrefix(l, []byte(`"StartTimestamp"`)):
-			continue
-		}
-		if bytes.HasPrefix(l, []byte("Tag=")) {
-			if i := bytes.IndexByte(l, ','); i > 4 && len(tags) < 20 {
-				tags[string(l[4:i])] = true
-			}
-		}
-		f, ok := hlogInterval(l)
-		if !ok {
-			a.malformedLine(in.name, line, "not an interval line (start,length,max,HIST… payload)")
-			continue
-		}
-		h, err := hdrhistogram.Decode(f[3])
-		if err != nil {
-			a.malformedLine(in.name, line, fmt.Sprintf("interval histogram: %v", err))
-			continue
-		}
-		ts, _ := strconv.ParseFloat(string(f[0]), 64)
-		maxCol, _ := strconv.ParseFloat(string(f[2]), 64)
-		if !haveStart {
-			startSec, haveStart = ts, true
-		}
-		if !haveBase {
-			// The readers' rule: a timestamp over a year before StartTime is relative to it.
-			if ts < startSec-365*24*3600 {
-				baseSec = startSec
-			}
-			haveBase = true
-		}
-		if maxCol > 0 && h.Max() > 0 {
-			ratios = append(ratios, float64(h.Max())/maxCol)
-		}
-		sec := ts + baseSec
-		var at time.Time
-		if sec > 0 && sec < math.MaxInt64/1e9 {
-			at = time.Unix(0, int64(sec*1e9)).UTC()
-		}
-		count++
-		pending = append(pending, interval{start: at, h: h})
-		// The unit is decided on the first intervals; the rest stream through.
-		if unit == 0 && len(ratios) >= hlogUnitSample {
-			if err := decide(); err != nil {
-				return err
-			}
-		}
-		if unit != 0 {
-			flush()
-		}
-	}
-	a.lines = line
-	if count == 0 {
-		if a.malformed > 0 {
-			return nil
-		}
-		return &InputError{File: in.name, Err: errors.New("no interval histograms in this HdrHistogram log")}
-	}
-	if unit == 0 {
-		if err := decide(); err != nil {
+		hr.line++
+		if err := hr.readLine(bytes.TrimRight(l, "\r\n")); err != nil {
 			return err
 		}
 	}
-	flush()
-	if len(tags) > 0 {
-		names := make([]string, 0, len(tags))
-		for t := range tags {
+}
+
+// readLine reads one line: a comment or the legend, else an interval (a malformed line is
+// counted). The unit is decided on the first intervals; the rest stream through.
+func (hr *hlogReader) readLine(l []byte) error {
+	switch {
+	case blank(l):
+		return nil
+	case l[0] == '#':
+		hr.comment(l)
+		return nil
+	case bytes.HasPrefix(l, []byte(`"StartTimestamp"`)):
+		return nil
+	}
+	hr.tag(l)
+	f, ok := hlogInterval(l)
+	if !ok {
+		hr.a.malformedLine(hr.in.name, hr.line, "not an interval line (start,length,max,HIST… payload)")
+		return nil
+	}
+	h, err := hdrhistogram.Decode(f[3])
+	if err != nil {
+		hr.a.malformedLine(hr.in.name, hr.line, fmt.Sprintf("interval histogram: %v", err))
+		return nil
+	}
+	hr.interval(f, h)
+	if hr.unit == 0 && len(hr.ratios) >= hlogUnitSample {
+		if err := hr.decide(); err != nil {
+			return err
+		}
+	}
+	if hr.unit != 0 {
+		hr.flush()
+	}
+	return nil
+}
+
+// comment reads a '#' line: jHiccup's mark, StartTime and BaseTime.
+func (hr *hlogReader) comment(l []byte) {
+	if bytes.HasPrefix(l, []byte("#[Logged with jHiccup")) {
+		// jHiccup (giltene/jHiccup src/main/java/org/jhiccup/HiccupMeter.java, its
+		// HiccupRecorder) records the stalls its own thread saw (sleep
+		// overshoot), the platform's hiccups, not the latency of requests.
+		hr.a.note("HdrHistogram log written by jHiccup: the values are platform hiccups (how much longer than asked a thread's sleep took), not request latencies — a timeout derived from them is the stall a request could meet, not its service time")
+	}
+	if v, ok := hlogHeaderSec(l, "#[StartTime: "); ok {
+		hr.startSec, hr.haveStart = v, true
+	} else if v, ok := hlogHeaderSec(l, "#[BaseTime: "); ok {
+		hr.baseSec, hr.haveBase = v, true
+	}
+}
+
+// tag remembers an interval's tag (the first 20 tags).
+func (hr *hlogReader) tag(l []byte) {
+	if !bytes.HasPrefix(l, []byte("Tag=")) {
+		return
+	}
+	if i := bytes.IndexByte(l, ','); i > 4 && len(hr.tags) < 20 {
+		hr.tags[string(l[4:i])] = true
+	}
+}
+
+// interval keeps interval histogram h (fields f) pending, with its start and its max ratio.
+func (hr *hlogReader) interval(f [][]byte, h *hdrhistogram.Histogram) {
+	ts, _ := strconv.ParseFloat(string(f[0]), 64)
+	maxCol, _ := strconv.ParseFloat(string(f[2]), 64)
+	hr.origin(ts)
+	if maxCol > 0 && h.Max() > 0 {
+		hr.ratios = append(hr.ratios, float64(h.Max())/maxCol)
+	}
+	sec := ts + hr.baseSec
+	var at time.Time
+	if sec > 0 && sec < math.MaxInt64/1e9 {
+		at = time.Unix(0, int64(sec*1e9)).UTC()
+	}
+	hr.count++
+	hr.pending = append(hr.pending, hlogSpan{start: at, h: h})
+}
+
+// origin sets the time origin the header did not give from the first interval's timestamp
+// ts.
+func (hr *hlogReader) origin(ts float64) {
+	if !hr.haveStart {
+		hr.startSec, hr.haveStart = ts, true
+	}
+	if hr.haveBase {
+		return
+	}
+	// The readers' rule: a timestamp over a year before StartTime is relative to it.
+	if ts < hr.startSec-365*24*3600 {
+		hr.baseSec = hr.startSec
+	}
+	hr.haveBase = true
+}
+
+// decide sets the unit from the max column ratios; an error when they name none.
+func (hr *hlogReader) decide() error {
+	if hr.unit, hr.why = hlogUnit(hr.ratios); hr.unit == 0 {
+		return &InputError{File: hr.in.name, Err: fmt.Errorf("the values' unit cannot be read from the max column (max ÷ column ≈ %.3g, none of 10⁶ ns, 10³ µs, 1 ms): give --unit", median(hr.ratios))}
+	}
+	return nil
+}
+
+// flush records the pending intervals that start within --since and --until.
+func (hr *hlogReader) flush() {
+	o := &hr.r.opts
+	hr.a.unit = hr.unit
+	for _, iv := range hr.pending {
+		if !iv.start.IsZero() && ((!o.Since.IsZero() && iv.start.Before(o.Since)) || (!o.Until.IsZero() && !iv.start.Before(o.Until))) {
+			continue
+		}
+		hlogAdd(hr.a, iv.h, hr.unit, iv.start, o.Window)
+	}
+	hr.pending = hr.pending[:0]
+}
+
+// finish records what is still pending (the unit decided on every interval when there were
+// fewer than hlogUnitSample) and notes the tags, the unit and what the log cannot say.
+func (hr *hlogReader) finish() error {
+	a := hr.a
+	a.lines = hr.line
+	if hr.count == 0 {
+		if a.malformed > 0 {
+			return nil
+		}
+		return &InputError{File: hr.in.name, Err: errors.New("no interval histograms in this HdrHistogram log")}
+	}
+	if hr.unit == 0 {
+		if err := hr.decide(); err != nil {
+			return err
+		}
+	}
+	hr.flush()
+	if len(hr.tags) > 0 {
+		names := make([]string, 0, len(hr.tags))
+		for t := range hr.tags {
 			names = append(names, t)
 		}
 		sort.Strings(names)
 		a.note(fmt.Sprintf("HdrHistogram log: the intervals tagged %s are merged into one distribution (a tag is a separate series: give one tag's lines to read it alone)", strings.Join(names, ", ")))
 	}
 	a.noStatus = a.all.requests
-	a.note(fmt.Sprintf("HdrHistogram log: %d interval histograms, values read in %s (%s); latency distributions only — no status, no errors: every value is counted as answered (shown as 200), the error rate is unknown", count, unitName(unit), why))
+	a.note(fmt.Sprintf("HdrHistogram log: %d interval histograms, values read in %s (%s); latency distributions only — no status, no errors: every value is counted as answered (shown as 200), the error rate is unknown", hr.count, unitName(hr.unit), hr.why))
 	return nil
 }
 

@@ -251,194 +251,272 @@ const chunkSize = 1 << 20
 // others pile up results (each an accumulator) for the ordered merge. Chunk buffers and
 // accumulators are recycled through free lists of that size: the steady state allocates
 // nothing, and memory does not grow with the file.
+//
+// The stages are linePipeline's methods: feed (the read), work (each worker), merge (in
+// input order), then mergeOwn.
 func (r *reader) readLines(ctx context.Context, in *input, newParser parserFactory, workers int, unit time.Duration, flush bool) (*accum, error) {
-	inflight := 2*workers + 1
-	slots := make(chan struct{}, inflight)
-	chunks := make(chan chunk, inflight)
-	results := make(chan chunkResult, inflight)
-	freeBufs := make(chan []byte, inflight)
-	freeAccums := make(chan *accum, inflight)
-	// The whole input's histograms are each worker's own, not the chunk's: they add up in
-	// any order, so they need no ordered merge, and staying with their worker they stay in
-	// its cache (a chunk's accumulator carries its counts, statuses, groups and windows).
-	own := make([][11]*hist, workers)
+	p := newLinePipeline(r, in, workers, unit)
 	var wg sync.WaitGroup
 	for w := range workers {
 		parse := newParser()
-		wg.Go(func() {
-			var a *accum
-			emit := func(rec *Record) { r.add(a, rec) }
-			for c := range chunks {
-				// One accumulator per chunk, merged in input order: which routes fold into
-				// "(other)", the malformed lines shown and the first fatal error do not
-				// depend on which worker took which chunk (same input, same bytes out).
-				select {
-				case a = <-freeAccums:
-				default:
-					a = newAccum()
-				}
-				a.unit, a.spill = unit, true
-				hs := a.all.hists()
-				for i, h := range hs {
-					*h = own[w][i]
-				}
-				var fatal error
-				data := c.data
-				var line int64 = 1
-				for len(data) > 0 {
-					i := bytes.IndexByte(data, '\n')
-					var l []byte
-					if i < 0 {
-						l, data = data, nil
-					} else {
-						l, data = data[:i], data[i+1:]
-					}
-					l = bytes.TrimSuffix(l, []byte{'\r'})
-					a.lines++
-					if blank(l) {
-						line++
-						continue
-					}
-					if err := parse(l, emit, a); err != nil {
-						var fe *fatalError
-						if errors.As(err, &fe) {
-							if fatal == nil {
-								fatal = &InputError{File: in.name, Line: line, Err: fe.err}
-							}
-						} else {
-							a.malformedLine(in.name, line, err.Error())
-						}
-					}
-					line++
-				}
-				for i, h := range hs {
-					own[w][i], *h = *h, nil
-				}
-				select {
-				case freeBufs <- c.data[:0]:
-				default:
-				}
-				results <- chunkResult{seq: c.seq, a: a, err: fatal}
-			}
-			if flush {
-				// A parser joining lines (k6) emits its last request at the end; such a
-				// parser runs on one worker, so this comes after every chunk.
-				a = newAccum()
-				a.unit = unit
-				_ = parse(nil, emit, a)
-				results <- chunkResult{seq: -1, a: a}
-			}
-		})
+		wg.Go(func() { p.work(w, parse, flush) })
 	}
-	out := newAccum()
-	out.unit = unit
-	var firstErr error
 	merged := make(chan struct{})
 	go func() {
 		defer close(merged)
-		pending := map[int]chunkResult{}
-		var tail []chunkResult
-		next := 0
-		take := func(res chunkResult) {
-			// The chunk's line numbers become the file's: it starts after every line
-			// merged before it.
-			base := out.lines
-			for i := range res.a.bad {
-				res.a.bad[i].line += base
-			}
-			if ie, ok := res.err.(*InputError); ok {
-				ie.Line += base
-			}
-			if res.err != nil && firstErr == nil {
-				firstErr = res.err
-			}
-			out.mergeCapped(res.a)
-			res.a.reset()
-			res.a.spill = false
-			select {
-			case freeAccums <- res.a:
-			default:
-			}
-		}
-		for res := range results {
-			if res.seq < 0 {
-				tail = append(tail, res)
-				continue
-			}
-			pending[res.seq] = res
-			for {
-				p, ok := pending[next]
-				if !ok {
-					break
-				}
-				delete(pending, next)
-				take(p)
-				<-slots
-				next++
-			}
-		}
-		for _, res := range tail {
-			take(res)
-		}
+		p.merge()
 	}()
-	// readErr is the read's error; its line is set once every chunk before it is merged.
-	readErr := func() *InputError {
-		defer close(chunks)
-		lc := &lineChunker{r: in.br}
-		seq := 0
-		for {
-			if ctx.Err() != nil {
-				return &InputError{Err: ctx.Err()}
-			}
-			slots <- struct{}{}
-			var buf []byte
-			select {
-			case buf = <-freeBufs:
-			default:
-				buf = make([]byte, 0, chunkSize)
-			}
-			data, err := lc.next(ctx, buf)
-			if len(data) > 0 {
-				// Whole lines, even those before a line too long: its number is then
-				// the one after every line merged.
-				chunks <- chunk{data, seq}
-				seq++
-			} else {
-				<-slots
-			}
-			switch {
-			case err == nil:
-			case err == io.EOF:
-				return nil
-			case errors.Is(err, errStopped) || ctx.Err() != nil:
-				// The run was stopped, whatever the reader made of it.
-				return &InputError{Err: ctx.Err()}
-			default:
-				return &InputError{File: in.name, Err: err}
-			}
-		}
-	}()
+	readErr := p.feed(ctx)
 	wg.Wait()
-	close(results)
+	close(p.results)
 	<-merged
-	for w := range own {
-		for i, h := range out.all.hists() {
-			mergeHist(h, own[w][i], out.all.sig)
-		}
-	}
+	p.mergeOwn()
 	if readErr != nil {
 		if readErr.File == "" {
 			// Stopped (the context ended): every line before the stop was merged, and the
 			// caller may report them as an interrupted run.
-			return out, readErr.Err
+			return p.out, readErr.Err
 		}
-		readErr.Line = out.lines + 1 // the line being read: every line before it was merged
+		readErr.Line = p.out.lines + 1 // the line being read: every line before it was merged
 		return nil, readErr
 	}
-	if firstErr != nil {
-		return nil, firstErr
+	if p.firstErr != nil {
+		return nil, p.firstErr
 	}
-	return out, nil
+	return p.out, nil
+}
+
+// linePipeline is one readLines run: its channels, free lists and the workers' own
+// histograms, and the merged result.
+type linePipeline struct {
+	r    *reader
+	in   *input
+	unit time.Duration
+	// slots holds a token per chunk in flight, from the read to the end of its merge.
+	slots      chan struct{}
+	chunks     chan chunk
+	results    chan chunkResult
+	freeBufs   chan []byte
+	freeAccums chan *accum
+	// own holds each worker's whole-input histograms: they add up in any order, so they
+	// need no ordered merge, and staying with their worker they stay in its cache (a
+	// chunk's accumulator carries its counts, statuses, groups and windows).
+	own [][11]*hist
+	// out and firstErr are the merge's: read once the merge is done.
+	out      *accum
+	firstErr error
+}
+
+func newLinePipeline(r *reader, in *input, workers int, unit time.Duration) *linePipeline {
+	inflight := 2*workers + 1
+	out := newAccum()
+	out.unit = unit
+	return &linePipeline{
+		r: r, in: in, unit: unit,
+		slots:      make(chan struct{}, inflight),
+		chunks:     make(chan chunk, inflight),
+		results:    make(chan chunkResult, inflight),
+		freeBufs:   make(chan []byte, inflight),
+		freeAccums: make(chan *accum, inflight),
+		own:        make([][11]*hist, workers),
+		out:        out,
+	}
+}
+
+// work is worker w: it parses each chunk it takes into the chunk's own accumulator. One
+// accumulator per chunk, merged in input order: which routes fold into "(other)", the
+// malformed lines shown and the first fatal error do not depend on which worker took which
+// chunk (same input, same bytes out).
+func (p *linePipeline) work(w int, parse lineFunc, flush bool) {
+	var a *accum
+	emit := func(rec *Record) { p.r.add(a, rec) }
+	for c := range p.chunks {
+		var hs [11]**hist
+		a, hs = p.borrow(w)
+		fatal := p.parseChunk(c.data, parse, emit, a)
+		p.giveBack(w, hs, c.data)
+		p.results <- chunkResult{seq: c.seq, a: a, err: fatal}
+	}
+	if flush {
+		// A parser joining lines (k6) emits its last request at the end; such a parser
+		// runs on one worker, so this comes after every chunk.
+		a = newAccum()
+		a.unit = p.unit
+		_ = parse(nil, emit, a)
+		p.results <- chunkResult{seq: -1, a: a}
+	}
+}
+
+// borrow is a chunk accumulator (a recycled one when there is one) holding worker w's own
+// whole-input histograms, and where they are in it.
+func (p *linePipeline) borrow(w int) (*accum, [11]**hist) {
+	var a *accum
+	select {
+	case a = <-p.freeAccums:
+	default:
+		a = newAccum()
+	}
+	a.unit, a.spill = p.unit, true
+	hs := a.all.hists()
+	for i, h := range hs {
+		*h = p.own[w][i]
+	}
+	return a, hs
+}
+
+// giveBack takes worker w's histograms back from the chunk's accumulator (hs) and recycles
+// the chunk's buffer.
+func (p *linePipeline) giveBack(w int, hs [11]**hist, data []byte) {
+	for i, h := range hs {
+		p.own[w][i], *h = *h, nil
+	}
+	select {
+	case p.freeBufs <- data[:0]:
+	default:
+	}
+}
+
+// parseChunk parses a chunk's lines into a (blank lines counted, not parsed); a malformed
+// line is counted, and the first fatal one is returned, its line counted from the chunk's
+// first.
+func (p *linePipeline) parseChunk(data []byte, parse lineFunc, emit func(*Record), a *accum) error {
+	var fatal error
+	var line int64 = 1
+	for len(data) > 0 {
+		var l []byte
+		l, data = cutLine(data)
+		a.lines++
+		if !blank(l) {
+			if err := parse(l, emit, a); err != nil {
+				fatal = p.lineError(a, line, err, fatal)
+			}
+		}
+		line++
+	}
+	return fatal
+}
+
+// cutLine is data's first line (without its "\n" or "\r\n") and the rest.
+func cutLine(data []byte) (line, rest []byte) {
+	i := bytes.IndexByte(data, '\n')
+	if i < 0 {
+		line, rest = data, nil
+	} else {
+		line, rest = data[:i], data[i+1:]
+	}
+	return bytes.TrimSuffix(line, []byte{'\r'}), rest
+}
+
+// lineError counts a malformed line in a, or, for a fatal one, is the first fatal error of
+// the chunk (fatal: the one so far).
+func (p *linePipeline) lineError(a *accum, line int64, err, fatal error) error {
+	var fe *fatalError
+	if !errors.As(err, &fe) {
+		a.malformedLine(p.in.name, line, err.Error())
+		return fatal
+	}
+	if fatal == nil {
+		return &InputError{File: p.in.name, Line: line, Err: fe.err}
+	}
+	return fatal
+}
+
+// merge folds the results into out in input order as they come (a sequential parser's
+// final flush last), freeing a slot per chunk merged.
+func (p *linePipeline) merge() {
+	pending := map[int]chunkResult{}
+	var tail []chunkResult
+	next := 0
+	for res := range p.results {
+		if res.seq < 0 {
+			tail = append(tail, res)
+			continue
+		}
+		pending[res.seq] = res
+		for {
+			q, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			p.take(q)
+			<-p.slots
+			next++
+		}
+	}
+	for _, res := range tail {
+		p.take(res)
+	}
+}
+
+// take merges one chunk's result into out and recycles its accumulator. The chunk's line
+// numbers become the file's: it starts after every line merged before it.
+func (p *linePipeline) take(res chunkResult) {
+	base := p.out.lines
+	for i := range res.a.bad {
+		res.a.bad[i].line += base
+	}
+	if ie, ok := res.err.(*InputError); ok {
+		ie.Line += base
+	}
+	if res.err != nil && p.firstErr == nil {
+		p.firstErr = res.err
+	}
+	p.out.mergeCapped(res.a)
+	res.a.reset()
+	res.a.spill = false
+	select {
+	case p.freeAccums <- res.a:
+	default:
+	}
+}
+
+// feed reads the input into chunks of whole lines, each taking a slot, and closes chunks at
+// the end. Its error is the read's; its line is set once every chunk before it is merged.
+func (p *linePipeline) feed(ctx context.Context) *InputError {
+	defer close(p.chunks)
+	lc := &lineChunker{r: p.in.br}
+	seq := 0
+	for {
+		if ctx.Err() != nil {
+			return &InputError{Err: ctx.Err()}
+		}
+		p.slots <- struct{}{}
+		var buf []byte
+		select {
+		case buf = <-p.freeBufs:
+		default:
+			buf = make([]byte, 0, chunkSize)
+		}
+		data, err := lc.next(ctx, buf)
+		if len(data) > 0 {
+			// Whole lines, even those before a line too long: its number is then the one
+			// after every line merged.
+			p.chunks <- chunk{data, seq}
+			seq++
+		} else {
+			<-p.slots
+		}
+		switch {
+		case err == nil:
+		case err == io.EOF:
+			return nil
+		case errors.Is(err, errStopped) || ctx.Err() != nil:
+			// The run was stopped, whatever the reader made of it.
+			return &InputError{Err: ctx.Err()}
+		default:
+			return &InputError{File: p.in.name, Err: err}
+		}
+	}
+}
+
+// mergeOwn adds every worker's own histograms to out's.
+func (p *linePipeline) mergeOwn() {
+	for w := range p.own {
+		for i, h := range p.out.all.hists() {
+			mergeHist(h, p.own[w][i], p.out.all.sig)
+		}
+	}
 }
 
 // blank says whether l holds only white space (bytes.TrimSpace's), at the cost of one

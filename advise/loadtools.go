@@ -40,91 +40,116 @@ type k6Req struct {
 }
 
 func k6Lines(o Options, _ []byte) (parserFactory, error) {
-	return func() lineFunc {
-		var cur *k6Req
-		flush := func(emit func(*Record), a *accum) {
-			if cur == nil || !cur.hasDuration {
-				cur = nil
-				return
-			}
-			rec := newRecord()
-			rec.Time = cur.t
-			rec.Method = cur.tags["method"]
-			if u, err := url.Parse(cur.tags["url"]); err == nil {
-				rec.Host, rec.Path = u.Host, u.Path
-			}
-			if n := cur.tags["name"]; n != "" && n != cur.tags["url"] && strings.HasPrefix(n, "/") {
-				rec.Path = n
-			}
-			st, _ := strconv.Atoi(cur.tags["status"])
-			rec.Status = st
-			if st == 0 {
-				rec.ErrMsg = cur.tags["error"]
-				rec.Err = k6ErrorClass(cur.tags["error_code"], cur.tags["error"])
-			}
-			ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
-			rec.Total = ms(cur.duration)
-			if cur.hasBlocked {
-				rec.Total = ms(cur.blocked + cur.duration)
-			} else {
-				a.note("k6: no http_req_blocked samples, so the total is http_req_duration alone: it excludes DNS, connect and TLS (B9) and under-counts cold connections")
-			}
-			rec.TTFB = ms(cur.waiting)
-			if cur.hasConnecting {
-				if cur.connecting > 0 {
-					rec.Reused = 1
-					rec.Connect = ms(cur.connecting)
-					if cur.hasTLS && cur.tls > 0 {
-						rec.TLS = ms(cur.tls)
-					}
-				} else {
-					rec.Reused = 2
-				}
-			}
-			emit(&rec)
-			cur = nil
-		}
-		return func(line []byte, emit func(*Record), a *accum) error {
-			if line == nil {
-				flush(emit, a)
-				return nil
-			}
-			var p k6Point
-			if err := json.Unmarshal(line, &p); err != nil {
-				return fmt.Errorf("not a k6 JSON line: %v", err)
-			}
-			if p.Type != "Point" || !strings.HasPrefix(p.Metric, "http_req") {
-				return nil
-			}
-			key := p.Data.Time + "\x00" + p.Data.Tags["method"] + "\x00" + p.Data.Tags["url"] + "\x00" + p.Data.Tags["status"]
-			if cur != nil && (cur.key != key || cur.seen[p.Metric]) {
-				flush(emit, a)
-			}
-			if cur == nil {
-				t, err := time.Parse(time.RFC3339Nano, p.Data.Time)
-				if err != nil {
-					return fmt.Errorf("data.time %q: %v", p.Data.Time, err)
-				}
-				cur = &k6Req{key: key, seen: map[string]bool{}, t: t, tags: p.Data.Tags}
-			}
-			cur.seen[p.Metric] = true
-			v := p.Data.Value
-			switch p.Metric {
-			case "http_req_duration":
-				cur.duration, cur.hasDuration = v, true
-			case "http_req_blocked":
-				cur.blocked, cur.hasBlocked = v, true
-			case "http_req_connecting":
-				cur.connecting, cur.hasConnecting = v, true
-			case "http_req_tls_handshaking":
-				cur.tls, cur.hasTLS = v, true
-			case "http_req_waiting":
-				cur.waiting = v
-			}
-			return nil
-		}
-	}, nil
+	return func() lineFunc { return (&k6Joiner{}).line }, nil
 }
+
+// k6Joiner joins one request's samples (consecutive lines with the same time and tags, each
+// metric once) into one record; cur is the request being joined. The line nil, at the end,
+// emits the last one.
+type k6Joiner struct{ cur *k6Req }
+
+func (j *k6Joiner) line(line []byte, emit func(*Record), a *accum) error {
+	if line == nil {
+		j.flush(emit, a)
+		return nil
+	}
+	var p k6Point
+	if err := json.Unmarshal(line, &p); err != nil {
+		return fmt.Errorf("not a k6 JSON line: %v", err)
+	}
+	if p.Type != "Point" || !strings.HasPrefix(p.Metric, "http_req") {
+		return nil
+	}
+	key := p.Data.Time + "\x00" + p.Data.Tags["method"] + "\x00" + p.Data.Tags["url"] + "\x00" + p.Data.Tags["status"]
+	if j.cur != nil && (j.cur.key != key || j.cur.seen[p.Metric]) {
+		j.flush(emit, a)
+	}
+	if j.cur == nil {
+		t, err := time.Parse(time.RFC3339Nano, p.Data.Time)
+		if err != nil {
+			return fmt.Errorf("data.time %q: %v", p.Data.Time, err)
+		}
+		j.cur = &k6Req{key: key, seen: map[string]bool{}, t: t, tags: p.Data.Tags}
+	}
+	j.cur.add(p.Metric, p.Data.Value)
+	return nil
+}
+
+// flush emits the request being joined, when it has a duration, and starts afresh.
+func (j *k6Joiner) flush(emit func(*Record), a *accum) {
+	cur := j.cur
+	j.cur = nil
+	if cur == nil || !cur.hasDuration {
+		return
+	}
+	rec := cur.record(a)
+	emit(&rec)
+}
+
+// add keeps one sample (ms) of the request.
+func (r *k6Req) add(metric string, v float64) {
+	r.seen[metric] = true
+	switch metric {
+	case "http_req_duration":
+		r.duration, r.hasDuration = v, true
+	case "http_req_blocked":
+		r.blocked, r.hasBlocked = v, true
+	case "http_req_connecting":
+		r.connecting, r.hasConnecting = v, true
+	case "http_req_tls_handshaking":
+		r.tls, r.hasTLS = v, true
+	case "http_req_waiting":
+		r.waiting = v
+	}
+}
+
+// record is the joined request: its target and outcome from the tags, its timings.
+func (r *k6Req) record(a *accum) Record {
+	rec := newRecord()
+	rec.Time = r.t
+	rec.Method = r.tags["method"]
+	if u, err := url.Parse(r.tags["url"]); err == nil {
+		rec.Host, rec.Path = u.Host, u.Path
+	}
+	if n := r.tags["name"]; n != "" && n != r.tags["url"] && strings.HasPrefix(n, "/") {
+		rec.Path = n
+	}
+	st, _ := strconv.Atoi(r.tags["status"])
+	rec.Status = st
+	if st == 0 {
+		rec.ErrMsg = r.tags["error"]
+		rec.Err = k6ErrorClass(r.tags["error_code"], r.tags["error"])
+	}
+	r.timings(&rec, a)
+	return rec
+}
+
+// timings sets the total (blocked + duration), the time to the first byte and, when k6 says
+// whether the connection was new, connect and TLS.
+func (r *k6Req) timings(rec *Record, a *accum) {
+	rec.Total = k6Ms(r.duration)
+	if r.hasBlocked {
+		rec.Total = k6Ms(r.blocked + r.duration)
+	} else {
+		a.note("k6: no http_req_blocked samples, so the total is http_req_duration alone: it excludes DNS, connect and TLS (B9) and under-counts cold connections")
+	}
+	rec.TTFB = k6Ms(r.waiting)
+	if !r.hasConnecting {
+		return
+	}
+	if r.connecting > 0 {
+		rec.Reused = 1
+		rec.Connect = k6Ms(r.connecting)
+		if r.hasTLS && r.tls > 0 {
+			rec.TLS = k6Ms(r.tls)
+		}
+		return
+	}
+	rec.Reused = 2
+}
+
+// k6Ms is a k6 time value, in ms.
+func k6Ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 
 // k6ErrorClass maps k6's error codes (1050 request timeout, 11xx DNS, 12xx TCP, 13xx TLS;
 // k6 docs "Error codes") and messages to probe's classes.

@@ -522,40 +522,69 @@ func (c *timeCache) local(b []byte) (time.Time, bool) {
 // time.Parse(timeLocalLayout) reads; ok is false for anything else, which time.Parse then
 // reads or rejects. The time is in UTC (the instant is what advise uses).
 func parseTimeLocal(b []byte) (t time.Time, ok bool) {
-	if len(b) != len(timeLocalLayout) || b[2] != '/' || b[6] != '/' || b[11] != ':' || b[14] != ':' || b[17] != ':' || b[20] != ' ' {
+	if !timeLocalShape(b) {
 		return time.Time{}, false
 	}
-	num := func(i, n int) int {
-		v := 0
-		for _, c := range b[i : i+n] {
-			if c < '0' || c > '9' {
-				return -1
-			}
-			v = v*10 + int(c-'0')
-		}
-		return v
-	}
-	day, year, hour, minute, sec := num(0, 2), num(7, 4), num(12, 2), num(15, 2), num(18, 2)
-	zh, zm := num(22, 2), num(24, 2)
-	month := 0
-	for i, m := range shortMonths {
-		if string(b[3:6]) == m {
-			month = i + 1
-			break
-		}
-	}
-	if month == 0 || day < 1 || year < 0 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 ||
-		zh < 0 || zh > 23 || zm < 0 || zm > 59 || (b[21] != '+' && b[21] != '-') {
+	day, month, year := decDigits(b[0:2]), shortMonth(b[3:6]), decDigits(b[7:11])
+	hour, minute, sec := decDigits(b[12:14]), decDigits(b[15:17]), decDigits(b[18:20])
+	off, zoneOK := timeLocalZone(b[21:26])
+	if month == 0 || !validDate(year, month, day) || !validClock(hour, minute, sec) || !zoneOK {
 		return time.Time{}, false
-	}
-	if day > 28 && day > time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day() {
-		return time.Time{}, false
-	}
-	off := (zh*60 + zm) * 60
-	if b[21] == '-' {
-		off = -off
 	}
 	return time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.UTC).Add(-time.Duration(off) * time.Second), true
+}
+
+// timeLocalShape says whether b has timeLocalLayout's length and separators.
+func timeLocalShape(b []byte) bool {
+	return len(b) == len(timeLocalLayout) && b[2] == '/' && b[6] == '/' && b[11] == ':' && b[14] == ':' && b[17] == ':' && b[20] == ' '
+}
+
+// decDigits is the decimal number b spells, -1 when b holds anything but digits.
+func decDigits(b []byte) int {
+	v := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return -1
+		}
+		v = v*10 + int(c-'0')
+	}
+	return v
+}
+
+// shortMonth is the month (1–12) b names as nginx spells it ("May"), 0 when none.
+func shortMonth(b []byte) int {
+	for i, m := range shortMonths {
+		if string(b) == m {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// validDate says whether day exists in month (1–12) of year.
+func validDate(year, month, day int) bool {
+	if day < 1 || year < 0 {
+		return false
+	}
+	return day <= 28 || day <= time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+// validClock says whether hour, minute and sec are a time of day (no leap second).
+func validClock(hour, minute, sec int) bool {
+	return hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59 && sec >= 0 && sec <= 59
+}
+
+// timeLocalZone reads a "+hhmm" or "-hhmm" zone as its offset east of UTC in seconds.
+func timeLocalZone(b []byte) (int, bool) {
+	zh, zm := decDigits(b[1:3]), decDigits(b[3:5])
+	if zh < 0 || zh > 23 || zm < 0 || zm > 59 || (b[0] != '+' && b[0] != '-') {
+		return 0, false
+	}
+	off := (zh*60 + zm) * 60
+	if b[0] == '-' {
+		off = -off
+	}
+	return off, true
 }
 
 var shortMonths = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
@@ -597,11 +626,23 @@ func nginxEmit(f *nginxFields, tc *timeCache, rec *Record, emit func(*Record), a
 	if !ok {
 		return fmt.Errorf("status %q is not an HTTP status", f.v[fieldStatus])
 	}
-	if f.v[fieldRequest] != nil {
-		m, _, _ := bytes.Cut(f.v[fieldRequest], []byte{' '})
+	f.request(rec)
+	if err := f.when(tc, rec); err != nil {
+		return err
+	}
+	if f.v[fieldURT] == nil {
+		return f.emitRequestTime(rec, status, emit, a)
+	}
+	return f.emitUpstream(rec, status, emit, a)
+}
+
+// request sets rec's method, path (when needed) and host.
+func (f *nginxFields) request(rec *Record) {
+	if r := f.v[fieldRequest]; r != nil {
+		m, _, _ := bytes.Cut(r, []byte{' '})
 		rec.Method = methodName(m)
 		if f.needPath {
-			_, rec.Path = splitRequest(string(f.v[fieldRequest]))
+			_, rec.Path = splitRequest(string(r))
 		}
 	}
 	if f.v[fieldMethod] != nil {
@@ -610,17 +651,23 @@ func nginxEmit(f *nginxFields, tc *timeCache, rec *Record, emit func(*Record), a
 	if f.v[fieldURI] != nil && f.needPath {
 		_, rec.Path = splitRequest("X " + string(f.v[fieldURI]))
 	}
-	if len(f.v[fieldHost]) > 0 && string(f.v[fieldHost]) != "-" {
-		if string(f.v[fieldHost]) != f.host0 {
-			f.host0 = string(f.v[fieldHost])
+	if h := f.v[fieldHost]; len(h) > 0 && string(h) != "-" {
+		if string(h) != f.host0 {
+			f.host0 = string(h)
 		}
 		rec.Host = f.host0
 	}
+}
+
+// when sets rec's time: $time_local, else $time_iso8601, else $msec.
+func (f *nginxFields) when(tc *timeCache, rec *Record) error {
 	switch {
 	case f.v[fieldTimeLocal] != nil:
-		if rec.Time, ok = tc.local(f.v[fieldTimeLocal]); !ok {
+		t, ok := tc.local(f.v[fieldTimeLocal])
+		if !ok {
 			return fmt.Errorf("$time_local %q: want %s", f.v[fieldTimeLocal], timeLocalLayout)
 		}
+		rec.Time = t
 	case f.v[fieldTimeISO] != nil:
 		t, err := time.Parse(time.RFC3339, string(f.v[fieldTimeISO]))
 		if err != nil {
@@ -634,84 +681,75 @@ func nginxEmit(f *nginxFields, tc *timeCache, rec *Record, emit func(*Record), a
 		}
 		rec.Time = time.Unix(0, int64(d))
 	}
-	if f.v[fieldURT] == nil {
-		// No upstream timers: $request_time, the whole request as nginx saw it.
-		if f.v[fieldRequestTime] == nil {
-			return errors.New("no $request_time or $upstream_response_time on this line")
-		}
-		d, ok := parseDuration(f.v[fieldRequestTime], time.Second)
-		if !ok || d < 0 {
-			return fmt.Errorf("$request_time %q is not a number of seconds", f.v[fieldRequestTime])
-		}
-		rec.Status, rec.Total, rec.Attempts = status, d, 0
-		if status == 0 {
-			rec.Err = "other"
-		}
-		if status == 504 {
-			// RFC 9110 §15.6.5: a 504 is a gateway that "did not receive a timely response"
-			// upstream — with no upstream fields to say whose, nginx's own timeout.
-			nginxTimedOut(rec, d, "$status 504")
-			a.note("a 504 is a request nginx's upstream did not answer in time (RFC 9110 §15.6.5): counted as unanswered at its $request_time, longer than every answer")
-		}
-		emit(rec)
-		return nil
+	return nil
+}
+
+// emitRequestTime emits a line without upstream timers: its $request_time, the whole request
+// as nginx saw it.
+func (f *nginxFields) emitRequestTime(rec *Record, status int, emit func(*Record), a *accum) error {
+	if f.v[fieldRequestTime] == nil {
+		return errors.New("no $request_time or $upstream_response_time on this line")
 	}
-	a.note("latency is $upstream_response_time of the attempt that answered each request (nginx's proxy_*_timeout applies to each attempt); connect is $upstream_connect_time, TLS included; ttfb is $upstream_header_time; requests, statuses and the error rate are per request ($status), attempts apart (attempts)")
+	d, ok := parseDuration(f.v[fieldRequestTime], time.Second)
+	if !ok || d < 0 {
+		return fmt.Errorf("$request_time %q is not a number of seconds", f.v[fieldRequestTime])
+	}
+	rec.Status, rec.Total, rec.Attempts = status, d, 0
+	if status == 0 {
+		rec.Err = "other"
+	}
+	if status == 504 {
+		// RFC 9110 §15.6.5: a 504 is a gateway that "did not receive a timely response"
+		// upstream — with no upstream fields to say whose, nginx's own timeout.
+		nginxTimedOut(rec, d, "$status 504")
+		a.note("a 504 is a request nginx's upstream did not answer in time (RFC 9110 §15.6.5): counted as unanswered at its $request_time, longer than every answer")
+	}
+	emit(rec)
+	return nil
+}
+
+// nginxUpstream is a line's upstream fields split into their attempts: response, connect and
+// header times, statuses.
+type nginxUpstream struct {
+	rt, ct, ht, st [][]byte
+}
+
+// upstream splits the line's upstream fields, in f's scratch lists.
+func (f *nginxFields) upstream() nginxUpstream {
 	sc := &f.scratch
-	urt, uct, uht, ust := splitList(f.v[fieldURT], sc[0][:0]), splitList(f.v[fieldUCT], sc[1][:0]), splitList(f.v[fieldUHT], sc[2][:0]), splitList(f.v[fieldUST], sc[3][:0])
-	sc[0], sc[1], sc[2], sc[3] = urt, uct, uht, ust
-	if len(urt) == 1 && string(urt[0]) == "-" {
-		// No upstream contacted: a failure keeps its status; a success nginx answered itself
-		// (cache, return, static file) says nothing about the upstream.
-		if profile.GoodStatus(status) {
-			a.note(`requests answered by nginx itself ($upstream_response_time "-": cache, return or a static file) are left out: they say nothing about the upstream`)
-			return nil
-		}
-		rec.Status, rec.Attempts = status, noAttempts
-		emit(rec)
+	u := nginxUpstream{
+		rt: splitList(f.v[fieldURT], sc[0][:0]), ct: splitList(f.v[fieldUCT], sc[1][:0]),
+		ht: splitList(f.v[fieldUHT], sc[2][:0]), st: splitList(f.v[fieldUST], sc[3][:0]),
+	}
+	sc[0], sc[1], sc[2], sc[3] = u.rt, u.ct, u.ht, u.st
+	return u
+}
+
+// emitUpstream emits a line with upstream timers: one record per request, the last attempt's
+// (the one whose answer, or timeout, nginx passed on); the attempts before it were passed to
+// the next upstream (proxy_next_upstream) and are counted in attempts.
+func (f *nginxFields) emitUpstream(rec *Record, status int, emit func(*Record), a *accum) error {
+	a.note("latency is $upstream_response_time of the attempt that answered each request (nginx's proxy_*_timeout applies to each attempt); connect is $upstream_connect_time, TLS included; ttfb is $upstream_header_time; requests, statuses and the error rate are per request ($status), attempts apart (attempts)")
+	u := f.upstream()
+	if len(u.rt) == 1 && string(u.rt[0]) == "-" {
+		nginxSelfAnswered(rec, status, emit, a)
 		return nil
 	}
-	// One record per request: the last attempt is the one whose answer (or timeout) nginx
-	// passed on; the attempts before it were passed to the next upstream
-	// (proxy_next_upstream) and are counted in attempts.
-	last := len(urt) - 1
+	last := len(u.rt) - 1
 	for i := range last {
-		if nginxAttemptTimedOut(ust, uht, i) {
-			d, _ := parseDuration(urt[i], time.Second)
+		if nginxAttemptTimedOut(u.st, u.ht, i) {
+			d, _ := parseDuration(u.rt[i], time.Second)
 			a.attemptUnanswered(d)
 		}
 	}
-	rec.Status, rec.Attempts = status, len(urt)
-	if v := urt[last]; string(v) != "-" {
-		d, ok := parseDuration(v, time.Second)
-		if !ok || d < 0 {
-			return fmt.Errorf("$upstream_response_time %q is not a list of seconds", f.v[fieldURT])
-		}
-		rec.Total = d
-	} else if f.v[fieldRequestTime] != nil {
-		// The answering attempt has no time: the request's own $request_time bounds it.
-		if d, ok := parseDuration(f.v[fieldRequestTime], time.Second); ok && d >= 0 {
-			rec.Total = d
-			a.note(`a request whose last upstream attempt has no $upstream_response_time ("-") is timed by its $request_time`)
-		}
+	rec.Status, rec.Attempts = status, len(u.rt)
+	if err := f.answerTime(rec, u.rt[last], a); err != nil {
+		return err
 	}
-	if last < len(ust) && string(ust[last]) != "-" {
-		if _, ok := parseStatus(ust[last]); !ok {
-			return fmt.Errorf("$upstream_status %q is not a list of statuses", f.v[fieldUST])
-		}
+	if err := f.lastAttempt(rec, u, last); err != nil {
+		return err
 	}
-	if last < len(uct) && string(uct[last]) != "-" {
-		if d, ok := parseDuration(uct[last], time.Second); ok && d >= 0 {
-			rec.Connect = d
-		}
-	}
-	if last < len(uht) && string(uht[last]) != "-" {
-		if d, ok := parseDuration(uht[last], time.Second); ok && d >= 0 {
-			rec.TTFB = d
-		}
-	}
-	if nginxAttemptTimedOut(ust, uht, last) {
-		rec.Attempts = len(urt)
+	if nginxAttemptTimedOut(u.st, u.ht, last) {
 		nginxTimedOut(rec, rec.Total, "$upstream_status 504 with no response header")
 		a.note("an attempt whose $upstream_status is 504 with no $upstream_header_time (or none logged) is nginx's own timeout (ngx_http_upstream_next, NGX_HTTP_UPSTREAM_FT_TIMEOUT → 504): its request is unanswered at that attempt's $upstream_response_time, longer than every answer")
 	}
@@ -720,6 +758,65 @@ func nginxEmit(f *nginxFields, tc *timeCache, rec *Record, emit func(*Record), a
 	}
 	emit(rec)
 	return nil
+}
+
+// nginxSelfAnswered handles a request with no upstream contacted ($upstream_response_time
+// "-"): a failure keeps its status; a success nginx answered itself (cache, return, static
+// file) says nothing about the upstream.
+func nginxSelfAnswered(rec *Record, status int, emit func(*Record), a *accum) {
+	if profile.GoodStatus(status) {
+		a.note(`requests answered by nginx itself ($upstream_response_time "-": cache, return or a static file) are left out: they say nothing about the upstream`)
+		return
+	}
+	rec.Status, rec.Attempts = status, noAttempts
+	emit(rec)
+}
+
+// answerTime sets rec's latency: the answering attempt's $upstream_response_time v, else
+// (v "-") the request's own $request_time, which bounds it.
+func (f *nginxFields) answerTime(rec *Record, v []byte, a *accum) error {
+	if string(v) != "-" {
+		d, ok := parseDuration(v, time.Second)
+		if !ok || d < 0 {
+			return fmt.Errorf("$upstream_response_time %q is not a list of seconds", f.v[fieldURT])
+		}
+		rec.Total = d
+		return nil
+	}
+	if f.v[fieldRequestTime] == nil {
+		return nil
+	}
+	if d, ok := parseDuration(f.v[fieldRequestTime], time.Second); ok && d >= 0 {
+		rec.Total = d
+		a.note(`a request whose last upstream attempt has no $upstream_response_time ("-") is timed by its $request_time`)
+	}
+	return nil
+}
+
+// lastAttempt checks the answering attempt's status and sets its connect and header times.
+func (f *nginxFields) lastAttempt(rec *Record, u nginxUpstream, last int) error {
+	if last < len(u.st) && string(u.st[last]) != "-" {
+		if _, ok := parseStatus(u.st[last]); !ok {
+			return fmt.Errorf("$upstream_status %q is not a list of statuses", f.v[fieldUST])
+		}
+	}
+	if d, ok := nginxAttemptTime(u.ct, last); ok {
+		rec.Connect = d
+	}
+	if d, ok := nginxAttemptTime(u.ht, last); ok {
+		rec.TTFB = d
+	}
+	return nil
+}
+
+// nginxAttemptTime is attempt i's time in list (seconds); false when the list has none for
+// it ("-", missing, not a duration).
+func nginxAttemptTime(list [][]byte, i int) (time.Duration, bool) {
+	if i >= len(list) || string(list[i]) == "-" {
+		return 0, false
+	}
+	d, ok := parseDuration(list[i], time.Second)
+	return d, ok && d >= 0
 }
 
 // noAttempts marks a request nginx answered without contacting an upstream (attempts 0).

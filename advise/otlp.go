@@ -234,11 +234,19 @@ func otlpRecord(sp *otlpSpan) (Record, bool, otlpSkip, error) {
 type csvLayout struct {
 	total, status, message, method, url, label, host, when, connect, ttfb int
 	unit                                                                  time.Duration
-	header                                                                string
-	jmeter                                                                bool
+	// nameUnit is the unit the latency column's name says (duration_ms), 0 when none.
+	nameUnit time.Duration
+	header   string
+	jmeter   bool
 }
 
 var csvLatencyNames = []string{"elapsed", "latency", "duration", "response_time", "responsetime", "total", "time_total", "request_time"}
+
+// csvUnitSuffixes are the column-name suffixes that say a unit, tried in order.
+var csvUnitSuffixes = []struct {
+	s string
+	u time.Duration
+}{{"_ms", time.Millisecond}, {"_millis", time.Millisecond}, {"_us", time.Microsecond}, {"_ns", time.Nanosecond}, {"_seconds", time.Second}, {"_s", time.Second}, {"_sec", time.Second}}
 
 func csvHeader(first []byte) bool {
 	l := strings.ToLower(string(first))
@@ -259,151 +267,209 @@ func csvLines(o Options, head []byte) (parserFactory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("CSV header: %v", err)
 	}
-	L := csvLayout{total: -1, status: -1, message: -1, method: -1, url: -1, label: -1, host: -1, when: -1, connect: -1, ttfb: -1, header: string(first)}
-	var unitFromName time.Duration
+	L := &csvLayout{total: -1, status: -1, message: -1, method: -1, url: -1, label: -1, host: -1, when: -1, connect: -1, ttfb: -1, header: string(first)}
 	for i, c := range cols {
-		n := strings.ToLower(strings.TrimSpace(c))
-		base, u := n, time.Duration(0)
-		for _, suf := range []struct {
-			s string
-			u time.Duration
-		}{{"_ms", time.Millisecond}, {"_millis", time.Millisecond}, {"_us", time.Microsecond}, {"_ns", time.Nanosecond}, {"_seconds", time.Second}, {"_s", time.Second}, {"_sec", time.Second}} {
-			if strings.HasSuffix(n, suf.s) {
-				base, u = strings.TrimSuffix(n, suf.s), suf.u
-				break
-			}
-		}
-		switch base {
-		case "elapsed", "latency", "duration", "response_time", "responsetime", "total", "time_total", "request_time":
-			if L.total < 0 || (base == "elapsed") {
-				if base == "latency" && L.total >= 0 {
-					break
-				}
-				L.total, unitFromName = i, u
-			}
-			if n == "latency" && strings.Contains(strings.ToLower(L.header), "elapsed") {
-				L.ttfb = i // JMeter: Latency is the time to the first byte
-			}
-		case "status", "code", "responsecode", "status_code", "http_status":
-			L.status = i
-		case "responsemessage":
-			L.message = i
-		case "method", "http_method":
-			L.method = i
-		case "url", "path", "label", "route", "endpoint":
-			if L.url < 0 || base == "url" {
-				L.url = i
-			}
-			if base == "label" {
-				L.label = i
-			}
-		case "host", "hostname", "server":
-			L.host = i
-		case "timestamp", "time", "start", "started":
-			L.when = i
-		case "connect":
-			L.connect = i
-		}
+		L.column(i, c)
 	}
 	if L.total < 0 {
 		return nil, fmt.Errorf("CSV header %q: no latency column (want one of %s, with a unit suffix such as _ms)", first, strings.Join(csvLatencyNames, ", "))
 	}
 	L.jmeter = strings.Contains(string(first), "timeStamp") && strings.Contains(string(first), "elapsed")
+	if err := L.setUnit(o, cols[L.total]); err != nil {
+		return nil, err
+	}
+	return func() lineFunc { return L.parse }, nil
+}
+
+// csvColumnUnit splits a lower-case column name into its base and the unit its suffix says
+// (0 when none).
+func csvColumnUnit(n string) (string, time.Duration) {
+	for _, suf := range csvUnitSuffixes {
+		if strings.HasSuffix(n, suf.s) {
+			return strings.TrimSuffix(n, suf.s), suf.u
+		}
+	}
+	return n, 0
+}
+
+// column records what header column i, named c, holds.
+func (L *csvLayout) column(i int, c string) {
+	n := strings.ToLower(strings.TrimSpace(c))
+	base, u := csvColumnUnit(n)
+	switch base {
+	case "elapsed", "latency", "duration", "response_time", "responsetime", "total", "time_total", "request_time":
+		L.latencyColumn(i, n, base, u)
+	case "status", "code", "responsecode", "status_code", "http_status":
+		L.status = i
+	case "responsemessage":
+		L.message = i
+	case "method", "http_method":
+		L.method = i
+	case "url", "path", "label", "route", "endpoint":
+		if L.url < 0 || base == "url" {
+			L.url = i
+		}
+		if base == "label" {
+			L.label = i
+		}
+	case "host", "hostname", "server":
+		L.host = i
+	case "timestamp", "time", "start", "started":
+		L.when = i
+	case "connect":
+		L.connect = i
+	}
+}
+
+// latencyColumn records latency column i (name n, base without its unit suffix, unit u): the
+// first one is the latency, JMeter's elapsed wins over any, and JMeter's Latency is the time
+// to the first byte.
+func (L *csvLayout) latencyColumn(i int, n, base string, u time.Duration) {
+	if L.total < 0 || base == "elapsed" {
+		L.total, L.nameUnit = i, u
+	}
+	if n == "latency" && strings.Contains(strings.ToLower(L.header), "elapsed") {
+		L.ttfb = i // JMeter: Latency is the time to the first byte
+	}
+}
+
+// setUnit sets the durations' unit: --unit, else the latency column's name's, else JMeter's
+// ms; never guessed (latency names the column).
+func (L *csvLayout) setUnit(o Options, latency string) error {
+	var err error
 	switch {
 	case o.Unit != "":
-		if L.unit, err = ParseUnit(o.Unit); err != nil {
-			return nil, err
-		}
-	case unitFromName != 0:
-		L.unit = unitFromName
+		L.unit, err = ParseUnit(o.Unit)
+		return err
+	case L.nameUnit != 0:
+		L.unit = L.nameUnit
 	case L.jmeter:
 		L.unit = time.Millisecond // JMeter's elapsed, Latency and Connect are ms
 	default:
-		return nil, fmt.Errorf("CSV column %q does not say its unit: give --unit s|ms|us|ns (or name it %s_ms)", cols[L.total], cols[L.total])
+		return fmt.Errorf("CSV column %q does not say its unit: give --unit s|ms|us|ns (or name it %s_ms)", latency, latency)
 	}
-	return func() lineFunc {
-		return func(line []byte, emit func(*Record), a *accum) error {
-			if line == nil || string(line) == L.header {
-				return nil
-			}
-			a.unit = L.unit
-			f, err := csv.NewReader(bytes.NewReader(line)).Read()
-			if err != nil {
-				return fmt.Errorf("CSV: %v", err)
-			}
-			col := func(i int) string {
-				if i < 0 || i >= len(f) {
-					return ""
-				}
-				return strings.TrimSpace(f[i])
-			}
-			rec := newRecord()
-			d, ok := parseDuration([]byte(col(L.total)), L.unit)
-			if !ok || d < 0 {
-				return fmt.Errorf("latency %q is not a number", col(L.total))
-			}
-			rec.Total = d
-			if v := col(L.ttfb); v != "" {
-				// JMeter's Latency 0 is not measured (SampleResult.latency's initial value).
-				if t, ok := parseDuration([]byte(v), L.unit); ok && t >= 0 && (t > 0 || !L.jmeter) {
-					rec.TTFB = t
-				}
-			}
-			if v := col(L.connect); v != "" {
-				if t, ok := parseDuration([]byte(v), L.unit); ok && t > 0 {
-					rec.Connect, rec.Reused = t, 1
-				}
-			}
-			rec.Status = 200
-			if v := col(L.status); v != "" {
-				n, err := strconv.Atoi(v)
-				if err != nil {
-					// JMeter writes the exception's name where no response came back
-					// ("Non HTTP response code: java.net.ConnectException"), and its
-					// message in responseMessage ("… Connection refused").
-					msg := v
-					if m := col(L.message); m != "" {
-						msg += ": " + m
-					}
-					rec.Status, rec.Err, rec.ErrMsg = 0, classifyError(msg), msg
-				} else {
-					rec.Status = n
-				}
-			}
-			rec.Method = col(L.method)
-			u := col(L.url)
-			if L.jmeter && u == "null" {
-				// sample.getURL() was null: the sampler has no URL; its label names it.
-				u = col(L.label)
-			}
-			if u != "" {
-				if pu, err := url.Parse(u); err == nil && pu.Host != "" {
-					rec.Host, rec.Path = pu.Hostname(), pu.Path
-				} else {
-					rec.Path = u
-				}
-			}
-			if h := col(L.host); h != "" {
-				rec.Host = h
-			}
-			if v := col(L.when); v != "" {
-				if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-					switch {
-					case n > 1e17:
-						rec.Time = time.Unix(0, n)
-					case n > 1e11:
-						rec.Time = time.UnixMilli(n)
-					default:
-						rec.Time = time.Unix(n, 0)
-					}
-				} else if t, err := ParseTime(v); err == nil {
-					rec.Time = t
-				}
-			}
-			emit(&rec)
-			return nil
+	return nil
+}
+
+// csvRow is one CSV record's fields.
+type csvRow []string
+
+// col is field i, trimmed; "" when the row has no such field (i < 0: no such column).
+func (f csvRow) col(i int) string {
+	if i < 0 || i >= len(f) {
+		return ""
+	}
+	return strings.TrimSpace(f[i])
+}
+
+// parse reads one CSV line (the header's repetitions skipped) as a record: its timings, its
+// outcome, its target and its time.
+func (L *csvLayout) parse(line []byte, emit func(*Record), a *accum) error {
+	if line == nil || string(line) == L.header {
+		return nil
+	}
+	a.unit = L.unit
+	f, err := csv.NewReader(bytes.NewReader(line)).Read()
+	if err != nil {
+		return fmt.Errorf("CSV: %v", err)
+	}
+	row := csvRow(f)
+	rec := newRecord()
+	if err := L.timings(row, &rec); err != nil {
+		return err
+	}
+	L.outcome(row, &rec)
+	L.target(row, &rec)
+	if t, ok := csvTime(row.col(L.when)); ok {
+		rec.Time = t
+	}
+	emit(&rec)
+	return nil
+}
+
+// timings reads the latency (an error when it is not a duration), the time to the first byte
+// and the connect time.
+func (L *csvLayout) timings(row csvRow, rec *Record) error {
+	d, ok := parseDuration([]byte(row.col(L.total)), L.unit)
+	if !ok || d < 0 {
+		return fmt.Errorf("latency %q is not a number", row.col(L.total))
+	}
+	rec.Total = d
+	if v := row.col(L.ttfb); v != "" {
+		// JMeter's Latency 0 is not measured (SampleResult.latency's initial value).
+		if t, ok := parseDuration([]byte(v), L.unit); ok && t >= 0 && (t > 0 || !L.jmeter) {
+			rec.TTFB = t
 		}
-	}, nil
+	}
+	if v := row.col(L.connect); v != "" {
+		if t, ok := parseDuration([]byte(v), L.unit); ok && t > 0 {
+			rec.Connect, rec.Reused = t, 1
+		}
+	}
+	return nil
+}
+
+// outcome reads the status: 200 when there is no status column, an error when the column
+// holds no code.
+func (L *csvLayout) outcome(row csvRow, rec *Record) {
+	rec.Status = 200
+	v := row.col(L.status)
+	if v == "" {
+		return
+	}
+	n, err := strconv.Atoi(v)
+	if err == nil {
+		rec.Status = n
+		return
+	}
+	// JMeter writes the exception's name where no response came back ("Non HTTP response
+	// code: java.net.ConnectException"), and its message in responseMessage ("… Connection
+	// refused").
+	msg := v
+	if m := row.col(L.message); m != "" {
+		msg += ": " + m
+	}
+	rec.Status, rec.Err, rec.ErrMsg = 0, classifyError(msg), msg
+}
+
+// target reads the method, the URL (or path, label …) and the host.
+func (L *csvLayout) target(row csvRow, rec *Record) {
+	rec.Method = row.col(L.method)
+	u := row.col(L.url)
+	if L.jmeter && u == "null" {
+		// sample.getURL() was null: the sampler has no URL; its label names it.
+		u = row.col(L.label)
+	}
+	if u != "" {
+		if pu, err := url.Parse(u); err == nil && pu.Host != "" {
+			rec.Host, rec.Path = pu.Hostname(), pu.Path
+		} else {
+			rec.Path = u
+		}
+	}
+	if h := row.col(L.host); h != "" {
+		rec.Host = h
+	}
+}
+
+// csvTime reads a time column: Unix seconds, ms or ns (told apart by size), or a time
+// ParseTime reads; false when v is none of them.
+func csvTime(v string) (time.Time, bool) {
+	if v == "" {
+		return time.Time{}, false
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		t, err := ParseTime(v)
+		return t, err == nil
+	}
+	switch {
+	case n > 1e17:
+		return time.Unix(0, n), true
+	case n > 1e11:
+		return time.UnixMilli(n), true
+	}
+	return time.Unix(n, 0), true
 }
 
 // profileStream reads a saved profile (`probe --save`, `advise --save`) back into series, so

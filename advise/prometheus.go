@@ -214,194 +214,330 @@ type promFam struct {
 	series []string // keys of promLast
 }
 
+// promFinisher carries promFinish's stages over the first and last expositions: the
+// window's counts, the families, the candidates, the choice among them, and the chosen
+// family's samples and brackets.
+type promFinisher struct {
+	r        *reader
+	a        *accum
+	flagUnit time.Duration // --unit, 0 when not given
+	named    bool          // --filter names a metric
+	keys     []string      // promLast's keys, sorted
+	// counts are every series' bucket counts: the window's when there are two expositions.
+	counts map[string]map[float64]float64
+	fams   map[string]*promFam
+	names  []string     // the family names, sorted
+	out    []PromFamily // every family, for Buckets.Families
+	cands  []*promFam   // the families that can be advised from and that --filter leaves
+	// Of the chosen family: its unit, its top finite le and the duration it stands for
+	// (observations in +Inf count as unanswered there).
+	unit      time.Duration
+	topFinite float64
+	censor    time.Duration
+}
+
 // promFinish turns the first and last expositions into the accumulator's samples: called
 // once every file is read. Its work is O(series × buckets) whatever the counts.
 func (r *reader) promFinish(a *accum) error {
-	first, last := r.promFirst, r.promLast
-	if len(last) == 0 {
+	if len(r.promLast) == 0 {
 		return errors.New("no histogram (_bucket{le=…}) in the input")
 	}
-	window := "lifetime (one exposition: counts since the process started)"
-	if r.promCount > 1 {
-		window = "window (the last exposition minus the first)"
-	}
-	var flagUnit time.Duration
+	p := &promFinisher{r: r, a: a}
 	if r.opts.Unit != "" {
 		u, err := ParseUnit(r.opts.Unit)
 		if err != nil {
 			return err
 		}
-		flagUnit = u
+		p.flagUnit = u
 	}
-	// Every series' counts: the window's when there are two expositions.
-	counts := map[string]map[float64]float64{}
-	keys := make([]string, 0, len(last))
+	if err := p.windowCounts(); err != nil {
+		return err
+	}
+	p.named = r.filter.namesMetric()
+	p.gatherFamilies()
+	p.pickCandidates()
+	if len(p.cands) == 0 {
+		return p.noCandidate()
+	}
+	fam, choice := p.choose()
+	p.noteChoice(fam, choice)
+	return p.emit(fam, choice)
+}
+
+// window says whether the counts are a lifetime or a window.
+func (p *promFinisher) window() string {
+	if p.r.promCount > 1 {
+		return "window (the last exposition minus the first)"
+	}
+	return "lifetime (one exposition: counts since the process started)"
+}
+
+// windowCounts sets every series' counts: the last exposition's, minus the first's when
+// there are two. A bucket that goes down between them is an error (a restart).
+func (p *promFinisher) windowCounts() error {
+	first, last := p.r.promFirst, p.r.promLast
+	p.counts = map[string]map[float64]float64{}
+	p.keys = make([]string, 0, len(last))
 	for k := range last {
-		keys = append(keys, k)
+		p.keys = append(p.keys, k)
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	sort.Strings(p.keys)
+	for _, k := range p.keys {
 		s := last[k]
 		if s.native {
 			continue
 		}
-		c := map[float64]float64{}
 		var base *promSeries
-		if r.promCount > 1 {
+		if p.r.promCount > 1 {
 			base = first[k]
 		}
-		for le, v := range s.le {
-			if base != nil {
-				v -= base.le[le]
-			}
-			if v < 0 {
-				return fmt.Errorf("%s%s: bucket le=%g went down between expositions (a restart?): give expositions from one process", s.family, s.labels, le)
-			}
-			c[le] = v
+		c, err := promWindow(s, base)
+		if err != nil {
+			return err
 		}
-		counts[k] = c
+		p.counts[k] = c
 	}
-	// The families, with their units and what --filter leaves of them.
-	fams := map[string]*promFam{}
-	var names []string
-	named := r.filter.namesMetric()
-	for _, k := range keys {
-		s := last[k]
-		f := fams[s.family]
+	return nil
+}
+
+// promWindow is series s's counts minus base's (nil: s's own).
+func promWindow(s, base *promSeries) (map[float64]float64, error) {
+	c := make(map[float64]float64, len(s.le))
+	for le, v := range s.le {
+		if base != nil {
+			v -= base.le[le]
+		}
+		if v < 0 {
+			return nil, fmt.Errorf("%s%s: bucket le=%g went down between expositions (a restart?): give expositions from one process", s.family, s.labels, le)
+		}
+		c[le] = v
+	}
+	return c, nil
+}
+
+// gatherFamilies groups the series into families, with their units and what --filter
+// leaves of them.
+func (p *promFinisher) gatherFamilies() {
+	p.fams = map[string]*promFam{}
+	for _, k := range p.keys {
+		s := p.r.promLast[k]
+		f := p.fams[s.family]
 		if f == nil {
-			f = &promFam{PromFamily: PromFamily{Name: s.family, Type: s.typ}}
-			word, from, d, kind := promUnit(s.family, s.omUnit)
-			switch kind {
-			case promTimeUnit:
-				f.Unit, f.UnitFrom, f.unit, f.Duration = word, from, d, true
-			case promOtherUnit:
-				f.Unit, f.UnitFrom = word, from
-				f.Skipped = fmt.Sprintf("%s, not a time (never a latency, whatever --unit says)", word)
-			default:
-				if flagUnit > 0 {
-					f.Unit, f.UnitFrom, f.unit = unitName(flagUnit), "--unit", flagUnit
-				} else {
-					f.Skipped = "no unit suffix (--unit and --filter 'metric=NAME' name one)"
-				}
-			}
-			if s.typ == "gaugehistogram" {
-				f.Skipped = "a gauge histogram (a current state, not observations)"
-			}
-			fams[s.family] = f
-			names = append(names, s.family)
+			f = p.newFamily(s)
+			p.fams[s.family] = f
+			p.names = append(p.names, s.family)
 		}
-		f.Series++
-		if s.native {
-			if f.Skipped == "" {
-				f.Skipped = "a native histogram (not read)"
-			}
-			continue
-		}
-		flt := r.filter.forMetric(s.family)
-		if !flt.Match(&Record{Path: s.path, Method: s.method, Status: s.status, Total: unknown}) {
-			continue
-		}
-		f.series = append(f.series, k)
-		f.Observations += counts[k][math.Inf(1)]
+		p.addSeries(f, k, s)
 	}
-	sort.Strings(names)
-	// The candidates: families that can be advised from and that --filter leaves.
-	var cands []*promFam
+	sort.Strings(p.names)
+}
+
+// newFamily is the family of series s: its unit (the name's or # UNIT's, else --unit's) and,
+// when it cannot be a latency, why.
+func (p *promFinisher) newFamily(s *promSeries) *promFam {
+	f := &promFam{PromFamily: PromFamily{Name: s.family, Type: s.typ}}
+	word, from, d, kind := promUnit(s.family, s.omUnit)
+	switch {
+	case kind == promTimeUnit:
+		f.Unit, f.UnitFrom, f.unit, f.Duration = word, from, d, true
+	case kind == promOtherUnit:
+		f.Unit, f.UnitFrom = word, from
+		f.Skipped = fmt.Sprintf("%s, not a time (never a latency, whatever --unit says)", word)
+	case p.flagUnit > 0:
+		f.Unit, f.UnitFrom, f.unit = unitName(p.flagUnit), "--unit", p.flagUnit
+	default:
+		f.Skipped = "no unit suffix (--unit and --filter 'metric=NAME' name one)"
+	}
+	if s.typ == "gaugehistogram" {
+		f.Skipped = "a gauge histogram (a current state, not observations)"
+	}
+	return f
+}
+
+// addSeries counts series s (key k) in its family f, and keeps it when --filter does.
+func (p *promFinisher) addSeries(f *promFam, k string, s *promSeries) {
+	f.Series++
+	if s.native {
+		if f.Skipped == "" {
+			f.Skipped = "a native histogram (not read)"
+		}
+		return
+	}
+	flt := p.r.filter.forMetric(s.family)
+	if !flt.Match(&Record{Path: s.path, Method: s.method, Status: s.status, Total: unknown}) {
+		return
+	}
+	f.series = append(f.series, k)
+	f.Observations += p.counts[k][math.Inf(1)]
+}
+
+// pickCandidates sets the families that can be advised from and that --filter leaves; the
+// others get the reason why not.
+func (p *promFinisher) pickCandidates() {
 	anyTime := false
-	for _, n := range names {
-		f := fams[n]
+	for _, n := range p.names {
+		f := p.fams[n]
 		anyTime = anyTime || (f.Duration && f.Skipped == "")
 	}
-	for _, n := range names {
-		f := fams[n]
-		switch {
-		case f.Skipped != "":
-		case named && len(f.series) == 0:
-			f.Skipped = "not named by --filter"
-		case len(f.series) == 0:
-			f.Skipped = "no series left by --filter"
-		case f.Observations <= 0:
-			f.Skipped = "no observations"
-		case !f.Duration && anyTime && !named:
-			// --unit gives a unit to a family without one; it is chosen only when named, or
-			// when no family has a time unit of its own.
-			f.Skipped = "no unit suffix (--unit applies when --filter 'metric=NAME' names one)"
-		default:
-			cands = append(cands, f)
+	for _, n := range p.names {
+		f := p.fams[n]
+		f.Skipped = p.skipReason(f, anyTime)
+		if f.Skipped == "" {
+			p.cands = append(p.cands, f)
 		}
 	}
-	out := make([]PromFamily, 0, len(names))
-	for _, n := range names {
-		out = append(out, fams[n].PromFamily)
+	p.out = make([]PromFamily, 0, len(p.names))
+	for _, n := range p.names {
+		p.out = append(p.out, p.fams[n].PromFamily)
 	}
-	if len(cands) == 0 {
-		if named {
-			var picked []string
-			for _, n := range names {
-				if f := fams[n]; len(f.series) > 0 {
-					picked = append(picked, n+": "+f.Skipped)
-				}
-			}
-			if len(picked) == 0 {
-				return fmt.Errorf("--filter names no histogram of the input (%s)", strings.Join(names, ", "))
-			}
-			return fmt.Errorf("--filter names no duration histogram: %s", strings.Join(picked, "; "))
-		}
-		return fmt.Errorf("no duration histogram to advise from: %s", promSkipped(out, ""))
-	}
-	fam := cands[0]
-	choice := "the only duration histogram"
+}
+
+// skipReason says why family f cannot be advised from, "" when it can; anyTime: some
+// family has a time unit of its own.
+func (p *promFinisher) skipReason(f *promFam, anyTime bool) string {
 	switch {
-	case named && len(cands) == 1:
-		choice = "named by --filter"
-	case len(cands) > 1:
-		pool := cands
-		var req []*promFam
-		for _, f := range cands {
-			if promRequestLike(f.Name) {
-				req = append(req, f)
-			}
-		}
-		if len(req) > 0 {
-			pool = req
-		}
-		fam = pool[0]
-		for _, f := range pool[1:] {
-			if f.Observations > fam.Observations {
-				fam = f
-			}
-		}
-		choice = "chosen among the " + strconv.Itoa(len(cands)) + " duration histograms with observations as " + promChoiceRule
-		if named {
-			choice = "chosen among the " + strconv.Itoa(len(cands)) + " duration histograms --filter names as " + promChoiceRule
+	case f.Skipped != "":
+		return f.Skipped
+	case p.named && len(f.series) == 0:
+		return "not named by --filter"
+	case len(f.series) == 0:
+		return "no series left by --filter"
+	case f.Observations <= 0:
+		return "no observations"
+	case !f.Duration && anyTime && !p.named:
+		// --unit gives a unit to a family without one; it is chosen only when named, or
+		// when no family has a time unit of its own.
+		return "no unit suffix (--unit applies when --filter 'metric=NAME' names one)"
+	}
+	return ""
+}
+
+// noCandidate is the error when no family can be advised from: what --filter named and
+// why each cannot, or why every family cannot.
+func (p *promFinisher) noCandidate() error {
+	if !p.named {
+		return fmt.Errorf("no duration histogram to advise from: %s", promSkipped(p.out, ""))
+	}
+	var picked []string
+	for _, n := range p.names {
+		if f := p.fams[n]; len(f.series) > 0 {
+			picked = append(picked, n+": "+f.Skipped)
 		}
 	}
-	if flagUnit > 0 && fam.UnitFrom != "--unit" {
-		a.note(fmt.Sprintf("--unit %s ignored for %s: its unit is %s (%s)", r.opts.Unit, fam.Name, fam.Unit, fam.UnitFrom))
+	if len(picked) == 0 {
+		return fmt.Errorf("--filter names no histogram of the input (%s)", strings.Join(p.names, ", "))
 	}
-	if len(names) > 1 {
-		var durs []string
-		for _, f := range out {
-			if f.Name != fam.Name && f.Duration && f.Skipped == "" {
-				durs = append(durs, fmt.Sprintf("%s (%s)", f.Name, promCount(f.Observations)))
-			}
-		}
-		msg := fmt.Sprintf("%d histograms in the input: advising from %s (%s observations), %s", len(names), fam.Name, promCount(fam.Observations), choice)
-		if len(durs) > 0 {
-			msg += "; the other durations: " + strings.Join(durs, ", ")
-		}
-		if sk := promSkipped(out, fam.Name); sk != "" {
-			msg += "; " + sk
-		}
-		a.note(msg + "; name one with --filter 'metric=NAME'")
+	return fmt.Errorf("--filter names no duration histogram: %s", strings.Join(picked, "; "))
+}
+
+// choose picks the family to advise from among the candidates, and says how.
+func (p *promFinisher) choose() (*promFam, string) {
+	n := len(p.cands)
+	switch {
+	case n == 1 && p.named:
+		return p.cands[0], "named by --filter"
+	case n == 1:
+		return p.cands[0], "the only duration histogram"
 	}
-	unit := fam.unit
-	a.unit = unit
-	// The family's buckets: the union of its series' les; a series without one of them
-	// counts there what it has at its own largest le below (a lower bound).
+	how := "with observations"
+	if p.named {
+		how = "--filter names"
+	}
+	return promMostObserved(promRequestPool(p.cands)), "chosen among the " + strconv.Itoa(n) + " duration histograms " + how + " as " + promChoiceRule
+}
+
+// promRequestPool is the families among cands whose name speaks of requests, else cands.
+func promRequestPool(cands []*promFam) []*promFam {
+	var req []*promFam
+	for _, f := range cands {
+		if promRequestLike(f.Name) {
+			req = append(req, f)
+		}
+	}
+	if len(req) > 0 {
+		return req
+	}
+	return cands
+}
+
+// promMostObserved is the family of pool with the most observations, the first on a tie.
+func promMostObserved(pool []*promFam) *promFam {
+	fam := pool[0]
+	for _, f := range pool[1:] {
+		if f.Observations > fam.Observations {
+			fam = f
+		}
+	}
+	return fam
+}
+
+// noteChoice notes an ignored --unit and, when the input has several families, which one is
+// advised from, why, and the others.
+func (p *promFinisher) noteChoice(fam *promFam, choice string) {
+	if p.flagUnit > 0 && fam.UnitFrom != "--unit" {
+		p.a.note(fmt.Sprintf("--unit %s ignored for %s: its unit is %s (%s)", p.r.opts.Unit, fam.Name, fam.Unit, fam.UnitFrom))
+	}
+	if len(p.names) <= 1 {
+		return
+	}
+	var durs []string
+	for _, f := range p.out {
+		if f.Name != fam.Name && f.Duration && f.Skipped == "" {
+			durs = append(durs, fmt.Sprintf("%s (%s)", f.Name, promCount(f.Observations)))
+		}
+	}
+	msg := fmt.Sprintf("%d histograms in the input: advising from %s (%s observations), %s", len(p.names), fam.Name, promCount(fam.Observations), choice)
+	if len(durs) > 0 {
+		msg += "; the other durations: " + strings.Join(durs, ", ")
+	}
+	if sk := promSkipped(p.out, fam.Name); sk != "" {
+		msg += "; " + sk
+	}
+	p.a.note(msg + "; name one with --filter 'metric=NAME'")
+}
+
+// emit records the chosen family's buckets as samples and its quantile brackets.
+func (p *promFinisher) emit(fam *promFam, choice string) error {
+	p.unit = fam.unit
+	p.a.unit = fam.unit
+	les, err := p.familyLes(fam)
+	if err != nil {
+		return err
+	}
+	if len(les) > 1 {
+		p.topFinite = les[len(les)-2]
+	}
+	p.censor = p.toDur(p.topFinite)
+	if p.censor <= 0 {
+		p.censor = profile.DefaultMaxTimeout
+	}
+	b := &Buckets{Metric: fam.Name, Window: p.window(), censorAt: p.censor, Observations: fam.Observations, Families: p.out}
+	if len(p.names) > 1 || p.named {
+		b.Choice = choice
+	}
+	p.a.buckets = b
+	p.a.note(fmt.Sprintf("%s: bucketed data — each quantile is known only to lie in its bucket (bracket below); samples sit at their bucket's upper bound, so the timeout is rounded up to it; observations above the top bucket (%s) are known only to be longer and count as unanswered within it", fam.Name, units.Millis(ms(p.censor))))
+	cum := make([]float64, len(les))
+	for _, k := range fam.series {
+		c := p.counts[k]
+		own := promSortedLes(c)
+		promAccumulate(cum, les, own, c)
+		p.addBuckets(p.r.promLast[k], c, own)
+	}
+	p.brackets(b, les, cum)
+	return nil
+}
+
+// toDur is v in the chosen family's unit.
+func (p *promFinisher) toDur(v float64) time.Duration { return time.Duration(v * float64(p.unit)) }
+
+// familyLes is the family's buckets: the union of its series' les, which must end with
+// +Inf. A series without one of them counts there what it has at its own largest le below
+// (a lower bound).
+func (p *promFinisher) familyLes(fam *promFam) ([]float64, error) {
 	leSet := map[float64]bool{}
 	for _, k := range fam.series {
-		for le := range counts[k] {
+		for le := range p.counts[k] {
 			leSet[le] = true
 		}
 	}
@@ -411,78 +547,77 @@ func (r *reader) promFinish(a *accum) error {
 	}
 	sort.Float64s(les)
 	if len(les) == 0 || !math.IsInf(les[len(les)-1], 1) {
-		return fmt.Errorf("histogram %s has no le=\"+Inf\" bucket (an exposition must have one, B8)", fam.Name)
+		return nil, fmt.Errorf("histogram %s has no le=\"+Inf\" bucket (an exposition must have one, B8)", fam.Name)
 	}
-	topFinite := 0.0
-	if len(les) > 1 {
-		topFinite = les[len(les)-2]
+	return les, nil
+}
+
+// promSortedLes is the les of counts c, in order.
+func promSortedLes(c map[float64]float64) []float64 {
+	own := make([]float64, 0, len(c))
+	for le := range c {
+		own = append(own, le)
 	}
-	toDur := func(v float64) time.Duration { return time.Duration(v * float64(unit)) }
-	censor := toDur(topFinite)
-	if censor <= 0 {
-		censor = profile.DefaultMaxTimeout
-	}
-	b := &Buckets{Metric: fam.Name, Window: window, censorAt: censor, Observations: fam.Observations, Families: out}
-	if len(names) > 1 || named {
-		b.Choice = choice
-	}
-	a.buckets = b
-	a.note(fmt.Sprintf("%s: bucketed data — each quantile is known only to lie in its bucket (bracket below); samples sit at their bucket's upper bound, so the timeout is rounded up to it; observations above the top bucket (%s) are known only to be longer and count as unanswered within it", fam.Name, units.Millis(ms(censor))))
-	cum := make([]float64, len(les))
-	for _, k := range fam.series {
-		s, c := last[k], counts[k]
-		own := make([]float64, 0, len(c))
-		for le := range c {
-			own = append(own, le)
+	sort.Float64s(own)
+	return own
+}
+
+// promAccumulate adds one series' cumulative counts (c, at its own sorted les own) to cum,
+// at the family's les. Cumulative counts never go down (promql/quantile.go
+// ensureMonotonic): a bucket below its predecessor counts as the predecessor.
+func promAccumulate(cum, les, own []float64, c map[float64]float64) {
+	prev := 0.0
+	j := 0
+	for i, le := range les {
+		for j < len(own) && own[j] <= le {
+			prev = max(prev, c[own[j]])
+			j++
 		}
-		sort.Float64s(own)
-		// Cumulative counts never go down (promql/quantile.go ensureMonotonic): a bucket
-		// below its predecessor counts as the predecessor.
-		prev := 0.0
-		j := 0
-		for i, le := range les {
-			for j < len(own) && own[j] <= le {
-				prev = max(prev, c[own[j]])
-				j++
-			}
-			cum[i] += prev
-		}
-		// One weighted record per bucket of the series' own.
-		done := 0.0
-		for _, le := range own {
-			v := max(c[le], done)
-			n := int64(math.Round(v - done))
-			done = v
-			if n <= 0 {
-				continue
-			}
-			rec := newRecord()
-			rec.Path, rec.Method, rec.Status = s.path, s.method, s.status
-			switch {
-			case math.IsInf(le, 1):
-				rec.Status, rec.Err, rec.ErrMsg, rec.Total = 0, "timeout", fmt.Sprintf("observed above the top bucket le=%g", topFinite), censor
-			case le <= 0:
-				rec.Total = 0
-			default:
-				// A hair below the bound: HDR reports a bucket's highest equivalent value
-				// (≤ 0.1% above), which must not cross the le into the next ladder step.
-				rec.Total = toDur(le * 0.999)
-			}
-			a.addWeighted(&rec, n, r.opts.By)
-		}
+		cum[i] += prev
 	}
+}
+
+// addBuckets adds one weighted record per bucket of series s's own (counts c at sorted les
+// own).
+func (p *promFinisher) addBuckets(s *promSeries, c map[float64]float64, own []float64) {
+	done := 0.0
+	for _, le := range own {
+		v := max(c[le], done)
+		n := int64(math.Round(v - done))
+		done = v
+		if n <= 0 {
+			continue
+		}
+		rec := newRecord()
+		rec.Path, rec.Method, rec.Status = s.path, s.method, s.status
+		switch {
+		case math.IsInf(le, 1):
+			rec.Status, rec.Err, rec.ErrMsg, rec.Total = 0, "timeout", fmt.Sprintf("observed above the top bucket le=%g", p.topFinite), p.censor
+		case le <= 0:
+			rec.Total = 0
+		default:
+			// A hair below the bound: HDR reports a bucket's highest equivalent value
+			// (≤ 0.1% above), which must not cross the le into the next ladder step.
+			rec.Total = p.toDur(le * 0.999)
+		}
+		p.a.addWeighted(&rec, n, p.r.opts.By)
+	}
+}
+
+// brackets sets b's quantile brackets: p50, p90, p99 and the cutoff's quantile.
+func (p *promFinisher) brackets(b *Buckets, les, cum []float64) {
 	total := cum[len(cum)-1]
-	q := 1 - r.opts.Advice.Options.Cutoff
-	if r.opts.Advice.Options.Cutoff == 0 {
+	q := 1 - p.r.opts.Advice.Options.Cutoff
+	if p.r.opts.Advice.Options.Cutoff == 0 {
 		q = 1 - profile.DefaultCutoff
 	}
+	toMs := func(v float64) float64 { return ms(p.toDur(v)) }
 	for _, qq := range []float64{0.5, 0.9, 0.99, q} {
 		if qq == 0.99 && q == 0.99 {
 			continue
 		}
-		b.Quantiles = append(b.Quantiles, bracket(les, cum, total, qq, func(v float64) float64 { return ms(toDur(v)) }))
+		b.Quantiles = append(b.Quantiles, bracket(les, cum, total, qq, toMs))
 	}
-	return nil
 }
 
 // promSkipped lists the families that cannot be advised from, grouped by why.
@@ -640,132 +775,183 @@ type promLine struct {
 // then the value; what follows (timestamp, st@…, exemplars) is ignored. col is the 1-based
 // column of an error.
 func parsePromLine(l string) (p promLine, col int, err error) {
-	i := 0
-	isName := func(c byte, first bool) bool {
-		return c == '_' || c == ':' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (!first && c >= '0' && c <= '9')
+	x := &promLexer{l: l}
+	for x.more() && promNameByte(l[x.i], x.i == 0) {
+		x.i++
 	}
-	skip := func() {
-		for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
-			i++
-		}
-	}
-	quoted := func() (string, bool) {
-		// l[i] == '"'
-		var b strings.Builder
-		for j := i + 1; j < len(l); j++ {
-			switch l[j] {
-			case '\\':
-				if j+1 >= len(l) {
-					return "", false
-				}
-				j++
-				switch l[j] {
-				case 'n':
-					b.WriteByte('\n')
-				default:
-					b.WriteByte(l[j])
-				}
-			case '"':
-				i = j + 1
-				return b.String(), true
-			default:
-				b.WriteByte(l[j])
-			}
-		}
-		return "", false
-	}
-	for i < len(l) && isName(l[i], i == 0) {
-		i++
-	}
-	p.name = l[:i]
-	skip()
-	if i < len(l) && l[i] == '{' && !promCompositeAt(l[i:]) {
-		i++
-		for {
-			skip()
-			if i >= len(l) {
-				return p, i + 1, errors.New("labels: no closing }")
-			}
-			if l[i] == '}' {
-				i++
-				break
-			}
-			var key string
-			at := i + 1
-			if l[i] == '"' {
-				s, ok := quoted()
-				if !ok {
-					return p, at, errors.New("labels: quoted name not closed")
-				}
-				skip()
-				if i >= len(l) || l[i] != '=' {
-					// A quoted item without = is the metric name (UTF-8 names).
-					if p.name != "" {
-						return p, at, fmt.Errorf("labels: a second metric name %q", s)
-					}
-					p.name = s
-					goto next
-				}
-				key = s
-			} else {
-				j := i
-				for i < len(l) && isName(l[i], i == j) && l[i] != ':' {
-					i++
-				}
-				if i == j {
-					return p, at, fmt.Errorf("labels: %q is not a label name", l[j:min(j+1, len(l))])
-				}
-				key = l[j:i]
-				skip()
-				if i >= len(l) || l[i] != '=' {
-					return p, i + 1, fmt.Errorf("label %s: no =", key)
-				}
-			}
-			i++ // '='
-			skip()
-			if i >= len(l) || l[i] != '"' {
-				return p, i + 1, fmt.Errorf("label %s: value not quoted", key)
-			}
-			{
-				at := i + 1
-				v, ok := quoted()
-				if !ok {
-					return p, at, fmt.Errorf("label %s: value not closed", key)
-				}
-				p.labels = append(p.labels, [2]string{key, v})
-			}
-		next:
-			skip()
-			if i < len(l) && l[i] == ',' {
-				i++
-				continue
-			}
-			if i < len(l) && l[i] != '}' {
-				return p, i + 1, fmt.Errorf("labels: %q where , or } belongs", l[i:i+1])
-			}
+	p.name = l[:x.i]
+	x.skip()
+	if x.at('{') && !promCompositeAt(l[x.i:]) {
+		x.i++
+		if col, err := x.labels(&p); err != nil {
+			return p, col, err
 		}
 	}
 	if p.name == "" {
 		return p, 1, errors.New("no metric name")
 	}
-	skip()
-	if i >= len(l) {
-		return p, i + 1, errors.New("no value")
+	x.skip()
+	if !x.more() {
+		return p, x.i + 1, errors.New("no value")
 	}
-	j := i
-	if l[i] == '{' {
-		k := strings.IndexByte(l[i:], '}')
-		if k < 0 {
-			return p, i + 1, errors.New("composite value: no closing }")
-		}
-		i += k + 1
-	} else {
-		for i < len(l) && l[i] != ' ' && l[i] != '\t' {
-			i++
-		}
+	p.value, col, err = x.value()
+	if err != nil {
+		return p, col, err
 	}
-	p.value = l[j:i]
 	return p, 0, nil
+}
+
+// promLexer reads one sample line: l, at byte i. Its methods that fail give the 1-based
+// column of the error.
+type promLexer struct {
+	l string
+	i int
+}
+
+// promNameByte says whether c may be in a metric or label name (first: may start one).
+func promNameByte(c byte, first bool) bool {
+	return c == '_' || c == ':' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (!first && c >= '0' && c <= '9')
+}
+
+// more says whether the line goes on.
+func (x *promLexer) more() bool { return x.i < len(x.l) }
+
+// at says whether the next byte is c.
+func (x *promLexer) at(c byte) bool { return x.i < len(x.l) && x.l[x.i] == c }
+
+// skip passes blanks.
+func (x *promLexer) skip() {
+	for x.i < len(x.l) && (x.l[x.i] == ' ' || x.l[x.i] == '\t') {
+		x.i++
+	}
+}
+
+// quoted reads the quoted string at i (l[i] == '"') with its \\, \" and \n escapes; false
+// when it is not closed.
+func (x *promLexer) quoted() (string, bool) {
+	l := x.l
+	var b strings.Builder
+	for j := x.i + 1; j < len(l); j++ {
+		switch l[j] {
+		case '\\':
+			if j+1 >= len(l) {
+				return "", false
+			}
+			j++
+			switch l[j] {
+			case 'n':
+				b.WriteByte('\n')
+			default:
+				b.WriteByte(l[j])
+			}
+		case '"':
+			x.i = j + 1
+			return b.String(), true
+		default:
+			b.WriteByte(l[j])
+		}
+	}
+	return "", false
+}
+
+// labels reads the items inside the braces (after the '{'), up to the closing '}'.
+func (x *promLexer) labels(p *promLine) (int, error) {
+	for {
+		x.skip()
+		if !x.more() {
+			return x.i + 1, errors.New("labels: no closing }")
+		}
+		if x.at('}') {
+			x.i++
+			return 0, nil
+		}
+		if col, err := x.item(p); err != nil {
+			return col, err
+		}
+		x.skip()
+		if x.at(',') {
+			x.i++
+			continue
+		}
+		if x.more() && !x.at('}') {
+			return x.i + 1, fmt.Errorf("labels: %q where , or } belongs", x.l[x.i:x.i+1])
+		}
+	}
+}
+
+// item reads one item inside the braces: a label name="value", or a quoted item without =,
+// the metric name (UTF-8 names).
+func (x *promLexer) item(p *promLine) (int, error) {
+	at := x.i + 1
+	var key string
+	if x.at('"') {
+		s, ok := x.quoted()
+		if !ok {
+			return at, errors.New("labels: quoted name not closed")
+		}
+		x.skip()
+		if !x.at('=') {
+			if p.name != "" {
+				return at, fmt.Errorf("labels: a second metric name %q", s)
+			}
+			p.name = s
+			return 0, nil
+		}
+		key = s
+	} else {
+		k, col, err := x.labelName()
+		if err != nil {
+			return col, err
+		}
+		key = k
+	}
+	x.i++ // '='
+	x.skip()
+	if !x.at('"') {
+		return x.i + 1, fmt.Errorf("label %s: value not quoted", key)
+	}
+	at = x.i + 1
+	v, ok := x.quoted()
+	if !ok {
+		return at, fmt.Errorf("label %s: value not closed", key)
+	}
+	p.labels = append(p.labels, [2]string{key, v})
+	return 0, nil
+}
+
+// labelName reads a bare label name and the blanks after it, up to its '='.
+func (x *promLexer) labelName() (string, int, error) {
+	j := x.i
+	for x.more() && promNameByte(x.l[x.i], x.i == j) && x.l[x.i] != ':' {
+		x.i++
+	}
+	if x.i == j {
+		return "", j + 1, fmt.Errorf("labels: %q is not a label name", x.l[j:min(j+1, len(x.l))])
+	}
+	key := x.l[j:x.i]
+	x.skip()
+	if !x.at('=') {
+		return key, x.i + 1, fmt.Errorf("label %s: no =", key)
+	}
+	return key, 0, nil
+}
+
+// value reads the value: a number (up to a blank), or an OpenMetrics 2.0 composite value in
+// braces.
+func (x *promLexer) value() (string, int, error) {
+	j := x.i
+	if x.at('{') {
+		k := strings.IndexByte(x.l[x.i:], '}')
+		if k < 0 {
+			return "", x.i + 1, errors.New("composite value: no closing }")
+		}
+		x.i += k + 1
+	} else {
+		for x.more() && !x.at(' ') && !x.at('\t') {
+			x.i++
+		}
+	}
+	return x.l[j:x.i], 0, nil
 }
 
 // promCompositeAt says whether s, starting at a brace, is an OpenMetrics 2.0 composite value

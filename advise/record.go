@@ -436,16 +436,32 @@ func (a *accum) trimBad() {
 // add records r (already filtered) into the totals, its group and its window.
 func (a *accum) add(r *Record, by By, window time.Duration) {
 	a.all.add(r)
-	switch {
-	case r.Attempts == noAttempts:
-		a.attemptsN[0]++
-	case r.Attempts > 0 && r.Attempts < len(a.attemptsN):
-		a.attemptsN[r.Attempts]++
-	case r.Attempts > 0:
-		a.attempts[r.Attempts]++
+	a.countAttempts(r.Attempts)
+	a.noteTarget(r)
+	if by != ByNone {
+		a.addToGroup(r, by)
 	}
-	// The sets keep their first three; a value equal to the last one seen is in its set
-	// already, or the set was full then (and still is).
+	if !r.Time.IsZero() {
+		a.addToWindow(r, window)
+	}
+}
+
+// countAttempts counts a request's attempts (noAttempts: none made, 0: not known).
+func (a *accum) countAttempts(n int) {
+	switch {
+	case n == noAttempts:
+		a.attemptsN[0]++
+	case n > 0 && n < len(a.attemptsN):
+		a.attemptsN[n]++
+	case n > 0:
+		a.attempts[n]++
+	}
+}
+
+// noteTarget keeps r's host and method in their sets. The sets keep their first three; a
+// value equal to the last one seen is in its set already, or the set was full then (and
+// still is).
+func (a *accum) noteTarget(r *Record) {
 	if r.Host != "" && r.Host != a.lastHost {
 		if len(a.hosts) < 3 {
 			a.hosts[r.Host] = true
@@ -458,51 +474,59 @@ func (a *accum) add(r *Record, by By, window time.Duration) {
 		}
 		a.lastMethod = r.Method
 	}
-	if by != ByNone {
-		a.keyBuf = appendGroupKey(a.keyBuf[:0], r, by)
-		g, ok := a.groups[string(a.keyBuf)]
-		if !ok && a.spill && len(a.groups) >= maxGroups {
-			a.spilled = append(a.spilled, spilledRecord{string(a.keyBuf), *r})
-		} else if !ok {
-			key := "(other)"
-			if len(a.groups) < maxGroups {
-				key = string(a.keyBuf)
-			}
-			if g = a.groups[key]; g == nil {
-				g = a.newGroup()
-				a.groups[key] = g
-			}
+}
+
+// addToGroup records r in its --by group: a new group past maxGroups is spilled (a chunk's
+// accumulator, for the ordered merge to decide) or folds into "(other)".
+func (a *accum) addToGroup(r *Record, by By) {
+	a.keyBuf = appendGroupKey(a.keyBuf[:0], r, by)
+	g, ok := a.groups[string(a.keyBuf)]
+	if !ok && a.spill && len(a.groups) >= maxGroups {
+		a.spilled = append(a.spilled, spilledRecord{string(a.keyBuf), *r})
+		return
+	}
+	if !ok {
+		key := "(other)"
+		if len(a.groups) < maxGroups {
+			key = string(a.keyBuf)
 		}
-		if g != nil {
-			g.add(r)
+		if g = a.groups[key]; g == nil {
+			g = a.newGroup()
+			a.groups[key] = g
 		}
 	}
-	if !r.Time.IsZero() {
-		if a.first.IsZero() || r.Time.Before(a.first) {
-			a.first = r.Time
-		}
-		if r.Time.After(a.last) {
-			a.last = r.Time
-		}
-		k := r.Time.UnixNano() / int64(window)
-		w := a.lastWin
-		if w == nil || k != a.lastWinKey {
-			var ok bool
-			if w, ok = a.windows[k]; !ok {
-				if len(a.windows) >= maxWindows {
-					return
-				}
-				w = a.newWindow()
-				a.windows[k] = w
+	if g != nil {
+		g.add(r)
+	}
+}
+
+// addToWindow records r (which has a time) in the time span and in its window; past
+// maxWindows a new window is not kept.
+func (a *accum) addToWindow(r *Record, window time.Duration) {
+	if a.first.IsZero() || r.Time.Before(a.first) {
+		a.first = r.Time
+	}
+	if r.Time.After(a.last) {
+		a.last = r.Time
+	}
+	k := r.Time.UnixNano() / int64(window)
+	w := a.lastWin
+	if w == nil || k != a.lastWinKey {
+		var ok bool
+		if w, ok = a.windows[k]; !ok {
+			if len(a.windows) >= maxWindows {
+				return
 			}
-			a.lastWin, a.lastWinKey = w, k
+			w = a.newWindow()
+			a.windows[k] = w
 		}
-		w.count++
-		if r.Status == 0 || !profile.GoodStatus(r.Status) {
-			w.failed++
-		} else if r.Total >= 0 {
-			record(&w.good, 2, r.Total)
-		}
+		a.lastWin, a.lastWinKey = w, k
+	}
+	w.count++
+	if r.Status == 0 || !profile.GoodStatus(r.Status) {
+		w.failed++
+	} else if r.Total >= 0 {
+		record(&w.good, 2, r.Total)
 	}
 }
 

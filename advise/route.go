@@ -35,35 +35,44 @@ func isID(s string) bool {
 	if s == "" {
 		return false
 	}
-	var digits, letters, hex, other int
-	for _, c := range s {
-		switch {
-		case c >= '0' && c <= '9':
-			digits++
-			hex++
-		case c >= 'a' && c <= 'f', c >= 'A' && c <= 'F':
-			letters++
-			hex++
-		case c >= 'g' && c <= 'z', c >= 'G' && c <= 'Z':
-			letters++
-		default:
-			other++
-		}
-	}
+	c := countSegChars(s)
 	n := len(s)
 	switch {
-	case digits == n: // 42
+	case c.digits == n: // 42
 		return true
-	case n == 36 && strings.Count(s, "-") == 4 && hex == 32: // UUID
+	case n == 36 && strings.Count(s, "-") == 4 && c.hex == 32: // UUID
 		return true
-	case hex == n && n >= 16 && digits > 0: // sha1, md5, object ids
+	case c.hex == n && n >= 16 && c.digits > 0: // sha1, md5, object ids
 		return true
-	case n >= 12 && digits > 0 && letters > 0 && digits+letters+other == n && other <= 2: // tokens, prefixed ids
+	case n >= 12 && c.digits > 0 && c.letters > 0 && c.digits+c.letters+c.other == n && c.other <= 2: // tokens, prefixed ids
 		return true
-	case digits > 0 && other > 0 && digits+other == n: // 2024-05-01, 1.2.3
+	case c.digits > 0 && c.other > 0 && c.digits+c.other == n: // 2024-05-01, 1.2.3
 		return true
 	case strings.Contains(s, "@"): // e-mail addresses
 		return true
 	}
 	return false
+}
+
+// segChars counts a path segment's characters by class: digits, letters, hex digits (0-9,
+// a-f, A-F) and the others (a non-ASCII character counts once).
+type segChars struct{ digits, letters, hex, other int }
+
+func countSegChars(s string) segChars {
+	var n segChars
+	for _, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			n.digits++
+			n.hex++
+		case c >= 'a' && c <= 'f', c >= 'A' && c <= 'F':
+			n.letters++
+			n.hex++
+		case c >= 'g' && c <= 'z', c >= 'G' && c <= 'Z':
+			n.letters++
+		default:
+			n.other++
+		}
+	}
+	return n
 }
