@@ -313,145 +313,168 @@ func (d *decoder) checkPolicy(p *policy.Policy, path string) error {
 	return nil
 }
 
+// retry decodes a policy's `retry:` (or retry: none) into p.Retry, each field through its
+// row of retryTable, and points p.Source at every field it sets.
 func (d *decoder) retry(n *yaml.Node, path string, p *policy.Policy) error {
-	r := &p.Retry
 	if isNone(n) {
-		r.MaxAttempts = 1
+		p.Retry.MaxAttempts = 1
 		return nil
 	}
 	f, err := d.fields(n, path, retryTable)
 	if err != nil {
 		return err
 	}
-	set := func(key string) { p.Source["retry."+key] = pos(d.file, f[key].Key) }
-	if fl, ok := f["max_attempts"]; ok {
-		if fl.Val.Kind == yaml.ScalarNode && fl.Val.Value == "unlimited" {
-			r.MaxAttempts = policy.Unlimited
-		} else {
-			v, err := d.Scalar(fl.Val, JoinPath(path, "max_attempts"), "a whole number or unlimited")
-			if err != nil {
-				return err
-			}
-			if fl.Val.Tag != "!!int" {
-				return d.Errf(fl.Val, JoinPath(path, "max_attempts"), "want a whole number or unlimited, got %q", v)
-			}
-			n, err := d.Integer(fl.Val, JoinPath(path, "max_attempts"), 0)
-			if err != nil {
-				return err
-			}
-			if n < 1 {
-				return d.Errf(fl.Val, JoinPath(path, "max_attempts"), "must be at least 1 (the first try counts; 1 = no retry)")
-			}
-			r.MaxAttempts = n
-		}
-		set("max_attempts")
+	if err := decodeRows(retryTable, f, path, &retryReader{d: d, r: &p.Retry}); err != nil {
+		return err
 	}
-	if fl, ok := f["on"]; ok {
-		items, err := d.Sequence(fl.Val, JoinPath(path, "on"))
-		if err != nil {
-			return err
-		}
-		r.On = r.On[:0:0]
-		for i, it := range items {
-			s, err := d.Scalar(it, IndexPath(JoinPath(path, "on"), i), "connect, timeout, reset, a status or a class like 5xx")
-			if err != nil {
-				return err
-			}
-			if err := validRetryOn(s); err != nil {
-				return d.Errf(it, IndexPath(JoinPath(path, "on"), i), "%v", err)
-			}
-			r.On = append(r.On, s)
-		}
-		set("on")
-	}
-	if fl, ok := f["never"]; ok {
-		items, err := d.Sequence(fl.Val, JoinPath(path, "never"))
-		if err != nil {
-			return err
-		}
-		r.Never = r.Never[:0:0]
-		for i, it := range items {
-			v, err := d.Integer(it, IndexPath(JoinPath(path, "never"), i), 100)
-			if err != nil {
-				return err
-			}
-			if v > 599 {
-				return d.Errf(it, IndexPath(JoinPath(path, "never"), i), "%d is not an HTTP status", v)
-			}
-			r.Never = append(r.Never, v)
-		}
-		set("never")
-	}
-	for _, e := range []struct {
-		key    string
-		decode func(n *yaml.Node, path string) error
-	}{
-		{"non_idempotent", enumInto(d, &r.NonIdempotent, policy.NonIdempotents())},
-		{"backoff", enumInto(d, &r.Backoff, policy.Backoffs())},
-		{"jitter", enumInto(d, &r.Jitter, policy.Jitters())},
-		{"retry_after", enumInto(d, &r.RetryAfter, policy.RetryAfterModes())},
-	} {
-		if fl, ok := f[e.key]; ok {
-			if err := e.decode(fl.Val, JoinPath(path, e.key)); err != nil {
-				return err
-			}
-			set(e.key)
-		}
-	}
-	if fl, ok := f["base"]; ok {
-		if r.Base, err = d.Duration(fl.Val, JoinPath(path, "base")); err != nil {
-			return err
-		}
-		set("base")
-	}
-	if fl, ok := f["multiplier"]; ok {
-		if r.Multiplier, err = d.Number(fl.Val, JoinPath(path, "multiplier")); err != nil {
-			return err
-		}
-		if r.Multiplier < 1 {
-			return d.Errf(fl.Val, JoinPath(path, "multiplier"), "must be at least 1 (delays would shrink)")
-		}
-		set("multiplier")
-	}
-	if fl, ok := f["cap"]; ok {
-		if isNone(fl.Val) {
-			r.Cap = 0
-		} else if r.Cap, err = d.Positive(fl.Val, JoinPath(path, "cap")); err != nil {
-			return err
-		}
-		set("cap")
-	}
-	if fl, ok := f["delays"]; ok {
-		items, err := d.Sequence(fl.Val, JoinPath(path, "delays"))
-		if err != nil {
-			return err
-		}
-		if len(items) == 0 {
-			return d.Errf(fl.Val, JoinPath(path, "delays"), "must list at least one delay")
-		}
-		r.Delays = make([]time.Duration, len(items))
-		for i, it := range items {
-			if r.Delays[i], err = d.Duration(it, IndexPath(JoinPath(path, "delays"), i)); err != nil {
-				return err
-			}
-		}
-		set("delays")
-	}
-	if fl, ok := f["jitter_factor"]; ok {
-		if r.JitterFactor, err = d.Number(fl.Val, JoinPath(path, "jitter_factor")); err != nil {
-			return err
-		}
-		set("jitter_factor")
-	}
-	if fl, ok := f["retry_after_max"]; ok {
-		if isNone(fl.Val) {
-			r.RetryAfterMax = 0
-		} else if r.RetryAfterMax, err = d.Positive(fl.Val, JoinPath(path, "retry_after_max")); err != nil {
-			return err
-		}
-		set("retry_after_max")
+	for key, e := range f {
+		p.Source["retry."+key] = pos(d.file, e.Key)
 	}
 	return nil
+}
+
+// retryReader reads the fields of a `retry:` mapping into r: its methods are the decode
+// steps of retryTable's rows.
+type retryReader struct {
+	d *decoder
+	r *policy.Retry
+}
+
+func (rr *retryReader) maxAttempts(e Entry, path string) error {
+	if e.Val.Kind == yaml.ScalarNode && e.Val.Value == "unlimited" {
+		rr.r.MaxAttempts = policy.Unlimited
+		return nil
+	}
+	v, err := rr.d.Scalar(e.Val, path, "a whole number or unlimited")
+	if err != nil {
+		return err
+	}
+	if e.Val.Tag != "!!int" {
+		return rr.d.Errf(e.Val, path, "want a whole number or unlimited, got %q", v)
+	}
+	n, err := rr.d.Integer(e.Val, path, 0)
+	if err != nil {
+		return err
+	}
+	if n < 1 {
+		return rr.d.Errf(e.Val, path, "must be at least 1 (the first try counts; 1 = no retry)")
+	}
+	rr.r.MaxAttempts = n
+	return nil
+}
+
+func (rr *retryReader) on(e Entry, path string) error {
+	items, err := rr.d.Sequence(e.Val, path)
+	if err != nil {
+		return err
+	}
+	rr.r.On = rr.r.On[:0:0]
+	for i, it := range items {
+		s, err := rr.d.Scalar(it, IndexPath(path, i), "connect, timeout, reset, a status or a class like 5xx")
+		if err != nil {
+			return err
+		}
+		if err := validRetryOn(s); err != nil {
+			return rr.d.Errf(it, IndexPath(path, i), "%v", err)
+		}
+		rr.r.On = append(rr.r.On, s)
+	}
+	return nil
+}
+
+func (rr *retryReader) never(e Entry, path string) error {
+	items, err := rr.d.Sequence(e.Val, path)
+	if err != nil {
+		return err
+	}
+	rr.r.Never = rr.r.Never[:0:0]
+	for i, it := range items {
+		v, err := rr.d.Integer(it, IndexPath(path, i), 100)
+		if err != nil {
+			return err
+		}
+		if v > 599 {
+			return rr.d.Errf(it, IndexPath(path, i), "%d is not an HTTP status", v)
+		}
+		rr.r.Never = append(rr.r.Never, v)
+	}
+	return nil
+}
+
+func (rr *retryReader) nonIdempotent(e Entry, path string) (err error) {
+	rr.r.NonIdempotent, err = enum(rr.d, e.Val, path, policy.NonIdempotents())
+	return err
+}
+
+func (rr *retryReader) backoff(e Entry, path string) (err error) {
+	rr.r.Backoff, err = enum(rr.d, e.Val, path, policy.Backoffs())
+	return err
+}
+
+func (rr *retryReader) base(e Entry, path string) (err error) {
+	rr.r.Base, err = rr.d.Duration(e.Val, path)
+	return err
+}
+
+func (rr *retryReader) multiplier(e Entry, path string) (err error) {
+	if rr.r.Multiplier, err = rr.d.Number(e.Val, path); err != nil {
+		return err
+	}
+	if rr.r.Multiplier < 1 {
+		return rr.d.Errf(e.Val, path, "must be at least 1 (delays would shrink)")
+	}
+	return nil
+}
+
+func (rr *retryReader) cap(e Entry, path string) (err error) {
+	rr.r.Cap, err = rr.d.positiveOrNone(e.Val, path)
+	return err
+}
+
+func (rr *retryReader) delays(e Entry, path string) error {
+	items, err := rr.d.Sequence(e.Val, path)
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		return rr.d.Errf(e.Val, path, "must list at least one delay")
+	}
+	rr.r.Delays = make([]time.Duration, len(items))
+	for i, it := range items {
+		if rr.r.Delays[i], err = rr.d.Duration(it, IndexPath(path, i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (rr *retryReader) jitter(e Entry, path string) (err error) {
+	rr.r.Jitter, err = enum(rr.d, e.Val, path, policy.Jitters())
+	return err
+}
+
+func (rr *retryReader) jitterFactor(e Entry, path string) (err error) {
+	rr.r.JitterFactor, err = rr.d.Number(e.Val, path)
+	return err
+}
+
+func (rr *retryReader) retryAfter(e Entry, path string) (err error) {
+	rr.r.RetryAfter, err = enum(rr.d, e.Val, path, policy.RetryAfterModes())
+	return err
+}
+
+func (rr *retryReader) retryAfterMax(e Entry, path string) (err error) {
+	rr.r.RetryAfterMax, err = rr.d.positiveOrNone(e.Val, path)
+	return err
+}
+
+// positiveOrNone reads a duration above 0, or none as 0 (no bound: retry's cap and
+// retry_after_max).
+func (d *decoder) positiveOrNone(n *yaml.Node, path string) (time.Duration, error) {
+	if isNone(n) {
+		return 0, nil
+	}
+	return d.Positive(n, path)
 }
 
 // enum decodes one of choices, spelt exactly: the accepted values, their order in messages
@@ -463,14 +486,6 @@ func enum[T ~string](d *decoder, n *yaml.Node, path string, choices []T) (T, err
 	}
 	s, err := d.Enum(n, path, names...)
 	return T(s), err
-}
-
-// enumInto is enum as a decode step that stores into dst.
-func enumInto[T ~string](d *decoder, dst *T, choices []T) func(n *yaml.Node, path string) error {
-	return func(n *yaml.Node, path string) (err error) {
-		*dst, err = enum(d, n, path, choices)
-		return err
-	}
 }
 
 // validRetryOn accepts what Retry.On may list.
