@@ -157,18 +157,13 @@ func (d *decoder) basePolicy(n *yaml.Node, path string, lookup lookupFunc) (*pol
 }
 
 // policy decodes a policy mapping or a "preset:NAME" / policy-name string. layersOK allows a
-// `layers:` key (not inside a layer's own policy).
+// `layers:` key (not inside a layer's own policy). The policy starts from its base: (or the
+// defaults), takes each field through its row of policyTable, then its layers, and is
+// checked as a whole.
 func (d *decoder) policy(n *yaml.Node, path string, lookup lookupFunc, layersOK bool) (*policy.Policy, error) {
 	n = ResolveAlias(n)
 	if n.Kind == yaml.ScalarNode {
-		base, err := d.basePolicy(n, path, lookup)
-		if err != nil {
-			return nil, err
-		}
-		p := d.inherit(base, n)
-		p.Name = n.Value
-		p.Source["policy"] = pos(d.file, n)
-		return p, nil
+		return d.namedPolicy(n, path, lookup)
 	}
 	table := policyTable
 	if !layersOK {
@@ -181,6 +176,43 @@ func (d *decoder) policy(n *yaml.Node, path string, lookup lookupFunc, layersOK 
 		}
 		return nil, err
 	}
+	p, err := d.policyStart(n, f, path, lookup)
+	if err != nil {
+		return nil, err
+	}
+	if err := decodeRows(table, f, path, &policyReader{d: d, p: p}); err != nil {
+		return nil, err
+	}
+	if e, ok := f["layers"]; ok {
+		if p.Layers, err = d.layers(e.Val, JoinPath(path, "layers"), lookup); err != nil {
+			return nil, err
+		}
+	}
+	for key, e := range f {
+		p.Source[key] = pos(d.file, e.Key)
+	}
+	if err := d.checkPolicy(p, path); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// namedPolicy is the policy of a "preset:NAME" or policy-name string written where a
+// policy mapping goes.
+func (d *decoder) namedPolicy(n *yaml.Node, path string, lookup lookupFunc) (*policy.Policy, error) {
+	base, err := d.basePolicy(n, path, lookup)
+	if err != nil {
+		return nil, err
+	}
+	p := d.inherit(base, n)
+	p.Name = n.Value
+	p.Source["policy"] = pos(d.file, n)
+	return p, nil
+}
+
+// policyStart is what a policy mapping starts from before its own fields: its base: (the
+// fields it hands down pointing at the base: line), or the defaults.
+func (d *decoder) policyStart(n *yaml.Node, f map[string]Entry, path string, lookup lookupFunc) (*policy.Policy, error) {
 	var p *policy.Policy
 	if b, ok := f["base"]; ok {
 		base, err := d.basePolicy(b.Val, JoinPath(path, "base"), lookup)
@@ -189,93 +221,86 @@ func (d *decoder) policy(n *yaml.Node, path string, lookup lookupFunc, layersOK 
 		}
 		p = d.inherit(base, b.Key)
 		p.Name = "" // a variant is not its base: the caller names it (name:, or its context)
-		p.Source["base"] = pos(d.file, b.Key)
 	} else {
 		p = defaultPolicy()
 		p.Source = map[string]policy.Pos{}
 	}
 	p.Source["policy"] = pos(d.file, n)
-	set := func(key string, fl Entry) { p.Source[key] = pos(d.file, fl.Key) }
-
-	if fl, ok := f["name"]; ok {
-		if p.Name, err = d.Str(fl.Val, JoinPath(path, "name")); err != nil {
-			return nil, err
-		}
-		set("name", fl)
-	}
-	for _, k := range []struct {
-		key string
-		dst *time.Duration
-	}{{"connect_timeout", &p.ConnectTimeout}, {"timeout", &p.Timeout}, {"deadline", &p.Deadline}} {
-		if fl, ok := f[k.key]; ok {
-			if *k.dst, err = d.DurationOrNone(fl.Val, JoinPath(path, k.key)); err != nil {
-				return nil, err
-			}
-			set(k.key, fl)
-		}
-	}
-	if fl, ok := f["retry"]; ok {
-		set("retry", fl)
-		if err := d.retry(fl.Val, JoinPath(path, "retry"), p); err != nil {
-			return nil, err
-		}
-	}
-	if fl, ok := f["budget"]; ok {
-		set("budget", fl)
-		if p.Budget, err = d.budget(fl.Val, JoinPath(path, "budget"), p.Budget, p.Source); err != nil {
-			return nil, err
-		}
-	}
-	if fl, ok := f["breaker"]; ok {
-		set("breaker", fl)
-		if p.Breaker, err = d.breaker(fl.Val, JoinPath(path, "breaker"), p.Breaker, p.Source); err != nil {
-			return nil, err
-		}
-	}
-	if fl, ok := f["bulkhead"]; ok {
-		set("bulkhead", fl)
-		if isNone(fl.Val) {
-			p.Bulkhead = nil
-		} else {
-			bf, err := d.fields(fl.Val, JoinPath(path, "bulkhead"), bulkheadTable)
-			if err != nil {
-				return nil, err
-			}
-			mc, ok := bf["max_concurrent"]
-			if !ok {
-				return nil, d.Errf(fl.Val, JoinPath(path, "bulkhead.max_concurrent"), "required")
-			}
-			v, err := d.Integer(mc.Val, JoinPath(path, "bulkhead.max_concurrent"), 1)
-			if err != nil {
-				return nil, err
-			}
-			p.Bulkhead = &policy.Bulkhead{MaxConcurrent: v}
-		}
-	}
-	if fl, ok := f["fallback"]; ok {
-		set("fallback", fl)
-		if p.Fallback, err = d.Boolean(fl.Val, JoinPath(path, "fallback")); err != nil {
-			return nil, err
-		}
-	}
-	if fl, ok := f["idempotency_key"]; ok {
-		set("idempotency_key", fl)
-		v, err := d.Boolean(fl.Val, JoinPath(path, "idempotency_key"))
-		if err != nil {
-			return nil, err
-		}
-		p.IdempotencyKey = &v
-	}
-	if fl, ok := f["layers"]; ok {
-		set("layers", fl)
-		if p.Layers, err = d.layers(fl.Val, JoinPath(path, "layers"), lookup); err != nil {
-			return nil, err
-		}
-	}
-	if err := d.checkPolicy(p, path); err != nil {
-		return nil, err
-	}
 	return p, nil
+}
+
+// policyReader reads the fields of a policy mapping into p: its methods are the decode
+// steps of policyTable's rows (base: and layers: are policy's own stages).
+type policyReader struct {
+	d *decoder
+	p *policy.Policy
+}
+
+func (pr *policyReader) name(e Entry, path string) (err error) {
+	pr.p.Name, err = pr.d.Str(e.Val, path)
+	return err
+}
+
+func (pr *policyReader) connectTimeout(e Entry, path string) (err error) {
+	pr.p.ConnectTimeout, err = pr.d.DurationOrNone(e.Val, path)
+	return err
+}
+
+func (pr *policyReader) timeout(e Entry, path string) (err error) {
+	pr.p.Timeout, err = pr.d.DurationOrNone(e.Val, path)
+	return err
+}
+
+func (pr *policyReader) deadline(e Entry, path string) (err error) {
+	pr.p.Deadline, err = pr.d.DurationOrNone(e.Val, path)
+	return err
+}
+
+func (pr *policyReader) idempotencyKey(e Entry, path string) error {
+	v, err := pr.d.Boolean(e.Val, path)
+	if err != nil {
+		return err
+	}
+	pr.p.IdempotencyKey = &v
+	return nil
+}
+
+func (pr *policyReader) retry(e Entry, path string) error { return pr.d.retry(e.Val, path, pr.p) }
+
+func (pr *policyReader) budget(e Entry, path string) (err error) {
+	pr.p.Budget, err = pr.d.budget(e.Val, path, pr.p.Budget, pr.p.Source)
+	return err
+}
+
+func (pr *policyReader) breaker(e Entry, path string) (err error) {
+	pr.p.Breaker, err = pr.d.breaker(e.Val, path, pr.p.Breaker, pr.p.Source)
+	return err
+}
+
+func (pr *policyReader) bulkhead(e Entry, path string) error {
+	if isNone(e.Val) {
+		pr.p.Bulkhead = nil
+		return nil
+	}
+	bf, err := pr.d.fields(e.Val, path, bulkheadTable)
+	if err != nil {
+		return err
+	}
+	mc, ok := bf["max_concurrent"]
+	if !ok {
+		return pr.d.Errf(e.Val, JoinPath(path, "max_concurrent"), "required")
+	}
+	v, err := pr.d.Integer(mc.Val, JoinPath(path, "max_concurrent"), 1)
+	if err != nil {
+		return err
+	}
+	pr.p.Bulkhead = &policy.Bulkhead{MaxConcurrent: v}
+	return nil
+}
+
+func (pr *policyReader) fallback(e Entry, path string) (err error) {
+	pr.p.Fallback, err = pr.d.Boolean(e.Val, path)
+	return err
 }
 
 func isNone(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Value == "none" }
