@@ -232,98 +232,129 @@ func (d *decoder) lesson(n *yaml.Node, path string) (*Lesson, error) {
 	return l, nil
 }
 
+// load decodes `load:`: its fields through loadTable's rows, the check that it has a model
+// (rate, concurrency or burst), then its request.
 func (d *decoder) load(n *yaml.Node, path string) (Load, error) {
-	l := defaultLoad()
+	lr := &loadReader{d: d, l: defaultLoad()}
 	f, err := d.fields(n, path, loadTable)
 	if err != nil {
-		return l, err
+		return lr.l, err
 	}
-	if fl, ok := f["clients"]; ok {
-		if l.Clients, err = d.Bounded(fl.Val, JoinPath(path, "clients"), 1, maxCount); err != nil {
-			return l, err
-		}
+	lr.f = f
+	if err := decodeRows(loadTable, f, path, lr); err != nil {
+		return lr.l, err
 	}
-	if fl, ok := f["workers"]; ok {
-		if l.Workers, err = d.Bounded(fl.Val, JoinPath(path, "workers"), 0, maxCount); err != nil {
-			return l, err
-		}
+	if lr.l.Rate == 0 && lr.l.Concurrency == 0 && lr.l.Burst == 0 {
+		return lr.l, d.Errf(n, path, "needs rate (e.g. 40/s), concurrency or burst")
 	}
-	if fl, ok := f["rate"]; ok {
-		s, err := d.Scalar(fl.Val, JoinPath(path, "rate"), "a rate such as 40/s")
+	if e, ok := f["request"]; ok {
+		rf, err := d.fields(e.Val, JoinPath(path, "request"), requestTable)
 		if err != nil {
-			return l, err
+			return lr.l, err
 		}
-		if l.Rate, err = ParseRate(s); err != nil {
-			return l, d.Errf(fl.Val, JoinPath(path, "rate"), "%v", err)
-		}
-		if l.Rate == 0 {
-			return l, d.Errf(fl.Val, JoinPath(path, "rate"), "must be above 0")
-		}
-		if l.Rate > maxRate {
-			return l, d.Errf(fl.Val, JoinPath(path, "rate"), "%s is above the %g/s a simulation allows", s, maxRate)
+		rr := &requestReader{d: d, r: &lr.l.Request}
+		if err := decodeRows(requestTable, rf, JoinPath(path, "request"), rr); err != nil {
+			return lr.l, err
 		}
 	}
-	if fl, ok := f["budget"]; ok {
-		if l.Budget, err = d.Positive(fl.Val, JoinPath(path, "budget")); err != nil {
-			return l, err
-		}
+	return lr.l, nil
+}
+
+// loadReader reads the fields of a `load:` mapping (f) into l: its methods are the decode
+// steps of loadTable's rows (request is load's own stage, after the model check).
+type loadReader struct {
+	d *decoder
+	f map[string]Entry
+	l Load
+}
+
+func (lr *loadReader) clients(e Entry, path string) (err error) {
+	lr.l.Clients, err = lr.d.Bounded(e.Val, path, 1, maxCount)
+	return err
+}
+
+func (lr *loadReader) workers(e Entry, path string) (err error) {
+	lr.l.Workers, err = lr.d.Bounded(e.Val, path, 0, maxCount)
+	return err
+}
+
+func (lr *loadReader) rate(e Entry, path string) error {
+	s, err := lr.d.Scalar(e.Val, path, "a rate such as 40/s")
+	if err != nil {
+		return err
 	}
-	if fl, ok := f["concurrency"]; ok {
-		if _, both := f["rate"]; both {
-			return l, d.Errf(fl.Key, JoinPath(path, "concurrency"), "use rate (open model) or concurrency (closed model), not both")
-		}
-		if l.Concurrency, err = d.Bounded(fl.Val, JoinPath(path, "concurrency"), 1, maxCount); err != nil {
-			return l, err
-		}
+	if lr.l.Rate, err = ParseRate(s); err != nil {
+		return lr.d.Errf(e.Val, path, "%v", err)
 	}
-	if fl, ok := f["think"]; ok {
-		if _, closed := f["concurrency"]; !closed {
-			return l, d.Errf(fl.Key, JoinPath(path, "think"), "think time belongs to the closed model: set concurrency too")
-		}
-		if l.Think, err = d.Duration(fl.Val, JoinPath(path, "think")); err != nil {
-			return l, err
-		}
+	if lr.l.Rate == 0 {
+		return lr.d.Errf(e.Val, path, "must be above 0")
 	}
-	if fl, ok := f["burst"]; ok {
-		if l.Burst, err = d.Bounded(fl.Val, JoinPath(path, "burst"), 1, maxQueue); err != nil {
-			return l, err
-		}
+	if lr.l.Rate > maxRate {
+		return lr.d.Errf(e.Val, path, "%s is above the %g/s a simulation allows", s, maxRate)
 	}
-	if l.Rate == 0 && l.Concurrency == 0 && l.Burst == 0 {
-		return l, d.Errf(n, path, "needs rate (e.g. 40/s), concurrency or burst")
+	return nil
+}
+
+func (lr *loadReader) concurrency(e Entry, path string) (err error) {
+	if _, both := lr.f["rate"]; both {
+		return lr.d.Errf(e.Key, path, "use rate (open model) or concurrency (closed model), not both")
 	}
-	if fl, ok := f["request"]; ok {
-		rf, err := d.fields(fl.Val, JoinPath(path, "request"), requestTable)
-		if err != nil {
-			return l, err
-		}
-		if m, ok := rf["method"]; ok {
-			s, err := d.Str(m.Val, JoinPath(path, "request.method"))
-			if err != nil {
-				return l, err
-			}
-			if strings.IndexFunc(s, func(r rune) bool { return r < 'A' || r > 'Z' }) >= 0 {
-				return l, d.Errf(m.Val, JoinPath(path, "request.method"), "%q is not an HTTP method (write it in capitals: GET, POST)", s)
-			}
-			l.Request.Method = s
-		}
-		if p, ok := rf["path"]; ok {
-			s, err := d.Str(p.Val, JoinPath(path, "request.path"))
-			if err != nil {
-				return l, err
-			}
-			if !strings.HasPrefix(s, "/") {
-				return l, d.Errf(p.Val, JoinPath(path, "request.path"), "%q must start with /", s)
-			}
-			l.Request.Path = s
-		}
-		if k, ok := rf["idempotency_key"]; ok {
-			if l.Request.IdempotencyKey, err = d.Boolean(k.Val, JoinPath(path, "request.idempotency_key")); err != nil {
-				return l, err
-			}
-		}
+	lr.l.Concurrency, err = lr.d.Bounded(e.Val, path, 1, maxCount)
+	return err
+}
+
+func (lr *loadReader) think(e Entry, path string) (err error) {
+	if _, closed := lr.f["concurrency"]; !closed {
+		return lr.d.Errf(e.Key, path, "think time belongs to the closed model: set concurrency too")
 	}
-	return l, nil
+	lr.l.Think, err = lr.d.Duration(e.Val, path)
+	return err
+}
+
+func (lr *loadReader) burst(e Entry, path string) (err error) {
+	lr.l.Burst, err = lr.d.Bounded(e.Val, path, 1, maxQueue)
+	return err
+}
+
+func (lr *loadReader) budget(e Entry, path string) (err error) {
+	lr.l.Budget, err = lr.d.Positive(e.Val, path)
+	return err
+}
+
+// requestReader reads the fields of `load.request:` into r: its methods are the decode
+// steps of requestTable's rows.
+type requestReader struct {
+	d *decoder
+	r *Request
+}
+
+func (rr *requestReader) method(e Entry, path string) error {
+	s, err := rr.d.Str(e.Val, path)
+	if err != nil {
+		return err
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return r < 'A' || r > 'Z' }) >= 0 {
+		return rr.d.Errf(e.Val, path, "%q is not an HTTP method (write it in capitals: GET, POST)", s)
+	}
+	rr.r.Method = s
+	return nil
+}
+
+func (rr *requestReader) path(e Entry, path string) error {
+	s, err := rr.d.Str(e.Val, path)
+	if err != nil {
+		return err
+	}
+	if !strings.HasPrefix(s, "/") {
+		return rr.d.Errf(e.Val, path, "%q must start with /", s)
+	}
+	rr.r.Path = s
+	return nil
+}
+
+func (rr *requestReader) idempotencyKey(e Entry, path string) (err error) {
+	rr.r.IdempotencyKey, err = rr.d.Boolean(e.Val, path)
+	return err
 }
 
 func (d *decoder) target(n *yaml.Node, path, dir string) (Target, error) {
