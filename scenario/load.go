@@ -597,113 +597,143 @@ func orNothing(s []string) string {
 	return strings.Join(s, " and ")
 }
 
-// distribution decodes one latency distribution (DESIGN §4).
+// distribution decodes one latency distribution (DESIGN §4): exactly one kind, named by the
+// key of its row in distributionTable ({p99: B} alone counts as p50's), decoded by that
+// row's step.
 func (d *decoder) distribution(n *yaml.Node, path, dir string) (Distribution, error) {
-	var dist Distribution
 	f, err := d.fields(n, path, distributionTable)
 	if err != nil {
-		return dist, err
+		return Distribution{}, err
 	}
 	var kinds []string
-	for _, k := range []string{"fixed", "uniform", "exponential", "lognormal", "p50", "profile"} {
-		if _, ok := f[k]; ok {
-			kinds = append(kinds, k)
+	for _, row := range distributionTable.Fields {
+		if _, ok := f[row.Name]; ok && row.decode != nil {
+			kinds = append(kinds, row.Name)
 		}
 	}
 	if _, ok := f["p99"]; ok && !slices.Contains(kinds, "p50") {
 		kinds = append(kinds, "p50")
 	}
 	if len(kinds) != 1 {
-		return dist, d.Errf(n, path, "a distribution is exactly one of {fixed: D}, {uniform: [A, B]}, {exponential: {min: A, mean: M}}, {p50: A, p99: B} or {profile: FILE}; got %s", orNothing(kinds))
+		return Distribution{}, d.Errf(n, path, "a distribution is exactly one of {fixed: D}, {uniform: [A, B]}, {exponential: {min: A, mean: M}}, {p50: A, p99: B} or {profile: FILE}; got %s", orNothing(kinds))
 	}
-	switch kinds[0] {
-	case "fixed":
-		dist.Kind = DistFixed
-		dist.Fixed, err = d.Duration(f["fixed"].Val, JoinPath(path, "fixed"))
-		return dist, err
-	case "uniform":
-		up := JoinPath(path, "uniform")
-		items, err := d.Sequence(f["uniform"].Val, up)
-		if err != nil {
-			return dist, err
-		}
-		if len(items) != 2 {
-			return dist, d.Errf(f["uniform"].Val, up, "want [low, high], got %d values", len(items))
-		}
-		dist.Kind = DistUniform
-		if dist.Min, err = d.Duration(items[0], IndexPath(up, 0)); err != nil {
-			return dist, err
-		}
-		if dist.Max, err = d.Duration(items[1], IndexPath(up, 1)); err != nil {
-			return dist, err
-		}
-		if dist.Max < dist.Min {
-			return dist, d.Errf(items[1], IndexPath(up, 1), "high %s is below low %s", dist.Max, dist.Min)
-		}
-		return dist, nil
-	case "exponential":
-		ep := JoinPath(path, "exponential")
-		ef, err := d.fields(f["exponential"].Val, ep, exponentialTable)
-		if err != nil {
-			return dist, err
-		}
-		dist.Kind = DistExponential
-		if fl, ok := ef["min"]; ok {
-			if dist.Min, err = d.Duration(fl.Val, JoinPath(ep, "min")); err != nil {
-				return dist, err
-			}
-		}
-		fl, ok := ef["mean"]
-		if !ok {
-			return dist, d.Errf(f["exponential"].Val, JoinPath(ep, "mean"), "required: the mean above min, e.g. 5ms")
-		}
-		dist.ExpMean, err = d.Positive(fl.Val, JoinPath(ep, "mean"))
-		return dist, err
-	case "lognormal", "p50":
-		lf := f
-		lp := path
-		if fl, ok := f["lognormal"]; ok {
-			lp = JoinPath(path, "lognormal")
-			if lf, err = d.fields(fl.Val, lp, lognormalTable); err != nil {
-				return dist, err
-			}
-		}
-		dist.Kind = DistLognormal
-		p50, ok50 := lf["p50"]
-		p99, ok99 := lf["p99"]
-		if !ok50 || !ok99 {
-			return dist, d.Errf(n, JoinPath(lp, map[bool]string{true: "p99", false: "p50"}[ok50]), "a lognormal needs both p50 and p99")
-		}
-		if dist.P50, err = d.Positive(p50.Val, JoinPath(lp, "p50")); err != nil {
-			return dist, err
-		}
-		if dist.P99, err = d.Positive(p99.Val, JoinPath(lp, "p99")); err != nil {
-			return dist, err
-		}
-		if dist.P99 < dist.P50 {
-			return dist, d.Errf(p99.Val, JoinPath(lp, "p99"), "p99 %s is below p50 %s", dist.P99, dist.P50)
-		}
-		if float64(dist.P99)/float64(dist.P50) > 1e6 {
-			return dist, d.Errf(p99.Val, JoinPath(lp, "p99"), "p99 is more than a million times p50: not a latency distribution")
-		}
-		return Lognormal(dist.P50, dist.P99), nil
-	default: // profile
-		fl := f["profile"]
-		s, err := d.Str(fl.Val, JoinPath(path, "profile"))
-		if err != nil {
-			return dist, err
-		}
-		p := s
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		dist, err := loadProfile(p)
-		if err != nil {
-			return dist, d.Errf(fl.Val, JoinPath(path, "profile"), "%s", strings.TrimPrefix(err.Error(), "open "))
-		}
-		dist.Profile = s
-		return dist, nil
+	dr := &distReader{d: d, n: n, f: f, path: path, dir: dir}
+	if err := decodeRow(distributionTable.field(kinds[0]), dr, f[kinds[0]], JoinPath(path, kinds[0])); err != nil {
+		return Distribution{}, err
 	}
+	return dr.dist, nil
+}
+
+// distReader reads a distribution mapping (n, its entries f, at path; profile: paths are
+// relative to dir) into dist: its methods are the decode steps of distributionTable's kind
+// rows, each given its own entry.
+type distReader struct {
+	d    *decoder
+	n    *yaml.Node
+	f    map[string]Entry
+	path string
+	dir  string
+	dist Distribution
+}
+
+func (dr *distReader) fixed(e Entry, path string) (err error) {
+	dr.dist.Kind = DistFixed
+	dr.dist.Fixed, err = dr.d.Duration(e.Val, path)
+	return err
+}
+
+func (dr *distReader) uniform(e Entry, path string) (err error) {
+	items, err := dr.d.Sequence(e.Val, path)
+	if err != nil {
+		return err
+	}
+	if len(items) != 2 {
+		return dr.d.Errf(e.Val, path, "want [low, high], got %d values", len(items))
+	}
+	dr.dist.Kind = DistUniform
+	if dr.dist.Min, err = dr.d.Duration(items[0], IndexPath(path, 0)); err != nil {
+		return err
+	}
+	if dr.dist.Max, err = dr.d.Duration(items[1], IndexPath(path, 1)); err != nil {
+		return err
+	}
+	if dr.dist.Max < dr.dist.Min {
+		return dr.d.Errf(items[1], IndexPath(path, 1), "high %s is below low %s", dr.dist.Max, dr.dist.Min)
+	}
+	return nil
+}
+
+func (dr *distReader) exponential(e Entry, path string) (err error) {
+	ef, err := dr.d.fields(e.Val, path, exponentialTable)
+	if err != nil {
+		return err
+	}
+	dr.dist.Kind = DistExponential
+	if fl, ok := ef["min"]; ok {
+		if dr.dist.Min, err = dr.d.Duration(fl.Val, JoinPath(path, "min")); err != nil {
+			return err
+		}
+	}
+	fl, ok := ef["mean"]
+	if !ok {
+		return dr.d.Errf(e.Val, JoinPath(path, "mean"), "required: the mean above min, e.g. 5ms")
+	}
+	dr.dist.ExpMean, err = dr.d.Positive(fl.Val, JoinPath(path, "mean"))
+	return err
+}
+
+// lognormal is the long form, {lognormal: {p50: A, p99: B}}.
+func (dr *distReader) lognormal(e Entry, path string) error {
+	lf, err := dr.d.fields(e.Val, path, lognormalTable)
+	if err != nil {
+		return err
+	}
+	return dr.quantiles(lf, path)
+}
+
+// p50 is the short form, {p50: A, p99: B} (or either alone, an error).
+func (dr *distReader) p50(Entry, string) error { return dr.quantiles(dr.f, dr.path) }
+
+// quantiles reads the p50 and p99 of a lognormal from f, at path.
+func (dr *distReader) quantiles(f map[string]Entry, path string) (err error) {
+	p50, ok50 := f["p50"]
+	p99, ok99 := f["p99"]
+	if !ok50 || !ok99 {
+		return dr.d.Errf(dr.n, JoinPath(path, map[bool]string{true: "p99", false: "p50"}[ok50]), "a lognormal needs both p50 and p99")
+	}
+	var q50, q99 time.Duration
+	if q50, err = dr.d.Positive(p50.Val, JoinPath(path, "p50")); err != nil {
+		return err
+	}
+	if q99, err = dr.d.Positive(p99.Val, JoinPath(path, "p99")); err != nil {
+		return err
+	}
+	if q99 < q50 {
+		return dr.d.Errf(p99.Val, JoinPath(path, "p99"), "p99 %s is below p50 %s", q99, q50)
+	}
+	if float64(q99)/float64(q50) > 1e6 {
+		return dr.d.Errf(p99.Val, JoinPath(path, "p99"), "p99 is more than a million times p50: not a latency distribution")
+	}
+	dr.dist = Lognormal(q50, q99)
+	return nil
+}
+
+func (dr *distReader) profile(e Entry, path string) error {
+	s, err := dr.d.Str(e.Val, path)
+	if err != nil {
+		return err
+	}
+	p := s
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dr.dir, p)
+	}
+	dist, err := loadProfile(p)
+	if err != nil {
+		return dr.d.Errf(e.Val, path, "%s", strings.TrimPrefix(err.Error(), "open "))
+	}
+	dist.Profile = s
+	dr.dist = dist
+	return nil
 }
 
 // policies decodes `policy:`, `policies:` and `layers:` into sc.Policies, resolving `base:`
