@@ -739,128 +739,188 @@ func (dr *distReader) profile(e Entry, path string) error {
 // policies decodes `policy:`, `policies:` and `layers:` into sc.Policies, resolving `base:`
 // references between them in any order (cycles are errors).
 func (d *decoder) policies(f map[string]Entry, root *yaml.Node, sc *Scenario) error {
-	type entry struct {
-		node  *yaml.Node
-		path  string
-		name  string
-		state int // 0 new, 1 resolving, 2 done
-		pol   *policy.Policy
+	ps := &policySet{d: d, byName: map[string]*policyEntry{}}
+	if err := ps.addAll(f); err != nil {
+		return err
 	}
-	var entries []*entry
-	byName := map[string]*entry{}
-	add := func(n *yaml.Node, path string, single bool) error {
-		e := &entry{node: n, path: path}
-		switch n.Kind {
-		case yaml.ScalarNode:
-			s, err := d.Str(n, path)
-			if err != nil {
-				return err
-			}
-			if !strings.HasPrefix(s, "preset:") {
-				if _, ok := byName[s]; ok {
-					return d.Errf(n, path, "policy %q is already compared; to vary it write {base: %s, name: NEW-NAME, ...}", s, s)
-				}
-				return d.Errf(n, path, "%q is neither preset:NAME nor a policy of this file (presets: %s)", s, strings.Join(PresetNames(), ", "))
-			}
-			e.name = s
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if k := n.Content[i].Value; k == "name" || (k == "base" && e.name == "") {
-					e.name = ResolveAlias(n.Content[i+1]).Value
-				}
-			}
-			if e.name == "" && single {
-				e.name = singlePolicyName
-			}
-			if e.name == "" {
-				return d.Errf(n, JoinPath(path, "name"), "required: a name labels the policy's column in reports")
-			}
-		default:
-			return d.Errf(n, path, "want a policy mapping or preset:NAME, got %s", KindName(n))
-		}
-		if prev, dup := byName[e.name]; dup {
-			return d.Errf(n, path, "a second policy named %q (the first is at line %d); give it name:", e.name, prev.node.Line)
-		}
-		byName[e.name] = e
-		entries = append(entries, e)
-		return nil
-	}
-	if fl, ok := f["policy"]; ok {
-		if err := add(fl.Val, "policy", true); err != nil {
+	for _, e := range ps.entries {
+		if _, err := ps.resolve(e, nil); err != nil {
 			return err
 		}
 	}
-	if fl, ok := f["policies"]; ok {
-		items, err := d.Sequence(fl.Val, "policies")
-		if err != nil {
-			return err
-		}
-		for i, it := range items {
-			if err := add(it, IndexPath("policies", i), false); err != nil {
-				return err
-			}
-		}
-	}
-	var resolveEntry func(e *entry, chain []string) (*policy.Policy, error)
-	resolveEntry = func(e *entry, chain []string) (*policy.Policy, error) {
-		switch e.state {
-		case 2:
-			return e.pol, nil
-		case 1:
-			return nil, d.Errf(e.node, e.path, "base cycle: %s", strings.Join(append(chain, e.name), " → "))
-		}
-		e.state = 1
-		chain = append(chain, e.name)
-		lookup := func(name string, n *yaml.Node, path string) (*policy.Policy, error) {
-			be, ok := byName[name]
-			if !ok {
-				names := make(map[string]bool, len(byName))
-				for k := range byName {
-					names[k] = true
-				}
-				return nil, d.Errf(n, path, "no policy named %q (policies here: %s; presets: preset:NAME)", name, sortedNames(names))
-			}
-			if be.state == 1 {
-				return nil, d.Errf(n, path, "base cycle: %s", strings.Join(append(chain, name), " → "))
-			}
-			p, err := resolveEntry(be, chain)
-			if err != nil {
-				return nil, err
-			}
-			return p.Clone(), nil
-		}
-		p, err := d.policy(e.node, e.path, lookup, true)
-		if err != nil {
-			return nil, err
-		}
-		p.Name = e.name
-		e.pol, e.state = p, 2
-		return p, nil
-	}
-	for _, e := range entries {
-		if _, err := resolveEntry(e, nil); err != nil {
-			return err
-		}
-	}
-	var shared []policy.Layer
 	if fl, ok := f["layers"]; ok {
-		noBase := func(name string, n *yaml.Node, path string) (*policy.Policy, error) {
-			if be, ok := byName[name]; ok && be.pol != nil {
-				return be.pol.Clone(), nil
-			}
-			return nil, d.Errf(n, path, "no policy named %q", name)
-		}
-		var err error
-		if shared, err = d.layers(fl.Val, "layers", noBase); err != nil {
+		layers, err := d.layers(fl.Val, "layers", ps.resolved)
+		if err != nil {
 			return err
 		}
+		sc.Layers = layers
 	}
-	sc.Layers = shared
-	for _, e := range entries {
+	for _, e := range ps.entries {
 		sc.AttachLayers(e.pol)
 		sc.Policies = append(sc.Policies, e.pol)
 	}
 	return nil
+}
+
+// policySet is the policies a scenario compares, by name, while their base: references are
+// resolved.
+type policySet struct {
+	d       *decoder
+	entries []*policyEntry
+	byName  map[string]*policyEntry
+}
+
+// policyEntry is one policy of the set: its node and name, and its policy once resolved.
+type policyEntry struct {
+	node  *yaml.Node
+	path  string
+	name  string
+	state resolveState
+	pol   *policy.Policy
+}
+
+// resolveState is how far a policyEntry is resolved.
+type resolveState int
+
+const (
+	unresolved resolveState = iota
+	resolving               // its base: chain is being followed: meeting it again is a cycle
+	resolved
+)
+
+// addAll adds the policy of `policy:` and each of `policies:`.
+func (ps *policySet) addAll(f map[string]Entry) error {
+	if fl, ok := f["policy"]; ok {
+		if err := ps.add(fl.Val, "policy", true); err != nil {
+			return err
+		}
+	}
+	fl, ok := f["policies"]
+	if !ok {
+		return nil
+	}
+	items, err := ps.d.Sequence(fl.Val, "policies")
+	if err != nil {
+		return err
+	}
+	for i, it := range items {
+		if err := ps.add(it, IndexPath("policies", i), false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add names the policy at n and adds it; a second policy of the same name is an error.
+// single is `policy:`, named singlePolicyName when it has no name.
+func (ps *policySet) add(n *yaml.Node, path string, single bool) error {
+	e := &policyEntry{node: n, path: path}
+	var err error
+	switch n.Kind {
+	case yaml.ScalarNode:
+		e.name, err = ps.presetName(n, path)
+	case yaml.MappingNode:
+		e.name, err = ps.mappingName(n, path, single)
+	default:
+		err = ps.d.Errf(n, path, "want a policy mapping or preset:NAME, got %s", KindName(n))
+	}
+	if err != nil {
+		return err
+	}
+	if prev, dup := ps.byName[e.name]; dup {
+		return ps.d.Errf(n, path, "a second policy named %q (the first is at line %d); give it name:", e.name, prev.node.Line)
+	}
+	ps.byName[e.name] = e
+	ps.entries = append(ps.entries, e)
+	return nil
+}
+
+// presetName is the name of a policy written as a string: only preset:NAME may stand alone.
+func (ps *policySet) presetName(n *yaml.Node, path string) (string, error) {
+	s, err := ps.d.Str(n, path)
+	if err != nil {
+		return "", err
+	}
+	if strings.HasPrefix(s, "preset:") {
+		return s, nil
+	}
+	if _, ok := ps.byName[s]; ok {
+		return "", ps.d.Errf(n, path, "policy %q is already compared; to vary it write {base: %s, name: NEW-NAME, ...}", s, s)
+	}
+	return "", ps.d.Errf(n, path, "%q is neither preset:NAME nor a policy of this file (presets: %s)", s, strings.Join(PresetNames(), ", "))
+}
+
+// mappingName is the name of a policy mapping: its name:, else its base:'s, else (for
+// `policy:`) singlePolicyName.
+func (ps *policySet) mappingName(n *yaml.Node, path string, single bool) (string, error) {
+	name := ""
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i].Value; k == "name" || (k == "base" && name == "") {
+			name = ResolveAlias(n.Content[i+1]).Value
+		}
+	}
+	if name == "" && single {
+		name = singlePolicyName
+	}
+	if name == "" {
+		return "", ps.d.Errf(n, JoinPath(path, "name"), "required: a name labels the policy's column in reports")
+	}
+	return name, nil
+}
+
+// resolve decodes e's policy, first resolving the policy its base: names; chain is the names
+// being resolved, to report a cycle.
+func (ps *policySet) resolve(e *policyEntry, chain []string) (*policy.Policy, error) {
+	switch e.state {
+	case resolved:
+		return e.pol, nil
+	case resolving:
+		return nil, ps.d.Errf(e.node, e.path, "base cycle: %s", strings.Join(append(chain, e.name), " → "))
+	}
+	e.state = resolving
+	p, err := ps.d.policy(e.node, e.path, ps.lookup(append(chain, e.name)), true)
+	if err != nil {
+		return nil, err
+	}
+	p.Name = e.name
+	e.pol, e.state = p, resolved
+	return p, nil
+}
+
+// lookup finds the base: of a policy being resolved (chain, that policy last), resolving it
+// first.
+func (ps *policySet) lookup(chain []string) lookupFunc {
+	return func(name string, n *yaml.Node, path string) (*policy.Policy, error) {
+		be, ok := ps.byName[name]
+		if !ok {
+			return nil, ps.d.Errf(n, path, "no policy named %q (policies here: %s; presets: preset:NAME)", name, ps.names())
+		}
+		if be.state == resolving {
+			return nil, ps.d.Errf(n, path, "base cycle: %s", strings.Join(append(chain, name), " → "))
+		}
+		p, err := ps.resolve(be, chain)
+		if err != nil {
+			return nil, err
+		}
+		return p.Clone(), nil
+	}
+}
+
+// resolved finds a base: in the scenario's layers, once every policy is resolved.
+func (ps *policySet) resolved(name string, n *yaml.Node, path string) (*policy.Policy, error) {
+	if be, ok := ps.byName[name]; ok && be.pol != nil {
+		return be.pol.Clone(), nil
+	}
+	return nil, ps.d.Errf(n, path, "no policy named %q", name)
+}
+
+// names lists the set's policy names for messages.
+func (ps *policySet) names() string {
+	names := make(map[string]bool, len(ps.byName))
+	for k := range ps.byName {
+		names[k] = true
+	}
+	return sortedNames(names)
 }
 
 // expect decodes `expect: {POLICY|"*": {success_rate, amplification, duplicates, worker_saturation}}`.
