@@ -106,108 +106,182 @@ func ParseFor(data []byte, file string, purpose Purpose) (*Scenario, error) {
 	}
 	sc := &Scenario{Seed: defaultSeed, Drain: defaultDrain, File: file, Expect: map[string]Expect{}}
 	sc.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-	if fl, ok := f["name"]; ok {
-		if sc.Name, err = d.Str(fl.Val, "name"); err != nil {
+	sr := &scenarioReader{d: d, root: root, f: f, purpose: purpose, sc: sc}
+	// The stages run in the order the sections depend on each other; each reports a missing
+	// section where it first needs it, so problems in the sections before come first.
+	for _, stage := range []func() error{
+		sr.rows, sr.load, sr.duration, sr.sparseRate, sr.target, sr.phasesInRun,
+		sr.policies, sr.expect, sr.lessonNamesAPolicy,
+	} {
+		if err := stage(); err != nil {
 			return nil, err
-		}
-	}
-	if fl, ok := f["description"]; ok {
-		if sc.Description, err = d.Str(fl.Val, "description"); err != nil {
-			return nil, err
-		}
-	}
-	if fl, ok := f["lesson"]; ok {
-		if sc.Lesson, err = d.lesson(fl.Val, "lesson"); err != nil {
-			return nil, err
-		}
-	}
-	if fl, ok := f["seed"]; ok {
-		s, err := d.Scalar(fl.Val, "seed", "a whole number")
-		if err != nil {
-			return nil, err
-		}
-		if fl.Val.Tag != "!!int" {
-			return nil, d.Errf(fl.Val, "seed", "want a whole number, got %q", s)
-		}
-		if _, err := fmt.Sscan(s, &sc.Seed); err != nil {
-			return nil, d.Errf(fl.Val, "seed", "%q is out of range", s)
-		}
-	}
-	if fl, ok := f["drain"]; ok {
-		if sc.Drain, err = d.Duration(fl.Val, "drain"); err != nil {
-			return nil, err
-		}
-		if sc.Drain > maxDuration {
-			return nil, d.Errf(fl.Val, "drain", "%s is longer than the %s a simulation allows", sc.Drain, maxDuration)
-		}
-	}
-	if lf, ok := f["load"]; ok {
-		if sc.Load, err = d.load(lf.Val, "load"); err != nil {
-			return nil, err
-		}
-	} else if purpose.needs("load") {
-		return nil, d.required(root, f, purpose, loadSection)
-	}
-	if fl, ok := f["duration"]; ok {
-		if sc.Duration, err = d.Duration(fl.Val, "duration"); err != nil {
-			return nil, err
-		}
-		if sc.Duration > maxDuration {
-			return nil, d.Errf(fl.Val, "duration", "%s is longer than the %s a simulation allows", sc.Duration, maxDuration)
-		}
-		if sc.Duration == 0 && (sc.Load.Rate > 0 || sc.Load.Concurrency > 0) {
-			return nil, d.Errf(fl.Val, "duration", "must be above 0 for rate or concurrency load")
-		}
-	} else if purpose.needs("duration") && (sc.Load.Rate > 0 || sc.Load.Concurrency > 0) {
-		return nil, d.required(root, f, purpose, durationSection)
-	}
-	if err := d.sparseRate(f, sc); err != nil {
-		return nil, err
-	}
-	tf, ok := f["target"]
-	if !ok {
-		return nil, d.required(root, f, purpose, targetSection)
-	}
-	if sc.Target, err = d.target(tf.Val, "target", filepath.Dir(file)); err != nil {
-		return nil, err
-	}
-	// A phase that starts after the run has ended never happens: almost surely a unit slip.
-	if end := sc.Duration + sc.Drain; sc.Duration > 0 {
-		for i, p := range sc.Target.Phases {
-			if p.At >= end {
-				items, _ := d.Sequence(f["target"].Val.Content[phasesIndex(f["target"].Val)], "target.phases")
-				return nil, d.Errf(phaseAtNode(items[i]), IndexPath("target.phases", i)+".at",
-					"phase %q starts at %s, after the run ends (duration %s + drain %s)", p.Name, p.At, sc.Duration, sc.Drain)
-			}
-		}
-	}
-	_, one := f["policy"]
-	_, many := f["policies"]
-	if !one && !many && purpose.needs("policy") {
-		return nil, d.required(root, f, purpose, policySection)
-	}
-	if err := d.policies(f, root, sc); err != nil {
-		return nil, err
-	}
-	if len(sc.Policies) == 0 && purpose.needs("policy") { // policies: []
-		return nil, d.Errf(root, "policy", "required: %s", policySection.what)
-	}
-	if fl, ok := f["expect"]; ok {
-		if err := d.expect(fl.Val, "expect", sc); err != nil {
-			return nil, err
-		}
-	}
-	if sc.Lesson != nil {
-		found := false
-		for _, p := range sc.Policies {
-			found = found || p.Name == sc.Lesson.Recommends
-		}
-		if !found && len(sc.Policies) > 0 {
-			n := f["lesson"].Val
-			return nil, d.Errf(n, "lesson.recommends", "no policy is named %q", sc.Lesson.Recommends)
 		}
 	}
 	return sc, nil
+}
+
+// scenarioReader reads the top-level mapping of a scenario file (root, its entries f) into
+// sc for purpose: the stages of ParseFor, and the decode steps of scenarioTable's rows
+// (name, description, lesson, seed, drain; the sections are stages).
+type scenarioReader struct {
+	d       *decoder
+	root    *yaml.Node
+	f       map[string]Entry
+	purpose Purpose
+	sc      *Scenario
+}
+
+// rows decodes the fields whose rows carry a decode step.
+func (sr *scenarioReader) rows() error { return decodeRows(scenarioTable, sr.f, "", sr) }
+
+func (sr *scenarioReader) name(e Entry, path string) (err error) {
+	sr.sc.Name, err = sr.d.Str(e.Val, path)
+	return err
+}
+
+func (sr *scenarioReader) description(e Entry, path string) (err error) {
+	sr.sc.Description, err = sr.d.Str(e.Val, path)
+	return err
+}
+
+func (sr *scenarioReader) lesson(e Entry, path string) (err error) {
+	sr.sc.Lesson, err = sr.d.lesson(e.Val, path)
+	return err
+}
+
+func (sr *scenarioReader) seed(e Entry, path string) error {
+	s, err := sr.d.Scalar(e.Val, path, "a whole number")
+	if err != nil {
+		return err
+	}
+	if e.Val.Tag != "!!int" {
+		return sr.d.Errf(e.Val, path, "want a whole number, got %q", s)
+	}
+	if _, err := fmt.Sscan(s, &sr.sc.Seed); err != nil {
+		return sr.d.Errf(e.Val, path, "%q is out of range", s)
+	}
+	return nil
+}
+
+func (sr *scenarioReader) drain(e Entry, path string) (err error) {
+	if sr.sc.Drain, err = sr.d.Duration(e.Val, path); err != nil {
+		return err
+	}
+	if sr.sc.Drain > maxDuration {
+		return sr.d.Errf(e.Val, path, "%s is longer than the %s a simulation allows", sr.sc.Drain, maxDuration)
+	}
+	return nil
+}
+
+// missing is the error for a section purpose needs and the file leaves out.
+func (sr *scenarioReader) missing(s section) error {
+	return sr.d.required(sr.root, sr.f, sr.purpose, s)
+}
+
+// loadArrivesOverTime says whether the load decoded so far needs a duration (rate or
+// concurrency; a burst alone arrives at once).
+func (sr *scenarioReader) loadArrivesOverTime() bool {
+	return sr.sc.Load.Rate > 0 || sr.sc.Load.Concurrency > 0
+}
+
+func (sr *scenarioReader) load() (err error) {
+	e, ok := sr.f["load"]
+	if !ok {
+		if sr.purpose.needs("load") {
+			return sr.missing(loadSection)
+		}
+		return nil
+	}
+	sr.sc.Load, err = sr.d.load(e.Val, "load")
+	return err
+}
+
+// duration runs after load: a rate or concurrency load needs one above 0.
+func (sr *scenarioReader) duration() (err error) {
+	e, ok := sr.f["duration"]
+	if !ok {
+		if sr.purpose.needs("duration") && sr.loadArrivesOverTime() {
+			return sr.missing(durationSection)
+		}
+		return nil
+	}
+	if sr.sc.Duration, err = sr.d.Duration(e.Val, "duration"); err != nil {
+		return err
+	}
+	if sr.sc.Duration > maxDuration {
+		return sr.d.Errf(e.Val, "duration", "%s is longer than the %s a simulation allows", sr.sc.Duration, maxDuration)
+	}
+	if sr.sc.Duration == 0 && sr.loadArrivesOverTime() {
+		return sr.d.Errf(e.Val, "duration", "must be above 0 for rate or concurrency load")
+	}
+	return nil
+}
+
+func (sr *scenarioReader) sparseRate() error { return sr.d.sparseRate(sr.f, sr.sc) }
+
+func (sr *scenarioReader) target() (err error) {
+	e, ok := sr.f["target"]
+	if !ok {
+		return sr.missing(targetSection)
+	}
+	sr.sc.Target, err = sr.d.target(e.Val, "target", filepath.Dir(sr.sc.File))
+	return err
+}
+
+// phasesInRun refuses a phase that starts after the run has ended: it never happens, almost
+// surely a unit slip.
+func (sr *scenarioReader) phasesInRun() error {
+	sc := sr.sc
+	if sc.Duration <= 0 {
+		return nil
+	}
+	end := sc.Duration + sc.Drain
+	for i, p := range sc.Target.Phases {
+		if p.At >= end {
+			target := sr.f["target"].Val
+			items, _ := sr.d.Sequence(target.Content[phasesIndex(target)], "target.phases")
+			return sr.d.Errf(phaseAtNode(items[i]), IndexPath("target.phases", i)+".at",
+				"phase %q starts at %s, after the run ends (duration %s + drain %s)", p.Name, p.At, sc.Duration, sc.Drain)
+		}
+	}
+	return nil
+}
+
+func (sr *scenarioReader) policies() error {
+	_, one := sr.f["policy"]
+	_, many := sr.f["policies"]
+	needed := sr.purpose.needs("policy")
+	if !one && !many && needed {
+		return sr.missing(policySection)
+	}
+	if err := sr.d.policies(sr.f, sr.root, sr.sc); err != nil {
+		return err
+	}
+	if len(sr.sc.Policies) == 0 && needed { // policies: []
+		return sr.d.Errf(sr.root, "policy", "required: %s", policySection.what)
+	}
+	return nil
+}
+
+func (sr *scenarioReader) expect() error {
+	if e, ok := sr.f["expect"]; ok {
+		return sr.d.expect(e.Val, "expect", sr.sc)
+	}
+	return nil
+}
+
+// lessonNamesAPolicy runs once the policies are known: lesson.recommends must name one.
+func (sr *scenarioReader) lessonNamesAPolicy() error {
+	sc := sr.sc
+	if sc.Lesson == nil || len(sc.Policies) == 0 {
+		return nil
+	}
+	for _, p := range sc.Policies {
+		if p.Name == sc.Lesson.Recommends {
+			return nil
+		}
+	}
+	return sr.d.Errf(sr.f["lesson"].Val, "lesson.recommends", "no policy is named %q", sc.Lesson.Recommends)
 }
 
 // lesson decodes `lesson: {recommends: NAME, why: "..."}`.
