@@ -531,6 +531,9 @@ func validRetryOn(s string) error {
 	return fmt.Errorf("%q: want connect (refused or connect_timeout), timeout, reset, a status like 503 or a class like 5xx", s)
 }
 
+// budget decodes a policy's `budget:` (or budget: none) over prev, the base:'s budget: its
+// kind (kept from prev when left out), then the fields of that kind through budgetTable's
+// rows; src gets the position of each field set.
 func (d *decoder) budget(n *yaml.Node, path string, prev *policy.Budget, src map[string]policy.Pos) (*policy.Budget, error) {
 	if isNone(n) {
 		return nil, nil
@@ -539,52 +542,23 @@ func (d *decoder) budget(n *yaml.Node, path string, prev *policy.Budget, src map
 	if err != nil {
 		return nil, err
 	}
-	var kind policy.BudgetKind
-	if prev != nil {
-		kind = prev.Kind
-	}
-	if fl, ok := f["kind"]; ok {
-		if kind, err = enum(d, fl.Val, JoinPath(path, "kind"), policy.BudgetKinds()); err != nil {
-			return nil, err
-		}
-		src["budget.kind"] = pos(d.file, fl.Key)
-	} else if kind == "" {
-		return nil, d.Errf(n, JoinPath(path, "kind"), "required: %s or %s", policy.BudgetTokenBucket, policy.BudgetRatio)
+	kind, err := d.budgetKind(n, f, path, prev, src)
+	if err != nil {
+		return nil, err
 	}
 	b := defaultBudget(kind)
 	if prev != nil && prev.Kind == kind {
 		c := *prev
 		b = &c
 	}
-	own := budgetTable.kindKeys(string(kind))
-	for key, fl := range f {
-		if key == "kind" {
-			continue
-		}
-		if !slices.Contains(own, key) {
-			return nil, d.Errf(fl.Key, JoinPath(path, key), "not a field of a %s budget (its fields: %s)", kind, strings.Join(own, ", "))
-		}
-		src["budget."+key] = pos(d.file, fl.Key)
-		var err error
-		switch key {
-		case "capacity":
-			b.Capacity, err = d.Number(fl.Val, JoinPath(path, key))
-		case "retry_cost":
-			b.RetryCost, err = d.Number(fl.Val, JoinPath(path, key))
-		case "timeout_cost":
-			b.TimeoutCost, err = d.Number(fl.Val, JoinPath(path, key))
-		case "refill":
-			b.Refill, err = d.Number(fl.Val, JoinPath(path, key))
-		case "percent":
-			b.Percent, err = d.Percent(fl.Val, JoinPath(path, key))
-		case "min_per_s":
-			b.MinPerS, err = d.Number(fl.Val, JoinPath(path, key))
-		case "window":
-			b.Window, err = d.Positive(fl.Val, JoinPath(path, key))
-		}
-		if err != nil {
-			return nil, err
-		}
+	if err := d.budgetFieldsOfKind(f, path, kind); err != nil {
+		return nil, err
+	}
+	if err := decodeRows(budgetTable, f, path, &budgetReader{d: d, b: b}); err != nil {
+		return nil, err
+	}
+	for key, e := range f {
+		src["budget."+key] = pos(d.file, e.Key)
 	}
 	if kind == policy.BudgetTokenBucket && b.Capacity <= 0 {
 		return nil, d.Errf(n, JoinPath(path, "capacity"), "a token bucket needs a capacity above 0")
@@ -592,6 +566,78 @@ func (d *decoder) budget(n *yaml.Node, path string, prev *policy.Budget, src map
 	return b, nil
 }
 
+// budgetKind is the kind of a budget mapping: its kind:, else prev's.
+func (d *decoder) budgetKind(n *yaml.Node, f map[string]Entry, path string, prev *policy.Budget, src map[string]policy.Pos) (policy.BudgetKind, error) {
+	e, ok := f["kind"]
+	if !ok {
+		if prev == nil || prev.Kind == "" {
+			return "", d.Errf(n, JoinPath(path, "kind"), "required: %s or %s", policy.BudgetTokenBucket, policy.BudgetRatio)
+		}
+		return prev.Kind, nil
+	}
+	kind, err := enum(d, e.Val, JoinPath(path, "kind"), policy.BudgetKinds())
+	if err != nil {
+		return "", err
+	}
+	src["budget.kind"] = pos(d.file, e.Key)
+	return kind, nil
+}
+
+// budgetFieldsOfKind refuses, in table order, a field of the other kind of budget.
+func (d *decoder) budgetFieldsOfKind(f map[string]Entry, path string, kind policy.BudgetKind) error {
+	own := budgetTable.kindKeys(string(kind))
+	for _, row := range budgetTable.Fields {
+		if e, ok := f[row.Name]; ok && row.Name != "kind" && !slices.Contains(own, row.Name) {
+			return d.Errf(e.Key, JoinPath(path, row.Name), "not a field of a %s budget (its fields: %s)", kind, strings.Join(own, ", "))
+		}
+	}
+	return nil
+}
+
+// budgetReader reads the fields of a `budget:` mapping into b: its methods are the decode
+// steps of budgetTable's rows (kind: starts the budget and is budget's own).
+type budgetReader struct {
+	d *decoder
+	b *policy.Budget
+}
+
+func (br *budgetReader) capacity(e Entry, path string) (err error) {
+	br.b.Capacity, err = br.d.Number(e.Val, path)
+	return err
+}
+
+func (br *budgetReader) retryCost(e Entry, path string) (err error) {
+	br.b.RetryCost, err = br.d.Number(e.Val, path)
+	return err
+}
+
+func (br *budgetReader) timeoutCost(e Entry, path string) (err error) {
+	br.b.TimeoutCost, err = br.d.Number(e.Val, path)
+	return err
+}
+
+func (br *budgetReader) refill(e Entry, path string) (err error) {
+	br.b.Refill, err = br.d.Number(e.Val, path)
+	return err
+}
+
+func (br *budgetReader) percent(e Entry, path string) (err error) {
+	br.b.Percent, err = br.d.Percent(e.Val, path)
+	return err
+}
+
+func (br *budgetReader) minPerS(e Entry, path string) (err error) {
+	br.b.MinPerS, err = br.d.Number(e.Val, path)
+	return err
+}
+
+func (br *budgetReader) window(e Entry, path string) (err error) {
+	br.b.Window, err = br.d.Positive(e.Val, path)
+	return err
+}
+
+// breaker decodes a policy's `breaker:` (or breaker: none) over prev, the base:'s breaker,
+// through breakerTable's rows; src gets the position of each field set.
 func (d *decoder) breaker(n *yaml.Node, path string, prev *policy.Breaker, src map[string]policy.Pos) (*policy.Breaker, error) {
 	if isNone(n) {
 		return nil, nil
@@ -605,31 +651,50 @@ func (d *decoder) breaker(n *yaml.Node, path string, prev *policy.Breaker, src m
 		c := *prev
 		b = &c
 	}
-	keys := slices.Sorted(maps.Keys(f))
-	for _, key := range keys {
-		fl := f[key]
-		src["breaker."+key] = pos(d.file, fl.Key)
-		var err error
-		switch key {
-		case "failure_rate":
-			b.FailureRate, err = d.Percent(fl.Val, JoinPath(path, key))
-			if err == nil && b.FailureRate == 0 {
-				err = d.Errf(fl.Val, JoinPath(path, key), "must be above 0%% (0%% would open on the first request)")
-			}
-		case "min_requests":
-			b.MinRequests, err = d.Integer(fl.Val, JoinPath(path, key), 1)
-		case "window":
-			b.Window, err = d.Positive(fl.Val, JoinPath(path, key))
-		case "open_for":
-			b.OpenFor, err = d.Positive(fl.Val, JoinPath(path, key))
-		case "half_open":
-			b.HalfOpen, err = d.Integer(fl.Val, JoinPath(path, key), 1)
-		}
-		if err != nil {
-			return nil, err
-		}
+	if err := decodeRows(breakerTable, f, path, &breakerReader{d: d, b: b}); err != nil {
+		return nil, err
+	}
+	for key, e := range f {
+		src["breaker."+key] = pos(d.file, e.Key)
 	}
 	return b, nil
+}
+
+// breakerReader reads the fields of a `breaker:` mapping into b: its methods are the decode
+// steps of breakerTable's rows.
+type breakerReader struct {
+	d *decoder
+	b *policy.Breaker
+}
+
+func (br *breakerReader) failureRate(e Entry, path string) (err error) {
+	if br.b.FailureRate, err = br.d.Percent(e.Val, path); err != nil {
+		return err
+	}
+	if br.b.FailureRate == 0 {
+		return br.d.Errf(e.Val, path, "must be above 0%% (0%% would open on the first request)")
+	}
+	return nil
+}
+
+func (br *breakerReader) minRequests(e Entry, path string) (err error) {
+	br.b.MinRequests, err = br.d.Integer(e.Val, path, 1)
+	return err
+}
+
+func (br *breakerReader) window(e Entry, path string) (err error) {
+	br.b.Window, err = br.d.Positive(e.Val, path)
+	return err
+}
+
+func (br *breakerReader) openFor(e Entry, path string) (err error) {
+	br.b.OpenFor, err = br.d.Positive(e.Val, path)
+	return err
+}
+
+func (br *breakerReader) halfOpen(e Entry, path string) (err error) {
+	br.b.HalfOpen, err = br.d.Integer(e.Val, path, 1)
+	return err
 }
 
 // layers decodes `layers: [{name, policy}]`, caller first.
