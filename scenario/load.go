@@ -431,76 +431,98 @@ func (rr *requestReader) idempotencyKey(e Entry, path string) (err error) {
 	return err
 }
 
+// target decodes `target:` through targetTable's rows, once it has its required latency.
+// Its distributions' profile: paths are relative to dir.
 func (d *decoder) target(n *yaml.Node, path, dir string) (Target, error) {
-	t := defaultTarget()
+	tr := &targetReader{d: d, dir: dir, t: defaultTarget()}
 	f, err := d.fields(n, path, targetTable)
 	if err != nil {
-		return t, err
+		return tr.t, err
 	}
-	fl, ok := f["latency"]
+	if _, ok := f["latency"]; !ok {
+		return tr.t, d.Errf(n, JoinPath(path, "latency"), "required, e.g. {p50: 80ms, p99: 400ms} or {fixed: 20ms}")
+	}
+	err = decodeRows(targetTable, f, path, tr)
+	return tr.t, err
+}
+
+// targetReader reads the fields of a `target:` mapping into t: its methods are the decode
+// steps of targetTable's rows.
+type targetReader struct {
+	d   *decoder
+	dir string
+	t   Target
+}
+
+func (tr *targetReader) latency(e Entry, path string) (err error) {
+	tr.t.Latency, err = tr.d.distribution(e.Val, path, tr.dir)
+	return err
+}
+
+func (tr *targetReader) connect(e Entry, path string) (err error) {
+	tr.t.Connect, err = tr.d.distribution(e.Val, path, tr.dir)
+	return err
+}
+
+func (tr *targetReader) capacity(e Entry, path string) error {
+	cf, err := tr.d.fields(e.Val, path, capacityTable)
+	if err != nil {
+		return err
+	}
+	c := &Capacity{}
+	w, ok := cf["workers"]
 	if !ok {
-		return t, d.Errf(n, JoinPath(path, "latency"), "required, e.g. {p50: 80ms, p99: 400ms} or {fixed: 20ms}")
+		return tr.d.Errf(e.Val, JoinPath(path, "workers"), "required: how many requests the target serves at once")
 	}
-	if t.Latency, err = d.distribution(fl.Val, JoinPath(path, "latency"), dir); err != nil {
-		return t, err
+	if c.Workers, err = tr.d.Bounded(w.Val, JoinPath(path, "workers"), 1, maxCount); err != nil {
+		return err
 	}
-	if fl, ok := f["connect"]; ok {
-		if t.Connect, err = d.distribution(fl.Val, JoinPath(path, "connect"), dir); err != nil {
-			return t, err
+	if q, ok := cf["queue"]; ok {
+		if c.Queue, err = tr.d.Bounded(q.Val, JoinPath(path, "queue"), 0, maxQueue); err != nil {
+			return err
 		}
 	}
-	if fl, ok := f["capacity"]; ok {
-		cf, err := d.fields(fl.Val, JoinPath(path, "capacity"), capacityTable)
+	tr.t.Capacity = c
+	return nil
+}
+
+func (tr *targetReader) conflicts(e Entry, path string) (err error) {
+	tr.t.Conflicts, err = tr.d.Enum(e.Val, path, conflictModes...)
+	return err
+}
+
+func (tr *targetReader) phases(e Entry, path string) error {
+	items, err := tr.d.Sequence(e.Val, path)
+	if err != nil {
+		return err
+	}
+	for i, it := range items {
+		p, err := tr.d.phase(it, IndexPath(path, i), i, tr.dir)
 		if err != nil {
-			return t, err
+			return err
 		}
-		c := &Capacity{}
-		w, ok := cf["workers"]
-		if !ok {
-			return t, d.Errf(fl.Val, JoinPath(path, "capacity.workers"), "required: how many requests the target serves at once")
-		}
-		if c.Workers, err = d.Bounded(w.Val, JoinPath(path, "capacity.workers"), 1, maxCount); err != nil {
-			return t, err
-		}
-		if q, ok := cf["queue"]; ok {
-			if c.Queue, err = d.Bounded(q.Val, JoinPath(path, "capacity.queue"), 0, maxQueue); err != nil {
-				return t, err
-			}
-		}
-		t.Capacity = c
+		tr.t.Phases = append(tr.t.Phases, p)
 	}
-	if fl, ok := f["conflicts"]; ok {
-		if t.Conflicts, err = d.Enum(fl.Val, JoinPath(path, "conflicts"), conflictModes...); err != nil {
-			return t, err
-		}
+	return tr.noOverlap(items, path)
+}
+
+// noOverlap refuses phases that overlap: which one's faults would apply? They may come in
+// any order.
+func (tr *targetReader) noOverlap(items []*yaml.Node, path string) error {
+	phases := tr.t.Phases
+	order := make([]int, len(phases))
+	for i := range order {
+		order[i] = i
 	}
-	if fl, ok := f["phases"]; ok {
-		items, err := d.Sequence(fl.Val, JoinPath(path, "phases"))
-		if err != nil {
-			return t, err
-		}
-		for i, it := range items {
-			p, err := d.phase(it, IndexPath(JoinPath(path, "phases"), i), i, dir)
-			if err != nil {
-				return t, err
-			}
-			t.Phases = append(t.Phases, p)
-		}
-		// Phases may come in any order but must not overlap: which one's faults would apply?
-		order := make([]int, len(t.Phases))
-		for i := range order {
-			order[i] = i
-		}
-		sort.SliceStable(order, func(a, b int) bool { return t.Phases[order[a]].At < t.Phases[order[b]].At })
-		for k := 1; k < len(order); k++ {
-			prev, cur := t.Phases[order[k-1]], t.Phases[order[k]]
-			if cur.At < prev.End() {
-				return t, d.Errf(phaseAtNode(items[order[k]]), IndexPath(JoinPath(path, "phases"), order[k])+".at",
-					"phase %q starts at %s, inside phase %q (%s–%s); phases must not overlap", cur.Name, cur.At, prev.Name, prev.At, prev.End())
-			}
+	sort.SliceStable(order, func(a, b int) bool { return phases[order[a]].At < phases[order[b]].At })
+	for k := 1; k < len(order); k++ {
+		prev, cur := phases[order[k-1]], phases[order[k]]
+		if cur.At < prev.End() {
+			return tr.d.Errf(phaseAtNode(items[order[k]]), IndexPath(path, order[k])+".at",
+				"phase %q starts at %s, inside phase %q (%s–%s); phases must not overlap", cur.Name, cur.At, prev.Name, prev.At, prev.End())
 		}
 	}
-	return t, nil
+	return nil
 }
 
 // phasesIndex is the index of the `phases:` value in a target mapping's Content.
