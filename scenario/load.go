@@ -611,79 +611,105 @@ func trimFloat(v float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4f", v), "0"), ".")
 }
 
+// fault decodes one fault: exactly one kind, named by the key of its row in faultTable,
+// decoded by that row's step.
 func (d *decoder) fault(n *yaml.Node, path string) (Fault, error) {
-	var ft Fault
 	f, err := d.fields(n, path, faultTable)
 	if err != nil {
-		return ft, err
+		return Fault{}, err
 	}
 	var kinds []string
-	for _, k := range []string{"hang", "reset", "refuse", "status"} {
-		if _, ok := f[k]; ok {
-			kinds = append(kinds, k)
+	for _, row := range faultTable.Fields {
+		if _, ok := f[row.Name]; ok && row.decode != nil {
+			kinds = append(kinds, row.Name)
 		}
 	}
 	if len(kinds) != 1 {
-		return ft, d.Errf(n, path, "a fault is exactly one of {hang: P%%}, {reset: P%%}, {refuse: P%%} or {status: N, percent: P%%}; got %s",
+		return Fault{}, d.Errf(n, path, "a fault is exactly one of {hang: P%%}, {reset: P%%}, {refuse: P%%} or {status: N, percent: P%%}; got %s",
 			orNothing(kinds))
 	}
-	ft.Kind = FaultKind(kinds[0])
-	if ft.Kind != FaultStatus {
-		fl := f[kinds[0]]
-		if ft.Percent, err = d.Percent(fl.Val, JoinPath(path, kinds[0])); err != nil {
-			return ft, err
+	fr := &faultReader{d: d, f: f, path: path, ft: Fault{Kind: FaultKind(kinds[0])}}
+	if err := decodeRow(faultTable.field(kinds[0]), fr, f[kinds[0]], JoinPath(path, kinds[0])); err != nil {
+		return fr.ft, err
+	}
+	return fr.ft, nil
+}
+
+// faultReader reads a fault mapping (its entries f, at path) into ft: its methods are the
+// decode steps of faultTable's kind rows; percent and retry_after belong to status's.
+type faultReader struct {
+	d    *decoder
+	f    map[string]Entry
+	path string
+	ft   Fault
+}
+
+func (fr *faultReader) hang(e Entry, path string) error   { return fr.share(e, path) }
+func (fr *faultReader) reset(e Entry, path string) error  { return fr.share(e, path) }
+func (fr *faultReader) refuse(e Entry, path string) error { return fr.share(e, path) }
+
+// share reads the percentage of a hang, reset or refuse fault, which takes nothing else.
+func (fr *faultReader) share(e Entry, path string) (err error) {
+	if fr.ft.Percent, err = fr.d.Percent(e.Val, path); err != nil {
+		return err
+	}
+	for _, k := range []string{"percent", "retry_after"} {
+		if fl, ok := fr.f[k]; ok {
+			return fr.d.Errf(fl.Key, JoinPath(fr.path, k), "only a status fault takes %s", k)
 		}
-		for _, k := range []string{"percent", "retry_after"} {
-			if fl, ok := f[k]; ok {
-				return ft, d.Errf(fl.Key, JoinPath(path, k), "only a status fault takes %s", k)
-			}
-		}
-		return ft, nil
 	}
-	fl := f["status"]
-	if ft.Status, err = d.Integer(fl.Val, JoinPath(path, "status"), 100); err != nil {
-		return ft, err
+	return nil
+}
+
+func (fr *faultReader) status(e Entry, path string) (err error) {
+	if fr.ft.Status, err = fr.d.Integer(e.Val, path, 100); err != nil {
+		return err
 	}
-	if ft.Status > 599 {
-		return ft, d.Errf(fl.Val, JoinPath(path, "status"), "%d is not an HTTP status", ft.Status)
+	if fr.ft.Status > 599 {
+		return fr.d.Errf(e.Val, path, "%d is not an HTTP status", fr.ft.Status)
 	}
-	ft.Percent = defaultStatusPercent
-	if fl, ok := f["percent"]; ok {
-		if ft.Percent, err = d.Percent(fl.Val, JoinPath(path, "percent")); err != nil {
-			return ft, err
+	fr.ft.Percent = defaultStatusPercent
+	if fl, ok := fr.f["percent"]; ok {
+		if fr.ft.Percent, err = fr.d.Percent(fl.Val, JoinPath(fr.path, "percent")); err != nil {
+			return err
 		}
 	}
-	if fl, ok := f["retry_after"]; ok {
-		ra := &RetryAfter{}
-		rp := JoinPath(path, "retry_after")
-		if fl.Val.Kind == yaml.MappingNode {
-			rf, err := d.fields(fl.Val, rp, retryAfterTable)
-			if err != nil {
-				return ft, err
-			}
-			dv, ok := rf["date"]
-			if !ok {
-				return ft, d.Errf(fl.Val, JoinPath(rp, "date"), "required, e.g. {date: +1s} (an HTTP-date that far from now)")
-			}
-			s, err := d.Scalar(dv.Val, JoinPath(rp, "date"), "an offset such as +1s or -5s")
-			if err != nil {
-				return ft, err
-			}
-			neg := strings.HasPrefix(s, "-")
-			v, err := ParseDuration(strings.TrimLeft(s, "+-"))
-			if err != nil {
-				return ft, d.Errf(dv.Val, JoinPath(rp, "date"), "%v", err)
-			}
-			if neg {
-				v = -v
-			}
-			ra.Delay, ra.Date = v, true
-		} else if ra.Delay, err = d.Duration(fl.Val, rp); err != nil {
-			return ft, err
-		}
-		ft.RetryAfter = ra
+	if fl, ok := fr.f["retry_after"]; ok {
+		fr.ft.RetryAfter, err = fr.d.retryAfter(fl.Val, JoinPath(fr.path, "retry_after"))
 	}
-	return ft, nil
+	return err
+}
+
+// retryAfter decodes a status fault's Retry-After: a delay, or {date: ±D} for the HTTP-date
+// form.
+func (d *decoder) retryAfter(n *yaml.Node, path string) (*RetryAfter, error) {
+	ra := &RetryAfter{}
+	if n.Kind != yaml.MappingNode {
+		var err error
+		ra.Delay, err = d.Duration(n, path)
+		return ra, err
+	}
+	rf, err := d.fields(n, path, retryAfterTable)
+	if err != nil {
+		return nil, err
+	}
+	dv, ok := rf["date"]
+	if !ok {
+		return nil, d.Errf(n, JoinPath(path, "date"), "required, e.g. {date: +1s} (an HTTP-date that far from now)")
+	}
+	s, err := d.Scalar(dv.Val, JoinPath(path, "date"), "an offset such as +1s or -5s")
+	if err != nil {
+		return nil, err
+	}
+	v, err := ParseDuration(strings.TrimLeft(s, "+-"))
+	if err != nil {
+		return nil, d.Errf(dv.Val, JoinPath(path, "date"), "%v", err)
+	}
+	if strings.HasPrefix(s, "-") {
+		v = -v
+	}
+	ra.Delay, ra.Date = v, true
+	return ra, nil
 }
 
 func orNothing(s []string) string {
