@@ -719,9 +719,9 @@ func orNothing(s []string) string {
 	return strings.Join(s, " and ")
 }
 
-// distribution decodes one latency distribution (DESIGN §4): exactly one kind, named by the
-// key of its row in distributionTable ({p99: B} alone counts as p50's), decoded by that
-// row's step.
+// distribution decodes one latency distribution (DESIGN §4).
+// It is exactly one kind, named by the key of its row in distributionTable ({p99: B} alone
+// counts as p50's), and decoded by that row's step.
 func (d *decoder) distribution(n *yaml.Node, path, dir string) (Distribution, error) {
 	f, err := d.fields(n, path, distributionTable)
 	if err != nil {

@@ -169,11 +169,8 @@ func (d *decoder) policy(n *yaml.Node, path string, lookup lookupFunc, layersOK 
 	if !layersOK {
 		table = nestedPolicyTable
 	}
-	f, err := d.fields(n, path, table)
+	f, err := d.policyFields(n, path, table)
 	if err != nil {
-		if e, ok := err.(*Error); ok && !layersOK && strings.HasSuffix(e.Field, ".layers") {
-			e.Msg = "layers cannot nest: list every layer at the top"
-		}
 		return nil, err
 	}
 	p, err := d.policyStart(n, f, path, lookup)
@@ -195,6 +192,16 @@ func (d *decoder) policy(n *yaml.Node, path string, lookup lookupFunc, layersOK 
 		return nil, err
 	}
 	return p, nil
+}
+
+// policyFields is the entries of a policy mapping, read with table; a layers: where table
+// has none is a layer's policy trying to nest layers.
+func (d *decoder) policyFields(n *yaml.Node, path string, table *fieldTable) (map[string]Entry, error) {
+	f, err := d.fields(n, path, table)
+	if e, ok := err.(*Error); ok && table == nestedPolicyTable && strings.HasSuffix(e.Field, ".layers") {
+		e.Msg = "layers cannot nest: list every layer at the top"
+	}
+	return f, err
 }
 
 // namedPolicy is the policy of a "preset:NAME" or policy-name string written where a
