@@ -16,7 +16,9 @@ import (
 // without a row; docs/scenario.md is rendered from these tables (TestReferenceDoc, `go test
 // ./scenario -run '^TestReferenceDoc$' -update`), every row's example is loaded
 // (TestFieldExamples), and every key of every bundled scenario is checked to have a row
-// (TestBundledKeysDocumented).
+// (TestBundledKeysDocumented). A row also carries the step that decodes its field (decode),
+// so a decoder is a loop over its table (decodeRows) plus the stages that tie fields
+// together, rather than a switch over the keys.
 
 // field is one key of a mapping: what the loader accepts and what docs/scenario.md says
 // about it.
