@@ -16,7 +16,9 @@ import (
 // without a row; docs/scenario.md is rendered from these tables (TestReferenceDoc, `go test
 // ./scenario -run '^TestReferenceDoc$' -update`), every row's example is loaded
 // (TestFieldExamples), and every key of every bundled scenario is checked to have a row
-// (TestBundledKeysDocumented).
+// (TestBundledKeysDocumented). A row also carries the step that decodes its field (decode),
+// so a decoder is a loop over its table (decodeRows) plus the stages that tie fields
+// together, rather than a switch over the keys.
 
 // field is one key of a mapping: what the loader accepts and what docs/scenario.md says
 // about it.
@@ -40,6 +42,12 @@ type field struct {
 	// Kind is, in a table whose fields depend on a kind (budget), the kind this field
 	// belongs to; "" = every kind.
 	Kind string
+	// decode reads the field's value into the value being built, as check's rules carry
+	// their check: a method expression func(*R, Entry, string) error of the table's reader R
+	// ((*loadReader).rate), which decodeRows runs. nil when the table's decoder reads the
+	// field in a stage of its own, because it depends on other fields (load's request, read
+	// after the check that a model is set) or starts the value (a policy's base:).
+	decode any
 }
 
 // valueShape says how a field's value holds the keys of its Table.
@@ -120,6 +128,33 @@ func (t *fieldTable) kindKeys(kind string) []string {
 // mapping through it (TestMappingsUseTables), so each key it accepts has a documented row.
 func (d *decoder) fields(n *yaml.Node, path string, t *fieldTable) (map[string]Entry, error) {
 	return d.Mapping(n, path, t.keys...)
+}
+
+// decodeRows runs the decode step of every row of t that f holds, in the table's order, on
+// the reader r of t's rows, each at path.KEY; it stops at the first error. Fields are
+// decoded in table order, so of two bad fields the one listed first is the one reported.
+func decodeRows[R any](t *fieldTable, f map[string]Entry, path string, r *R) error {
+	for i := range t.Fields {
+		row := &t.Fields[i]
+		e, ok := f[row.Name]
+		if !ok || row.decode == nil {
+			continue
+		}
+		if err := decodeRow(row, r, e, JoinPath(path, row.Name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeRow runs one row's decode step on r. A step written for another reader is a bug in
+// the table, caught by any load of the field (TestFieldExamples loads every row).
+func decodeRow[R any](row *field, r *R, e Entry, path string) error {
+	step, ok := row.decode.(func(*R, Entry, string) error)
+	if !ok {
+		panic(fmt.Sprintf("scenario: field %s decodes into %T, not %T", row.Name, row.decode, r))
+	}
+	return step(r, e, path)
 }
 
 // Text forms of types and defaults, so bounds and defaults in the tables are the loader's

@@ -106,108 +106,182 @@ func ParseFor(data []byte, file string, purpose Purpose) (*Scenario, error) {
 	}
 	sc := &Scenario{Seed: defaultSeed, Drain: defaultDrain, File: file, Expect: map[string]Expect{}}
 	sc.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-	if fl, ok := f["name"]; ok {
-		if sc.Name, err = d.Str(fl.Val, "name"); err != nil {
+	sr := &scenarioReader{d: d, root: root, f: f, purpose: purpose, sc: sc}
+	// The stages run in the order the sections depend on each other; each reports a missing
+	// section where it first needs it, so problems in the sections before come first.
+	for _, stage := range []func() error{
+		sr.rows, sr.load, sr.duration, sr.sparseRate, sr.target, sr.phasesInRun,
+		sr.policies, sr.expect, sr.lessonNamesAPolicy,
+	} {
+		if err := stage(); err != nil {
 			return nil, err
-		}
-	}
-	if fl, ok := f["description"]; ok {
-		if sc.Description, err = d.Str(fl.Val, "description"); err != nil {
-			return nil, err
-		}
-	}
-	if fl, ok := f["lesson"]; ok {
-		if sc.Lesson, err = d.lesson(fl.Val, "lesson"); err != nil {
-			return nil, err
-		}
-	}
-	if fl, ok := f["seed"]; ok {
-		s, err := d.Scalar(fl.Val, "seed", "a whole number")
-		if err != nil {
-			return nil, err
-		}
-		if fl.Val.Tag != "!!int" {
-			return nil, d.Errf(fl.Val, "seed", "want a whole number, got %q", s)
-		}
-		if _, err := fmt.Sscan(s, &sc.Seed); err != nil {
-			return nil, d.Errf(fl.Val, "seed", "%q is out of range", s)
-		}
-	}
-	if fl, ok := f["drain"]; ok {
-		if sc.Drain, err = d.Duration(fl.Val, "drain"); err != nil {
-			return nil, err
-		}
-		if sc.Drain > maxDuration {
-			return nil, d.Errf(fl.Val, "drain", "%s is longer than the %s a simulation allows", sc.Drain, maxDuration)
-		}
-	}
-	if lf, ok := f["load"]; ok {
-		if sc.Load, err = d.load(lf.Val, "load"); err != nil {
-			return nil, err
-		}
-	} else if purpose.needs("load") {
-		return nil, d.required(root, f, purpose, loadSection)
-	}
-	if fl, ok := f["duration"]; ok {
-		if sc.Duration, err = d.Duration(fl.Val, "duration"); err != nil {
-			return nil, err
-		}
-		if sc.Duration > maxDuration {
-			return nil, d.Errf(fl.Val, "duration", "%s is longer than the %s a simulation allows", sc.Duration, maxDuration)
-		}
-		if sc.Duration == 0 && (sc.Load.Rate > 0 || sc.Load.Concurrency > 0) {
-			return nil, d.Errf(fl.Val, "duration", "must be above 0 for rate or concurrency load")
-		}
-	} else if purpose.needs("duration") && (sc.Load.Rate > 0 || sc.Load.Concurrency > 0) {
-		return nil, d.required(root, f, purpose, durationSection)
-	}
-	if err := d.sparseRate(f, sc); err != nil {
-		return nil, err
-	}
-	tf, ok := f["target"]
-	if !ok {
-		return nil, d.required(root, f, purpose, targetSection)
-	}
-	if sc.Target, err = d.target(tf.Val, "target", filepath.Dir(file)); err != nil {
-		return nil, err
-	}
-	// A phase that starts after the run has ended never happens: almost surely a unit slip.
-	if end := sc.Duration + sc.Drain; sc.Duration > 0 {
-		for i, p := range sc.Target.Phases {
-			if p.At >= end {
-				items, _ := d.Sequence(f["target"].Val.Content[phasesIndex(f["target"].Val)], "target.phases")
-				return nil, d.Errf(phaseAtNode(items[i]), IndexPath("target.phases", i)+".at",
-					"phase %q starts at %s, after the run ends (duration %s + drain %s)", p.Name, p.At, sc.Duration, sc.Drain)
-			}
-		}
-	}
-	_, one := f["policy"]
-	_, many := f["policies"]
-	if !one && !many && purpose.needs("policy") {
-		return nil, d.required(root, f, purpose, policySection)
-	}
-	if err := d.policies(f, root, sc); err != nil {
-		return nil, err
-	}
-	if len(sc.Policies) == 0 && purpose.needs("policy") { // policies: []
-		return nil, d.Errf(root, "policy", "required: %s", policySection.what)
-	}
-	if fl, ok := f["expect"]; ok {
-		if err := d.expect(fl.Val, "expect", sc); err != nil {
-			return nil, err
-		}
-	}
-	if sc.Lesson != nil {
-		found := false
-		for _, p := range sc.Policies {
-			found = found || p.Name == sc.Lesson.Recommends
-		}
-		if !found && len(sc.Policies) > 0 {
-			n := f["lesson"].Val
-			return nil, d.Errf(n, "lesson.recommends", "no policy is named %q", sc.Lesson.Recommends)
 		}
 	}
 	return sc, nil
+}
+
+// scenarioReader reads the top-level mapping of a scenario file (root, its entries f) into
+// sc for purpose: the stages of ParseFor, and the decode steps of scenarioTable's rows
+// (name, description, lesson, seed, drain; the sections are stages).
+type scenarioReader struct {
+	d       *decoder
+	root    *yaml.Node
+	f       map[string]Entry
+	purpose Purpose
+	sc      *Scenario
+}
+
+// rows decodes the fields whose rows carry a decode step.
+func (sr *scenarioReader) rows() error { return decodeRows(scenarioTable, sr.f, "", sr) }
+
+func (sr *scenarioReader) name(e Entry, path string) (err error) {
+	sr.sc.Name, err = sr.d.Str(e.Val, path)
+	return err
+}
+
+func (sr *scenarioReader) description(e Entry, path string) (err error) {
+	sr.sc.Description, err = sr.d.Str(e.Val, path)
+	return err
+}
+
+func (sr *scenarioReader) lesson(e Entry, path string) (err error) {
+	sr.sc.Lesson, err = sr.d.lesson(e.Val, path)
+	return err
+}
+
+func (sr *scenarioReader) seed(e Entry, path string) error {
+	s, err := sr.d.Scalar(e.Val, path, "a whole number")
+	if err != nil {
+		return err
+	}
+	if e.Val.Tag != "!!int" {
+		return sr.d.Errf(e.Val, path, "want a whole number, got %q", s)
+	}
+	if _, err := fmt.Sscan(s, &sr.sc.Seed); err != nil {
+		return sr.d.Errf(e.Val, path, "%q is out of range", s)
+	}
+	return nil
+}
+
+func (sr *scenarioReader) drain(e Entry, path string) (err error) {
+	if sr.sc.Drain, err = sr.d.Duration(e.Val, path); err != nil {
+		return err
+	}
+	if sr.sc.Drain > maxDuration {
+		return sr.d.Errf(e.Val, path, "%s is longer than the %s a simulation allows", sr.sc.Drain, maxDuration)
+	}
+	return nil
+}
+
+// missing is the error for a section purpose needs and the file leaves out.
+func (sr *scenarioReader) missing(s section) error {
+	return sr.d.required(sr.root, sr.f, sr.purpose, s)
+}
+
+// loadArrivesOverTime says whether the load decoded so far needs a duration (rate or
+// concurrency; a burst alone arrives at once).
+func (sr *scenarioReader) loadArrivesOverTime() bool {
+	return sr.sc.Load.Rate > 0 || sr.sc.Load.Concurrency > 0
+}
+
+func (sr *scenarioReader) load() (err error) {
+	e, ok := sr.f["load"]
+	if !ok {
+		if sr.purpose.needs("load") {
+			return sr.missing(loadSection)
+		}
+		return nil
+	}
+	sr.sc.Load, err = sr.d.load(e.Val, "load")
+	return err
+}
+
+// duration runs after load: a rate or concurrency load needs one above 0.
+func (sr *scenarioReader) duration() (err error) {
+	e, ok := sr.f["duration"]
+	if !ok {
+		if sr.purpose.needs("duration") && sr.loadArrivesOverTime() {
+			return sr.missing(durationSection)
+		}
+		return nil
+	}
+	if sr.sc.Duration, err = sr.d.Duration(e.Val, "duration"); err != nil {
+		return err
+	}
+	if sr.sc.Duration > maxDuration {
+		return sr.d.Errf(e.Val, "duration", "%s is longer than the %s a simulation allows", sr.sc.Duration, maxDuration)
+	}
+	if sr.sc.Duration == 0 && sr.loadArrivesOverTime() {
+		return sr.d.Errf(e.Val, "duration", "must be above 0 for rate or concurrency load")
+	}
+	return nil
+}
+
+func (sr *scenarioReader) sparseRate() error { return sr.d.sparseRate(sr.f, sr.sc) }
+
+func (sr *scenarioReader) target() (err error) {
+	e, ok := sr.f["target"]
+	if !ok {
+		return sr.missing(targetSection)
+	}
+	sr.sc.Target, err = sr.d.target(e.Val, "target", filepath.Dir(sr.sc.File))
+	return err
+}
+
+// phasesInRun refuses a phase that starts after the run has ended: it never happens, almost
+// surely a unit slip.
+func (sr *scenarioReader) phasesInRun() error {
+	sc := sr.sc
+	if sc.Duration <= 0 {
+		return nil
+	}
+	end := sc.Duration + sc.Drain
+	for i, p := range sc.Target.Phases {
+		if p.At >= end {
+			target := sr.f["target"].Val
+			items, _ := sr.d.Sequence(target.Content[phasesIndex(target)], "target.phases")
+			return sr.d.Errf(phaseAtNode(items[i]), IndexPath("target.phases", i)+".at",
+				"phase %q starts at %s, after the run ends (duration %s + drain %s)", p.Name, p.At, sc.Duration, sc.Drain)
+		}
+	}
+	return nil
+}
+
+func (sr *scenarioReader) policies() error {
+	_, one := sr.f["policy"]
+	_, many := sr.f["policies"]
+	needed := sr.purpose.needs("policy")
+	if !one && !many && needed {
+		return sr.missing(policySection)
+	}
+	if err := sr.d.policies(sr.f, sr.root, sr.sc); err != nil {
+		return err
+	}
+	if len(sr.sc.Policies) == 0 && needed { // policies: []
+		return sr.d.Errf(sr.root, "policy", "required: %s", policySection.what)
+	}
+	return nil
+}
+
+func (sr *scenarioReader) expect() error {
+	if e, ok := sr.f["expect"]; ok {
+		return sr.d.expect(e.Val, "expect", sr.sc)
+	}
+	return nil
+}
+
+// lessonNamesAPolicy runs once the policies are known: lesson.recommends must name one.
+func (sr *scenarioReader) lessonNamesAPolicy() error {
+	sc := sr.sc
+	if sc.Lesson == nil || len(sc.Policies) == 0 {
+		return nil
+	}
+	for _, p := range sc.Policies {
+		if p.Name == sc.Lesson.Recommends {
+			return nil
+		}
+	}
+	return sr.d.Errf(sr.f["lesson"].Val, "lesson.recommends", "no policy is named %q", sc.Lesson.Recommends)
 }
 
 // lesson decodes `lesson: {recommends: NAME, why: "..."}`.
@@ -232,170 +306,223 @@ func (d *decoder) lesson(n *yaml.Node, path string) (*Lesson, error) {
 	return l, nil
 }
 
+// load decodes `load:`: its fields through loadTable's rows, the check that it has a model
+// (rate, concurrency or burst), then its request.
 func (d *decoder) load(n *yaml.Node, path string) (Load, error) {
-	l := defaultLoad()
+	lr := &loadReader{d: d, l: defaultLoad()}
 	f, err := d.fields(n, path, loadTable)
 	if err != nil {
-		return l, err
+		return lr.l, err
 	}
-	if fl, ok := f["clients"]; ok {
-		if l.Clients, err = d.Bounded(fl.Val, JoinPath(path, "clients"), 1, maxCount); err != nil {
-			return l, err
-		}
+	lr.f = f
+	if err := decodeRows(loadTable, f, path, lr); err != nil {
+		return lr.l, err
 	}
-	if fl, ok := f["workers"]; ok {
-		if l.Workers, err = d.Bounded(fl.Val, JoinPath(path, "workers"), 0, maxCount); err != nil {
-			return l, err
-		}
+	if lr.l.Rate == 0 && lr.l.Concurrency == 0 && lr.l.Burst == 0 {
+		return lr.l, d.Errf(n, path, "needs rate (e.g. 40/s), concurrency or burst")
 	}
-	if fl, ok := f["rate"]; ok {
-		s, err := d.Scalar(fl.Val, JoinPath(path, "rate"), "a rate such as 40/s")
+	if e, ok := f["request"]; ok {
+		rf, err := d.fields(e.Val, JoinPath(path, "request"), requestTable)
 		if err != nil {
-			return l, err
+			return lr.l, err
 		}
-		if l.Rate, err = ParseRate(s); err != nil {
-			return l, d.Errf(fl.Val, JoinPath(path, "rate"), "%v", err)
-		}
-		if l.Rate == 0 {
-			return l, d.Errf(fl.Val, JoinPath(path, "rate"), "must be above 0")
-		}
-		if l.Rate > maxRate {
-			return l, d.Errf(fl.Val, JoinPath(path, "rate"), "%s is above the %g/s a simulation allows", s, maxRate)
+		rr := &requestReader{d: d, r: &lr.l.Request}
+		if err := decodeRows(requestTable, rf, JoinPath(path, "request"), rr); err != nil {
+			return lr.l, err
 		}
 	}
-	if fl, ok := f["budget"]; ok {
-		if l.Budget, err = d.Positive(fl.Val, JoinPath(path, "budget")); err != nil {
-			return l, err
-		}
-	}
-	if fl, ok := f["concurrency"]; ok {
-		if _, both := f["rate"]; both {
-			return l, d.Errf(fl.Key, JoinPath(path, "concurrency"), "use rate (open model) or concurrency (closed model), not both")
-		}
-		if l.Concurrency, err = d.Bounded(fl.Val, JoinPath(path, "concurrency"), 1, maxCount); err != nil {
-			return l, err
-		}
-	}
-	if fl, ok := f["think"]; ok {
-		if _, closed := f["concurrency"]; !closed {
-			return l, d.Errf(fl.Key, JoinPath(path, "think"), "think time belongs to the closed model: set concurrency too")
-		}
-		if l.Think, err = d.Duration(fl.Val, JoinPath(path, "think")); err != nil {
-			return l, err
-		}
-	}
-	if fl, ok := f["burst"]; ok {
-		if l.Burst, err = d.Bounded(fl.Val, JoinPath(path, "burst"), 1, maxQueue); err != nil {
-			return l, err
-		}
-	}
-	if l.Rate == 0 && l.Concurrency == 0 && l.Burst == 0 {
-		return l, d.Errf(n, path, "needs rate (e.g. 40/s), concurrency or burst")
-	}
-	if fl, ok := f["request"]; ok {
-		rf, err := d.fields(fl.Val, JoinPath(path, "request"), requestTable)
-		if err != nil {
-			return l, err
-		}
-		if m, ok := rf["method"]; ok {
-			s, err := d.Str(m.Val, JoinPath(path, "request.method"))
-			if err != nil {
-				return l, err
-			}
-			if strings.IndexFunc(s, func(r rune) bool { return r < 'A' || r > 'Z' }) >= 0 {
-				return l, d.Errf(m.Val, JoinPath(path, "request.method"), "%q is not an HTTP method (write it in capitals: GET, POST)", s)
-			}
-			l.Request.Method = s
-		}
-		if p, ok := rf["path"]; ok {
-			s, err := d.Str(p.Val, JoinPath(path, "request.path"))
-			if err != nil {
-				return l, err
-			}
-			if !strings.HasPrefix(s, "/") {
-				return l, d.Errf(p.Val, JoinPath(path, "request.path"), "%q must start with /", s)
-			}
-			l.Request.Path = s
-		}
-		if k, ok := rf["idempotency_key"]; ok {
-			if l.Request.IdempotencyKey, err = d.Boolean(k.Val, JoinPath(path, "request.idempotency_key")); err != nil {
-				return l, err
-			}
-		}
-	}
-	return l, nil
+	return lr.l, nil
 }
 
+// loadReader reads the fields of a `load:` mapping (f) into l: its methods are the decode
+// steps of loadTable's rows (request is load's own stage, after the model check).
+type loadReader struct {
+	d *decoder
+	f map[string]Entry
+	l Load
+}
+
+func (lr *loadReader) clients(e Entry, path string) (err error) {
+	lr.l.Clients, err = lr.d.Bounded(e.Val, path, 1, maxCount)
+	return err
+}
+
+func (lr *loadReader) workers(e Entry, path string) (err error) {
+	lr.l.Workers, err = lr.d.Bounded(e.Val, path, 0, maxCount)
+	return err
+}
+
+func (lr *loadReader) rate(e Entry, path string) error {
+	s, err := lr.d.Scalar(e.Val, path, "a rate such as 40/s")
+	if err != nil {
+		return err
+	}
+	if lr.l.Rate, err = ParseRate(s); err != nil {
+		return lr.d.Errf(e.Val, path, "%v", err)
+	}
+	if lr.l.Rate == 0 {
+		return lr.d.Errf(e.Val, path, "must be above 0")
+	}
+	if lr.l.Rate > maxRate {
+		return lr.d.Errf(e.Val, path, "%s is above the %g/s a simulation allows", s, maxRate)
+	}
+	return nil
+}
+
+func (lr *loadReader) concurrency(e Entry, path string) (err error) {
+	if _, both := lr.f["rate"]; both {
+		return lr.d.Errf(e.Key, path, "use rate (open model) or concurrency (closed model), not both")
+	}
+	lr.l.Concurrency, err = lr.d.Bounded(e.Val, path, 1, maxCount)
+	return err
+}
+
+func (lr *loadReader) think(e Entry, path string) (err error) {
+	if _, closed := lr.f["concurrency"]; !closed {
+		return lr.d.Errf(e.Key, path, "think time belongs to the closed model: set concurrency too")
+	}
+	lr.l.Think, err = lr.d.Duration(e.Val, path)
+	return err
+}
+
+func (lr *loadReader) burst(e Entry, path string) (err error) {
+	lr.l.Burst, err = lr.d.Bounded(e.Val, path, 1, maxQueue)
+	return err
+}
+
+func (lr *loadReader) budget(e Entry, path string) (err error) {
+	lr.l.Budget, err = lr.d.Positive(e.Val, path)
+	return err
+}
+
+// requestReader reads the fields of `load.request:` into r: its methods are the decode
+// steps of requestTable's rows.
+type requestReader struct {
+	d *decoder
+	r *Request
+}
+
+func (rr *requestReader) method(e Entry, path string) error {
+	s, err := rr.d.Str(e.Val, path)
+	if err != nil {
+		return err
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return r < 'A' || r > 'Z' }) >= 0 {
+		return rr.d.Errf(e.Val, path, "%q is not an HTTP method (write it in capitals: GET, POST)", s)
+	}
+	rr.r.Method = s
+	return nil
+}
+
+func (rr *requestReader) path(e Entry, path string) error {
+	s, err := rr.d.Str(e.Val, path)
+	if err != nil {
+		return err
+	}
+	if !strings.HasPrefix(s, "/") {
+		return rr.d.Errf(e.Val, path, "%q must start with /", s)
+	}
+	rr.r.Path = s
+	return nil
+}
+
+func (rr *requestReader) idempotencyKey(e Entry, path string) (err error) {
+	rr.r.IdempotencyKey, err = rr.d.Boolean(e.Val, path)
+	return err
+}
+
+// target decodes `target:` through targetTable's rows, once it has its required latency.
+// Its distributions' profile: paths are relative to dir.
 func (d *decoder) target(n *yaml.Node, path, dir string) (Target, error) {
-	t := defaultTarget()
+	tr := &targetReader{d: d, dir: dir, t: defaultTarget()}
 	f, err := d.fields(n, path, targetTable)
 	if err != nil {
-		return t, err
+		return tr.t, err
 	}
-	fl, ok := f["latency"]
+	if _, ok := f["latency"]; !ok {
+		return tr.t, d.Errf(n, JoinPath(path, "latency"), "required, e.g. {p50: 80ms, p99: 400ms} or {fixed: 20ms}")
+	}
+	err = decodeRows(targetTable, f, path, tr)
+	return tr.t, err
+}
+
+// targetReader reads the fields of a `target:` mapping into t: its methods are the decode
+// steps of targetTable's rows.
+type targetReader struct {
+	d   *decoder
+	dir string
+	t   Target
+}
+
+func (tr *targetReader) latency(e Entry, path string) (err error) {
+	tr.t.Latency, err = tr.d.distribution(e.Val, path, tr.dir)
+	return err
+}
+
+func (tr *targetReader) connect(e Entry, path string) (err error) {
+	tr.t.Connect, err = tr.d.distribution(e.Val, path, tr.dir)
+	return err
+}
+
+func (tr *targetReader) capacity(e Entry, path string) error {
+	cf, err := tr.d.fields(e.Val, path, capacityTable)
+	if err != nil {
+		return err
+	}
+	c := &Capacity{}
+	w, ok := cf["workers"]
 	if !ok {
-		return t, d.Errf(n, JoinPath(path, "latency"), "required, e.g. {p50: 80ms, p99: 400ms} or {fixed: 20ms}")
+		return tr.d.Errf(e.Val, JoinPath(path, "workers"), "required: how many requests the target serves at once")
 	}
-	if t.Latency, err = d.distribution(fl.Val, JoinPath(path, "latency"), dir); err != nil {
-		return t, err
+	if c.Workers, err = tr.d.Bounded(w.Val, JoinPath(path, "workers"), 1, maxCount); err != nil {
+		return err
 	}
-	if fl, ok := f["connect"]; ok {
-		if t.Connect, err = d.distribution(fl.Val, JoinPath(path, "connect"), dir); err != nil {
-			return t, err
+	if q, ok := cf["queue"]; ok {
+		if c.Queue, err = tr.d.Bounded(q.Val, JoinPath(path, "queue"), 0, maxQueue); err != nil {
+			return err
 		}
 	}
-	if fl, ok := f["capacity"]; ok {
-		cf, err := d.fields(fl.Val, JoinPath(path, "capacity"), capacityTable)
+	tr.t.Capacity = c
+	return nil
+}
+
+func (tr *targetReader) conflicts(e Entry, path string) (err error) {
+	tr.t.Conflicts, err = tr.d.Enum(e.Val, path, conflictModes...)
+	return err
+}
+
+func (tr *targetReader) phases(e Entry, path string) error {
+	items, err := tr.d.Sequence(e.Val, path)
+	if err != nil {
+		return err
+	}
+	for i, it := range items {
+		p, err := tr.d.phase(it, IndexPath(path, i), i, tr.dir)
 		if err != nil {
-			return t, err
+			return err
 		}
-		c := &Capacity{}
-		w, ok := cf["workers"]
-		if !ok {
-			return t, d.Errf(fl.Val, JoinPath(path, "capacity.workers"), "required: how many requests the target serves at once")
-		}
-		if c.Workers, err = d.Bounded(w.Val, JoinPath(path, "capacity.workers"), 1, maxCount); err != nil {
-			return t, err
-		}
-		if q, ok := cf["queue"]; ok {
-			if c.Queue, err = d.Bounded(q.Val, JoinPath(path, "capacity.queue"), 0, maxQueue); err != nil {
-				return t, err
-			}
-		}
-		t.Capacity = c
+		tr.t.Phases = append(tr.t.Phases, p)
 	}
-	if fl, ok := f["conflicts"]; ok {
-		if t.Conflicts, err = d.Enum(fl.Val, JoinPath(path, "conflicts"), conflictModes...); err != nil {
-			return t, err
-		}
+	return tr.noOverlap(items, path)
+}
+
+// noOverlap refuses phases that overlap: which one's faults would apply? They may come in
+// any order.
+func (tr *targetReader) noOverlap(items []*yaml.Node, path string) error {
+	phases := tr.t.Phases
+	order := make([]int, len(phases))
+	for i := range order {
+		order[i] = i
 	}
-	if fl, ok := f["phases"]; ok {
-		items, err := d.Sequence(fl.Val, JoinPath(path, "phases"))
-		if err != nil {
-			return t, err
-		}
-		for i, it := range items {
-			p, err := d.phase(it, IndexPath(JoinPath(path, "phases"), i), i, dir)
-			if err != nil {
-				return t, err
-			}
-			t.Phases = append(t.Phases, p)
-		}
-		// Phases may come in any order but must not overlap: which one's faults would apply?
-		order := make([]int, len(t.Phases))
-		for i := range order {
-			order[i] = i
-		}
-		sort.SliceStable(order, func(a, b int) bool { return t.Phases[order[a]].At < t.Phases[order[b]].At })
-		for k := 1; k < len(order); k++ {
-			prev, cur := t.Phases[order[k-1]], t.Phases[order[k]]
-			if cur.At < prev.End() {
-				return t, d.Errf(phaseAtNode(items[order[k]]), IndexPath(JoinPath(path, "phases"), order[k])+".at",
-					"phase %q starts at %s, inside phase %q (%s–%s); phases must not overlap", cur.Name, cur.At, prev.Name, prev.At, prev.End())
-			}
+	sort.SliceStable(order, func(a, b int) bool { return phases[order[a]].At < phases[order[b]].At })
+	for k := 1; k < len(order); k++ {
+		prev, cur := phases[order[k-1]], phases[order[k]]
+		if cur.At < prev.End() {
+			return tr.d.Errf(phaseAtNode(items[order[k]]), IndexPath(path, order[k])+".at",
+				"phase %q starts at %s, inside phase %q (%s–%s); phases must not overlap", cur.Name, cur.At, prev.Name, prev.At, prev.End())
 		}
 	}
-	return t, nil
+	return nil
 }
 
 // phasesIndex is the index of the `phases:` value in a target mapping's Content.
@@ -484,79 +611,105 @@ func trimFloat(v float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4f", v), "0"), ".")
 }
 
+// fault decodes one fault: exactly one kind, named by the key of its row in faultTable,
+// decoded by that row's step.
 func (d *decoder) fault(n *yaml.Node, path string) (Fault, error) {
-	var ft Fault
 	f, err := d.fields(n, path, faultTable)
 	if err != nil {
-		return ft, err
+		return Fault{}, err
 	}
 	var kinds []string
-	for _, k := range []string{"hang", "reset", "refuse", "status"} {
-		if _, ok := f[k]; ok {
-			kinds = append(kinds, k)
+	for _, row := range faultTable.Fields {
+		if _, ok := f[row.Name]; ok && row.decode != nil {
+			kinds = append(kinds, row.Name)
 		}
 	}
 	if len(kinds) != 1 {
-		return ft, d.Errf(n, path, "a fault is exactly one of {hang: P%%}, {reset: P%%}, {refuse: P%%} or {status: N, percent: P%%}; got %s",
+		return Fault{}, d.Errf(n, path, "a fault is exactly one of {hang: P%%}, {reset: P%%}, {refuse: P%%} or {status: N, percent: P%%}; got %s",
 			orNothing(kinds))
 	}
-	ft.Kind = FaultKind(kinds[0])
-	if ft.Kind != FaultStatus {
-		fl := f[kinds[0]]
-		if ft.Percent, err = d.Percent(fl.Val, JoinPath(path, kinds[0])); err != nil {
-			return ft, err
+	fr := &faultReader{d: d, f: f, path: path, ft: Fault{Kind: FaultKind(kinds[0])}}
+	if err := decodeRow(faultTable.field(kinds[0]), fr, f[kinds[0]], JoinPath(path, kinds[0])); err != nil {
+		return fr.ft, err
+	}
+	return fr.ft, nil
+}
+
+// faultReader reads a fault mapping (its entries f, at path) into ft: its methods are the
+// decode steps of faultTable's kind rows; percent and retry_after belong to status's.
+type faultReader struct {
+	d    *decoder
+	f    map[string]Entry
+	path string
+	ft   Fault
+}
+
+func (fr *faultReader) hang(e Entry, path string) error   { return fr.share(e, path) }
+func (fr *faultReader) reset(e Entry, path string) error  { return fr.share(e, path) }
+func (fr *faultReader) refuse(e Entry, path string) error { return fr.share(e, path) }
+
+// share reads the percentage of a hang, reset or refuse fault, which takes nothing else.
+func (fr *faultReader) share(e Entry, path string) (err error) {
+	if fr.ft.Percent, err = fr.d.Percent(e.Val, path); err != nil {
+		return err
+	}
+	for _, k := range []string{"percent", "retry_after"} {
+		if fl, ok := fr.f[k]; ok {
+			return fr.d.Errf(fl.Key, JoinPath(fr.path, k), "only a status fault takes %s", k)
 		}
-		for _, k := range []string{"percent", "retry_after"} {
-			if fl, ok := f[k]; ok {
-				return ft, d.Errf(fl.Key, JoinPath(path, k), "only a status fault takes %s", k)
-			}
-		}
-		return ft, nil
 	}
-	fl := f["status"]
-	if ft.Status, err = d.Integer(fl.Val, JoinPath(path, "status"), 100); err != nil {
-		return ft, err
+	return nil
+}
+
+func (fr *faultReader) status(e Entry, path string) (err error) {
+	if fr.ft.Status, err = fr.d.Integer(e.Val, path, 100); err != nil {
+		return err
 	}
-	if ft.Status > 599 {
-		return ft, d.Errf(fl.Val, JoinPath(path, "status"), "%d is not an HTTP status", ft.Status)
+	if fr.ft.Status > 599 {
+		return fr.d.Errf(e.Val, path, "%d is not an HTTP status", fr.ft.Status)
 	}
-	ft.Percent = defaultStatusPercent
-	if fl, ok := f["percent"]; ok {
-		if ft.Percent, err = d.Percent(fl.Val, JoinPath(path, "percent")); err != nil {
-			return ft, err
+	fr.ft.Percent = defaultStatusPercent
+	if fl, ok := fr.f["percent"]; ok {
+		if fr.ft.Percent, err = fr.d.Percent(fl.Val, JoinPath(fr.path, "percent")); err != nil {
+			return err
 		}
 	}
-	if fl, ok := f["retry_after"]; ok {
-		ra := &RetryAfter{}
-		rp := JoinPath(path, "retry_after")
-		if fl.Val.Kind == yaml.MappingNode {
-			rf, err := d.fields(fl.Val, rp, retryAfterTable)
-			if err != nil {
-				return ft, err
-			}
-			dv, ok := rf["date"]
-			if !ok {
-				return ft, d.Errf(fl.Val, JoinPath(rp, "date"), "required, e.g. {date: +1s} (an HTTP-date that far from now)")
-			}
-			s, err := d.Scalar(dv.Val, JoinPath(rp, "date"), "an offset such as +1s or -5s")
-			if err != nil {
-				return ft, err
-			}
-			neg := strings.HasPrefix(s, "-")
-			v, err := ParseDuration(strings.TrimLeft(s, "+-"))
-			if err != nil {
-				return ft, d.Errf(dv.Val, JoinPath(rp, "date"), "%v", err)
-			}
-			if neg {
-				v = -v
-			}
-			ra.Delay, ra.Date = v, true
-		} else if ra.Delay, err = d.Duration(fl.Val, rp); err != nil {
-			return ft, err
-		}
-		ft.RetryAfter = ra
+	if fl, ok := fr.f["retry_after"]; ok {
+		fr.ft.RetryAfter, err = fr.d.retryAfter(fl.Val, JoinPath(fr.path, "retry_after"))
 	}
-	return ft, nil
+	return err
+}
+
+// retryAfter decodes a status fault's Retry-After: a delay, or {date: ±D} for the HTTP-date
+// form.
+func (d *decoder) retryAfter(n *yaml.Node, path string) (*RetryAfter, error) {
+	ra := &RetryAfter{}
+	if n.Kind != yaml.MappingNode {
+		var err error
+		ra.Delay, err = d.Duration(n, path)
+		return ra, err
+	}
+	rf, err := d.fields(n, path, retryAfterTable)
+	if err != nil {
+		return nil, err
+	}
+	dv, ok := rf["date"]
+	if !ok {
+		return nil, d.Errf(n, JoinPath(path, "date"), "required, e.g. {date: +1s} (an HTTP-date that far from now)")
+	}
+	s, err := d.Scalar(dv.Val, JoinPath(path, "date"), "an offset such as +1s or -5s")
+	if err != nil {
+		return nil, err
+	}
+	v, err := ParseDuration(strings.TrimLeft(s, "+-"))
+	if err != nil {
+		return nil, d.Errf(dv.Val, JoinPath(path, "date"), "%v", err)
+	}
+	if strings.HasPrefix(s, "-") {
+		v = -v
+	}
+	ra.Delay, ra.Date = v, true
+	return ra, nil
 }
 
 func orNothing(s []string) string {
@@ -567,239 +720,329 @@ func orNothing(s []string) string {
 }
 
 // distribution decodes one latency distribution (DESIGN §4).
+// It is exactly one kind, named by the key of its row in distributionTable ({p99: B} alone
+// counts as p50's), and decoded by that row's step.
 func (d *decoder) distribution(n *yaml.Node, path, dir string) (Distribution, error) {
-	var dist Distribution
 	f, err := d.fields(n, path, distributionTable)
 	if err != nil {
-		return dist, err
+		return Distribution{}, err
 	}
 	var kinds []string
-	for _, k := range []string{"fixed", "uniform", "exponential", "lognormal", "p50", "profile"} {
-		if _, ok := f[k]; ok {
-			kinds = append(kinds, k)
+	for _, row := range distributionTable.Fields {
+		if _, ok := f[row.Name]; ok && row.decode != nil {
+			kinds = append(kinds, row.Name)
 		}
 	}
 	if _, ok := f["p99"]; ok && !slices.Contains(kinds, "p50") {
 		kinds = append(kinds, "p50")
 	}
 	if len(kinds) != 1 {
-		return dist, d.Errf(n, path, "a distribution is exactly one of {fixed: D}, {uniform: [A, B]}, {exponential: {min: A, mean: M}}, {p50: A, p99: B} or {profile: FILE}; got %s", orNothing(kinds))
+		return Distribution{}, d.Errf(n, path, "a distribution is exactly one of {fixed: D}, {uniform: [A, B]}, {exponential: {min: A, mean: M}}, {p50: A, p99: B} or {profile: FILE}; got %s", orNothing(kinds))
 	}
-	switch kinds[0] {
-	case "fixed":
-		dist.Kind = DistFixed
-		dist.Fixed, err = d.Duration(f["fixed"].Val, JoinPath(path, "fixed"))
-		return dist, err
-	case "uniform":
-		up := JoinPath(path, "uniform")
-		items, err := d.Sequence(f["uniform"].Val, up)
-		if err != nil {
-			return dist, err
-		}
-		if len(items) != 2 {
-			return dist, d.Errf(f["uniform"].Val, up, "want [low, high], got %d values", len(items))
-		}
-		dist.Kind = DistUniform
-		if dist.Min, err = d.Duration(items[0], IndexPath(up, 0)); err != nil {
-			return dist, err
-		}
-		if dist.Max, err = d.Duration(items[1], IndexPath(up, 1)); err != nil {
-			return dist, err
-		}
-		if dist.Max < dist.Min {
-			return dist, d.Errf(items[1], IndexPath(up, 1), "high %s is below low %s", dist.Max, dist.Min)
-		}
-		return dist, nil
-	case "exponential":
-		ep := JoinPath(path, "exponential")
-		ef, err := d.fields(f["exponential"].Val, ep, exponentialTable)
-		if err != nil {
-			return dist, err
-		}
-		dist.Kind = DistExponential
-		if fl, ok := ef["min"]; ok {
-			if dist.Min, err = d.Duration(fl.Val, JoinPath(ep, "min")); err != nil {
-				return dist, err
-			}
-		}
-		fl, ok := ef["mean"]
-		if !ok {
-			return dist, d.Errf(f["exponential"].Val, JoinPath(ep, "mean"), "required: the mean above min, e.g. 5ms")
-		}
-		dist.ExpMean, err = d.Positive(fl.Val, JoinPath(ep, "mean"))
-		return dist, err
-	case "lognormal", "p50":
-		lf := f
-		lp := path
-		if fl, ok := f["lognormal"]; ok {
-			lp = JoinPath(path, "lognormal")
-			if lf, err = d.fields(fl.Val, lp, lognormalTable); err != nil {
-				return dist, err
-			}
-		}
-		dist.Kind = DistLognormal
-		p50, ok50 := lf["p50"]
-		p99, ok99 := lf["p99"]
-		if !ok50 || !ok99 {
-			return dist, d.Errf(n, JoinPath(lp, map[bool]string{true: "p99", false: "p50"}[ok50]), "a lognormal needs both p50 and p99")
-		}
-		if dist.P50, err = d.Positive(p50.Val, JoinPath(lp, "p50")); err != nil {
-			return dist, err
-		}
-		if dist.P99, err = d.Positive(p99.Val, JoinPath(lp, "p99")); err != nil {
-			return dist, err
-		}
-		if dist.P99 < dist.P50 {
-			return dist, d.Errf(p99.Val, JoinPath(lp, "p99"), "p99 %s is below p50 %s", dist.P99, dist.P50)
-		}
-		if float64(dist.P99)/float64(dist.P50) > 1e6 {
-			return dist, d.Errf(p99.Val, JoinPath(lp, "p99"), "p99 is more than a million times p50: not a latency distribution")
-		}
-		return Lognormal(dist.P50, dist.P99), nil
-	default: // profile
-		fl := f["profile"]
-		s, err := d.Str(fl.Val, JoinPath(path, "profile"))
-		if err != nil {
-			return dist, err
-		}
-		p := s
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		dist, err := loadProfile(p)
-		if err != nil {
-			return dist, d.Errf(fl.Val, JoinPath(path, "profile"), "%s", strings.TrimPrefix(err.Error(), "open "))
-		}
-		dist.Profile = s
-		return dist, nil
+	dr := &distReader{d: d, n: n, f: f, path: path, dir: dir}
+	if err := decodeRow(distributionTable.field(kinds[0]), dr, f[kinds[0]], JoinPath(path, kinds[0])); err != nil {
+		return Distribution{}, err
 	}
+	return dr.dist, nil
+}
+
+// distReader reads a distribution mapping (n, its entries f, at path; profile: paths are
+// relative to dir) into dist: its methods are the decode steps of distributionTable's kind
+// rows, each given its own entry.
+type distReader struct {
+	d    *decoder
+	n    *yaml.Node
+	f    map[string]Entry
+	path string
+	dir  string
+	dist Distribution
+}
+
+func (dr *distReader) fixed(e Entry, path string) (err error) {
+	dr.dist.Kind = DistFixed
+	dr.dist.Fixed, err = dr.d.Duration(e.Val, path)
+	return err
+}
+
+func (dr *distReader) uniform(e Entry, path string) (err error) {
+	items, err := dr.d.Sequence(e.Val, path)
+	if err != nil {
+		return err
+	}
+	if len(items) != 2 {
+		return dr.d.Errf(e.Val, path, "want [low, high], got %d values", len(items))
+	}
+	dr.dist.Kind = DistUniform
+	if dr.dist.Min, err = dr.d.Duration(items[0], IndexPath(path, 0)); err != nil {
+		return err
+	}
+	if dr.dist.Max, err = dr.d.Duration(items[1], IndexPath(path, 1)); err != nil {
+		return err
+	}
+	if dr.dist.Max < dr.dist.Min {
+		return dr.d.Errf(items[1], IndexPath(path, 1), "high %s is below low %s", dr.dist.Max, dr.dist.Min)
+	}
+	return nil
+}
+
+func (dr *distReader) exponential(e Entry, path string) (err error) {
+	ef, err := dr.d.fields(e.Val, path, exponentialTable)
+	if err != nil {
+		return err
+	}
+	dr.dist.Kind = DistExponential
+	if fl, ok := ef["min"]; ok {
+		if dr.dist.Min, err = dr.d.Duration(fl.Val, JoinPath(path, "min")); err != nil {
+			return err
+		}
+	}
+	fl, ok := ef["mean"]
+	if !ok {
+		return dr.d.Errf(e.Val, JoinPath(path, "mean"), "required: the mean above min, e.g. 5ms")
+	}
+	dr.dist.ExpMean, err = dr.d.Positive(fl.Val, JoinPath(path, "mean"))
+	return err
+}
+
+// lognormal is the long form, {lognormal: {p50: A, p99: B}}.
+func (dr *distReader) lognormal(e Entry, path string) error {
+	lf, err := dr.d.fields(e.Val, path, lognormalTable)
+	if err != nil {
+		return err
+	}
+	return dr.quantiles(lf, path)
+}
+
+// p50 is the short form, {p50: A, p99: B} (or either alone, an error).
+func (dr *distReader) p50(Entry, string) error { return dr.quantiles(dr.f, dr.path) }
+
+// quantiles reads the p50 and p99 of a lognormal from f, at path.
+func (dr *distReader) quantiles(f map[string]Entry, path string) (err error) {
+	p50, ok50 := f["p50"]
+	p99, ok99 := f["p99"]
+	if !ok50 || !ok99 {
+		return dr.d.Errf(dr.n, JoinPath(path, map[bool]string{true: "p99", false: "p50"}[ok50]), "a lognormal needs both p50 and p99")
+	}
+	var q50, q99 time.Duration
+	if q50, err = dr.d.Positive(p50.Val, JoinPath(path, "p50")); err != nil {
+		return err
+	}
+	if q99, err = dr.d.Positive(p99.Val, JoinPath(path, "p99")); err != nil {
+		return err
+	}
+	if q99 < q50 {
+		return dr.d.Errf(p99.Val, JoinPath(path, "p99"), "p99 %s is below p50 %s", q99, q50)
+	}
+	if float64(q99)/float64(q50) > 1e6 {
+		return dr.d.Errf(p99.Val, JoinPath(path, "p99"), "p99 is more than a million times p50: not a latency distribution")
+	}
+	dr.dist = Lognormal(q50, q99)
+	return nil
+}
+
+func (dr *distReader) profile(e Entry, path string) error {
+	s, err := dr.d.Str(e.Val, path)
+	if err != nil {
+		return err
+	}
+	p := s
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dr.dir, p)
+	}
+	dist, err := loadProfile(p)
+	if err != nil {
+		return dr.d.Errf(e.Val, path, "%s", strings.TrimPrefix(err.Error(), "open "))
+	}
+	dist.Profile = s
+	dr.dist = dist
+	return nil
 }
 
 // policies decodes `policy:`, `policies:` and `layers:` into sc.Policies, resolving `base:`
 // references between them in any order (cycles are errors).
 func (d *decoder) policies(f map[string]Entry, root *yaml.Node, sc *Scenario) error {
-	type entry struct {
-		node  *yaml.Node
-		path  string
-		name  string
-		state int // 0 new, 1 resolving, 2 done
-		pol   *policy.Policy
+	ps := &policySet{d: d, byName: map[string]*policyEntry{}}
+	if err := ps.addAll(f); err != nil {
+		return err
 	}
-	var entries []*entry
-	byName := map[string]*entry{}
-	add := func(n *yaml.Node, path string, single bool) error {
-		e := &entry{node: n, path: path}
-		switch n.Kind {
-		case yaml.ScalarNode:
-			s, err := d.Str(n, path)
-			if err != nil {
-				return err
-			}
-			if !strings.HasPrefix(s, "preset:") {
-				if _, ok := byName[s]; ok {
-					return d.Errf(n, path, "policy %q is already compared; to vary it write {base: %s, name: NEW-NAME, ...}", s, s)
-				}
-				return d.Errf(n, path, "%q is neither preset:NAME nor a policy of this file (presets: %s)", s, strings.Join(PresetNames(), ", "))
-			}
-			e.name = s
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if k := n.Content[i].Value; k == "name" || (k == "base" && e.name == "") {
-					e.name = ResolveAlias(n.Content[i+1]).Value
-				}
-			}
-			if e.name == "" && single {
-				e.name = singlePolicyName
-			}
-			if e.name == "" {
-				return d.Errf(n, JoinPath(path, "name"), "required: a name labels the policy's column in reports")
-			}
-		default:
-			return d.Errf(n, path, "want a policy mapping or preset:NAME, got %s", KindName(n))
-		}
-		if prev, dup := byName[e.name]; dup {
-			return d.Errf(n, path, "a second policy named %q (the first is at line %d); give it name:", e.name, prev.node.Line)
-		}
-		byName[e.name] = e
-		entries = append(entries, e)
-		return nil
-	}
-	if fl, ok := f["policy"]; ok {
-		if err := add(fl.Val, "policy", true); err != nil {
+	for _, e := range ps.entries {
+		if _, err := ps.resolve(e, nil); err != nil {
 			return err
 		}
 	}
-	if fl, ok := f["policies"]; ok {
-		items, err := d.Sequence(fl.Val, "policies")
-		if err != nil {
-			return err
-		}
-		for i, it := range items {
-			if err := add(it, IndexPath("policies", i), false); err != nil {
-				return err
-			}
-		}
-	}
-	var resolveEntry func(e *entry, chain []string) (*policy.Policy, error)
-	resolveEntry = func(e *entry, chain []string) (*policy.Policy, error) {
-		switch e.state {
-		case 2:
-			return e.pol, nil
-		case 1:
-			return nil, d.Errf(e.node, e.path, "base cycle: %s", strings.Join(append(chain, e.name), " → "))
-		}
-		e.state = 1
-		chain = append(chain, e.name)
-		lookup := func(name string, n *yaml.Node, path string) (*policy.Policy, error) {
-			be, ok := byName[name]
-			if !ok {
-				names := make(map[string]bool, len(byName))
-				for k := range byName {
-					names[k] = true
-				}
-				return nil, d.Errf(n, path, "no policy named %q (policies here: %s; presets: preset:NAME)", name, sortedNames(names))
-			}
-			if be.state == 1 {
-				return nil, d.Errf(n, path, "base cycle: %s", strings.Join(append(chain, name), " → "))
-			}
-			p, err := resolveEntry(be, chain)
-			if err != nil {
-				return nil, err
-			}
-			return p.Clone(), nil
-		}
-		p, err := d.policy(e.node, e.path, lookup, true)
-		if err != nil {
-			return nil, err
-		}
-		p.Name = e.name
-		e.pol, e.state = p, 2
-		return p, nil
-	}
-	for _, e := range entries {
-		if _, err := resolveEntry(e, nil); err != nil {
-			return err
-		}
-	}
-	var shared []policy.Layer
 	if fl, ok := f["layers"]; ok {
-		noBase := func(name string, n *yaml.Node, path string) (*policy.Policy, error) {
-			if be, ok := byName[name]; ok && be.pol != nil {
-				return be.pol.Clone(), nil
-			}
-			return nil, d.Errf(n, path, "no policy named %q", name)
-		}
-		var err error
-		if shared, err = d.layers(fl.Val, "layers", noBase); err != nil {
+		layers, err := d.layers(fl.Val, "layers", ps.resolved)
+		if err != nil {
 			return err
 		}
+		sc.Layers = layers
 	}
-	sc.Layers = shared
-	for _, e := range entries {
+	for _, e := range ps.entries {
 		sc.AttachLayers(e.pol)
 		sc.Policies = append(sc.Policies, e.pol)
 	}
 	return nil
+}
+
+// policySet is the policies a scenario compares, by name, while their base: references are
+// resolved.
+type policySet struct {
+	d       *decoder
+	entries []*policyEntry
+	byName  map[string]*policyEntry
+}
+
+// policyEntry is one policy of the set: its node and name, and its policy once resolved.
+type policyEntry struct {
+	node  *yaml.Node
+	path  string
+	name  string
+	state resolveState
+	pol   *policy.Policy
+}
+
+// resolveState is how far a policyEntry is resolved.
+type resolveState int
+
+const (
+	unresolved resolveState = iota
+	resolving               // its base: chain is being followed: meeting it again is a cycle
+	resolved
+)
+
+// addAll adds the policy of `policy:` and each of `policies:`.
+func (ps *policySet) addAll(f map[string]Entry) error {
+	if fl, ok := f["policy"]; ok {
+		if err := ps.add(fl.Val, "policy", true); err != nil {
+			return err
+		}
+	}
+	fl, ok := f["policies"]
+	if !ok {
+		return nil
+	}
+	items, err := ps.d.Sequence(fl.Val, "policies")
+	if err != nil {
+		return err
+	}
+	for i, it := range items {
+		if err := ps.add(it, IndexPath("policies", i), false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add names the policy at n and adds it; a second policy of the same name is an error.
+// single is `policy:`, named singlePolicyName when it has no name.
+func (ps *policySet) add(n *yaml.Node, path string, single bool) error {
+	e := &policyEntry{node: n, path: path}
+	var err error
+	switch n.Kind {
+	case yaml.ScalarNode:
+		e.name, err = ps.presetName(n, path)
+	case yaml.MappingNode:
+		e.name, err = ps.mappingName(n, path, single)
+	default:
+		err = ps.d.Errf(n, path, "want a policy mapping or preset:NAME, got %s", KindName(n))
+	}
+	if err != nil {
+		return err
+	}
+	if prev, dup := ps.byName[e.name]; dup {
+		return ps.d.Errf(n, path, "a second policy named %q (the first is at line %d); give it name:", e.name, prev.node.Line)
+	}
+	ps.byName[e.name] = e
+	ps.entries = append(ps.entries, e)
+	return nil
+}
+
+// presetName is the name of a policy written as a string: only preset:NAME may stand alone.
+func (ps *policySet) presetName(n *yaml.Node, path string) (string, error) {
+	s, err := ps.d.Str(n, path)
+	if err != nil {
+		return "", err
+	}
+	if strings.HasPrefix(s, "preset:") {
+		return s, nil
+	}
+	if _, ok := ps.byName[s]; ok {
+		return "", ps.d.Errf(n, path, "policy %q is already compared; to vary it write {base: %s, name: NEW-NAME, ...}", s, s)
+	}
+	return "", ps.d.Errf(n, path, "%q is neither preset:NAME nor a policy of this file (presets: %s)", s, strings.Join(PresetNames(), ", "))
+}
+
+// mappingName is the name of a policy mapping: its name:, else its base:'s, else (for
+// `policy:`) singlePolicyName.
+func (ps *policySet) mappingName(n *yaml.Node, path string, single bool) (string, error) {
+	name := ""
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i].Value; k == "name" || (k == "base" && name == "") {
+			name = ResolveAlias(n.Content[i+1]).Value
+		}
+	}
+	if name == "" && single {
+		name = singlePolicyName
+	}
+	if name == "" {
+		return "", ps.d.Errf(n, JoinPath(path, "name"), "required: a name labels the policy's column in reports")
+	}
+	return name, nil
+}
+
+// resolve decodes e's policy, first resolving the policy its base: names; chain is the names
+// being resolved, to report a cycle.
+func (ps *policySet) resolve(e *policyEntry, chain []string) (*policy.Policy, error) {
+	switch e.state {
+	case resolved:
+		return e.pol, nil
+	case resolving:
+		return nil, ps.d.Errf(e.node, e.path, "base cycle: %s", strings.Join(append(chain, e.name), " → "))
+	}
+	e.state = resolving
+	p, err := ps.d.policy(e.node, e.path, ps.lookup(append(chain, e.name)), true)
+	if err != nil {
+		return nil, err
+	}
+	p.Name = e.name
+	e.pol, e.state = p, resolved
+	return p, nil
+}
+
+// lookup finds the base: of a policy being resolved (chain, that policy last), resolving it
+// first.
+func (ps *policySet) lookup(chain []string) lookupFunc {
+	return func(name string, n *yaml.Node, path string) (*policy.Policy, error) {
+		be, ok := ps.byName[name]
+		if !ok {
+			return nil, ps.d.Errf(n, path, "no policy named %q (policies here: %s; presets: preset:NAME)", name, ps.names())
+		}
+		if be.state == resolving {
+			return nil, ps.d.Errf(n, path, "base cycle: %s", strings.Join(append(chain, name), " → "))
+		}
+		p, err := ps.resolve(be, chain)
+		if err != nil {
+			return nil, err
+		}
+		return p.Clone(), nil
+	}
+}
+
+// resolved finds a base: in the scenario's layers, once every policy is resolved.
+func (ps *policySet) resolved(name string, n *yaml.Node, path string) (*policy.Policy, error) {
+	if be, ok := ps.byName[name]; ok && be.pol != nil {
+		return be.pol.Clone(), nil
+	}
+	return nil, ps.d.Errf(n, path, "no policy named %q", name)
+}
+
+// names lists the set's policy names for messages.
+func (ps *policySet) names() string {
+	names := make(map[string]bool, len(ps.byName))
+	for k := range ps.byName {
+		names[k] = true
+	}
+	return sortedNames(names)
 }
 
 // expect decodes `expect: {POLICY|"*": {success_rate, amplification, duplicates, worker_saturation}}`.

@@ -1,17 +1,18 @@
 package scenario
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/patience-dev/patience/internal/units"
 )
 
-// The small set of value parsers every user-facing number goes through: scenario and policy
-// files, `check` files and command flags (--rate, --cutoff, --timeout). Each rejects what is
-// ambiguous with a hint rather than guessing, and each has a fuzz target.
+// The value parsers every user-facing number goes through (scenario and policy files, `check`
+// files and command flags) are the units' own (internal/units, parse.go); the names below
+// keep them where the file formats' callers look for them. Each has a fuzz target here.
 
 // FormatDuration writes d in the syntax ParseDuration reads, without Go's trailing zero units:
 // "10m", "1h", "1m30s", "1.1s", "250ms" (not "10m0s", "1h0m0s"). It is for literals a user
@@ -27,105 +28,20 @@ func FormatDuration(d time.Duration) string {
 	return s
 }
 
-// ParseDuration parses a Go duration ("250ms", "1m30s", "0"). Negative durations and bare
-// numbers other than 0 are rejected ("5" could mean seconds or milliseconds: the hint asks for
-// a unit). "none" is not a duration: callers that accept it check for it first.
-func ParseDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return 0, errors.New("empty duration (write e.g. 2s, 250ms or 1m30s)")
-	}
-	if s == "none" {
-		return 0, errors.New(`"none" is not allowed here (write a duration such as 2s)`)
-	}
-	if _, err := strconv.ParseFloat(s, 64); err == nil && s != "0" {
-		return 0, fmt.Errorf("%q has no unit (write e.g. %ss or %sms)", s, s, s)
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration (write e.g. 2s, 250ms or 1m30s)", s)
-	}
-	if d < 0 {
-		return 0, fmt.Errorf("%q is negative", s)
-	}
-	return d, nil
-}
+// ParseDuration is units.ParseDuration: a duration with its unit ("250ms", "1m30s", "0").
+func ParseDuration(s string) (time.Duration, error) { return units.ParseDuration(s) }
 
-// rateUnits maps the accepted denominators of a rate to their length. "/ms" is not accepted:
-// a thousand requests a millisecond is a load test's job, not a scenario's, and the suffix
-// reads too much like "/m".
-var rateUnits = map[string]time.Duration{
-	"s":   time.Second,
-	"sec": time.Second,
-	"m":   time.Minute,
-	"min": time.Minute,
-	"h":   time.Hour,
-}
+// rateUnits are the denominators a rate accepts (docs/scenario.md lists them).
+var rateUnits = units.RateUnits()
 
-// ParseRate parses a rate such as "40/s", "2400/m" or "10/h" into requests per second.
-// A bare number is rejected with a hint: "40" could be per second or per minute.
-func ParseRate(s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	num, unit, ok := strings.Cut(s, "/")
-	if !ok {
-		if _, err := strconv.ParseFloat(s, 64); err == nil {
-			return 0, fmt.Errorf("%q has no unit (write %s/s or %s/m)", s, s, s)
-		}
-		return 0, fmt.Errorf("%q is not a rate (write e.g. 40/s or 2400/m)", s)
-	}
-	per, ok := rateUnits[strings.TrimSpace(unit)]
-	if !ok {
-		return 0, fmt.Errorf("%q: unknown unit %q (use /s, /m or /h)", s, unit)
-	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is not a rate (write e.g. 40/s or 2400/m)", s)
-	}
-	if v < 0 {
-		return 0, fmt.Errorf("%q is negative", s)
-	}
-	return v / per.Seconds(), nil
-}
+// ParseRate is units.ParseRate: a rate with its unit ("40/s", "2400/m") in requests per second.
+func ParseRate(s string) (float64, error) { return units.ParseRate(s) }
 
-// ParseFlagRate parses a rate given on the command line: what ParseRate reads, and a bare
-// number as a rate per second ("--rate 10" is 10/s, as in hey, oha and k6). Scenario files
-// keep ParseRate's rule that a rate says its unit.
-func ParseFlagRate(s string) (float64, error) {
-	if v, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, fmt.Errorf("%q is not a rate (write e.g. 40/s or 2400/m)", s)
-		}
-		if v < 0 {
-			return 0, fmt.Errorf("%q is negative", s)
-		}
-		return v, nil
-	}
-	return ParseRate(s)
-}
+// ParseFlagRate is units.ParseFlagRate: ParseRate, and a bare number as a rate per second.
+func ParseFlagRate(s string) (float64, error) { return units.ParseFlagRate(s) }
 
-// ParsePercent parses "50%" or "0.1%" into a fraction in [0, 1]. A bare number is rejected
-// with a hint: is 0.5 a half or half a percent? Values above 100% are rejected.
-func ParsePercent(s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	num, ok := strings.CutSuffix(s, "%")
-	if !ok {
-		if v, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
-			return 0, fmt.Errorf("%q is ambiguous: write a percentage such as %s%%", s, strconv.FormatFloat(v*100, 'f', -1, 64))
-		}
-		return 0, fmt.Errorf("%q is not a percentage (write e.g. 50%% or 0.1%%)", s)
-	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is not a percentage (write e.g. 50%% or 0.1%%)", s)
-	}
-	if v < 0 {
-		return 0, fmt.Errorf("%q is negative", s)
-	}
-	if v > 100 {
-		return 0, fmt.Errorf("%q is over 100%%", s)
-	}
-	return v / 100, nil
-}
+// ParsePercent is units.ParsePercent: "50%" or "0.1%" as a fraction in [0, 1].
+func ParsePercent(s string) (float64, error) { return units.ParsePercent(s) }
 
 // Comparison is one expectation of `expect:` such as ">= 99%", "<= 2" or "0" (meaning "== 0").
 // Percent values are stored as fractions (99% → 0.99).

@@ -157,30 +157,69 @@ func (d *decoder) basePolicy(n *yaml.Node, path string, lookup lookupFunc) (*pol
 }
 
 // policy decodes a policy mapping or a "preset:NAME" / policy-name string. layersOK allows a
-// `layers:` key (not inside a layer's own policy).
+// `layers:` key (not inside a layer's own policy). The policy starts from its base: (or the
+// defaults), takes each field through its row of policyTable, then its layers, and is
+// checked as a whole.
 func (d *decoder) policy(n *yaml.Node, path string, lookup lookupFunc, layersOK bool) (*policy.Policy, error) {
 	n = ResolveAlias(n)
 	if n.Kind == yaml.ScalarNode {
-		base, err := d.basePolicy(n, path, lookup)
-		if err != nil {
-			return nil, err
-		}
-		p := d.inherit(base, n)
-		p.Name = n.Value
-		p.Source["policy"] = pos(d.file, n)
-		return p, nil
+		return d.namedPolicy(n, path, lookup)
 	}
 	table := policyTable
 	if !layersOK {
 		table = nestedPolicyTable
 	}
-	f, err := d.fields(n, path, table)
+	f, err := d.policyFields(n, path, table)
 	if err != nil {
-		if e, ok := err.(*Error); ok && !layersOK && strings.HasSuffix(e.Field, ".layers") {
-			e.Msg = "layers cannot nest: list every layer at the top"
-		}
 		return nil, err
 	}
+	p, err := d.policyStart(n, f, path, lookup)
+	if err != nil {
+		return nil, err
+	}
+	if err := decodeRows(table, f, path, &policyReader{d: d, p: p}); err != nil {
+		return nil, err
+	}
+	if e, ok := f["layers"]; ok {
+		if p.Layers, err = d.layers(e.Val, JoinPath(path, "layers"), lookup); err != nil {
+			return nil, err
+		}
+	}
+	for key, e := range f {
+		p.Source[key] = pos(d.file, e.Key)
+	}
+	if err := d.checkPolicy(p, path); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// policyFields is the entries of a policy mapping, read with table; a layers: where table
+// has none is a layer's policy trying to nest layers.
+func (d *decoder) policyFields(n *yaml.Node, path string, table *fieldTable) (map[string]Entry, error) {
+	f, err := d.fields(n, path, table)
+	if e, ok := err.(*Error); ok && table == nestedPolicyTable && strings.HasSuffix(e.Field, ".layers") {
+		e.Msg = "layers cannot nest: list every layer at the top"
+	}
+	return f, err
+}
+
+// namedPolicy is the policy of a "preset:NAME" or policy-name string written where a
+// policy mapping goes.
+func (d *decoder) namedPolicy(n *yaml.Node, path string, lookup lookupFunc) (*policy.Policy, error) {
+	base, err := d.basePolicy(n, path, lookup)
+	if err != nil {
+		return nil, err
+	}
+	p := d.inherit(base, n)
+	p.Name = n.Value
+	p.Source["policy"] = pos(d.file, n)
+	return p, nil
+}
+
+// policyStart is what a policy mapping starts from before its own fields: its base: (the
+// fields it hands down pointing at the base: line), or the defaults.
+func (d *decoder) policyStart(n *yaml.Node, f map[string]Entry, path string, lookup lookupFunc) (*policy.Policy, error) {
 	var p *policy.Policy
 	if b, ok := f["base"]; ok {
 		base, err := d.basePolicy(b.Val, JoinPath(path, "base"), lookup)
@@ -189,93 +228,86 @@ func (d *decoder) policy(n *yaml.Node, path string, lookup lookupFunc, layersOK 
 		}
 		p = d.inherit(base, b.Key)
 		p.Name = "" // a variant is not its base: the caller names it (name:, or its context)
-		p.Source["base"] = pos(d.file, b.Key)
 	} else {
 		p = defaultPolicy()
 		p.Source = map[string]policy.Pos{}
 	}
 	p.Source["policy"] = pos(d.file, n)
-	set := func(key string, fl Entry) { p.Source[key] = pos(d.file, fl.Key) }
-
-	if fl, ok := f["name"]; ok {
-		if p.Name, err = d.Str(fl.Val, JoinPath(path, "name")); err != nil {
-			return nil, err
-		}
-		set("name", fl)
-	}
-	for _, k := range []struct {
-		key string
-		dst *time.Duration
-	}{{"connect_timeout", &p.ConnectTimeout}, {"timeout", &p.Timeout}, {"deadline", &p.Deadline}} {
-		if fl, ok := f[k.key]; ok {
-			if *k.dst, err = d.DurationOrNone(fl.Val, JoinPath(path, k.key)); err != nil {
-				return nil, err
-			}
-			set(k.key, fl)
-		}
-	}
-	if fl, ok := f["retry"]; ok {
-		set("retry", fl)
-		if err := d.retry(fl.Val, JoinPath(path, "retry"), p); err != nil {
-			return nil, err
-		}
-	}
-	if fl, ok := f["budget"]; ok {
-		set("budget", fl)
-		if p.Budget, err = d.budget(fl.Val, JoinPath(path, "budget"), p.Budget, p.Source); err != nil {
-			return nil, err
-		}
-	}
-	if fl, ok := f["breaker"]; ok {
-		set("breaker", fl)
-		if p.Breaker, err = d.breaker(fl.Val, JoinPath(path, "breaker"), p.Breaker, p.Source); err != nil {
-			return nil, err
-		}
-	}
-	if fl, ok := f["bulkhead"]; ok {
-		set("bulkhead", fl)
-		if isNone(fl.Val) {
-			p.Bulkhead = nil
-		} else {
-			bf, err := d.fields(fl.Val, JoinPath(path, "bulkhead"), bulkheadTable)
-			if err != nil {
-				return nil, err
-			}
-			mc, ok := bf["max_concurrent"]
-			if !ok {
-				return nil, d.Errf(fl.Val, JoinPath(path, "bulkhead.max_concurrent"), "required")
-			}
-			v, err := d.Integer(mc.Val, JoinPath(path, "bulkhead.max_concurrent"), 1)
-			if err != nil {
-				return nil, err
-			}
-			p.Bulkhead = &policy.Bulkhead{MaxConcurrent: v}
-		}
-	}
-	if fl, ok := f["fallback"]; ok {
-		set("fallback", fl)
-		if p.Fallback, err = d.Boolean(fl.Val, JoinPath(path, "fallback")); err != nil {
-			return nil, err
-		}
-	}
-	if fl, ok := f["idempotency_key"]; ok {
-		set("idempotency_key", fl)
-		v, err := d.Boolean(fl.Val, JoinPath(path, "idempotency_key"))
-		if err != nil {
-			return nil, err
-		}
-		p.IdempotencyKey = &v
-	}
-	if fl, ok := f["layers"]; ok {
-		set("layers", fl)
-		if p.Layers, err = d.layers(fl.Val, JoinPath(path, "layers"), lookup); err != nil {
-			return nil, err
-		}
-	}
-	if err := d.checkPolicy(p, path); err != nil {
-		return nil, err
-	}
 	return p, nil
+}
+
+// policyReader reads the fields of a policy mapping into p: its methods are the decode
+// steps of policyTable's rows (base: and layers: are policy's own stages).
+type policyReader struct {
+	d *decoder
+	p *policy.Policy
+}
+
+func (pr *policyReader) name(e Entry, path string) (err error) {
+	pr.p.Name, err = pr.d.Str(e.Val, path)
+	return err
+}
+
+func (pr *policyReader) connectTimeout(e Entry, path string) (err error) {
+	pr.p.ConnectTimeout, err = pr.d.DurationOrNone(e.Val, path)
+	return err
+}
+
+func (pr *policyReader) timeout(e Entry, path string) (err error) {
+	pr.p.Timeout, err = pr.d.DurationOrNone(e.Val, path)
+	return err
+}
+
+func (pr *policyReader) deadline(e Entry, path string) (err error) {
+	pr.p.Deadline, err = pr.d.DurationOrNone(e.Val, path)
+	return err
+}
+
+func (pr *policyReader) idempotencyKey(e Entry, path string) error {
+	v, err := pr.d.Boolean(e.Val, path)
+	if err != nil {
+		return err
+	}
+	pr.p.IdempotencyKey = &v
+	return nil
+}
+
+func (pr *policyReader) retry(e Entry, path string) error { return pr.d.retry(e.Val, path, pr.p) }
+
+func (pr *policyReader) budget(e Entry, path string) (err error) {
+	pr.p.Budget, err = pr.d.budget(e.Val, path, pr.p.Budget, pr.p.Source)
+	return err
+}
+
+func (pr *policyReader) breaker(e Entry, path string) (err error) {
+	pr.p.Breaker, err = pr.d.breaker(e.Val, path, pr.p.Breaker, pr.p.Source)
+	return err
+}
+
+func (pr *policyReader) bulkhead(e Entry, path string) error {
+	if isNone(e.Val) {
+		pr.p.Bulkhead = nil
+		return nil
+	}
+	bf, err := pr.d.fields(e.Val, path, bulkheadTable)
+	if err != nil {
+		return err
+	}
+	mc, ok := bf["max_concurrent"]
+	if !ok {
+		return pr.d.Errf(e.Val, JoinPath(path, "max_concurrent"), "required")
+	}
+	v, err := pr.d.Integer(mc.Val, JoinPath(path, "max_concurrent"), 1)
+	if err != nil {
+		return err
+	}
+	pr.p.Bulkhead = &policy.Bulkhead{MaxConcurrent: v}
+	return nil
+}
+
+func (pr *policyReader) fallback(e Entry, path string) (err error) {
+	pr.p.Fallback, err = pr.d.Boolean(e.Val, path)
+	return err
 }
 
 func isNone(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Value == "none" }
@@ -313,145 +345,168 @@ func (d *decoder) checkPolicy(p *policy.Policy, path string) error {
 	return nil
 }
 
+// retry decodes a policy's `retry:` (or retry: none) into p.Retry, each field through its
+// row of retryTable, and points p.Source at every field it sets.
 func (d *decoder) retry(n *yaml.Node, path string, p *policy.Policy) error {
-	r := &p.Retry
 	if isNone(n) {
-		r.MaxAttempts = 1
+		p.Retry.MaxAttempts = 1
 		return nil
 	}
 	f, err := d.fields(n, path, retryTable)
 	if err != nil {
 		return err
 	}
-	set := func(key string) { p.Source["retry."+key] = pos(d.file, f[key].Key) }
-	if fl, ok := f["max_attempts"]; ok {
-		if fl.Val.Kind == yaml.ScalarNode && fl.Val.Value == "unlimited" {
-			r.MaxAttempts = policy.Unlimited
-		} else {
-			v, err := d.Scalar(fl.Val, JoinPath(path, "max_attempts"), "a whole number or unlimited")
-			if err != nil {
-				return err
-			}
-			if fl.Val.Tag != "!!int" {
-				return d.Errf(fl.Val, JoinPath(path, "max_attempts"), "want a whole number or unlimited, got %q", v)
-			}
-			n, err := d.Integer(fl.Val, JoinPath(path, "max_attempts"), 0)
-			if err != nil {
-				return err
-			}
-			if n < 1 {
-				return d.Errf(fl.Val, JoinPath(path, "max_attempts"), "must be at least 1 (the first try counts; 1 = no retry)")
-			}
-			r.MaxAttempts = n
-		}
-		set("max_attempts")
+	if err := decodeRows(retryTable, f, path, &retryReader{d: d, r: &p.Retry}); err != nil {
+		return err
 	}
-	if fl, ok := f["on"]; ok {
-		items, err := d.Sequence(fl.Val, JoinPath(path, "on"))
-		if err != nil {
-			return err
-		}
-		r.On = r.On[:0:0]
-		for i, it := range items {
-			s, err := d.Scalar(it, IndexPath(JoinPath(path, "on"), i), "connect, timeout, reset, a status or a class like 5xx")
-			if err != nil {
-				return err
-			}
-			if err := validRetryOn(s); err != nil {
-				return d.Errf(it, IndexPath(JoinPath(path, "on"), i), "%v", err)
-			}
-			r.On = append(r.On, s)
-		}
-		set("on")
-	}
-	if fl, ok := f["never"]; ok {
-		items, err := d.Sequence(fl.Val, JoinPath(path, "never"))
-		if err != nil {
-			return err
-		}
-		r.Never = r.Never[:0:0]
-		for i, it := range items {
-			v, err := d.Integer(it, IndexPath(JoinPath(path, "never"), i), 100)
-			if err != nil {
-				return err
-			}
-			if v > 599 {
-				return d.Errf(it, IndexPath(JoinPath(path, "never"), i), "%d is not an HTTP status", v)
-			}
-			r.Never = append(r.Never, v)
-		}
-		set("never")
-	}
-	for _, e := range []struct {
-		key    string
-		decode func(n *yaml.Node, path string) error
-	}{
-		{"non_idempotent", enumInto(d, &r.NonIdempotent, policy.NonIdempotents())},
-		{"backoff", enumInto(d, &r.Backoff, policy.Backoffs())},
-		{"jitter", enumInto(d, &r.Jitter, policy.Jitters())},
-		{"retry_after", enumInto(d, &r.RetryAfter, policy.RetryAfterModes())},
-	} {
-		if fl, ok := f[e.key]; ok {
-			if err := e.decode(fl.Val, JoinPath(path, e.key)); err != nil {
-				return err
-			}
-			set(e.key)
-		}
-	}
-	if fl, ok := f["base"]; ok {
-		if r.Base, err = d.Duration(fl.Val, JoinPath(path, "base")); err != nil {
-			return err
-		}
-		set("base")
-	}
-	if fl, ok := f["multiplier"]; ok {
-		if r.Multiplier, err = d.Number(fl.Val, JoinPath(path, "multiplier")); err != nil {
-			return err
-		}
-		if r.Multiplier < 1 {
-			return d.Errf(fl.Val, JoinPath(path, "multiplier"), "must be at least 1 (delays would shrink)")
-		}
-		set("multiplier")
-	}
-	if fl, ok := f["cap"]; ok {
-		if isNone(fl.Val) {
-			r.Cap = 0
-		} else if r.Cap, err = d.Positive(fl.Val, JoinPath(path, "cap")); err != nil {
-			return err
-		}
-		set("cap")
-	}
-	if fl, ok := f["delays"]; ok {
-		items, err := d.Sequence(fl.Val, JoinPath(path, "delays"))
-		if err != nil {
-			return err
-		}
-		if len(items) == 0 {
-			return d.Errf(fl.Val, JoinPath(path, "delays"), "must list at least one delay")
-		}
-		r.Delays = make([]time.Duration, len(items))
-		for i, it := range items {
-			if r.Delays[i], err = d.Duration(it, IndexPath(JoinPath(path, "delays"), i)); err != nil {
-				return err
-			}
-		}
-		set("delays")
-	}
-	if fl, ok := f["jitter_factor"]; ok {
-		if r.JitterFactor, err = d.Number(fl.Val, JoinPath(path, "jitter_factor")); err != nil {
-			return err
-		}
-		set("jitter_factor")
-	}
-	if fl, ok := f["retry_after_max"]; ok {
-		if isNone(fl.Val) {
-			r.RetryAfterMax = 0
-		} else if r.RetryAfterMax, err = d.Positive(fl.Val, JoinPath(path, "retry_after_max")); err != nil {
-			return err
-		}
-		set("retry_after_max")
+	for key, e := range f {
+		p.Source["retry."+key] = pos(d.file, e.Key)
 	}
 	return nil
+}
+
+// retryReader reads the fields of a `retry:` mapping into r: its methods are the decode
+// steps of retryTable's rows.
+type retryReader struct {
+	d *decoder
+	r *policy.Retry
+}
+
+func (rr *retryReader) maxAttempts(e Entry, path string) error {
+	if e.Val.Kind == yaml.ScalarNode && e.Val.Value == "unlimited" {
+		rr.r.MaxAttempts = policy.Unlimited
+		return nil
+	}
+	v, err := rr.d.Scalar(e.Val, path, "a whole number or unlimited")
+	if err != nil {
+		return err
+	}
+	if e.Val.Tag != "!!int" {
+		return rr.d.Errf(e.Val, path, "want a whole number or unlimited, got %q", v)
+	}
+	n, err := rr.d.Integer(e.Val, path, 0)
+	if err != nil {
+		return err
+	}
+	if n < 1 {
+		return rr.d.Errf(e.Val, path, "must be at least 1 (the first try counts; 1 = no retry)")
+	}
+	rr.r.MaxAttempts = n
+	return nil
+}
+
+func (rr *retryReader) on(e Entry, path string) error {
+	items, err := rr.d.Sequence(e.Val, path)
+	if err != nil {
+		return err
+	}
+	rr.r.On = rr.r.On[:0:0]
+	for i, it := range items {
+		s, err := rr.d.Scalar(it, IndexPath(path, i), "connect, timeout, reset, a status or a class like 5xx")
+		if err != nil {
+			return err
+		}
+		if err := validRetryOn(s); err != nil {
+			return rr.d.Errf(it, IndexPath(path, i), "%v", err)
+		}
+		rr.r.On = append(rr.r.On, s)
+	}
+	return nil
+}
+
+func (rr *retryReader) never(e Entry, path string) error {
+	items, err := rr.d.Sequence(e.Val, path)
+	if err != nil {
+		return err
+	}
+	rr.r.Never = rr.r.Never[:0:0]
+	for i, it := range items {
+		v, err := rr.d.Integer(it, IndexPath(path, i), 100)
+		if err != nil {
+			return err
+		}
+		if v > 599 {
+			return rr.d.Errf(it, IndexPath(path, i), "%d is not an HTTP status", v)
+		}
+		rr.r.Never = append(rr.r.Never, v)
+	}
+	return nil
+}
+
+func (rr *retryReader) nonIdempotent(e Entry, path string) (err error) {
+	rr.r.NonIdempotent, err = enum(rr.d, e.Val, path, policy.NonIdempotents())
+	return err
+}
+
+func (rr *retryReader) backoff(e Entry, path string) (err error) {
+	rr.r.Backoff, err = enum(rr.d, e.Val, path, policy.Backoffs())
+	return err
+}
+
+func (rr *retryReader) base(e Entry, path string) (err error) {
+	rr.r.Base, err = rr.d.Duration(e.Val, path)
+	return err
+}
+
+func (rr *retryReader) multiplier(e Entry, path string) (err error) {
+	if rr.r.Multiplier, err = rr.d.Number(e.Val, path); err != nil {
+		return err
+	}
+	if rr.r.Multiplier < 1 {
+		return rr.d.Errf(e.Val, path, "must be at least 1 (delays would shrink)")
+	}
+	return nil
+}
+
+func (rr *retryReader) cap(e Entry, path string) (err error) {
+	rr.r.Cap, err = rr.d.positiveOrNone(e.Val, path)
+	return err
+}
+
+func (rr *retryReader) delays(e Entry, path string) error {
+	items, err := rr.d.Sequence(e.Val, path)
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		return rr.d.Errf(e.Val, path, "must list at least one delay")
+	}
+	rr.r.Delays = make([]time.Duration, len(items))
+	for i, it := range items {
+		if rr.r.Delays[i], err = rr.d.Duration(it, IndexPath(path, i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (rr *retryReader) jitter(e Entry, path string) (err error) {
+	rr.r.Jitter, err = enum(rr.d, e.Val, path, policy.Jitters())
+	return err
+}
+
+func (rr *retryReader) jitterFactor(e Entry, path string) (err error) {
+	rr.r.JitterFactor, err = rr.d.Number(e.Val, path)
+	return err
+}
+
+func (rr *retryReader) retryAfter(e Entry, path string) (err error) {
+	rr.r.RetryAfter, err = enum(rr.d, e.Val, path, policy.RetryAfterModes())
+	return err
+}
+
+func (rr *retryReader) retryAfterMax(e Entry, path string) (err error) {
+	rr.r.RetryAfterMax, err = rr.d.positiveOrNone(e.Val, path)
+	return err
+}
+
+// positiveOrNone reads a duration above 0, or none as 0 (no bound: retry's cap and
+// retry_after_max).
+func (d *decoder) positiveOrNone(n *yaml.Node, path string) (time.Duration, error) {
+	if isNone(n) {
+		return 0, nil
+	}
+	return d.Positive(n, path)
 }
 
 // enum decodes one of choices, spelt exactly: the accepted values, their order in messages
@@ -463,14 +518,6 @@ func enum[T ~string](d *decoder, n *yaml.Node, path string, choices []T) (T, err
 	}
 	s, err := d.Enum(n, path, names...)
 	return T(s), err
-}
-
-// enumInto is enum as a decode step that stores into dst.
-func enumInto[T ~string](d *decoder, dst *T, choices []T) func(n *yaml.Node, path string) error {
-	return func(n *yaml.Node, path string) (err error) {
-		*dst, err = enum(d, n, path, choices)
-		return err
-	}
 }
 
 // validRetryOn accepts what Retry.On may list.
@@ -491,6 +538,9 @@ func validRetryOn(s string) error {
 	return fmt.Errorf("%q: want connect (refused or connect_timeout), timeout, reset, a status like 503 or a class like 5xx", s)
 }
 
+// budget decodes a policy's `budget:` (or budget: none) over prev, the base:'s budget: its
+// kind (kept from prev when left out), then the fields of that kind through budgetTable's
+// rows; src gets the position of each field set.
 func (d *decoder) budget(n *yaml.Node, path string, prev *policy.Budget, src map[string]policy.Pos) (*policy.Budget, error) {
 	if isNone(n) {
 		return nil, nil
@@ -499,52 +549,23 @@ func (d *decoder) budget(n *yaml.Node, path string, prev *policy.Budget, src map
 	if err != nil {
 		return nil, err
 	}
-	var kind policy.BudgetKind
-	if prev != nil {
-		kind = prev.Kind
-	}
-	if fl, ok := f["kind"]; ok {
-		if kind, err = enum(d, fl.Val, JoinPath(path, "kind"), policy.BudgetKinds()); err != nil {
-			return nil, err
-		}
-		src["budget.kind"] = pos(d.file, fl.Key)
-	} else if kind == "" {
-		return nil, d.Errf(n, JoinPath(path, "kind"), "required: %s or %s", policy.BudgetTokenBucket, policy.BudgetRatio)
+	kind, err := d.budgetKind(n, f, path, prev, src)
+	if err != nil {
+		return nil, err
 	}
 	b := defaultBudget(kind)
 	if prev != nil && prev.Kind == kind {
 		c := *prev
 		b = &c
 	}
-	own := budgetTable.kindKeys(string(kind))
-	for key, fl := range f {
-		if key == "kind" {
-			continue
-		}
-		if !slices.Contains(own, key) {
-			return nil, d.Errf(fl.Key, JoinPath(path, key), "not a field of a %s budget (its fields: %s)", kind, strings.Join(own, ", "))
-		}
-		src["budget."+key] = pos(d.file, fl.Key)
-		var err error
-		switch key {
-		case "capacity":
-			b.Capacity, err = d.Number(fl.Val, JoinPath(path, key))
-		case "retry_cost":
-			b.RetryCost, err = d.Number(fl.Val, JoinPath(path, key))
-		case "timeout_cost":
-			b.TimeoutCost, err = d.Number(fl.Val, JoinPath(path, key))
-		case "refill":
-			b.Refill, err = d.Number(fl.Val, JoinPath(path, key))
-		case "percent":
-			b.Percent, err = d.Percent(fl.Val, JoinPath(path, key))
-		case "min_per_s":
-			b.MinPerS, err = d.Number(fl.Val, JoinPath(path, key))
-		case "window":
-			b.Window, err = d.Positive(fl.Val, JoinPath(path, key))
-		}
-		if err != nil {
-			return nil, err
-		}
+	if err := d.budgetFieldsOfKind(f, path, kind); err != nil {
+		return nil, err
+	}
+	if err := decodeRows(budgetTable, f, path, &budgetReader{d: d, b: b}); err != nil {
+		return nil, err
+	}
+	for key, e := range f {
+		src["budget."+key] = pos(d.file, e.Key)
 	}
 	if kind == policy.BudgetTokenBucket && b.Capacity <= 0 {
 		return nil, d.Errf(n, JoinPath(path, "capacity"), "a token bucket needs a capacity above 0")
@@ -552,6 +573,78 @@ func (d *decoder) budget(n *yaml.Node, path string, prev *policy.Budget, src map
 	return b, nil
 }
 
+// budgetKind is the kind of a budget mapping: its kind:, else prev's.
+func (d *decoder) budgetKind(n *yaml.Node, f map[string]Entry, path string, prev *policy.Budget, src map[string]policy.Pos) (policy.BudgetKind, error) {
+	e, ok := f["kind"]
+	if !ok {
+		if prev == nil || prev.Kind == "" {
+			return "", d.Errf(n, JoinPath(path, "kind"), "required: %s or %s", policy.BudgetTokenBucket, policy.BudgetRatio)
+		}
+		return prev.Kind, nil
+	}
+	kind, err := enum(d, e.Val, JoinPath(path, "kind"), policy.BudgetKinds())
+	if err != nil {
+		return "", err
+	}
+	src["budget.kind"] = pos(d.file, e.Key)
+	return kind, nil
+}
+
+// budgetFieldsOfKind refuses, in table order, a field of the other kind of budget.
+func (d *decoder) budgetFieldsOfKind(f map[string]Entry, path string, kind policy.BudgetKind) error {
+	own := budgetTable.kindKeys(string(kind))
+	for _, row := range budgetTable.Fields {
+		if e, ok := f[row.Name]; ok && row.Name != "kind" && !slices.Contains(own, row.Name) {
+			return d.Errf(e.Key, JoinPath(path, row.Name), "not a field of a %s budget (its fields: %s)", kind, strings.Join(own, ", "))
+		}
+	}
+	return nil
+}
+
+// budgetReader reads the fields of a `budget:` mapping into b: its methods are the decode
+// steps of budgetTable's rows (kind: starts the budget and is budget's own).
+type budgetReader struct {
+	d *decoder
+	b *policy.Budget
+}
+
+func (br *budgetReader) capacity(e Entry, path string) (err error) {
+	br.b.Capacity, err = br.d.Number(e.Val, path)
+	return err
+}
+
+func (br *budgetReader) retryCost(e Entry, path string) (err error) {
+	br.b.RetryCost, err = br.d.Number(e.Val, path)
+	return err
+}
+
+func (br *budgetReader) timeoutCost(e Entry, path string) (err error) {
+	br.b.TimeoutCost, err = br.d.Number(e.Val, path)
+	return err
+}
+
+func (br *budgetReader) refill(e Entry, path string) (err error) {
+	br.b.Refill, err = br.d.Number(e.Val, path)
+	return err
+}
+
+func (br *budgetReader) percent(e Entry, path string) (err error) {
+	br.b.Percent, err = br.d.Percent(e.Val, path)
+	return err
+}
+
+func (br *budgetReader) minPerS(e Entry, path string) (err error) {
+	br.b.MinPerS, err = br.d.Number(e.Val, path)
+	return err
+}
+
+func (br *budgetReader) window(e Entry, path string) (err error) {
+	br.b.Window, err = br.d.Positive(e.Val, path)
+	return err
+}
+
+// breaker decodes a policy's `breaker:` (or breaker: none) over prev, the base:'s breaker,
+// through breakerTable's rows; src gets the position of each field set.
 func (d *decoder) breaker(n *yaml.Node, path string, prev *policy.Breaker, src map[string]policy.Pos) (*policy.Breaker, error) {
 	if isNone(n) {
 		return nil, nil
@@ -565,31 +658,50 @@ func (d *decoder) breaker(n *yaml.Node, path string, prev *policy.Breaker, src m
 		c := *prev
 		b = &c
 	}
-	keys := slices.Sorted(maps.Keys(f))
-	for _, key := range keys {
-		fl := f[key]
-		src["breaker."+key] = pos(d.file, fl.Key)
-		var err error
-		switch key {
-		case "failure_rate":
-			b.FailureRate, err = d.Percent(fl.Val, JoinPath(path, key))
-			if err == nil && b.FailureRate == 0 {
-				err = d.Errf(fl.Val, JoinPath(path, key), "must be above 0%% (0%% would open on the first request)")
-			}
-		case "min_requests":
-			b.MinRequests, err = d.Integer(fl.Val, JoinPath(path, key), 1)
-		case "window":
-			b.Window, err = d.Positive(fl.Val, JoinPath(path, key))
-		case "open_for":
-			b.OpenFor, err = d.Positive(fl.Val, JoinPath(path, key))
-		case "half_open":
-			b.HalfOpen, err = d.Integer(fl.Val, JoinPath(path, key), 1)
-		}
-		if err != nil {
-			return nil, err
-		}
+	if err := decodeRows(breakerTable, f, path, &breakerReader{d: d, b: b}); err != nil {
+		return nil, err
+	}
+	for key, e := range f {
+		src["breaker."+key] = pos(d.file, e.Key)
 	}
 	return b, nil
+}
+
+// breakerReader reads the fields of a `breaker:` mapping into b: its methods are the decode
+// steps of breakerTable's rows.
+type breakerReader struct {
+	d *decoder
+	b *policy.Breaker
+}
+
+func (br *breakerReader) failureRate(e Entry, path string) (err error) {
+	if br.b.FailureRate, err = br.d.Percent(e.Val, path); err != nil {
+		return err
+	}
+	if br.b.FailureRate == 0 {
+		return br.d.Errf(e.Val, path, "must be above 0%% (0%% would open on the first request)")
+	}
+	return nil
+}
+
+func (br *breakerReader) minRequests(e Entry, path string) (err error) {
+	br.b.MinRequests, err = br.d.Integer(e.Val, path, 1)
+	return err
+}
+
+func (br *breakerReader) window(e Entry, path string) (err error) {
+	br.b.Window, err = br.d.Positive(e.Val, path)
+	return err
+}
+
+func (br *breakerReader) openFor(e Entry, path string) (err error) {
+	br.b.OpenFor, err = br.d.Positive(e.Val, path)
+	return err
+}
+
+func (br *breakerReader) halfOpen(e Entry, path string) (err error) {
+	br.b.HalfOpen, err = br.d.Integer(e.Val, path, 1)
+	return err
 }
 
 // layers decodes `layers: [{name, policy}]`, caller first.

@@ -9,6 +9,9 @@
 //     a second, one event per a duration — "1 per 32.3 s", "1 per 2 min";
 //   - multipliers: "×3.5" for a factor (amplification), "2.04×" for a share of capacity;
 //   - counts: "1,169"; shares: "72.7%".
+//
+// It also reads the numbers a user types (parse.go): durations, rates and percentages, each
+// with its unit, as scenario files, check files and flags write them.
 package units
 
 import (
