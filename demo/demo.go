@@ -1,8 +1,9 @@
 // Package demo is the result of `patience demo`, the tour: a probe of a loopback target, a
 // simulated replay and a live replay beside it, in one document. cmd runs the stages (each
 // one the same engine as its own command) and fills it; report renders it. It is a package
-// of its own because the document holds the results of probe, replay and live, and none of
-// those packages may know the others' results (README "Layout").
+// of its own because the document holds the results of probe, replay and live: probe and
+// replay sit below live and may not import it (README "Layout"), and live, which could hold
+// it, replays scenarios; the tour is none of its business.
 package demo
 
 import (
