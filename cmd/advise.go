@@ -228,15 +228,9 @@ func adviseRun(opts *AdviseOptions) error {
 		}
 		return UsageError(err)
 	}
-	// Saved before rendering, as probe does, so the profile survives a renderer that fails.
-	saveErr := saveProfile(opts.IO, opts.Save, opts.Force, res.Result)
-	if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
-		return err
-	}
-	if saveErr != nil {
-		return saveErr
-	}
-	return adviseExit(res.Result)
+	return finishProfile(opts.IO, render, res,
+		func() error { return saveProfile(opts.IO, opts.Save, opts.Force, res.Result) },
+		func() error { return adviseExit(res.Result) })
 }
 
 // adviseStopped is the interruption of an advise run: the input still awaited when nothing
