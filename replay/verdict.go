@@ -83,20 +83,7 @@ const (
 // requests fail, come from the fallback or are left in an unknown state. Good otherwise.
 func VerdictOf(sc *scenario.Scenario, p PolicyResult) Verdict {
 	v := Verdict{Level: verdict.Good}
-	turnedAway := share(p.NoWorker, p.Requests)
-	if p.WorkerSaturation >= 1 && (p.SaturatedMs >= DownMs || turnedAway >= TurnedAwayBad) {
-		s := "every worker of a client stuck for " + units.Millis(p.SaturatedMs) + ": unrelated pages die"
-		if p.NoWorker > 0 {
-			s += " (" + units.Count(p.NoWorker) + " calls turned away)"
-		}
-		v.Append(CodeWorkersStuck, verdict.Bad, s)
-	} else if p.WorkerSaturation >= 1 && p.SaturatedMs >= BusyMs {
-		s := "every worker of a client busy for " + units.Millis(p.SaturatedMs) + " in all"
-		if p.NoWorker > 0 {
-			s += " (" + units.Count(p.NoWorker) + " calls turned away, " + units.Percent(turnedAway) + ")"
-		}
-		v.Append(CodeWorkersBusy, verdict.Degraded, s)
-	}
+	workersClause(&v, p)
 	if stuck := p.FailureReasons[ReasonStuck]; stuck > 0 {
 		v.Append(CodeStuck, verdict.Bad, units.Count(stuck)+" requests still hanging when the run ended")
 	}
@@ -109,32 +96,9 @@ func VerdictOf(sc *scenario.Scenario, p PolicyResult) Verdict {
 	if p.UnknownOutcomes > 0 {
 		v.Append(CodeUnknownOutcomes, verdict.Degraded, units.Count(p.UnknownOutcomes)+" requests in an unknown state (the server may have acted): someone must confirm them")
 	}
-	switch amp := "each request became " + units.Ratio(p.Amplification) + " calls to the dependency"; {
-	case p.Amplification >= policy.DefaultMaxAmplification:
-		v.Append(CodeAmplification, verdict.Bad, amp)
-	case p.Amplification >= WarnAmplification:
-		v.Append(CodeAmplification, verdict.Degraded, amp)
-	}
+	amplificationClause(&v, p)
 	rejected := p.FailureReasons[ReasonRejected]
-	if failed := p.Failed - rejected; p.Requests > 0 && failed > 0 {
-		// The level counts only the policy's own failures: not the requests that arrived
-		// while the target failed every call.
-		own := share(failed-p.FailedWhileDown, p.Requests)
-		level := verdict.Good
-		switch {
-		case own >= FailBad:
-			level = verdict.Bad
-		case own >= FailDegraded:
-			level = verdict.Degraded
-		}
-		reasons := make(map[string]int, len(p.FailureReasons))
-		for k, n := range p.FailureReasons {
-			if k != ReasonRejected {
-				reasons[k] = n
-			}
-		}
-		v.Append(CodeFailed, level, units.Percent(share(failed, p.Requests))+" failed ("+topReasons(reasons, 2)+")")
-	}
+	failedClause(&v, p, rejected)
 	if p.FailedWhileDown > 0 {
 		v.Append(CodeFailedWhileDown, verdict.Degraded, units.Count(p.FailedWhileDown)+" of them arrived while the dependency failed every call (failing fast is all a policy can do without a fallback)")
 	}
@@ -154,6 +118,63 @@ func VerdictOf(sc *scenario.Scenario, p PolicyResult) Verdict {
 		v.Reasons = append([]Reason{{Code: CodeSucceeded, Level: verdict.Good, Text: units.Percent(p.SuccessRate) + " succeeded"}}, v.Reasons...)
 	}
 	return v
+}
+
+// workersClause says when a client had every worker busy: bad when the service went down
+// with the dependency (for DownMs, or TurnedAwayBad of the calls turned away), degraded
+// from BusyMs.
+func workersClause(v *Verdict, p PolicyResult) {
+	turnedAway := share(p.NoWorker, p.Requests)
+	if p.WorkerSaturation >= 1 && (p.SaturatedMs >= DownMs || turnedAway >= TurnedAwayBad) {
+		s := "every worker of a client stuck for " + units.Millis(p.SaturatedMs) + ": unrelated pages die"
+		if p.NoWorker > 0 {
+			s += " (" + units.Count(p.NoWorker) + " calls turned away)"
+		}
+		v.Append(CodeWorkersStuck, verdict.Bad, s)
+	} else if p.WorkerSaturation >= 1 && p.SaturatedMs >= BusyMs {
+		s := "every worker of a client busy for " + units.Millis(p.SaturatedMs) + " in all"
+		if p.NoWorker > 0 {
+			s += " (" + units.Count(p.NoWorker) + " calls turned away, " + units.Percent(turnedAway) + ")"
+		}
+		v.Append(CodeWorkersBusy, verdict.Degraded, s)
+	}
+}
+
+// amplificationClause says how many calls each request became, from WarnAmplification
+// (degraded) and policy.DefaultMaxAmplification (bad).
+func amplificationClause(v *Verdict, p PolicyResult) {
+	switch amp := "each request became " + units.Ratio(p.Amplification) + " calls to the dependency"; {
+	case p.Amplification >= policy.DefaultMaxAmplification:
+		v.Append(CodeAmplification, verdict.Bad, amp)
+	case p.Amplification >= WarnAmplification:
+		v.Append(CodeAmplification, verdict.Degraded, amp)
+	}
+}
+
+// failedClause says what share of the requests failed, and why, leaving out the rejected
+// ones (4xx, said in a clause of their own); its level counts only the policy's own failures.
+func failedClause(v *Verdict, p PolicyResult, rejected int) {
+	failed := p.Failed - rejected
+	if p.Requests <= 0 || failed <= 0 {
+		return
+	}
+	// The level counts only the policy's own failures: not the requests that arrived
+	// while the target failed every call.
+	own := share(failed-p.FailedWhileDown, p.Requests)
+	level := verdict.Good
+	switch {
+	case own >= FailBad:
+		level = verdict.Bad
+	case own >= FailDegraded:
+		level = verdict.Degraded
+	}
+	reasons := make(map[string]int, len(p.FailureReasons))
+	for k, n := range p.FailureReasons {
+		if k != ReasonRejected {
+			reasons[k] = n
+		}
+	}
+	v.Append(CodeFailed, level, units.Percent(share(failed, p.Requests))+" failed ("+topReasons(reasons, 2)+")")
 }
 
 // recoveryClause says what the recovery rule found after the incident; endsInRun is false
