@@ -16,7 +16,9 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/patience-dev/patience/profile"
+	"github.com/patience-dev/patience/verdict"
 )
 
 // lognormal draws latencies with p50 80 ms and p99 400 ms (the generator), rounded
@@ -101,7 +103,7 @@ func TestNginxEqualsProbe(t *testing.T) {
 	if r.Source.Format != "nginx" || r.Source.Lines != 5000 || r.Source.Malformed != 0 {
 		t.Errorf("source %+v", r.Source)
 	}
-	if r.Recommendation.Verdict.Level != profile.Good {
+	if r.Recommendation.Verdict.Level != verdict.Good {
 		t.Errorf("verdict %v", r.Recommendation.Verdict)
 	}
 	if r.Phases.Connect.Count != 5000 || r.Phases.TTFB.Count != 5000 {

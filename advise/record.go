@@ -9,8 +9,10 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/profile"
+	"github.com/patience-dev/patience/verdict"
 )
 
 // unknown marks a phase a record does not carry.
@@ -794,7 +796,7 @@ func (a *accum) judgeMalformed(v *profile.Verdict) {
 	if len(a.bad) > 0 {
 		text += " (first: " + a.bad[0].String() + ")"
 	}
-	v.Add(CodeMalformedInput, profile.Bad, text)
+	v.Add(CodeMalformedInput, verdict.Bad, text)
 }
 
 // CodeStatusUnknown is the verdict clause of an input most of whose requests carry no status
@@ -807,7 +809,7 @@ func (a *accum) judgeNoStatus(v *profile.Verdict) {
 	if a.noStatus == 0 || a.noStatus*2 <= a.all.requests {
 		return
 	}
-	v.Add(CodeStatusUnknown, profile.Provisional, fmt.Sprintf("%s of %s requests carry no status (counted as answered): the error rate is unknown, not zero — the timeout rests on latency alone",
+	v.Add(CodeStatusUnknown, verdict.Provisional, fmt.Sprintf("%s of %s requests carry no status (counted as answered): the error rate is unknown, not zero — the timeout rests on latency alone",
 		units.Count(int(a.noStatus)), units.Count(int(a.all.requests))))
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/patience-dev/patience/profile"
+	"github.com/patience-dev/patience/verdict"
 )
 
 // TestMalformedMajorityFailsVerdict: a file where 9 lines of 10 are not HAProxy request lines
@@ -14,7 +15,7 @@ import (
 func TestMalformedMajorityFailsVerdict(t *testing.T) {
 	r := run(t, Options{Files: []string{"testdata/haproxy-mostly-malformed-fixes.log"}, Format: FormatHAProxy})
 	v := r.Recommendation.Verdict
-	if v.Level != profile.Bad || !v.Has(CodeMalformedInput) || v.Reasons[0].Code != CodeMalformedInput {
+	if v.Level != verdict.Bad || !v.Has(CodeMalformedInput) || v.Reasons[0].Code != CodeMalformedInput {
 		t.Fatalf("verdict %+v: want bad, led by %s", v, CodeMalformedInput)
 	}
 	if !strings.Contains(v.Reason(CodeMalformedInput).Text, "9 of 10 lines could not be read (90%)") {
@@ -44,7 +45,7 @@ func TestJudgeMalformedThreshold(t *testing.T) {
 		a.lines, a.malformed, a.all.requests = c.lines, c.malformed, c.requests
 		var v profile.Verdict
 		a.judgeMalformed(&v)
-		if got := v.Has(CodeMalformedInput); got != c.want || (got && v.Level != profile.Bad) {
+		if got := v.Has(CodeMalformedInput); got != c.want || (got && v.Level != verdict.Bad) {
 			t.Errorf("%d malformed, %d lines, %d read: clause %v level %q, want %v", c.malformed, c.lines, c.requests, got, v.Level, c.want)
 		}
 	}

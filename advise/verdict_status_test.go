@@ -5,6 +5,7 @@ import (
 
 	"github.com/patience-dev/patience/internal/corpus"
 	"github.com/patience-dev/patience/profile"
+	"github.com/patience-dev/patience/verdict"
 )
 
 // TestJudgeNoStatusThreshold: when most requests carry no status (counted as answered), the
@@ -20,7 +21,7 @@ func TestJudgeNoStatusThreshold(t *testing.T) {
 		a.noStatus, a.all.requests = c.noStatus, c.requests
 		var v profile.Verdict
 		a.judgeNoStatus(&v)
-		if got := v.Has(CodeStatusUnknown); got != c.want || (got && v.Level != profile.Provisional) {
+		if got := v.Has(CodeStatusUnknown); got != c.want || (got && v.Level != verdict.Provisional) {
 			t.Errorf("%d of %d without status: clause %v level %q, want %v", c.noStatus, c.requests, got, v.Level, c.want)
 		}
 	}
@@ -32,7 +33,7 @@ func TestJudgeNoStatusThreshold(t *testing.T) {
 func TestCorpusHlogNotGood(t *testing.T) {
 	r := run(t, Options{Files: []string{corpus.Path(t, "hdrhistogram-jHiccup-2.0.7S.logV2.hlog")}})
 	v := r.Recommendation.Verdict
-	if v.Level == profile.Good || !v.Has(CodeStatusUnknown) {
+	if v.Level == verdict.Good || !v.Has(CodeStatusUnknown) {
 		t.Fatalf("verdict %+v: want provisional with %s", v, CodeStatusUnknown)
 	}
 }

@@ -7,15 +7,16 @@ import (
 	"os"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
 	"github.com/patience-dev/patience/advise"
 	"github.com/patience-dev/patience/internal/input"
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/profile"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
-	"github.com/spf13/cobra"
-	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
 )
 
 // AdviseOptions are the flags of `patience advise`.
@@ -228,15 +229,9 @@ func adviseRun(opts *AdviseOptions) error {
 		}
 		return UsageError(err)
 	}
-	// Saved before rendering, as probe does, so the profile survives a renderer that fails.
-	saveErr := saveProfile(opts.IO, opts.Save, opts.Force, res.Profile)
-	if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
-		return err
-	}
-	if saveErr != nil {
-		return saveErr
-	}
-	return adviseExit(res.Profile)
+	return finishProfile(opts.IO, render, res,
+		func() error { return saveProfile(opts.IO, opts.Save, opts.Force, res.Profile) },
+		func() error { return adviseExit(res.Profile) })
 }
 
 // adviseStopped is the interruption of an advise run: the input still awaited when nothing

@@ -176,12 +176,9 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return UsageError(fmt.Errorf("--max-cost: %w", err))
 	}
-	paths := opts.Files
-	if len(paths) == 0 {
-		paths = []string{check.DefaultFile}
-		if _, err := os.Stat(check.DefaultFile); errors.Is(err, os.ErrNotExist) {
-			return UsageErrorf("%s: no such file (patience check --init writes a starter, or name the files to check)", check.DefaultFile)
-		}
+	paths, err := checkPaths(opts)
+	if err != nil {
+		return err
 	}
 	copts := check.Options{FailOn: failOn, Profile: opts.Profile, Version: currentVersion().Version,
 		// A scenarios: entry is replayed as `patience replay` would: refused above the budget.
@@ -206,10 +203,7 @@ func checkRun(opts *CheckOptions) error {
 		if !res.Finished() {
 			return stoppedEmpty(context.Canceled)
 		}
-		if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
-			return err
-		}
-		if err := writeCheckReports(opts, targets, res); err != nil {
+		if err := renderCheck(opts, render, targets, res); err != nil {
 			return err
 		}
 		return ErrInterrupted
@@ -227,13 +221,37 @@ func checkRun(opts *CheckOptions) error {
 		return err
 	}
 
-	// Render first, then exit: stdout, every --report file, the step summary.
+	// Render first, then exit.
+	if err := renderCheck(opts, render, targets, res); err != nil {
+		return err
+	}
+	return checkExit(opts, res)
+}
+
+// checkPaths are the files and directories to check: those named, else check.DefaultFile,
+// which must then exist (a usage error that points at --init).
+func checkPaths(opts *CheckOptions) ([]string, error) {
+	if len(opts.Files) > 0 {
+		return opts.Files, nil
+	}
+	if _, err := os.Stat(check.DefaultFile); errors.Is(err, os.ErrNotExist) {
+		return nil, UsageErrorf("%s: no such file (patience check --init writes a starter, or name the files to check)", check.DefaultFile)
+	}
+	return []string{check.DefaultFile}, nil
+}
+
+// renderCheck writes the result everywhere it goes, in order: stdout, every --report file,
+// the step summary. A whole run and one stopped by Ctrl-C are written the same way.
+func renderCheck(opts *CheckOptions, render report.Renderer[*check.Result], targets []reportTarget, res *check.Result) error {
 	if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
 		return err
 	}
-	if err := writeCheckReports(opts, targets, res); err != nil {
-		return err
-	}
+	return writeCheckReports(opts, targets, res)
+}
+
+// checkExit chooses the exit of a run that finished, after it was rendered: an input error
+// when nothing was checked, a failed gate when the findings fail it (unless --no-fail).
+func checkExit(opts *CheckOptions, res *check.Result) error {
 	if res.Error != nil {
 		// Nothing checked (check.Result.NothingChecked): every format, text included, has
 		// said what was read and why each file was skipped; stderr repeats the one line

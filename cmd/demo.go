@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/patience-dev/patience/demo"
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/live"
 	"github.com/patience-dev/patience/probe"
@@ -33,10 +34,10 @@ type DemoOptions struct {
 // other formats the whole document at the end.
 type demoStep struct {
 	name string
-	run  func(ctx context.Context, opts *DemoOptions, d *report.Demo) error
+	run  func(ctx context.Context, opts *DemoOptions, d *demo.Result) error
 }
 
-// demoSteps is the tour, in the order of report.DemoSections.
+// demoSteps is the tour, in the order of demo.Sections.
 var demoSteps = []demoStep{
 	{name: "probe", run: demoProbe},
 	{name: "replay", run: demoReplay},
@@ -95,7 +96,7 @@ func demoRun(opts *DemoOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	d := &report.Demo{Schema: report.DemoSchema, RatePerS: rate, DurationMs: float64(opts.Duration) / float64(time.Millisecond), Speed: opts.Speed}
+	d := &demo.Result{Schema: demo.Schema, RatePerS: rate, DurationMs: float64(opts.Duration) / float64(time.Millisecond), Speed: opts.Speed}
 	if sc, err := scenario.Open(scenario.DefaultName); err == nil {
 		typical, _ := live.Estimate(sc, opts.Speed)
 		total := opts.Duration + typical
@@ -140,7 +141,7 @@ const demoTargetDescription = "a delivery-date API, lognormal p50 80 ms, p99 400
 
 // demoProbe starts patience serve on the bundled default scenario, probes it before its
 // incident begins, and fills the probe stage.
-func demoProbe(ctx context.Context, opts *DemoOptions, d *report.Demo) error {
+func demoProbe(ctx context.Context, opts *DemoOptions, d *demo.Result) error {
 	sc, err := scenario.Open(scenario.DefaultName)
 	if err != nil {
 		return err
@@ -150,7 +151,7 @@ func demoProbe(ctx context.Context, opts *DemoOptions, d *report.Demo) error {
 		return CannotMeasureError(fmt.Errorf("demo target: %w", err))
 	}
 	defer srv.Stop(time.Second)
-	d.Target = report.DemoTarget{Scenario: sc.Name, URL: srv.URL() + sc.Load.Request.Path, Description: demoTargetDescription}
+	d.Target = demo.Target{Scenario: sc.Name, URL: srv.URL() + sc.Load.Request.Path, Description: demoTargetDescription}
 	popts := &ProbeOptions{IO: opts.IO, Output: opts.Output}
 	cfg := probe.Config{URL: d.Target.URL, Rate: d.RatePerS, Duration: opts.Duration, Conn: "both", Budget: 2 * time.Second}
 	res, err := probeMeasure(ctx, popts, cfg)
@@ -171,7 +172,7 @@ func demoProbe(ctx context.Context, opts *DemoOptions, d *report.Demo) error {
 
 // demoReplay is the replay stage: the bundled default scenario (scenario.DefaultName),
 // simulated.
-func demoReplay(ctx context.Context, opts *DemoOptions, d *report.Demo) error {
+func demoReplay(ctx context.Context, opts *DemoOptions, d *demo.Result) error {
 	sc, err := scenario.Open(scenario.DefaultName)
 	if err != nil {
 		return err
@@ -187,7 +188,7 @@ func demoReplay(ctx context.Context, opts *DemoOptions, d *report.Demo) error {
 }
 
 // demoLive replays the default scenario over real loopback sockets, beside the simulation.
-func demoLive(ctx context.Context, opts *DemoOptions, d *report.Demo) error {
+func demoLive(ctx context.Context, opts *DemoOptions, d *demo.Result) error {
 	sc, err := scenario.Open(scenario.DefaultName)
 	if err != nil {
 		return err
@@ -206,8 +207,7 @@ func demoLive(ctx context.Context, opts *DemoOptions, d *report.Demo) error {
 	if err != nil {
 		return err
 	}
-	d.Live = &report.Agreement{Schema: "patience/agreement/v1", Simulated: simRes, Live: liveRes, Speed: opts.Speed,
-		TimerLatenessP99Ms: float64(lopts.Fidelity.LatenessP99) / float64(time.Millisecond)}
+	d.Live = live.NewAgreement(simRes, liveRes, opts.Speed, float64(lopts.Fidelity.LatenessP99)/float64(time.Millisecond))
 	if liveRes.Interrupted {
 		return ErrInterrupted
 	}

@@ -358,15 +358,9 @@ func probeRun(opts *ProbeOptions) error {
 			return probe.RedactError(err, cfg.URL)
 		}
 	}
-	// Saved before rendering, so the measurement survives a renderer that fails.
-	saveErr := probeSave(opts, res)
-	if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
-		return err
-	}
-	if saveErr != nil {
-		return saveErr
-	}
-	return probeExit(opts, res)
+	return finishProfile(opts.IO, render, res,
+		func() error { return probeSave(opts, res) },
+		func() error { return probeExit(opts, res) })
 }
 
 // probeSave writes --save atomically; it keeps an existing profile when the run got no

@@ -173,23 +173,13 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	return replayFinish(opts, render, res, runErr)
 }
 
-// replayFinish renders what the replay returned and chooses the exit: a run stopped (Ctrl-C)
-// after some policies finished renders them and exits 130 pointing at them; one stopped
-// before any finished renders nothing and says so, also 130.
+// replayFinish renders what the replay returned and chooses the exit (finishPolicies); a
+// replay that returned no result at all returns its error.
 func replayFinish(opts *ReplayOptions, render report.Renderer[*replay.Result], res *replay.Result, runErr error) error {
 	if res == nil {
 		return runErr
 	}
-	if runErr != nil && len(res.Policies) == 0 {
-		return stoppedEmpty(runErr)
-	}
-	if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
-		return err
-	}
-	if runErr != nil {
-		return stopped(runErr)
-	}
-	return nil
+	return finishPolicies(opts.IO, render, res, len(res.Policies), runErr)
 }
 
 // replayProgress draws a bar over the simulated events of the replay (progressBar). A

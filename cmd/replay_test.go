@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/patience-dev/patience/demo"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/scenarios"
@@ -74,7 +75,7 @@ func TestReplayInterruptedAfterOnePolicy(t *testing.T) {
 // The demo's replay stage replays the default scenario and shows its lesson.
 func TestDemoReplay(t *testing.T) {
 	var out bytes.Buffer
-	d := &report.Demo{}
+	d := &demo.Result{}
 	opts := &DemoOptions{IO: report.Test(nil, &out, &bytes.Buffer{}), Output: "text"}
 	if err := demoReplay(context.Background(), opts, d); err != nil {
 		t.Fatal(err)

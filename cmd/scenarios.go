@@ -104,13 +104,9 @@ func scenariosRun(opts *ScenariosOptions) error {
 	if err != nil {
 		return UsageError(err)
 	}
-	infos, err := scenario.Bundled()
+	list, err := scenario.BundledList()
 	if err != nil {
 		return fmt.Errorf("a bundled scenario does not load (a bug): %w", err)
-	}
-	list := report.ScenarioList{Schema: "patience/scenarios/v1", Scenarios: make([]report.ScenarioItem, len(infos))}
-	for i, in := range infos {
-		list.Scenarios[i] = report.ScenarioItem{Name: in.Name, Description: in.Description, Default: in.Default, Policies: in.Policies}
 	}
 	return render(opts.IO.Out, list, opts.IO.Options())
 }
@@ -128,20 +124,7 @@ func scenariosValidate(opts *ScenariosOptions) error {
 			return UsageError(err)
 		}
 	}
-	res := report.ScenarioValidation{Schema: "patience/scenarios-validate/v1", Files: []report.ValidatedFile{}}
-	var problems []error
-	for _, file := range opts.Files {
-		sc, err := scenario.OpenFor(file, purpose)
-		if err != nil {
-			problems = append(problems, err)
-			continue
-		}
-		v := report.ValidatedFile{File: file, Name: sc.Name, Policies: []string{}}
-		for _, p := range sc.Policies {
-			v.Policies = append(v.Policies, p.Name)
-		}
-		res.Files = append(res.Files, v)
-	}
+	res, problems := scenario.Validate(opts.Files, purpose)
 	if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
 		return err
 	}

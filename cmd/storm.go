@@ -129,16 +129,7 @@ func stormRun(ctx context.Context, opts *StormOptions) error {
 	if res == nil {
 		return runErr
 	}
-	if runErr != nil && len(res.Policies) == 0 {
-		return stoppedEmpty(runErr)
-	}
-	if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
-		return err
-	}
-	if runErr != nil {
-		return stopped(runErr)
-	}
-	return nil
+	return finishPolicies(opts.IO, render, res, len(res.Policies), runErr)
 }
 
 // stormProgress draws one bar over the policies (progressBar).

@@ -14,7 +14,7 @@ import (
 	"golang.org/x/net/http2/hpack"
 
 	"github.com/patience-dev/patience/probe"
-	"github.com/patience-dev/patience/profile"
+	"github.com/patience-dev/patience/verdict"
 )
 
 // h2Hostility is what a hostileH2 server does to each stream instead of answering it well.
@@ -143,7 +143,7 @@ func TestH2FrameLargerThanAdvertised(t *testing.T) {
 	if goAways, _ := s.codes(); len(goAways) == 0 || goAways[0] != http2.ErrCodeFrameSize {
 		t.Errorf("GOAWAYs the server got: %v; want FRAME_SIZE_ERROR", goAways)
 	}
-	if r.Recommendation.Verdict.Level == profile.Good {
+	if r.Recommendation.Verdict.Level == verdict.Good {
 		t.Errorf("verdict %v: want no good verdict from a run that got no response", r.Recommendation.Verdict)
 	}
 }

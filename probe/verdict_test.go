@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/probe/probetest"
 	"github.com/patience-dev/patience/profile"
+	"github.com/patience-dev/patience/verdict"
 )
 
 // TestVerdictsOfFailingTargets: what the probe says about loopback targets that fail, each
@@ -26,13 +28,13 @@ func TestVerdictsOfFailingTargets(t *testing.T) {
 		level    profile.Level
 		headline string
 	}{
-		{"half the requests hang", probetest.HangEvery(2), profile.CodeNoAnswer, profile.Bad,
+		{"half the requests hang", probetest.HangEvery(2), profile.CodeNoAnswer, verdict.Bad,
 			"50% of requests got no answer within 200 ms: the dependency is failing, not slow"},
-		{"every response 404", probetest.Status(http.StatusNotFound), profile.CodeNoGoodResponse, profile.Bad,
+		{"every response 404", probetest.Status(http.StatusNotFound), profile.CodeNoGoodResponse, verdict.Bad,
 			"every response was 404 Not Found — is the URL right?"},
-		{"every response 503", probetest.Status(http.StatusServiceUnavailable), profile.CodeNoGoodResponse, profile.Bad,
+		{"every response 503", probetest.Status(http.StatusServiceUnavailable), profile.CodeNoGoodResponse, verdict.Bad,
 			"every response was 503 Service Unavailable: the dependency is failing, nothing to base a timeout on"},
-		{"a healthy target with few samples", probetest.Fast(), profile.CodeProvisional, profile.Provisional, ""},
+		{"a healthy target with few samples", probetest.Fast(), profile.CodeProvisional, verdict.Provisional, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			url := start(t, tc.h)

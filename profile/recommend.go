@@ -11,6 +11,7 @@ import (
 	"github.com/patience-dev/patience/internal/httpstatus"
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/verdict"
 )
 
 // AssumedRetry is the backoff assumed between attempts when counting how many fit the budget:
@@ -345,18 +346,18 @@ func (r *recommender) judgeUnmeasured() {
 	ev, v, finished := &r.ev, &r.rec.Verdict, r.finished
 	switch {
 	case ev.Unreachable:
-		v.Add(CodeUnreachable, Bad, "target unreachable: the first requests could not connect ("+failureSummary(ev)+")"+sampleClause(ev))
+		v.Add(CodeUnreachable, verdict.Bad, "target unreachable: the first requests could not connect ("+failureSummary(ev)+")"+sampleClause(ev))
 	case finished > 0 && r.answered == 0 && ev.NoAnswer == finished:
-		v.Add(CodeAllFailed, Bad, fmt.Sprintf("no request got an answer within %s: the dependency is failing, not slow", r.maxTimeout))
+		v.Add(CodeAllFailed, verdict.Bad, fmt.Sprintf("no request got an answer within %s: the dependency is failing, not slow", r.maxTimeout))
 	case finished > 0 && r.answered == 0:
-		v.Add(CodeAllFailed, Bad, "every request failed ("+failureSummary(ev)+"): nothing measured"+sampleClause(ev))
+		v.Add(CodeAllFailed, verdict.Bad, "every request failed ("+failureSummary(ev)+"): nothing measured"+sampleClause(ev))
 	case finished == 0:
-		v.Add(CodeAllFailed, Bad, "no request finished: nothing measured")
+		v.Add(CodeAllFailed, verdict.Bad, "no request finished: nothing measured")
 	case r.good == 0:
-		v.Add(CodeNoGoodResponse, Bad, noGoodText(ev))
+		v.Add(CodeNoGoodResponse, verdict.Bad, noGoodText(ev))
 	}
 	if s := ev.Schedule; s.RequestedPerS != nil && !s.RateHeld && !ev.Unreachable && finished > 0 {
-		v.Add(CodeRateNotHeld, Bad, fmt.Sprintf("the generator did not keep the rate (%.4g/s of %.4g/s): the load, not only the target, shaped these figures", s.AchievedPerS, *s.RequestedPerS))
+		v.Add(CodeRateNotHeld, verdict.Bad, fmt.Sprintf("the generator did not keep the rate (%.4g/s of %.4g/s): the load, not only the target, shaped these figures", s.AchievedPerS, *s.RequestedPerS))
 	}
 }
 
@@ -366,7 +367,7 @@ func (r *recommender) judgeFailures() {
 	ev, v, o := &r.ev, &r.rec.Verdict, r.o
 	r.noAnswer = r.rec.NoAnswerRate > o.MaxErrorRate
 	if r.noAnswer {
-		v.Add(CodeNoAnswer, Bad, fmt.Sprintf("%s of requests got no answer within %s: the dependency is failing, not slow", percent(r.rec.NoAnswerRate), r.maxTimeout))
+		v.Add(CodeNoAnswer, verdict.Bad, fmt.Sprintf("%s of requests got no answer within %s: the dependency is failing, not slow", percent(r.rec.NoAnswerRate), r.maxTimeout))
 	}
 	other := r.finished - r.good
 	if r.noAnswer {
@@ -377,7 +378,7 @@ func (r *recommender) judgeFailures() {
 		if h := hintFor(ev, largestFailure(ev)); h != "" {
 			text += " — " + h
 		}
-		v.Add(CodeErrorRate, Bad, text)
+		v.Add(CodeErrorRate, verdict.Bad, text)
 	}
 }
 
@@ -457,7 +458,7 @@ func (r *recommender) explainBeyond() {
 		"timeout: the answered requests alone would give %s (%s × %g), a timeout that cuts off every unanswered request: %s of them here",
 		units.Millis(fitted), units.Millis(alone), o.Headroom, percent(float64(ev.NoAnswer+ev.Good.Above(fitted))/float64(n))))
 	if !r.noAnswer {
-		rec.Verdict.Add(CodeTailBeyond, Bad, fmt.Sprintf("%s of requests got no answer within %s, more than the %s cut-off: the %s lies beyond --max-timeout, so no timeout can be derived (probe with a longer --max-timeout, or accept more with --cutoff)",
+		rec.Verdict.Add(CodeTailBeyond, verdict.Bad, fmt.Sprintf("%s of requests got no answer within %s, more than the %s cut-off: the %s lies beyond --max-timeout, so no timeout can be derived (probe with a longer --max-timeout, or accept more with --cutoff)",
 			percent(rec.NoAnswerRate), r.maxTimeout, percent(o.Cutoff), r.label))
 	}
 	rec.Derivation = append(rec.Derivation, "attempts: none — without a timeout there is nothing to count")
@@ -479,11 +480,11 @@ func (r *recommender) judgeAttempts() {
 	if r.n < r.need {
 		finishedPerSample := float64(r.finished) / float64(r.n)
 		more := int64(math.Ceil(float64(r.need-r.n) * finishedPerSample))
-		rec.Verdict.Add(CodeProvisional, Provisional, fmt.Sprintf("provisional: %s — %d samples back it, a %s needs %d: %d more requests would settle it",
+		rec.Verdict.Add(CodeProvisional, verdict.Provisional, fmt.Sprintf("provisional: %s — %d samples back it, a %s needs %d: %d more requests would settle it",
 			sentence, r.n, r.label, r.need, more))
 		return
 	}
-	rec.Verdict.Add(CodeRecommendation, Good, sentence)
+	rec.Verdict.Add(CodeRecommendation, verdict.Good, sentence)
 }
 
 // adviseConnect is the connect timeout: max(3 × connect p99.9, floor), or none (0) when that
@@ -548,7 +549,7 @@ func adviseInteractive(rec *Recommendation, c Caller) string {
 	if fit == 0 {
 		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
 			"attempts: one normal call needs the %s timeout, more than the %s budget → 0", units.Millis(rec.TimeoutMs), budget))
-		rec.Verdict.Add(CodeBudget, Bad, QueueVerdict)
+		rec.Verdict.Add(CodeBudget, verdict.Bad, QueueVerdict)
 		return QueueVerdict
 	}
 	cost := AttemptsCost(fit, timeout)
@@ -617,7 +618,7 @@ func adviseJob(rec *Recommendation, c Caller) string {
 	if tries == 0 {
 		rec.Derivation = append(rec.Derivation, fmt.Sprintf("job tries: the %s retry window cannot hold one %s run → 0", units.Millis(ms(c.Budget)), units.Millis(ms(jobTimeout))))
 		text := fmt.Sprintf("the %s retry window cannot hold one run of the job (%s job timeout)", units.Millis(ms(c.Budget)), units.Millis(ms(jobTimeout)))
-		rec.Verdict.Add(CodeBudget, Bad, text)
+		rec.Verdict.Add(CodeBudget, verdict.Bad, text)
 		return text
 	}
 	rec.FitsBudget = true

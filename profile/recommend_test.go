@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/verdict"
 )
 
 func TestRoundUpClean(t *testing.T) {
@@ -128,7 +129,7 @@ func TestAdvise(t *testing.T) {
 			ev:   evidence(fast, 0, nil, nil), caller: interactive,
 			// 39.6 × 1.2 = 47.52 → 50; the 1.1 s connect floor is not below 50 ms → none;
 			// 7 attempts would fit (350 ms + 6.3 s), an interactive caller gets 2.
-			timeout: 50, connect: 0, attempts: 2, fit: 7, level: Good, code: CodeRecommendation,
+			timeout: 50, connect: 0, attempts: 2, fit: 7, level: verdict.Good, code: CodeRecommendation,
 			headline: "timeout 50 ms, no separate connect timeout, 2 attempts (one retry) within the 10 s budget",
 			derivationHas: []string{"p99.9 of good responses = 39.6 ms (n=5,000; 95% CI", "× 1.2 headroom = 47.5 ms → 50 ms",
 				"connect timeout: none — 1.1 s is not below the 50 ms total timeout", "k=7 costs 6.65 s, k=8 would cost 13.1 s", "retries at most once"},
@@ -136,30 +137,30 @@ func TestAdvise(t *testing.T) {
 		{
 			name: "POST without an Idempotency-Key: one attempt",
 			ev:   evidence(fast, 0, nil, nil), caller: Caller{Budget: 10 * time.Second, Method: "post"},
-			timeout: 50, attempts: 1, fit: 7, level: Good, code: CodeRecommendation,
+			timeout: 50, attempts: 1, fit: 7, level: verdict.Good, code: CodeRecommendation,
 			headline:      "timeout 50 ms, no separate connect timeout, 1 attempt (retry only with an Idempotency-Key) within the 10 s budget",
 			derivationHas: []string{"POST without an Idempotency-Key: retry only with an Idempotency-Key", "the 10 s budget would hold 7"},
 		},
 		{
 			name: "PATCH without a key: one attempt", ev: evidence(fast, 0, nil, nil), caller: Caller{Method: "PATCH"},
-			timeout: 50, attempts: 1, fit: 7, level: Good, code: CodeRecommendation,
+			timeout: 50, attempts: 1, fit: 7, level: verdict.Good, code: CodeRecommendation,
 		},
 		{
 			name: "POST with an Idempotency-Key: one retry", ev: evidence(fast, 0, nil, nil), caller: Caller{Method: "POST", IdempotencyKey: true},
-			timeout: 50, attempts: 2, fit: 7, level: Good, code: CodeRecommendation,
+			timeout: 50, attempts: 2, fit: 7, level: verdict.Good, code: CodeRecommendation,
 		},
 		{
 			name: "the budget holds one attempt only",
 			// 1600 × 1.2 = 1920 → 2000; 2.5 s holds 1 (2 need 4.1 s).
 			ev: evidence(tail(2000, 100, 1600, 1700, 1800), 0, nil, nil), caller: Caller{Budget: 2500 * ms},
-			timeout: 2000, connect: 1100, attempts: 1, fit: 1, level: Good, code: CodeRecommendation,
+			timeout: 2000, connect: 1100, attempts: 1, fit: 1, level: verdict.Good, code: CodeRecommendation,
 			derivationHas: []string{"the budget holds only 1, fewer than the 2 an interactive caller may have"},
 		},
 		{
 			name: "the budget cannot hold one call",
 			// 1300 × 1.2 = 1560 → 2000 > 1.5 s.
 			ev: evidence(tail(5000, 100, 1300, 1300, 1300, 1300, 1300, 1300), 0, nil, nil), caller: Caller{Budget: 1500 * ms},
-			timeout: 2000, connect: 1100, attempts: 0, fit: 0, level: Bad, code: CodeBudget, headline: QueueVerdict,
+			timeout: 2000, connect: 1100, attempts: 0, fit: 0, level: verdict.Bad, code: CodeBudget, headline: QueueVerdict,
 			derivationHas: []string{"more than the 1.5 s budget → 0"},
 		},
 		{
@@ -171,14 +172,14 @@ func TestAdvise(t *testing.T) {
 			}(),
 			caller: interactive,
 			// 2000 × 1.2 = 2400 → 2500; connect 3 × 500 = 1500 (on the ladder) < 2500.
-			timeout: 2500, connect: 1500, attempts: 2, fit: 3, level: Good, code: CodeRecommendation,
+			timeout: 2500, connect: 1500, attempts: 2, fit: 3, level: verdict.Good, code: CodeRecommendation,
 			derivationHas: []string{"3 × connect p99.9 500 ms (n=1,000) = 1.5 s, above the 1.1 s floor → 1.5 s"},
 		},
 		{
 			name: "half the requests hang: no timeout, the dependency is failing",
 			// The issue's repro: 42 of 80 answered in 150 ms, 38 (47.5%) no answer in 30 s.
 			ev: evidence(tail(42, 150), 38, nil, nil), caller: interactive,
-			timeout: 0, connect: 0, attempts: 0, level: Bad, code: CodeNoAnswer,
+			timeout: 0, connect: 0, attempts: 0, level: verdict.Bad, code: CodeNoAnswer,
 			headline: "47.5% of requests got no answer within 30 s: the dependency is failing, not slow",
 			derivationHas: []string{"timeout: none — the p99.9 of the 80 requests lies beyond the 30 s --max-timeout: 38 of them (47.5%) got no answer",
 				"the answered requests alone would give 200 ms (150 ms × 1.2), a timeout that cuts off every unanswered request: 47.5% of them here"},
@@ -186,21 +187,21 @@ func TestAdvise(t *testing.T) {
 		{
 			name: "a few hang, more than the cut-off: the tail is beyond --max-timeout",
 			ev:   evidence(tail(1990, 20), 10, nil, nil), caller: interactive,
-			timeout: 0, level: Bad, code: CodeTailBeyond,
+			timeout: 0, level: verdict.Bad, code: CodeTailBeyond,
 			headline: "0.5% of requests got no answer within 30 s, more than the 0.1% cut-off: the p99.9 lies beyond --max-timeout, so no timeout can be derived (probe with a longer --max-timeout, or accept more with --cutoff)",
 		},
 		{
 			name: "one hang within the cut-off: counted as the slowest, the quantile below it",
 			// 2001 requests, rank ⌈0.999 × 2001⌉ = 1999 is the good response at 90 ms.
 			ev:     evidence(tail(2000, 20, 90, 95), 1, nil, nil),
-			caller: interactive, timeout: 120, attempts: 2, fit: 7, level: Good, code: CodeRecommendation,
+			caller: interactive, timeout: 120, attempts: 2, fit: 7, level: verdict.Good, code: CodeRecommendation,
 			derivationHas: []string{"p99.9 of good responses and unanswered requests = 90 ms (n=2,001, 1 of them with no answer within 30 s, counted as slower"},
 		},
 		{
 			name: "five samples: provisional, never good",
 			ev:   evidence(Sample{4, 5, 5, 6, 6.5}, 0, nil, nil), caller: interactive,
 			// 6.5 × 1.2 = 7.8 → 8.
-			timeout: 8, attempts: 2, fit: 7, level: Provisional, code: CodeProvisional,
+			timeout: 8, attempts: 2, fit: 7, level: verdict.Provisional, code: CodeProvisional,
 			headline: "provisional: timeout 8 ms, no separate connect timeout, 2 attempts (one retry) within the 10 s budget — 5 samples back it, a p99.9 needs 1000: 995 more requests would settle it",
 		},
 		{
@@ -210,27 +211,27 @@ func TestAdvise(t *testing.T) {
 				ev.ErrorSamples["fd_limit"] = ErrorSample{Message: "dial tcp 127.0.0.1:80: socket: too many open files", Hint: ErrorHint("fd_limit", "")}
 				return ev
 			}(),
-			caller: interactive, timeout: 2.5, attempts: 2, fit: 7, level: Bad, code: CodeErrorRate,
+			caller: interactive, timeout: 2.5, attempts: 2, fit: 7, level: verdict.Bad, code: CodeErrorRate,
 			headline: "69.1% of requests failed (fd_limit: 553): above the 5% --max-error-rate — the probe ran out of file descriptors (too many open files): lower -c or --max-in-flight, or raise ulimit -n",
 		},
 		{
 			name: "a few 503s within --max-error-rate",
 			ev:   evidence(fast, 0, nil, map[string]int64{"503": 20}), caller: interactive,
-			timeout: 50, attempts: 2, fit: 7, level: Good, code: CodeRecommendation,
+			timeout: 50, attempts: 2, fit: 7, level: verdict.Good, code: CodeRecommendation,
 		},
 		{
 			name: "a single 503 with no failure allowed",
 			ev:   evidence(fast, 0, nil, map[string]int64{"503": 1}), caller: interactive, opts: RecommendOptions{MaxErrorRate: NoFailuresAllowed},
-			timeout: 50, attempts: 2, fit: 7, level: Bad, code: CodeErrorRate,
+			timeout: 50, attempts: 2, fit: 7, level: verdict.Bad, code: CodeErrorRate,
 			headline: "0.02% of requests failed (503: 1): above the 0% --max-error-rate",
 		},
 		{
 			name: "every response 404", ev: evidence(nil, 0, nil, map[string]int64{"404": 50}), caller: interactive,
-			level: Bad, code: CodeNoGoodResponse, headline: "every response was 404 Not Found — is the URL right?",
+			level: verdict.Bad, code: CodeNoGoodResponse, headline: "every response was 404 Not Found — is the URL right?",
 		},
 		{
 			name: "every response 503", ev: evidence(nil, 0, nil, map[string]int64{"503": 50}), caller: interactive,
-			level: Bad, code: CodeNoGoodResponse, headline: "every response was 503 Service Unavailable: the dependency is failing, nothing to base a timeout on",
+			level: verdict.Bad, code: CodeNoGoodResponse, headline: "every response was 503 Service Unavailable: the dependency is failing, nothing to base a timeout on",
 		},
 		{
 			name: "every request refused",
@@ -239,12 +240,12 @@ func TestAdvise(t *testing.T) {
 				ev.ErrorSamples["refused"] = ErrorSample{Message: "dial tcp 127.0.0.1:1: connect: connection refused"}
 				return ev
 			}(),
-			caller: interactive, level: Bad, code: CodeAllFailed,
+			caller: interactive, level: verdict.Bad, code: CodeAllFailed,
 			headline: "every request failed (refused: 5): nothing measured: dial tcp 127.0.0.1:1: connect: connection refused",
 		},
 		{
 			name: "every request hangs", ev: evidence(nil, 20, nil, nil), caller: interactive,
-			level: Bad, code: CodeAllFailed, headline: "no request got an answer within 30 s: the dependency is failing, not slow",
+			level: verdict.Bad, code: CodeAllFailed, headline: "no request got an answer within 30 s: the dependency is failing, not slow",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -261,7 +262,7 @@ func TestAdvise(t *testing.T) {
 			if tc.headline != "" && v.Headline() != tc.headline {
 				t.Errorf("headline\n %q\nwant\n %q", v.Headline(), tc.headline)
 			}
-			if v.Level == Good && v.Has(CodeProvisional) {
+			if v.Level == verdict.Good && v.Has(CodeProvisional) {
 				t.Errorf("a good verdict holds a provisional clause: %+v", v)
 			}
 			for _, want := range tc.derivationHas {
@@ -300,7 +301,7 @@ func TestAdviseNeverRecommendsWhatCheckRejects(t *testing.T) {
 							if rec.Job != nil && !policy.IdempotentMethod(method) && rec.Job.Tries > 1 {
 								t.Errorf("%s: %d job tries without an Idempotency-Key", name, rec.Job.Tries)
 							}
-							if rec.Verdict.Level == Good && int64(n) < SamplesNeeded(1-DefaultCutoff) {
+							if rec.Verdict.Level == verdict.Good && int64(n) < SamplesNeeded(1-DefaultCutoff) {
 								t.Errorf("%s: good verdict from %d samples", name, n)
 							}
 							if rec.MaxAttempts > rec.AttemptsFit && kind == CallerInteractive {
@@ -333,31 +334,31 @@ func TestAdviseJob(t *testing.T) {
 			name: "the seeds' job: 5 s call, 20 s job, retry_after 90 s, six tries",
 			// 6 × 20 s + (10 + 30 + 90 + 270 + 600) s × 1.25 = 120 + 1250 = 1370 s.
 			caller: Caller{Kind: CallerJob, Method: "POST", IdempotencyKey: true}, ev: evidence(slow, 0, nil, nil),
-			tries: 6, jobTimeout: 20000, retryAfter: 90000, giveUp: 1_370_000, backoff: []float64{10000, 30000, 90000, 270000, 600000}, level: Good,
+			tries: 6, jobTimeout: 20000, retryAfter: 90000, giveUp: 1_370_000, backoff: []float64{10000, 30000, 90000, 270000, 600000}, level: verdict.Good,
 			has: []string{"attempts: 1 per run of the job — the queue retries it", "backoff 10 s, 30 s, 1 min 30 s, 4 min 30 s, 10 min (×3 from 10 s, capped at 10 min) each + U[0, 25%] jitter", "give up after: 6 runs × 20 s + every delay at its jitter bound = 22 min 50 s"},
 		},
 		{
 			name:   "a fast call still gets a job timeout with room",
 			caller: Caller{Kind: CallerJob}, ev: evidence(tail(5000, 10, 39.6, 50, 60, 70, 80, 80), 0, nil, nil),
-			tries: 6, jobTimeout: 5000, retryAfter: 90000, giveUp: 6*5000 + 1_250_000, backoff: []float64{10000, 30000, 90000, 270000, 600000}, level: Good,
+			tries: 6, jobTimeout: 5000, retryAfter: 90000, giveUp: 6*5000 + 1_250_000, backoff: []float64{10000, 30000, 90000, 270000, 600000}, level: verdict.Good,
 		},
 		{
 			name:   "POST without a key: one try, left for a person",
 			caller: Caller{Kind: CallerJob, Method: "POST"}, ev: evidence(slow, 0, nil, nil),
-			tries: 1, jobTimeout: 20000, retryAfter: 90000, giveUp: 20000, backoff: []float64{}, level: Good,
+			tries: 1, jobTimeout: 20000, retryAfter: 90000, giveUp: 20000, backoff: []float64{}, level: verdict.Good,
 			has: []string{"retry only with an Idempotency-Key"},
 		},
 		{
 			name: "a 5 minute retry window holds four tries",
 			// Worst cases: 4 tries 80 s + 12.5 + 37.5 + 112.5 s = 242.5 s; 5 tries 600 s.
 			caller: Caller{Kind: CallerJob, Budget: 5 * time.Minute}, ev: evidence(slow, 0, nil, nil),
-			tries: 4, jobTimeout: 20000, retryAfter: 90000, giveUp: 242_500, backoff: []float64{10000, 30000, 90000}, level: Good,
+			tries: 4, jobTimeout: 20000, retryAfter: 90000, giveUp: 242_500, backoff: []float64{10000, 30000, 90000}, level: verdict.Good,
 			has: []string{"the 5 min retry window holds 4"},
 		},
 		{
 			name:   "a retry window shorter than one run",
 			caller: Caller{Kind: CallerJob, Budget: 10 * s}, ev: evidence(slow, 0, nil, nil),
-			level: Bad, has: []string{"the 10 s retry window cannot hold one 20 s run → 0"},
+			level: verdict.Bad, has: []string{"the 10 s retry window cannot hold one 20 s run → 0"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -416,15 +417,15 @@ func TestCensoredQuantile(t *testing.T) {
 // and a profile's plain-string verdict still loads.
 func TestVerdictOrderAndLegacy(t *testing.T) {
 	var v Verdict
-	v.Add(CodeProvisional, Provisional, "p")
-	v.Add(CodeErrorRate, Bad, "e")
-	v.Add(CodeRecommendation, Good, "g")
-	v.Add(CodeNoAnswer, Bad, "n")
+	v.Add(CodeProvisional, verdict.Provisional, "p")
+	v.Add(CodeErrorRate, verdict.Bad, "e")
+	v.Add(CodeRecommendation, verdict.Good, "g")
+	v.Add(CodeNoAnswer, verdict.Bad, "n")
 	var codes []string
 	for _, r := range v.Reasons {
 		codes = append(codes, r.Code)
 	}
-	if want := []string{CodeErrorRate, CodeNoAnswer, CodeProvisional, CodeRecommendation}; !slices.Equal(codes, want) || v.Level != Bad {
+	if want := []string{CodeErrorRate, CodeNoAnswer, CodeProvisional, CodeRecommendation}; !slices.Equal(codes, want) || v.Level != verdict.Bad {
 		t.Errorf("order %v level %s, want %v bad", codes, v.Level, want)
 	}
 	var old Recommendation
@@ -432,7 +433,7 @@ func TestVerdictOrderAndLegacy(t *testing.T) {
 		t.Errorf("legacy verdict: %+v, %v", old.Verdict, err)
 	}
 	var cur Recommendation
-	if err := json.Unmarshal([]byte(`{"verdict": {"level": "bad", "reasons": [{"code": "no_answer", "level": "bad", "text": "x"}]}}`), &cur); err != nil || !cur.Verdict.Has(CodeNoAnswer) || cur.Verdict.Level != Bad {
+	if err := json.Unmarshal([]byte(`{"verdict": {"level": "bad", "reasons": [{"code": "no_answer", "level": "bad", "text": "x"}]}}`), &cur); err != nil || !cur.Verdict.Has(CodeNoAnswer) || cur.Verdict.Level != verdict.Bad {
 		t.Errorf("verdict: %+v, %v", cur.Verdict, err)
 	}
 }

@@ -15,21 +15,6 @@ type (
 	Verdict = verdict.Verdict
 )
 
-// Levels of a probe verdict, best first.
-const (
-	// Good: enough samples back the cut-off, failures stay within --max-error-rate and the
-	// recommendation fits the caller.
-	Good = verdict.Good
-	// Provisional: the recommendation is the best the samples allow, but fewer of them than
-	// the cut-off needs back it (1,000 for p99.9): it may move as more requests are made.
-	Provisional = verdict.Provisional
-	// Bad: the dependency failed, was not measured, or the caller's budget cannot hold it.
-	Bad = verdict.Bad
-)
-
-// Levels lists every Level of a probe verdict, best first.
-var Levels = []Level{Good, Provisional, Bad}
-
 // Reason codes of a probe verdict, one per kind of clause. cmd chooses the exit code from
 // them (README "Exit codes"): the measurement codes exit 3, the failure codes exit 1.
 const (

@@ -1,6 +1,9 @@
 package replay
 
-import "github.com/patience-dev/patience/scenario"
+import (
+	"github.com/patience-dev/patience/scenario"
+	"github.com/patience-dev/patience/verdict"
+)
 
 // Lesson is a scenario's lesson as the run judged it: the policy the scenario recommends,
 // why, the level the run gave it, and a note when the run disagrees with the lesson.
@@ -30,7 +33,7 @@ func LessonOf(sc *scenario.Scenario, ps []PolicyResult) *Lesson {
 		return nil
 	}
 	l := &Lesson{Recommends: rec.Name, Why: sc.Lesson.Why, Level: rec.Verdict.Level}
-	if rec.Verdict.Level == Bad {
+	if rec.Verdict.Level == verdict.Bad {
 		l.Note = "in this run the recommended policy is judged bad too"
 	}
 	for _, p := range ps {

@@ -13,7 +13,8 @@ import (
 
 // A replay verdict grades what a policy does to the caller's service. Its shape — level,
 // clauses — is package verdict's, shared with probe and storm; replay writes its clauses as a
-// narrative (Verdict.Append), the most serious kinds first.
+// narrative (Verdict.Append), the most serious kinds first. Its levels are verdict.Good,
+// verdict.Degraded and verdict.Bad, named there once (VerdictOf says what each means here).
 type (
 	// Level grades a verdict.
 	Level = verdict.Level
@@ -24,21 +25,6 @@ type (
 	// computed here, carried in the JSON, and only printed by report.
 	Verdict = verdict.Verdict
 )
-
-// Levels of a replay verdict, best first.
-const (
-	// Good: the service stays up and the dependency's trouble costs (almost) nothing.
-	Good = verdict.Good
-	// Degraded: the service stays up but some requests fail, are answered from a fallback or
-	// are left in an unknown state.
-	Degraded = verdict.Degraded
-	// Bad: the service goes down with the dependency, duplicates side effects, multiplies
-	// load on it or never recovers.
-	Bad = verdict.Bad
-)
-
-// Levels lists every Level of a replay verdict, best first.
-var Levels = []Level{Good, Degraded, Bad}
 
 // Reason codes: one per kind of clause a verdict can hold.
 const (
@@ -96,78 +82,99 @@ const (
 // the policy, or no recovery after the incident. Degraded: the service stays up but some
 // requests fail, come from the fallback or are left in an unknown state. Good otherwise.
 func VerdictOf(sc *scenario.Scenario, p PolicyResult) Verdict {
-	v := Verdict{Level: Good}
+	v := Verdict{Level: verdict.Good}
+	workersClause(&v, p)
+	if stuck := p.FailureReasons[ReasonStuck]; stuck > 0 {
+		v.Append(CodeStuck, verdict.Bad, units.Count(stuck)+" requests still hanging when the run ended")
+	}
+	if p.Duplicates > 0 {
+		v.Append(CodeDuplicates, verdict.Bad, units.Count(p.Duplicates)+" side effects executed twice (customers charged twice)")
+	}
+	if b := sc.Load.Budget; b > 0 && p.Latency.P99Ms > float64(b)/float64(time.Millisecond) {
+		v.Append(CodeOverBudget, verdict.Bad, "callers parked beyond their "+units.Millis(float64(b)/float64(time.Millisecond))+" budget (p99 "+units.Millis(p.Latency.P99Ms)+")")
+	}
+	if p.UnknownOutcomes > 0 {
+		v.Append(CodeUnknownOutcomes, verdict.Degraded, units.Count(p.UnknownOutcomes)+" requests in an unknown state (the server may have acted): someone must confirm them")
+	}
+	amplificationClause(&v, p)
+	rejected := p.FailureReasons[ReasonRejected]
+	failedClause(&v, p, rejected)
+	if p.FailedWhileDown > 0 {
+		v.Append(CodeFailedWhileDown, verdict.Degraded, units.Count(p.FailedWhileDown)+" of them arrived while the dependency failed every call (failing fast is all a policy can do without a fallback)")
+	}
+	if p.Degraded > 0 {
+		v.Append(CodeDegraded, verdict.Degraded, units.Count(p.Degraded)+" answered from the fallback (degraded, not failed)")
+	}
+	if rejected > 0 {
+		v.Append(CodeRejected, verdict.Good, units.Count(rejected)+" rejected by the target (4xx, not retried by design)")
+	}
+	if len(sc.Target.Phases) > 0 {
+		recoveryClause(&v, p.Recovery, IncidentEndMs(sc) != nil)
+	}
+	if p.WastedWork > 0 && p.Requests > 0 && float64(p.WastedWork) >= WastedShare*float64(p.Requests) {
+		v.Append(CodeWastedWork, verdict.Good, units.Count(p.WastedWork)+" calls served after the caller gave up")
+	}
+	if len(v.Reasons) == 0 || v.Level == verdict.Good {
+		v.Reasons = append([]Reason{{Code: CodeSucceeded, Level: verdict.Good, Text: units.Percent(p.SuccessRate) + " succeeded"}}, v.Reasons...)
+	}
+	return v
+}
+
+// workersClause says when a client had every worker busy: bad when the service went down
+// with the dependency (for DownMs, or TurnedAwayBad of the calls turned away), degraded
+// from BusyMs.
+func workersClause(v *Verdict, p PolicyResult) {
 	turnedAway := share(p.NoWorker, p.Requests)
 	if p.WorkerSaturation >= 1 && (p.SaturatedMs >= DownMs || turnedAway >= TurnedAwayBad) {
 		s := "every worker of a client stuck for " + units.Millis(p.SaturatedMs) + ": unrelated pages die"
 		if p.NoWorker > 0 {
 			s += " (" + units.Count(p.NoWorker) + " calls turned away)"
 		}
-		v.Append(CodeWorkersStuck, Bad, s)
+		v.Append(CodeWorkersStuck, verdict.Bad, s)
 	} else if p.WorkerSaturation >= 1 && p.SaturatedMs >= BusyMs {
 		s := "every worker of a client busy for " + units.Millis(p.SaturatedMs) + " in all"
 		if p.NoWorker > 0 {
 			s += " (" + units.Count(p.NoWorker) + " calls turned away, " + units.Percent(turnedAway) + ")"
 		}
-		v.Append(CodeWorkersBusy, Degraded, s)
+		v.Append(CodeWorkersBusy, verdict.Degraded, s)
 	}
-	if stuck := p.FailureReasons[ReasonStuck]; stuck > 0 {
-		v.Append(CodeStuck, Bad, units.Count(stuck)+" requests still hanging when the run ended")
-	}
-	if p.Duplicates > 0 {
-		v.Append(CodeDuplicates, Bad, units.Count(p.Duplicates)+" side effects executed twice (customers charged twice)")
-	}
-	if b := sc.Load.Budget; b > 0 && p.Latency.P99Ms > float64(b)/float64(time.Millisecond) {
-		v.Append(CodeOverBudget, Bad, "callers parked beyond their "+units.Millis(float64(b)/float64(time.Millisecond))+" budget (p99 "+units.Millis(p.Latency.P99Ms)+")")
-	}
-	if p.UnknownOutcomes > 0 {
-		v.Append(CodeUnknownOutcomes, Degraded, units.Count(p.UnknownOutcomes)+" requests in an unknown state (the server may have acted): someone must confirm them")
-	}
+}
+
+// amplificationClause says how many calls each request became, from WarnAmplification
+// (degraded) and policy.DefaultMaxAmplification (bad).
+func amplificationClause(v *Verdict, p PolicyResult) {
 	switch amp := "each request became " + units.Ratio(p.Amplification) + " calls to the dependency"; {
 	case p.Amplification >= policy.DefaultMaxAmplification:
-		v.Append(CodeAmplification, Bad, amp)
+		v.Append(CodeAmplification, verdict.Bad, amp)
 	case p.Amplification >= WarnAmplification:
-		v.Append(CodeAmplification, Degraded, amp)
+		v.Append(CodeAmplification, verdict.Degraded, amp)
 	}
-	rejected := p.FailureReasons[ReasonRejected]
-	if failed := p.Failed - rejected; p.Requests > 0 && failed > 0 {
-		// The level counts only the policy's own failures: not the requests that arrived
-		// while the target failed every call.
-		own := share(failed-p.FailedWhileDown, p.Requests)
-		level := Good
-		switch {
-		case own >= FailBad:
-			level = Bad
-		case own >= FailDegraded:
-			level = Degraded
+}
+
+// failedClause says what share of the requests failed, and why, leaving out the rejected
+// ones (4xx, said in a clause of their own); its level counts only the policy's own failures.
+func failedClause(v *Verdict, p PolicyResult, rejected int) {
+	failed := p.Failed - rejected
+	if p.Requests <= 0 || failed <= 0 {
+		return
+	}
+	// The level counts only the policy's own failures: not the requests that arrived
+	// while the target failed every call.
+	own := share(failed-p.FailedWhileDown, p.Requests)
+	level := verdict.Good
+	switch {
+	case own >= FailBad:
+		level = verdict.Bad
+	case own >= FailDegraded:
+		level = verdict.Degraded
+	}
+	reasons := make(map[string]int, len(p.FailureReasons))
+	for k, n := range p.FailureReasons {
+		if k != ReasonRejected {
+			reasons[k] = n
 		}
-		reasons := make(map[string]int, len(p.FailureReasons))
-		for k, n := range p.FailureReasons {
-			if k != ReasonRejected {
-				reasons[k] = n
-			}
-		}
-		v.Append(CodeFailed, level, units.Percent(share(failed, p.Requests))+" failed ("+topReasons(reasons, 2)+")")
 	}
-	if p.FailedWhileDown > 0 {
-		v.Append(CodeFailedWhileDown, Degraded, units.Count(p.FailedWhileDown)+" of them arrived while the dependency failed every call (failing fast is all a policy can do without a fallback)")
-	}
-	if p.Degraded > 0 {
-		v.Append(CodeDegraded, Degraded, units.Count(p.Degraded)+" answered from the fallback (degraded, not failed)")
-	}
-	if rejected > 0 {
-		v.Append(CodeRejected, Good, units.Count(rejected)+" rejected by the target (4xx, not retried by design)")
-	}
-	if len(sc.Target.Phases) > 0 {
-		recoveryClause(&v, p.Recovery, IncidentEndMs(sc) != nil)
-	}
-	if p.WastedWork > 0 && p.Requests > 0 && float64(p.WastedWork) >= WastedShare*float64(p.Requests) {
-		v.Append(CodeWastedWork, Good, units.Count(p.WastedWork)+" calls served after the caller gave up")
-	}
-	if len(v.Reasons) == 0 || v.Level == Good {
-		v.Reasons = append([]Reason{{Code: CodeSucceeded, Level: Good, Text: units.Percent(p.SuccessRate) + " succeeded"}}, v.Reasons...)
-	}
-	return v
+	v.Append(CodeFailed, level, units.Percent(share(failed, p.Requests))+" failed ("+topReasons(reasons, 2)+")")
 }
 
 // recoveryClause says what the recovery rule found after the incident; endsInRun is false
@@ -176,19 +183,19 @@ func recoveryClause(v *Verdict, r Recovery, endsInRun bool) {
 	window := units.Millis(float64(RecoveryWindow / time.Millisecond))
 	switch {
 	case !endsInRun:
-		v.Append(CodeNotJudged, Good, "recovery not judged: the incident lasts until arrivals stop")
+		v.Append(CodeNotJudged, verdict.Good, "recovery not judged: the incident lasts until arrivals stop")
 	case r.Recovered && r.RecoveryMs != nil && *r.RecoveryMs > 0:
-		v.Append(CodeRecovers, Good, "recovers "+units.Millis(*r.RecoveryMs)+" after the incident ends")
+		v.Append(CodeRecovers, verdict.Good, "recovers "+units.Millis(*r.RecoveryMs)+" after the incident ends")
 	case r.Recovered:
-		v.Append(CodeRecovers, Good, "recovers as soon as the incident ends")
+		v.Append(CodeRecovers, verdict.Good, "recovers as soon as the incident ends")
 	case r.Metastable:
-		v.Append(CodeNotRecovered, Bad, "does not recover: goodput stays below arrivals after the incident")
+		v.Append(CodeNotRecovered, verdict.Bad, "does not recover: goodput stays below arrivals after the incident")
 	case r.Backlog:
-		v.Append(CodeBacklog, Good, "late retries still completing when arrivals stop (a backlog, not a collapse)")
+		v.Append(CodeBacklog, verdict.Good, "late retries still completing when arrivals stop (a backlog, not a collapse)")
 	case r.RecoveringS > 0:
-		v.Append(CodeNotJudged, Good, "recovery not judged: goodput had been back "+units.Millis(r.RecoveringS*1000)+" when arrivals stopped (the rule needs "+window+")")
+		v.Append(CodeNotJudged, verdict.Good, "recovery not judged: goodput had been back "+units.Millis(r.RecoveringS*1000)+" when arrivals stopped (the rule needs "+window+")")
 	default:
-		v.Append(CodeNotJudged, Good, "recovery not judged: arrivals stop too soon after the incident (the rule needs "+window+" of steady goodput)")
+		v.Append(CodeNotJudged, verdict.Good, "recovery not judged: arrivals stop too soon after the incident (the rule needs "+window+" of steady goodput)")
 	}
 }
 

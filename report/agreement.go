@@ -5,43 +5,25 @@ import (
 	"io"
 	"strings"
 
+	"github.com/patience-dev/patience/live"
 	"github.com/patience-dev/patience/replay"
 )
 
-// Agreement pairs a simulated replay with a live replay of the same scenario, so the reader
-// can see whether the model and real sockets tell the same story. Policies are matched by
-// name; the renderers only place the two results' figures side by side.
-type Agreement struct {
-	Schema    string         `json:"schema"` // "patience/agreement/v1"
-	Simulated *replay.Result `json:"simulated"`
-	Live      *replay.Result `json:"live"`
-	// Speed is the live replay's time compression.
-	Speed float64 `json:"speed"`
-	// TimerLatenessP99Ms is how late the live run's timers fired (real time, p99); times
-	// Speed, it is how much scenario time a late timer cost.
-	TimerLatenessP99Ms float64 `json:"timer_lateness_p99_ms"`
-}
-
-// agreementLatenessWarnMs is the scenario-time lateness above which the live columns stop
-// being a check of the model: a quarter of a second is 5% of the bundled scenarios' shortest
-// timeouts.
-const agreementLatenessWarnMs = 250
-
-// agreementFidelity is the line under the table that says how well the machine kept time.
-func agreementFidelity(a *Agreement) (warn bool, text string) {
-	scen := a.TimerLatenessP99Ms * a.Speed
+// agreementFidelity is the line under the table that says how well the machine kept time;
+// warn is the library's judgement (live.Agreement.Faithful), printed, not made here.
+func agreementFidelity(a *live.Agreement) (warn bool, text string) {
 	text = fmt.Sprintf("live timers fired up to %s late (p99), %s of scenario time at speed %g",
-		replayDuration(a.TimerLatenessP99Ms), replayDuration(scen), a.Speed)
-	if scen > agreementLatenessWarnMs {
+		replayDuration(a.TimerLatenessP99Ms), replayDuration(a.ScenarioLatenessP99Ms), a.Speed)
+	if !a.Faithful {
 		return true, text + ": the machine was too busy for a faithful live run; where the columns differ, the simulation is the reference (try a lower --speed)"
 	}
 	return false, text
 }
 
 // AgreementFormats are the renderers of a simulated-vs-live comparison.
-var AgreementFormats = Registry[*Agreement]{
+var AgreementFormats = Registry[*live.Agreement]{
 	"text":     AgreementText,
-	"json":     JSON[*Agreement],
+	"json":     JSON[*live.Agreement],
 	"markdown": AgreementMarkdown,
 }
 
@@ -59,7 +41,7 @@ var agreementRows = []struct {
 }
 
 // agreementPairs matches the live policies to the simulated ones by name, in simulated order.
-func agreementPairs(a *Agreement) (names []string, simP, liveP []replay.PolicyResult) {
+func agreementPairs(a *live.Agreement) (names []string, simP, liveP []replay.PolicyResult) {
 	byName := map[string]replay.PolicyResult{}
 	for _, p := range a.Live.Policies {
 		byName[p.Name] = p
@@ -78,7 +60,7 @@ func agreementPairs(a *Agreement) (names []string, simP, liveP []replay.PolicyRe
 
 // AgreementText renders the comparison as one table, fitted to the width: a row per figure,
 // a "simulated / live" cell per policy.
-func AgreementText(w io.Writer, a *Agreement, opts Options) error {
+func AgreementText(w io.Writer, a *live.Agreement, opts Options) error {
 	st := opts.Styles
 	width := textWidth(opts)
 	var b strings.Builder
@@ -97,7 +79,7 @@ func AgreementText(w io.Writer, a *Agreement, opts Options) error {
 }
 
 // agreementTable is the comparison's header and rows: a "simulated / live" cell per policy.
-func agreementTable(a *Agreement) (headers []string, rows [][]string) {
+func agreementTable(a *live.Agreement) (headers []string, rows [][]string) {
 	names, simP, liveP := agreementPairs(a)
 	headers = append([]string{""}, textSafeAll(names)...)
 	for _, row := range agreementRows {
@@ -117,7 +99,7 @@ func agreementTable(a *Agreement) (headers []string, rows [][]string) {
 }
 
 // AgreementMarkdown renders the comparison as a Markdown table, numbers right-aligned.
-func AgreementMarkdown(w io.Writer, a *Agreement, _ Options) error {
+func AgreementMarkdown(w io.Writer, a *live.Agreement, _ Options) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### Simulated vs live · %s\n\n_real sockets at speed %g; each cell: simulated / live_\n\n", mdCode(a.Simulated.Scenario), a.Speed)
 	headers, rows := agreementTable(a)

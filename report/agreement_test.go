@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/patience-dev/patience/internal/golden"
+	"github.com/patience-dev/patience/live"
 	"github.com/patience-dev/patience/replay"
 )
 
 // agreementFixture is a hand-made pair of results: two policies in the simulation, the same
 // two (in another order) plus one the simulation lacks in the live run.
-func agreementFixture(latenessMs float64) *Agreement {
+func agreementFixture(latenessMs float64) *live.Agreement {
 	simRes := &replay.Result{Scenario: "payment-double-charge", Policies: []replay.PolicyResult{
 		{Name: "with-key", SuccessRate: 1, Amplification: 1.67, WorkerSaturation: 0.5, Latency: replay.Latency{P99Ms: 4000}},
 		{Name: "without-key", SuccessRate: 0.804, Amplification: 1.578, Duplicates: 2349, WorkerSaturation: 1, Latency: replay.Latency{P99Ms: 9000}},
@@ -21,13 +22,13 @@ func agreementFixture(latenessMs float64) *Agreement {
 		{Name: "only-live", SuccessRate: 0.5},
 		{Name: "with-key", SuccessRate: 1, Amplification: 1.666, WorkerSaturation: 0.5, Latency: replay.Latency{P99Ms: 4100}},
 	}}
-	return &Agreement{Schema: "patience/agreement/v1", Simulated: simRes, Live: liveRes, Speed: 10, TimerLatenessP99Ms: latenessMs}
+	return live.NewAgreement(simRes, liveRes, 10, latenessMs)
 }
 
 func TestAgreementGoldens(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		render   Renderer[*Agreement]
+		render   Renderer[*live.Agreement]
 		color    bool
 		lateness float64
 	}{

@@ -61,137 +61,208 @@ func Chart(w io.Writer, series []ChartSeries, opts ChartOptions, st Styles) erro
 	if len(series) == 0 {
 		return nil
 	}
-	// A row's name, group and note may be a policy's or a phase's name: one line each.
+	c := newChartLayout(chartSafe(series), opts)
+	if c.n <= 0 {
+		return nil
+	}
+	c.measure()
+	c.fold(opts.Width)
+	var b strings.Builder
+	c.writeRows(&b, st)
+	c.writeAxis(&b, st)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// chartLayout is what Chart works out before it draws: the seconds drawn, each row's window
+// of values, scale and figure, and how the seconds fold into columns. Its methods are Chart's
+// stages, in order.
+type chartLayout struct {
+	series []ChartSeries
+	// from, to and n are the seconds drawn, [from, to), n of them.
+	from, to, n int
+	// grouped is set when some row has a Group: grouped rows are indented under a heading.
+	grouped bool
+	indent  int
+	// label and figW are the widths of the name column and of the widest figure.
+	label, figW int
+	window      [][]float64
+	rowMax      []float64
+	scaleMax    map[string]float64
+	figures     []string
+	// per seconds fold into each of cols columns.
+	per, cols int
+}
+
+// chartSafe makes each row's name, group and note one line: they may be a policy's or a
+// phase's name.
+func chartSafe(series []ChartSeries) []ChartSeries {
 	safe := make([]ChartSeries, len(series))
 	for i, s := range series {
 		s.Name, s.Group, s.Note = textSafe(s.Name), textSafe(s.Group), textSafe(s.Note)
 		safe[i] = s
 	}
-	series = safe
-	from, to := max(opts.From, 0), opts.To
-	if to <= 0 {
+	return safe
+}
+
+// newChartLayout bounds the seconds drawn (To 0: the longest series) and sees whether the
+// rows are grouped.
+func newChartLayout(series []ChartSeries, opts ChartOptions) *chartLayout {
+	c := &chartLayout{series: series, from: max(opts.From, 0), to: opts.To, scaleMax: map[string]float64{}}
+	if c.to <= 0 {
 		for _, s := range series {
-			to = max(to, len(s.Values))
+			c.to = max(c.to, len(s.Values))
 		}
 	}
-	n := to - from
-	if n <= 0 {
-		return nil
-	}
-	grouped := false
+	c.n = c.to - c.from
 	for _, s := range series {
-		grouped = grouped || s.Group != ""
+		c.grouped = c.grouped || s.Group != ""
 	}
-	indent := 0
-	if grouped {
-		indent = 2
+	if c.grouped {
+		c.indent = 2
 	}
-	label, figW := 0, 0
-	window := make([][]float64, len(series))
-	rowMax := make([]float64, len(series))
-	scaleMax := map[string]float64{}
-	figures := make([]string, len(series))
-	for i, s := range series {
+	return c
+}
+
+// measure cuts every row's window of seconds out of its values and works out the widths,
+// the maxima (the row's and its shared scale's) and the figure at the end of each row.
+func (c *chartLayout) measure() {
+	c.window = make([][]float64, len(c.series))
+	c.rowMax = make([]float64, len(c.series))
+	c.figures = make([]string, len(c.series))
+	for i, s := range c.series {
+		width := lipgloss.Width(s.Name)
 		if s.Group != "" {
-			label = max(label, indent+lipgloss.Width(s.Name))
-		} else {
-			label = max(label, lipgloss.Width(s.Name))
+			width += c.indent
 		}
-		window[i] = make([]float64, n)
-		lo, hi := math.Inf(1), 0.0
-		for t := from; t < to; t++ {
-			v := 0.0
-			if t < len(s.Values) {
-				v = s.Values[t]
-			}
-			window[i][t-from] = v
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-		rowMax[i] = hi
+		c.label = max(c.label, width)
+		var lo float64
+		c.window[i], lo, c.rowMax[i] = chartWindowOf(s.Values, c.from, c.to)
 		if s.Scale != "" {
-			scaleMax[s.Scale] = math.Max(scaleMax[s.Scale], hi)
+			c.scaleMax[s.Scale] = math.Max(c.scaleMax[s.Scale], c.rowMax[i])
 		}
-		switch {
-		case s.Note != "" || s.Band:
-			figures[i] = s.Note
-		case lo == hi && hi > 0:
-			// A constant (a capacity): its value, not a maximum.
-			figures[i] = units.Number(hi) + s.Unit
-		default:
-			figures[i] = "max " + units.Number(hi) + s.Unit
-		}
-		figW = max(figW, lipgloss.Width(figures[i]))
+		c.figures[i] = chartFigure(s, lo, c.rowMax[i])
+		c.figW = max(c.figW, lipgloss.Width(c.figures[i]))
 	}
-	width := opts.Width
+}
+
+// chartWindowOf is values over the seconds [from, to), zero past their end, with its lowest
+// and highest value.
+func chartWindowOf(values []float64, from, to int) (window []float64, lo, hi float64) {
+	window = make([]float64, to-from)
+	lo = math.Inf(1)
+	for t := from; t < to; t++ {
+		v := 0.0
+		if t < len(values) {
+			v = values[t]
+		}
+		window[t-from] = v
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	return window, lo, hi
+}
+
+// chartFigure is the figure at the end of a row: its note (a band's name), the value of a
+// constant (a capacity), else the row's maximum over the seconds drawn.
+func chartFigure(s ChartSeries, lo, hi float64) string {
+	switch {
+	case s.Note != "" || s.Band:
+		return s.Note
+	case lo == hi && hi > 0:
+		return units.Number(hi) + s.Unit
+	}
+	return "max " + units.Number(hi) + s.Unit
+}
+
+// fold chooses how many seconds share a column so the strips fit the width (100 when it is
+// unknown) beside the labels and figures, at least 10 columns.
+func (c *chartLayout) fold(width int) {
 	if width <= 0 {
 		width = 100
 	}
-	avail := max(width-label-2-1-figW, 10)
-	per := (n + avail - 1) / avail // seconds per column
-	cols := (n + per - 1) / per
-	var b strings.Builder
+	avail := max(width-c.label-2-1-c.figW, 10)
+	c.per = (c.n + avail - 1) / avail
+	c.cols = (c.n + c.per - 1) / c.per
+}
+
+// writeRows writes a line per row: its name, its strip, its figure; a grouped row's block
+// starts under its group's heading.
+func (c *chartLayout) writeRows(b *strings.Builder, st Styles) {
 	group := ""
-	for i, s := range series {
-		if grouped && (i == 0 || s.Group != group) {
+	for i, s := range c.series {
+		if c.grouped && (i == 0 || s.Group != group) {
 			group = s.Group
 			if group != "" { // rows shared by every group (a fault band, a capacity) come first, unheaded
 				b.WriteString(st.Title.Render(group) + "\n")
 			}
 		}
-		folded := chartFold(window[i], per, cols, s.Peak || s.Band)
-		top := rowMax[i]
-		if s.Scale != "" {
-			top = scaleMax[s.Scale]
-		}
-		var strip strings.Builder
-		for _, v := range folded {
-			if s.Band {
-				if v > 0 {
-					strip.WriteRune(chartLevels[len(chartLevels)-1])
-				} else {
-					strip.WriteRune(' ')
-				}
-				continue
-			}
-			strip.WriteRune(chartGlyph(v, top))
-		}
 		name := s.Name
 		if s.Group != "" {
-			name = strings.Repeat(" ", indent) + name
+			name = strings.Repeat(" ", c.indent) + name
 		}
-		line := fmt.Sprintf("%-*s  %s", label, name, s.Style.Render(strip.String()))
-		if figures[i] != "" {
-			line += " " + st.Muted.Render(figures[i])
+		line := fmt.Sprintf("%-*s  %s", c.label, name, s.Style.Render(c.strip(i)))
+		if c.figures[i] != "" {
+			line += " " + st.Muted.Render(c.figures[i])
 		}
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
 	}
-	// Time axis: the start, the middle and the end of the seconds drawn.
-	axis := []rune(strings.Repeat(" ", cols))
-	place := func(col int, text string) bool {
-		r := []rune(text)
-		col = min(col, cols-len(r))
-		if col < 0 {
+}
+
+// strip draws row i's columns: a band full or blank, any other row a glyph against its
+// scale's maximum (its own without a shared scale).
+func (c *chartLayout) strip(i int) string {
+	s := c.series[i]
+	top := c.rowMax[i]
+	if s.Scale != "" {
+		top = c.scaleMax[s.Scale]
+	}
+	var strip strings.Builder
+	for _, v := range chartFold(c.window[i], c.per, c.cols, s.Peak || s.Band) {
+		switch {
+		case !s.Band:
+			strip.WriteRune(chartGlyph(v, top))
+		case v > 0:
+			strip.WriteRune(chartLevels[len(chartLevels)-1])
+		default:
+			strip.WriteRune(' ')
+		}
+	}
+	return strip.String()
+}
+
+// writeAxis writes the time axis under the rows: the start, the middle and the end of the
+// seconds drawn, and how many seconds a column holds when more than one.
+func (c *chartLayout) writeAxis(b *strings.Builder, st Styles) {
+	axis := chartAxis([]rune(strings.Repeat(" ", c.cols)))
+	first, last := chartSeconds(c.from), chartSeconds(c.to)
+	axis.place(0, first)
+	axis.place(c.cols-len([]rune(last)), last)
+	mid := chartSeconds(c.from + c.n/2)
+	axis.place(c.cols/2-len([]rune(mid))/2, mid)
+	fmt.Fprintf(b, "%-*s  %s\n", c.label, "", st.Muted.Render(strings.TrimRight(string(axis), " ")))
+	if c.per > 1 {
+		fmt.Fprintf(b, "%-*s  %s\n", c.label, "", st.Muted.Render("one column = "+units.Seconds(float64(c.per))))
+	}
+}
+
+// chartAxis is the time axis line, a rune per column.
+type chartAxis []rune
+
+// place writes text at col (moved left to fit), unless it would touch a label already
+// placed; it says whether it did.
+func (a chartAxis) place(col int, text string) bool {
+	r := []rune(text)
+	col = min(col, len(a)-len(r))
+	if col < 0 {
+		return false
+	}
+	for j := max(col-1, 0); j < min(col+len(r)+1, len(a)); j++ {
+		if a[j] != ' ' {
 			return false
 		}
-		for j := max(col-1, 0); j < min(col+len(r)+1, cols); j++ {
-			if axis[j] != ' ' {
-				return false
-			}
-		}
-		copy(axis[col:], r)
-		return true
 	}
-	first, last := chartSeconds(from), chartSeconds(to)
-	place(0, first)
-	place(cols-len([]rune(last)), last)
-	mid := chartSeconds(from + n/2)
-	place(cols/2-len([]rune(mid))/2, mid)
-	fmt.Fprintf(&b, "%-*s  %s\n", label, "", st.Muted.Render(strings.TrimRight(string(axis), " ")))
-	if per > 1 {
-		fmt.Fprintf(&b, "%-*s  %s\n", label, "", st.Muted.Render("one column = "+units.Seconds(float64(per))))
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	copy(a[col:], r)
+	return true
 }
 
 // chartFold folds per consecutive values into one column, by max or mean.

@@ -6,16 +6,17 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/patience-dev/patience/demo"
 	"github.com/patience-dev/patience/internal/golden"
 )
 
 // demoFixture is the tour's document from the other reports' fixtures: the probe's, the
 // replay's and the simulated-vs-live comparison's.
-func demoFixture(t *testing.T) *Demo {
+func demoFixture(t *testing.T) *demo.Result {
 	t.Helper()
-	return &Demo{
-		Schema:   DemoSchema,
-		Target:   DemoTarget{Scenario: "delivery-date-hang", URL: "http://127.0.0.1:40123/v1/delivery-date", Description: "a delivery-date API, lognormal p50 80 ms, p99 400 ms, that hangs from 1 min"},
+	return &demo.Result{
+		Schema:   demo.Schema,
+		Target:   demo.Target{Scenario: "delivery-date-hang", URL: "http://127.0.0.1:40123/v1/delivery-date", Description: "a delivery-date API, lognormal p50 80 ms, p99 400 ms, that hangs from 1 min"},
 		RatePerS: 200, DurationMs: 5000, Speed: 30,
 		Probe: probeFixture(), Replay: replayFixture(t), Live: agreementFixture(3),
 	}
@@ -51,7 +52,7 @@ func TestDemoJSONIsOneDocument(t *testing.T) {
 	if dec.More() {
 		t.Error("more than one JSON value")
 	}
-	if doc["schema"] != DemoSchema {
+	if doc["schema"] != demo.Schema {
 		t.Errorf("schema = %v", doc["schema"])
 	}
 	for k, schema := range map[string]string{"probe": "patience/probe/v1", "replay": "patience/replay/v1", "live": "patience/agreement/v1"} {

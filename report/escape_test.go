@@ -11,6 +11,7 @@ import (
 
 	"github.com/patience-dev/patience/check"
 	"github.com/patience-dev/patience/replay"
+	"github.com/patience-dev/patience/scenario"
 )
 
 // hostile is a name an attacker controls (a scenario, a dependency, a policy, a route): a
@@ -239,7 +240,7 @@ func TestHostileNamesScenariosServe(t *testing.T) {
 	l := scenarioListFixture()
 	l.Scenarios[0].Name, l.Scenarios[0].Description, l.Scenarios[0].Policies = hostile, hostile, []string{hostile}
 	renderAll(t, ScenarioListFormats, "scenarios", l, 60, 100)
-	v := ScenarioValidation{Schema: "patience/scenarios-validate/v1", Files: []ValidatedFile{{File: hostile, Name: hostile, Policies: []string{hostile}}}}
+	v := scenario.Validation{Schema: "patience/scenarios-validate/v1", Files: []scenario.ValidatedFile{{File: hostile, Name: hostile, Policies: []string{hostile}}}}
 	renderAll(t, ScenarioValidationFormats, "scenarios validate", v)
 	s := serveFixture(3)
 	s.Scenario = hostile

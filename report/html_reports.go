@@ -8,7 +8,9 @@ import (
 	"strings"
 
 	"github.com/patience-dev/patience/check"
+	"github.com/patience-dev/patience/demo"
 	"github.com/patience-dev/patience/internal/units"
+	"github.com/patience-dev/patience/live"
 	"github.com/patience-dev/patience/profile"
 	"github.com/patience-dev/patience/replay"
 	"github.com/patience-dev/patience/storm"
@@ -315,9 +317,9 @@ func checkSkippedHTML(r *check.Result) []htmlBlock {
 
 // DemoHTML renders the tour as one self-contained HTML page: every stage's verdicts first,
 // then a section per stage with its sentence and its own report.
-func DemoHTML(w io.Writer, d *Demo, _ Options) error {
+func DemoHTML(w io.Writer, d *demo.Result, _ Options) error {
 	doc := htmlDoc{Title: "patience demo", Subtitle: []string{"on a built-in loopback target: no network, no configuration"}}
-	for i, s := range DemoSections {
+	for i, s := range demo.Sections {
 		if !d.Ran(s) {
 			continue
 		}
@@ -345,7 +347,7 @@ func DemoHTML(w io.Writer, d *Demo, _ Options) error {
 }
 
 // agreementHTMLBlocks are the simulated-vs-live table and the line on timer fidelity.
-func agreementHTMLBlocks(a *Agreement) []htmlBlock {
+func agreementHTMLBlocks(a *live.Agreement) []htmlBlock {
 	headers, rows := agreementTable(a)
 	warn, text := agreementFidelity(a)
 	class := "muted"

@@ -15,6 +15,7 @@ import (
 	"github.com/patience-dev/patience/advise"
 	"github.com/patience-dev/patience/internal/golden"
 	"github.com/patience-dev/patience/replay"
+	"github.com/patience-dev/patience/verdict"
 )
 
 // htmlCase is one HTML report rendered from a test fixture.
@@ -191,7 +192,7 @@ func TestHTMLEscapesUserStrings(t *testing.T) {
 	r.Description = evil
 	r.Policies[0].Name = evil
 	r.Incidents[0].Name = evil // the band's label in every chart
-	r.Policies[0].Verdict.Reasons = append([]replay.Reason{{Code: "x", Level: replay.Bad, Text: evil}}, r.Policies[0].Verdict.Reasons...)
+	r.Policies[0].Verdict.Reasons = append([]replay.Reason{{Code: "x", Level: verdict.Bad, Text: evil}}, r.Policies[0].Verdict.Reasons...)
 	var b bytes.Buffer
 	if err := ReplayHTML(&b, r, Options{}); err != nil {
 		t.Fatal(err)

@@ -137,85 +137,123 @@ func fitTable(st Styles, headers []string, rows [][]string, width int, right fun
 // fitTableKeys is fitTable for a table whose first keys columns label the rows together
 // (probe's phase and connection kind): every stacked table repeats them all.
 func fitTableKeys(st Styles, headers []string, rows [][]string, width, keys int, right func(col int) bool) string {
-	colW := func(c int) int {
-		w := lipgloss.Width(headers[c])
-		for _, r := range rows {
-			for _, l := range strings.Split(r[c], "\n") {
-				w = max(w, lipgloss.Width(l))
-			}
+	t := newKeyedTable(st, headers, rows, width, keys, right)
+	var out []string
+	for _, g := range t.groups() {
+		out = append(out, t.render(g))
+	}
+	return strings.Join(out, "\n")
+}
+
+// keyedTable is a table being fitted by fitTableKeys: its columns' widths and the width of
+// the key columns every stacked table repeats. Its methods are the stages: group the other
+// columns, then render each group.
+type keyedTable struct {
+	st      Styles
+	headers []string
+	rows    [][]string
+	width   int
+	keys    int
+	right   func(col int) bool
+	// widths are the columns' widths with their padding; base is the labels' width: the
+	// left border and each key column with its right border.
+	widths []int
+	base   int
+}
+
+func newKeyedTable(st Styles, headers []string, rows [][]string, width, keys int, right func(col int) bool) *keyedTable {
+	t := &keyedTable{st: st, headers: headers, rows: rows, width: width, right: right}
+	t.keys = min(max(keys, 1), len(headers))
+	t.widths = make([]int, len(headers))
+	for c := range t.widths {
+		t.widths[c] = t.columnWidth(c)
+	}
+	t.base = 1
+	for c := range t.keys {
+		t.base += t.widths[c] + 1
+	}
+	return t
+}
+
+// columnWidth is column c's widest line, header included, plus its padding.
+func (t *keyedTable) columnWidth(c int) int {
+	w := lipgloss.Width(t.headers[c])
+	for _, r := range t.rows {
+		for _, l := range strings.Split(r[c], "\n") {
+			w = max(w, lipgloss.Width(l))
 		}
-		return w + 2 // padding
 	}
-	ncol := len(headers)
-	keys = min(max(keys, 1), ncol)
-	widths := make([]int, ncol)
-	for c := range widths {
-		widths[c] = colW(c)
-	}
-	// The labels' width: the left border and each key column with its right border.
-	base := 1
-	for c := range keys {
-		base += widths[c] + 1
-	}
-	// Group the columns after the keys greedily, each table base + Σ(width+1) wide.
+	return w + 2
+}
+
+// groups puts the columns after the keys greedily into tables, each base + Σ(width+1)
+// wide; there is always one, if only of the keys.
+func (t *keyedTable) groups() [][]int {
 	var groups [][]int
-	cur, curW := []int{}, base
-	for c := keys; c < ncol; c++ {
-		if len(cur) > 0 && curW+widths[c]+1 > width {
+	cur, curW := []int{}, t.base
+	for c := t.keys; c < len(t.headers); c++ {
+		if len(cur) > 0 && curW+t.widths[c]+1 > t.width {
 			groups = append(groups, cur)
-			cur, curW = []int{}, base
+			cur, curW = []int{}, t.base
 		}
 		cur = append(cur, c)
-		curW += widths[c] + 1
+		curW += t.widths[c] + 1
 	}
 	if len(cur) > 0 || len(groups) == 0 {
 		groups = append(groups, cur)
 	}
-	var out []string
-	for _, g := range groups {
-		cols := make([]int, 0, keys+len(g))
-		for c := range keys {
-			cols = append(cols, c)
-		}
-		cols = append(cols, g...)
-		room := width - base - 1 - 2 // one column beside the labels
-		lone := func(i, c int) bool { return len(g) == 1 && i == keys && widths[c] > room+2 }
-		hs := make([]string, len(cols))
-		for i, c := range cols {
-			hs[i] = headers[c]
-			if lone(i, c) {
-				hs[i] = strings.Join(wrapWords(headers[c], room), "\n")
-			}
-		}
-		t := labelledTable(st, hs...)
-		if right != nil || keys > 1 {
-			t.StyleFunc(func(row, col int) lipgloss.Style {
-				s := st.Cell
-				switch {
-				case row == table.HeaderRow:
-					s = st.Header
-				case col < keys:
-					return st.Key.Padding(0, 1)
-				}
-				if col >= keys && right != nil && right(cols[col]) {
-					s = s.Align(lipgloss.Right)
-				}
-				return s
-			})
-		}
-		for _, r := range rows {
-			cells := make([]string, len(cols))
-			for i, c := range cols {
-				cells[i] = r[c]
-				if lone(i, c) {
-					cells[i] = strings.Join(wrapWords(r[c], room), "\n")
-				}
-			}
-			t.Row(cells...)
-		}
-		out = append(out, t.Render())
+	return groups
+}
+
+// render draws one stacked table: the key columns, then the group's. A column alone beside
+// the labels and too wide even so has its header and cells wrapped by word.
+func (t *keyedTable) render(g []int) string {
+	cols := make([]int, 0, t.keys+len(g))
+	for c := range t.keys {
+		cols = append(cols, c)
 	}
-	return strings.Join(out, "\n")
+	cols = append(cols, g...)
+	room := t.width - t.base - 1 - 2 // one column beside the labels
+	cell := func(i, c int, text string) string {
+		if len(g) == 1 && i == t.keys && t.widths[c] > room+2 {
+			return strings.Join(wrapWords(text, room), "\n")
+		}
+		return text
+	}
+	hs := make([]string, len(cols))
+	for i, c := range cols {
+		hs[i] = cell(i, c, t.headers[c])
+	}
+	tb := labelledTable(t.st, hs...)
+	if t.right != nil || t.keys > 1 {
+		tb.StyleFunc(t.style(cols))
+	}
+	for _, r := range t.rows {
+		cells := make([]string, len(cols))
+		for i, c := range cols {
+			cells[i] = cell(i, c, r[c])
+		}
+		tb.Row(cells...)
+	}
+	return tb.Render()
+}
+
+// style is the cell style of a stacked table showing cols: headers, key columns, and the
+// numeric columns right-aligned.
+func (t *keyedTable) style(cols []int) func(row, col int) lipgloss.Style {
+	return func(row, col int) lipgloss.Style {
+		s := t.st.Cell
+		switch {
+		case row == table.HeaderRow:
+			s = t.st.Header
+		case col < t.keys:
+			return t.st.Key.Padding(0, 1)
+		}
+		if col >= t.keys && t.right != nil && t.right(cols[col]) {
+			s = s.Align(lipgloss.Right)
+		}
+		return s
+	}
 }
 
 // writeTitle writes a section's title and, after two spaces, its caption in muted style;

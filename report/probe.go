@@ -10,8 +10,10 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/profile"
+	"github.com/patience-dev/patience/verdict"
 )
 
 // ProbeFormats renders a probe result: text for terminals, json (`patience/probe/v1`) for
@@ -277,121 +279,179 @@ const probeKeyW = 11
 // keeps its unit), lists wrap between items, and the phase table stacks its later columns
 // under the phase and connection columns when it does not fit.
 func ProbeText(w io.Writer, r *profile.Profile, o Options) error {
-	st := o.Styles
-	width := textWidth(o)
-	fig := unitFigures
-	var b strings.Builder
-	sym, level := probeVerdict(r)
-	verdict := st.Verdict
+	t := &probeText{r: r, st: o.Styles, width: textWidth(o), fig: unitFigures}
+	t.writeVerdict()
+	t.writeSetup()
+	t.writePhases()
+	t.writeCounts()
+	t.writeDistribution()
+	t.writeRecommendation()
+	t.writeCutoffCurve()
+	_, err := io.WriteString(w, t.b.String())
+	return err
+}
+
+// probeText is the terminal report being written: its methods are ProbeText's sections, in
+// order.
+type probeText struct {
+	b     strings.Builder
+	r     *profile.Profile
+	st    Styles
+	width int
+	fig   figures
+}
+
+// probeVerdictStyle is the leading line's style for a verdict level: good, provisional
+// (a warning) or bad.
+func probeVerdictStyle(level verdict.Level, st Styles) lipgloss.Style {
 	switch level {
-	case profile.Good:
-		verdict = verdict.Inherit(st.Good)
-	case profile.Provisional:
-		verdict = verdict.Inherit(st.Warn)
-	default:
-		verdict = verdict.Inherit(st.Bad)
+	case verdict.Good:
+		return st.Verdict.Inherit(st.Good)
+	case verdict.Provisional:
+		return st.Verdict.Inherit(st.Warn)
 	}
-	writeHanging(&b, verdict.Render(sym)+" ", 2, textSafe(r.Recommendation.Verdict.Headline()), width, verdict)
-	for _, reason := range r.Recommendation.Verdict.Reasons[min(1, len(r.Recommendation.Verdict.Reasons)):] {
-		writeHanging(&b, st.Warn.Render(reason.Level.Symbol())+" ", 2, textSafe(reason.Text), width, st.Warn)
+	return st.Verdict.Inherit(st.Bad)
+}
+
+// writeVerdict leads with the verdict's most serious clause, then its other clauses.
+func (t *probeText) writeVerdict() {
+	sym, level := probeVerdict(t.r)
+	style := probeVerdictStyle(level, t.st)
+	writeHanging(&t.b, style.Render(sym)+" ", 2, textSafe(t.r.Recommendation.Verdict.Headline()), t.width, style)
+	reasons := t.r.Recommendation.Verdict.Reasons
+	for _, reason := range reasons[min(1, len(reasons)):] {
+		writeHanging(&t.b, t.st.Warn.Render(reason.Level.Symbol())+" ", 2, textSafe(reason.Text), t.width, t.st.Warn)
 	}
-	for _, l := range wrapSeparated(probeSetupParts(r, fig), " · ", width) {
+}
+
+// writeSetup says what was probed and how: the target and load, the connections, the notes
+// and the headers sent.
+func (t *probeText) writeSetup() {
+	st, width := t.st, t.width
+	for _, l := range wrapSeparated(probeSetupParts(t.r, t.fig), " · ", width) {
 		// A URL wider than the terminal breaks between its path segments.
 		for _, p := range wrapPath(l, width) {
-			b.WriteString(st.Muted.Render(p) + "\n")
+			t.b.WriteString(st.Muted.Render(p) + "\n")
 		}
 	}
-	if parts := probeConnParts(r); len(parts) > 0 {
+	if parts := probeConnParts(t.r); len(parts) > 0 {
 		for _, l := range wrapSeparated(parts, " · ", width) {
-			b.WriteString(st.Muted.Render(l) + "\n")
+			t.b.WriteString(st.Muted.Render(l) + "\n")
 		}
 	}
-	for _, n := range r.Notes {
-		writeHanging(&b, st.Warn.Render("!")+" ", 2, textSafe(n), width, st.Warn)
+	for _, n := range t.r.Notes {
+		writeHanging(&t.b, st.Warn.Render("!")+" ", 2, textSafe(n), width, st.Warn)
 	}
-	for _, h := range r.Target.Headers {
-		writeHanging(&b, "  ", 2, textSafe(h), width, st.Muted)
+	for _, h := range t.r.Target.Headers {
+		writeHanging(&t.b, "  ", 2, textSafe(h), width, st.Muted)
 	}
+}
 
-	if rows := probePhaseTable(r); len(rows) > 0 {
-		b.WriteString("\n")
-		writeTitle(&b, st, "Latency by phase (ms)", probePhaseCaption(r), width)
-		b.WriteString(fitTableKeys(st, probePhaseHeaders, rows, width, 2, probeNumeric) + "\n")
+// writePhases is the latency-by-phase table, when there are phases.
+func (t *probeText) writePhases() {
+	rows := probePhaseTable(t.r)
+	if len(rows) == 0 {
+		return
 	}
+	t.b.WriteString("\n")
+	writeTitle(&t.b, t.st, "Latency by phase (ms)", probePhaseCaption(t.r), t.width)
+	t.b.WriteString(fitTableKeys(t.st, probePhaseHeaders, rows, t.width, 2, probeNumeric) + "\n")
+}
 
-	b.WriteString("\n")
+// kv writes a key-value line: the key in its column, the items wrapped beside it.
+func (t *probeText) kv(k string, items []string) {
 	indent := strings.Repeat(" ", probeKeyW)
-	kv := func(k string, items []string) {
-		lines := wrapSeparated(items, " · ", max(width-probeKeyW, 20))
-		b.WriteString(st.Key.Render(fmt.Sprintf("%-10s", k)) + " " + lines[0] + "\n")
-		for _, l := range lines[1:] {
-			b.WriteString(indent + l + "\n")
-		}
+	lines := wrapSeparated(items, " · ", max(t.width-probeKeyW, 20))
+	t.b.WriteString(t.st.Key.Render(fmt.Sprintf("%-10s", k)) + " " + lines[0] + "\n")
+	for _, l := range lines[1:] {
+		t.b.WriteString(indent + l + "\n")
 	}
-	kv("responses", probeStatusItems(r.Status, fig))
-	kv("errors", probeErrorItems(r.Errors, fig))
+}
+
+// writeCounts is the responses and errors (with a sample of each error class), then where
+// the figures came from: the source of advise, or the schedule of a probe.
+func (t *probeText) writeCounts() {
+	r, indent := t.r, strings.Repeat(" ", probeKeyW)
+	t.b.WriteString("\n")
+	t.kv("responses", probeStatusItems(r.Status, t.fig))
+	t.kv("errors", probeErrorItems(r.Errors, t.fig))
 	for _, e := range probeErrorSamples(r) {
-		writeHanging(&b, indent, probeKeyW, e, width, st.Muted)
+		writeHanging(&t.b, indent, probeKeyW, e, t.width, t.st.Muted)
 	}
-	if r.Source != nil {
-		kv("source", probeSourceDetailParts(r.Source, fig))
-		for _, m := range r.Source.MalformedSample {
-			writeHanging(&b, indent, probeKeyW, textSafe(m), width, st.Muted)
-		}
-	} else {
-		kv("schedule", probeScheduleParts(r, fig))
+	if r.Source == nil {
+		t.kv("schedule", probeScheduleParts(r, t.fig))
+		return
 	}
+	t.kv("source", probeSourceDetailParts(r.Source, t.fig))
+	for _, m := range r.Source.MalformedSample {
+		writeHanging(&t.b, indent, probeKeyW, textSafe(m), t.width, t.st.Muted)
+	}
+}
 
-	if len(r.Distribution) > 0 {
-		b.WriteString("\n")
-		n := int64(0)
-		if r.Phases.Total != nil {
-			n = r.Phases.Total.Count
-		}
-		writeTitle(&b, st, "Total latency", "n="+fig.count(n), width)
-		probeBars(&b, r.Distribution, width, st)
+// writeDistribution is the total latency as bars, when there is a distribution.
+func (t *probeText) writeDistribution() {
+	r := t.r
+	if len(r.Distribution) == 0 {
+		return
 	}
+	t.b.WriteString("\n")
+	n := int64(0)
+	if r.Phases.Total != nil {
+		n = r.Phases.Total.Count
+	}
+	writeTitle(&t.b, t.st, "Total latency", "n="+t.fig.count(n), t.width)
+	probeBars(&t.b, r.Distribution, t.width, t.st)
+}
 
-	rec := r.Recommendation
-	b.WriteString("\n" + st.Title.Render("Recommendation") + "\n")
-	key := func(k string, w int) string { return st.Key.Render(fmt.Sprintf("%-*s", w, k)) + " " }
+// key is a recommendation key padded to w cells, then a space.
+func (t *probeText) key(k string, w int) string {
+	return t.st.Key.Render(fmt.Sprintf("%-*s", w, k)) + " "
+}
+
+// writeRecommendation is the recommended timeouts and attempts (a job's schedule too), when
+// a timeout could be derived, then the derivation line by line.
+func (t *probeText) writeRecommendation() {
+	st, width, rec := t.st, t.width, t.r.Recommendation
+	t.b.WriteString("\n" + st.Title.Render("Recommendation") + "\n")
 	if rec.TimeoutMs > 0 {
-		writeHanging(&b, key("  timeout", 10), probeKeyW, units.Millis(rec.TimeoutMs), width, st.Value)
-		writeHanging(&b, key("  connect", 10), probeKeyW, probeConnect(rec), width, st.Value)
+		writeHanging(&t.b, t.key("  timeout", 10), probeKeyW, units.Millis(rec.TimeoutMs), width, st.Value)
+		writeHanging(&t.b, t.key("  connect", 10), probeKeyW, probeConnect(rec), width, st.Value)
 		attempts, attemptsW := st.Value.Render(strconv.Itoa(rec.MaxAttempts)), len(strconv.Itoa(rec.MaxAttempts))
 		if !rec.FitsBudget {
 			attempts, attemptsW = st.Bad.Render("0"), 1
 		}
-		writeHanging(&b, key("  attempts", 10)+attempts+" ", probeKeyW+attemptsW+1, strings.TrimSpace(probeAttempts(rec)), width, st.Muted)
+		writeHanging(&t.b, t.key("  attempts", 10)+attempts+" ", probeKeyW+attemptsW+1, strings.TrimSpace(probeAttempts(rec)), width, st.Muted)
 		if rec.Job != nil {
 			for _, row := range probeJobRows(rec.Job) {
-				writeHanging(&b, key("  "+row[0], 13), 14, row[1], width, st.Value)
+				writeHanging(&t.b, t.key("  "+row[0], 13), 14, row[1], width, st.Value)
 			}
 		}
 	}
 	for _, d := range rec.Derivation {
-		writeHanging(&b, st.Muted.Render("  · "), 4, d, width, st.Muted)
+		writeHanging(&t.b, st.Muted.Render("  · "), 4, d, width, st.Muted)
 	}
+}
 
-	if len(r.CutoffCurve) > 0 && r.CutoffCurve[0].Samples > 0 {
-		b.WriteString("\n")
-		n := r.CutoffCurve[0].Samples
-		writeTitle(&b, st, "Cut-off curve", probeCutoffTitle+", n="+fig.count(n), width)
-		for _, c := range r.CutoffCurve {
-			label := fmt.Sprintf("  %-12s", c.Label)
-			v, ok := probeCutoffValue(r, c)
-			switch {
-			case !ok:
-				b.WriteString(label + st.Muted.Render("n/a (n="+fig.count(c.Samples)+")") + "\n")
-			case c.CutRate == nil:
-				writeHanging(&b, label+v+"  ", 14+lipgloss.Width(v)+2, "beyond --max-timeout: unanswered requests", width, st.Muted)
-			default:
-				fmt.Fprintf(&b, "%s%-10s %s\n", label, v, st.Value.Render(probePercent(*c.CutRate)))
-			}
+// writeCutoffCurve is the share cut off at each candidate timeout, when it has samples.
+func (t *probeText) writeCutoffCurve() {
+	r, st := t.r, t.st
+	if len(r.CutoffCurve) == 0 || r.CutoffCurve[0].Samples == 0 {
+		return
+	}
+	t.b.WriteString("\n")
+	writeTitle(&t.b, st, "Cut-off curve", probeCutoffTitle+", n="+t.fig.count(r.CutoffCurve[0].Samples), t.width)
+	for _, c := range r.CutoffCurve {
+		label := fmt.Sprintf("  %-12s", c.Label)
+		v, ok := probeCutoffValue(r, c)
+		switch {
+		case !ok:
+			t.b.WriteString(label + st.Muted.Render("n/a (n="+t.fig.count(c.Samples)+")") + "\n")
+		case c.CutRate == nil:
+			writeHanging(&t.b, label+v+"  ", 14+lipgloss.Width(v)+2, "beyond --max-timeout: unanswered requests", t.width, st.Muted)
+		default:
+			fmt.Fprintf(&t.b, "%s%-10s %s\n", label, v, st.Value.Render(probePercent(*c.CutRate)))
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // probeBars draws the distribution as horizontal bars scaled to the widest count, at most

@@ -39,9 +39,9 @@ func lessonText(l *replay.Lesson) string {
 // verdictMark is the terminal mark of a verdict level, coloured.
 func verdictMark(l replay.Level, st Styles) string {
 	switch l {
-	case replay.Degraded:
+	case verdict.Degraded:
 		return st.Warn.Render(l.Symbol())
-	case replay.Bad:
+	case verdict.Bad:
 		return st.Bad.Render(l.Symbol())
 	case verdict.NotGraded:
 		return st.Muted.Render(l.Symbol())

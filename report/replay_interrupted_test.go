@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/patience-dev/patience/live"
 	"github.com/patience-dev/patience/verdict"
 )
 
@@ -54,7 +55,7 @@ func TestReplayInterruptedPolicyNotGraded(t *testing.T) {
 	}
 
 	sim := replayFixture(t)
-	a := &Agreement{Schema: "patience/agreement/v1", Simulated: sim, Live: res, Speed: 10}
+	a := live.NewAgreement(sim, res, 10, 0)
 	for _, format := range AgreementFormats.Names() {
 		render, _ := AgreementFormats.Get(format)
 		var b bytes.Buffer

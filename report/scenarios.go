@@ -6,50 +6,24 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/patience-dev/patience/scenario"
 )
 
-// ScenarioList is the result of `patience scenarios`: the bundled scenarios.
-type ScenarioList struct {
-	Schema    string         `json:"schema"` // "patience/scenarios/v1"
-	Scenarios []ScenarioItem `json:"scenarios"`
-}
-
-// ScenarioItem is one bundled scenario.
-type ScenarioItem struct {
-	Name        string   `json:"name"`
-	Description string   `json:"description"`
-	Default     bool     `json:"default"`
-	Policies    []string `json:"policies"`
-}
-
-// ScenarioValidation is the result of `patience scenarios validate FILE...`.
-type ScenarioValidation struct {
-	Schema string          `json:"schema"` // "patience/scenarios-validate/v1"
-	Files  []ValidatedFile `json:"files"`
-}
-
-// ValidatedFile is one scenario file that loaded.
-type ValidatedFile struct {
-	File     string   `json:"file"`
-	Name     string   `json:"name"`
-	Policies []string `json:"policies"`
-}
-
 // ScenarioListFormats renders `patience scenarios`.
-var ScenarioListFormats = Registry[ScenarioList]{
+var ScenarioListFormats = Registry[scenario.List]{
 	"text": scenarioListText,
-	"json": JSON[ScenarioList],
+	"json": JSON[scenario.List],
 }
 
 // ScenarioValidationFormats renders `patience scenarios validate`.
-var ScenarioValidationFormats = Registry[ScenarioValidation]{
+var ScenarioValidationFormats = Registry[scenario.Validation]{
 	"text": scenarioValidationText,
-	"json": JSON[ScenarioValidation],
+	"json": JSON[scenario.Validation],
 }
 
 // scenarioListText is one line per scenario: the name padded to a column, the story wrapped
 // to the terminal width under it.
-func scenarioListText(w io.Writer, l ScenarioList, o Options) error {
+func scenarioListText(w io.Writer, l scenario.List, o Options) error {
 	width := 0
 	for _, s := range l.Scenarios {
 		width = max(width, lipgloss.Width(textSafe(s.Name)))
@@ -80,7 +54,7 @@ func scenarioListText(w io.Writer, l ScenarioList, o Options) error {
 	return err
 }
 
-func scenarioValidationText(w io.Writer, v ScenarioValidation, o Options) error {
+func scenarioValidationText(w io.Writer, v scenario.Validation, o Options) error {
 	var b strings.Builder
 	for _, f := range v.Files {
 		policies := "policies " + strings.Join(textSafeAll(f.Policies), ", ")

@@ -6,10 +6,11 @@ import (
 	"testing"
 
 	"github.com/patience-dev/patience/internal/golden"
+	"github.com/patience-dev/patience/scenario"
 )
 
-func scenarioListFixture() ScenarioList {
-	return ScenarioList{Schema: "patience/scenarios/v1", Scenarios: []ScenarioItem{
+func scenarioListFixture() scenario.List {
+	return scenario.List{Schema: "patience/scenarios/v1", Scenarios: []scenario.Info{
 		{Name: "delivery-date-hang", Description: "A checkout page waits on a hung delivery-date API with no timeout until every web worker is stuck.", Default: true, Policies: []string{"no-timeout", "timeouts", "breaker-fallback"}},
 		{Name: "rate-limited", Description: "429 with Retry-After.", Policies: []string{"honor", "ignore"}},
 	}}
@@ -35,10 +36,10 @@ func TestScenarioGoldens(t *testing.T) {
 	golden.Assert(t, "scenarios_text", renderScenarios(t, ScenarioListFormats, "text", l, false, 80))
 	golden.Assert(t, "scenarios_text_color", renderScenarios(t, ScenarioListFormats, "text", l, true, 80))
 	golden.Assert(t, "scenarios_json", renderScenarios(t, ScenarioListFormats, "json", l, false, 80))
-	v := ScenarioValidation{Schema: "patience/scenarios-validate/v1", Files: []ValidatedFile{{File: "mine.yaml", Name: "mine", Policies: []string{"ours", "preset:naive"}}}}
+	v := scenario.Validation{Schema: "patience/scenarios-validate/v1", Files: []scenario.ValidatedFile{{File: "mine.yaml", Name: "mine", Policies: []string{"ours", "preset:naive"}}}}
 	golden.Assert(t, "scenarios_validate_text", renderScenarios(t, ScenarioValidationFormats, "text", v, false, 80))
 	// The README's example: a long file line wraps by word under its mark (it was 92 columns).
-	long := ScenarioValidation{Schema: "patience/scenarios-validate/v1", Files: []ValidatedFile{{File: "my-incident.yaml", Name: "payment-double-charge",
+	long := scenario.Validation{Schema: "patience/scenarios-validate/v1", Files: []scenario.ValidatedFile{{File: "my-incident.yaml", Name: "payment-double-charge",
 		Policies: []string{"without-key", "with-key", "no-retry", "preset:aws-standard"}}}}
 	golden.Assert(t, "scenarios_validate_text_80", renderScenarios(t, ScenarioValidationFormats, "text", long, false, 80))
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/replay"
+	"github.com/patience-dev/patience/verdict"
 )
 
 // Reason codes of a storm verdict (replay.Reason.Code).
@@ -46,17 +47,19 @@ func TriggerText(ts []Trigger) string {
 // recovers after the trigger, is metastable, or the run is too short to say. rate is the
 // logical arrival rate, triggers the scenario's fault phases.
 func VerdictOf(rate float64, triggers []Trigger, rec replay.Recovery, a Analysis) replay.Verdict {
-	return verdict(rate, triggers, false, rec, a, 0)
+	return judge(rate, triggers, false, rec, a, 0)
 }
 
 // PolicyVerdict is VerdictOf for policy p of run r: when the last fault lasts until arrivals
 // stop, recovery cannot be judged, and the verdict answers what can be — the amplification
 // and the load on the failing dependency.
 func PolicyVerdict(r *Result, p PolicyResult) replay.Verdict {
-	return verdict(r.RatePerS, r.Triggers, r.WholeRunFault(), p.Recovery, p.Analysis, p.PolicyResult.Amplification)
+	return judge(r.RatePerS, r.Triggers, r.WholeRunFault(), p.Recovery, p.Analysis, p.PolicyResult.Amplification)
 }
 
-func verdict(rate float64, triggers []Trigger, wholeRun bool, rec replay.Recovery, a Analysis, amp float64) replay.Verdict {
+// judge is VerdictOf and PolicyVerdict: wholeRun when the last fault lasts until arrivals
+// stop, amp the policy's amplification.
+func judge(rate float64, triggers []Trigger, wholeRun bool, rec replay.Recovery, a Analysis, amp float64) replay.Verdict {
 	one := func(code string, level replay.Level, text string) replay.Verdict {
 		return replay.Verdict{Level: level, Reasons: []replay.Reason{{Code: code, Level: level, Text: text}}}
 	}
@@ -73,11 +76,11 @@ func verdict(rate float64, triggers []Trigger, wholeRun bool, rec replay.Recover
 	}
 	window := units.Seconds(replay.RecoveryWindow.Seconds())
 	if wholeRun {
-		level, text := replay.Degraded, "recovery not judged: "+trigger+" lasts the whole run"
+		level, text := verdict.Degraded, "recovery not judged: "+trigger+" lasts the whole run"
 		if amp > 0 {
 			text += "; each request became " + units.Ratio(amp) + " calls to the failing dependency"
 			if amp >= policy.DefaultMaxAmplification {
-				level = replay.Bad
+				level = verdict.Bad
 			}
 		}
 		if a.PeakLoadRatio != nil {
@@ -87,28 +90,28 @@ func verdict(rate float64, triggers []Trigger, wholeRun bool, rec replay.Recover
 	}
 	switch {
 	case rate <= 0:
-		return one(CodeNoRate, replay.Degraded, "no recovery verdict: the scenario has no arrival rate (closed model or burst)")
+		return one(CodeNoRate, verdict.Degraded, "no recovery verdict: the scenario has no arrival rate (closed model or burst)")
 	case rec.Backlog:
 		// More goodput than arrivals: not a collapse but a backlog of late retries still
 		// completing when the run ended (long backoffs, queue jobs).
-		return one(CodeNotSettled, replay.Degraded, fmt.Sprintf("not settled: %s goodput never stays within 10%% of arrivals; it ends at %s against %s (late retries still completing)",
+		return one(CodeNotSettled, verdict.Degraded, fmt.Sprintf("not settled: %s goodput never stays within 10%% of arrivals; it ends at %s against %s (late retries still completing)",
 			after, units.Rate(a.GoodputPerS), units.Rate(rate)))
 	case rec.Metastable:
-		return one(CodeMetastable, replay.Bad, fmt.Sprintf("metastable: %s %s and never recovers (goodput %s of %s)",
+		return one(CodeMetastable, verdict.Bad, fmt.Sprintf("metastable: %s %s and never recovers (goodput %s of %s)",
 			after, load, units.Rate(a.GoodputPerS), units.Rate(rate)))
 	case rec.Recovered && a.RecoveryS != nil && trigger != "":
 		peak := ""
 		if a.PeakLoadRatio != nil {
 			peak = fmt.Sprintf(" (peak load %s capacity)", units.Times(*a.PeakLoadRatio))
 		}
-		return one(CodeRecovers, replay.Good, fmt.Sprintf("recovers %s after %s ends%s", units.Seconds(*a.RecoveryS), trigger, peak))
+		return one(CodeRecovers, verdict.Good, fmt.Sprintf("recovers %s after %s ends%s", units.Seconds(*a.RecoveryS), trigger, peak))
 	case rec.Recovered:
-		return one(CodeSteady, replay.Good, "steady: goodput follows arrivals")
+		return one(CodeSteady, verdict.Good, "steady: goodput follows arrivals")
 	case rec.RecoveringS > 0:
-		return one(CodeRecovering, replay.Degraded, fmt.Sprintf("inconclusive: goodput had been back for only %s when arrivals ended; recovery needs %s (run longer)",
+		return one(CodeRecovering, verdict.Degraded, fmt.Sprintf("inconclusive: goodput had been back for only %s when arrivals ended; recovery needs %s (run longer)",
 			units.Seconds(rec.RecoveringS), window))
 	}
-	return one(CodeNotJudged, replay.Degraded, fmt.Sprintf("inconclusive: the run ends too soon after %s to judge; recovery needs %s of steady goodput (run longer)",
+	return one(CodeNotJudged, verdict.Degraded, fmt.Sprintf("inconclusive: the run ends too soon after %s to judge; recovery needs %s of steady goodput (run longer)",
 		trigger, window))
 }
 
@@ -135,7 +138,7 @@ func Summary(r *Result) replay.Verdict {
 	if len(ps) == 1 {
 		return ps[0].Verdict
 	}
-	level := replay.Good
+	level := verdict.Good
 	if r.WholeRunFault() {
 		parts := make([]string, len(ps))
 		for i, p := range ps {

@@ -15,7 +15,8 @@ type Level string
 
 // Levels, best first. Provisional and Degraded are the middle level of two scales: a probe's
 // recommendation may be provisional, a policy's effect degraded; both rank between Good and
-// Bad and print as "~".
+// Bad and print as "~". These are the levels' only names: the packages that grade (probe's
+// profile, replay, storm, check) write verdict.Good, never a copy of their own.
 const (
 	// Good: nothing the caller needs to act on.
 	Good Level = "good"

@@ -1,0 +1,58 @@
+package scenario
+
+// ListSchema is the value of List.Schema.
+const ListSchema = "patience/scenarios/v1"
+
+// List is the result of `patience scenarios`: the bundled scenarios, in name order.
+type List struct {
+	Schema    string `json:"schema"` // ListSchema
+	Scenarios []Info `json:"scenarios"`
+}
+
+// BundledList is the result of `patience scenarios`: every bundled scenario described
+// (Bundled). A bundled file that does not load is a bug in the binary; its *Error is
+// returned.
+func BundledList() (List, error) {
+	infos, err := Bundled()
+	if err != nil {
+		return List{}, err
+	}
+	return List{Schema: ListSchema, Scenarios: infos}, nil
+}
+
+// ValidationSchema is the value of Validation.Schema.
+const ValidationSchema = "patience/scenarios-validate/v1"
+
+// Validation is the result of `patience scenarios validate FILE...`: the files that loaded.
+type Validation struct {
+	Schema string          `json:"schema"` // ValidationSchema
+	Files  []ValidatedFile `json:"files"`
+}
+
+// ValidatedFile is one scenario file that loaded.
+type ValidatedFile struct {
+	File     string   `json:"file"`
+	Name     string   `json:"name"`
+	Policies []string `json:"policies"`
+}
+
+// Validate loads every file strictly, as the command purpose names would (OpenFor), without
+// running anything: the files that load are listed in the Validation, in the order given,
+// and the first problem of each file that does not is returned, in the same order.
+func Validate(files []string, purpose Purpose) (Validation, []error) {
+	res := Validation{Schema: ValidationSchema, Files: []ValidatedFile{}}
+	var problems []error
+	for _, file := range files {
+		sc, err := OpenFor(file, purpose)
+		if err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		v := ValidatedFile{File: file, Name: sc.Name, Policies: []string{}}
+		for _, p := range sc.Policies {
+			v.Policies = append(v.Policies, p.Name)
+		}
+		res.Files = append(res.Files, v)
+	}
+	return res, problems
+}
