@@ -8,7 +8,7 @@
 // little above its slow side.
 //
 // Inputs are streamed in one pass: memory is bounded by the histograms, never by the file.
-// Every format's units and traps are those of config-and-log-sources.md part B (cited per
+// Every format's units and traps are those of docs/formats.md#patience-advise (cited per
 // parser). Malformed lines are counted and sampled, never fatal; a fatal error names
 // file:line.
 package advise
@@ -23,7 +23,7 @@ import (
 	"github.com/patience-dev/patience/profile"
 )
 
-// Schema is the schema of an advise document: the probe schema (DESIGN §3), so a saved
+// Schema is the schema of an advise document: the probe schema (docs/design.md §3), so a saved
 // advise profile is a probe profile.
 const Schema = profile.Schema
 
@@ -134,7 +134,7 @@ type Result struct {
 	// TailMoved lists the windows whose p99 is more than twice the median window p99.
 	TailMoved []string `json:"tail_moved,omitempty"`
 	// Attempts counts requests by the number of upstream attempts the proxy made for them
-	// (nginx: comma-separated $upstream_* values, config-and-log-sources.md B1): the
+	// (nginx: comma-separated $upstream_* values, docs/formats.md#nginx-and-ingress-nginx): the
 	// amplification the proxy really applied. Nil when the source does not show attempts.
 	Attempts *Attempts `json:"attempts,omitempty"`
 	// Buckets is the bracket of the quantiles for bucketed data (Prometheus).

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// HAR 1.2 (config-and-log-sources.md B6, w3c/web-performance specs/HAR): "All times are
+// HAR 1.2 (docs/formats.md#har-12, w3c/web-performance specs/HAR): "All times are
 // specified in milliseconds"; -1 where a timing does not apply (dns and connect on a reused
 // connection); ssl "is also included in the connect field" — it is not added again, and
 // connect here is connect − ssl, the TCP part, as probe measures it. `time` is the total, the

@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// k6 --out json (config-and-log-sources.md B9, grafana/k6 internal/output/json): NDJSON
+// k6 --out json (docs/formats.md#k6, grafana/k6 internal/output/json): NDJSON
 // Points, time metrics in milliseconds. http_req_duration is sending + waiting + receiving
 // and excludes http_req_blocked (DNS + TCP + TLS on a new connection, Go's GetConn fires
 // before the dial), so the total here is blocked + duration per request (grafana/k6#2692).

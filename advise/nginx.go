@@ -14,7 +14,7 @@ import (
 	"github.com/patience-dev/patience/profile"
 )
 
-// nginx access logs (config-and-log-sources.md B1). Times are "in seconds with a
+// nginx access logs (docs/formats.md#nginx-and-ingress-nginx). Times are "in seconds with a
 // milliseconds resolution": $request_time from the first byte read from the client to the
 // log write; $upstream_connect_time (TLS included), $upstream_header_time (upstream TTFB)
 // and $upstream_response_time per upstream attempt, "separated by commas and colons like

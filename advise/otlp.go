@@ -16,7 +16,7 @@ import (
 	"github.com/patience-dev/patience/profile"
 )
 
-// OTLP/JSON traces (config-and-log-sources.md B7, opentelemetry-proto docs/specification.md):
+// OTLP/JSON traces (docs/formats.md#otlpjson, opentelemetry-proto docs/specification.md):
 // one export object per line (the collector's file exporter) or one document. Duration is
 // endTimeUnixNano − startTimeUnixNano in ns; 64-bit integers may be decimal strings; kind 3
 // is CLIENT. Attributes: stable HTTP semconv (v1.23.0) with the old names accepted —

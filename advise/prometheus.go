@@ -16,7 +16,7 @@ import (
 	"github.com/patience-dev/patience/profile"
 )
 
-// Prometheus histograms (config-and-log-sources.md B8, prometheus/docs
+// Prometheus histograms (docs/formats.md#prometheus, prometheus/docs
 // docs/practices/histograms.md): cumulative `_bucket{le=…}` counts since the process
 // started — one exposition is the lifetime, two (or a range query) give a window by
 // subtraction. A quantile is known only to lie in its bucket: the report gives the bracket

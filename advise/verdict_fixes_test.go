@@ -51,7 +51,7 @@ func TestJudgeMalformedThreshold(t *testing.T) {
 	}
 }
 
-// TestBasisNullWhenNoTimeout: DESIGN §3 — recommendation.basis_ms is null, never 0, when no
+// TestBasisNullWhenNoTimeout: docs/design.md §3 — recommendation.basis_ms is null, never 0, when no
 // timeout could be derived (here 2 of 5 requests got no answer); a derived one is a number.
 func TestBasisNullWhenNoTimeout(t *testing.T) {
 	none := run(t, Options{Files: []string{"testdata/alb-unanswered-fixes.log"}})

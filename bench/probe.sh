@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/probe.sh — throughput and memory of `patience probe` against wrk on one loopback
-# endpoint (DESIGN §7, issue 2 "Performance"). Loopback only, bounded in time.
+# endpoint (docs/design.md §7, issue 2 "Performance"). Loopback only, bounded in time.
 #
 #   bench/probe.sh [ROUNDS]      (default 3 interleaved rounds)
 #

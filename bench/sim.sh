@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/sim.sh — speed and memory of the discrete-event simulator (DESIGN §6, issue 3
+# bench/sim.sh — speed and memory of the discrete-event simulator (docs/design.md §6, issue 3
 # "Performance"). No network at all.
 #
 #   bench/sim.sh [COUNT]       (default 3 benchmark runs)

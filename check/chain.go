@@ -13,10 +13,10 @@ import (
 // FailureClass is one way the dependency at the bottom of a chain can fail. Each layer of a
 // chain retries a different set of them (an Istio sidecar retries connect failures by default,
 // ingress-nginx errors and timeouts, Laravel's Http::retry any non-2xx), so check multiplies
-// attempts per class (config-and-log-sources.md §A0, §A10), never one product for all.
+// attempts per class (docs/formats.md#retries-nobody-wrote, #attempts-across-layers), never one product for all.
 type FailureClass string
 
-// The failure classes of DESIGN §3's chains[].attempts, in their JSON order.
+// The failure classes of docs/design.md §3's chains[].attempts, in their JSON order.
 const (
 	// FailConnect is a refused connection or a connect timeout: the request never left.
 	FailConnect FailureClass = "connect"
@@ -153,8 +153,8 @@ type hedging struct {
 	nonFatal map[FailureClass]bool
 }
 
-// answerer is how a layer that gives up answers the layer above (config-and-log-sources.md
-// §A10): what class of failure the layer above sees.
+// answerer is how a layer that gives up answers the layer above
+// (docs/formats.md#attempts-across-layers): what class of failure the layer above sees.
 type answerer int
 
 const (
@@ -166,7 +166,7 @@ const (
 	// and 504 for a timeout; an upstream status passes through.
 	answerEnvoy
 	// answerNginx: nginx answers 502 for an error and 504 for a timeout; statuses pass.
-	// Linkerd's proxy is assumed to answer the same way (not in the reference).
+	// Linkerd's proxy is assumed to answer the same way (no source docs/formats.md cites says otherwise).
 	answerNginx
 )
 

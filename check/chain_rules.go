@@ -11,7 +11,7 @@ import (
 )
 
 // This file builds the chains of dependencies with via: and of the configs no via: took, and
-// holds the catalogue's chain and layer checks: the rules of DESIGN §8 in each format's words.
+// holds the catalogue's chain and layer checks: the rules of docs/design.md §8 in each format's words.
 
 // chainOf builds a dependency's chain, outermost first: a job's queue (its tries), then each
 // via: entry, with the dependency's layers: and its own policy at {self: true}.
@@ -90,7 +90,7 @@ func fileLayer(d *Dependency, pl policy.Layer) *ChainLayer {
 }
 
 // queueLayer is a job's queue: it re-runs the job on any failure, each run bounded by the
-// job timeout (DESIGN §5, "Queue jobs").
+// job timeout (docs/design.md §5, "Queue jobs").
 func queueLayer(d *Dependency) *ChainLayer {
 	l := newLayer("queue", "queue", d.at("caller.tries", "caller"))
 	l.answer = answerApp

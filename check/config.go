@@ -1,5 +1,5 @@
 // Package check is the policy gate behind `patience check`: the check file (patience.yaml),
-// its strict loader, and the rules PT001–PT014 of DESIGN §8 plus PT100 (an unmet scenario
+// its strict loader, and the rules PT001–PT014 of docs/design.md §8 plus PT100 (an unmet scenario
 // expectation). It computes findings; report/ renders them and cmd/ turns them into an exit
 // code.
 package check
@@ -15,7 +15,7 @@ import (
 const DefaultMaxAmplification = policy.DefaultMaxAmplification
 
 // DefaultCutoff is the share of good responses a timeout may cut off before PT010 fires:
-// the same 0.1% (p99.9) that `probe` uses for its recommendation (DESIGN §7).
+// the same 0.1% (p99.9) that `probe` uses for its recommendation (docs/design.md §7).
 const DefaultCutoff = 0.001
 
 // HighVolumeRate is the declared caller rate (requests per second) from which PT012 calls a
@@ -62,7 +62,7 @@ type Caller struct {
 	// declared, policy.Unlimited for unlimited), Backoff/Base/Delays the wait before each
 	// re-run (none when the file gives no backoff: the queue re-delivers at once), Jitter and
 	// JitterFactor how it is spread. It is a layer of its own above the dependency's policy,
-	// which holds the retries within one run (DESIGN §5, "Queue jobs").
+	// which holds the retries within one run (docs/design.md §5, "Queue jobs").
 	Queue policy.Retry
 	// RetryUntil is the job's retryUntil(): the queue stops re-running it that long after the
 	// first dispatch, whatever tries are left (0 = not declared).

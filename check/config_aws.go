@@ -14,7 +14,7 @@ import (
 )
 
 // AWS SDK shared config (~/.aws/config) and AWS_RETRY_MODE / AWS_MAX_ATTEMPTS
-// (config-and-log-sources.md §A0, §A7; AWS SDKs and Tools Reference Guide "Retry behavior";
+// (docs/formats.md#retries-nobody-wrote, #aws-shared-config; AWS SDKs and Tools Reference Guide "Retry behavior";
 // aws/aws-sdk-go-v2 aws/retry/standard.go; boto3 retries guide). max_attempts counts
 // attempts, the first included. Only retry_mode and max_attempts are read: never a key.
 

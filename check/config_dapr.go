@@ -9,7 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Dapr Resiliency (config-and-log-sources.md §A0, §A9; dapr/docs
+// Dapr Resiliency (docs/formats.md#retries-nobody-wrote, #dapr-resiliency; dapr/docs
 // reference/resource-specs/resiliency-schema.md, operations/resiliency/policies.md).
 
 const (

@@ -13,7 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Envoy (config-and-log-sources.md §A1; data-plane-api route_components.proto,
+// Envoy (docs/formats.md#envoy; data-plane-api route_components.proto,
 // cluster/v3/circuit_breaker.proto, outlier_detection.proto; envoy router_filter.rst).
 const (
 	// envoyRouteTimeout is RouteAction.timeout's default: 15 s, including every retry.

@@ -11,7 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// gRPC service config JSON (config-and-log-sources.md §A0, §A3; grpc/grpc-proto
+// gRPC service config JSON (docs/formats.md#retries-nobody-wrote, #grpc-service-config; grpc/grpc-proto
 // grpc/service_config/service_config.proto; grpc/proposal A6-client-retries.md). JSON is
 // read with yaml.v3 like the YAML formats, so every value keeps its line.
 

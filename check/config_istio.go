@@ -10,7 +10,7 @@ import (
 )
 
 // Istio VirtualService, DestinationRule and the mesh default retry policy
-// (config-and-log-sources.md §A0, §A2; istio/api networking/v1alpha3/virtual_service.proto,
+// (docs/formats.md#retries-nobody-wrote, #istio-virtualservice-and-destinationrule; istio/api networking/v1alpha3/virtual_service.proto,
 // destination_rule.proto, mesh/v1alpha1/config.proto; istio/istio
 // pilot/pkg/networking/core/route/retry/retry.go).
 

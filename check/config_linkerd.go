@@ -10,7 +10,7 @@ import (
 )
 
 // Linkerd: ServiceProfile (legacy) and the 2.16+ retry and timeout annotations on a Service
-// or an HTTPRoute (config-and-log-sources.md §A0, §A4; linkerd/website
+// or an HTTPRoute (docs/formats.md#retries-nobody-wrote, #linkerd; linkerd/website
 // 2.19/reference/service-profiles.md, retries.md, timeouts.md; 2.15/tasks/configuring-*.md).
 
 const (
@@ -147,7 +147,7 @@ func linkerdAnnotations(cf *ConfigFile, l *ChainLayer, anns *yaml.Node) error {
 	return nil
 }
 
-// Kubernetes Gateway API HTTPRoute (config-and-log-sources.md §A4b;
+// Kubernetes Gateway API HTTPRoute (docs/formats.md#gateway-api-httproute;
 // kubernetes-sigs/gateway-api apis/v1/httproute_types.go): rules[].timeouts.request spans the
 // transaction, backendRequest one backend request; rules[].retry (experimental) has codes,
 // attempts (retries) and backoff (the minimum wait). What a rule leaves unsaid is

@@ -11,7 +11,7 @@ import (
 )
 
 // ingress-nginx: Ingress annotations (nginx.ingress.kubernetes.io/KEY) and the controller
-// ConfigMap (the same KEYs) (config-and-log-sources.md §A0, §A5; ingress-nginx
+// ConfigMap (the same KEYs) (docs/formats.md#retries-nobody-wrote, #ingress-nginx; ingress-nginx
 // docs/user-guide/nginx-configuration/annotations.md, configmap.md,
 // internal/ingress/controller/config/config.go). Timeouts are unitless seconds.
 

@@ -18,7 +18,7 @@ import (
 
 // The readers of the retry and timeout settings teams already run. Every fact they encode
 // (field names, what counts attempts and what counts retries, defaults) is from
-// /work/shared/reference/config-and-log-sources.md part A, cited per reader as §A1…§A9.
+// docs/formats.md ("Config formats" and the sections before it), cited per reader by its section there.
 
 // Walk limits: `patience check deploy/` reads a tree, not a disk.
 const (
@@ -682,7 +682,7 @@ func (l *ChainLayer) retryClasses(attempts int, classes []FailureClass) {
 	}
 }
 
-// onWord is a class in the policy's on: vocabulary (DESIGN §4).
+// onWord is a class in the policy's on: vocabulary (docs/design.md §4).
 func onWord(c FailureClass) string {
 	switch c {
 	case Fail5xx:

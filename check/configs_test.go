@@ -34,7 +34,7 @@ func runPaths(t *testing.T, paths ...string) *Result {
 }
 
 // TestConfigGoldens reads each format's fixture (testdata/configs/FORMAT, written from the
-// formats' documented examples in config-and-log-sources.md part A) and compares the chains
+// formats' documented examples, from the sources docs/formats.md#config-formats names) and compares the chains
 // and findings with testdata/configs_FORMAT.golden (go test -update rewrites them).
 func TestConfigGoldens(t *testing.T) {
 	dirs, _ := filepath.Glob(filepath.Join("testdata", "configs", "*"))
@@ -63,7 +63,7 @@ func TestConfigGoldens(t *testing.T) {
 }
 
 // TestChainRepro is the chain: ingress-nginx → the app's Http::retry(3) → an Istio
-// sidecar with no retries → a partner, with defaults only (config-and-log-sources.md §A10).
+// sidecar with no retries → a partner, with defaults only (docs/formats.md#attempts-across-layers).
 func TestChainRepro(t *testing.T) {
 	res := runPaths(t, filepath.Join("testdata", "configs", "chain"))
 	if len(res.Chains) != 1 {

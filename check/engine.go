@@ -583,7 +583,7 @@ func retryOn(r policy.Retry) []string {
 }
 
 // outcomeUnknown returns the entries of on that retry outcome-unknown failures: timeouts,
-// resets and 5xx (DESIGN §5 classification).
+// resets and 5xx (docs/design.md §5 classification).
 func outcomeUnknown(on []string) []string {
 	var out []string
 	for _, o := range on {

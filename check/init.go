@@ -51,7 +51,7 @@ type starterAdvice struct {
 
 // Starter returns a commented starter check file holding the recommended policy: what
 // profile.Recommend recommends for the caller from the profile's evidence when one is given
-// (DESIGN §7: the one source of advice), else the `recommended` preset's timeouts with the
+// (docs/design.md §7: the one source of advice), else the `recommended` preset's timeouts with the
 // attempts counted by the same rules (at most one retry for an interactive caller, one
 // attempt for a non-idempotent call without a key, as many as fit the budget with the retry
 // block written: policy.Retry.AttemptsWithin, the sum PT004 checks). An interactive caller's

@@ -342,7 +342,7 @@ var (
 	scenarioOther  = regexp.MustCompile(`(?m)^(load|policy|policies)[ \t]*:`)
 )
 
-// isScenarioFile says whether data looks like a patience scenario (DESIGN §4): a top-level
+// isScenarioFile says whether data looks like a patience scenario (docs/design.md §4): a top-level
 // target: and one of load:, policy:, policies:.
 func isScenarioFile(data []byte) bool {
 	return scenarioTarget.Match(data) && scenarioOther.Match(data)

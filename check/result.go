@@ -11,7 +11,7 @@ import (
 	"github.com/patience-dev/patience/verdict"
 )
 
-// Schema names the JSON document of `patience check` (DESIGN §3).
+// Schema names the JSON document of `patience check` (docs/design.md §3).
 const Schema = "patience/check/v1"
 
 // Result is everything `check` found: the machine contract every output format renders.

@@ -50,7 +50,7 @@ func ParseLevel(s string) (Severity, error) {
 	return "", fmt.Errorf("unknown level %q: want one of %s", s, strings.Join(Levels, ", "))
 }
 
-// Rule is one check with a stable ID (DESIGN §8): what `check --rules`, the docs and SARIF say
+// Rule is one check with a stable ID (docs/design.md §8): what `check --rules`, the docs and SARIF say
 // about it, the fix printed under each of its findings, and the function that checks, in one
 // value (as staticcheck's analyzers carry their name, doc, severity and Run). IDs never change
 // meaning; a retired rule keeps its number.
@@ -263,7 +263,7 @@ func connectTimeoutNotBelowTimeout(p *pass, d *Dependency) error {
 	return nil
 }
 
-// timeoutExceedsCallerBudget is PT003. An attempt waits min(timeout, deadline) (DESIGN §5), so
+// timeoutExceedsCallerBudget is PT003. An attempt waits min(timeout, deadline) (docs/design.md §5), so
 // a deadline within the budget already bounds it.
 func timeoutExceedsCallerBudget(p *pass, d *Dependency) error {
 	limit := callerLimit(p, d)
@@ -283,7 +283,7 @@ func timeoutExceedsCallerBudget(p *pass, d *Dependency) error {
 }
 
 // retriesExceedCallerBudget is PT004: in-run attempts × timeout + Σ worst-case backoff
-// (policy.Retry.WorstCaseWithin, DESIGN §5) against the caller's budget — for a job, one run
+// (policy.Retry.WorstCaseWithin, docs/design.md §5) against the caller's budget — for a job, one run
 // against the job timeout: the queue's tries are runs of their own (caller.tries), checked by
 // PT006, PT009, PT013 and PT014. A Retry-After that does not fit the remaining budget ends the
 // call, so it never adds more than the budget.

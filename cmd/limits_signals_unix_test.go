@@ -207,7 +207,7 @@ func TestInterruptFIFOIdleWriter(t *testing.T) {
 
 // TestSecondInterruptExitsAtOnce: whatever the run waits on after the first Ctrl-C — here a
 // write to a stdout nobody reads (a pager the user suspended: `patience replay -o json |
-// less`) — a second Ctrl-C exits at once with 130 (issue 24 item 2; DESIGN's exit-code
+// less`) — a second Ctrl-C exits at once with 130 (issue 24 item 2; docs/design.md §2's exit-code
 // table promised it). Before, both signals were swallowed and the process waited for the
 // reader for ever.
 func TestSecondInterruptExitsAtOnce(t *testing.T) {

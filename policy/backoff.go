@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Backoff is the kind of Retry.Backoff: how d(n), the delay before retry n, grows (DESIGN §5).
+// Backoff is the kind of Retry.Backoff: how d(n), the delay before retry n, grows (docs/design.md §5).
 // Its text form, in scenario and check files and in JSON, is the string itself.
 type Backoff string
 
@@ -25,7 +25,7 @@ func Backoffs() []Backoff {
 	return []Backoff{BackoffNone, BackoffConstant, BackoffLinear, BackoffExponential, BackoffDecorrelated, BackoffList}
 }
 
-// Jitter is the kind of Retry.Jitter: how d(n) is randomised (DESIGN §5).
+// Jitter is the kind of Retry.Jitter: how d(n) is randomised (docs/design.md §5).
 type Jitter string
 
 // Jitter kinds of Retry.Jitter; "" behaves as JitterNone.
@@ -35,7 +35,7 @@ const (
 	JitterEqual        Jitter = "equal"
 	JitterProportional Jitter = "proportional"
 	// JitterRandomized is cenkalti/backoff's RandomizationFactor f: U[d·(1−f), d·(1+f)]
-	// (f capped at 1). Not in DESIGN §5's list; the `cenkalti` preset needs it (±50%).
+	// (f capped at 1). The `cenkalti` preset needs it (±50%; docs/design.md §5).
 	JitterRandomized Jitter = "randomized"
 )
 
@@ -50,7 +50,7 @@ type RetryAfterMode string
 
 // Retry-After modes of Retry.RetryAfter; "" behaves as RetryAfterHonor.
 const (
-	// RetryAfterHonor waits max(jittered backoff, Retry-After) (DESIGN §5).
+	// RetryAfterHonor waits max(jittered backoff, Retry-After) (docs/design.md §5).
 	RetryAfterHonor  RetryAfterMode = "honor"
 	RetryAfterIgnore RetryAfterMode = "ignore"
 	// RetryAfterReplace waits exactly the Retry-After, shorter than the backoff or not ("0"
@@ -118,7 +118,7 @@ func uniform(rng *rand.Rand, lo, hi time.Duration) time.Duration {
 	return lo + time.Duration(rng.Int64N(int64(hi-lo)+1))
 }
 
-// BackoffDelay is d(n), the delay before retry n ≥ 1 before jitter (DESIGN §5):
+// BackoffDelay is d(n), the delay before retry n ≥ 1 before jitter (docs/design.md §5):
 //
 //	none          0
 //	constant      base
@@ -177,7 +177,7 @@ func (r *Retry) BackoffDelay(n int, prev time.Duration, rng *rand.Rand) time.Dur
 	return 0
 }
 
-// Jittered applies Retry.Jitter to a delay d (DESIGN §5; AWS Architecture Blog, "Exponential
+// Jittered applies Retry.Jitter to a delay d (docs/design.md §5; AWS Architecture Blog, "Exponential
 // Backoff And Jitter"):
 //
 //	none          d

@@ -20,7 +20,7 @@ const (
 	modeHalfOpen
 )
 
-// BreakerState is one client's circuit breaker (DESIGN §5), a failure-rate breaker in the shape
+// BreakerState is one client's circuit breaker (docs/design.md §5), a failure-rate breaker in the shape
 // of resilience4j's CircuitBreaker and Polly's advanced circuit breaker:
 //
 //   - closed: every call is allowed; results go into a sliding window of Window, bucketed in

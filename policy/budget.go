@@ -2,7 +2,7 @@ package policy
 
 import "time"
 
-// BudgetKind is Budget.Kind: which retry budget (DESIGN §5).
+// BudgetKind is Budget.Kind: which retry budget (docs/design.md §5).
 type BudgetKind string
 
 // Budget kinds of Budget.Kind.
@@ -14,7 +14,7 @@ const (
 // BudgetKinds lists every accepted BudgetKind, in the order messages name them.
 func BudgetKinds() []BudgetKind { return []BudgetKind{BudgetTokenBucket, BudgetRatio} }
 
-// RetryBudget limits retries across all logical requests of one client (DESIGN §5). One value
+// RetryBudget limits retries across all logical requests of one client (docs/design.md §5). One value
 // per client; not safe for concurrent use (the live driver serialises calls).
 //
 // Protocol: call OnRequest when a logical request starts. Call.Next does the rest — it calls

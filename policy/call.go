@@ -7,7 +7,7 @@ import (
 )
 
 // MinAttemptTimeout is the least remaining deadline an attempt needs to be started: below it
-// the attempt could not complete even a loopback round trip, so it is not sent (DESIGN §5: "an
+// the attempt could not complete even a loopback round trip, so it is not sent (docs/design.md §5: "an
 // attempt is not started if the remaining deadline cannot hold it"). Above it the attempt runs
 // with its timeout cut to the remaining deadline.
 const MinAttemptTimeout = time.Millisecond
@@ -223,7 +223,7 @@ func (c *Call) Next(now time.Duration, o Outcome, budget RetryBudget, wallNow ti
 }
 
 // TheoreticalAmplification is the worst-case number of calls reaching the dependency per
-// logical request: Π max_attempts over Layers and p (DESIGN §5: 3 layers × 4 attempts = 64).
+// logical request: Π max_attempts over Layers and p (docs/design.md §5: 3 layers × 4 attempts = 64).
 // Any unlimited layer makes it +Inf. A layer without a policy counts as 1.
 func (p *Policy) TheoreticalAmplification() float64 {
 	a := 1.0

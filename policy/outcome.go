@@ -40,7 +40,7 @@ type Outcome struct {
 	RetryAfter string
 }
 
-// Class is the safety classification of an outcome (DESIGN §5, the seeds' table): it decides
+// Class is the safety classification of an outcome (docs/design.md §5, the seeds' table): it decides
 // whether a retry can be harmful, independently of what the policy's `on` list asks for.
 type Class int
 
@@ -73,7 +73,7 @@ func (c Class) String() string {
 	return "invalid"
 }
 
-// Classify maps an outcome to its class by the table of DESIGN §5. Statuses outside
+// Classify maps an outcome to its class by the table of docs/design.md §5. Statuses outside
 // 200–599 (a misbehaving server) are ClassUnknown: nothing can be assumed about them.
 func Classify(o Outcome) Class {
 	switch o.Kind {
@@ -140,7 +140,7 @@ func IdempotentMethod(m string) bool {
 	return false
 }
 
-// NonIdempotent is Retry.NonIdempotent: whether outcome-unknown failures (DESIGN §5) of a
+// NonIdempotent is Retry.NonIdempotent: whether outcome-unknown failures (docs/design.md §5) of a
 // non-idempotent request are retried.
 type NonIdempotent string
 
@@ -156,7 +156,7 @@ func NonIdempotents() []NonIdempotent {
 	return []NonIdempotent{NonIdempotentNever, NonIdempotentWithKey, NonIdempotentAlways}
 }
 
-// DefaultRetryOn is what a nil Retry.On means: the loader's default list, DESIGN §5 and the
+// DefaultRetryOn is what a nil Retry.On means: the loader's default list, docs/design.md §5 and the
 // seeds' table — connect failures, timeouts, resets, 408, 409 (the same idempotency key still
 // in flight, or an optimistic-concurrency conflict: retried with the same key), 429 and 5xx.
 // Where 409 means "already exists", write `never: [409]` (a rejection, as the seeds say). An
@@ -243,7 +243,7 @@ func (r *Retry) RetryOn(o Outcome) bool {
 	return false
 }
 
-// SafeToRetry applies the classification of DESIGN §5 to a request: success is never retried;
+// SafeToRetry applies the classification of docs/design.md §5 to a request: success is never retried;
 // ClassUnknown is safe only for idempotent requests, or per Retry.NonIdempotent ("with_key":
 // when the request carries an idempotency key; "always": regardless, which `check` flags; "" or
 // "never": not at all); every other class is safe (rejected 4xx are safe but useless — whether

@@ -52,7 +52,7 @@ func TestIdempotent(t *testing.T) {
 	}
 }
 
-// TestRetryableTable walks the classification table of DESIGN §5 across methods, keys and
+// TestRetryableTable walks the classification table of docs/design.md §5 across methods, keys and
 // the non_idempotent setting, with the default `on` list (connect, timeout, reset, 408, 409, 429, 5xx)
 // plus 409 so that every transient status is listed.
 func TestRetryableTable(t *testing.T) {

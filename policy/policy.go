@@ -2,7 +2,7 @@
 // the pure, clock-free mechanics that apply it — backoff and jitter, outcome classification,
 // Retry-After, deadlines, retry budgets, circuit breaker and bulkhead. Every function takes
 // `now` (virtual time in the simulator, wall time live) and never reads a clock, so the
-// simulator and the live driver run exactly the same code. Formulas: DESIGN §5.
+// simulator and the live driver run exactly the same code. Formulas: docs/design.md §5.
 package policy
 
 import "time"
@@ -57,7 +57,7 @@ type Retry struct {
 	// MaxAttempts counts the first try; 1 = no retries; Unlimited = until success or deadline.
 	MaxAttempts int
 	// On lists what is retried: "connect", "timeout", "reset", exact statuses ("429") and
-	// classes ("5xx", "4xx"). Classification (DESIGN §5) still vetoes unsafe retries.
+	// classes ("5xx", "4xx"). Classification (docs/design.md §5) still vetoes unsafe retries.
 	On []string
 	// Never lists statuses that are never retried even if On matches (e.g. 501).
 	Never []int

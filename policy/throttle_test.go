@@ -7,7 +7,7 @@ import (
 )
 
 // TestRetryAfterModes pins each Retry-After mode's wait for a backoff of 1s (retry 1, no
-// jitter) against the libraries it models: honor = max(backoff, ra) (DESIGN §5); replace = ra
+// jitter) against the libraries it models: honor = max(backoff, ra) (docs/design.md §5); replace = ra
 // whatever the backoff (go-retryablehttp DefaultBackoff); RetryAfterOn limits which statuses are
 // read (retryablehttp: 429 and 503); RetryAfterMax caps every mode.
 func TestRetryAfterModes(t *testing.T) {

@@ -7,7 +7,7 @@ import "time"
 // capped kinds sit at their cap, a list repeats its last delay).
 const MaxListedWaits = 100
 
-// WorstCaseWait is the longest wait before retry n ≥ 1: the backoff of DESIGN §5 at its jitter
+// WorstCaseWait is the longest wait before retry n ≥ 1: the backoff of docs/design.md §5 at its jitter
 // upper bound (MaxDelay: full and equal jitter never exceed d(n), proportional adds f·d,
 // decorrelated is bounded by min(cap, base·3^n)), raised to RetryAfterMax when Retry-After is
 // honoured with a cap, because a server may ask for that long (RFC 9110 §10.2.3). An honoured
@@ -35,7 +35,7 @@ func (r *Retry) WorstCaseWaits(attempts int) []time.Duration {
 
 // WorstCase is the longest time `attempts` attempts of r can take when every attempt runs
 // into its timeout: attempts × timeout + Σ WorstCaseWait(n) over the attempts−1 retries
-// (DESIGN §5; `check` rule PT004, `check --init` and the probe recommendation all count with
+// (docs/design.md §5; `check` rule PT004, `check --init` and the probe recommendation all count with
 // it). Retries beyond MaxListedWaits repeat the last listed wait. The result saturates at
 // MaxWait, which is also what Unlimited attempts give; attempts < 1 cost 0. A deadline is not
 // applied: WorstCase is what the deadline has to cut.

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// Worst cases by hand (DESIGN §5: d(n) at its jitter upper bound, raised to retry_after_max
+// Worst cases by hand (docs/design.md §5: d(n) at its jitter upper bound, raised to retry_after_max
 // when Retry-After is honoured with a cap).
 func TestWorstCase(t *testing.T) {
 	const s = time.Second

@@ -31,7 +31,7 @@ const (
 	numErrorClasses
 )
 
-// classify maps a request error to its class (DESIGN §3: timeout, refused, reset, dns, tls,
+// classify maps a request error to its class (docs/design.md §3: timeout, refused, reset, dns, tls,
 // other, and fd_limit: the probe ran out of file descriptors, which says nothing about the
 // target). The order matters: a TLS handshake that times out is a timeout, a DNS failure is
 // wrapped in a *net.OpError by the dialer.

@@ -1,6 +1,6 @@
 // Package probe measures a live HTTP target: an open-model (or closed-model) scheduler and
 // per-phase latency from net/http/httptrace, recorded into HDR histograms and fed to a
-// profile.Builder, which grades them (the timeout recommendation of DESIGN §7 is
+// profile.Builder, which grades them (the timeout recommendation of docs/design.md §7 is
 // profile.Recommend). It never imports cobra, lipgloss or mpb; cmd wires it and report
 // renders its profile.Profile.
 package probe
@@ -71,7 +71,7 @@ type Config struct {
 	// HOST:PORT go to ADDR, while the Host header and the TLS name stay HOST.
 	Resolve []string
 
-	// Advice parameters (DESIGN §7; profile.Recommend).
+	// Advice parameters (docs/design.md §7; profile.Recommend).
 	CallerKind   profile.CallerKind // interactive (default) or job
 	Budget       time.Duration      // interactive: the caller's whole budget (default 10 s); job: the retry window (0 = none)
 	Cutoff       float64            // accepted share of requests cut off (default 0.001)

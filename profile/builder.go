@@ -51,7 +51,7 @@ type Part struct {
 
 // Builder makes a profile: fed parts by Add, finished by Close (vegeta's Metrics), it keeps
 // merged histograms and counters, never the parts, and grades them only in Close — never by
-// averaging percentiles (DESIGN §9). probe, Merge and advise all make their profiles with it.
+// averaging percentiles (docs/design.md §9). probe, Merge and advise all make their profiles with it.
 type Builder struct {
 	head       Profile
 	p          RecommendParams

@@ -1,7 +1,7 @@
 // Package profile is the latency profile: the document `patience probe --save` writes
 // (Profile, schema patience/probe/v1), its HDR histograms (one geometry, encoded and
 // decoded here), loading with its limits, merging (Merge, Merger), quantiles, and the
-// timeout recommendation of DESIGN §7 over it (Recommend). A Builder fed parts by Add and
+// timeout recommendation of docs/design.md §7 over it (Recommend). A Builder fed parts by Add and
 // finished by Close is how probe, merges and advise make a profile. It measures nothing and
 // reaches no network: probe, advise, check and the scenarios share it.
 package profile
@@ -11,7 +11,7 @@ import (
 	"encoding/json"
 )
 
-// Schema is the value of Profile.Schema, the machine contract of DESIGN §3.
+// Schema is the value of Profile.Schema, the machine contract of docs/design.md §3.
 const Schema = "patience/probe/v1"
 
 // Profile is everything one probe (or a merge of several) measured. Its JSON tags are the
@@ -74,7 +74,7 @@ type Profile struct {
 	Histograms map[string]string `json:"histograms,omitempty"`
 }
 
-// Source describes the latency data a result was read from rather than measured (DESIGN §3:
+// Source describes the latency data a result was read from rather than measured (docs/design.md §3:
 // advise is the probe schema with `source`): the format, the files, the lines read and how
 // many of them could not be parsed (counted, never fatal).
 type Source struct {
@@ -124,7 +124,7 @@ type Connections struct {
 	MaxConcurrentStreams uint32 `json:"max_concurrent_streams,omitempty"`
 }
 
-// Phases holds one summary per request phase (DESIGN §7). DNS, connect and TLS only happen on
+// Phases holds one summary per request phase (docs/design.md §7). DNS, connect and TLS only happen on
 // fresh connections; TTFB, total and sent carry the fresh/reused split.
 type Phases struct {
 	DNS     *Summary `json:"dns"`
@@ -208,7 +208,7 @@ type Cutoff struct {
 	Samples int64 `json:"samples"`
 }
 
-// Recommendation is the policy advice of DESIGN §7 for one caller (Recommend), each number with
+// Recommendation is the policy advice of docs/design.md §7 for one caller (Recommend), each number with
 // its derivation line.
 type Recommendation struct {
 	// ConnectTimeoutMs is the connect timeout; 0 means none is recommended: the connect
@@ -239,7 +239,7 @@ type Recommendation struct {
 	// the order statistics (no assumption on the distribution); high is null when too few
 	// responses lie above the quantile to bound it, both are null without a quantile.
 	// BasisMs is 0 in Go and null in JSON (MarshalJSON) when no timeout could be derived
-	// (DESIGN §3: "basis_ms etc. are null, never 0"); a measured basis is never 0 (the
+	// (docs/design.md §3: a figure that could not be derived is null, never 0); a measured basis is never 0 (the
 	// histograms start at 1 µs), and a null reads back as 0.
 	BasisMs       float64  `json:"basis_ms"`
 	BasisCILowMs  *float64 `json:"basis_ci_low_ms"`

@@ -40,7 +40,7 @@ var series = []string{
 // SeriesNames lists every series in the fixed order a recorder indexes them by.
 func SeriesNames() []string { return append([]string(nil), series...) }
 
-// Histogram range: 1 µs to 1 hour at 3 significant digits (DESIGN §7), values in
+// Histogram range: 1 µs to 1 hour at 3 significant digits (docs/design.md §7), values in
 // microseconds. Longer values are clamped to the highest trackable value.
 const (
 	HistogramLowest  = 1
@@ -155,7 +155,7 @@ func summarizeSplit(fresh, reused *hdrhistogram.Histogram) *Summary {
 }
 
 // quantileMs is h's value at quantile q in ms, or nil when fewer than 1/(1-q) samples back
-// it (DESIGN §7: never an invented percentile). HDR reports the highest value equivalent to
+// it (docs/design.md §7: never an invented percentile). HDR reports the highest value equivalent to
 // the bucket (≤ 0.1% above the true sample at 3 significant digits).
 func quantileMs(h *hdrhistogram.Histogram, q float64) *float64 {
 	if h.TotalCount() < SamplesNeeded(q) {

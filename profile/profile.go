@@ -197,7 +197,7 @@ func (r *Profile) TotalHistogram() (*hdrhistogram.Histogram, error) {
 }
 
 // Merge combines saved profiles by merging their histograms and adding their counters — never
-// by averaging percentiles (DESIGN §9). Rates add up: the runs are taken to be concurrent,
+// by averaging percentiles (docs/design.md §9). Rates add up: the runs are taken to be concurrent,
 // as in a CI matrix or an Indexed Job probing from several places at once.
 func Merge(profiles []*Profile, p RecommendParams) (*Profile, error) {
 	if len(profiles) == 0 {

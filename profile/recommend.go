@@ -132,7 +132,7 @@ func SamplesToBound(q, level float64) int64 {
 // QueueVerdict is the verdict when the budget cannot hold one normal call.
 const QueueVerdict = "the budget cannot hold one normal call; accept the work and move the call to a queue"
 
-// CallerKind is who waits for the call (DESIGN §7): a person or an upstream request
+// CallerKind is who waits for the call (docs/design.md §7): a person or an upstream request
 // (interactive), or a queue worker whose queue retries (job). Its text form, in flags, check
 // files and JSON, is the string itself.
 type CallerKind string
@@ -181,7 +181,7 @@ func (c Caller) retriesUnsafe() bool {
 	return !policy.IdempotentMethod(c.Method) && !c.IdempotencyKey
 }
 
-// RecommendOptions are the knobs of the advice; the zero value is DESIGN §7's defaults.
+// RecommendOptions are the knobs of the advice; the zero value is docs/design.md §7's defaults.
 type RecommendOptions struct {
 	// Cutoff is the accepted share of requests a timeout may cut off (0: 0.1%, p99.9).
 	Cutoff float64
@@ -257,7 +257,7 @@ func DefaultRecommendOptions() RecommendOptions {
 	return RecommendOptions{Cutoff: DefaultCutoff, Headroom: DefaultHeadroom, ConnectFloor: DefaultConnectFloor, MaxErrorRate: DefaultMaxErrorRate}
 }
 
-// Recommend is the recommendation of DESIGN §7 for one caller, from what a probe measured:
+// Recommend is the recommendation of docs/design.md §7 for one caller, from what a probe measured:
 // the one function probe, `check --init --profile` and check's rules take their advice from
 // (a saved profile gives its Evidence with Profile.Evidence). It is pure: every number comes
 // with the derivation line that produced it, and the verdict says what the measurement lets

@@ -7,7 +7,7 @@ import (
 	"github.com/patience-dev/patience/scenario"
 )
 
-// The recovery rule of DESIGN §6 — the one rule replay, live replay and storm all apply: after the last fault phase ends, the trailing 5 s moving
+// The recovery rule of docs/design.md §6 — the one rule replay, live replay and storm all apply: after the last fault phase ends, the trailing 5 s moving
 // average of goodput stays within 10% of the logical arrival rate for 30 s.
 //
 // "The logical arrival rate" is read as the arrivals of the same trailing 5 s window, not the

@@ -5,7 +5,7 @@ import (
 	"github.com/patience-dev/patience/scenario"
 )
 
-// Schema is the value of Result.Schema (DESIGN §3).
+// Schema is the value of Result.Schema (docs/design.md §3).
 const Schema = "patience/replay/v1"
 
 // Modes of a Result.

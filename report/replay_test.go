@@ -148,7 +148,7 @@ func TestChartGlyphs(t *testing.T) {
 	}
 }
 
-// The JSON contract (DESIGN §3) that live, check and storm read: field names and shapes. The
+// The JSON contract (docs/design.md §3) that live, check and storm read: field names and shapes. The
 // timelines are cut to three seconds to keep the golden readable.
 func TestReplayJSONGolden(t *testing.T) {
 	res := replayFixture(t)

@@ -157,7 +157,7 @@ func TestStormJSONContract(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	// DESIGN §3 storm fields, top level describing the first policy.
+	// docs/design.md §3 storm fields, top level describing the first policy.
 	for _, k := range []string{"schema", "requests", "attempts", "amplification", "capacity_per_s", "peak_offered_per_s",
 		"peak_load_ratio", "goodput_per_s", "recovered", "recovery_s", "metastable", "stable_below_per_s", "policies", "series", "wasted_work"} {
 		if _, ok := doc[k]; !ok {

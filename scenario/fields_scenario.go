@@ -12,7 +12,7 @@ import (
 // Defaults of the scenario fields a file leaves out (the tables below print them).
 const (
 	defaultSeed  = 1
-	defaultDrain = 10 * time.Minute // DESIGN §6
+	defaultDrain = 10 * time.Minute // docs/design.md §6
 	// phaseNameFormat and layerNameFormat name a phase or a layer without name: by its place
 	// in the list, from 1.
 	phaseNameFormat = "phase-%d"

@@ -83,7 +83,7 @@ type decoder struct {
 	*NodeDecoder
 }
 
-// Parse decodes and validates a scenario file strictly (DESIGN §4), applies defaults, resolves
+// Parse decodes and validates a scenario file strictly (docs/design.md §4), applies defaults, resolves
 // presets, `base:` inheritance and layers, and loads `profile:` latencies relative to file.
 // The file must have every section replay needs.
 func Parse(data []byte, file string) (*Scenario, error) { return ParseFor(data, file, ForReplay) }
@@ -719,7 +719,7 @@ func orNothing(s []string) string {
 	return strings.Join(s, " and ")
 }
 
-// distribution decodes one latency distribution (DESIGN §4).
+// distribution decodes one latency distribution (docs/design.md §4).
 // It is exactly one kind, named by the key of its row in distributionTable ({p99: B} alone
 // counts as p50's), and decoded by that row's step.
 func (d *decoder) distribution(n *yaml.Node, path, dir string) (Distribution, error) {

@@ -210,7 +210,7 @@ func TestParseDefaults(t *testing.T) {
 	}
 }
 
-// full exercises every section of DESIGN §4.
+// full exercises every section of docs/design.md §4.
 const full = `name: delivery-date
 description: The API hangs.
 seed: 7
@@ -554,7 +554,7 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// TestDesignExample: the scenario file of DESIGN §4, copied verbatim, loads.
+// TestDesignExample: the example scenario of docs/design.md §4 (docs/scenario.md shows it) loads.
 func TestDesignExample(t *testing.T) {
 	sc, err := Open("testdata/design_example.yaml")
 	if err != nil {

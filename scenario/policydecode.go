@@ -16,7 +16,7 @@ import (
 )
 
 // defaultPolicy is what a policy field that a file leaves out and no base: sets gets: the
-// zero policy of DESIGN §5 (no timeout, one attempt) plus what a retry does once
+// zero policy of docs/design.md §5 (no timeout, one attempt) plus what a retry does once
 // max_attempts allows one. The policy tables (fields_policy.go) print these values as the
 // defaults of docs/scenario.md, as they print defaultBudget's (the AWS SDK token bucket, the
 // Finagle RetryBudget) and defaultBreaker's.
@@ -61,7 +61,7 @@ var policyKeys = []string{
 // lookupFunc finds the policy a `base:` names (not a preset); it reports a problem at n.
 type lookupFunc func(name string, n *yaml.Node, path string) (*policy.Policy, error)
 
-// DecodePolicy decodes one policy mapping (DESIGN §4 policy schema, with `base:` and
+// DecodePolicy decodes one policy mapping (docs/design.md §4 policy schema, with `base:` and
 // `layers:`), or a "preset:NAME" string, from node. A `base:` names a preset or a policy of
 // named. Policy.Source gets the position of every field set; fields inherited from a base or a
 // preset point at the `base:` line (or the preset string). file labels errors and positions.

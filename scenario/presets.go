@@ -24,7 +24,7 @@ const (
 	checkedSourceOnly  = "no Go implementation here: checked against its documentation and source only"
 )
 
-// presets follow DESIGN §4: each is the default behaviour of the library version it names,
+// presets follow docs/design.md §4: each is the default behaviour of the library version it names,
 // including what it does with POST (most libraries do not look at the method: they retry a
 // POST without an idempotency key, which is what a replay must show), Retry-After and jitter.
 // The Go ones are compared with the real library in conformance/ (cd conformance && go test
@@ -266,7 +266,7 @@ var presets = []presetDef{
 	{
 		// Laravel's HTTP client with `Http::retry(3)` on its defaults (laravel/framework
 		// bd71b45, src/Illuminate/Http/Client/PendingRequest.php retry(), lines 1075–1125, as
-		// ../shared/reference/config-and-log-sources.md A1/A8 reads it): $times counts attempts;
+		// docs/formats.md#laravels-http-client-and-queue reads it): $times counts attempts;
 		// with no $when callback any unsuccessful response — 4xx included, Response::failed() —
 		// and any ConnectionException (a refused connect and a read timeout alike) is retried;
 		// $sleepMilliseconds defaults to 0; the method is not looked at; Retry-After is not read.
@@ -338,7 +338,7 @@ func Preset(name string) (*policy.Policy, bool) {
 	return nil, false
 }
 
-// PresetNames lists the presets in the order of DESIGN §4.
+// PresetNames lists the presets in the order of docs/design.md §4.
 func PresetNames() []string {
 	out := make([]string, len(presets))
 	for i, d := range presets {

@@ -129,7 +129,7 @@ func TestPresetHelp(t *testing.T) {
 	if strings.Count(h, "source: ") != len(PresetNames()) || strings.Count(h, "checked: ") != len(PresetNames()) {
 		t.Errorf("not every preset cites a source and how it was checked:\n%s", h)
 	}
-	// A preset checked in conformance/ names the version it models (DESIGN §4).
+	// A preset checked in conformance/ names the version it models (docs/design.md §4).
 	for _, d := range presets {
 		if strings.HasPrefix(d.checked, checkedConformance) && !strings.Contains(d.source, " v") {
 			t.Errorf("%s: source %q names no library version", d.name, d.source)

@@ -1,5 +1,5 @@
 // Package scenario is the scenario file: its schema (this file), strict loading with
-// file:line:col errors, defaults, presets, distributions and the target model. See DESIGN §4.
+// file:line:col errors, defaults, presets, distributions and the target model. See docs/design.md §4.
 package scenario
 
 import (

@@ -1,9 +1,9 @@
 // Package sim is the deterministic discrete-event simulator behind `patience replay` and
-// `patience storm` (DESIGN §6). Time is virtual: one event heap, no goroutine per request,
+// `patience storm` (docs/design.md §6). Time is virtual: one event heap, no goroutine per request,
 // so ten minutes of a hundred clients take well under a second and the same scenario and
 // seed always give byte-identical results.
 //
-// Model, and the decisions DESIGN leaves open:
+// Model, in the detail docs/design.md §6 leaves out:
 //
 //   - Arrivals. Open model: Poisson arrivals at load.rate across all clients; each arrival
 //     picks its client uniformly at random from the arrival stream. Closed model:

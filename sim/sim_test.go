@@ -44,7 +44,7 @@ func layered(name string, attempts ...int) *policy.Policy {
 }
 
 // With the dependency always failing, every layer exhausts its attempts: the observed
-// amplification is exactly the product of max_attempts (DESIGN §5).
+// amplification is exactly the product of max_attempts (docs/design.md §5).
 func TestLayeredAmplificationIsTheProduct(t *testing.T) {
 	for _, tc := range []struct {
 		attempts []int

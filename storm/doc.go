@@ -1,5 +1,5 @@
 // Package storm is `patience storm`'s library: retry amplification across many clients and
-// layers against one finite-capacity dependency, and metastable collapse (issue 5, DESIGN §3,
+// layers against one finite-capacity dependency, and metastable collapse (issue 5, docs/design.md §3,
 // §5, §6). It builds no engine of its own: every run goes through sim.RunPolicy.
 //
 //   - model.go: the quick model from flags (clients, rate, capacity as workers × a fixed

@@ -104,7 +104,7 @@ func Mitigations(attempts []int, timeout time.Duration) []*policy.Policy {
 	return out
 }
 
-// Override applies the quick-model flags the user set to a policy (DESIGN §2: they override
+// Override applies the quick-model flags the user set to a policy (docs/design.md §2: they override
 // those fields of every policy): a timeout replaces the bottom layer's timeout; attempts
 // replace the bottom's max attempts and rebuild the layers above it (existing upper layers are
 // kept, by position from the bottom, and get the given attempts; missing ones are added

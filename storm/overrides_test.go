@@ -28,7 +28,7 @@ func apply(t *testing.T, o Overrides) (*scenario.Scenario, *Model) {
 	return sc, m
 }
 
-// Quick-model overrides (DESIGN §2): a preset without a timeout gets the model's; explicit
+// Quick-model overrides (docs/design.md §2): a preset without a timeout gets the model's; explicit
 // --attempts override the preset's attempts and build layers; without --attempts the preset
 // keeps its own.
 func TestOverridesQuickModel(t *testing.T) {

@@ -2,11 +2,11 @@ package storm
 
 import "github.com/patience-dev/patience/replay"
 
-// Schema is the value of Result.Schema (DESIGN §3).
+// Schema is the value of Result.Schema (docs/design.md §3).
 const Schema = "patience/storm/v1"
 
 // Result is the outcome of `patience storm`: the storm analysis of every policy, run on the
-// same arrivals. The top-level fields describe the first policy (DESIGN §3); Policies holds
+// same arrivals. The top-level fields describe the first policy (docs/design.md §3); Policies holds
 // every policy, the first included, in replay's shape plus the storm fields.
 type Result struct {
 	Schema      string `json:"schema"`
