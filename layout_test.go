@@ -25,6 +25,7 @@ func TestDependencyDirection(t *testing.T) {
 		"live":     {"advise", "sim", "storm", "check", "report", "cmd"},
 		"storm":    {"probe", "advise", "live", "check", "report", "cmd"},
 		"check":    {"probe", "advise", "live", "storm", "report", "cmd"},
+		"demo":     {"advise", "sim", "storm", "check", "report", "cmd"},
 	}
 	for pkg, bad := range forbidden {
 		deps := listDeps(t, "./"+pkg)
