@@ -68,20 +68,30 @@ func between(t *testing.T, what string, v *float64, lo, hi float64) {
 	}
 }
 
-// TestExpLatency: against 10 ms + Exp(5 ms) the probe reports the analytic quantiles. The
-// bounds allow for a loaded 2-core box (timer overshoot and scheduling add latency, never
-// remove it); bench/ and the acceptance runs check the ±1.5 ms figure.
+// TestExpLatency: against 10 ms + Exp(5 ms) the probe reports what the target did — its own
+// record of every handler's wall time, which is the analytic distribution plus the host's
+// timer overshoot. Compared with the analytic quantiles alone, a host whose sleeps overshot
+// failed the probe for the target's lateness (p50 19.5 ms where 13.47 + 5 was allowed, once
+// in a clean-clone CI run). The bounds, unchanged, allow for a loaded 2-core box on the
+// client's side (scheduling adds latency, never removes it); bench/ and the acceptance runs
+// check the ±1.5 ms figure.
 func TestExpLatency(t *testing.T) {
 	skipUnlessAccurate(t)
-	url := start(t, probetest.Exp(42))
+	h, record := probetest.ExpRecorded(42)
+	url := start(t, h)
 	r := run(t, probe.Config{URL: url, Rate: 200, Requests: 1000, Conn: "reuse"})
 	if r.Requests != 1000 || r.Responses != 1000 || r.Status["200"] != 1000 {
 		t.Fatalf("requests %d responses %d status %v", r.Requests, r.Responses, r.Status)
 	}
-	p50, p99 := probetest.ExpQuantile(0.5), probetest.ExpQuantile(0.99)
-	between(t, "sent p50", r.Phases.Sent.P50Ms, p50-0.5, p50+5)
-	between(t, "sent p99", r.Phases.Sent.P99Ms, p99-3, p99+20)
-	between(t, "ttfb p50", r.Phases.TTFB.P50Ms, p50-0.5, p50+5)
+	own := record.Stats()
+	// The target's sleeps never undershoot: its record is at or above the analytic quantile.
+	if p50 := probetest.ExpQuantile(0.5); own.Count != 1000 || own.P50Ms < p50-0.5 {
+		t.Fatalf("the target's own record: %d handled, p50 %.3f ms; want 1000 and at least %.3f", own.Count, own.P50Ms, p50-0.5)
+	}
+	t.Logf("target's own record p50 %.3f p99 %.3f ms (analytic %.3f, %.3f)", own.P50Ms, own.P99Ms, probetest.ExpQuantile(0.5), probetest.ExpQuantile(0.99))
+	between(t, "sent p50", r.Phases.Sent.P50Ms, own.P50Ms-0.5, own.P50Ms+5)
+	between(t, "sent p99", r.Phases.Sent.P99Ms, own.P99Ms-3, own.P99Ms+20)
+	between(t, "ttfb p50", r.Phases.TTFB.P50Ms, own.P50Ms-0.5, own.P50Ms+5)
 	if *r.Phases.Total.P50Ms < *r.Phases.Sent.P50Ms {
 		t.Errorf("total p50 %g below sent p50 %g: intended time is never after the actual send", *r.Phases.Total.P50Ms, *r.Phases.Sent.P50Ms)
 	}
