@@ -282,7 +282,10 @@ func TestDuplicatesCountedPerLogicalRequest(t *testing.T) {
 }
 
 func TestCapacityOverflowAndWastedWork(t *testing.T) {
-	sc := target(300 * time.Millisecond)
+	// Each request holds the worker 1 s: the worker and the queue stay full for about a
+	// second, a window the poll below cannot miss on a loaded machine (with 300 ms it did,
+	// at load 27: both requests served, the poll never saw them both in).
+	sc := target(time.Second)
 	sc.Target.Capacity = &scenario.Capacity{Workers: 1, Queue: 1}
 	s := startServer(t, sc, ServerOptions{})
 	// Two clients that give up early take the worker and the queue slot.
@@ -314,7 +317,7 @@ func TestCapacityOverflowAndWastedWork(t *testing.T) {
 	}
 	wg.Wait()
 	// Both abandoned requests are still served: two side effects, both wasted.
-	deadline = time.Now().Add(5 * time.Second)
+	deadline = time.Now().Add(20 * time.Second)
 	for st := stats(t, s); st.SideEffects < 2; st = stats(t, s) {
 		if time.Now().After(deadline) {
 			t.Fatalf("queued work was dropped after the client left: %+v", st)
