@@ -74,11 +74,14 @@ func peakOf(t *testing.T, format Format, r io.Reader) (growth uint64, res *Resul
 
 const otlpGenSpan = `{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"b7ad6b7169203331","name":"GET","kind":3,"startTimeUnixNano":"1714521600000000000","endTimeUnixNano":"1714521600087000000","attributes":[{"key":"http.request.method","value":{"stringValue":"GET"}},{"key":"http.response.status_code","value":{"intValue":"200"}},{"key":"server.address","value":{"stringValue":"api.example.test"}},{"key":"http.route","value":{"stringValue":"/v1/x"}}],"status":{}},` + "\n"
 
-// TestOTLPStreamsSpans: a 60 MB single-document export (one resourceSpans, 150,000 spans)
-// is read with the heap growing by less than 16 MiB (the whole-document decode: 126 MiB here,
-// 1.9 GB RSS for 300 MB).
+// TestOTLPStreamsSpans: a 20 MB single-document export (one resourceSpans, 50,000 spans)
+// is read with the heap growing by less than 16 MiB (the whole-document decode grew it by
+// about twice the document: 126 MiB for 60 MB, 1.9 GB RSS for 300 MB). 50,000 spans, not the
+// 150,000 it had: the bound still fails a whole-document decode (≈ 42 MiB at the ratio
+// measured for 60 MB), and the race detector's JSON decoding took 38 s of CPU for 150,000
+// (5 minutes at load 27, past go test's 10-minute package limit with the rest of advise).
 func TestOTLPStreamsSpans(t *testing.T) {
-	const spans = 150_000
+	const spans = 50_000
 	g := &genReader{
 		parts: []string{`{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"gen"},"spans":[` + "\n", otlpGenSpan, strings.TrimSuffix(otlpGenSpan, ",\n") + "\n]}]}]}\n"},
 		reps:  []int{1, spans - 1, 1},
