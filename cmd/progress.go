@@ -165,3 +165,11 @@ func notef(s *report.IOStreams, format string, args ...any) {
 func noteWriter(s *report.IOStreams) io.Writer {
 	return report.NoteWriter(s.ErrOut, s.ErrWidth)
 }
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
