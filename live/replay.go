@@ -480,7 +480,7 @@ type run struct {
 	// it is over: what the progress reporter reads while the run goes on.
 	begun atomic.Int64
 	ended atomic.Bool
-	wg     sync.WaitGroup  // logical requests and abandoned lower calls
+	wg    sync.WaitGroup // logical requests and abandoned lower calls
 
 	mu        sync.Mutex
 	res       replay.PolicyResult
