@@ -32,7 +32,7 @@ func loadProfile(path string) (*hdrhistogram.Histogram, error) {
 
 // replayScenario loads the scenario at path with the scenario loader and replays every
 // policy in the simulator, once admit (when set) accepts it.
-func replayScenario(ctx context.Context, path string, admit func(*scenario.Scenario) error) (*Replay, error) {
+func replayScenario(ctx context.Context, path string, admit func(*scenario.Scenario) error, progress func(done, total int)) (*Replay, error) {
 	sc, err := scenario.Open(path)
 	if err != nil {
 		return nil, err
@@ -42,7 +42,7 @@ func replayScenario(ctx context.Context, path string, admit func(*scenario.Scena
 			return nil, err
 		}
 	}
-	res, err := sim.Run(ctx, sc, sim.Options{})
+	res, err := sim.Run(ctx, sc, sim.Options{Progress: progress})
 	if err != nil && (res == nil || ctx.Err() == nil) {
 		return nil, err
 	}

@@ -44,7 +44,15 @@ type Options struct {
 	// AllowEmpty passes a run that checked nothing (--allow-empty); without it such a run
 	// is an input error (Result.NothingChecked, Result.Error).
 	AllowEmpty bool
+	// Progress, when set, is called as the scenarios (PT100) are replayed, the slow part of a
+	// run: total is ReplayUnits per scenario, done grows through each (the simulator's own
+	// progress with the default Replay, at its end with another) and reaches total at the
+	// end. It is not called when no scenario is listed.
+	Progress func(done, total int)
 }
+
+// ReplayUnits is one scenario's share of Options.Progress.
+const ReplayUnits = 1000
 
 // Replayer replays the scenario at path and returns its expectations and results. Stopped by
 // ctx, it returns the policies that finished (or nil) with ctx's error.
@@ -108,6 +116,9 @@ type run struct {
 	opts    Options
 	res     *Result
 	enabled map[string]bool
+	// within is the progress of the scenario being replayed, which the default Replay
+	// reports (nil between replays).
+	within func(done, total int)
 }
 
 // replayTask is a scenario a file lists, replayed after every static rule ran.
@@ -123,19 +134,43 @@ func newRun(files []*File, opts Options) *run {
 	if opts.LoadProfile == nil {
 		opts.LoadProfile = loadProfile
 	}
-	if opts.Replay == nil {
-		opts.Replay = simulatorReplay(opts.Admit)
-	}
 	if opts.Configs == nil {
 		opts.Configs = NewConfigs()
 	}
 	res := &Result{Schema: Schema, Version: opts.Version, FailOn: opts.FailOn, Findings: []Finding{}, Suppressed: []Finding{}, Checked: []Checked{}, Files: []string{}, Chains: []Chain{}}
-	return &run{files: files, opts: opts, res: res, enabled: map[string]bool{}}
+	r := &run{files: files, opts: opts, res: res, enabled: map[string]bool{}}
+	if r.opts.Replay == nil {
+		r.opts.Replay = simulatorReplay(opts.Admit, func(done, total int) {
+			if r.within != nil {
+				r.within(done, total)
+			}
+		})
+	}
+	return r
 }
 
-// simulatorReplay is the default Replayer: the simulator, asking admit first.
-func simulatorReplay(admit func(*scenario.Scenario) error) Replayer {
-	return func(ctx context.Context, path string) (*Replay, error) { return replayScenario(ctx, path, admit) }
+// simulatorReplay is the default Replayer: the simulator, asking admit first, reporting its
+// progress to progress.
+func simulatorReplay(admit func(*scenario.Scenario) error, progress func(done, total int)) Replayer {
+	return func(ctx context.Context, path string) (*Replay, error) {
+		return replayScenario(ctx, path, admit, progress)
+	}
+}
+
+// progressOf is the Progress of replay i of n: the simulator's own progress in that
+// replay's ReplayUnits (nil without Options.Progress).
+func (r *run) progressOf(i, n int) func(done, total int) {
+	p := r.opts.Progress
+	if p == nil {
+		return nil
+	}
+	return func(done, total int) {
+		share := 0
+		if total > 0 {
+			share = min(ReplayUnits*done/total, ReplayUnits)
+		}
+		p(i*ReplayUnits+share, n*ReplayUnits)
+	}
 }
 
 // checkStatic applies the rules to every dependency of every file and returns the scenarios
@@ -166,7 +201,12 @@ func (r *run) checkStatic() ([]replayTask, error) {
 // replay replays the scenarios in turn. Once ctx is cancelled, the rest are noted as not
 // replayed and stop is ctx's error; err is a replay that failed for another reason.
 func (r *run) replay(ctx context.Context, replays []replayTask) (stop, err error) {
-	for _, t := range replays {
+	defer func() { r.within = nil }()
+	for i, t := range replays {
+		r.within = r.progressOf(i, len(replays))
+		if r.within != nil {
+			r.within(0, 1)
+		}
 		if stop == nil {
 			stop = ctx.Err()
 		}
@@ -182,6 +222,9 @@ func (r *run) replay(ctx context.Context, replays []replayTask) (stop, err error
 			continue
 		}
 		r.res.Summary.Scenarios++
+		if r.within != nil {
+			r.within(1, 1)
+		}
 	}
 	return stop, nil
 }

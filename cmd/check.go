@@ -15,6 +15,7 @@ import (
 	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/storm"
 	"github.com/spf13/cobra"
+	"github.com/vbauerster/mpb/v8/decor"
 )
 
 // CheckOptions are the flags of `patience check`.
@@ -196,7 +197,10 @@ func checkRun(opts *CheckOptions) error {
 	in.Configs.Getenv = opts.IO.Getenv
 	in.Configs.GatewayImpl = check.GatewayImpl(opts.GatewayImpl)
 	copts.Configs, copts.Paths, copts.Read, copts.AllowEmpty = in.Configs, paths, len(in.Read), opts.AllowEmpty
+	progress, done := progressBar(opts.IO, opts.Output, "check replays", decor.NewPercentage("%d"))
+	copts.Progress = progress
 	res, err := check.Run(ctx, in.Files, copts)
+	done(err != nil)
 	if res != nil && res.Interrupted {
 		// Ctrl-C during the replays: what finished is rendered and saved like a whole run,
 		// marked interrupted, and the exit is 130 whatever was found.

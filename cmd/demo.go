@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"strconv"
 	"time"
 
@@ -25,9 +26,22 @@ type DemoOptions struct {
 	// Rate is --rate as given ("200/s", or a bare 200 for per second).
 	Rate     string
 	Duration time.Duration
-	// Speed is the time compression of the live replay stage.
-	Speed float64
+	// Speed is the time compression of the live replay stage; SpeedSet says --speed was
+	// given, else the stage chooses it (demoSpeed).
+	Speed    float64
+	SpeedSet bool
 }
+
+// The live stage's speed when --speed is not given (live.ChooseSpeed): the fastest a quiet
+// machine keeps faithful (the 4-minute scenario in 4 s), the slowest the tour waits for (12
+// s), and the speed of a machine too busy for either, which the tour ran at before it chose.
+const (
+	demoFastest  = 60
+	demoSlowest  = 20
+	demoFallback = 30
+	// demoCalibration is how long the timer lateness is measured before the live stage.
+	demoCalibration = 500 * time.Millisecond
+)
 
 // demoStep is one stage of the tour: it runs and fills its part of the demo document.
 // Steps run in order; in text the command prints each stage as soon as it is done, in the
@@ -60,12 +74,15 @@ configuration.
    breaker and a fallback do to a checkout page when the API hangs.
 3. It replays the same scenario live, over real loopback sockets with a real net/http client
    per web server, at --speed (every duration divided by it), and puts the simulated and live
-   figures side by side.
+   figures side by side. Without --speed it first measures how late the machine's timers
+   fire (half a second) and picks the fastest speed from 20 to 60 that keeps the live run
+   faithful, and says which and why.
 
 -o json and -o markdown print the three stages as one document (schema patience/demo/v1).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.Ctx = c.Context()
+			opts.SpeedSet = c.Flags().Changed("speed")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -75,7 +92,7 @@ configuration.
 	c.Flags().Uint64Var(&opts.Seed, "seed", 7, "seed of the demo target's latency")
 	c.Flags().StringVar(&opts.Rate, "rate", "200/s", "probe sends per second: 200/s, 12000/m, or a bare number per second, at most "+strconv.Itoa(demoMaxRate)+"/s (200/s for 5 s backs a p99.9 with 1,000 samples)")
 	c.Flags().DurationVar(&opts.Duration, "duration", 5*time.Second, "how long to probe, at most "+scenario.FormatDuration(demoMaxDuration))
-	c.Flags().Float64Var(&opts.Speed, "speed", 30, "time compression of the live replay, "+speedRange+" (the scenario's 5 minutes take 10 s at 30)")
+	c.Flags().Float64Var(&opts.Speed, "speed", demoFallback, "time compression of the live replay, "+speedRange+"; without it the fastest from 20 to 60 the machine's timers keep faithful (the scenario's 5 minutes take 10 s at 30)")
 	addOutputFlag(c, &opts.Output, report.DemoFormats.Names())
 	return c
 }
@@ -98,10 +115,7 @@ func demoRun(opts *DemoOptions) error {
 	}
 	d := &demo.Result{Schema: demo.Schema, RatePerS: rate, DurationMs: float64(opts.Duration) / float64(time.Millisecond), Speed: opts.Speed}
 	if sc, err := scenario.Open(scenario.DefaultName); err == nil {
-		typical, _ := live.Estimate(sc, opts.Speed)
-		total := opts.Duration + typical
-		announceDuration(opts.IO, total, fmt.Sprintf("probe %s at %s, live replay %s at speed %g",
-			units.Duration(opts.Duration), units.Rate(rate), units.Duration(typical), opts.Speed))
+		announceDemo(opts, sc, rate)
 	}
 	text := opts.Output == "text"
 	o := opts.IO.Options()
@@ -199,17 +213,54 @@ func demoLive(ctx context.Context, opts *DemoOptions, d *demo.Result) error {
 			return err
 		}
 	}
-	lopts := live.Options{Speed: opts.Speed, Fidelity: &live.Fidelity{}}
-	if !opts.IO.Quiet {
-		lopts.Log = noteWriter(opts.IO)
+	demoSpeed(ctx, opts, d)
+	if ctx.Err() != nil {
+		return ErrInterrupted
 	}
+	lopts := live.Options{Speed: d.Speed, Fidelity: &live.Fidelity{}}
+	var logw io.Writer = io.Discard
+	if !opts.IO.Quiet {
+		logw = noteWriter(opts.IO)
+	}
+	progress, done, logw := liveProgress(opts.IO, opts.Output, sc.Name, logw)
+	lopts.Progress, lopts.Log = progress, logw
 	liveRes, err := live.Replay(ctx, sc, lopts)
+	done(err != nil || (liveRes != nil && liveRes.Interrupted))
 	if err != nil {
 		return err
 	}
-	d.Live = live.NewAgreement(simRes, liveRes, opts.Speed, float64(lopts.Fidelity.LatenessP99)/float64(time.Millisecond))
+	d.Live = live.NewAgreement(simRes, liveRes, d.Speed, float64(lopts.Fidelity.LatenessP99)/float64(time.Millisecond))
 	if liveRes.Interrupted {
 		return ErrInterrupted
 	}
 	return nil
+}
+
+// demoSpeed sets the live stage's speed and says why: --speed as given, or the one
+// live.ChooseSpeed picks from the timer lateness measured first (demoCalibration).
+func demoSpeed(ctx context.Context, opts *DemoOptions, d *demo.Result) {
+	if opts.SpeedSet {
+		d.Speed, d.SpeedReason = opts.Speed, "speed "+units.Sig(opts.Speed)+" as given with --speed"
+		return
+	}
+	f := live.MeasureLateness(ctx, demoCalibration)
+	choice := live.ChooseSpeed(f.LatenessP99, demoSlowest, demoFastest, demoFallback)
+	d.Speed, d.SpeedReason = choice.Speed, choice.Why
+	d.CalibrationLatenessP99Ms = float64(f.LatenessP99) / float64(time.Millisecond)
+}
+
+// announceDemo says before the tour how long it should take: the probe, and the live replay
+// at --speed, or between the fastest and the slowest speed the tour may choose.
+func announceDemo(opts *DemoOptions, sc *scenario.Scenario, rate float64) {
+	probe := fmt.Sprintf("probe %s at %s", units.Duration(opts.Duration), units.Rate(rate))
+	if opts.SpeedSet {
+		typical, _ := live.Estimate(sc, opts.Speed)
+		announceDuration(opts.IO, opts.Duration+typical, fmt.Sprintf("%s, live replay %s at speed %s",
+			probe, units.Duration(typical), units.Sig(opts.Speed)))
+		return
+	}
+	quick, _ := live.Estimate(sc, demoFastest)
+	slow, _ := live.Estimate(sc, demoSlowest)
+	announceDuration(opts.IO, opts.Duration+demoCalibration+slow, fmt.Sprintf("%s, live replay %s to %s at a speed chosen for this machine",
+		probe, units.Duration(quick), units.Duration(slow)))
 }

@@ -465,21 +465,9 @@ func probeMerge(opts *ProbeOptions) (*profile.Profile, error) {
 		Options:    profile.RecommendOptions{Cutoff: cut, ConnectFloor: opts.ConnectFloor, MaxErrorRate: maxErr},
 		MaxTimeout: opts.MaxTimeout,
 	})
-	interrupted := 0
-	for _, p := range opts.MergeFiles {
-		r, err := loadMergeProfile(opts, p)
-		if err != nil {
-			return nil, UsageError(err)
-		}
-		if r.Interrupted {
-			interrupted++
-		}
-		if err := g.Add(r); err != nil {
-			return nil, UsageError(err)
-		}
-		if mergeAdded != nil {
-			mergeAdded(g.Len())
-		}
+	interrupted, err := mergeFiles(opts, g)
+	if err != nil {
+		return nil, UsageError(err)
 	}
 	if interrupted > 0 {
 		notef(opts.IO, "note: %d of the %d profiles were saved by interrupted runs: their figures cover what was measured before the stop", interrupted, g.Len())
@@ -489,6 +477,33 @@ func probeMerge(opts *ProbeOptions) (*profile.Profile, error) {
 		return nil, UsageError(err)
 	}
 	return res, nil
+}
+
+// mergeFiles adds every --merge profile to g, one at a time, with a bar over the files on a
+// terminal (erased before anything else is written), and counts those saved by interrupted
+// runs.
+func mergeFiles(opts *ProbeOptions, g *profile.Merger) (interrupted int, err error) {
+	progress, done := progressBar(opts.IO, opts.Output, "merge", decor.CountersNoUnit("%d/%d profiles"))
+	defer func() { done(err != nil) }()
+	n := len(opts.MergeFiles)
+	progress(0, n)
+	for i, p := range opts.MergeFiles {
+		r, err := loadMergeProfile(opts, p)
+		if err != nil {
+			return 0, err
+		}
+		if r.Interrupted {
+			interrupted++
+		}
+		if err := g.Add(r); err != nil {
+			return 0, err
+		}
+		if mergeAdded != nil {
+			mergeAdded(g.Len())
+		}
+		progress(i+1, n)
+	}
+	return interrupted, nil
 }
 
 // errorCount is the progress bar's error figure: "0 errors", "1 error", "1,204 errors".

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/patience-dev/patience/internal/units"
@@ -38,6 +39,60 @@ func progressBar(s *report.IOStreams, format, label string, counter decor.Decora
 		p.Wait()
 	}
 	return progress, finish
+}
+
+// heldLog is a log writer beside a progress bar: it writes through until the bar is drawn,
+// then holds what is written until the bar is erased (release), so a note never lands in the
+// middle of the bar's frames, which erase the lines they drew.
+type heldLog struct {
+	mu   sync.Mutex
+	out  io.Writer
+	hold bool
+	held bytes.Buffer
+}
+
+func (h *heldLog) Write(b []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.hold {
+		return h.held.Write(b)
+	}
+	return h.out.Write(b)
+}
+
+// start holds what is written from now on.
+func (h *heldLog) start() {
+	h.mu.Lock()
+	h.hold = true
+	h.mu.Unlock()
+}
+
+// release writes what was held and writes through again.
+func (h *heldLog) release() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.hold = false
+	_, _ = h.held.WriteTo(h.out)
+}
+
+// progressBarLog is progressBar with log, where the work being shown writes its notes: the
+// writer it returns writes to log, holding the notes written while the bar is up until finish.
+func progressBarLog(s *report.IOStreams, format, label string, counter decor.Decorator, log io.Writer) (progress func(done, total int), finish func(aborted bool), logw io.Writer) {
+	bar, end := progressBar(s, format, label, counter)
+	if !s.ShowProgress(format) {
+		return bar, end, log
+	}
+	h := &heldLog{out: log}
+	var once sync.Once
+	progress = func(done, total int) {
+		once.Do(h.start)
+		bar(done, total)
+	}
+	finish = func(aborted bool) {
+		end(aborted)
+		h.release()
+	}
+	return progress, finish, h
 }
 
 // newProgress is the container of every progress bar: on stderr when show, else drawn
@@ -164,4 +219,12 @@ func notef(s *report.IOStreams, format string, args ...any) {
 // serve's log): each line wrapped as notef wraps it.
 func noteWriter(s *report.IOStreams) io.Writer {
 	return report.NoteWriter(s.ErrOut, s.ErrWidth)
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

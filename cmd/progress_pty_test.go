@@ -193,6 +193,14 @@ func TestBarsFitTheWidthLessOne(t *testing.T) {
 			}
 			finish(true)
 		}},
+		{"storm", false, func(s *report.IOStreams) {
+			progress, finish := stormProgress(s, "text")
+			for i := range 8 {
+				progress(i, 78)
+				time.Sleep(60 * time.Millisecond)
+			}
+			finish(true)
+		}},
 		{"replay", false, func(s *report.IOStreams) {
 			progress, finish := replayProgress(s, "text", strings.Repeat("a-long-scenario-name-", 5))
 			for i := range 8 {

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"io"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/patience-dev/patience/live"
 	"github.com/patience-dev/patience/replay"
+	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
 	"github.com/spf13/cobra"
+	"github.com/vbauerster/mpb/v8/decor"
 )
 
 // LiveFlags are the flags `patience replay` gains for live replay over real sockets.
@@ -69,10 +72,26 @@ func replayLiveWith(ctx context.Context, opts *ReplayOptions, sc *scenario.Scena
 	}
 	// Policies run one after another unless --parallel: the agreement with the simulator
 	// depends on timers firing on time (see live.Fidelity, reported on stderr).
-	res, err := live.Replay(ctx, sc, live.Options{Speed: lf.Speed, Target: lf.Target, Log: logw,
-		Fidelity: &live.Fidelity{}, Sequential: !lf.Parallel})
+	lopts := live.Options{Speed: lf.Speed, Target: lf.Target, Log: logw, Fidelity: &live.Fidelity{}, Sequential: !lf.Parallel}
+	done := func(bool) {}
+	if opts.IO != nil {
+		lopts.Progress, done, lopts.Log = liveProgress(opts.IO, opts.Output, sc.Name, logw)
+	}
+	res, err := live.Replay(ctx, sc, lopts)
+	done(err != nil)
 	if errors.Is(err, live.ErrNotLoopback) {
 		return nil, UsageError(err)
 	}
 	return res, err
+}
+
+// liveProgress draws a bar over a live replay's scenario time (live.Options.Progress): the
+// estimate is said before it starts, the bar shows it going; live's notes written while the
+// bar is up (its timer lateness) come after it is erased (progressBarLog).
+func liveProgress(s *report.IOStreams, format, name string, log io.Writer) (func(done, total int), func(aborted bool), io.Writer) {
+	label := "live " + report.Sanitize(name)
+	if lipgloss.Width(label) > maxBarLabel {
+		label = "live"
+	}
+	return progressBarLog(s, format, label, decor.NewPercentage("%d"), log)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/storm"
@@ -119,11 +120,13 @@ func stormRun(ctx context.Context, opts *StormOptions) error {
 		return UsageError(err)
 	}
 	parallel := runtime.GOMAXPROCS(0)
-	if err := budget.Check(storm.EstimateCost(sc, !opts.NoBisect, parallel)); err != nil {
+	cost := storm.EstimateCost(sc, !opts.NoBisect, parallel)
+	if err := budget.Check(cost); err != nil {
 		return UsageError(err)
 	}
+	announceStorm(opts.IO, sc, cost, !opts.NoBisect, parallel)
 	progress, done := stormProgress(opts.IO, opts.Output)
-	res, runErr := storm.Run(ctx, sc, storm.Options{Bisect: !opts.NoBisect, Model: model, Progress: progress,
+	res, runErr := storm.Run(ctx, sc, storm.Options{Bisect: !opts.NoBisect, Model: model, Work: progress,
 		Parallel: parallel})
 	done(runErr != nil)
 	if res == nil {
@@ -132,7 +135,18 @@ func stormRun(ctx context.Context, opts *StormOptions) error {
 	return finishPolicies(opts.IO, render, res, len(res.Policies), runErr)
 }
 
-// stormProgress draws one bar over the policies (progressBar).
+// stormProgress draws one bar over the run's simulations (storm.Options.Work: a policy's run
+// and its search's probes), drawn from the start: a policy with its search can take minutes.
 func stormProgress(s *report.IOStreams, format string) (func(done, total int), func(aborted bool)) {
-	return progressBar(s, format, "storm", decor.CountersNoUnit("%d/%d policies"))
+	return progressBar(s, format, "storm", decor.NewPercentage("%d"))
+}
+
+// announceStorm says up front how long a storm should take at most (storm.EstimateCost, an
+// upper bound of the work, at a shared machine's speed), when above announceLongerThan.
+func announceStorm(s *report.IOStreams, sc *scenario.Scenario, cost storm.Cost, bisect bool, parallel int) {
+	what := units.Count(len(sc.Policies)) + " " + plural(len(sc.Policies), "policy", "policies")
+	if bisect {
+		what += " and their stable-rate searches"
+	}
+	announceDuration(s, cost.Time, fmt.Sprintf("%s on %s %s", what, units.Count(parallel), plural(parallel, "core", "cores")))
 }

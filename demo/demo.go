@@ -26,6 +26,11 @@ type Result struct {
 	RatePerS   float64 `json:"rate_per_s"`
 	DurationMs float64 `json:"duration_ms"`
 	Speed      float64 `json:"speed"`
+	// SpeedReason says how Speed was chosen: given with --speed, or picked from the timer
+	// lateness measured before the live stage (live.ChooseSpeed). Empty in older documents.
+	SpeedReason string `json:"speed_reason,omitempty"`
+	// CalibrationLatenessP99Ms is that measure (real time, p99); 0 when --speed was given.
+	CalibrationLatenessP99Ms float64 `json:"calibration_lateness_p99_ms,omitempty"`
 	// Probe, Replay and Live are the stages' results, null for a stage that did not run.
 	Probe  *profile.Profile `json:"probe"`
 	Replay *replay.Result   `json:"replay"`

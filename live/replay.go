@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -52,6 +53,12 @@ type Options struct {
 	Log io.Writer
 	// Fidelity, when set, receives how late the process's timers ran during the replay.
 	Fidelity *Fidelity
+	// Progress, when set, is called about every ProgressEvery while the replay runs, and once
+	// at its end, with the scenario time its arrivals have covered and the whole of it, in
+	// milliseconds, summed over the policies: done reaches total only when every policy's
+	// replay (its drain included) is over. It is what a progress bar follows: a live replay
+	// takes real time, a minute or more.
+	Progress func(done, total int)
 	// Sequential replays the policies one after another, each against a fresh in-process
 	// server, instead of all at once: a fraction of the CPU at any moment, for a busy
 	// machine, at the cost of real time. Ignored with Target (its phases run on its own
@@ -71,6 +78,9 @@ type Fidelity struct {
 	// Scale is the speed: multiply a lateness by it for scenario time.
 	Scale float64
 }
+
+// ProgressEvery is how often Replay calls Options.Progress.
+const ProgressEvery = 200 * time.Millisecond
 
 // watchClock samples timer lateness until stop is closed.
 func watchClock(stop <-chan struct{}, out *Fidelity, speed float64) {
@@ -225,13 +235,61 @@ type replayer struct {
 	fidelity   *Fidelity
 	sequential bool // one policy after another, each against a fresh in-process server
 	runs       []*run
+	progress   func(done, total int)
+}
+
+// covered is the scenario time, in ms, the arrivals of every run have covered so far, and
+// the whole: a run that is over counts its whole duration, one under way at most all of it
+// less a millisecond (its drain is still to come).
+func (rp *replayer) covered() (done, total int) {
+	whole := int(rp.sc.Duration / time.Millisecond)
+	for _, r := range rp.runs {
+		total += whole
+		switch begun := r.begun.Load(); {
+		case r.ended.Load() && !r.cut:
+			done += whole
+		case begun != 0:
+			at := time.Duration(float64(time.Since(time.Unix(0, begun))) * r.speed)
+			done += max(min(int(at/time.Millisecond), whole-1), 0)
+		}
+	}
+	return done, total
+}
+
+// report calls the Progress callback every ProgressEvery until the function it returns is
+// called, which reports once more and waits for it to stop.
+func (rp *replayer) report() (stop func()) {
+	if rp.progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(ProgressEvery)
+		defer t.Stop()
+		for {
+			rp.progress(rp.covered())
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+		rp.progress(rp.covered())
+	}
 }
 
 // newReplayer builds a run per policy, each with its in-process server (not started yet)
 // or aimed at target, all sharing one cap on attempts in flight.
 func newReplayer(sc *scenario.Scenario, opts Options, speed float64, target *url.URL) *replayer {
 	rp := &replayer{sc: sc, speed: speed, log: opts.Log, fidelity: opts.Fidelity,
-		sequential: opts.Sequential && target == nil}
+		sequential: opts.Sequential && target == nil, progress: opts.Progress}
 	if rp.log == nil {
 		rp.log = io.Discard
 	}
@@ -282,6 +340,8 @@ func (rp *replayer) play(ctx context.Context) error {
 		}
 	}
 	stopWatch := rp.watch()
+	stopReport := rp.report()
+	defer stopReport()
 	var wg sync.WaitGroup
 	for _, r := range rp.runs {
 		if !rp.sequential {
@@ -416,7 +476,11 @@ type run struct {
 
 	start  time.Time
 	runCtx context.Context // cancelled at the end of the drain
-	wg     sync.WaitGroup  // logical requests and abandoned lower calls
+	// begun is start in Unix nanoseconds once the replay started (0 before), ended set when
+	// it is over: what the progress reporter reads while the run goes on.
+	begun atomic.Int64
+	ended atomic.Bool
+	wg    sync.WaitGroup // logical requests and abandoned lower calls
 
 	mu        sync.Mutex
 	res       replay.PolicyResult
@@ -577,6 +641,8 @@ func (r *run) play(ctx context.Context) {
 	} else {
 		r.start = time.Now()
 	}
+	r.begun.Store(r.start.UnixNano())
+	defer r.ended.Store(true)
 	horizon := r.sc.Duration + drainOf(r.sc)
 	runCtx, cancel := context.WithDeadline(ctx, r.start.Add(r.real(horizon)))
 	defer cancel()

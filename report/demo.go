@@ -26,7 +26,11 @@ func demoIntro(d *demo.Result, section string) string {
 	case "replay":
 		return "The same scenario in the simulator: what no timeout, timeouts, a breaker with a fallback and a bulkhead do to a checkout page when the API hangs."
 	case "live":
-		return fmt.Sprintf("The same scenario over real loopback sockets: patience serve per policy, a net/http client per web server, every duration ÷ %s.", units.Sig(d.Speed))
+		intro := fmt.Sprintf("The same scenario over real loopback sockets: patience serve per policy, a net/http client per web server, every duration ÷ %s.", units.Sig(d.Speed))
+		if d.SpeedReason != "" {
+			intro += " " + textProse(strings.ToUpper(d.SpeedReason[:1])+d.SpeedReason[1:]) + "."
+		}
+		return intro
 	}
 	return ""
 }

@@ -28,6 +28,20 @@ type Bisection struct {
 // tolerance a user would ask for.
 const maxBisections = 20
 
+// searchProbes is the most probes Bisect(lo, hi, tol) can take: lo, the doublings up to hi,
+// then the halvings of a bracket no wider than hi/2 down to tol (at most maxBisections).
+func searchProbes(lo, hi, tol float64) int {
+	if !(lo > 0 && hi > lo && tol > 0) {
+		return 0
+	}
+	up := int(math.Ceil(math.Log2(hi / lo)))
+	down := 0
+	if w := hi / 2; w > tol {
+		down = min(int(math.Ceil(math.Log2(w/tol))), maxBisections)
+	}
+	return 1 + up + down
+}
+
 // Bisect finds the largest rate in [lo, hi] from which probe still recovers, to within tol,
 // assuming recovery is monotone in the rate (more load never helps). It probes lo (if that
 // fails nothing is stable), then doubles the rate until a probe fails or hi recovers, then

@@ -193,6 +193,33 @@ type scheduler struct {
 	active   int // jobs running
 	panicked *PanicError
 	progress func(done, total int)
+	// workFn is Options.Work: credit[i] is policy i's work done, share[i] its whole
+	// (its run and the most probes its search can take).
+	workFn        func(done, total int)
+	credit, share []int
+}
+
+// reportWork calls work with the work done so far: policy i's credit grows by one with its
+// run and each probe its search keeps, up to its share, and is its whole share once the
+// policy is complete.
+func (s *scheduler) reportWork(i int, step bool) {
+	if s.workFn == nil {
+		return
+	}
+	if i >= 0 {
+		switch {
+		case s.complete[i]:
+			s.credit[i] = s.share[i]
+		case step:
+			s.credit[i] = min(s.credit[i]+1, s.share[i]-1)
+		}
+	}
+	done, total := 0, 0
+	for j := range s.share {
+		done += s.credit[j]
+		total += s.share[j]
+	}
+	s.workFn(done, total)
 }
 
 // pick returns the next job for a free worker, waiting while every job left is running; false
@@ -275,6 +302,7 @@ func (s *scheduler) finished(i int) {
 		return
 	}
 	s.complete[i] = true
+	s.reportWork(i, false)
 	if s.mainErrs[i] == nil && (s.searches[i] == nil || s.searches[i].err == nil) {
 		s.nDone++
 		if s.progress != nil {
@@ -294,6 +322,7 @@ func (s *scheduler) record(j job, out *PolicyResult, recovered bool, err error) 
 	}
 	if !j.probe {
 		s.outs[j.policy], s.mainErrs[j.policy], s.mainDone[j.policy] = out, err, true
+		s.reportWork(j.policy, true)
 		s.finished(j.policy)
 		return
 	}
@@ -308,6 +337,7 @@ func (s *scheduler) record(j job, out *PolicyResult, recovered bool, err error) 
 		return // a speculative probe the search no longer needed
 	}
 	se.known[j.rate] = outcome{recovered: recovered, err: err}
+	s.reportWork(j.policy, true)
 	s.advance(j.policy)
 	if se.done {
 		return
@@ -330,13 +360,17 @@ func runJobs(ctx context.Context, run engines, sc *scenario.Scenario, res *Resul
 	defer stop()
 	s := &scheduler{ctx: ctx, stop: stop, parallel: max(opts.Parallel, 1), searches: make([]*search, n),
 		outs: make([]*PolicyResult, n), mainErrs: make([]error, n),
-		mainDone: make([]bool, n), complete: make([]bool, n), progress: opts.Progress}
+		mainDone: make([]bool, n), complete: make([]bool, n), progress: opts.Progress,
+		workFn: opts.Work, credit: make([]int, n), share: make([]int, n)}
 	s.cond = sync.NewCond(&s.mu)
 	for i, p := range sc.Policies {
+		s.share[i] = 1
 		if lo, hi, tol, ok := searchBracket(sc, p, res, opts); ok {
 			s.searches[i] = &search{lo: lo, hi: hi, tol: tol, known: map[float64]outcome{}, running: map[float64]context.CancelFunc{}}
+			s.share[i] += searchProbes(lo, hi, tol)
 		}
 	}
+	s.reportWork(-1, false)
 	var wg sync.WaitGroup
 	for range s.parallel {
 		wg.Add(1)

@@ -22,6 +22,12 @@ type Options struct {
 	Model *Model
 	// Progress, when set, is called after each policy with how many are done.
 	Progress func(done, total int)
+	// Work, when set, is called at the start and after every simulation with the work done
+	// and the work of the whole run, in simulations: a policy's own run is one, its search
+	// the most probes it can take (searchProbes), so total is known before the first run
+	// ends and done never passes it; a search that ends early is counted whole then. It is
+	// what a progress bar follows: a policy with its search takes minutes on a big storm.
+	Work func(done, total int)
 	// Parallel is how many simulations run at once — policies, and the probes of their
 	// stable_below_per_s searches (0 or 1: one after the other; `patience storm` gives
 	// GOMAXPROCS). The output does not depend on it; what an interrupted run returns does
