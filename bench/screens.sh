@@ -7,8 +7,8 @@
 #   bench/screens.sh            # print every capture
 #   UPDATE=1 bench/screens.sh   # also replace README's ```console blocks with the captures
 #
-# Needs tmux (apt-get install tmux). A `patience serve` of a healthy scenario listens on
-# 127.0.0.1:8080 for the probe example (the port the README names); the script stops if the
+# Needs tmux (apt-get install tmux). A `patience serve` listens on 127.0.0.1:8080 for the
+# probe example, as README starts it; the script stops if the
 # port is taken. About a minute on two cores (demo 15 s, probe 10 s).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -26,12 +26,6 @@ go build -o "$work/patience" . || exit 2
 cd "$work" || exit 2
 
 # --- fixtures: the files README's examples name -------------------------------------------
-cat >quick.yaml <<'EOF'
-name: quick
-description: a healthy loopback target
-target:
-  latency: {lognormal: {p50: 8ms, p99: 40ms}}
-EOF
 # nginx: the ingress "rt= uct= uht= urt=" variant, three routes, 3,000 lines (as readme80.sh).
 awk 'BEGIN {
   for (i = 0; i < 3000; i++) {
@@ -46,7 +40,9 @@ awk '/^### check/ {c = 1} c && /^```yaml$/ {y = 1; next} y && /^```$/ {exit} y {
   "$root/README.md" >patience.yaml
 [ -s patience.yaml ] || { echo "screens.sh: README's check example not found" >&2; exit 2; }
 
-"$work/patience" serve quick.yaml --listen 127.0.0.1:8080 --for 20m >serve.out 2>&1 &
+# README's probe target: the bundled delivery-date API, healthy for its first minute (probe is
+# captured first, in about 12 s).
+"$work/patience" serve delivery-date-hang --listen 127.0.0.1:8080 --for 1m >serve.out 2>&1 &
 srv_pid=$!
 sleep 1
 kill -0 "$srv_pid" 2>/dev/null || { echo "screens.sh: 127.0.0.1:8080: $(cat serve.out)" >&2; exit 2; }
