@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestDependencyDirection keeps the layout's dependency direction (README "Layout"):
+// TestDependencyDirection keeps the layout's dependency direction (docs/contributing.md "Layout"):
 // verdict (a leaf: the shape of every judgement); policy ◄ profile ◄ probe; profile ◄ scenario ◄ replay ◄ sim ◄ storm, check;
 // profile ◄ advise (never probe); live ◄ replay (never sim); report and cmd on top; internal/*
 // below everything, importing only other internal packages. It reads `go list -deps`, so an

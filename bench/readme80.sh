@@ -90,12 +90,12 @@ prom() { # prom COUNT-SCALE: a cumulative histogram scrape
 }
 prom 1 >before.prom
 prom 3 >after.prom
-# README's patience.yaml, as printed under "patience check".
+# The check reference's patience.yaml (docs/commands.md, under "patience check").
 awk '/^```yaml$/ {y = 1; b = ""; next} y && /^```$/ {y = 0; if (b ~ /^# patience.yaml/) {printf "%s", b; exit}; next} y {b = b $0 "\n"}' \
-  "$OLDPWD/README.md" >patience.yaml
-[ -s patience.yaml ] || { echo "README's patience.yaml not found" >&2; exit 2; }
+  "$OLDPWD/docs/commands.md" >patience.yaml
+[ -s patience.yaml ] || { echo "docs/commands.md's patience.yaml not found" >&2; exit 2; }
 mkdir -p deploy config init shop/k8s
-# README's via: chain (under "Check the stack you run"), with the two configs it names.
+# The via: chain of docs/commands.md (under "Check the stack you run"), with the two configs it names.
 cat >shop/patience.yaml <<'EOF'
 dependencies:
   - name: partner
