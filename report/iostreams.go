@@ -28,7 +28,7 @@ type IOStreams struct {
 	Color bool
 	// Quiet suppresses progress output.
 	Quiet bool
-		// Width is the width text reports fit: stdout's when it is a terminal; else stderr's
+	// Width is the width text reports fit: stdout's when it is a terminal; else stderr's
 	// when that is one (a report piped into tee or less from a terminal fits the terminal it
 	// is read in: bash does not export COLUMNS); else COLUMNS when set, else 100.
 	Width int
