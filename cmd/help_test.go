@@ -49,6 +49,9 @@ func TestHelpExamplesPaste(t *testing.T) {
 		}
 	}
 	_, out, _ := runCmd(t, context.Background(), "", "--help")
+	if !strings.Contains(out, "Marks: ✓ good · ~ provisional") || !strings.Contains(out, "✗ bad: act on it") {
+		t.Errorf("root help has no legend for ✓ ~ ✗:\n%s", out)
+	}
 	if !strings.Contains(out, "  storm  [SCENARIO]  retry-storm amplification and metastable collapse across\n                     many clients") {
 		t.Errorf("root help's storm row does not wrap under the text column:\n%s", out)
 	}

@@ -173,6 +173,7 @@ func AdviseText(w io.Writer, r *advise.Result, o Options) error {
 		writeTitle(&b, st, "By "+string(r.By), fmt.Sprintf("one recommendation per group, most samples first (%d)", len(r.Groups)), width)
 		b.WriteString(adviseGroupTable(r, width, st) + "\n")
 	}
+	writeLegend(&b, st, width, probeLegend, false)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -117,6 +117,7 @@ func CheckText(w io.Writer, r *check.Result, opts Options) error {
 		writeHanging(&b, st.Bad.Render(strings.TrimSuffix(head, " "))+" ", lipgloss.Width(head), textSafe(e.Location()+": "+inputMessage(e)), width, st.Verdict)
 		// Nothing checked: what was read and why each file was left is the explanation.
 		skippedText(&b, r, st, width)
+		writeLegend(&b, st, width, checkLegend, false)
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -154,6 +155,7 @@ func CheckText(w io.Writer, r *check.Result, opts Options) error {
 		}
 	}
 	assumedText(&b, r, st, width)
+	writeLegend(&b, st, width, checkLegend, false)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

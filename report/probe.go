@@ -287,6 +287,7 @@ func ProbeText(w io.Writer, r *profile.Profile, o Options) error {
 	t.writeDistribution()
 	t.writeRecommendation()
 	t.writeCutoffCurve()
+	writeLegend(&t.b, t.st, t.width, probeLegend, false)
 	_, err := io.WriteString(w, t.b.String())
 	return err
 }
