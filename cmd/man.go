@@ -84,7 +84,7 @@ func writeManTree(c *cobra.Command, header *doc.GenManHeader, dir string) error 
 		}
 	}
 	name := strings.ReplaceAll(c.CommandPath(), " ", "-") + "." + header.Section
-	page := *header // GenMan fills in the title: one copy per page, as GenManTree does
+	page := *header       // GenMan fills in the title: one copy per page, as GenManTree does
 	if !isCompletion(c) { // cobra's completion texts are Markdown already
 		long := c.Long
 		c.Long = manMarkdown(long)
