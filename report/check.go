@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/patience-dev/patience/check"
+	"github.com/patience-dev/patience/internal/units"
 )
 
 // CheckFormats are the output formats of `patience check` (-o and --report).
@@ -79,9 +80,9 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	if strings.HasSuffix(noun, "y") {
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+		return units.Count(n) + " " + strings.TrimSuffix(noun, "y") + "ies"
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return units.Count(n) + " " + noun + "s"
 }
 
 // location renders FILE:LINE:COL, leaving out what is unknown.

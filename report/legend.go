@@ -38,12 +38,14 @@ var (
 	notGradedLegend = "– not graded: stopped before it finished"
 )
 
-// writeLegend writes a blank line and the legend, muted and wrapped to width between its
+// writeLegend writes a blank line and the legend ("marks: ✓ good · …": no line of it starts
+// with a mark, as a verdict's does), muted and wrapped to width between its
 // entries; with notGraded, the mark of a part a stopped run left ungraded is explained too.
 func writeLegend(b *strings.Builder, st Styles, width int, entries []string, notGraded bool) {
 	if notGraded {
 		entries = append(entries[:len(entries):len(entries)], notGradedLegend)
 	}
+	entries = append([]string{"marks: " + entries[0]}, entries[1:]...)
 	b.WriteString("\n")
 	for _, l := range wrapSeparated(entries, " · ", width) {
 		b.WriteString(st.Muted.Render(l) + "\n")

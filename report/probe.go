@@ -182,7 +182,7 @@ func probeSetupParts(r *profile.Profile, fig figures) []string {
 	parts := []string{textSafe(r.Target.Method + " " + r.Target.URL), model, "conn " + r.Conn,
 		fig.plural(r.Requests, "request") + " in " + units.Millis(r.DurationMs)}
 	if r.Merged > 0 {
-		parts = append(parts, fmt.Sprintf("merged from %d profiles", r.Merged))
+		parts = append(parts, "merged from "+plural(r.Merged, "profile"))
 	}
 	return parts
 }
