@@ -279,6 +279,15 @@ const probeKeyW = 11
 // keeps its unit), lists wrap between items, and the phase table stacks its later columns
 // under the phase and connection columns when it does not fit.
 func ProbeText(w io.Writer, r *profile.Profile, o Options) error {
+	t := probeTextBody(r, o)
+	writeLegend(&t.b, t.st, t.width, probeLegend, false)
+	_, err := io.WriteString(w, t.b.String())
+	return err
+}
+
+// probeTextBody is ProbeText without its legend: advise writes its own sections before the
+// legend.
+func probeTextBody(r *profile.Profile, o Options) *probeText {
 	t := &probeText{r: r, st: o.Styles, width: textWidth(o), fig: unitFigures}
 	t.writeVerdict()
 	t.writeSetup()
@@ -287,9 +296,7 @@ func ProbeText(w io.Writer, r *profile.Profile, o Options) error {
 	t.writeDistribution()
 	t.writeRecommendation()
 	t.writeCutoffCurve()
-	writeLegend(&t.b, t.st, t.width, probeLegend, false)
-	_, err := io.WriteString(w, t.b.String())
-	return err
+	return t
 }
 
 // probeText is the terminal report being written: its methods are ProbeText's sections, in
