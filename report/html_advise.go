@@ -81,10 +81,12 @@ func adviseWindowChart(r *advise.Result) (*htmlChart, error) {
 		labels[i] = adviseWindowLabel(r, win)
 		p50[i], p99[i] = orNull(win.P50Ms), orNull(win.P99Ms)
 	}
-	svg, err := svgLineChart(labels, []htmlSeries{{Name: "p50", Values: p50}, {Name: "p99", Values: p99}}, "ms", len(labels) <= 12)
+	// A log scale: the p50 is not a flat line under the p99, and a window's tail shows.
+	scale := newLogScale(append(append([]float64{}, p50...), p99...), false, msLabel)
+	svg, err := svgScaledLineChart(labels, []htmlSeries{{Name: "p50", Values: p50}, {Name: "p99", Values: p99}}, "latency", &scale, len(labels) <= 12)
 	if err != nil {
 		return nil, err
 	}
 	return &htmlChart{ID: "advise-windows", Title: "Latency of good responses per window",
-		Caption: "p50 and p99 per " + units.Millis(r.WindowMs) + ", in time order", SVG: svg}, nil
+		Caption: "p50 and p99 per " + units.Millis(r.WindowMs) + ", in time order, on a log scale", SVG: svg}, nil
 }

@@ -42,7 +42,7 @@ type figures struct {
 }
 
 var (
-	unitFigures = figures{count: func(n int64) string { return units.Count(int(n)) }, long: units.Millis, num: units.Sig}
+	unitFigures = figures{count: func(n int64) string { return units.Count(int(n)) }, long: units.Millis, num: units.Figure}
 )
 
 // plural is "1 request", "1,980 requests".
