@@ -565,9 +565,9 @@ func timeoutBelowMeasuredLatency(p *pass, d *Dependency) error {
 		return nil
 	}
 	q := 100 * (1 - cutoff)
-	tail := fmt.Sprintf("p%s n/a with %d samples", fmtNum(q), total)
+	tail := fmt.Sprintf("p%s n/a with %s samples", fmtNum(q), units.Count(int(total)))
 	if float64(total) >= 1/cutoff {
-		tail = fmt.Sprintf("p%s = %s over %d samples", fmtNum(q), units.Duration(time.Duration(h.ValueAtQuantile(q))*time.Microsecond), total)
+		tail = fmt.Sprintf("p%s = %s over %s samples", fmtNum(q), units.Duration(time.Duration(h.ValueAtQuantile(q))*time.Microsecond), units.Count(int(total)))
 	}
 	p.report(d.at("timeout"), "timeout %s cuts off %s of good %s responses (%s; cutoff %s): each one is a wasted attempt that the provider may have completed", units.Duration(d.Policy.Timeout), fmtPct(share), d.Name, tail, fmtPct(cutoff))
 	return nil

@@ -136,6 +136,11 @@ func demoRun(opts *DemoOptions) error {
 			break
 		}
 	}
+	if text && printed > 0 {
+		if err := report.DemoLegend(opts.IO.Out, o); err != nil {
+			return err
+		}
+	}
 	if !text {
 		if err := render(opts.IO.Out, d, o); err != nil {
 			return err

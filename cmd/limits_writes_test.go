@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/patience-dev/patience/report"
+	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 )
 
@@ -76,6 +77,17 @@ func TestManPagesAtomic(t *testing.T) {
 	// What Execute adds before `patience man` runs: the help and completion commands.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	// What writeManTree does to each page's text before GenMan: Markdown-safe (manMarkdown).
+	var safe func(c *cobra.Command)
+	safe = func(c *cobra.Command) {
+		if !isCompletion(c) {
+			c.Long = manMarkdown(c.Long)
+		}
+		for _, sub := range c.Commands() {
+			safe(sub)
+		}
+	}
+	safe(root)
 	v := currentVersion()
 	header := &doc.GenManHeader{Section: "1", Source: "patience " + v.Version, Manual: "patience manual", Date: manDate(v)}
 	if err := doc.GenManTree(root, header, theirs); err != nil {

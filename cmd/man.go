@@ -84,10 +84,68 @@ func writeManTree(c *cobra.Command, header *doc.GenManHeader, dir string) error 
 		}
 	}
 	name := strings.ReplaceAll(c.CommandPath(), " ", "-") + "." + header.Section
-	page := *header // GenMan fills in the title: one copy per page, as GenManTree does
+	page := *header       // GenMan fills in the title: one copy per page, as GenManTree does
+	if !isCompletion(c) { // cobra's completion texts are Markdown already
+		long := c.Long
+		c.Long = manMarkdown(long)
+		defer func() { c.Long = long }()
+	}
 	return atomicfile.Write(filepath.Join(dir, name), func(w io.Writer) error {
 		return doc.GenMan(c, &page, w)
 	})
+}
+
+// isCompletion says whether c is cobra's completion command or one of its shells.
+func isCompletion(c *cobra.Command) bool {
+	for ; c != nil; c = c.Parent() {
+		if c.Name() == "completion" {
+			return true
+		}
+	}
+	return false
+}
+
+// manMarkdown turns a help text into the Markdown cobra's GenMan reads (it converts Long
+// with md2man), so that the page says what --help says: a wrapped line that starts with "#"
+// ("# patience:ignore") stays text instead of becoming a heading, characters Markdown would
+// take for emphasis or links stay as written, and an indented block — a table of rules, of
+// presets or of commands — is kept line for line (a code block) instead of reflowed.
+func manMarkdown(long string) string {
+	var b strings.Builder
+	inBlock := false
+	for _, line := range strings.Split(long, "\n") {
+		indented := strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t")
+		switch {
+		case indented && !inBlock:
+			b.WriteString("\n")
+			inBlock = true
+		case !indented && inBlock && line != "":
+			b.WriteString("\n")
+			inBlock = false
+		}
+		if inBlock {
+			if line != "" {
+				b.WriteString("    " + line)
+			}
+			b.WriteString("\n")
+			continue
+		}
+		b.WriteString(manEscape(line) + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// manEscape backslash-escapes the characters Markdown gives a meaning to inside a line (a
+// "#" only opens a heading at its start, but escaping it everywhere is harmless).
+func manEscape(line string) string {
+	var b strings.Builder
+	for _, r := range line {
+		if strings.ContainsRune("\\`*_[]<>#", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // manDate is the date a page carries: the commit's time when the build knows it, else

@@ -291,3 +291,24 @@ func TestFinishedBarIsCleared(t *testing.T) {
 		t.Errorf("the finished bar is left on the terminal:\n%s\n(raw %q)", strings.Join(left, "\n"), raw)
 	}
 }
+
+// TestReportWidthFromStderrTerminal: a report piped into tee or less from an 80-column
+// terminal (stdout a pipe, stderr the terminal, COLUMNS not exported as bash does not) is
+// 80 wide, not 100 (issue 26 item 3).
+func TestReportWidthFromStderrTerminal(t *testing.T) {
+	master, slave := openPTY(t, 80)
+	defer master.Close()
+	defer slave.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	t.Setenv("COLUMNS", "")
+	s := report.System(nil, w, slave)
+	if s.StdoutTTY || !s.StderrTTY || s.Width != 80 || s.ErrWidth != 80 {
+		t.Errorf("stdout a pipe, stderr an 80-column pty: StdoutTTY %v StderrTTY %v Width %d ErrWidth %d; want false true 80 80",
+			s.StdoutTTY, s.StderrTTY, s.Width, s.ErrWidth)
+	}
+}

@@ -142,6 +142,9 @@ func NewCmdRoot(f *Factory) *cobra.Command {
   check  [FILE...]   the same knowledge as a CI gate with stable rule IDs
   serve  [SCENARIO]  a loopback HTTP target that misbehaves on a script
 
+Marks: ✓ good · ~ provisional (probe: too few samples yet) or degraded (replay, storm:
+stays up, some requests fail) · ✗ bad: act on it · – not graded (the run was stopped).
+
 Exit codes: 0 ok, 1 a gate failed, 2 usage or input error, 3 could not measure, 130 interrupted,
 70 an internal error (a bug: please report it).`,
 		SilenceErrors: true,

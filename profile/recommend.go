@@ -480,8 +480,8 @@ func (r *recommender) judgeAttempts() {
 	if r.n < r.need {
 		finishedPerSample := float64(r.finished) / float64(r.n)
 		more := int64(math.Ceil(float64(r.need-r.n) * finishedPerSample))
-		rec.Verdict.Add(CodeProvisional, verdict.Provisional, fmt.Sprintf("provisional: %s — %d samples back it, a %s needs %d: %d more requests would settle it",
-			sentence, r.n, r.label, r.need, more))
+		rec.Verdict.Add(CodeProvisional, verdict.Provisional, fmt.Sprintf("provisional: %s — %s samples back it, a %s needs %s: %s more requests would settle it",
+			sentence, units.Count(int(r.n)), r.label, units.Count(int(r.need)), units.Count(int(more))))
 		return
 	}
 	rec.Verdict.Add(CodeRecommendation, verdict.Good, sentence)

@@ -202,7 +202,7 @@ func TestAdvise(t *testing.T) {
 			ev:   evidence(Sample{4, 5, 5, 6, 6.5}, 0, nil, nil), caller: interactive,
 			// 6.5 × 1.2 = 7.8 → 8.
 			timeout: 8, attempts: 2, fit: 7, level: verdict.Provisional, code: CodeProvisional,
-			headline: "provisional: timeout 8 ms, no separate connect timeout, 2 attempts (one retry) within the 10 s budget — 5 samples back it, a p99.9 needs 1000: 995 more requests would settle it",
+			headline: "provisional: timeout 8 ms, no separate connect timeout, 2 attempts (one retry) within the 10 s budget — 5 samples back it, a p99.9 needs 1,000: 995 more requests would settle it",
 		},
 		{
 			name: "file descriptors exhausted: failed above the error rate",

@@ -139,15 +139,20 @@ func adviseWindowBars(b *strings.Builder, r *advise.Result, width int, st Styles
 	}
 }
 
-// AdviseText is the terminal report: the probe report of all the samples, then the proxy's
-// attempts, the buckets, the p99 per window and the groups' table, fitted to the width.
+// AdviseText is the terminal report: with --by, the groups' table first — the per-group
+// answer asked for (issue 26: it came last, after a 24-line window chart) — then the probe
+// report of all the samples, the proxy's attempts, the buckets and the p99 per window,
+// fitted to the width.
 func AdviseText(w io.Writer, r *advise.Result, o Options) error {
-	if err := ProbeText(w, r.Profile, o); err != nil {
-		return err
-	}
 	st := o.Styles
 	width := textWidth(o)
 	var b strings.Builder
+	if len(r.Groups) > 0 {
+		writeTitle(&b, st, "By "+string(r.By), fmt.Sprintf("one recommendation per group, most samples first (%d)", len(r.Groups)), width)
+		b.WriteString(adviseGroupTable(r, width, st) + "\n\n")
+		writeTitle(&b, st, "All groups together", plural(int(r.Profile.Requests), "request"), width)
+	}
+	b.WriteString(probeTextBody(r.Profile, o).b.String())
 	if r.Attempts != nil {
 		b.WriteString("\n")
 		writeTitle(&b, st, "Upstream attempts", "what the proxy's own retries did", width)
@@ -168,11 +173,7 @@ func AdviseText(w io.Writer, r *advise.Result, o Options) error {
 			writeHanging(&b, st.Warn.Render("  ! tail moved:")+" ", 16, textSafe(t), width, st.Warn)
 		}
 	}
-	if len(r.Groups) > 0 {
-		b.WriteString("\n")
-		writeTitle(&b, st, "By "+string(r.By), fmt.Sprintf("one recommendation per group, most samples first (%d)", len(r.Groups)), width)
-		b.WriteString(adviseGroupTable(r, width, st) + "\n")
-	}
+	writeLegend(&b, st, width, probeLegend, false)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -215,7 +216,21 @@ func adviseGroupTable(r *advise.Result, width int, st Styles) string {
 }
 
 // AdviseMarkdown renders the result for PR comments and step summaries.
+// With --by, the groups come first, as in the terminal report.
 func AdviseMarkdown(w io.Writer, r *advise.Result, o Options) error {
+	if len(r.Groups) > 0 {
+		var g strings.Builder
+		fmt.Fprintf(&g, "#### By %s\n\n", r.By)
+		rows := make([][]string, len(r.Groups))
+		for i, gr := range r.Groups {
+			rows[i] = adviseGroupRow(gr, unitFigures)
+		}
+		writeMDTable(&g, adviseGroupHeaders, rows, adviseGroupNumeric)
+		fmt.Fprintf(&g, "\n#### All groups together\n\n")
+		if _, err := io.WriteString(w, g.String()); err != nil {
+			return err
+		}
+	}
 	if err := ProbeMarkdown(w, r.Profile, o); err != nil {
 		return err
 	}
@@ -249,14 +264,6 @@ func AdviseMarkdown(w io.Writer, r *advise.Result, o Options) error {
 		for _, t := range r.TailMoved {
 			fmt.Fprintf(&b, "\n> ⚠️ tail moved: %s\n", mdText(t))
 		}
-	}
-	if len(r.Groups) > 0 {
-		fmt.Fprintf(&b, "\n#### By %s\n\n", r.By)
-		rows := make([][]string, len(r.Groups))
-		for i, g := range r.Groups {
-			rows[i] = adviseGroupRow(g, unitFigures)
-		}
-		writeMDTable(&b, adviseGroupHeaders, rows, adviseGroupNumeric)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -110,3 +110,24 @@ func TestAdviseGoldens(t *testing.T) {
 		golden.Assert(t, strings.Replace(v.name, "_text", "_markdown", 1), md.Bytes())
 	}
 }
+
+// TestAdviseGroupsFirst: with --by, the per-group answer comes before the report of all the
+// samples and its 24-line window chart, in every format for people (issue 26 item 4: it came
+// last).
+func TestAdviseGroupsFirst(t *testing.T) {
+	res := adviseNginx(t)
+	for name, render := range map[string]Renderer[*advise.Result]{"text": AdviseText, "markdown": AdviseMarkdown, "html": AdviseHTML} {
+		var b bytes.Buffer
+		if err := render(&b, res, replayOptions(false, 100)); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		groups, window, all := strings.Index(out, "By route"), strings.Index(out, "By window"), strings.Index(out, "Cut-off curve")
+		if name == "html" {
+			all = strings.Index(out, "<h2")
+		}
+		if groups < 0 || window < 0 || groups > window || (all >= 0 && groups > all && name != "html") {
+			t.Errorf("%s: By route at %d, By window at %d, the report of all samples at %d: the groups must come first", name, groups, window, all)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/patience-dev/patience/check"
+	"github.com/patience-dev/patience/internal/units"
 )
 
 // CheckFormats are the output formats of `patience check` (-o and --report).
@@ -79,9 +80,9 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	if strings.HasSuffix(noun, "y") {
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+		return units.Count(n) + " " + strings.TrimSuffix(noun, "y") + "ies"
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return units.Count(n) + " " + noun + "s"
 }
 
 // location renders FILE:LINE:COL, leaving out what is unknown.
@@ -117,6 +118,7 @@ func CheckText(w io.Writer, r *check.Result, opts Options) error {
 		writeHanging(&b, st.Bad.Render(strings.TrimSuffix(head, " "))+" ", lipgloss.Width(head), textSafe(e.Location()+": "+inputMessage(e)), width, st.Verdict)
 		// Nothing checked: what was read and why each file was left is the explanation.
 		skippedText(&b, r, st, width)
+		writeLegend(&b, st, width, checkLegend, false)
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -154,6 +156,7 @@ func CheckText(w io.Writer, r *check.Result, opts Options) error {
 		}
 	}
 	assumedText(&b, r, st, width)
+	writeLegend(&b, st, width, checkLegend, false)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

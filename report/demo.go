@@ -52,7 +52,10 @@ func DemoText(w io.Writer, d *demo.Result, opts Options) error {
 			return err
 		}
 	}
-	return nil
+	if first {
+		return nil
+	}
+	return DemoLegend(w, opts)
 }
 
 // DemoSectionText renders one stage for a terminal: its title, the sentence that says what
@@ -100,6 +103,15 @@ func DemoMarkdown(w io.Writer, d *demo.Result, opts Options) error {
 			return err
 		}
 	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// DemoLegend writes the footer that says what the demo's marks mean; the demo command writes
+// it after the sections it printed one by one (DemoSectionText).
+func DemoLegend(w io.Writer, opts Options) error {
+	var b strings.Builder
+	writeLegend(&b, opts.Styles, textWidth(opts), demoLegend, false)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -54,3 +54,44 @@ func TestWrapHelp(t *testing.T) {
 		t.Error("width 0 changed the text")
 	}
 }
+
+// TestWrapHelpAlignedLabel: a label with a gap of its own ("storm  [SCENARIO]", aligned with
+// "replay [SCENARIO]") wraps under the text column its neighbours use, not after its first
+// gap (issue 26 item 5: the root help's storm row was misaligned).
+func TestWrapHelpAlignedLabel(t *testing.T) {
+	in := "  replay [SCENARIO]  replay a failure scenario through retry/backoff/breaker policies\n" +
+		"  storm  [SCENARIO]  retry-storm amplification and metastable collapse across many clients"
+	want := "  replay [SCENARIO]  replay a failure scenario through retry/backoff/breaker\n" +
+		"                     policies\n" +
+		"  storm  [SCENARIO]  retry-storm amplification and metastable collapse across\n" +
+		"                     many clients"
+	if got := WrapHelp(in, 80); got != want {
+		t.Errorf("WrapHelp at 80:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestWrapHelpExamples: an example wraps between arguments with a shell continuation, a flag
+// kept with its value and a quoted argument whole, so it still pastes as one command (issue
+// 26 item 5: examples wrapped mid-command at 80 columns).
+func TestWrapHelpExamples(t *testing.T) {
+	in := "Examples:\n" +
+		"  patience probe https://api.example.com/ -H 'Authorization: Bearer …' --save eu.json\n" +
+		"  patience probe --merge eu.json us.json -o markdown\n" +
+		"\n" +
+		"Flags:\n" +
+		"      --save string   write the profile to this file so that it can be merged later on\n"
+	want := "Examples:\n" +
+		"  patience probe https://api.example.com/ -H 'Authorization: Bearer …' \\\n" +
+		"      --save eu.json\n" +
+		"  patience probe --merge eu.json us.json -o markdown\n" +
+		"\n" +
+		"Flags:\n" +
+		"      --save string   write the profile to this file so that it can be merged\n" +
+		"                      later on\n"
+	if got := WrapHelp(in, 80); got != want {
+		t.Errorf("WrapHelp at 80:\n%s\nwant:\n%s", got, want)
+	}
+	if got := WrapHelp("Examples:\n  patience check -o github --report 'junit=a b c d e f g h'", 30); got != "Examples:\n  patience check -o github \\\n      --report 'junit=a b c d e f g h'" {
+		t.Errorf("a quoted argument was split:\n%s", got)
+	}
+}

@@ -10,14 +10,33 @@ import (
 	"github.com/patience-dev/patience/internal/units"
 )
 
-// AdviseHTML renders an advise result as one self-contained HTML page: the probe report of
-// every sample (its verdict first, the histogram and the cut-off curve), then what only data
-// read from logs has — the proxy's attempts per request, the bucket bracket, the tail per
-// window as a chart and the groups with their own verdicts.
+// AdviseHTML renders an advise result as one self-contained HTML page: with --by, the groups
+// with their own verdicts first; then the probe report of every sample (its verdict first,
+// the histogram and the cut-off curve) and what only data read from logs has — the proxy's
+// attempts per request, the bucket bracket and the tail per window as a chart.
 func AdviseHTML(w io.Writer, r *advise.Result, _ Options) error {
 	lead, blocks, err := probeHTMLParts(r.Profile)
 	if err != nil {
 		return err
+	}
+	if len(r.Groups) > 0 {
+		t := &htmlTable{Caption: "one recommendation per group, most samples first (" + strconv.Itoa(len(r.Groups)) + ")",
+			Headers: append(append([]string{}, adviseGroupHeaders[:len(adviseGroupHeaders)-1]...), "verdict")}
+		for _, g := range r.Groups {
+			cells := adviseGroupCells(g)
+			row := make([]htmlCell, 0, len(cells))
+			for i, c := range cells[:len(cells)-1] {
+				cell := htmlCell{Text: c, Head: i == 0}
+				if i > 0 {
+					cell.Class = "num"
+				}
+				row = append(row, cell)
+			}
+			v := g.Result.Recommendation.Verdict
+			row = append(row, htmlCell{Mark: v.Level.Symbol(), Text: v.Headline(), Class: "lvl-" + string(v.Level)})
+			t.Rows = append(t.Rows, row)
+		}
+		blocks = append([]htmlBlock{{Heading: "By " + string(r.By)}, {Table: t}, {Heading: "All groups together"}}, blocks...)
 	}
 	if r.Attempts != nil {
 		blocks = append(blocks, htmlBlock{Heading: "Upstream attempts"}, para("", adviseAttempts(r.Attempts)))
@@ -43,25 +62,6 @@ func AdviseHTML(w io.Writer, r *advise.Result, _ Options) error {
 			blocks = append(blocks, list("notes", moved))
 		}
 	}
-	if len(r.Groups) > 0 {
-		t := &htmlTable{Caption: "one recommendation per group, most samples first (" + strconv.Itoa(len(r.Groups)) + ")",
-			Headers: append(append([]string{}, adviseGroupHeaders[:len(adviseGroupHeaders)-1]...), "verdict")}
-		for _, g := range r.Groups {
-			cells := adviseGroupCells(g)
-			row := make([]htmlCell, 0, len(cells))
-			for i, c := range cells[:len(cells)-1] {
-				cell := htmlCell{Text: c, Head: i == 0}
-				if i > 0 {
-					cell.Class = "num"
-				}
-				row = append(row, cell)
-			}
-			v := g.Result.Recommendation.Verdict
-			row = append(row, htmlCell{Mark: v.Level.Symbol(), Text: v.Headline(), Class: "lvl-" + string(v.Level)})
-			t.Rows = append(t.Rows, row)
-		}
-		blocks = append(blocks, htmlBlock{Heading: "By " + string(r.By)}, htmlBlock{Table: t})
-	}
 	return writeHTML(w, htmlDoc{Title: "patience advise", Subtitle: probeHTMLSubtitle(r.Profile),
 		Lead: lead, Sections: []htmlSection{{Blocks: blocks}}})
 }
@@ -81,10 +81,12 @@ func adviseWindowChart(r *advise.Result) (*htmlChart, error) {
 		labels[i] = adviseWindowLabel(r, win)
 		p50[i], p99[i] = orNull(win.P50Ms), orNull(win.P99Ms)
 	}
-	svg, err := svgLineChart(labels, []htmlSeries{{Name: "p50", Values: p50}, {Name: "p99", Values: p99}}, "ms", len(labels) <= 12)
+	// A log scale: the p50 is not a flat line under the p99, and a window's tail shows.
+	scale := newLogScale(append(append([]float64{}, p50...), p99...), false, msLabel)
+	svg, err := svgScaledLineChart(labels, []htmlSeries{{Name: "p50", Values: p50}, {Name: "p99", Values: p99}}, "latency", &scale, len(labels) <= 12)
 	if err != nil {
 		return nil, err
 	}
 	return &htmlChart{ID: "advise-windows", Title: "Latency of good responses per window",
-		Caption: "p50 and p99 per " + units.Millis(r.WindowMs) + ", in time order", SVG: svg}, nil
+		Caption: "p50 and p99 per " + units.Millis(r.WindowMs) + ", in time order, on a log scale", SVG: svg}, nil
 }

@@ -156,6 +156,35 @@ func TestHTMLInBrowser(t *testing.T) {
 
 // The checks above would catch a broken page: a console error, a script error, a blocked
 // request and a request off the machine are each reported.
+// TestHTMLTablesFitNarrow: in a window 600 px wide (a phone, half a laptop screen) check's
+// findings table is no wider than the page: the fix column stays in sight, long YAML paths
+// broken where they must be (issue 26 item 5: the fix column was clipped). Tables of figures
+// (storm's, advise's groups) scroll sideways in their .table-wrap instead: a number is never
+// broken; at the report width (TestHTMLInBrowser) no table is clipped.
+func TestHTMLTablesFitNarrow(t *testing.T) {
+	bin := needBrowser(t)
+	b := startBrowser(t, bin)
+	dir := t.TempDir()
+	for _, tc := range htmlCases {
+		if !strings.HasPrefix(tc.name, "check") {
+			continue
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			var page bytes.Buffer
+			if err := tc.render(t, &page); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, tc.name+".html")
+			if err := os.WriteFile(path, page.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range b.openAt(t, "file://"+path, 600).layout.Clipped {
+				t.Errorf("at 600 px a table is clipped: %s", c)
+			}
+		})
+	}
+}
+
 func TestBrowserReportsPageProblems(t *testing.T) {
 	bin := needBrowser(t)
 	b := startBrowser(t, bin)
@@ -237,6 +266,9 @@ type pageLayout struct {
 	Charts  []pageBox
 	// Bands are the shaded incident windows (rect.band), each with its chart's ID.
 	Bands []pageBox
+	// Clipped are the tables wider than their box: their last columns (check's fix) are
+	// out of sight until the reader scrolls sideways. Each is named by its headers.
+	Clipped []string
 }
 
 const layoutScript = `JSON.stringify((() => {
@@ -247,6 +279,8 @@ const layoutScript = `JSON.stringify((() => {
     Verdict: v ? box(v, 'verdict') : null,
     Charts: [...document.querySelectorAll('figure.chart')].map(f => box(f.querySelector('svg') || f, f.id)),
     Bands: [...document.querySelectorAll('figure.chart rect.band')].map(r => box(r, r.closest('figure').id)),
+    Clipped: [...document.querySelectorAll('.table-wrap')].filter(w => w.scrollWidth > w.clientWidth + 1)
+      .map(w => [...w.querySelectorAll('thead th')].map(h => h.textContent).join('|') + ': ' + w.scrollWidth + ' px in ' + w.clientWidth),
   };
 })())`
 
@@ -437,6 +471,16 @@ type pageResult struct {
 // messages), collects its problems and layout, and takes a full-page screenshot.
 func (b *browser) open(t *testing.T, url string) pageResult {
 	t.Helper()
+	res := b.openAt(t, url, browserWidth)
+	for _, c := range res.layout.Clipped {
+		res.problems = append(res.problems, "a table is wider than the page and clipped (issue 26: check's fix column): "+c)
+	}
+	return res
+}
+
+// openAt is open in a window width pixels wide.
+func (b *browser) openAt(t *testing.T, url string, width int) pageResult {
+	t.Helper()
 	must := func(raw json.RawMessage, err error) json.RawMessage {
 		t.Helper()
 		if err != nil {
@@ -453,7 +497,7 @@ func (b *browser) open(t *testing.T, url string) pageResult {
 	for _, domain := range []string{"Page", "Runtime", "Log", "Network"} {
 		must(b.call(s, domain+".enable", nil))
 	}
-	must(b.call(s, "Emulation.setDeviceMetricsOverride", map[string]any{"width": browserWidth, "height": 900, "deviceScaleFactor": 1, "mobile": false}))
+	must(b.call(s, "Emulation.setDeviceMetricsOverride", map[string]any{"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": false}))
 	var nav struct{ ErrorText string }
 	_ = json.Unmarshal(must(b.call(s, "Page.navigate", map[string]any{"url": url})), &nav)
 	if nav.ErrorText != "" {
@@ -473,7 +517,7 @@ func (b *browser) open(t *testing.T, url string) pageResult {
 	height := min(max(res.layout.Height, 100), 8000)
 	var shot struct{ Data string }
 	_ = json.Unmarshal(must(b.call(s, "Page.captureScreenshot", map[string]any{"format": "png", "captureBeyondViewport": true,
-		"clip": map[string]any{"x": 0, "y": 0, "width": browserWidth, "height": height, "scale": 1}})), &shot)
+		"clip": map[string]any{"x": 0, "y": 0, "width": width, "height": height, "scale": 1}})), &shot)
 	png, err := base64.StdEncoding.DecodeString(shot.Data)
 	if err != nil {
 		t.Fatal(err)

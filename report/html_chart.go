@@ -53,16 +53,27 @@ func newSVGPainter() *charts.Painter {
 // svgLineChart draws series over categorical x labels on one value axis that starts at 0,
 // with bands shaded behind them.
 func svgLineChart(labels []string, series []htmlSeries, yTitle string, symbols bool, bands ...htmlBand) (template.HTML, error) {
+	return svgScaledLineChart(labels, series, yTitle, nil, symbols, bands...)
+}
+
+// svgScaledLineChart is svgLineChart on a logarithmic value axis when scale is set.
+func svgScaledLineChart(labels []string, series []htmlSeries, yTitle string, scale *logScale, symbols bool, bands ...htmlBand) (template.HTML, error) {
 	values := make([][]float64, len(series))
 	names := make([]string, len(series))
 	for i, s := range series {
 		values[i], names[i] = s.Values, textSafe(s.Name) // the library escapes for SVG, keeps line breaks
+		if scale != nil {
+			values[i] = scale.values(s.Values)
+		}
 	}
 	opt := charts.NewLineChartOptionWithData(values)
 	opt.XAxis.Labels = textSafeAll(labels)
 	opt.XAxis.BoundaryGap = charts.Ptr(symbols)
 	opt.Legend.SeriesNames = names
 	opt.YAxis = []charts.YAxisOption{{Title: textSafe(yTitle), Min: charts.Ptr(0.0)}}
+	if scale != nil {
+		opt.YAxis = []charts.YAxisOption{scale.axis(yTitle)}
+	}
 	opt.LineStrokeWidth = 2
 	if symbols {
 		opt.XAxis.LabelCount = len(labels) // a few named points: label each one
@@ -191,12 +202,14 @@ const (
 	htmlBandText    = "rgb(70,70,70)"
 )
 
-// svgBarChart draws one series of bars over categorical x labels.
+// svgBarChart draws one series of bars over categorical x labels, on a log scale of counts
+// (logScale): the tail's few responses show beside the body's many.
 func svgBarChart(labels []string, values []float64, name, yTitle string) (template.HTML, error) {
-	opt := charts.NewBarChartOptionWithData([][]float64{values})
+	scale := newLogScale(values, true, countLabel)
+	opt := charts.NewBarChartOptionWithData([][]float64{scale.values(values)})
 	opt.CategoryAxis.Labels = textSafeAll(labels)
 	opt.Legend.SeriesNames = []string{textSafe(name)}
-	opt.ValueAxis = []charts.ValueAxisOption{{Title: textSafe(yTitle), Min: charts.Ptr(0.0)}}
+	opt.ValueAxis = []charts.ValueAxisOption{scale.axis(yTitle)}
 	p := newSVGPainter()
 	if err := p.BarChart(opt); err != nil {
 		return "", err
@@ -220,7 +233,7 @@ func probeHistogramChart(r *profile.Profile) (*htmlChart, error) {
 		return nil, err
 	}
 	return &htmlChart{ID: "latency-histogram", Title: "Total latency",
-		Caption: "responses by total latency (from the intended send), log-spaced buckets labelled by their upper bound; n=" + replayCount(int(r.Phases.Total.Count)),
+		Caption: "responses by total latency (from the intended send), log-spaced buckets labelled by their upper bound, counts on a log scale (the tail shows); n=" + replayCount(int(r.Phases.Total.Count)),
 		SVG:     svg}, nil
 }
 
@@ -248,12 +261,15 @@ func probeCutoffChart(r *profile.Profile) (*htmlChart, error) {
 	for i, p := range pts {
 		labels[i], cut[i] = p.label, p.cut
 	}
-	svg, err := svgLineChart(labels, []htmlSeries{{Name: "cut off (%)", Values: cut}}, "% cut off", true)
+	// A log scale: the tail's 0.1% shows beside the p90's 10% (a recommended timeout that
+	// cuts off nothing sits on the zero line).
+	scale := newLogScale(cut, true, percentLabel)
+	svg, err := svgScaledLineChart(labels, []htmlSeries{{Name: "cut off (%)", Values: cut}}, "cut off", &scale, true)
 	if err != nil {
 		return nil, err
 	}
 	return &htmlChart{ID: "cutoff-curve", Title: "Cut-off curve",
-		Caption: probeCutoffTitle + ", for each candidate timeout in increasing order; n=" + replayCount(int(r.CutoffCurve[0].Samples)),
+		Caption: probeCutoffTitle + ", for each candidate timeout in increasing order, on a log scale; n=" + replayCount(int(r.CutoffCurve[0].Samples)),
 		SVG:     svg}, nil
 }
 

@@ -83,7 +83,7 @@ func probeHTMLParts(r *profile.Profile) ([]htmlVerdict, []htmlBlock, error) {
 			v, ok := probeCutoffValue(r, c)
 			switch {
 			case !ok:
-				rows = append(rows, []string{c.Label, fmt.Sprintf("n/a (n=%d)", c.Samples), ""})
+				rows = append(rows, []string{c.Label, "n/a (n=" + units.Count(int(c.Samples)) + ")", ""})
 			case c.CutRate == nil:
 				rows = append(rows, []string{c.Label, v, "beyond --max-timeout"})
 			default:

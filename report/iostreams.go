@@ -28,8 +28,9 @@ type IOStreams struct {
 	Color bool
 	// Quiet suppresses progress output.
 	Quiet bool
-	// Width is the width text reports fit: stdout's when it is a terminal, else COLUMNS
-	// when set, else 100.
+	// Width is the width text reports fit: stdout's when it is a terminal; else stderr's
+	// when that is one (a report piped into tee or less from a terminal fits the terminal it
+	// is read in: bash does not export COLUMNS); else COLUMNS when set, else 100.
 	Width int
 	// ErrWidth is the width notes, warnings, errors and progress bars on stderr fit:
 	// stderr's when it is a terminal, else COLUMNS when set, else 0 — unknown, and notes are
@@ -45,24 +46,48 @@ const DefaultWidth = 100
 
 // System builds IOStreams over real streams, detecting TTYs and width.
 func System(in io.Reader, out, errOut io.Writer) *IOStreams {
-	s := &IOStreams{In: in, Out: out, ErrOut: errOut, Width: DefaultWidth, Getenv: os.Getenv}
-	if c, err := strconv.Atoi(strings.TrimSpace(os.Getenv("COLUMNS"))); err == nil && c > 0 {
-		s.Width = c
-		s.ErrWidth = c
+	return systemStreams(in, out, errOut, os.Getenv, terminalSize)
+}
+
+// terminalSize says whether w is a terminal and, when it is, its width (0 when unknown).
+func terminalSize(w io.Writer) (tty bool, width int) {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return false, 0
 	}
-	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		s.StdoutTTY = true
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			s.Width = w
-		}
+	if c, _, err := term.GetSize(int(f.Fd())); err == nil && c > 0 {
+		return true, c
 	}
-	if f, ok := errOut.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		s.StderrTTY = true
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			s.ErrWidth = w
-		}
+	return true, 0
+}
+
+// systemStreams is System with the environment and the terminal query injected (tests).
+// The report width is stdout's terminal, then stderr's, then COLUMNS, then DefaultWidth;
+// stderr's width is stderr's terminal, then COLUMNS, then unknown.
+func systemStreams(in io.Reader, out, errOut io.Writer, getenv func(string) string, size func(io.Writer) (bool, int)) *IOStreams {
+	s := &IOStreams{In: in, Out: out, ErrOut: errOut, Width: DefaultWidth, Getenv: getenv}
+	columns := 0
+	if c, err := strconv.Atoi(strings.TrimSpace(getenv("COLUMNS"))); err == nil && c > 0 {
+		columns = c
+	}
+	var outWidth, errWidth int
+	s.StdoutTTY, outWidth = size(out)
+	s.StderrTTY, errWidth = size(errOut)
+	s.ErrWidth = firstPositive(errWidth, columns)
+	if w := firstPositive(outWidth, errWidth, columns); w > 0 {
+		s.Width = w
 	}
 	return s
+}
+
+// firstPositive is the first of ws above zero, 0 when none is.
+func firstPositive(ws ...int) int {
+	for _, w := range ws {
+		if w > 0 {
+			return w
+		}
+	}
+	return 0
 }
 
 // Test builds IOStreams over buffers: no TTY, no colour, 80 columns for reports, stderr's

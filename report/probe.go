@@ -42,7 +42,7 @@ type figures struct {
 }
 
 var (
-	unitFigures = figures{count: func(n int64) string { return units.Count(int(n)) }, long: units.Millis, num: units.Sig}
+	unitFigures = figures{count: func(n int64) string { return units.Count(int(n)) }, long: units.Millis, num: units.Figure}
 )
 
 // plural is "1 request", "1,980 requests".
@@ -182,7 +182,7 @@ func probeSetupParts(r *profile.Profile, fig figures) []string {
 	parts := []string{textSafe(r.Target.Method + " " + r.Target.URL), model, "conn " + r.Conn,
 		fig.plural(r.Requests, "request") + " in " + units.Millis(r.DurationMs)}
 	if r.Merged > 0 {
-		parts = append(parts, fmt.Sprintf("merged from %d profiles", r.Merged))
+		parts = append(parts, "merged from "+plural(r.Merged, "profile"))
 	}
 	return parts
 }
@@ -279,6 +279,15 @@ const probeKeyW = 11
 // keeps its unit), lists wrap between items, and the phase table stacks its later columns
 // under the phase and connection columns when it does not fit.
 func ProbeText(w io.Writer, r *profile.Profile, o Options) error {
+	t := probeTextBody(r, o)
+	writeLegend(&t.b, t.st, t.width, probeLegend, false)
+	_, err := io.WriteString(w, t.b.String())
+	return err
+}
+
+// probeTextBody is ProbeText without its legend: advise writes its own sections before the
+// legend.
+func probeTextBody(r *profile.Profile, o Options) *probeText {
 	t := &probeText{r: r, st: o.Styles, width: textWidth(o), fig: unitFigures}
 	t.writeVerdict()
 	t.writeSetup()
@@ -287,8 +296,7 @@ func ProbeText(w io.Writer, r *profile.Profile, o Options) error {
 	t.writeDistribution()
 	t.writeRecommendation()
 	t.writeCutoffCurve()
-	_, err := io.WriteString(w, t.b.String())
-	return err
+	return t
 }
 
 // probeText is the terminal report being written: its methods are ProbeText's sections, in

@@ -345,3 +345,23 @@ func TestProbeTextFitsEveryWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestProbeMergedCount: a merge of one profile says "1 profile", of more "N profiles", and a
+// count of a thousand or more is written 1,500 as every other count (issue 26 item 5:
+// "merged from 1 profiles").
+func TestProbeMergedCount(t *testing.T) {
+	for _, tc := range []struct {
+		merged int
+		want   string
+	}{{1, "merged from 1 profile"}, {2, "merged from 2 profiles"}, {1500, "merged from 1,500 profiles"}} {
+		r := probeFixture()
+		r.Merged = tc.merged
+		var b strings.Builder
+		if err := ProbeText(&b, r, probeOptions(false)); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), tc.want) || (tc.merged == 1 && strings.Contains(b.String(), "1 profiles")) {
+			t.Errorf("Merged %d: no %q in\n%s", tc.merged, tc.want, b.String())
+		}
+	}
+}

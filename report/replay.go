@@ -136,6 +136,11 @@ func ReplayText(w io.Writer, r *replay.Result, opts Options) error {
 	if r.Interrupted {
 		b.WriteString(st.Warn.Render("interrupted: only the policies above were replayed") + "\n")
 	}
+	levels := make([]verdict.Level, 0, len(r.Policies))
+	for _, p := range r.Policies {
+		levels = append(levels, p.Verdict.Level)
+	}
+	writeLegend(&b, st, width, policyLegend, anyNotGraded(levels...))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/replay"
 	"github.com/patience-dev/patience/storm"
+	"github.com/patience-dev/patience/verdict"
 )
 
 // StormText renders the storm for a terminal, fitted to its width: the verdict first, the
@@ -50,6 +51,11 @@ func StormText(w io.Writer, r *storm.Result, opts Options) error {
 	if r.Interrupted {
 		b.WriteString(st.Warn.Render("interrupted: only the policies above were simulated") + "\n")
 	}
+	levels := []verdict.Level{r.Verdict.Level}
+	for _, p := range r.Policies {
+		levels = append(levels, p.Verdict.Level)
+	}
+	writeLegend(&b, st, width, policyLegend, anyNotGraded(levels...))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

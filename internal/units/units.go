@@ -82,6 +82,25 @@ func Sig(x float64) string {
 	return s
 }
 
+// Figure is Sig with thousands separators, as Count writes them: 4.12, 412, 4,120 — for a
+// table whose cells sit beside counts (a phase table in ms next to "1,800 requests").
+func Figure(x float64) string {
+	s := Sig(x)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	intPart, frac := s, ""
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		intPart, frac = s[:i], s[i:]
+	}
+	if n, err := strconv.Atoi(intPart); err == nil && n >= 1000 {
+		intPart = Count(n)
+	}
+	if neg {
+		return "-" + intPart + frac
+	}
+	return intPart + frac
+}
+
 // Number writes a magnitude with three significant digits, thousands as k and millions as
 // M: 8, 19.5, 600, 1.23k, 22.5k, 1.5M.
 func Number(x float64) string {

@@ -60,3 +60,13 @@ func TestUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestFigure: three significant digits with the thousands separator Count uses, so a table
+// of milliseconds does not write 1260 beside a count of 1,800 (issue 26 item 5).
+func TestFigure(t *testing.T) {
+	for x, want := range map[float64]string{0.182: "0.182", 41.23: "41.2", 412: "412", 1260: "1,260", 4123: "4,120", -1500: "-1,500", 1234567: "1,230,000"} {
+		if got := Figure(x); got != want {
+			t.Errorf("Figure(%g) = %q, want %q", x, got, want)
+		}
+	}
+}
