@@ -517,7 +517,11 @@ func errorCount(n int64) string {
 // probeMeasure runs the probe with a progress bar on stderr when it is a terminal.
 func probeMeasure(ctx context.Context, opts *ProbeOptions, cfg probe.Config) (*profile.Profile, error) {
 	show := opts.IO.ShowProgress(opts.Output)
-	p := newProgress(ctx, opts.IO, show, 32)
+	// Not ctx: mpb shuts a container down when its context ends, and a bar added after that
+	// panics ("can't be reused after Wait()": a Ctrl-C landing between here and AddBar exited
+	// 70 once in TestInterruptBlockedOnInput). The bar is always aborted or completed below,
+	// so Wait returns without the context's help.
+	p := newProgress(context.Background(), opts.IO, show, 32)
 	var last atomic.Pointer[probe.Progress]
 	last.Store(&probe.Progress{})
 	bar := p.AddBar(0, mpb.BarRemoveOnComplete(),
