@@ -3,6 +3,7 @@ package storm
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"time"
 
@@ -48,6 +49,8 @@ type Overrides struct {
 	// Given are policies the caller resolved itself (a check file's via: chain, --chain),
 	// compared after the --policy ones; they keep their own layers.
 	Given []*policy.Policy
+	// Stdin is read for Scenario "-" (a scenario piped in); nil: "-" is a name like any other.
+	Stdin io.Reader
 
 	// Changed names the flags the user set (OverrideFlags): quick-model flags override a
 	// scenario's values only when set, and --timeout/--attempts override every policy only
@@ -192,7 +195,7 @@ func (o Overrides) quick(v overrideValues, given []*policy.Policy) (*scenario.Sc
 
 // onScenario opens the scenario and applies the flags the user set.
 func (o Overrides) onScenario(v overrideValues, given []*policy.Policy) (*scenario.Scenario, error) {
-	sc, err := scenario.Open(o.Scenario)
+	sc, err := scenario.OpenStdin(o.Scenario, scenario.ForReplay, o.Stdin)
 	if err != nil {
 		return nil, err
 	}
