@@ -46,11 +46,16 @@ var argsWanted = map[string]string{
 	"patience scenarios validate": "the scenario files to validate",
 }
 
-// quoteArgs lists arguments as given, quoted.
+// quoteArgs lists arguments as given, quoted: the first three, then how many more (an
+// unquoted glob can expand to thousands).
 func quoteArgs(args []string) string {
-	q := make([]string, len(args))
+	var q []string
 	for i, a := range args {
-		q[i] = fmt.Sprintf("%q", a)
+		if i == 3 {
+			q = append(q, fmt.Sprintf("and %d more", len(args)-i))
+			break
+		}
+		q = append(q, fmt.Sprintf("%q", a))
 	}
 	return strings.Join(q, " ")
 }
