@@ -183,6 +183,9 @@ func (o Overrides) quick(v overrideValues, given []*policy.Policy) (*scenario.Sc
 	if err := o.checkQuickArrivals(v); err != nil {
 		return nil, nil, err
 	}
+	if err := o.checkWindowsInRun(v, v.duration, "--duration "+o.Duration); err != nil {
+		return nil, nil, err
+	}
 	if err := m.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -257,6 +260,13 @@ func (o Overrides) onScenario(v overrideValues, given []*policy.Policy) (*scenar
 	if err := o.checkScenarioArrivals(sc, v); err != nil {
 		return nil, err
 	}
+	durFrom := "scenario " + sc.Name + "'s duration"
+	if ch["duration"] {
+		durFrom = "--duration " + o.Duration
+	}
+	if err := o.checkWindowsInRun(v, sc.Duration, durFrom); err != nil {
+		return nil, err
+	}
 	workers := 0
 	if cp := sc.Target.Capacity; cp != nil {
 		workers = cp.Workers
@@ -283,4 +293,26 @@ func faultPhases(outages, errs []Window) []scenario.Phase {
 			Faults: []scenario.Fault{{Kind: scenario.FaultStatus, Status: 503, Percent: 1}}})
 	}
 	return out
+}
+
+// checkWindowsInRun refuses an --outage or --errors window that starts once requests have
+// stopped arriving (at duration, set by durFrom): it would never be met, and the run would
+// judge a fault that did not happen. The message reads LEN@AT back as LEN of fault from AT,
+// so that a length and a start written the other way round show.
+func (o Overrides) checkWindowsInRun(v overrideValues, duration time.Duration, durFrom string) error {
+	check := func(flag string, specs []string, ws []Window, what string) error {
+		for i, w := range ws {
+			if w.At < duration {
+				continue
+			}
+			return fmt.Errorf("%s %s: %s of %s from %s, but requests stop arriving at %s (%s): start it before %s (e.g. %s@%s) or lengthen --duration",
+				flag, specs[i], scenario.FormatDuration(w.For), what, scenario.FormatDuration(w.At), scenario.FormatDuration(duration), durFrom,
+				scenario.FormatDuration(duration), scenario.FormatDuration(w.For), scenario.FormatDuration(duration/3))
+		}
+		return nil
+	}
+	if err := check("--outage", o.Outages, v.outages, "outage"); err != nil {
+		return err
+	}
+	return check("--errors", o.Errors, v.errs, "503 errors")
 }
