@@ -389,6 +389,10 @@ func saveProfile(streams *report.IOStreams, path string, force bool, res *profil
 	if err := profile.Save(path, res); err != nil {
 		return UsageErrorf("--save: %v", err)
 	}
+	if !streams.Quiet {
+		// On stderr, so a report piped on stdout stays the report; -q leaves it out.
+		notef(streams, "saved profile to %s", report.Sanitize(path))
+	}
 	return nil
 }
 
