@@ -257,25 +257,7 @@ func (o Overrides) onScenario(v overrideValues, given []*policy.Policy) (*scenar
 	if ch["seed"] {
 		sc.Seed = o.Seed
 	}
-	if err := o.checkScenarioArrivals(sc, v); err != nil {
-		return nil, err
-	}
-	durFrom := "scenario " + sc.Name + "'s duration"
-	if ch["duration"] {
-		durFrom = "--duration " + o.Duration
-	}
-	if err := o.checkWindowsInRun(v, sc.Duration, durFrom); err != nil {
-		return nil, err
-	}
-	workers := 0
-	if cp := sc.Target.Capacity; cp != nil {
-		workers = cp.Workers
-	}
-	queue := 0
-	if cp := sc.Target.Capacity; cp != nil && cp.Queue < UnboundedQueue {
-		queue = cp.Queue
-	}
-	if err := checkLimits(sc.Load.Clients, sc.Load.Rate, float64(workers), queue, sc.Duration); err != nil {
+	if err := o.checkScenarioRun(sc, v); err != nil {
 		return nil, err
 	}
 	return sc, nil
@@ -315,4 +297,32 @@ func (o Overrides) checkWindowsInRun(v overrideValues, duration time.Duration, d
 		return err
 	}
 	return check("--errors", o.Errors, v.errs, "503 errors")
+}
+
+// durationFrom says where a scenario run's duration comes from: --duration, or the scenario.
+func (o Overrides) durationFrom(sc *scenario.Scenario) string {
+	if o.Changed["duration"] {
+		return "--duration " + o.Duration
+	}
+	return "scenario " + sc.Name + "'s duration"
+}
+
+// checkScenarioRun checks the scenario as the flags left it: its arrivals, the fault windows
+// within them, and the bounds of a scenario file.
+func (o Overrides) checkScenarioRun(sc *scenario.Scenario, v overrideValues) error {
+	if err := o.checkScenarioArrivals(sc, v); err != nil {
+		return err
+	}
+	if err := o.checkWindowsInRun(v, sc.Duration, o.durationFrom(sc)); err != nil {
+		return err
+	}
+	workers := 0
+	if cp := sc.Target.Capacity; cp != nil {
+		workers = cp.Workers
+	}
+	queue := 0
+	if cp := sc.Target.Capacity; cp != nil && cp.Queue < UnboundedQueue {
+		queue = cp.Queue
+	}
+	return checkLimits(sc.Load.Clients, sc.Load.Rate, float64(workers), queue, sc.Duration)
 }
