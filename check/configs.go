@@ -96,7 +96,8 @@ func (cs *Configs) open(path string) (*ConfigFile, error) {
 	}
 	data, err := readBounded(path)
 	if err != nil {
-		return nil, err
+		// readBounded's errors carry no path: the via: entry's error names the file.
+		return nil, fmt.Errorf("%s: cannot read: %w", path, err)
 	}
 	cf, reason, err := ParseConfig(path, data)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -36,8 +37,30 @@ type Inputs struct {
 // a path that cannot be read — named or found in a walk — a check file that does not load,
 // or a recognised config with a wrong value, is an input error.
 func LoadPaths(paths []string) (*Inputs, error) {
+	return LoadPathsStdin(paths, nil)
+}
+
+// StdinName is how check names standard input read for "-" in the report and in every
+// error: (stdin):LINE:COL.
+const StdinName = "(stdin)"
+
+// LoadPathsStdin is LoadPaths where "-" reads stdin (`helm template . | patience check -`):
+// once, bounded like a file (maxFileSize), sorted by content as a file named on the command
+// line is, under the name StdinName. With a nil stdin, "-" is a file name like any other.
+func LoadPathsStdin(paths []string, stdin io.Reader) (*Inputs, error) {
 	in := &Inputs{Configs: NewConfigs(), seen: map[string]string{}}
+	stdinRead := false
 	for _, p := range paths {
+		if p == input.Stdin && stdin != nil {
+			if stdinRead {
+				return nil, &scenario.Error{File: StdinName, Msg: "- is named twice: standard input can be read once"}
+			}
+			stdinRead = true
+			if err := in.loadStdin(stdin); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		st, err := os.Stat(p) // follows a symlink: a linked directory is walked
 		if err != nil || !st.IsDir() {
 			if err := in.loadOne(p, true); err != nil {
@@ -184,6 +207,25 @@ func (in *Inputs) loadOne(path string, named bool) error {
 		}
 		return &scenario.Error{File: path, Msg: "cannot read: " + err.Error()}
 	}
+	return in.sort(path, data, named)
+}
+
+// loadStdin reads standard input, as bounded as a file, and sorts it as a file named on the
+// command line.
+func (in *Inputs) loadStdin(stdin io.Reader) error {
+	data, err := input.ReadContext(input.Interrupt(), stdin, StdinName, maxFileSize)
+	var tl *input.TooLargeError
+	if errors.As(err, &tl) {
+		return &scenario.Error{File: StdinName, Msg: "cannot read: " + tl.Reason()}
+	}
+	if err != nil {
+		return err
+	}
+	return in.sort(StdinName, data, true)
+}
+
+// sort files data, read from path: a check file, a config, a scenario or skipped.
+func (in *Inputs) sort(path string, data []byte, named bool) error {
 	in.Read = append(in.Read, path)
 	if isCheckFileName(path) {
 		return in.loadCheck(path, data)
@@ -245,6 +287,10 @@ func (in *Inputs) scenarioFile(path string, data []byte, named bool) (reason str
 	sc, err := scenario.Parse(data, path)
 	if err != nil {
 		return "", err
+	}
+	if path == StdinName {
+		// PT100 replays a scenario by its path, after every static rule ran.
+		return "a scenario on standard input: check replays scenario files it can name (patience replay - replays one from standard input)", nil
 	}
 	if len(sc.Expect) == 0 {
 		return "a scenario with no expect: block: a replay would assert nothing (patience replay " + path + " runs it)", nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/patience-dev/patience/check"
 	"github.com/patience-dev/patience/internal/atomicfile"
+	"github.com/patience-dev/patience/internal/input"
 	"github.com/patience-dev/patience/profile"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
@@ -181,11 +182,14 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
+	// "-" reads standard input; reports name it (stdin), as its errors do.
+	in, err := check.LoadPathsStdin(paths, opts.IO.In)
+	paths = stdinNamed(paths)
 	copts := check.Options{FailOn: failOn, Profile: opts.Profile, Version: currentVersion().Version,
 		// A scenarios: entry is replayed as `patience replay` would: refused above the budget.
 		Admit: func(sc *scenario.Scenario) error { return budget.Check(storm.EstimateCost(sc, false, 1)) }}
-	// Check files, config files recognised by content, and directories walked for both.
-	in, err := check.LoadPaths(paths)
+	// Check files, config files recognised by content, and directories walked for both
+	// (read above, before the paths were renamed).
 	if err != nil && ctx.Err() != nil {
 		// Ctrl-C while a file was read (a FIFO with no writer): nothing was checked, and
 		// no report says the input failed.
@@ -354,4 +358,16 @@ func checkInit(opts *CheckOptions) error {
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "wrote %s; run patience check %s\n", path, path)
 	return nil
+}
+
+// stdinNamed is paths with "-" named as check names standard input: (stdin).
+func stdinNamed(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = p
+		if p == input.Stdin {
+			out[i] = check.StdinName
+		}
+	}
+	return out
 }

@@ -389,6 +389,10 @@ func saveProfile(streams *report.IOStreams, path string, force bool, res *profil
 	if err := profile.Save(path, res); err != nil {
 		return UsageErrorf("--save: %v", err)
 	}
+	if !streams.Quiet {
+		// On stderr, so a report piped on stdout stays the report; -q leaves it out.
+		notef(streams, "saved profile to %s", report.Sanitize(path))
+	}
 	return nil
 }
 
@@ -402,6 +406,9 @@ func probeExit(opts *ProbeOptions, res *profile.Profile) error {
 		// A merge of profiles saved by interrupted runs was not itself interrupted: the
 		// report and probeMerge's note say what the figures cover.
 		return ErrInterrupted
+	case res.Unreachable && largestErrorClass(res.Errors) == "tls":
+		// The server answered; its certificate (or protocol) was refused: not "unreachable".
+		return CannotMeasureError(fmt.Errorf("TLS failure: %s (%s)", res.ErrorSamples["tls"].Message, errorCounts(res.Errors)))
 	case res.Unreachable:
 		return CannotMeasureError(fmt.Errorf("target unreachable: %s", errorCounts(res.Errors)))
 	case res.Requests > 0 && res.Responses == 0:
@@ -420,6 +427,17 @@ func probeExit(opts *ProbeOptions, res *profile.Profile) error {
 		return GateFailed(fmt.Errorf("--strict: %s", v.Text()))
 	}
 	return nil
+}
+
+// largestErrorClass is the class with the most errors (the first in report order on a tie).
+func largestErrorClass(errs map[string]int64) string {
+	best, most := "", int64(0)
+	for _, c := range profile.ErrorClasses {
+		if errs[c] > most {
+			best, most = c, errs[c]
+		}
+	}
+	return best
 }
 
 func errorCounts(errs map[string]int64) string {

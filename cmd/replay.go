@@ -109,7 +109,7 @@ func loadReplayScenario(opts *ReplayOptions) (*scenario.Scenario, error) {
 	if name == "" {
 		name = scenario.DefaultName
 	}
-	sc, err := scenario.Open(name)
+	sc, err := scenario.OpenStdin(name, scenario.ForReplay, opts.IO.In)
 	if err != nil {
 		return nil, UsageError(err)
 	}

@@ -331,7 +331,7 @@ func fixedCompletion(choices []string) func(*cobra.Command, []string, string) ([
 func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if err := v(c, args); err != nil {
-			return UsageError(err)
+			return UsageError(argsError(c, args, err))
 		}
 		return nil
 	}

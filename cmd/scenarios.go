@@ -124,7 +124,7 @@ func scenariosValidate(opts *ScenariosOptions) error {
 			return UsageError(err)
 		}
 	}
-	res, problems := scenario.Validate(opts.Files, purpose)
+	res, problems := scenario.ValidateStdin(opts.Files, purpose, opts.IO.In)
 	if err := render(opts.IO.Out, res, opts.IO.Options()); err != nil {
 		return err
 	}

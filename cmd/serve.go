@@ -146,7 +146,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if name == "" {
 		name = scenario.DefaultName
 	}
-	sc, err := scenario.OpenFor(name, scenario.ForServe)
+	sc, err := scenario.OpenStdin(name, scenario.ForServe, opts.IO.In)
 	if err != nil {
 		return UsageError(err)
 	}

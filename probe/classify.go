@@ -76,9 +76,37 @@ func errorMessage(err error, class int, maxTimeout time.Duration) string {
 	if class == errTimeout && errors.Is(err, context.DeadlineExceeded) {
 		return "no answer within " + units.Millis(ms(maxTimeout)) + " (--max-timeout)"
 	}
+	if class == errTLS {
+		return tlsMessage(err)
+	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
 	return err.Error()
+}
+
+// tlsMessage says what failed in a TLS handshake, from the x509 error's type where there is
+// one: the certificate not trusted, issued for another name, or expired. The report prints it
+// after the class ("tls: certificate not trusted: …"), so crypto/tls's own "tls: " prefix is
+// dropped rather than doubled.
+func tlsMessage(err error) string {
+	var unknownAuth x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	switch {
+	case errors.As(err, &unknownAuth):
+		return "certificate not trusted: " + strings.TrimPrefix(unknownAuth.Error(), "x509: ")
+	case errors.As(err, &hostErr):
+		return "certificate name mismatch: " + strings.TrimPrefix(hostErr.Error(), "x509: ")
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
+		return "certificate expired or not yet valid: " + strings.TrimPrefix(invalid.Error(), "x509: ")
+	case errors.As(err, &invalid):
+		return "certificate not valid: " + strings.TrimPrefix(invalid.Error(), "x509: ")
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return strings.TrimPrefix(err.Error(), "tls: ")
 }

@@ -18,6 +18,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -126,6 +127,9 @@ func (c *Config) validateTarget() error {
 	u, err := url.Parse(c.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("target %q is not an http:// or https:// URL", RedactURL(c.URL))
+	}
+	if err := validPort(u.Port()); err != nil {
+		return fmt.Errorf("target %q: %w", RedactURL(c.URL), err)
 	}
 	if c.Method == "" {
 		c.Method = http.MethodGet
@@ -871,4 +875,18 @@ func (r *runner) feed(b *profile.Builder) {
 		}
 	}
 	b.Add(whole)
+}
+
+// validPort checks a URL's port: none (the scheme's), or a number from 1 to 65535. Left to the
+// dial, port 99999 would fail every request and read as a target that cannot be measured
+// (exit 3) rather than the usage error it is.
+func validPort(port string) error {
+	if port == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("port %s is not a port number (1 to 65535)", port)
+	}
+	return nil
 }

@@ -63,8 +63,9 @@ func TestVerdictsOfFailingTargets(t *testing.T) {
 	}
 }
 
-// TestErrorSampleTLS: a certificate that does not verify is reported with its x509 reason and
-// the --insecure hint, in the samples and in the headline.
+// TestErrorSampleTLS: a certificate that does not verify is reported with its x509 reason
+// (certificate not trusted) and the --insecure hint, in the samples and in a headline that
+// says TLS failure, not target unreachable.
 func TestErrorSampleTLS(t *testing.T) {
 	srv := httptest.NewUnstartedServer(probetest.Fast())
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshakes fail by design
@@ -72,10 +73,10 @@ func TestErrorSampleTLS(t *testing.T) {
 	defer srv.Close()
 	r := run(t, probe.Config{URL: srv.URL + "/", Concurrency: 2, Requests: 10, Conn: "fresh"})
 	s, ok := r.ErrorSamples["tls"]
-	if !ok || !strings.Contains(s.Message, "x509") || !strings.Contains(s.Hint, "--insecure") {
+	if !ok || !strings.HasPrefix(s.Message, "certificate not trusted: ") || !strings.Contains(s.Hint, "--insecure") {
 		t.Fatalf("tls sample %+v (samples %+v)", s, r.ErrorSamples)
 	}
-	if h := r.Recommendation.Verdict.Headline(); !strings.Contains(h, "x509") || !strings.Contains(h, "--insecure") {
+	if h := r.Recommendation.Verdict.Headline(); !strings.HasPrefix(h, "TLS failure: ") || !strings.Contains(h, "certificate not trusted") || !strings.Contains(h, "--insecure") {
 		t.Errorf("headline %q lacks the reason and the hint", h)
 	}
 	if ins := run(t, probe.Config{URL: srv.URL + "/", Concurrency: 1, Requests: 5, Conn: "fresh", Insecure: true}); ins.Responses != 5 {

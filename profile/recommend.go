@@ -345,6 +345,9 @@ func newRecommender(ev Evidence, c Caller, o RecommendOptions) *recommender {
 func (r *recommender) judgeUnmeasured() {
 	ev, v, finished := &r.ev, &r.rec.Verdict, r.finished
 	switch {
+	case ev.Unreachable && largestFailure(ev) == "tls":
+		// The target answered, but its certificate (or protocol) was refused: not "unreachable".
+		v.Add(CodeUnreachable, verdict.Bad, "TLS failure: the first requests failed the TLS handshake ("+failureSummary(ev)+")"+sampleClause(ev))
 	case ev.Unreachable:
 		v.Add(CodeUnreachable, verdict.Bad, "target unreachable: the first requests could not connect ("+failureSummary(ev)+")"+sampleClause(ev))
 	case finished > 0 && r.answered == 0 && ev.NoAnswer == finished:

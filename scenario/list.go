@@ -1,5 +1,11 @@
 package scenario
 
+import (
+	"io"
+
+	"github.com/patience-dev/patience/internal/input"
+)
+
 // ListSchema is the value of List.Schema.
 const ListSchema = "patience/scenarios/v1"
 
@@ -40,10 +46,19 @@ type ValidatedFile struct {
 // running anything: the files that load are listed in the Validation, in the order given,
 // and the first problem of each file that does not is returned, in the same order.
 func Validate(files []string, purpose Purpose) (Validation, []error) {
+	return ValidateStdin(files, purpose, nil)
+}
+
+// ValidateStdin is Validate where "-" reads a scenario from stdin (OpenStdin), reported as
+// StdinName.
+func ValidateStdin(files []string, purpose Purpose, stdin io.Reader) (Validation, []error) {
 	res := Validation{Schema: ValidationSchema, Files: []ValidatedFile{}}
 	var problems []error
 	for _, file := range files {
-		sc, err := OpenFor(file, purpose)
+		sc, err := OpenStdin(file, purpose, stdin)
+		if file == input.Stdin && stdin != nil {
+			file, stdin = StdinName, nil // read once: a second "-" is a name
+		}
 		if err != nil {
 			problems = append(problems, err)
 			continue

@@ -3,6 +3,7 @@ package storm
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"time"
 
@@ -48,6 +49,8 @@ type Overrides struct {
 	// Given are policies the caller resolved itself (a check file's via: chain, --chain),
 	// compared after the --policy ones; they keep their own layers.
 	Given []*policy.Policy
+	// Stdin is read for Scenario "-" (a scenario piped in); nil: "-" is a name like any other.
+	Stdin io.Reader
 
 	// Changed names the flags the user set (OverrideFlags): quick-model flags override a
 	// scenario's values only when set, and --timeout/--attempts override every policy only
@@ -180,6 +183,9 @@ func (o Overrides) quick(v overrideValues, given []*policy.Policy) (*scenario.Sc
 	if err := o.checkQuickArrivals(v); err != nil {
 		return nil, nil, err
 	}
+	if err := o.checkWindowsInRun(v, v.duration, "--duration "+o.Duration); err != nil {
+		return nil, nil, err
+	}
 	if err := m.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -192,7 +198,7 @@ func (o Overrides) quick(v overrideValues, given []*policy.Policy) (*scenario.Sc
 
 // onScenario opens the scenario and applies the flags the user set.
 func (o Overrides) onScenario(v overrideValues, given []*policy.Policy) (*scenario.Scenario, error) {
-	sc, err := scenario.Open(o.Scenario)
+	sc, err := scenario.OpenStdin(o.Scenario, scenario.ForReplay, o.Stdin)
 	if err != nil {
 		return nil, err
 	}
@@ -251,18 +257,7 @@ func (o Overrides) onScenario(v overrideValues, given []*policy.Policy) (*scenar
 	if ch["seed"] {
 		sc.Seed = o.Seed
 	}
-	if err := o.checkScenarioArrivals(sc, v); err != nil {
-		return nil, err
-	}
-	workers := 0
-	if cp := sc.Target.Capacity; cp != nil {
-		workers = cp.Workers
-	}
-	queue := 0
-	if cp := sc.Target.Capacity; cp != nil && cp.Queue < UnboundedQueue {
-		queue = cp.Queue
-	}
-	if err := checkLimits(sc.Load.Clients, sc.Load.Rate, float64(workers), queue, sc.Duration); err != nil {
+	if err := o.checkScenarioRun(sc, v); err != nil {
 		return nil, err
 	}
 	return sc, nil
@@ -280,4 +275,54 @@ func faultPhases(outages, errs []Window) []scenario.Phase {
 			Faults: []scenario.Fault{{Kind: scenario.FaultStatus, Status: 503, Percent: 1}}})
 	}
 	return out
+}
+
+// checkWindowsInRun refuses an --outage or --errors window that starts once requests have
+// stopped arriving (at duration, set by durFrom): it would never be met, and the run would
+// judge a fault that did not happen. The message reads LEN@AT back as LEN of fault from AT,
+// so that a length and a start written the other way round show.
+func (o Overrides) checkWindowsInRun(v overrideValues, duration time.Duration, durFrom string) error {
+	check := func(flag string, specs []string, ws []Window, what string) error {
+		for i, w := range ws {
+			if w.At < duration {
+				continue
+			}
+			return fmt.Errorf("%s %s: %s of %s from %s, but requests stop arriving at %s (%s): start it before %s (e.g. %s@%s) or lengthen --duration",
+				flag, specs[i], scenario.FormatDuration(w.For), what, scenario.FormatDuration(w.At), scenario.FormatDuration(duration), durFrom,
+				scenario.FormatDuration(duration), scenario.FormatDuration(w.For), scenario.FormatDuration(duration/3))
+		}
+		return nil
+	}
+	if err := check("--outage", o.Outages, v.outages, "outage"); err != nil {
+		return err
+	}
+	return check("--errors", o.Errors, v.errs, "503 errors")
+}
+
+// durationFrom says where a scenario run's duration comes from: --duration, or the scenario.
+func (o Overrides) durationFrom(sc *scenario.Scenario) string {
+	if o.Changed["duration"] {
+		return "--duration " + o.Duration
+	}
+	return "scenario " + sc.Name + "'s duration"
+}
+
+// checkScenarioRun checks the scenario as the flags left it: its arrivals, the fault windows
+// within them, and the bounds of a scenario file.
+func (o Overrides) checkScenarioRun(sc *scenario.Scenario, v overrideValues) error {
+	if err := o.checkScenarioArrivals(sc, v); err != nil {
+		return err
+	}
+	if err := o.checkWindowsInRun(v, sc.Duration, o.durationFrom(sc)); err != nil {
+		return err
+	}
+	workers := 0
+	if cp := sc.Target.Capacity; cp != nil {
+		workers = cp.Workers
+	}
+	queue := 0
+	if cp := sc.Target.Capacity; cp != nil && cp.Queue < UnboundedQueue {
+		queue = cp.Queue
+	}
+	return checkLimits(sc.Load.Clients, sc.Load.Rate, float64(workers), queue, sc.Duration)
 }

@@ -76,7 +76,7 @@ func judge(rate float64, triggers []Trigger, wholeRun bool, rec replay.Recovery,
 	}
 	window := units.Seconds(replay.RecoveryWindow.Seconds())
 	if wholeRun {
-		level, text := verdict.Degraded, "recovery not judged: "+trigger+" lasts the whole run"
+		level, text := verdict.Degraded, "recovery not judged: "+trigger+" is still on when requests stop arriving"
 		if amp > 0 {
 			text += "; each request became " + units.Ratio(amp) + " calls to the failing dependency"
 			if amp >= policy.DefaultMaxAmplification {
@@ -145,7 +145,7 @@ func Summary(r *Result) replay.Verdict {
 			level = level.Worse(p.Verdict.Level)
 			parts[i] = p.Name + " " + units.Ratio(p.PolicyResult.Amplification)
 		}
-		text := "recovery not judged: " + TriggerText(r.Triggers) + " lasts the whole run; calls per request on the failing dependency: " + strings.Join(parts, ", ")
+		text := "recovery not judged: " + TriggerText(r.Triggers) + " is still on when requests stop arriving; calls per request on the failing dependency: " + strings.Join(parts, ", ")
 		return replay.Verdict{Level: level, Reasons: []replay.Reason{{Code: CodeSummary, Level: level, Text: text}}}
 	}
 	var recovered, metastable, other []string
