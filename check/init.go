@@ -195,7 +195,7 @@ func starterAdvise(o StarterOptions, rec *policy.Policy) (starterAdvice, error) 
 		retry := profile.AssumedRetry()
 		fit := retry.AttemptsWithin(a.timeout, budget, profile.MaxAttemptsCap)
 		a.attempts = min(fit, profile.InteractiveAttempts)
-		a.attemptsNote = "an interactive caller retries at most once (the seeds)"
+		a.attemptsNote = interactiveAttemptsNote(a.attempts, a.timeout, budget)
 		if !policy.IdempotentMethod(o.Method) && !o.IdempotencyKey {
 			a.attempts, a.attemptsNote = min(fit, 1), "retry only with an Idempotency-Key"
 		}
@@ -246,6 +246,16 @@ func starterAdvise(o StarterOptions, rec *policy.Policy) (starterAdvice, error) 
 		a.queueNote = fmt.Sprintf("    # The %s budget cannot hold one %s call: %s. The job design:\n", yamlDur(msDuration(r.BudgetMs)), yamlDur(a.timeout), profile.QueueVerdict)
 	}
 	return a, nil
+}
+
+// interactiveAttemptsNote is the max_attempts comment of an interactive starter: the comment
+// must say what the value does (issue 26: "max_attempts: 1  # … retries at most once" read as
+// one retry when 1 attempt is none).
+func interactiveAttemptsNote(attempts int, timeout, budget time.Duration) string {
+	if attempts <= 1 {
+		return "no retry: the " + yamlDur(budget) + " budget holds one " + yamlDur(timeout) + " attempt"
+	}
+	return "one retry: an interactive caller retries at most once (the seeds)"
 }
 
 // verdictText is the recommendation's verdict in one line.

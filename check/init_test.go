@@ -208,3 +208,35 @@ func TestStarterFromProfileWritesAdvice(t *testing.T) {
 		}
 	}
 }
+
+// TestStarterAttemptsCommentMatchesValue: the comment beside max_attempts says what the value
+// does (issue 26: `--init --budget 3s` wrote "max_attempts: 1  # … retries at most once"): one
+// attempt is no retry, two are one retry.
+func TestStarterAttemptsCommentMatchesValue(t *testing.T) {
+	line := regexp.MustCompile(`(?m)^\s+max_attempts: (\d+)\s+# (.*)$`)
+	for _, tt := range []struct {
+		budget time.Duration
+		method string
+	}{{3 * time.Second, "GET"}, {4 * time.Second, "GET"}, {5 * time.Second, "GET"}, {30 * time.Second, "GET"}, {time.Minute, "POST"}, {time.Second, "GET"}} {
+		t.Run(tt.budget.String()+" "+tt.method, func(t *testing.T) {
+			data, err := Starter(StarterOptions{Budget: tt.budget, Method: tt.method})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := line.FindStringSubmatch(string(data))
+			if m == nil {
+				t.Fatalf("no commented max_attempts in\n%s", data)
+			}
+			k, comment := m[1], m[2]
+			retries := strings.Contains(comment, "one retry") || strings.Contains(comment, "retries at most once")
+			switch {
+			case k == "1" && retries:
+				t.Errorf("max_attempts: 1 (no retry) with the comment %q", comment)
+			case k == "2" && !retries:
+				t.Errorf("max_attempts: 2 (one retry) with the comment %q", comment)
+			case k == "1" && !strings.Contains(comment, "no retry") && !strings.Contains(comment, "Idempotency-Key") && !strings.Contains(comment, "WARNING"):
+				t.Errorf("max_attempts: 1 with the comment %q: say there is no retry, and why", comment)
+			}
+		})
+	}
+}

@@ -259,12 +259,7 @@ func adviseExit(res *profile.Profile) error {
 	}
 	// malformed_input (most lines unreadable) is a ✗ like the others: it exits 1, and leads,
 	// as it leads the verdict (the format, not the service, is the likelier story).
-	for _, code := range []string{advise.CodeMalformedInput, profile.CodeNoAnswer, profile.CodeTailBeyond, profile.CodeErrorRate} {
-		if v.Has(code) {
-			return GateFailed(errors.New(v.Reason(code).Text))
-		}
-	}
-	return nil
+	return verdictExit(v, advise.CodeMalformedInput, profile.CodeNoAnswer, profile.CodeTailBeyond, profile.CodeErrorRate)
 }
 
 // adviseProgress is a bar of bytes read, with the speed and the time left, when stderr is a

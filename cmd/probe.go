@@ -16,6 +16,7 @@ import (
 	"github.com/patience-dev/patience/profile"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
+	"github.com/patience-dev/patience/verdict"
 	"github.com/spf13/cobra"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -114,8 +115,8 @@ The verdict: ✓ when enough requests back the cut-off (1,000 for p99.9), failur
 samples (it says how many more would settle it); ✗ otherwise. Exit 3 when nothing could be
 measured (unreachable, every request failed, no good response — e.g. every response 404 —
 or the rate was not kept); exit 1 when requests failed above --max-error-rate or too many
-got no answer for a timeout to be derived; --strict also exits 1 when the budget cannot hold
-one normal call.
+got no answer for a timeout to be derived, or when the budget cannot hold one normal call
+(every ✗ exits non-zero; --strict is kept and changes nothing more).
 
 A header or query parameter is shown as REDACTED in every report, saved profile and error
 when its name (any case) is Authorization, Proxy-Authorization, Cookie, Set-Cookie or Policy;
@@ -182,7 +183,7 @@ no good response (exit 3) unless --force.`,
 	fl.DurationVar(&opts.ConnectFloor, "connect-floor", profile.DefaultConnectFloor, "lowest connect timeout to recommend (survives one lost SYN)")
 	fl.StringVar(&opts.Save, "save", "", "write the result with its HDR histograms to this JSON file")
 	fl.BoolVar(&opts.Force, "force", false, "let --save replace a profile even with a run that got no good response")
-	fl.BoolVar(&opts.Strict, "strict", false, "exit 1 when the budget cannot hold one normal call")
+	fl.BoolVar(&opts.Strict, "strict", false, "exit 1 when the budget cannot hold one normal call (now always so: every ✗ exits non-zero)")
 	fl.BoolVar(&opts.Merge, "merge", false, "merge saved profiles (arguments) instead of probing")
 	addOutputFlag(c, &opts.Output, report.ProbeFormats.Names())
 	return c
@@ -418,10 +419,8 @@ func probeExit(opts *ProbeOptions, res *profile.Profile) error {
 	case s.RequestedPerS != nil && !s.RateHeld:
 		return CannotMeasureError(fmt.Errorf("the generator could not keep the rate: %.4g/s achieved of %.4g/s requested, it ended %s", s.AchievedPerS, *s.RequestedPerS, profile.RateRule))
 	}
-	for _, code := range []string{profile.CodeNoAnswer, profile.CodeTailBeyond, profile.CodeErrorRate} {
-		if v.Has(code) {
-			return GateFailed(errors.New(v.Reason(code).Text))
-		}
+	if err := verdictExit(v, profile.CodeNoAnswer, profile.CodeTailBeyond, profile.CodeErrorRate); err != nil {
+		return err
 	}
 	if opts.Strict && !res.Recommendation.FitsBudget {
 		return GateFailed(fmt.Errorf("--strict: %s", v.Text()))
@@ -438,6 +437,32 @@ func largestErrorClass(errs map[string]int64) string {
 		}
 	}
 	return best
+}
+
+// cannotMeasureCodes are the verdict codes that say nothing could be measured (exit 3).
+var cannotMeasureCodes = []string{profile.CodeUnreachable, profile.CodeAllFailed, profile.CodeNoGoodResponse, profile.CodeRateNotHeld}
+
+// verdictExit is the exit of a probe's or advise's verdict once the cases with their own
+// message are handled: every ✗ clause exits non-zero (issue 26: "the budget cannot hold one
+// normal call" was a ✗ that exited 0) — a measurement code 3, any other 1, the codes in first
+// leading in that order; nil when no clause is ✗.
+func verdictExit(v profile.Verdict, first ...string) error {
+	for _, code := range cannotMeasureCodes {
+		if r := v.Reason(code); r.Code != "" && r.Level == verdict.Bad {
+			return CannotMeasureError(errors.New(r.Text))
+		}
+	}
+	for _, code := range first {
+		if r := v.Reason(code); r.Code != "" && r.Level == verdict.Bad {
+			return GateFailed(errors.New(r.Text))
+		}
+	}
+	for _, r := range v.Reasons {
+		if r.Level == verdict.Bad {
+			return GateFailed(errors.New(r.Text))
+		}
+	}
+	return nil
 }
 
 func errorCounts(errs map[string]int64) string {

@@ -26,7 +26,7 @@ func TestStderrFitsEighty(t *testing.T) {
 			`error: target "localhost:8080" is not an http:// or https:// URL: did you mean http://localhost:8080?`},
 		{"demo", []string{"demo", "--duration", "1s", "--speed", "300", "--rate", "50/s"}, "live: 4 policies at once"},
 		{"serve", []string{"serve", "rate-limited", "--listen", "127.0.0.1:0", "--for", "200ms"},
-			"1 phase timed from now, the last ending 2 min in (scenario time); then baseline; stops after --for 200ms or on Ctrl-C"},
+			"8 phases timed from now, the last ending 2 min 15 s in (scenario time); then baseline; stops after --for 200ms or on Ctrl-C"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -66,9 +66,12 @@ const (
 
 // More reason codes of the verdict.
 const (
-	CodeWorkersBusy     = "workers_busy"
-	CodeOverBudget      = "over_budget"
-	CodeRejected        = "rejected"
+	CodeWorkersBusy = "workers_busy"
+	CodeOverBudget  = "over_budget"
+	CodeRejected    = "rejected"
+	// CodeFailedWhileDown was the code of a clause of its own ("56 of them arrived while the
+	// dependency failed every call"); the failed clause now says it, so its mark never sits
+	// beside a failure share without the reason. No verdict holds it any more.
 	CodeFailedWhileDown = "failed_while_down"
 	CodeBacklog         = "backlog"
 	CodeNotJudged       = "recovery_not_judged"
@@ -99,9 +102,6 @@ func VerdictOf(sc *scenario.Scenario, p PolicyResult) Verdict {
 	amplificationClause(&v, p)
 	rejected := p.FailureReasons[ReasonRejected]
 	failedClause(&v, p, rejected)
-	if p.FailedWhileDown > 0 {
-		v.Append(CodeFailedWhileDown, verdict.Degraded, units.Count(p.FailedWhileDown)+" of them arrived while the dependency failed every call (failing fast is all a policy can do without a fallback)")
-	}
 	if p.Degraded > 0 {
 		v.Append(CodeDegraded, verdict.Degraded, units.Count(p.Degraded)+" answered from the fallback (degraded, not failed)")
 	}
@@ -174,7 +174,21 @@ func failedClause(v *Verdict, p PolicyResult, rejected int) {
 			reasons[k] = n
 		}
 	}
-	v.Append(CodeFailed, level, units.Percent(share(failed, p.Requests))+" failed ("+topReasons(reasons, 2)+")")
+	text := units.Percent(share(failed, p.Requests)) + " failed"
+	if p.FailedWhileDown > 0 {
+		// The reason a large share is not judged bad goes in the same clause, beside the
+		// number, so no mark sits beside "99.2% failed" without it (issue 26); the clause
+		// is at least degraded.
+		level = level.Worse(verdict.Degraded)
+		which := units.Count(p.FailedWhileDown) + " of them"
+		if p.FailedWhileDown >= failed {
+			which = "all"
+		}
+		text += ", " + which + " while the dependency failed every call (" + topReasons(reasons, 2) + "): failing fast is all a policy can do then without a fallback"
+	} else {
+		text += " (" + topReasons(reasons, 2) + ")"
+	}
+	v.Append(CodeFailed, level, text)
 }
 
 // recoveryClause says what the recovery rule found after the incident; endsInRun is false

@@ -16,6 +16,10 @@ type presetDef struct {
 	source  string // library@version and the source files and lines the values come from
 	checked string // conformance/ (the real library, driven in its tests) or docs and source only
 	build   func() *policy.Policy
+	// budgets are the interactive callers' budgets the preset is offered to as advice, at
+	// which check's own rules must find nothing (check's TestPresetsPassAtTheirBudgets); none
+	// for a library's defaults, which are offered to be compared, not followed.
+	budgets []time.Duration
 }
 
 // Checked-by lines of presetDef.checked.
@@ -289,19 +293,23 @@ var presets = []presetDef{
 		},
 	},
 	{
-		// What `probe` recommends when it has nothing measured: a connect timeout that survives
-		// one lost SYN (Linux retransmits the first SYN after 1s), a 2s attempt timeout, 3
-		// attempts with capped full-jitter exponential backoff (AWS Architecture Blog,
-		// "Exponential Backoff And Jitter"), Retry-After honoured but capped, and the AWS token
-		// bucket so retries stop when most calls fail.
+		// What patience recommends when nothing is measured: a connect timeout that survives
+		// one lost SYN (Linux retransmits the first SYN after 1s), a 2s attempt timeout, one
+		// retry at most (the seeds: a person waiting retries at most once, with a short
+		// timeout, then the page says it cannot show the answer now — profile.InteractiveAttempts),
+		// capped full-jitter exponential backoff (AWS Architecture Blog, "Exponential Backoff
+		// And Jitter"), a 3s deadline over the whole call so it fits the shortest budget it is
+		// offered for (PT004: 2 × 2s + backoff = 4.1s would not), Retry-After honoured but
+		// capped, and the AWS token bucket so retries stop when most calls fail.
 		name:    "recommended",
-		help:    "connect 1.1s, timeout 2s, 3 attempts, 100ms×2 cap 2s full jitter, Retry-After ≤ 10s, token bucket; POST only with a key",
+		help:    "connect 1.1s, timeout 2s, deadline 3s, 2 attempts (one retry), 100ms×2 cap 2s full jitter, Retry-After ≤ 10s, token bucket; POST only with a key; for an interactive budget of 3s or more",
 		source:  "patience's own defaults for a caller with nothing measured; AWS Architecture Blog, Exponential Backoff And Jitter",
-		checked: "patience's own recommendation",
+		checked: "patience's own recommendation: check passes it at interactive budgets of 3s, 5s, 10s and 30s",
+		budgets: []time.Duration{3 * time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second},
 		build: func() *policy.Policy {
 			p := defaultPolicy()
-			p.ConnectTimeout, p.Timeout = 1100*time.Millisecond, 2*time.Second
-			p.Retry.MaxAttempts = 3
+			p.ConnectTimeout, p.Timeout, p.Deadline = 1100*time.Millisecond, 2*time.Second, 3*time.Second
+			p.Retry.MaxAttempts = 2
 			p.Retry.NonIdempotent = policy.NonIdempotentWithKey
 			p.Retry.Base, p.Retry.Multiplier, p.Retry.Cap = 100*time.Millisecond, 2, 2*time.Second
 			p.Retry.Jitter = policy.JitterFull
@@ -336,6 +344,17 @@ func Preset(name string) (*policy.Policy, bool) {
 		}
 	}
 	return nil, false
+}
+
+// PresetBudgets are the interactive budgets at which the named preset is offered as advice
+// (check must pass it there); nil for a library's defaults.
+func PresetBudgets(name string) []time.Duration {
+	for _, d := range presets {
+		if d.name == name {
+			return d.budgets
+		}
+	}
+	return nil
 }
 
 // PresetNames lists the presets in the order of docs/design.md §4.

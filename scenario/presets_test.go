@@ -45,7 +45,7 @@ func TestPresetValues(t *testing.T) {
 		{"polly", 4, 0, 0, "always", "ignore", 60 * s, []time.Duration{2 * s, 2 * s, 2 * s}, "", []string{"connect", "reset"}, []string{"5xx", "timeout"}},
 		// Laravel Http::retry(3): 3 attempts, 0 ms sleep, every 4xx/5xx and connection error.
 		{"laravel-http", 3, 30 * s, 0, "always", "ignore", 60 * s, []time.Duration{0, 0}, "", []string{"4xx", "5xx", "timeout", "connect"}, nil},
-		{"recommended", 3, 2 * s, 0, "with_key", "honor", 10 * s, []time.Duration{100 * ms, 200 * ms}, "token_bucket", []string{"timeout", "5xx"}, nil},
+		{"recommended", 2, 2 * s, 3 * s, "with_key", "honor", 10 * s, []time.Duration{100 * ms}, "token_bucket", []string{"timeout", "5xx"}, nil},
 	}
 	if len(tests) != len(PresetNames()) {
 		t.Errorf("%d presets tested, %d exist", len(tests), len(PresetNames()))

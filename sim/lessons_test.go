@@ -18,7 +18,7 @@ func TestBundledLessonVerdicts(t *testing.T) {
 		"delivery-date-hang":     {"no-timeout": "bad", "timeouts": "bad", "breaker-fallback": "bad", "bulkhead": "degraded"},
 		"layered-retries":        {"retry-every-layer": "bad", "retry-one-layer": "degraded"},
 		"payment-double-charge":  {"with-key": "good", "without-key": "bad", "no-retry": "bad"},
-		"rate-limited":           {"honor": "bad", "ignore": "degraded", "preset:retryablehttp": "bad", "capped": "degraded"},
+		"rate-limited":           {"honor": "bad", "ignore": "bad", "preset:retryablehttp": "bad", "capped": "good"},
 		"retry-storm-10-servers": {"immediate": "bad", "exponential": "bad", "full-jitter": "good"},
 		"shipping-queue":         {"job": "good", "immediate-retries": "bad"},
 	}

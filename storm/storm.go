@@ -103,6 +103,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 		}
 		res.Policies = append(res.Policies, finish(res, *out, bis[i]))
 	}
+	noteJitterSame(res, sc.Policies)
 	if panicked != nil {
 		// Only a probe nobody needed in the end can have panicked after every policy finished:
 		// still a bug to report.

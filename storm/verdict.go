@@ -190,3 +190,54 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// CodeJitterSame is the code of the clause that explains a jittered policy whose figures are
+// those of a policy without jitter.
+const CodeJitterSame = "jitter_same"
+
+// noteJitterSame adds, to the verdict of every jittered policy whose outcome, level and
+// amplification read the same as those of a policy without jitter, the clause
+// that says why (issue 26: storm printed jitter's "metastable … ×3.49 of ×4" beside retries'
+// same figures with no word). Jitter spreads retries over time; it does not remove them: once
+// a stall has every attempt time out in the queue, each request still sends its attempts, so
+// the load and the outcome are the same (Brooker, "Exponential Backoff And Jitter", AWS
+// Architecture Blog, 2015: jitter cuts the spikes; a budget or a breaker cuts the count).
+// ps are the policies of res.Policies, in order.
+func noteJitterSame(res *Result, ps []*policy.Policy) {
+	for i := range res.Policies {
+		if i >= len(ps) || !jittered(ps[i]) {
+			continue
+		}
+		p := &res.Policies[i]
+		for j, q := range res.Policies {
+			if j >= len(ps) || jittered(ps[j]) || !sameFigures(*p, q) {
+				continue
+			}
+			p.Verdict.Append(CodeJitterSame, p.Verdict.Level, "as with "+q.Name+", each request still became "+
+				units.Ratio(p.PolicyResult.Amplification)+" calls: jitter spreads retries over time, it does not remove them")
+			break
+		}
+	}
+}
+
+// sameFigures says whether p and q read the same in storm's table where jitter could have
+// made a difference: outcome, verdict level and amplification, at the precision they are
+// printed (the peak load may differ: spreading the retries is what jitter does).
+func sameFigures(p, q PolicyResult) bool {
+	return p.Outcome == q.Outcome && p.Verdict.Level == q.Verdict.Level &&
+		units.Ratio(p.PolicyResult.Amplification) == units.Ratio(q.PolicyResult.Amplification)
+}
+
+// jittered says whether any layer of p randomises its backoff.
+func jittered(p *policy.Policy) bool {
+	if p == nil {
+		return false
+	}
+	found := false
+	eachLayer(p, func(l *policy.Policy) {
+		if l.Retry.Jitter != "" && l.Retry.Jitter != policy.JitterNone {
+			found = true
+		}
+	})
+	return found
+}
