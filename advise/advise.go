@@ -30,7 +30,7 @@ const Schema = profile.Schema
 // Format names an input format.
 type Format string
 
-// The formats advise reads, in the order the README lists them.
+// The formats advise reads, in the order docs/commands.md lists them.
 const (
 	FormatAuto       Format = "auto"
 	FormatNginx      Format = "nginx"

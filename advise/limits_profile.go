@@ -8,7 +8,7 @@ import (
 )
 
 // readProfile reads a saved profile with the cap probe --merge and replay use
-// (input.MaxProfile, 16 MiB, as README says): --format profile read up to 256 MiB, and cut
+// (input.MaxProfile, 16 MiB, as docs/commands.md says): --format profile read up to 256 MiB, and cut
 // a longer one short without a word. The cap applies to the decompressed bytes of a .gz.
 func readProfile(ctx context.Context, in *input) ([]byte, error) {
 	b, err := inputpkg.ReadContext(ctx, in.br, in.name, inputpkg.MaxProfile)

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestProfileCapped: --format profile reads at most input.MaxProfile (16 MiB, README's cap on
+// TestProfileCapped: --format profile reads at most input.MaxProfile (16 MiB, docs/commands.md's cap on
 // a profile, the one probe --merge applies); it read 256 MiB.
 func TestProfileCapped(t *testing.T) {
 	doc := `{"schema":"x"}` + strings.Repeat(" ", 17<<20)

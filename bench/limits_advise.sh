@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/limits_advise.sh — advise's and probe --merge's input bounds (issue 24 items 3, 4):
 # each attack on a generated input (in a temporary directory, removed on exit), what
-# patience did and whether it held, one Markdown row per attack in the form of README's
+# patience did and whether it held, one Markdown row per attack in the form of docs/contributing.md's
 # reliability table. Nothing leaves the machine.
 #
 #   bench/limits_advise.sh [MB]    MB: size of the big HAR and OTLP documents (default 300)

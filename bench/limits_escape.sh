@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/limits_escape.sh — issue 24 item 7: names from input through every report, one
-# Markdown row per command and format in the form of README's reliability table (tried |
+# Markdown row per command and format in the form of docs/contributing.md's reliability table (tried |
 # result | held). Loopback only; nothing here sends a request.
 #
 #   bench/limits_escape.sh                 prints the header and the rows

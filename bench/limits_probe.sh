@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/limits_probe.sh — the probe's hard limits (issue 24 items 1, 5, 10, 11, 12), loopback
 # only: each attack, what patience did and whether it held, one Markdown row per trial in the
-# form of README's reliability table.
+# form of docs/contributing.md's reliability table.
 #
 #   bench/limits_probe.sh [RUNS] [HOGS]    defaults: 24 short runs; HOGS busy loops during them
 #                                          (0: the machine as it is; 16 reproduces issue 24's load)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/limits_rates.sh — issue 24 item 6: every rate, capacity, speed and duration input out
-# of its bound, and what patience did, one Markdown row per attack in the form of README's
+# of its bound, and what patience did, one Markdown row per attack in the form of docs/contributing.md's
 # reliability table (tried | result | held). Loopback only; nothing here sends a request.
 #
 #   bench/limits_rates.sh                 prints the header and the rows

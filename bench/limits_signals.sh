@@ -2,7 +2,7 @@
 # bench/limits_signals.sh — issue 24 items 2 and 9: Ctrl-C (SIGINT) and SIGTERM against a
 # command blocked on its input (a FIFO with no writer, a FIFO whose writer is idle, an idle
 # pipe on standard input, a pipe that brought lines first), a second Ctrl-C while the run waits on a stdout nobody reads, and
-# Ctrl-C during `replay --live`; one Markdown row per attack in the form of README's
+# Ctrl-C during `replay --live`; one Markdown row per attack in the form of docs/contributing.md's
 # reliability table (tried | result | held). Loopback only; nothing is ever sent.
 #
 #   bench/limits_signals.sh                  prints the header and the rows

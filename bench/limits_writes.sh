@@ -2,7 +2,7 @@
 # bench/limits_writes.sh — issue 24 item 8: the files patience writes (check --report, the step
 # summary, probe and advise --save, serve --url-file, man pages) against a full disk, symbolic
 # links planted at their paths, and runs that got no good response; one Markdown row per
-# attack in the form of README's reliability table (tried | result | held). Loopback only.
+# attack in the form of docs/contributing.md's reliability table (tried | result | held). Loopback only.
 #
 #   bench/limits_writes.sh                 prints the header and the rows
 #   source bench/limits_writes.sh; limits_writes_rows   (bench/reliability.sh: rows only,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/reliability.sh — the README's reliability table (issue 17), loopback only: what was
+# bench/reliability.sh — the reliability table of docs/contributing.md (issue 17), loopback only: what was
 # tried against patience (hostile inputs, endless files, signals, fuzzing) and whether it held.
 # Prints one Markdown row per trial. Issue 24's attacks (hard limits) follow, from the
 # bench/limits_*.sh scripts: those with a limits_*_rows function are sourced, limits_probe.sh

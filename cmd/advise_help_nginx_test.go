@@ -8,7 +8,7 @@ import (
 
 // TestAdviseHelpNginxPerRequest: advise's help says what advise/nginx.go does — one record
 // per request, the attempts counted apart — not the earlier "each upstream attempt is a
-// sample" (issue 24 leftovers; README's "Requests, not attempts").
+// sample" (issue 24 leftovers; docs/commands.md's "Requests, not attempts").
 func TestAdviseHelpNginxPerRequest(t *testing.T) {
 	code, out, errOut := runCmd(t, context.Background(), "", "advise", "--help")
 	if code != ExitOK {

@@ -58,7 +58,7 @@ output; -o json gives the machine contract (schema patience/replay/v1). A simula
 estimated time or memory is above the --max-cost budget (` + storm.DefaultBudget.String() + ` by default, as for storm)
 is refused before it starts, with the estimate.
 
-The model (README, "replay"): Poisson arrivals spread over the clients at random (or closed loops, or
+The model (docs/commands.md, "replay"): Poisson arrivals spread over the clients at random (or closed loops, or
 a burst at t=0); each client's workers stay busy through timeouts and backoff sleeps, and an
 arrival that finds none free fails as "no worker"; the target's faults and latency are drawn
 per attempt when it arrives, and work goes on after the caller gave up ("wasted work"); with

@@ -49,7 +49,7 @@ layer only. --policy FILE|preset:NAME (repeatable) compares those instead; --tim
 With SCENARIO (a file or a bundled name) its load, target and policies are used; quick-model
 flags you set override the scenario's values.
 
-Verdicts (README, "JSON results"): recovered when, after the last fault ends, the 5 s moving average of
+Verdicts (docs/json.md): recovered when, after the last fault ends, the 5 s moving average of
 goodput stays within 10% of the arrivals for 30 s; metastable when the run ends without that.
 stable below is the largest arrival rate that still recovers after the same trigger, found by
 bisection over simulated runs (to 2% of capacity); the fluid bound beside it is the closed form

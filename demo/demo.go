@@ -2,7 +2,7 @@
 // simulated replay and a live replay beside it, in one document. cmd runs the stages (each
 // one the same engine as its own command) and fills it; report renders it. It is a package
 // of its own because the document holds the results of probe, replay and live: probe and
-// replay sit below live and may not import it (README "Layout"), and live, which could hold
+// replay sit below live and may not import it (docs/contributing.md "Layout"), and live, which could hold
 // it, replays scenarios; the tour is none of its business.
 package demo
 

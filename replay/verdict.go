@@ -41,7 +41,7 @@ const (
 	CodeSucceeded       = "succeeded"
 )
 
-// Thresholds of the replay verdict. They are stated here, in one place, and README repeats
+// Thresholds of the replay verdict. They are stated here, in one place, and docs/commands.md repeats
 // them: a verdict a reader cannot reproduce is folklore.
 const (
 	// BusyMs: every worker of a client busy at once for at least this long (in total) is
