@@ -3,8 +3,8 @@
 #   1. the container image, built from scratch by .ci/image.sh (what the release runs), unpacked
 #      with umoci and run from its root filesystem: `patience version` and a check of a sample;
 #   2. the GitHub Action: action.yml's required keys and run steps (no ${{ }} inside a script,
-#      shellcheck), the example workflow linted by actionlint against this action.yml, and the
-#      action's own run steps executed here as the runner would (install, check, outputs);
+#      every script passing ShellCheck), the example workflow linted by actionlint against this
+#      action.yml, and the action's run steps executed as the runner would (install, check);
 #   3. the pre-commit hook: Debian's pre-commit runs .pre-commit-hooks.yaml at this clone's HEAD
 #      on a sample repository: it fails on a known finding and passes once it is fixed;
 #   4. the GitLab CI example: GitLab's required keys, and its script run as written.
@@ -52,7 +52,7 @@ EOF
 ok "image: entrypoint /usr/local/bin/patience, working directory /src"
 rootfs=$tmp/bundle/rootfs
 # Only what the image holds: the binary, /src, /tmp and (when the host had one) the CA bundle.
-extra=$(cd "$rootfs" && find . -mindepth 1 | grep -Ev '^\./(usr|usr/local|usr/local/bin|usr/local/bin/patience|src|tmp|etc|etc/ssl|etc/ssl/certs|etc/ssl/certs/ca-certificates\.crt)$' || true)
+extra=$(find "$rootfs" -mindepth 1 -printf '%P\n' | grep -Ev '^(usr|usr/local|usr/local/bin|usr/local/bin/patience|src|tmp|etc|etc/ssl|etc/ssl/certs|etc/ssl/certs/ca-certificates\.crt)$' || true)
 [ -z "$extra" ] || fail "image: unexpected files: $extra"
 ok "image: from scratch ($(du -sk "$rootfs" | cut -f1) KiB unpacked)"
 # Run the entrypoint inside the root filesystem: chroot leaves the host's libraries behind, so
