@@ -62,6 +62,7 @@ mkdir -p "$rootfs/src/sample" && cp examples/ci/sample/patience.yaml "$rootfs/sr
 mkbad "$rootfs/src/sample/bad.yaml"
 if chroot "$rootfs" /usr/local/bin/patience version >/dev/null 2>&1; then
   run() { chroot "$rootfs" /usr/local/bin/patience "$@"; }
+  src=/src # chroot starts in /: the sample is named by its path in the image
   how=chroot
 else
   python3 - "$rootfs/usr/local/bin/patience" <<'EOF' || fail "image: the binary is not static"
@@ -73,17 +74,18 @@ phentsize, phnum = struct.unpack_from("<HH", d, 0x36)
 types = [struct.unpack_from("<I", d, phoff + i * phentsize)[0] for i in range(phnum)]
 assert 3 not in types, "PT_INTERP present: dynamically linked"
 EOF
-  run() { (cd "$rootfs/src" && "$rootfs/usr/local/bin/patience" "$@"); }
+  run() { "$rootfs/usr/local/bin/patience" "$@"; }
+  src=$rootfs/src
   how="rootfs (chroot refused here)"
 fi
 out=$(run version)
 case $out in *"$version"*) ;; *) fail "image: version says: $out" ;; esac
 ok "image: patience version via $how: $out"
-out=$(cd "$rootfs/src" && run check --color never sample/patience.yaml) || fail "image: check of the sample: $out"
+out=$(run check --color never "$src/sample/patience.yaml") || fail "image: check of the sample: $out"
 case $out in *"check passed"*) ;; *) fail "image: check printed: $out" ;; esac
 ok "image: check sample/patience.yaml passes"
 set +e
-out=$(run check --color never sample/bad.yaml)
+out=$(run check --color never "$src/sample/bad.yaml")
 rc=$?
 set -e
 [ "$rc" = 1 ] || fail "image: check of bad.yaml exited $rc, want 1: $out"
