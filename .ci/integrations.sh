@@ -16,14 +16,16 @@ root=$PWD
 ACTIONLINT=github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 
 need=()
-for c in umoci:umoci pre-commit:pre-commit shellcheck:shellcheck git:git python3:python3; do
+for c in umoci:umoci pre-commit:pre-commit shellcheck:shellcheck git:git /usr/bin/python3:python3; do
   command -v "${c%%:*}" >/dev/null 2>&1 || need+=("${c##*:}")
 done
+# Debian's python3 (not whichever python3 comes first on PATH) has PyYAML: pre-commit needs it.
+/usr/bin/python3 -c 'import yaml' 2>/dev/null || need+=(python3-yaml)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-python3 -c 'import yaml' # PyYAML: a dependency of Debian's pre-commit
+python3() { /usr/bin/python3 "$@"; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
