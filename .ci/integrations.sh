@@ -129,6 +129,7 @@ ok "action.yml: required keys, inputs declared, uses: pinned by SHA, run: steps 
 # `uses: patience-dev/patience@…` points at ./ (this action.yml).
 proj=$tmp/proj
 mkdir -p "$proj/.github/workflows"
+git -C "$proj" init -q # actionlint finds the project by its .git
 cp action.yml "$proj/"
 sed -E 's#uses: patience-dev/patience@[^ ]+#uses: ./#' examples/ci/github-workflow.yml >"$proj/.github/workflows/patience.yml"
 grep -q 'uses: \./' "$proj/.github/workflows/patience.yml" || fail "example workflow: no uses: patience-dev/patience@"
