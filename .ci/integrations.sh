@@ -171,7 +171,7 @@ for i, s in enumerate(a["runs"]["steps"]):
     for f in files.values():
         open(f, "w").close()
     env = dict(os.environ, PATH=path, **files, **{k: expand(v) for k, v in s.get("env", {}).items()})
-    rc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", s["run"]], cwd=ws, env=env).returncode
+    rc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", s["run"]], cwd=ws, env=env, stdout=sys.stderr).returncode
     for line in open(files["GITHUB_PATH"]):
         path = line.strip() + os.pathsep + path
     step = dict(l.rstrip("\n").split("=", 1) for l in open(files["GITHUB_OUTPUT"]) if "=" in l)
