@@ -263,4 +263,29 @@ grep -q 'PT001' "$gl/patience-junit.xml" || fail "gitlab: PT001 not in the JUnit
 for f in patience.sarif patience.md; do [ -s "$gl/$f" ] || fail "gitlab: artifact $f not written"; done
 ok "gitlab-ci.yml: its script fails on the known finding and writes the JUnit report and artifacts"
 
+# --- 5. The release's image hook ---------------------------------------------------------------
+echo "== .goreleaser.yaml image hook"
+# goreleaser itself does not run here: its build post hook is rendered with the values goreleaser
+# gives it ({{ .Path }}, {{ .Os }}, …) and run, once for linux (an image) and once for darwin (none).
+rm -f dist/patience_0.0.0-ci_*.oci.tar
+for os in linux darwin; do
+  python3 - .goreleaser.yaml "$tmp/patience" "$os" >"$tmp/hook-$os.sh" <<'EOF' || fail ".goreleaser.yaml: the image hook"
+import re, sys, yaml
+c = yaml.safe_load(open(sys.argv[1]))
+(b,) = [b for b in c["builds"] if b["id"] == "patience"]
+assert "CGO_ENABLED=0" in b["env"], "the image needs a static binary"
+(h,) = [h["cmd"] for h in b["hooks"]["post"] if ".ci/image.sh" in h["cmd"]]
+vals = {"Path": sys.argv[2], "Os": sys.argv[3], "Arch": "amd64", "Version": "0.0.0-ci", "ProjectName": c["project_name"]}
+print(re.sub(r"\{\{\s*\.(\w+)\s*\}\}", lambda m: vals[m.group(1)], h))
+for k in ("checksum", "release"):
+    assert any(f["glob"] == "dist/*.oci.tar" for f in c[k]["extra_files"]), f"{k}: the image is not among extra_files"
+EOF
+  bash "$tmp/hook-$os.sh" >/dev/null
+done
+[ -s dist/patience_0.0.0-ci_linux_amd64.oci.tar ] || fail ".goreleaser.yaml: the hook wrote no linux image"
+[ ! -e dist/patience_0.0.0-ci_darwin_amd64.oci.tar ] || fail ".goreleaser.yaml: an image for darwin"
+rm -f dist/patience_0.0.0-ci_linux_amd64.oci.tar
+rmdir dist 2>/dev/null || true
+ok ".goreleaser.yaml: the build hook writes the linux image, none for darwin; both are checksummed and released"
+
 echo "integrations: $pass passed, 0 failed"
