@@ -12,6 +12,7 @@
 # The release calls it once per binary it builds (.goreleaser.yaml, builds[].hooks.post) and
 # skips every OS but linux; .ci/integrations.sh calls it on a binary of the clone and runs it.
 set -euo pipefail
+umask 022 # the image's directories are readable by any user it runs as
 if [ $# -ne 5 ]; then
   echo "usage: $0 BINARY OUT.tar OS ARCH VERSION" >&2
   exit 2
@@ -32,16 +33,16 @@ layout=$work/layout
 img=$layout:$version
 umoci init --layout "$layout"
 umoci new --image "$img"
-# umoci insert copies a host path into a new layer; an empty host directory makes /src and /tmp.
-mkdir -m 0755 "$work/src" && mkdir -m 1777 "$work/tmp"
-umoci insert --image "$img" "$bin" /usr/local/bin/patience
-umoci insert --image "$img" "$work/src" /src
-umoci insert --image "$img" "$work/tmp" /tmp
+# One layer: the image's whole tree is staged here and inserted at / by umoci insert.
+stage=$work/root
+install -D -m 0755 "$bin" "$stage/usr/local/bin/patience"
+mkdir -m 0755 "$stage/src" && mkdir -m 1777 "$stage/tmp"
 if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
-  umoci insert --image "$img" /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
+  install -D -m 0644 /etc/ssl/certs/ca-certificates.crt "$stage/etc/ssl/certs/ca-certificates.crt"
 else
   echo "image.sh: warning: no /etc/ssl/certs/ca-certificates.crt on this host: probe of https targets in the image will not verify certificates" >&2
 fi
+umoci insert --image "$img" "$stage" /
 umoci config --image "$img" --os linux --architecture "$arch" \
   --config.entrypoint /usr/local/bin/patience \
   --config.workingdir /src \

@@ -8,7 +8,7 @@
 #   3. the pre-commit hook: Debian's pre-commit runs .pre-commit-hooks.yaml at this clone's HEAD
 #      on a sample repository: it fails on a known finding and passes once it is fixed;
 #   4. the GitLab CI example: GitLab's required keys, and its script run as written.
-# Installs what it needs (Debian's umoci, pre-commit, shellcheck; actionlint from the Go module
+# Installs what it needs (Debian's umoci, skopeo, pre-commit, shellcheck; actionlint from the Go module
 # proxy); about 2–4 minutes on 2 cores, most of it building patience twice and the hook once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +16,7 @@ root=$PWD
 ACTIONLINT=github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 
 need=()
-for c in umoci:umoci pre-commit:pre-commit shellcheck:shellcheck git:git /usr/bin/python3:python3; do
+for c in umoci:umoci skopeo:skopeo pre-commit:pre-commit shellcheck:shellcheck git:git /usr/bin/python3:python3; do
   command -v "${c%%:*}" >/dev/null 2>&1 || need+=("${c##*:}")
 done
 # Debian's python3 (not whichever python3 comes first on PATH) has PyYAML: pre-commit needs it.
@@ -42,6 +42,16 @@ mkbad() { grep -v '^      timeout:' examples/ci/sample/patience.yaml >"$1"; }
 echo "== container image"
 CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/patience-dev/patience/cmd.version=$version" -o "$tmp/patience" .
 bash .ci/image.sh "$tmp/patience" "$tmp/patience.oci.tar" linux amd64 "$version"
+# skopeo, a standard reader of OCI archives, sees one linux/amd64 image with its entrypoint.
+skopeo inspect --config "oci-archive:$tmp/patience.oci.tar:$version" >"$tmp/image-config.json"
+python3 - "$tmp/image-config.json" <<'EOF' || fail "image: config as skopeo reads it"
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert (c["os"], c["architecture"]) == ("linux", "amd64"), (c["os"], c["architecture"])
+assert c["config"]["Entrypoint"] == ["/usr/local/bin/patience"], c["config"]["Entrypoint"]
+assert len(c["rootfs"]["diff_ids"]) == 1, f'{len(c["rootfs"]["diff_ids"])} layers, want 1'
+EOF
+ok "image: skopeo reads the archive: linux/amd64, one layer, entrypoint patience"
 mkdir "$tmp/layout" && tar -C "$tmp/layout" -xf "$tmp/patience.oci.tar"
 umoci unpack --image "$tmp/layout:$version" "$tmp/bundle" >/dev/null
 python3 - "$tmp/bundle/config.json" <<'EOF' || fail "image: runtime config"
