@@ -155,12 +155,12 @@ ok "actionlint: rejects an undeclared input (fail-onn)"
 
 # The action's run: steps executed as the runner would, with the example's inputs: the install
 # step builds this clone (github.action_path), check runs in a workspace holding the sample.
-runaction() { # WORKSPACE: runs the steps; prints the check step's outputs
-  python3 - action.yml "$root" "$1" "$tmp/runner" <<'EOF'
+runaction() { # WORKSPACE PATHS: runs the steps; prints the check step's outputs
+  python3 - action.yml "$root" "$1" "$tmp/runner" "$2" <<'EOF'
 import os, re, subprocess, sys, yaml
 a = yaml.safe_load(open(sys.argv[1]))
 action_path, ws, rt = sys.argv[2], sys.argv[3], sys.argv[4]
-given = {"paths": "patience.yaml", "args": "--report junit=patience-junit.xml"}
+given = {"paths": sys.argv[5], "args": "--report junit=patience-junit.xml"}
 inputs = {n: given.get(n, i.get("default", "")) for n, i in a["inputs"].items()}
 ctx = {"github.action_path": action_path, "github.action_ref": "", "runner.temp": rt}
 ctx.update({"inputs." + n: v for n, v in inputs.items()})
@@ -196,7 +196,7 @@ EOF
 }
 ws=$tmp/ws
 mkdir "$ws" && mkbad "$ws/patience.yaml"
-outs=$(runaction "$ws")
+outs=$(runaction "$ws" patience.yaml)
 echo "$outs" | grep -qx 'exit-code=1' || fail "action on the known finding: outputs $outs"
 echo "$outs" | grep -qx 'sarif=patience.sarif' || fail "action: no sarif output: $outs"
 grep -q '"ruleId": "PT001"' "$ws/patience.sarif" || fail "action: PT001 not in the SARIF"
@@ -204,9 +204,9 @@ grep -q 'PT001' "$ws/patience-junit.xml" || fail "action: PT001 not in the JUnit
 echo "$outs" | grep -q '^summary_bytes=[1-9]' || fail "action: nothing appended to the job summary"
 ok "action: the known finding exits 1, SARIF and JUnit name PT001, the job summary is written"
 cp examples/ci/sample/patience.yaml "$ws/patience.yaml"
-outs=$(runaction "$ws")
+outs=$(runaction "$ws" "")
 echo "$outs" | grep -qx 'exit-code=0' || fail "action on the fixed file: outputs $outs"
-ok "action: the fixed file exits 0"
+ok "action: the fixed file exits 0 (paths empty: patience.yaml)"
 
 # --- 3. pre-commit hook ------------------------------------------------------------------------
 echo "== pre-commit hook"
