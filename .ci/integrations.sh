@@ -207,13 +207,14 @@ cp examples/ci/sample/patience.yaml "$ws/patience.yaml"
 outs=$(runaction "$ws" "")
 echo "$outs" | grep -qx 'exit-code=0' || fail "action on the fixed file: outputs $outs"
 ok "action: the fixed file exits 0 (paths empty: patience.yaml)"
-# An invalid file: exit 2, and no SARIF output (the upload is skipped), though the last run's
-# report is still in the workspace.
+# An invalid file: exit 2, and the SARIF offered for upload is this run's, which says the run
+# failed and where (check writes it on exit 2 too), not the report the last run left.
 printf 'dependencies:\n  - name: [\n' >"$ws/patience.yaml"
 outs=$(runaction "$ws" "")
 echo "$outs" | grep -qx 'exit-code=2' || fail "action on an invalid file: outputs $outs"
-if echo "$outs" | grep -q '^sarif='; then fail "action: a stale SARIF offered for upload: $outs"; fi
-ok "action: an invalid file exits 2 and offers no SARIF for upload"
+echo "$outs" | grep -qx 'sarif=patience.sarif' || fail "action on an invalid file: no sarif output: $outs"
+grep -q '"executionSuccessful": false' "$ws/patience.sarif" || fail "action: the SARIF after exit 2 is not this run's"
+ok "action: an invalid file exits 2; its SARIF (executionSuccessful false) replaces the last run's"
 
 # --- 3. pre-commit hook ------------------------------------------------------------------------
 echo "== pre-commit hook"
