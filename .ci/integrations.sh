@@ -155,12 +155,12 @@ ok "actionlint: rejects an undeclared input (fail-onn)"
 
 # The action's run: steps executed as the runner would, with the example's inputs: the install
 # step builds this clone (github.action_path), check runs in a workspace holding the sample.
-runaction() { # WORKSPACE PATHS: runs the steps; prints the check step's outputs
-  python3 - action.yml "$root" "$1" "$tmp/runner" "$2" <<'EOF'
+runaction() { # WORKSPACE PATHS [ARGS]: runs the steps; prints the check step's outputs
+  python3 - action.yml "$root" "$1" "$tmp/runner" "$2" "${3:---report junit=patience-junit.xml}" <<'EOF'
 import os, re, subprocess, sys, yaml
 a = yaml.safe_load(open(sys.argv[1]))
 action_path, ws, rt = sys.argv[2], sys.argv[3], sys.argv[4]
-given = {"paths": sys.argv[5], "args": "--report junit=patience-junit.xml"}
+given = {"paths": sys.argv[5], "args": sys.argv[6]}
 inputs = {n: given.get(n, i.get("default", "")) for n, i in a["inputs"].items()}
 ctx = {"github.action_path": action_path, "github.action_ref": "", "runner.temp": rt}
 ctx.update({"inputs." + n: v for n, v in inputs.items()})
@@ -215,6 +215,11 @@ echo "$outs" | grep -qx 'exit-code=2' || fail "action on an invalid file: output
 echo "$outs" | grep -qx 'sarif=patience.sarif' || fail "action on an invalid file: no sarif output: $outs"
 grep -q '"executionSuccessful": false' "$ws/patience.sarif" || fail "action: the SARIF after exit 2 is not this run's"
 ok "action: an invalid file exits 2; its SARIF (executionSuccessful false) replaces the last run's"
+# A bad flag in args: check writes nothing, and the last run's SARIF is not offered for upload.
+outs=$(runaction "$ws" "" --no-such-flag)
+echo "$outs" | grep -qx 'exit-code=2' || fail "action with a bad flag: outputs $outs"
+if echo "$outs" | grep -q '^sarif='; then fail "action with a bad flag: a stale SARIF offered for upload: $outs"; fi
+ok "action: a bad flag exits 2 and offers no stale SARIF for upload"
 
 # --- 3. pre-commit hook ------------------------------------------------------------------------
 echo "== pre-commit hook"
