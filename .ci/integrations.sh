@@ -7,9 +7,12 @@
 #      action.yml, and the action's run steps executed as the runner would (install, check);
 #   3. the pre-commit hook: Debian's pre-commit runs .pre-commit-hooks.yaml at this clone's HEAD
 #      on a sample repository: it fails on a known finding and passes once it is fixed;
-#   4. the GitLab CI example: GitLab's required keys, and its script run as written.
-# Installs what it needs (Debian's umoci, skopeo, pre-commit, shellcheck; actionlint from the Go module
-# proxy); about 2–4 minutes on 2 cores, most of it building patience twice and the hook once.
+#   4. the GitLab CI example: GitLab's required keys, and its script run as written;
+#   5. the release's image hook in .goreleaser.yaml, rendered and run as goreleaser would.
+# Installs what it needs (Debian's umoci, skopeo, pre-commit, shellcheck; actionlint from the Go
+# module proxy); 1–2 minutes on 2 cores once they are installed, most of it building patience
+# (the image's static binary, the action's build, the hook's go install). Ends with the line
+# "integrations: N passed, 0 failed"; the first failure stops it, "FAIL what" on stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
