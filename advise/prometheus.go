@@ -667,14 +667,7 @@ func (a *accum) addWeighted(r *Record, n int64, by By) {
 	a.keyBuf = appendGroupKey(a.keyBuf[:0], r, by)
 	g, ok := a.groups[string(a.keyBuf)]
 	if !ok {
-		key := "(other)"
-		if len(a.groups) < maxGroups {
-			key = string(a.keyBuf)
-		}
-		if g = a.groups[key]; g == nil {
-			g = a.newGroup()
-			a.groups[key] = g
-		}
+		g = a.newGroupFor()
 	}
 	g.addWeighted(r, n)
 }

@@ -478,6 +478,21 @@ func (a *accum) noteTarget(r *Record) {
 	}
 }
 
+// newGroupFor is the group a key not seen yet (in a.keyBuf) joins: its own while fewer than
+// maxGroups exist, else "(other)".
+func (a *accum) newGroupFor() *series {
+	key := "(other)"
+	if len(a.groups) < maxGroups {
+		key = string(a.keyBuf)
+	}
+	g := a.groups[key]
+	if g == nil {
+		g = a.newGroup()
+		a.groups[key] = g
+	}
+	return g
+}
+
 // addToGroup records r in its --by group: a new group past maxGroups is spilled (a chunk's
 // accumulator, for the ordered merge to decide) or folds into "(other)".
 func (a *accum) addToGroup(r *Record, by By) {
@@ -488,14 +503,7 @@ func (a *accum) addToGroup(r *Record, by By) {
 		return
 	}
 	if !ok {
-		key := "(other)"
-		if len(a.groups) < maxGroups {
-			key = string(a.keyBuf)
-		}
-		if g = a.groups[key]; g == nil {
-			g = a.newGroup()
-			a.groups[key] = g
-		}
+		g = a.newGroupFor()
 	}
 	if g != nil {
 		g.add(r)
