@@ -109,6 +109,9 @@ func loadReplayScenario(opts *ReplayOptions) (*scenario.Scenario, error) {
 	if name == "" {
 		name = scenario.DefaultName
 	}
+	if err := oneStdin(stdinUse("the scenario", name), stdinUses("--policy", opts.Policies)); err != nil {
+		return nil, err
+	}
 	sc, err := scenario.OpenStdin(name, scenario.ForReplay, opts.IO.In)
 	if err != nil {
 		return nil, UsageError(err)
@@ -116,7 +119,7 @@ func loadReplayScenario(opts *ReplayOptions) (*scenario.Scenario, error) {
 	if len(opts.Policies)+len(opts.Chains) > 0 {
 		sc.Policies = sc.Policies[:0]
 		for _, spec := range opts.Policies {
-			p, err := scenario.ResolvePolicy(spec)
+			p, err := scenario.ResolvePolicyStdin(spec, opts.IO.In)
 			if err != nil {
 				return nil, UsageError(err)
 			}

@@ -115,7 +115,10 @@ func stormRun(ctx context.Context, opts *StormOptions) error {
 	if opts.Given, err = resolveChains(opts.IO, opts.Chains); err != nil {
 		return err
 	}
-	opts.Stdin = opts.IO.In // storm - reads the scenario from standard input
+	if err := oneStdin(stdinUse("the scenario", opts.Scenario), stdinUses("--policy", opts.Policies)); err != nil {
+		return err
+	}
+	opts.Stdin = opts.IO.In // storm - reads the scenario, or a --policy -, from standard input
 	sc, model, err := opts.Overrides.Apply()
 	if err != nil {
 		return UsageError(err)
