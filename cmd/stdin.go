@@ -1,9 +1,12 @@
 package cmd
 
 import (
+	"errors"
 	"strings"
 
+	"github.com/patience-dev/patience/check"
 	"github.com/patience-dev/patience/internal/input"
+	"github.com/patience-dev/patience/profile"
 )
 
 // Standard input can be read once per run: "-" is accepted wherever a file is read
@@ -41,4 +44,24 @@ func oneStdin(uses ...[]string) error {
 		both = "all"
 	}
 	return UsageErrorf("%s %s read standard input, which can be read once: give all but one a file", strings.Join(all, " and "), both)
+}
+
+// checkStdinProfile reads `check --profile -` from standard input, once, before the check
+// files (refused when one of them is "-" too): the name check's options carry for it
+// (check.StdinName) and the profile. Any other --profile is returned as given, unread.
+func checkStdinProfile(opts *CheckOptions, paths []string) (string, *profile.Profile, error) {
+	if opts.Profile != input.Stdin {
+		return opts.Profile, nil, nil
+	}
+	if err := oneStdin(stdinUses("the file", paths), stdinUse("--profile", opts.Profile)); err != nil {
+		return "", nil, err
+	}
+	p, err := profile.Read(check.StdinName, opts.IO.In)
+	if se := (*input.StoppedError)(nil); errors.As(err, &se) {
+		return "", nil, interruptedInput(err)
+	}
+	if err != nil {
+		return "", nil, UsageErrorf("--profile: %v", err)
+	}
+	return check.StdinName, p, nil
 }
