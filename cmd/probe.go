@@ -248,6 +248,11 @@ func probeConfig(opts *ProbeOptions) (probe.Config, error) {
 			cfg.Header.Add(name, value)
 		}
 	}
+	// One of --cacert, --cert, --key and -d @- may read standard input.
+	if err := oneStdin(stdinUse("--cacert", opts.CACert), stdinUse("--cert", opts.Cert), stdinUse("--key", opts.Key), dataStdin(opts.Data)); err != nil {
+		return cfg, err
+	}
+	cfg.Stdin = opts.IO.In
 	if opts.Data != "" {
 		if path, ok := strings.CutPrefix(opts.Data, "@"); ok {
 			// @- reads standard input; a body is held in memory and sent again and again,

@@ -65,3 +65,11 @@ func checkStdinProfile(opts *CheckOptions, paths []string) (string, *profile.Pro
 	}
 	return check.StdinName, p, nil
 }
+
+// dataStdin names -d @- as a reader of standard input; a literal body "-" reads nothing.
+func dataStdin(data string) []string {
+	if data == "@"+input.Stdin {
+		return []string{"--data @-"}
+	}
+	return nil
+}
