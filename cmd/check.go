@@ -95,7 +95,7 @@ func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 	fl.BoolVar(&opts.AllowEmpty, "allow-empty", false, "pass a run that checked nothing (no dependency, config or scenario); the report still says so")
 	fl.StringVar(&opts.MaxCost, "max-cost", "", "refuse to replay a scenario: entry estimated to take longer or more memory than this: a time, a size, both (30m,8GiB) or none (default "+storm.DefaultBudget.String()+")")
 	fl.StringArrayVar(&opts.Reports, "report", nil, "also write FORMAT=PATH ("+strings.Join(report.CheckFormats.Names(), "|")+"); repeatable")
-	fl.StringVar(&opts.Profile, "profile", "", "probe profile (patience probe --save) for dependencies that name none; with --init, the source of the recommendation")
+	fl.StringVar(&opts.Profile, "profile", "", "probe profile (patience probe --save; - reads stdin) for dependencies that name none; with --init, the source of the recommendation")
 	fl.BoolVar(&opts.Init, "init", false, "write a commented starter file (patience.yaml) with the recommended policy; never overwrites")
 	callers := make([]string, 0, 2)
 	for _, k := range profile.CallerKinds() {
