@@ -24,10 +24,28 @@ func loadProfile(path string) (*hdrhistogram.Histogram, error) {
 		}
 		return nil, err
 	}
+	return profileHistogram(res)
+}
+
+// profileHistogram is the histogram PT010 reads from a profile: its good responses, else all.
+func profileHistogram(res *profile.Profile) (*hdrhistogram.Histogram, error) {
 	if good, ok := res.Histograms[profile.SeriesGood]; ok {
 		return profile.DecodeHistogram(good)
 	}
 	return res.TotalHistogram()
+}
+
+// profileLoader is loadProfile, with StdinName standing for stdin when it is set.
+func profileLoader(stdin *profile.Profile) func(string) (*hdrhistogram.Histogram, error) {
+	if stdin == nil {
+		return loadProfile
+	}
+	return func(path string) (*hdrhistogram.Histogram, error) {
+		if path == StdinName {
+			return profileHistogram(stdin)
+		}
+		return loadProfile(path)
+	}
 }
 
 // replayScenario loads the scenario at path with the scenario loader and replays every

@@ -12,6 +12,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/profile"
 	"github.com/patience-dev/patience/scenario"
 )
 
@@ -26,6 +27,9 @@ type Options struct {
 	// LoadProfile reads a probe profile's total-latency histogram (values in microseconds);
 	// nil uses profile.Load.
 	LoadProfile func(path string) (*hdrhistogram.Histogram, error)
+	// StdinProfile is the profile `--profile -` read from standard input; Profile is then
+	// StdinName, and the default LoadProfile returns its histogram for that name.
+	StdinProfile *profile.Profile
 	// Replay replays one scenario file for PT100; nil uses the simulator.
 	Replay Replayer
 	// Admit, when set, is asked before the simulator replays a scenario (PT100): an error
@@ -132,7 +136,7 @@ func newRun(files []*File, opts Options) *run {
 		opts.FailOn = SeverityError
 	}
 	if opts.LoadProfile == nil {
-		opts.LoadProfile = loadProfile
+		opts.LoadProfile = profileLoader(opts.StdinProfile)
 	}
 	if opts.Configs == nil {
 		opts.Configs = NewConfigs()

@@ -36,6 +36,10 @@ type StarterOptions struct {
 	// caller, so the file holds what probe recommends; the path is written into the file as
 	// given (relative to where the file is written).
 	Profile string
+	// Loaded is the profile already read (`--profile -`, standard input), used instead of
+	// reading Profile, which then only names it: the file keeps profile: commented out, as
+	// no path can find it again.
+	Loaded *profile.Profile
 }
 
 // starterAdvice is what a starter file writes: probe's recommendation for the caller.
@@ -93,7 +97,7 @@ func Starter(o StarterOptions) ([]byte, error) {
 		nonIdemNote = o.Method + " without an Idempotency-Key: a timeout or 5xx is not retried (it may have been executed)"
 	}
 	profileLine := line(4, "# profile: probe.json", "from `patience probe URL --save probe.json`: enables PT010")
-	if o.Profile != "" {
+	if o.Profile != "" && o.Loaded == nil {
 		profileLine = line(4, "profile: "+quoteIfNeeded(o.Profile), "PT010 checks the timeout against this latency profile")
 	}
 	connectLine := line(6, "connect_timeout: "+yamlDur(a.connect), "survives one lost SYN (Linux retransmits after 1s)")
@@ -204,7 +208,10 @@ func starterAdvise(o StarterOptions, rec *policy.Policy) (starterAdvice, error) 
 		}
 		return a, nil
 	}
-	res, err := profile.Load(o.Profile)
+	res, err := o.Loaded, error(nil)
+	if res == nil {
+		res, err = profile.Load(o.Profile)
+	}
 	if err != nil {
 		return starterAdvice{}, fmt.Errorf("--profile: %v", err)
 	}

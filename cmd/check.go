@@ -95,7 +95,7 @@ func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 	fl.BoolVar(&opts.AllowEmpty, "allow-empty", false, "pass a run that checked nothing (no dependency, config or scenario); the report still says so")
 	fl.StringVar(&opts.MaxCost, "max-cost", "", "refuse to replay a scenario: entry estimated to take longer or more memory than this: a time, a size, both (30m,8GiB) or none (default "+storm.DefaultBudget.String()+")")
 	fl.StringArrayVar(&opts.Reports, "report", nil, "also write FORMAT=PATH ("+strings.Join(report.CheckFormats.Names(), "|")+"); repeatable")
-	fl.StringVar(&opts.Profile, "profile", "", "probe profile (patience probe --save) for dependencies that name none; with --init, the source of the recommendation")
+	fl.StringVar(&opts.Profile, "profile", "", "probe profile (patience probe --save; - reads stdin) for dependencies that name none; with --init, the source of the recommendation")
 	fl.BoolVar(&opts.Init, "init", false, "write a commented starter file (patience.yaml) with the recommended policy; never overwrites")
 	callers := make([]string, 0, 2)
 	for _, k := range profile.CallerKinds() {
@@ -182,10 +182,14 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
+	profileName, stdinProfile, err := checkStdinProfile(opts, paths)
+	if err != nil {
+		return err
+	}
 	// "-" reads standard input; reports name it (stdin), as its errors do.
 	in, err := check.LoadPathsStdin(paths, opts.IO.In)
 	paths = stdinNamed(paths)
-	copts := check.Options{FailOn: failOn, Profile: opts.Profile, Version: currentVersion().Version,
+	copts := check.Options{FailOn: failOn, Profile: profileName, StdinProfile: stdinProfile, Version: currentVersion().Version,
 		// A scenarios: entry is replayed as `patience replay` would: refused above the budget.
 		Admit: func(sc *scenario.Scenario) error { return budget.Check(storm.EstimateCost(sc, false, 1)) }}
 	// Check files, config files recognised by content, and directories walked for both
@@ -335,6 +339,10 @@ func checkInit(opts *CheckOptions) error {
 		path = opts.Files[0]
 	}
 	so := check.StarterOptions{Name: opts.Name, Method: opts.Method, IdempotencyKey: opts.IdempotencyKey, Profile: opts.Profile, Caller: profile.CallerKind(opts.Caller)}
+	var err error
+	if so.Profile, so.Loaded, err = checkStdinProfile(opts, nil); err != nil {
+		return err
+	}
 	if opts.Budget != "" {
 		d, err := scenario.ParseDuration(opts.Budget)
 		if err != nil || d <= 0 {

@@ -171,7 +171,7 @@ no good response (exit 3) unless --force.`,
 	fl.DurationVar(&opts.MaxTimeout, "max-timeout", profile.DefaultMaxTimeout, "the probe's own per-request bound")
 	fl.BoolVar(&opts.Insecure, "insecure", false, "skip TLS certificate verification")
 	addEnumFlag(c, &opts.HTTP, "http", "auto", "protocol (auto: h2 by ALPN over TLS, HTTP/1.1 in clear; 2 in clear: h2c)", []string{"auto", "1.1", "2"})
-	fl.StringVar(&opts.CACert, "cacert", "", "PEM file of the CA certificates to verify the server with, instead of the system's")
+	fl.StringVar(&opts.CACert, "cacert", "", "PEM file (- reads stdin) of the CA certificates to verify the server with, instead of the system's")
 	fl.StringVar(&opts.Cert, "cert", "", "PEM file of a client certificate (with --key)")
 	fl.StringVar(&opts.Key, "key", "", "PEM file of the client certificate's private key")
 	fl.StringVar(&opts.ServerName, "servername", "", "name sent in TLS SNI and verified (default: the URL's host)")
@@ -248,6 +248,11 @@ func probeConfig(opts *ProbeOptions) (probe.Config, error) {
 			cfg.Header.Add(name, value)
 		}
 	}
+	// One of --cacert, --cert, --key and -d @- may read standard input.
+	if err := oneStdin(stdinUse("--cacert", opts.CACert), stdinUse("--cert", opts.Cert), stdinUse("--key", opts.Key), dataStdin(opts.Data)); err != nil {
+		return cfg, err
+	}
+	cfg.Stdin = opts.IO.In
 	if opts.Data != "" {
 		if path, ok := strings.CutPrefix(opts.Data, "@"); ok {
 			// @- reads standard input; a body is held in memory and sent again and again,

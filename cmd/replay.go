@@ -87,7 +87,7 @@ reality; requests still in flight when the drain ends fail as "stuck".
 		},
 	}
 	c.Flags().StringArrayVar(&opts.Chains, "chain", nil, "FILE#DEPENDENCY: replay the chain of real configs a check file's dependency names with via: (ingress, sidecar, its own policy) as one layered policy, instead of the scenario's policies (repeatable)")
-	c.Flags().StringArrayVar(&opts.Policies, "policy", nil, "policy FILE or preset:NAME to replay instead of the scenario's policies (repeatable; presets: "+strings.Join(scenario.PresetNames(), ", ")+")")
+	c.Flags().StringArrayVar(&opts.Policies, "policy", nil, "policy FILE (- reads stdin) or preset:NAME to replay instead of the scenario's policies (repeatable; presets: "+strings.Join(scenario.PresetNames(), ", ")+")")
 	c.Flags().Int64Var(&opts.Seed, "seed", 0, "seed of the simulation (default: the scenario's seed)")
 	c.Flags().StringVar(&opts.MaxCost, "max-cost", "", "refuse a replay, simulated or --live, estimated to take longer or more memory than this: a time, a size, both (30m,8GiB) or none (default "+storm.DefaultBudget.String()+")")
 	addOutputFlag(c, &opts.Output, report.ReplayFormats.Names())
@@ -109,6 +109,9 @@ func loadReplayScenario(opts *ReplayOptions) (*scenario.Scenario, error) {
 	if name == "" {
 		name = scenario.DefaultName
 	}
+	if err := oneStdin(stdinUse("the scenario", name), stdinUses("--policy", opts.Policies)); err != nil {
+		return nil, err
+	}
 	sc, err := scenario.OpenStdin(name, scenario.ForReplay, opts.IO.In)
 	if err != nil {
 		return nil, UsageError(err)
@@ -116,7 +119,7 @@ func loadReplayScenario(opts *ReplayOptions) (*scenario.Scenario, error) {
 	if len(opts.Policies)+len(opts.Chains) > 0 {
 		sc.Policies = sc.Policies[:0]
 		for _, spec := range opts.Policies {
-			p, err := scenario.ResolvePolicy(spec)
+			p, err := scenario.ResolvePolicyStdin(spec, opts.IO.In)
 			if err != nil {
 				return nil, UsageError(err)
 			}

@@ -10,6 +10,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -66,6 +67,9 @@ type Config struct {
 	CACert string
 	// Cert and Key are PEM files of a client certificate and its key (mutual TLS).
 	Cert, Key string
+	// Stdin is read for the one of CACert, Cert and Key that is "-" (the caller lets one
+	// be); nil: "-" is a file name like any other.
+	Stdin io.Reader
 	// ServerName is the name sent in SNI and verified (default: the URL's host).
 	ServerName string
 	// Resolve lists HOST:PORT:ADDR[,ADDR…] entries, as curl's --resolve: connections to

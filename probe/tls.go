@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 
@@ -32,22 +33,22 @@ func tlsConfig(cfg *Config) (*tls.Config, error) {
 	if cfg.CACert != "" {
 		// Read capped and stoppable like every input: /dev/zero or a FIFO with no writer
 		// named here ends in an error or at Ctrl-C.
-		pem, err := input.ReadFile(cfg.CACert, input.MaxPEM, nil)
+		pem, err := readPEM(cfg.CACert, cfg.Stdin)
 		if err != nil {
 			return nil, fmt.Errorf("--cacert: %w", err)
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--cacert %s: no PEM certificate in the file", cfg.CACert)
+			return nil, fmt.Errorf("--cacert %s: no PEM certificate in the file", pemName(cfg.CACert))
 		}
 		c.RootCAs = pool
 	}
 	if cfg.Cert != "" {
-		certPEM, err := input.ReadFile(cfg.Cert, input.MaxPEM, nil)
+		certPEM, err := readPEM(cfg.Cert, cfg.Stdin)
 		if err != nil {
 			return nil, fmt.Errorf("--cert: %w", err)
 		}
-		keyPEM, err := input.ReadFile(cfg.Key, input.MaxPEM, nil)
+		keyPEM, err := readPEM(cfg.Key, cfg.Stdin)
 		if err != nil {
 			return nil, fmt.Errorf("--key: %w", err)
 		}
@@ -58,6 +59,25 @@ func tlsConfig(cfg *Config) (*tls.Config, error) {
 		c.Certificates = []tls.Certificate{pair}
 	}
 	return c, nil
+}
+
+// stdinName names standard input in the errors of a PEM flag "-".
+const stdinName = "(stdin)"
+
+// readPEM reads a PEM flag's file, or stdin for "-" (when non-nil), capped at input.MaxPEM.
+func readPEM(path string, stdin io.Reader) ([]byte, error) {
+	if path == input.Stdin && stdin != nil {
+		return input.Read(stdin, stdinName, input.MaxPEM)
+	}
+	return input.ReadFile(path, input.MaxPEM, nil)
+}
+
+// pemName is how an error names a PEM flag's input.
+func pemName(path string) string {
+	if path == input.Stdin {
+		return stdinName
+	}
+	return path
 }
 
 // parseResolve reads one --resolve HOST:PORT:ADDR[,ADDR…] (curl's syntax; an IPv6 address

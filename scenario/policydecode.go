@@ -1,7 +1,9 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -89,6 +91,13 @@ func DecodePolicy(node *yaml.Node, file string, named map[string]*policy.Policy)
 // ResolvePolicy reads the policy of `--policy FILE|preset:NAME`: a preset, or a YAML file
 // holding one policy mapping (named after the file when it has no name:).
 func ResolvePolicy(spec string) (*policy.Policy, error) {
+	return ResolvePolicyStdin(spec, nil)
+}
+
+// ResolvePolicyStdin is ResolvePolicy where "-" reads the policy from stdin (when non-nil),
+// bounded like a file and stopped by the process interrupt; errors name it (stdin):LINE:COL
+// and a policy without name: is named "stdin".
+func ResolvePolicyStdin(spec string, stdin io.Reader) (*policy.Policy, error) {
 	if name, ok := strings.CutPrefix(spec, "preset:"); ok {
 		p, ok := Preset(name)
 		if !ok {
@@ -96,7 +105,17 @@ func ResolvePolicy(spec string) (*policy.Policy, error) {
 		}
 		return p, nil
 	}
-	data, err := input.ReadFile(spec, input.MaxScenario, nil)
+	var data []byte
+	var err error
+	if spec == input.Stdin && stdin != nil {
+		spec = StdinName
+		data, err = input.Read(stdin, spec, input.MaxScenario)
+		if se := (*input.StoppedError)(nil); errors.As(err, &se) {
+			return nil, se
+		}
+	} else {
+		data, err = input.ReadFile(spec, input.MaxScenario, nil)
+	}
 	if err != nil {
 		return nil, &Error{File: spec, Msg: readErrMsg(err) + " (want a policy file or preset:NAME)"}
 	}
@@ -113,7 +132,9 @@ func ResolvePolicy(spec string) (*policy.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.Name == "" {
+	if p.Name == "" && spec == StdinName {
+		p.Name = "stdin"
+	} else if p.Name == "" {
 		p.Name = strings.TrimSuffix(filepath.Base(spec), filepath.Ext(spec))
 	}
 	return p, nil

@@ -49,7 +49,8 @@ type Overrides struct {
 	// Given are policies the caller resolved itself (a check file's via: chain, --chain),
 	// compared after the --policy ones; they keep their own layers.
 	Given []*policy.Policy
-	// Stdin is read for Scenario "-" (a scenario piped in); nil: "-" is a name like any other.
+	// Stdin is read for Scenario "-" (a scenario piped in) or a --policy "-" (the caller
+	// lets one of them be "-"); nil: "-" is a name like any other.
 	Stdin io.Reader
 
 	// Changed names the flags the user set (OverrideFlags): quick-model flags override a
@@ -136,7 +137,7 @@ func (o Overrides) Apply() (*scenario.Scenario, *Model, error) {
 	}
 	var given []*policy.Policy
 	for _, spec := range o.Policies {
-		p, err := scenario.ResolvePolicy(spec)
+		p, err := scenario.ResolvePolicyStdin(spec, o.Stdin)
 		if err != nil {
 			return nil, nil, err
 		}
