@@ -39,8 +39,8 @@ const (
 	demoFastest  = 60
 	demoSlowest  = 20
 	demoFallback = 30
-	// demoCalibration is how long the timer lateness is measured before the live stage.
-	demoCalibration = 500 * time.Millisecond
+	// demoCalibration is how long the live stage's trial takes (live.Trial).
+	demoCalibration = live.TrialWarmup + live.TrialLength
 )
 
 // demoStep is one stage of the tour: it runs and fills its part of the demo document.
@@ -218,7 +218,9 @@ func demoLive(ctx context.Context, opts *DemoOptions, d *demo.Result) error {
 			return err
 		}
 	}
-	demoSpeed(ctx, opts, d)
+	if err := demoSpeed(ctx, opts, d, sc); err != nil {
+		return err
+	}
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
@@ -242,16 +244,22 @@ func demoLive(ctx context.Context, opts *DemoOptions, d *demo.Result) error {
 }
 
 // demoSpeed sets the live stage's speed and says why: --speed as given, or the one
-// live.ChooseSpeed picks from the timer lateness measured first (demoCalibration).
-func demoSpeed(ctx context.Context, opts *DemoOptions, d *demo.Result) {
+// live.ChooseSpeed picks from the timer lateness a 1 s trial of the live stage measured
+// (live.Trial of sc at the fastest speed). A trial that cannot run (a server that cannot
+// start) stops the stage; an interrupted one leaves the caller to see ctx.
+func demoSpeed(ctx context.Context, opts *DemoOptions, d *demo.Result, sc *scenario.Scenario) error {
 	if opts.SpeedSet {
 		d.Speed, d.SpeedReason = opts.Speed, "speed "+units.Sig(opts.Speed)+" as given with --speed"
-		return
+		return nil
 	}
-	f := live.MeasureLateness(ctx, demoCalibration)
+	f, err := live.Trial(ctx, sc, demoFastest, live.TrialWarmup, live.TrialLength)
+	if err != nil && ctx.Err() == nil {
+		return err
+	}
 	choice := live.ChooseSpeed(f.LatenessP99, demoSlowest, demoFastest, demoFallback)
 	d.Speed, d.SpeedReason = choice.Speed, choice.Why
 	d.CalibrationLatenessP99Ms = float64(f.LatenessP99) / float64(time.Millisecond)
+	return nil
 }
 
 // announceDemo says before the tour how long it should take: the probe, and the live replay

@@ -27,7 +27,8 @@ type Result struct {
 	DurationMs float64 `json:"duration_ms"`
 	Speed      float64 `json:"speed"`
 	// SpeedReason says how Speed was chosen: given with --speed, or picked from the timer
-	// lateness measured before the live stage (live.ChooseSpeed). Empty in older documents.
+	// lateness measured in a trial of the live stage (live.Trial, live.ChooseSpeed). Empty in
+	// older documents.
 	SpeedReason string `json:"speed_reason,omitempty"`
 	// CalibrationLatenessP99Ms is that measure (real time, p99); 0 when --speed was given.
 	CalibrationLatenessP99Ms float64 `json:"calibration_lateness_p99_ms,omitempty"`
