@@ -74,9 +74,9 @@ configuration.
    breaker and a fallback do to a checkout page when the API hangs.
 3. It replays the same scenario live, over real loopback sockets with a real net/http client
    per web server, at --speed (every duration divided by it), and puts the simulated and live
-   figures side by side. Without --speed it first measures how late the machine's timers
-   fire (half a second) and picks the fastest speed from 20 to 60 that keeps the live run
-   faithful, and says which and why.
+   figures side by side. Without --speed it first runs a 1 s trial of the live part,
+   measures how late the machine's timers fire in it, picks the fastest speed from 20 to 60
+   that keeps the live run faithful, and says which and why.
 
 -o json and -o markdown print the three stages as one document (schema patience/demo/v1).`,
 		Args: usageArgs(cobra.NoArgs),
