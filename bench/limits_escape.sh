@@ -52,10 +52,10 @@ limits_escape_rows() {
 1|check -o github $f/check.yaml
 1|check -o junit $f/check.yaml
 1|check -o sarif $f/check.yaml
-0|replay $f/scenario.yaml
-0|replay --color always $f/scenario.yaml
-0|replay -o markdown $f/scenario.yaml
-0|replay -o html $f/scenario.yaml
+1|replay $f/scenario.yaml
+1|replay --color always $f/scenario.yaml
+1|replay -o markdown $f/scenario.yaml
+1|replay -o html $f/scenario.yaml
 0|storm $f/scenario.yaml
 0|storm -o markdown $f/scenario.yaml
 0|storm -o html $f/scenario.yaml

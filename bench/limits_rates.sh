@@ -35,7 +35,7 @@ limits_rates_rows() {
 2|storm --capacity 1e-12/s
 2|storm --duration 1ns
 2|storm layered-retries --capacity 2/s
-0|storm $f/slow.yaml
+1|storm $f/slow.yaml
 2|replay --live --speed 1e-308
 2|serve --listen 127.0.0.1:0 --speed 1e-308 --for 1s
 2|demo --speed 1e-308

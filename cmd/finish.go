@@ -1,6 +1,11 @@
 package cmd
 
-import "github.com/patience-dev/patience/report"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/patience-dev/patience/report"
+)
 
 // finishProfile is how probe and advise end once they hold a profile, in this order: save
 // it (--save) before rendering, so the measurement survives a renderer that fails; render
@@ -21,8 +26,8 @@ func finishProfile[T any](streams *report.IOStreams, render report.Renderer[T], 
 // finishPolicies is how replay and storm end: they render what the run returned and choose
 // the exit. A run stopped (Ctrl-C) after some policies finished (finished of them) renders
 // them and exits 130 pointing at them; one stopped before any finished renders nothing and
-// says so, also 130.
-func finishPolicies[T any](streams *report.IOStreams, render report.Renderer[T], res T, finished int, runErr error) error {
+// says so, also 130. A run that finished returns its gate (policiesGate).
+func finishPolicies[T any](streams *report.IOStreams, render report.Renderer[T], res T, finished int, runErr, gate error) error {
 	if runErr != nil && finished == 0 {
 		return stoppedEmpty(runErr)
 	}
@@ -32,5 +37,18 @@ func finishPolicies[T any](streams *report.IOStreams, render report.Renderer[T],
 	if runErr != nil {
 		return stopped(runErr)
 	}
-	return nil
+	return gate
+}
+
+// noFailHelp is replay's and storm's --no-fail, as check has it.
+const noFailHelp = "exit 0 though a policy is judged ✗; the report is the same"
+
+// policiesGate is replay's and storm's exit once the run finished: 1 when it judged a policy
+// ✗ (failing names them, replay.Result.Failing), so that every ✗ exits non-zero as probe's,
+// advise's and check's do (issue 26); nil with --no-fail, for a comparison read as a report.
+func policiesGate(failing []string, noFail bool) error {
+	if len(failing) == 0 || noFail {
+		return nil
+	}
+	return GateFailed(fmt.Errorf("judged ✗: %s (exit 1; --no-fail exits 0 with the same report)", strings.Join(failing, ", ")))
 }

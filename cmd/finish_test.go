@@ -54,7 +54,8 @@ func TestFinishProfileOrder(t *testing.T) {
 // TestFinishPolicies: a whole run renders and exits 0; a run stopped after some policies
 // finished renders them and exits 130 ("partial results above"); one stopped before any
 // finished renders nothing (exit 130, nothing to report); another error after some policies
-// is returned as it is, after they render; a failed render wins.
+// is returned as it is, after they render; a failed render wins; a finished run with a
+// policy judged ✗ exits 1 naming it, unless --no-fail.
 func TestFinishPolicies(t *testing.T) {
 	errBroken, errRender := errors.New("broken"), errors.New("render")
 	for _, tc := range []struct {
@@ -62,16 +63,20 @@ func TestFinishPolicies(t *testing.T) {
 		finished  int
 		runErr    error
 		renderErr error
+		failing   []string
+		noFail    bool
 		want      error
 		wantOut   string
 		wantExit  int
 	}{
-		{"whole run", 3, nil, nil, nil, "the report", ExitOK},
-		{"stopped after some", 2, context.Canceled, nil, ErrInterrupted, "the report", ExitInterrupted},
-		{"deadline after some", 2, context.DeadlineExceeded, nil, ErrInterrupted, "the report", ExitInterrupted},
-		{"stopped before any", 0, context.Canceled, nil, errNothingFinished, "", ExitInterrupted},
-		{"other error after some", 1, errBroken, nil, errBroken, "the report", ExitUsage},
-		{"render fails", 3, nil, errRender, errRender, "the report", ExitUsage},
+		{"whole run", 3, nil, nil, nil, false, nil, "the report", ExitOK},
+		{"a policy judged bad", 3, nil, nil, []string{"naive", "retries"}, false, nil, "the report", ExitGateFailed},
+		{"judged bad, --no-fail", 3, nil, nil, []string{"naive"}, true, nil, "the report", ExitOK},
+		{"stopped after some, one bad", 2, context.Canceled, nil, []string{"naive"}, false, ErrInterrupted, "the report", ExitInterrupted},
+		{"deadline after some", 2, context.DeadlineExceeded, nil, nil, false, ErrInterrupted, "the report", ExitInterrupted},
+		{"stopped before any", 0, context.Canceled, nil, nil, false, errNothingFinished, "", ExitInterrupted},
+		{"other error after some", 1, errBroken, nil, []string{"naive"}, false, errBroken, "the report", ExitUsage},
+		{"render fails", 3, nil, errRender, []string{"naive"}, false, errRender, "the report", ExitUsage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
@@ -79,8 +84,8 @@ func TestFinishPolicies(t *testing.T) {
 				_, _ = io.WriteString(w, rep)
 				return tc.renderErr
 			}
-			err := finishPolicies(report.Test(nil, &out, &bytes.Buffer{}), render, "the report", tc.finished, tc.runErr)
-			if !errors.Is(err, tc.want) {
+			err := finishPolicies(report.Test(nil, &out, &bytes.Buffer{}), render, "the report", tc.finished, tc.runErr, policiesGate(tc.failing, tc.noFail))
+			if tc.want != nil && !errors.Is(err, tc.want) {
 				t.Errorf("error %v, want %v", err, tc.want)
 			}
 			if ExitCode(err) != tc.wantExit {
@@ -90,5 +95,16 @@ func TestFinishPolicies(t *testing.T) {
 				t.Errorf("stdout %q, want %q", out.String(), tc.wantOut)
 			}
 		})
+	}
+}
+
+// The gate names the policies judged ✗ and how to keep exit 0.
+func TestPoliciesGate(t *testing.T) {
+	if err := policiesGate(nil, false); err != nil {
+		t.Errorf("no policy judged bad: %v, want nil", err)
+	}
+	err := policiesGate([]string{"naive", "retries"}, false)
+	if ExitCode(err) != ExitGateFailed || !strings.Contains(err.Error(), "judged ✗: naive, retries") || !strings.Contains(err.Error(), "--no-fail") {
+		t.Errorf("gate %v (exit %d), want exit 1 naming naive, retries and --no-fail", err, ExitCode(err))
 	}
 }

@@ -36,6 +36,8 @@ type ReplayOptions struct {
 	// MaxCost is the budget a simulated replay's estimated cost must fit: storm's --max-cost,
 	// with the same default and syntax (storm.ParseBudget).
 	MaxCost string
+	// NoFail exits 0 though a policy was judged ✗ (the report is the same).
+	NoFail bool
 }
 
 // NewCmdReplay builds `patience replay`.
@@ -65,6 +67,9 @@ per attempt when it arrives, and work goes on after the caller gave up ("wasted 
 layers, a lower layer keeps retrying after the layer above gave up on it, as it would in
 reality; requests still in flight when the drain ends fail as "stuck".
 
+A policy judged ✗ exits 1, naming it on stderr, as every ✗ does; --no-fail exits 0 with the
+same report (a comparison kept as a report, the bundled lessons' anti-patterns).
+
 ` + scenario.PresetHelp(),
 		Example: `  patience replay
   patience replay payment-double-charge -o markdown
@@ -88,6 +93,7 @@ reality; requests still in flight when the drain ends fail as "stuck".
 	}
 	c.Flags().StringArrayVar(&opts.Chains, "chain", nil, "FILE#DEPENDENCY: replay the chain of real configs a check file's dependency names with via: (ingress, sidecar, its own policy) as one layered policy, instead of the scenario's policies (repeatable)")
 	c.Flags().StringArrayVar(&opts.Policies, "policy", nil, "policy FILE (- reads stdin) or preset:NAME to replay instead of the scenario's policies (repeatable; presets: "+strings.Join(scenario.PresetNames(), ", ")+")")
+	c.Flags().BoolVar(&opts.NoFail, "no-fail", false, noFailHelp)
 	c.Flags().Int64Var(&opts.Seed, "seed", 0, "seed of the simulation (default: the scenario's seed)")
 	c.Flags().StringVar(&opts.MaxCost, "max-cost", "", "refuse a replay, simulated or --live, estimated to take longer or more memory than this: a time, a size, both (30m,8GiB) or none (default "+storm.DefaultBudget.String()+")")
 	addOutputFlag(c, &opts.Output, report.ReplayFormats.Names())
@@ -182,7 +188,7 @@ func replayFinish(opts *ReplayOptions, render report.Renderer[*replay.Result], r
 	if res == nil {
 		return runErr
 	}
-	return finishPolicies(opts.IO, render, res, len(res.Policies), runErr)
+	return finishPolicies(opts.IO, render, res, len(res.Policies), runErr, policiesGate(res.Failing(), opts.NoFail))
 }
 
 // replayProgress draws a bar over the simulated events of the replay (progressBar). A

@@ -24,6 +24,8 @@ type StormOptions struct {
 	MaxCost string
 	// Chains are FILE#DEPENDENCY specs: a check file's via: chain as one layered policy.
 	Chains []string
+	// NoFail exits 0 though a policy was judged ✗ (the report is the same).
+	NoFail bool
 }
 
 // NewCmdStorm builds `patience storm`.
@@ -53,7 +55,10 @@ Verdicts (docs/json.md): recovered when, after the last fault ends, the 5 s movi
 goodput stays within 10% of the arrivals for 30 s; metastable when the run ends without that.
 stable below is the largest arrival rate that still recovers after the same trigger, found by
 bisection over simulated runs (to 2% of capacity); the fluid bound beside it is the closed form
-capacity / Π attempts for retry-on-timeout policies.`,
+capacity / Π attempts for retry-on-timeout policies.
+
+A policy judged ✗ (one that never recovers, for instance) exits 1, naming it on stderr, as
+every ✗ does; --no-fail exits 0 with the same report.`,
 		Example: `  patience storm
   patience storm --rate 60/s
   patience storm --attempts 4,4,4 --rate 20/s --outage 10s@30s
@@ -87,6 +92,7 @@ capacity / Π attempts for retry-on-timeout policies.`,
 	fl.Int64Var(&opts.Seed, "seed", storm.DefaultSeed, "seed of the simulation")
 	fl.StringArrayVar(&opts.Policies, "policy", nil, "policy FILE (- reads stdin) or preset:NAME to compare instead of the built-in mitigations (repeatable)")
 	fl.StringArrayVar(&opts.Chains, "chain", nil, "FILE#DEPENDENCY: compare the chain of real configs a check file's dependency names with via: as one layered policy (repeatable)")
+	fl.BoolVar(&opts.NoFail, "no-fail", false, noFailHelp)
 	fl.BoolVar(&opts.NoBisect, "no-bisect", false, "skip the stable_below_per_s search (one run per policy)")
 	fl.StringVar(&opts.MaxCost, "max-cost", "", "refuse a run estimated to take longer or more memory than this: a time, a size, both (30m,8GiB) or none (default "+storm.DefaultBudget.String()+")")
 	addOutputFlag(c, &opts.Output, report.StormFormats.Names())
@@ -136,7 +142,7 @@ func stormRun(ctx context.Context, opts *StormOptions) error {
 	if res == nil {
 		return runErr
 	}
-	return finishPolicies(opts.IO, render, res, len(res.Policies), runErr)
+	return finishPolicies(opts.IO, render, res, len(res.Policies), runErr, policiesGate(res.Failing(), opts.NoFail))
 }
 
 // stormProgress draws one bar over the run's simulations (storm.Options.Work: a policy's run

@@ -3,6 +3,7 @@ package replay
 import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/patience-dev/patience/scenario"
+	"github.com/patience-dev/patience/verdict"
 )
 
 // Schema is the value of Result.Schema (docs/design.md §3).
@@ -193,4 +194,20 @@ func (p *PolicyResult) Judge(sc *scenario.Scenario) {
 	p.Recovery = RecoveryOf(sc, p.Timeline)
 	p.Verdict = VerdictOf(sc, *p)
 	p.AmplificationNote = amplificationNote(*p)
+}
+
+// JudgedBad says the run judged this policy bad (✗): the one definition of a failed policy,
+// which storm's results inherit.
+func (p PolicyResult) JudgedBad() bool { return p.Verdict.Level == verdict.Bad }
+
+// Failing names the policies the run judged bad (✗), in the run's order. It is the run's
+// gate: replay exits 1 when it is not empty, unless --no-fail (every ✗ exits non-zero).
+func (r *Result) Failing() []string {
+	var names []string
+	for _, p := range r.Policies {
+		if p.JudgedBad() {
+			names = append(names, p.Name)
+		}
+	}
+	return names
 }

@@ -135,3 +135,15 @@ type Point struct {
 	Failed         int     `json:"failed"`
 	QueueLength    int     `json:"queue_length"`
 }
+
+// Failing names the policies the run judged bad (✗: replay.PolicyResult.JudgedBad), in the
+// run's order: storm's gate, as replay's (replay.Result.Failing).
+func (r *Result) Failing() []string {
+	var names []string
+	for _, p := range r.Policies {
+		if p.JudgedBad() {
+			names = append(names, p.Name)
+		}
+	}
+	return names
+}
