@@ -100,6 +100,10 @@ type Options struct {
 	// string ('%{time_connect} %{time_total}\n'), or the path of an nginx.conf whose
 	// log_format is used (path#name picks one by name).
 	LogFormat string
+	// NginxConf is an nginx.conf's log_format already read and compiled (ParseNginxConf):
+	// `--log-format -#NAME` reads it from standard input once, before any log. It takes the
+	// place of LogFormat, and says the logs are nginx's.
+	NginxConf *NginxConf
 	// Unit is the duration unit for sources that do not say (CSV columns without a unit,
 	// Prometheus metrics without _seconds): s, ms, us or ns. "" : never guessed.
 	Unit   string

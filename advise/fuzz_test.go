@@ -1,8 +1,10 @@
 package advise
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -36,6 +38,28 @@ func FuzzNginx(f *testing.F) {
 	fuzzParse(f, FormatNginx,
 		`1.1.1.1 - - [01/May/2024:00:00:00 +0000] "GET /a HTTP/1.1" 200 1 "-" "ua" rt=0.120 uct="0.001, 0.002" uht="0.1" urt="0.100, 0.2 : 0.3"`+"\n",
 		`1.1.1.1 - - [01/May/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "ua" 10 0.004 [default] [] 10.0.0.1:80, 10.0.0.2:80 0, 10 0.000, 0.004 502, 200 abc`+"\n")
+}
+
+// FuzzNginxConf: ParseNginxConf (--log-format -[#NAME], an nginx.conf on standard input)
+// on arbitrary text and names: it compiles a log_format or says why, never panics; an error
+// about a directive names a line of the text; a template compiled reads a line.
+func FuzzNginxConf(f *testing.F) {
+	f.Add([]byte("http {\n  log_format main '$remote_addr [$time_local] \"$request\" $status';\n  log_format timed '$remote_addr \"$request\" $status '\n                   'rt=$request_time';\n  access_log /x timed;\n}\n"), "")
+	f.Add([]byte("log_format 'j' escape=json '{\"t\":\"$request_time\"}';"), "j")
+	f.Add([]byte("log_format t '$request_time\nlog_format u;\nhttp { log_format v '$status' }"), "v")
+	f.Fuzz(func(t *testing.T, conf []byte, want string) {
+		c, err := ParseNginxConf("(stdin)", conf, want)
+		if err != nil {
+			lines := 1 + bytes.Count(conf, []byte("\n"))
+			var line, col int
+			if n, _ := fmt.Sscanf(err.Error(), "(stdin):%d:%d:", &line, &col); n == 2 && (line < 1 || line > lines || col < 1) {
+				t.Fatalf("%v: line %d of %d", err, line, lines)
+			}
+			return
+		}
+		vals := make([][]byte, len(c.t.vars))
+		_, _ = c.t.match([]byte(`1.1.1.1 [01/May/2024:00:00:00 +0000] "GET /x HTTP/1.1" 200 rt=0.05`), vals)
+	})
 }
 
 func FuzzHAR(f *testing.F) {

@@ -128,7 +128,9 @@ func (r *reader) readAll(ctx context.Context) (*accum, error) {
 			}
 		}
 		f := r.opts.Format
-		if f == FormatAuto && r.opts.LogFormat != "" {
+		if f == FormatAuto && r.opts.NginxConf != nil {
+			f = FormatNginx
+		} else if f == FormatAuto && r.opts.LogFormat != "" {
 			// A template says the format: %{…} is a curl -w string, $… an nginx log_format.
 			f = FormatNginx
 			if strings.Contains(r.opts.LogFormat, "%{") {

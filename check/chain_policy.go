@@ -2,9 +2,11 @@ package check
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
+	"github.com/patience-dev/patience/internal/input"
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/scenario"
@@ -30,13 +32,28 @@ var classTokens = map[FailureClass]string{
 // one max_attempts per layer approximates a layer that retries classes a different number of
 // times (it takes the most).
 func ChainPolicy(spec string) (*policy.Policy, []string, error) {
+	return ChainPolicyStdin(spec, nil)
+}
+
+// ChainPolicyStdin is ChainPolicy where FILE "-" (`--chain -#partner`) reads the check file
+// from stdin, through the loader `check -` uses (LoadPathsStdin): once, bounded like a file,
+// its errors named (stdin):LINE:COL. A check file on standard input has no directory of its
+// own: its relative via: paths are resolved against the working directory, as `check -`
+// resolves them, and a via: file missing there says so. The policy is named
+// stdin#DEPENDENCY (a --policy - without name: is "stdin"). With a nil stdin, "-" is a file
+// name like any other.
+func ChainPolicyStdin(spec string, stdin io.Reader) (*policy.Policy, []string, error) {
 	file, dep, ok := strings.Cut(spec, "#")
 	if !ok || file == "" || dep == "" {
-		return nil, nil, &scenario.Error{File: spec, Msg: "want FILE#DEPENDENCY, e.g. patience.yaml#partner"}
+		return nil, nil, &scenario.Error{File: spec, Msg: "want FILE#DEPENDENCY, e.g. patience.yaml#partner (-#partner: the check file on standard input)"}
 	}
-	in, err := LoadPaths([]string{file})
+	in, err := LoadPathsStdin([]string{file}, stdin)
 	if err != nil {
 		return nil, nil, err
+	}
+	name := filepath.Base(file)
+	if file == input.Stdin && stdin != nil {
+		file, name = StdinName, "stdin"
 	}
 	var f *File
 	var d *Dependency
@@ -48,6 +65,9 @@ func ChainPolicy(spec string) (*policy.Policy, []string, error) {
 				f, d = cf, cd
 			}
 		}
+	}
+	if d == nil && len(in.Files) == 0 {
+		return nil, nil, &scenario.Error{File: file, Msg: noCheckFile(in, file, dep)}
 	}
 	if d == nil {
 		return nil, nil, &scenario.Error{File: file, Msg: fmt.Sprintf("no dependency %q (the file has: %s)", dep, strings.Join(names, ", "))}
@@ -64,7 +84,7 @@ func ChainPolicy(spec string) (*policy.Policy, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return ch.Policy(filepath.Base(file) + "#" + dep)
+	return ch.Policy(name + "#" + dep)
 }
 
 // Policy is the chain as a layered policy named name; see ChainPolicy.
@@ -148,4 +168,21 @@ func (l *ChainLayer) simPolicy(d *Dependency) (*policy.Policy, string) {
 		}
 	}
 	return p, note
+}
+
+// noCheckFile says why a file --chain named gave no check file: the reason it was skipped,
+// or the config it is.
+func noCheckFile(in *Inputs, file, dep string) string {
+	want := fmt.Sprintf("want a check file whose dependency %q names a via: chain", dep)
+	for _, s := range in.Configs.Skipped {
+		if s.Path == file {
+			return "not a check file (" + s.Reason + "): " + want
+		}
+	}
+	for _, cf := range in.Configs.Files {
+		if cf.Path == file {
+			return fmt.Sprintf("a %s config (%s), not a check file: %s", cf.Format, strings.Join(cf.Kinds, ", "), want)
+		}
+	}
+	return "no check file: " + want
 }

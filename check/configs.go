@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -470,7 +472,13 @@ type ViaRef struct {
 func (cs *Configs) resolve(ref ViaRef) (*ChainLayer, error) {
 	cf, err := cs.open(ref.File)
 	if err != nil {
-		return nil, &scenario.Error{File: ref.Pos.File, Line: ref.Pos.Line, Col: ref.Pos.Col, Field: "via", Msg: err.Error()}
+		msg := err.Error()
+		if ref.Pos.File == StdinName && !filepath.IsAbs(ref.File) {
+			if _, serr := os.Lstat(ref.File); errors.Is(serr, fs.ErrNotExist) {
+				msg += " (" + stdinRelative() + ")"
+			}
+		}
+		return nil, &scenario.Error{File: ref.Pos.File, Line: ref.Pos.Line, Col: ref.Pos.Col, Field: "via", Msg: msg}
 	}
 	var all, match []*layerCandidate
 	for _, d := range cf.docs {
@@ -498,6 +506,16 @@ func (cs *Configs) resolve(ref ViaRef) (*ChainLayer, error) {
 	}
 	cs.used[match[0].doc] = true
 	return match[0].layer, nil
+}
+
+// stdinRelative says where a via: path of a check file on standard input is looked for: a
+// file piped in has no directory of its own.
+func stdinRelative() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "a check file on standard input has no directory: its via: paths are relative to the working directory"
+	}
+	return "a check file on standard input has no directory: its via: paths are relative to the working directory, " + wd
 }
 
 func refText(ref ViaRef) string {

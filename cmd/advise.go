@@ -76,10 +76,11 @@ the max column; distributions without status). Lines wrapped by the container ru
 The format is detected from a sample of up to 200 lines: the one most lines match.
 
 nginx: the log_format is compiled from --log-format (the directive's string, or an
-nginx.conf, path#name to pick one); ingress-nginx's default and the common rt=/urt= variants
-are known. A line is one request: its status is $status, its latency that of the upstream
-attempt that answered it (nginx's timeouts are per attempt); the attempts per request the
-proxy made (proxy_next_upstream) are counted apart.
+nginx.conf, path#name to pick one, -#name for one on stdin, read once before the logs);
+ingress-nginx's default and the common rt=/urt= variants are known. A line is one request:
+its status is $status, its latency that of the upstream attempt that answered it (nginx's
+timeouts are per attempt); the attempts per request the proxy made (proxy_next_upstream) are
+counted apart.
 
 Prometheus: one exposition is the process's lifetime, two (files, or a range query) a
 window. Each quantile is given as its bucket bracket and the timeout is rounded up to the
@@ -116,7 +117,7 @@ error time duration; operators = != ~ !~ < <= > >=; and, or, not, parentheses).`
 		bys = append(bys, string(b))
 	}
 	addEnumFlag(c, &opts.Format, "format", "auto", "input format", formats)
-	fl.StringVar(&opts.LogFormat, "log-format", "", "nginx log_format string or nginx.conf[#name]; a curl -w template for --format curl")
+	fl.StringVar(&opts.LogFormat, "log-format", "", "nginx log_format string or nginx.conf[#name] (-[#name]: the nginx.conf on stdin); a curl -w template for --format curl")
 	fl.StringVar(&opts.Unit, "unit", "", "duration unit for sources that do not say: s|ms|us|ns")
 	addEnumFlag(c, &opts.By, "by", "none", "one recommendation per group", bys)
 	fl.StringVar(&opts.Filter, "filter", "", "select records: e.g. 'host=api.example.com and status<500'")
@@ -203,6 +204,9 @@ func adviseRun(opts *AdviseOptions) error {
 		if err := profile.CheckSavePath(opts.Save); err != nil {
 			return UsageErrorf("--save: %v", err)
 		}
+	}
+	if err := adviseStdinLogFormat(opts, &o); err != nil {
+		return err
 	}
 	ctx := opts.Ctx
 	if ctx == nil {

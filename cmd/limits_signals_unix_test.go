@@ -145,6 +145,10 @@ func TestInterruptBlockedOnInput(t *testing.T) {
 		{"advise stdin", idle, func(string) []string { return []string{"advise", "-"} }},
 		{"probe --merge stdin", idle, func(string) []string { return []string{"probe", "--merge", "-"} }},
 		{"probe -d @- stdin", idle, func(string) []string { return []string{"probe", "-d", "@-", "http://127.0.0.1:9/"} }},
+		// The nginx.conf and the check file piped in are read before any other input.
+		{"advise --log-format - stdin", idle, func(f string) []string { return []string{"advise", f, "--log-format", "-#timed"} }},
+		{"replay --chain -#DEP stdin", idle, func(string) []string { return []string{"replay", "--chain", "-#partner"} }},
+		{"storm --chain -#DEP stdin", idle, func(string) []string { return []string{"storm", "--chain", "-#partner"} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -91,7 +91,7 @@ same report (a comparison kept as a report, the bundled lessons' anti-patterns).
 			return replayRun(c.Context(), opts)
 		},
 	}
-	c.Flags().StringArrayVar(&opts.Chains, "chain", nil, "FILE#DEPENDENCY: replay the chain of real configs a check file's dependency names with via: (ingress, sidecar, its own policy) as one layered policy, instead of the scenario's policies (repeatable)")
+	c.Flags().StringArrayVar(&opts.Chains, "chain", nil, "FILE#DEPENDENCY: replay the chain of real configs a check file's dependency names with via: (ingress, sidecar, its own policy) as one layered policy, instead of the scenario's policies (repeatable; -#DEPENDENCY reads the check file from stdin)")
 	c.Flags().StringArrayVar(&opts.Policies, "policy", nil, "policy FILE (- reads stdin) or preset:NAME to replay instead of the scenario's policies (repeatable; presets: "+strings.Join(scenario.PresetNames(), ", ")+")")
 	c.Flags().BoolVar(&opts.NoFail, "no-fail", false, noFailHelp)
 	c.Flags().Int64Var(&opts.Seed, "seed", 0, "seed of the simulation (default: the scenario's seed)")
@@ -115,7 +115,7 @@ func loadReplayScenario(opts *ReplayOptions) (*scenario.Scenario, error) {
 	if name == "" {
 		name = scenario.DefaultName
 	}
-	if err := oneStdin(stdinUse("the scenario", name), stdinUses("--policy", opts.Policies)); err != nil {
+	if err := oneStdin(stdinUse("the scenario", name), stdinUses("--policy", opts.Policies), chainStdin(opts.Chains)); err != nil {
 		return nil, err
 	}
 	sc, err := scenario.OpenStdin(name, scenario.ForReplay, opts.IO.In)
@@ -208,11 +208,12 @@ const maxBarLabel = 32
 
 // resolveChains reads each --chain FILE#DEPENDENCY into its layered policy, saying on stderr
 // where the simulator approximates a layer; an unreadable file or an unknown dependency is a
-// usage error.
+// usage error. -#DEPENDENCY reads the check file from standard input (the caller has refused
+// a second reader of it: oneStdin).
 func resolveChains(io *report.IOStreams, specs []string) ([]*policy.Policy, error) {
 	var out []*policy.Policy
 	for _, spec := range specs {
-		p, notes, err := check.ChainPolicy(spec)
+		p, notes, err := check.ChainPolicyStdin(spec, io.In)
 		if err != nil {
 			return nil, UsageError(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/patience-dev/patience/advise"
 	"github.com/patience-dev/patience/check"
 	"github.com/patience-dev/patience/internal/input"
 	"github.com/patience-dev/patience/profile"
@@ -64,6 +65,49 @@ func checkStdinProfile(opts *CheckOptions, paths []string) (string, *profile.Pro
 		return "", nil, UsageErrorf("--profile: %v", err)
 	}
 	return check.StdinName, p, nil
+}
+
+// chainStdin names each --chain -#DEPENDENCY as a reader of standard input (the check file
+// piped in).
+func chainStdin(specs []string) []string {
+	var out []string
+	for _, spec := range specs {
+		if file, _, _ := strings.Cut(spec, "#"); file == input.Stdin {
+			out = append(out, "--chain "+spec)
+		}
+	}
+	return out
+}
+
+// adviseStdinLogFormat reads `advise --log-format -` (or -#NAME): an nginx.conf on standard
+// input, read once, before any log — a --log-format path is read again for every log file,
+// standard input cannot be — bounded as a path's is (4 MiB) and refused when a log is "-"
+// too. Its log_format, compiled, takes --log-format's place in o (advise.Options.NginxConf);
+// any other --log-format is left as given.
+func adviseStdinLogFormat(opts *AdviseOptions, o *advise.Options) error {
+	file, want, _ := strings.Cut(opts.LogFormat, "#")
+	if file != input.Stdin || strings.Contains(opts.LogFormat, "$") || opts.IO.In == nil {
+		return nil // with no standard input, "-" is a path like any other
+	}
+	flag := "--log-format " + opts.LogFormat
+	if err := oneStdin(stdinUses("the log", opts.Files), []string{flag}); err != nil {
+		return err
+	}
+	if f := advise.Format(opts.Format); f != "" && f != advise.FormatAuto && f != advise.FormatNginx {
+		return UsageErrorf("%s: an nginx.conf names an nginx log_format; --format %s reads none", flag, f)
+	}
+	data, err := input.Read(opts.IO.In, check.StdinName, input.MaxCheck)
+	if se := (*input.StoppedError)(nil); errors.As(err, &se) {
+		return interruptedInput(err)
+	}
+	if err == nil {
+		o.NginxConf, err = advise.ParseNginxConf(check.StdinName, data, want)
+	}
+	if err != nil {
+		return UsageErrorf("--log-format: %v", err)
+	}
+	o.LogFormat = ""
+	return nil
 }
 
 // dataStdin names -d @- as a reader of standard input; a literal body "-" reads nothing.

@@ -91,7 +91,7 @@ every ✗ does; --no-fail exits 0 with the same report.`,
 	fl.StringVar(&opts.Duration, "duration", "3m", "how long requests arrive")
 	fl.Int64Var(&opts.Seed, "seed", storm.DefaultSeed, "seed of the simulation")
 	fl.StringArrayVar(&opts.Policies, "policy", nil, "policy FILE (- reads stdin) or preset:NAME to compare instead of the built-in mitigations (repeatable)")
-	fl.StringArrayVar(&opts.Chains, "chain", nil, "FILE#DEPENDENCY: compare the chain of real configs a check file's dependency names with via: as one layered policy (repeatable)")
+	fl.StringArrayVar(&opts.Chains, "chain", nil, "FILE#DEPENDENCY: compare the chain of real configs a check file's dependency names with via: as one layered policy (repeatable; -#DEPENDENCY reads the check file from stdin)")
 	fl.BoolVar(&opts.NoFail, "no-fail", false, noFailHelp)
 	fl.BoolVar(&opts.NoBisect, "no-bisect", false, "skip the stable_below_per_s search (one run per policy)")
 	fl.StringVar(&opts.MaxCost, "max-cost", "", "refuse a run estimated to take longer or more memory than this: a time, a size, both (30m,8GiB) or none (default "+storm.DefaultBudget.String()+")")
@@ -118,10 +118,10 @@ func stormRun(ctx context.Context, opts *StormOptions) error {
 	if err != nil {
 		return UsageError(fmt.Errorf("--max-cost: %w", err))
 	}
-	if opts.Given, err = resolveChains(opts.IO, opts.Chains); err != nil {
+	if err := oneStdin(stdinUse("the scenario", opts.Scenario), stdinUses("--policy", opts.Policies), chainStdin(opts.Chains)); err != nil {
 		return err
 	}
-	if err := oneStdin(stdinUse("the scenario", opts.Scenario), stdinUses("--policy", opts.Policies)); err != nil {
+	if opts.Given, err = resolveChains(opts.IO, opts.Chains); err != nil {
 		return err
 	}
 	opts.Stdin = opts.IO.In // storm - reads the scenario, or a --policy -, from standard input
