@@ -103,6 +103,7 @@ func harStream(ctx context.Context, r *reader, in *input, a *accum) error {
 		return err
 	}
 	a.note("HAR: total is the entry's time, browser queueing (blocked) included; connect is TCP only (ssl is inside HAR's connect and is taken out, B6)")
+	a.note("HAR: silence is at most max(wait, receive): no pause within the body is recorded, so the read timeout derived from it errs long")
 	n := int64(0)
 	for dec.More() {
 		if ctx.Err() != nil {
@@ -168,6 +169,7 @@ func harRecord(e *harEntry) (Record, error) {
 		rec.Total = msOf(&sum)
 	}
 	rec.TTFB = msOf(tm.Wait)
+	rec.Silence = silenceBound(rec.TTFB, msOf(tm.Receive))
 	connect, ssl := msOf(tm.Connect), msOf(tm.SSL)
 	if connect >= 0 {
 		rec.Reused = 1

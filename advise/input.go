@@ -303,7 +303,7 @@ type linePipeline struct {
 	// own holds each worker's whole-input histograms: they add up in any order, so they
 	// need no ordered merge, and staying with their worker they stay in its cache (a
 	// chunk's accumulator carries its counts, statuses, groups and windows).
-	own [][11]*hist
+	own [][numHists]*hist
 	// out and firstErr are the merge's: read once the merge is done.
 	out      *accum
 	firstErr error
@@ -320,7 +320,7 @@ func newLinePipeline(r *reader, in *input, workers int, unit time.Duration) *lin
 		results:    make(chan chunkResult, inflight),
 		freeBufs:   make(chan []byte, inflight),
 		freeAccums: make(chan *accum, inflight),
-		own:        make([][11]*hist, workers),
+		own:        make([][numHists]*hist, workers),
 		out:        out,
 	}
 }
@@ -333,7 +333,7 @@ func (p *linePipeline) work(w int, parse lineFunc, flush bool) {
 	var a *accum
 	emit := func(rec *Record) { p.r.add(a, rec) }
 	for c := range p.chunks {
-		var hs [11]**hist
+		var hs [numHists]**hist
 		a, hs = p.borrow(w)
 		fatal := p.parseChunk(c.data, parse, emit, a)
 		p.giveBack(w, hs, c.data)
@@ -351,7 +351,7 @@ func (p *linePipeline) work(w int, parse lineFunc, flush bool) {
 
 // borrow is a chunk accumulator (a recycled one when there is one) holding worker w's own
 // whole-input histograms, and where they are in it.
-func (p *linePipeline) borrow(w int) (*accum, [11]**hist) {
+func (p *linePipeline) borrow(w int) (*accum, [numHists]**hist) {
 	var a *accum
 	select {
 	case a = <-p.freeAccums:
@@ -368,7 +368,7 @@ func (p *linePipeline) borrow(w int) (*accum, [11]**hist) {
 
 // giveBack takes worker w's histograms back from the chunk's accumulator (hs) and recycles
 // the chunk's buffer.
-func (p *linePipeline) giveBack(w int, hs [11]**hist, data []byte) {
+func (p *linePipeline) giveBack(w int, hs [numHists]**hist, data []byte) {
 	for i, h := range hs {
 		p.own[w][i], *h = *h, nil
 	}

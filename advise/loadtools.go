@@ -36,7 +36,9 @@ type k6Req struct {
 	t                                              time.Time
 	tags                                           map[string]string
 	blocked, connecting, tls, waiting, duration    float64
+	receiving                                      float64
 	hasBlocked, hasDuration, hasConnecting, hasTLS bool
+	hasWaiting, hasReceiving                       bool
 }
 
 func k6Lines(o Options, _ []byte) (parserFactory, error) {
@@ -99,7 +101,9 @@ func (r *k6Req) add(metric string, v float64) {
 	case "http_req_tls_handshaking":
 		r.tls, r.hasTLS = v, true
 	case "http_req_waiting":
-		r.waiting = v
+		r.waiting, r.hasWaiting = v, true
+	case "http_req_receiving":
+		r.receiving, r.hasReceiving = v, true
 	}
 }
 
@@ -134,6 +138,12 @@ func (r *k6Req) timings(rec *Record, a *accum) {
 		a.note("k6: no http_req_blocked samples, so the total is http_req_duration alone: it excludes DNS, connect and TLS (B9) and under-counts cold connections")
 	}
 	rec.TTFB = k6Ms(r.waiting)
+	if r.hasWaiting && r.hasReceiving {
+		// http_req_waiting is the wait for the first byte after sending, http_req_receiving
+		// the rest of the response: no pause within it outlasts the whole (silenceBound).
+		rec.Silence = silenceBound(k6Ms(r.waiting), k6Ms(r.receiving))
+		a.note("k6: silence is at most max(http_req_waiting, http_req_receiving): k6 times no pause within the body, so the read timeout derived from it errs long")
+	}
 	if !r.hasConnecting {
 		return
 	}
@@ -294,12 +304,12 @@ func curlLines(o Options, _ []byte) (parserFactory, error) {
 					}
 				}
 			}
-			return curlEmit(vals, emit)
+			return curlEmit(vals, emit, a)
 		}
 	}, nil
 }
 
-func curlEmit(v map[string]string, emit func(*Record)) error {
+func curlEmit(v map[string]string, emit func(*Record), a *accum) error {
 	sec := func(k string) (time.Duration, bool) {
 		s, ok := v[k]
 		if !ok {
@@ -361,6 +371,12 @@ func curlEmit(v map[string]string, emit func(*Record)) error {
 	}
 	if hasStart && hasPre && start > 0 {
 		rec.TTFB = max(start-pre, 0)
+		if total >= start {
+			// The wait after the request went out, then the transfer to time_total: no pause
+			// within it outlasts the whole (silenceBound).
+			rec.Silence = silenceBound(rec.TTFB, total-start)
+			a.note("curl: silence is at most max(time_starttransfer − time_pretransfer, time_total − time_starttransfer): curl times no pause within the body, so the read timeout derived from it errs long")
+		}
 	}
 	emit(&rec)
 	return nil

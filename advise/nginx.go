@@ -937,6 +937,9 @@ func (f *nginxFields) emitUpstream(rec *Record, status int, emit func(*Record), 
 	if err := f.lastAttempt(rec, u, last); err != nil {
 		return err
 	}
+	if rec.Silence >= 0 {
+		a.note(nginxSilenceNote)
+	}
 	if nginxAttemptTimedOut(u.st, u.ht, last) {
 		nginxTimedOut(rec, rec.Total, "$upstream_status 504 with no response header")
 		a.note("an attempt whose $upstream_status is 504 with no $upstream_header_time (or none logged) is nginx's own timeout (ngx_http_upstream_next, NGX_HTTP_UPSTREAM_FT_TIMEOUT → 504): its request is unanswered at that attempt's $upstream_response_time, longer than every answer")
@@ -993,9 +996,23 @@ func (f *nginxFields) lastAttempt(rec *Record, u nginxUpstream, last int) error 
 	}
 	if d, ok := nginxAttemptTime(u.ht, last); ok {
 		rec.TTFB = d
+		wait := d
+		if rec.Connect >= 0 && rec.Connect <= d {
+			wait = d - rec.Connect
+		}
+		if rec.Total >= d {
+			rec.Silence = silenceBound(wait, rec.Total-d)
+		}
 	}
 	return nil
 }
+
+// nginxSilenceNote says what the silence phase is for an nginx log with
+// $upstream_header_time: nginx times the attempt from its connect (u->start_time, set in
+// ngx_http_upstream_connect), so $upstream_header_time less $upstream_connect_time is the
+// wait for the header after the request went out, and the rest of $upstream_response_time
+// is the body's transfer, which no pause within it outlasts (silenceBound).
+const nginxSilenceNote = "silence is at most max($upstream_header_time − $upstream_connect_time, $upstream_response_time − $upstream_header_time): nginx logs no pause within the body, so the read timeout derived from it errs long"
 
 // nginxAttemptTime is attempt i's time in list (seconds); false when the list has none for
 // it ("-", missing, not a duration).

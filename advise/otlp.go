@@ -490,6 +490,7 @@ func profileStream(ctx context.Context, r *reader, in *input, a *accum) error {
 		profile.SeriesDNS: &s.dns[0], profile.SeriesConnect: &s.connect[0], profile.SeriesTLS: &s.tls[0],
 		profile.SeriesTTFBFresh: &s.ttfb[0], profile.SeriesTTFBReused: &s.ttfb[1],
 		profile.SeriesTotalFresh: &s.total[0], profile.SeriesTotalReused: &s.total[1], profile.SeriesGood: &s.good,
+		profile.SeriesSilenceFresh: &s.silence[0], profile.SeriesSilenceReused: &s.silence[1], profile.SeriesSilenceGood: &s.silenceGood,
 	} {
 		enc, ok := p.Histograms[name]
 		if !ok {

@@ -148,7 +148,8 @@ func albLines(o Options, _ []byte) (parserFactory, error) {
 			if !ok || d < 0 {
 				return fmt.Errorf("target_processing_time %q is not a number of seconds", tpt)
 			}
-			rec.Total, rec.TTFB = d, d
+			rec.Total, rec.TTFB, rec.Silence = d, d, d
+			a.note("ALB: silence is target_processing_time, the wait for the first byte; the body's pauses are not logged (the latency ends at that byte too), so the read timeout bounds the wait for the response head")
 			emit(&rec)
 			return nil
 		}
@@ -293,6 +294,13 @@ func haproxyLines(o Options, _ []byte) (parserFactory, error) {
 				return nil
 			}
 			rec.Total = ms(Ta - max(TR, 0) - max(Tw, 0))
+			// Tr runs from the connection to the server's complete headers, Td = Ta − (TR + Tw
+			// + Tc + Tr) is the data transfer after them (§8.2.3): no pause of the body outlasts
+			// it (silenceBound).
+			if td := rec.Total - ms(Tc) - ms(Tr); td >= 0 {
+				rec.Silence = silenceBound(ms(Tr), td)
+				a.note("HAProxy: silence is at most max(Tr, Td): the wait for the response headers after the connection, and the data transfer; HAProxy logs no pause within the body, so the read timeout derived from it errs long")
+			}
 			emit(&rec)
 			return nil
 		}

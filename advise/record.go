@@ -18,6 +18,19 @@ import (
 // unknown marks a phase a record does not carry.
 const unknown time.Duration = -1
 
+// silenceBound bounds a response's longest silence (profile.Phases.Silence) from a source
+// that times the wait for the response head after the request was sent (wait) and the
+// transfer of the rest (receive): no pause of the body outlasts its whole transfer, so the
+// longest silence is at most the longer of the two — exactly that when the body came in
+// one piece. The bound never undercounts a silence, so a read timeout derived from it cuts
+// off no more than the cut-off allows (it may cut off less). unknown when either is.
+func silenceBound(wait, receive time.Duration) time.Duration {
+	if wait < 0 || receive < 0 {
+		return unknown
+	}
+	return max(wait, receive)
+}
+
 // Record is one request (or, for a proxy that retried, one upstream attempt) read from a
 // source. Durations are unknown (-1) when the source does not have them.
 type Record struct {
@@ -33,6 +46,10 @@ type Record struct {
 	// Total is the latency the timeout applies to: per attempt where the source shows
 	// attempts.
 	Total, DNS, Connect, TLS, TTFB time.Duration
+	// Silence is the longest silence of the response (profile.Phases.Silence) where the
+	// source's fields bound it: the wait for the first byte after the request was sent, or
+	// a bound on it and on every pause of the body (silenceBound); unknown elsewhere.
+	Silence time.Duration
 	// Reused: 0 unknown, 1 fresh connection, 2 reused (HAR connect -1, curl num_connects 0,
 	// k6 connecting 0).
 	Reused int8
@@ -41,7 +58,7 @@ type Record struct {
 }
 
 func newRecord() Record {
-	return Record{Total: unknown, DNS: unknown, Connect: unknown, TLS: unknown, TTFB: unknown}
+	return Record{Total: unknown, DNS: unknown, Connect: unknown, TLS: unknown, TTFB: unknown, Silence: unknown}
 }
 
 // Histogram geometry: the profile's (1 µs to 1 h at 3 significant digits,
@@ -76,7 +93,8 @@ type statusCount struct {
 type series struct {
 	sig                            int
 	dns, connect, tls, ttfb, total [2]*hist // [fresh-or-unknown, reused]
-	good                           *hist
+	silence                        [2]*hist
+	good, silenceGood              *hist
 	status                         []statusCount
 	errs                           map[string]int64
 	errMsg                         map[string]string
@@ -89,10 +107,14 @@ func newSeries(sig int) *series {
 	return &series{sig: sig, errs: map[string]int64{}, errMsg: map[string]string{}}
 }
 
+// numHists is how many histogram slots a series has.
+const numHists = 14
+
 // hists lists the series' histogram slots.
-func (s *series) hists() [11]**hist {
-	return [11]**hist{&s.dns[0], &s.dns[1], &s.connect[0], &s.connect[1], &s.tls[0], &s.tls[1],
-		&s.ttfb[0], &s.ttfb[1], &s.total[0], &s.total[1], &s.good}
+func (s *series) hists() [numHists]**hist {
+	return [numHists]**hist{&s.dns[0], &s.dns[1], &s.connect[0], &s.connect[1], &s.tls[0], &s.tls[1],
+		&s.ttfb[0], &s.ttfb[1], &s.total[0], &s.total[1], &s.good,
+		&s.silence[0], &s.silence[1], &s.silenceGood}
 }
 
 // reset empties s for reuse, keeping its histograms' memory.
@@ -154,6 +176,12 @@ func (s *series) add(r *Record) {
 	if r.TTFB >= 0 {
 		record(&s.ttfb[i], s.sig, r.TTFB)
 	}
+	if r.Silence >= 0 {
+		record(&s.silence[i], s.sig, r.Silence)
+		if profile.GoodStatus(r.Status) {
+			record(&s.silenceGood, s.sig, r.Silence)
+		}
+	}
 	if r.Total >= 0 {
 		record(&s.total[i], s.sig, r.Total)
 		if profile.GoodStatus(r.Status) {
@@ -180,8 +208,10 @@ func (s *series) merge(o *series) {
 		mergeHist(&s.tls[i], o.tls[i], s.sig)
 		mergeHist(&s.ttfb[i], o.ttfb[i], s.sig)
 		mergeHist(&s.total[i], o.total[i], s.sig)
+		mergeHist(&s.silence[i], o.silence[i], s.sig)
 	}
 	mergeHist(&s.good, o.good, s.sig)
+	mergeHist(&s.silenceGood, o.silenceGood, s.sig)
 	for _, st := range o.status {
 		s.addStatus(st.code, st.n)
 	}
@@ -216,7 +246,9 @@ func (s *series) toResult(m meta, p profile.RecommendParams) (*profile.Profile, 
 		profile.SeriesDNS: s.dns[0], profile.SeriesConnect: s.connect[0], profile.SeriesTLS: s.tls[0],
 		profile.SeriesTTFBFresh: s.ttfb[0], profile.SeriesTTFBReused: s.ttfb[1],
 		profile.SeriesTotalFresh: s.total[0], profile.SeriesTotalReused: s.total[1],
-		profile.SeriesGood: s.good,
+		profile.SeriesGood:         s.good,
+		profile.SeriesSilenceFresh: s.silence[0], profile.SeriesSilenceReused: s.silence[1],
+		profile.SeriesSilenceGood: s.silenceGood,
 	} {
 		if h != nil && h.total > 0 {
 			hists[name] = h.toHDR()
@@ -259,7 +291,7 @@ func (s *series) toResult(m meta, p profile.RecommendParams) (*profile.Profile, 
 	}
 	if !s.reusedKnown {
 		// Fresh and reused are not known: the phases are blended.
-		for _, ph := range []*profile.Summary{out.Phases.TTFB, out.Phases.Total, out.Phases.Sent} {
+		for _, ph := range []*profile.Summary{out.Phases.TTFB, out.Phases.Silence, out.Phases.Total, out.Phases.Sent} {
 			if ph != nil {
 				ph.Fresh, ph.Reused = nil, nil
 			}

@@ -118,9 +118,11 @@ type ChainLayer struct {
 	ImplementationFrom string `json:"implementation_from,omitempty"`
 
 	pos policy.Pos
-	// pol holds the layer in the shared policy model: Timeout per try (0 = none), Deadline
-	// the timeout that includes retries (Envoy/Istio route timeout, Linkerd, Gateway API
-	// request timeout, gRPC deadline), Retry for backoff and jitter, Budget and Breaker.
+	// pol holds the layer in the shared policy model: Timeout per try (0 = none),
+	// ReadTimeout the bound on each silence of a try (ingress-nginx's proxy-read-timeout),
+	// Deadline the timeout that includes retries (Envoy/Istio route timeout, Linkerd,
+	// Gateway API request timeout, gRPC deadline), Retry for backoff and jitter, Budget and
+	// Breaker.
 	pol *policy.Policy
 	// retry is the attempts per class (absent = 1).
 	retry map[FailureClass]int
@@ -196,7 +198,7 @@ func (l *ChainLayer) pass(in flow) (flow, factor) {
 		return l.passHedged(in)
 	}
 	seen, try, below := in.class, in.dur, in.capped
-	if t := l.pol.Timeout; t > 0 && in.dur > t {
+	if t := l.tryTimeout(); t > 0 && in.dur > t {
 		seen, try = FailTimeout, t
 		if in.dur != forever && in.dur > 0 {
 			below = math.Min(in.capped, math.Ceil(in.capped*float64(t)/float64(in.dur)))
@@ -241,6 +243,19 @@ func (l *ChainLayer) pass(in flow) (flow, factor) {
 	}
 	out.class = l.answers(seen, out.dur)
 	return out, f
+}
+
+// tryTimeout is what ends one try of the layer on a failure from below: its per-try
+// timeout, else its read timeout (ingress-nginx's proxy-read-timeout). A failure from below
+// sends nothing until it is over — a hang never, a stack that retries only once it gives up —
+// so its whole duration is one silence, and a read timeout ends it as a per-try timeout
+// would (from the request's write rather than the connect: the connect is the arithmetic's
+// own class, FailConnect).
+func (l *ChainLayer) tryTimeout() time.Duration {
+	if l.pol.Timeout > 0 {
+		return l.pol.Timeout
+	}
+	return l.pol.ReadTimeout
 }
 
 // passHedged applies a hedging layer (gRFC A6) to the failure from below. The first attempt

@@ -154,20 +154,22 @@ func (l *ChainLayer) simPolicy(d *Dependency) (*policy.Policy, string) {
 	if len(on) == 0 {
 		p.Retry.MaxAttempts = 1
 	}
-	note := ""
+	var notes []string
 	if least > 0 && most != policy.Unlimited && least != most {
-		note = fmt.Sprintf("%s retries some failure classes %d times and others %d: the simulator gives the layer one max_attempts, %d", l.Label(), least-1, most-1, most)
+		notes = append(notes, fmt.Sprintf("%s retries some failure classes %d times and others %d: the simulator gives the layer one max_attempts, %d", l.Label(), least-1, most-1, most))
+	}
+	if p.Timeout == 0 && p.ReadTimeout > 0 {
+		// The simulator models no drip: a response arrives whole at its latency, so its one
+		// silence is all of it, and the read timeout ends it as a per-try timeout does — as
+		// the chain arithmetic takes it (tryTimeout). The replay ignores ReadTimeout itself.
+		p.Timeout = p.ReadTimeout
+		notes = append(notes, fmt.Sprintf("%s has a read timeout (%s between two reads) and no per-try total: the simulator's responses arrive whole, so it bounds each try as a %s timeout would; a response that drips would hold the try longer", l.Label(), units.Duration(p.ReadTimeout), units.Duration(p.ReadTimeout)))
 	}
 	if l.hedge != nil {
 		// The simulator's layers retry one attempt after another; gRFC A6 hedges overlap.
-		hedge := fmt.Sprintf("%s hedges (up to %d overlapping attempts, one every %s): the simulator runs them one after another, each waiting hedgingDelay, so a hang there makes fewer attempts than chains[].attempts counts", l.Label(), l.hedge.attempts, units.Duration(l.hedge.delay))
-		if note != "" {
-			note += "; " + hedge
-		} else {
-			note = hedge
-		}
+		notes = append(notes, fmt.Sprintf("%s hedges (up to %d overlapping attempts, one every %s): the simulator runs them one after another, each waiting hedgingDelay, so a hang there makes fewer attempts than chains[].attempts counts", l.Label(), l.hedge.attempts, units.Duration(l.hedge.delay)))
 	}
-	return p, note
+	return p, strings.Join(notes, "; ")
 }
 
 // noCheckFile says why a file --chain named gave no check file: the reason it was skipped,

@@ -92,8 +92,8 @@ func nginxLayers(d *configDoc, cs *Configs) ([]*layerCandidate, error) {
 		l.setAt("PT013", posOf(tries.file, tries.node))
 		l.setAt("PT004", posOf(tries.file, tries.node))
 	}
-	l.checks.tryTime = l.pol.ConnectTimeout + l.pol.Timeout
-	l.checks.tryText = fmt.Sprintf("(%s connect + %s read)", units.Duration(l.pol.ConnectTimeout), units.Duration(l.pol.Timeout))
+	l.checks.tryTime = l.pol.ConnectTimeout + l.pol.ReadTimeout
+	l.checks.tryText = fmt.Sprintf("(%s connect + %s read)", units.Duration(l.pol.ConnectTimeout), units.Duration(l.pol.ReadTimeout))
 	if l.pol.Deadline == 0 {
 		l.checks.tryText += " with no proxy-next-upstream-timeout"
 	}
@@ -137,14 +137,19 @@ func (nr *nginxReader) seconds(key string) (time.Duration, error) {
 }
 
 // timeouts reads the connect and read timeouts and proxy-next-upstream-timeout, the
-// deadline over every try.
+// deadline over every try. proxy-read-timeout is nginx's proxy_read_timeout: "a timeout for
+// reading a response from the proxied server … only between two successive read operations,
+// not for the transmission of the whole response" (ngx_http_proxy_module; ingress-nginx
+// annotations.md) — a read timeout (policy.ReadTimeout), not a per-try total: nginx has
+// none, and a response dripping a byte every 59 s holds a 60 s try open for as long as it
+// drips. Until issue 27 it was read as the per-try total (policy.Timeout).
 func (nr *nginxReader) timeouts() error {
 	var err error
 	pol := nr.l.pol
 	if pol.ConnectTimeout, err = nr.seconds("proxy-connect-timeout"); err != nil {
 		return err
 	}
-	if pol.Timeout, err = nr.seconds("proxy-read-timeout"); err != nil {
+	if pol.ReadTimeout, err = nr.seconds("proxy-read-timeout"); err != nil {
 		return err
 	}
 	pol.Deadline, err = nr.seconds("proxy-next-upstream-timeout")

@@ -73,8 +73,8 @@ func TestGoodPolicyHasNoFindings(t *testing.T) {
 	if !res.Passed {
 		t.Fatal("want passed")
 	}
-	if got := len(res.Checked[0].Rules); got != 14 {
-		t.Errorf("checked %d rules on the dependency, want 14 (PT001–PT014)", got)
+	if got := len(res.Checked[0].Rules); got != 15 {
+		t.Errorf("checked %d rules on the dependency, want 15 (PT001–PT015)", got)
 	}
 }
 
@@ -96,6 +96,21 @@ func TestRules(t *testing.T) {
 		{"connect timeout equals timeout", `
   - name: a
     policy: {connect_timeout: 2s, timeout: 2s}`, []string{"PT002"}},
+		{"read timeout equals timeout", `
+  - name: a
+    policy: {read_timeout: 2s, timeout: 2s}`, []string{"PT015"}},
+		{"read timeout above timeout", `
+  - name: a
+    policy: {read_timeout: 5s, timeout: 2s}`, []string{"PT015"}},
+		{"read timeout below timeout", `
+  - name: a
+    policy: {connect_timeout: 500ms, read_timeout: 1s, timeout: 2s}`, nil},
+		{"read timeout without a total drips forever", `
+  - name: a
+    policy: {read_timeout: 1s}`, []string{"PT001"}},
+		{"read timeout with a deadline only", `
+  - name: a
+    policy: {read_timeout: 1s, deadline: 5s}`, []string{"PT001"}},
 		{"timeout above interactive budget", `
   - name: a
     caller: {kind: interactive, budget: 1s}

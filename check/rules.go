@@ -90,7 +90,7 @@ var Catalog = []Rule{
 	{
 		ID: "PT001", Name: "MissingTimeout", Title: "timeout missing or none", Level: SeverityError,
 		Asserts:    "every attempt has a timeout",
-		Help:       "Without a timeout a hung dependency holds the caller's worker forever: requests pile up behind it until the caller runs out of workers (and a dead connection never comes back). Set `timeout:` to a little above the dependency's p99.9 (`patience probe URL` measures it).",
+		Help:       "Without a timeout a hung dependency holds the caller's worker forever: requests pile up behind it until the caller runs out of workers (and a dead connection never comes back). A `read_timeout:` alone is no bound: it bounds each silence, not the response, so one that drips a byte just inside it never ends (Python requests' timeout=(connect, read) has no total). Set `timeout:` to a little above the dependency's p99.9 (`patience probe URL` measures it).",
 		Fix:        "set policy.timeout: to the dependency's p99.9 × 1.2 (patience probe URL measures it)",
 		dependency: missingTimeout,
 		layer:      layerMissingTimeout,
@@ -100,7 +100,7 @@ var Catalog = []Rule{
 		Asserts:    "the connect timeout can fire before the attempt timeout",
 		Help:       "The attempt timeout includes connection set-up, so a connect_timeout at or above it never fires: a lost SYN or an unreachable host costs a whole attempt instead of a quick, always-safe retry. Keep connect_timeout well below timeout (about 1.1s survives one lost SYN); when the timeout itself is below that, a separate connect timeout buys nothing: leave it out.",
 		Fix:        "set policy.connect_timeout: well below policy.timeout (about 1.1s survives one lost SYN), or remove it",
-		dependency: connectTimeoutNotBelowTimeout,
+		dependency: connectPart.notBelowTimeout,
 	},
 	{
 		ID: "PT003", Name: "TimeoutExceedsCallerBudget", Title: "attempt timeout exceeds the caller's budget", Level: SeverityError,
@@ -194,6 +194,13 @@ var Catalog = []Rule{
 		dependency: releasesUseUpTries,
 	},
 	{
+		ID: "PT015", Name: "ReadTimeoutNotBelowTimeout", Title: "read timeout not below the total timeout", Level: SeverityWarning,
+		Asserts:    "the read timeout can fire before the attempt timeout",
+		Help:       "A read timeout bounds each silence of an attempt once the request is written: the wait for the first byte, then every pause between two reads (Python requests' read timeout, OkHttp's readTimeout, nginx's proxy_read_timeout). The attempt timeout bounds that wait and more, so a read_timeout at or above it never fires: a dependency that stops sending holds the caller for the whole attempt instead of failing at its first long silence. Keep read_timeout below timeout — `patience probe` recommends one from the longest silence of each response (read_timeout_ms); where its derivation says read = total, a separate one never fires and can go.",
+		Fix:        "set policy.read_timeout: below policy.timeout (patience probe recommends one: read_timeout_ms), or remove it",
+		dependency: readPart.notBelowTimeout,
+	},
+	{
 		ID: "PT100", Name: "ScenarioExpectationUnmet", Title: "scenario expectation unmet", Level: SeverityError,
 		Asserts:  "the scenario's expectations hold",
 		Help:     "A scenario listed under `scenarios:` was replayed in the simulator and one of its `expect:` lines did not hold for this policy. Replay it with `patience replay FILE` to see the timeline, then change the policy or the expectation.",
@@ -234,10 +241,20 @@ func limitField(c Caller) string {
 	return "caller.budget"
 }
 
-// missingTimeout is PT001.
+// missingTimeout is PT001. A read timeout is no bound on the attempt: it bounds each
+// silence, so a response that drips a byte just inside it never ends (docs/design.md §8).
 func missingTimeout(p *pass, d *Dependency) error {
 	pol := d.Policy
 	if pol.Timeout > 0 {
+		return nil
+	}
+	if pol.ReadTimeout > 0 {
+		drip := fmt.Sprintf("read_timeout %s bounds each silence, not the response: a %s response that sends a byte every %s never times out", units.Duration(pol.ReadTimeout), d.Name, units.Duration(pol.ReadTimeout*9/10))
+		if pol.Deadline > 0 {
+			p.report(d.at("timeout", "read_timeout"), "no per-attempt timeout: %s, and uses the whole %s deadline with no time left for a retry", drip, units.Duration(pol.Deadline))
+		} else {
+			p.report(d.at("timeout", "read_timeout"), "no total timeout: %s, and holds the caller's worker forever", drip)
+		}
 		return nil
 	}
 	if pol.Deadline > 0 {
@@ -248,17 +265,53 @@ func missingTimeout(p *pass, d *Dependency) error {
 	return nil
 }
 
-// connectTimeoutNotBelowTimeout is PT002. Below the lost-SYN floor (profile.DefaultConnectFloor)
-// the attempt timeout already bounds the connect: the fix is to leave connect_timeout out, as
+// partTimeout is a timeout that bounds part of an attempt the attempt timeout bounds as a
+// whole: the connect (PT002), each silence of the response (PT015). At or above the attempt
+// timeout it never fires — the attempt times out first, or at the same moment — so one
+// check, notBelowTimeout, serves both rules, each with its row.
+type partTimeout struct {
+	// field is the policy field (its Source key and the name in messages).
+	field string
+	get   func(pol *policy.Policy) time.Duration
+	// lost says what is lost when it never fires; it takes the attempt timeout.
+	lost string
+	// fix is the fix for a policy whose attempt timeout is timeout.
+	fix func(timeout time.Duration) string
+}
+
+// connectPart is PT002's row. Below the lost-SYN floor (profile.DefaultConnectFloor) the
+// attempt timeout already bounds the connect: the fix is to leave connect_timeout out, as
 // probe recommends.
-func connectTimeoutNotBelowTimeout(p *pass, d *Dependency) error {
-	pol := d.Policy
-	if pol.ConnectTimeout > 0 && pol.Timeout > 0 && pol.ConnectTimeout >= pol.Timeout {
-		fix := fmt.Sprintf("set policy.connect_timeout: %s (below policy.timeout %s; it survives one lost SYN)", yamlDur(profile.DefaultConnectFloor), units.Duration(pol.Timeout))
-		if pol.Timeout <= profile.DefaultConnectFloor {
-			fix = fmt.Sprintf("remove policy.connect_timeout: below %s a separate connect timeout buys nothing (policy.timeout %s already bounds the connect)", units.Duration(profile.DefaultConnectFloor), units.Duration(pol.Timeout))
+var connectPart = partTimeout{
+	field: "connect_timeout",
+	get:   func(pol *policy.Policy) time.Duration { return pol.ConnectTimeout },
+	lost:  "a lost SYN costs a whole %s attempt instead of a quick, safe retry",
+	fix: func(timeout time.Duration) string {
+		if timeout <= profile.DefaultConnectFloor {
+			return fmt.Sprintf("remove policy.connect_timeout: below %s a separate connect timeout buys nothing (policy.timeout %s already bounds the connect)", units.Duration(profile.DefaultConnectFloor), units.Duration(timeout))
 		}
-		p.reportFix(d.at("connect_timeout"), fix, "connect_timeout %s ≥ timeout %s never fires: a lost SYN costs a whole %s attempt instead of a quick, safe retry", units.Duration(pol.ConnectTimeout), units.Duration(pol.Timeout), units.Duration(pol.Timeout))
+		return fmt.Sprintf("set policy.connect_timeout: %s (below policy.timeout %s; it survives one lost SYN)", yamlDur(profile.DefaultConnectFloor), units.Duration(timeout))
+	},
+}
+
+// readPart is PT015's row: a read timeout's clock starts when the request is written, after
+// the connect, so at the attempt timeout or above it can never run out first.
+var readPart = partTimeout{
+	field: "read_timeout",
+	get:   func(pol *policy.Policy) time.Duration { return pol.ReadTimeout },
+	lost:  "a response that stops sending holds the caller for the whole %s attempt instead of failing at its first long silence",
+	fix: func(timeout time.Duration) string {
+		return fmt.Sprintf("set policy.read_timeout: below policy.timeout %s — patience probe recommends one from the longest silence of each response (read_timeout_ms) — or remove it", units.Duration(timeout))
+	},
+}
+
+// notBelowTimeout is the check of PT002 and PT015: the part's timeout at or above the
+// attempt timeout.
+func (t partTimeout) notBelowTimeout(p *pass, d *Dependency) error {
+	pol := d.Policy
+	part := t.get(pol)
+	if part > 0 && pol.Timeout > 0 && part >= pol.Timeout {
+		p.reportFix(d.at(t.field), t.fix(pol.Timeout), "%s %s ≥ timeout %s never fires: "+t.lost, t.field, units.Duration(part), units.Duration(pol.Timeout), units.Duration(pol.Timeout))
 	}
 	return nil
 }

@@ -46,6 +46,7 @@ func loopbackTargets() map[string]http.Handler {
 			fmt.Fprintln(w, "ok")
 		}),
 		"/hang-half": probetest.HangEvery(2),
+		"/drip":      probetest.Drip(50*time.Millisecond, 3, false),
 		"/flaky":     probetest.FailEvery(10, http.StatusServiceUnavailable),
 		"/404":       probetest.Status(http.StatusNotFound),
 		"/503":       probetest.Status(http.StatusServiceUnavailable),

@@ -19,6 +19,14 @@ type Policy struct {
 	ConnectTimeout time.Duration
 	// Timeout bounds one attempt, connect included; 0 = none (wait forever).
 	Timeout time.Duration
+	// ReadTimeout bounds each silence of an attempt once the request is written: the wait
+	// for the first response byte, then every pause between two reads (Python requests'
+	// read timeout, OkHttp's readTimeout, nginx's proxy_read_timeout); 0 = none. It never
+	// bounds the whole response — one dripping a byte just inside it never ends — so it is a
+	// bound beside Timeout, not instead of it (check's PT001 and PT015). The simulator and
+	// the live replay do not model a drip (a response arrives whole at its latency) and
+	// ignore it.
+	ReadTimeout time.Duration
 	// Deadline bounds the whole logical request, backoff included; 0 = none.
 	Deadline time.Duration
 	Retry    Retry

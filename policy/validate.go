@@ -60,6 +60,7 @@ type complaint func(item, format string, a ...any)
 var policyRules = []policyRule{
 	{"connect_timeout", nonNegative(func(p *Policy) time.Duration { return p.ConnectTimeout })},
 	{"timeout", nonNegative(func(p *Policy) time.Duration { return p.Timeout })},
+	{"read_timeout", nonNegative(func(p *Policy) time.Duration { return p.ReadTimeout })},
 	{"deadline", nonNegative(func(p *Policy) time.Duration { return p.Deadline })},
 	{"retry.max_attempts", checkMaxAttempts},
 	{"retry.on", checkRetryOn},

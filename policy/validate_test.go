@@ -12,7 +12,7 @@ import (
 func TestValidateAcceptsGoodPolicies(t *testing.T) {
 	good := []*Policy{
 		{},
-		{Name: "ours", ConnectTimeout: 2 * sec, Timeout: 5 * sec, Deadline: 20 * sec,
+		{Name: "ours", ConnectTimeout: 2 * sec, Timeout: 5 * sec, ReadTimeout: 2 * sec, Deadline: 20 * sec,
 			Retry: Retry{MaxAttempts: 4, On: DefaultRetryOn, Never: []int{501}, NonIdempotent: NonIdempotentWithKey,
 				Backoff: BackoffExponential, Base: 100 * ms, Multiplier: 2, Cap: 10 * sec, Jitter: JitterFull,
 				RetryAfter: RetryAfterHonor, RetryAfterMax: 60 * sec},
@@ -31,7 +31,7 @@ func TestValidateAcceptsGoodPolicies(t *testing.T) {
 
 func TestValidateNamesEveryBadField(t *testing.T) {
 	p := &Policy{
-		Timeout: -sec,
+		Timeout: -sec, ReadTimeout: -sec,
 		Retry: Retry{MaxAttempts: -3, On: []string{"5xx", "sometimes"}, Never: []int{42},
 			NonIdempotent: "maybe", Backoff: "fibonacci", Jitter: "lots", RetryAfter: "obey",
 			Multiplier: math.NaN(), Cap: -1, JitterFactor: -1},
@@ -52,7 +52,7 @@ func TestValidateNamesEveryBadField(t *testing.T) {
 	sort.Strings(fields)
 	want := []string{
 		"breaker.failure_rate", "budget.percent", "bulkhead.max_concurrent",
-		"layers[0].policy.deadline", "retry.backoff", "retry.cap", "retry.jitter",
+		"layers[0].policy.deadline", "read_timeout", "retry.backoff", "retry.cap", "retry.jitter",
 		"retry.jitter_factor", "retry.max_attempts", "retry.multiplier", "retry.never[0]",
 		"retry.non_idempotent", "retry.on[1]", "retry.retry_after", "timeout",
 	}

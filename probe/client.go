@@ -45,7 +45,10 @@ type timings struct {
 	tlsStart, tlsDone   time.Time
 	tlsErr              bool
 	wrote, firstByte    time.Time
-	reused              bool
+	// maxGap is the longest pause between two reads of the response that brought data,
+	// after its first byte (0: none, or one read).
+	maxGap time.Duration
+	reused bool
 }
 
 // dialTimes are the DNS, connect and TLS times of one dial. The mutex is needed because a
@@ -99,10 +102,18 @@ type timedConn struct {
 	wrote     int64 // mono() when the latest Write returned
 	firstRead int64 // mono() of the first Read with data since the latest Write began; 0 none
 	lastRead  int64 // mono() of the latest Read with data
+	// maxGap is the longest time between two Reads with data since the first one after the
+	// latest Write: the response's longest pause, kept as one running maximum (no list of
+	// reads: memory stays flat however the body is cut up).
+	maxGap int64
 }
 
+// startResponse forgets the previous response's reads: the next Read with data is the
+// first byte of the response to the request being written.
+func (c *timedConn) startResponse() { c.firstRead, c.maxGap = 0, 0 }
+
 func (c *timedConn) Write(b []byte) (int, error) {
-	c.firstRead = 0
+	c.startResponse()
 	var n int
 	var err error
 	if c.stamps != nil {
@@ -121,7 +132,7 @@ func (c *timedConn) send(b []byte) (int, error) {
 	if c.stamps == nil {
 		return c.Write(b)
 	}
-	c.firstRead = 0
+	c.startResponse()
 	n, err := c.stamps.writeWait(b)
 	if w := c.stamps.wroteAtMono(); w != 0 {
 		c.wrote = w
@@ -152,6 +163,8 @@ func (c *timedConn) Read(b []byte) (int, error) {
 		}
 		if c.firstRead == 0 {
 			c.firstRead = t
+		} else {
+			c.maxGap = max(c.maxGap, t-c.lastRead)
 		}
 		c.lastRead = t
 	}

@@ -226,14 +226,16 @@ func (c *caller) aborted() bool {
 	return c.deadline.Load() == expiredMark || c.ctx.Err() != nil
 }
 
-// copyStamps copies the connection's write and first-read stamps into t and returns the
-// moment of the last read (zero when nothing was read).
+// copyStamps copies the connection's write and first-read stamps and the response's longest
+// pause between reads into t, and returns the moment of the last read (zero when nothing was
+// read).
 func (c *timedConn) copyStamps(t *timings) (end time.Time) {
 	if c.wrote != 0 {
 		t.wrote = at(c.wrote)
 	}
 	if c.firstRead != 0 {
 		t.firstByte = at(c.firstRead)
+		t.maxGap = time.Duration(c.maxGap)
 	}
 	if c.lastRead != 0 {
 		end = at(c.lastRead)

@@ -238,14 +238,27 @@ type h2stream struct {
 	writing   atomic.Int64  // mono() when that write began
 	firstByte int64         // mono() of the read that brought its response HEADERS
 	end       int64         // mono() of the read that brought its last frame
-	status    int
-	err       error
+	// heard is the stamp of the latest frame of this stream's response, maxGap the longest
+	// time between two of them (the stream's longest pause: one running maximum).
+	heard, maxGap int64
+	status        int
+	err           error
 	// Under the connection's mu.
 	sendWindow int64
 	recvd      int64 // DATA bytes of this stream not yet returned to its window (read loop)
 }
 
 func newH2Stream() *h2stream { return &h2stream{done: make(chan struct{}, 1)} }
+
+// hear notes a frame of the stream's response that arrived at stamp (the connection's mu
+// held): the pause since the previous one may be the stream's longest. Frames read together
+// share a stamp; a pause on the connection is a pause of every stream waiting on it.
+func (st *h2stream) hear(stamp int64) {
+	if st.heard != 0 {
+		st.maxGap = max(st.maxGap, stamp-st.heard)
+	}
+	st.heard = stamp
+}
 
 // open dials a connection, writes the client preface and starts its read loop.
 func (p *h2path) open(ctx context.Context) (*h2conn, error) {
@@ -442,6 +455,7 @@ func (c *h2conn) start(w *caller, st *h2stream) error {
 	c.reserved-- // the reservation is now the stream
 	st.sendWindow = c.initialWindow
 	st.recvd, st.firstByte, st.end, st.status, st.err = 0, 0, 0, 0, nil
+	st.heard, st.maxGap = 0, 0
 	st.wrote.Store(0)
 	st.writing.Store(0)
 	c.streams[st.id] = st
@@ -661,6 +675,7 @@ func (c *h2conn) data(f *http2.DataFrame, stamp int64) error {
 	st := c.streams[f.StreamID]
 	var streamUpdate int64
 	if st != nil {
+		st.hear(stamp)
 		st.recvd += n
 		if st.recvd >= h2Window/2 && !f.StreamEnded() {
 			streamUpdate, st.recvd = st.recvd, 0
@@ -737,6 +752,7 @@ func (c *h2conn) headersDone(stamp int64) error {
 	if st.firstByte == 0 {
 		st.firstByte = stamp
 	}
+	st.hear(stamp)
 	if st.status == 0 {
 		status, err := strconv.Atoi(h.status)
 		switch {
@@ -928,6 +944,7 @@ func (p *h2path) exchange(c *caller, fresh bool) (status int, t timings, end tim
 		}
 		if st.firstByte != 0 {
 			t.firstByte = at(st.firstByte)
+			t.maxGap = time.Duration(st.maxGap)
 		}
 		return st.status, t, at(st.end), nil
 	}

@@ -57,13 +57,25 @@ func (r *runner) viaTransport(c *caller, fresh bool) (status int, t timings, end
 		rt = r.fresh
 	}
 	resp, err := rt.RoundTrip(req)
+	var gap time.Duration
 	if err == nil {
 		if resp.TLS != nil {
 			r.dialer.noteTLS(*resp.TLS)
 		}
 		status = resp.StatusCode
+		// The body's pauses, from the first response byte (GotFirstResponseByte, which
+		// RoundTrip has run) to each read that brings data.
+		last := lt.firstByte()
 		for err == nil {
-			_, err = resp.Body.Read(c.buf)
+			var n int
+			n, err = resp.Body.Read(c.buf)
+			if n > 0 {
+				now := time.Now()
+				if !last.IsZero() {
+					gap = max(gap, now.Sub(last))
+				}
+				last = now
+			}
 		}
 		if err == io.EOF {
 			err = nil
@@ -71,6 +83,7 @@ func (r *runner) viaTransport(c *caller, fresh bool) (status int, t timings, end
 		resp.Body.Close()
 	}
 	t = lt.snapshot()
+	t.maxGap = gap
 	if !t.reused {
 		r.opened.Add(1)
 	}
@@ -106,6 +119,13 @@ func newProxyTracer() *proxyTracer {
 	lt.trace.WroteRequest = func(httptrace.WroteRequestInfo) { lt.mu.Lock(); t.wrote = time.Now(); lt.mu.Unlock() }
 	lt.trace.GotFirstResponseByte = func() { lt.mu.Lock(); t.firstByte = time.Now(); lt.mu.Unlock() }
 	return lt
+}
+
+// firstByte is the moment of the response's first byte (zero: not seen).
+func (lt *proxyTracer) firstByte() time.Time {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	return lt.t.firstByte
 }
 
 // snapshot copies the timings under the lock.

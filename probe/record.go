@@ -23,6 +23,9 @@ const (
 	iSentReused
 	iGood
 	iLate
+	iSilenceFresh
+	iSilenceReused
+	iSilenceGood
 	numSeries
 )
 

@@ -817,17 +817,24 @@ func (r *runner) record(i int64, t *timings, intended, sent, end time.Time, stat
 		}
 	} else {
 		sh.status[status]++
-		ttfb, tot, snt := iTTFBReused, iTotalReused, iSentReused
+		ttfb, tot, snt, sil := iTTFBReused, iTotalReused, iSentReused, iSilenceReused
 		if fresh {
-			ttfb, tot, snt = iTTFBFresh, iTotalFresh, iSentFresh
+			ttfb, tot, snt, sil = iTTFBFresh, iTotalFresh, iSentFresh, iSilenceFresh
 		}
+		good := profile.GoodStatus(status)
 		if !t.wrote.IsZero() && !t.firstByte.IsZero() {
-			sh.record(ttfb, t.firstByte.Sub(t.wrote).Microseconds())
+			wait := t.firstByte.Sub(t.wrote)
+			sh.record(ttfb, wait.Microseconds())
+			silence := longestSilence(wait, sent.Sub(intended), t.maxGap).Microseconds()
+			sh.record(sil, silence)
+			if good {
+				sh.record(iSilenceGood, silence)
+			}
 		}
 		total := end.Sub(intended).Microseconds()
 		sh.record(tot, total)
 		sh.record(snt, end.Sub(sent).Microseconds())
-		if profile.GoodStatus(status) {
+		if good {
 			sh.record(iGood, total)
 		}
 	}
@@ -845,6 +852,16 @@ func (r *runner) record(i int64, t *timings, intended, sent, end time.Time, stat
 		return
 	}
 	r.responses.Add(1)
+}
+
+// longestSilence is a response's longest silence (profile.Phases.Silence): the longer of its
+// wait for the first byte and its longest pause between two reads. The wait counts from the
+// write plus the send's lateness (actual − intended, 0 in the closed model): corrected for
+// coordinated omission as the total is, since sent on time the request would have waited
+// that much longer — but not the connect and TLS set-up before the write, which a read
+// timeout's clock never sees (the connect timeout bounds them).
+func longestSilence(wait, late, pause time.Duration) time.Duration {
+	return max(wait+max(late, 0), pause)
 }
 
 // feed adds every shard to b, then what the run counted as a whole: the requests sent, those

@@ -135,6 +135,7 @@ func (b *Builder) summarize(res *Profile) {
 		Connect: summarize(hs.get(SeriesConnect)),
 		TLS:     summarize(hs.get(SeriesTLS)),
 		TTFB:    summarizeSplit(hs.get(SeriesTTFBFresh), hs.get(SeriesTTFBReused)),
+		Silence: summarizeSplit(hs.get(SeriesSilenceFresh), hs.get(SeriesSilenceReused)),
 		Total:   summarizeSplit(hs.get(SeriesTotalFresh), hs.get(SeriesTotalReused)),
 		Sent:    summarizeSplit(hs.get(SeriesSentFresh), hs.get(SeriesSentReused)),
 	}
@@ -147,6 +148,7 @@ func (b *Builder) recommend(res *Profile, maxTimeout time.Duration) {
 	ev := Evidence{
 		Good: HistogramLatencies(hs.get(SeriesGood)), NoAnswer: res.Errors["timeout"], MaxTimeout: maxTimeout,
 		Connect: HistogramLatencies(hs.get(SeriesConnect)),
+		Silence: HistogramLatencies(hs.get(SeriesSilenceGood)),
 		Status:  res.Status, Errors: res.Errors, ErrorSamples: res.ErrorSamples,
 		Unreachable: res.Unreachable, Schedule: res.Schedule,
 	}
@@ -173,7 +175,7 @@ func (b *Builder) encode(res *Profile, total *hdrhistogram.Histogram) error {
 	}
 	// Blended fresh+reused series for readers that want one histogram per phase; Merge
 	// reads only the split series above, so nothing is counted twice.
-	for _, name := range []string{"ttfb", "total", "sent"} {
+	for _, name := range []string{"ttfb", "total", "sent", "silence"} {
 		if res.Histograms[name], err = EncodeHistogram(b.hists.combined(name+".fresh", name+".reused")); err != nil {
 			return err
 		}

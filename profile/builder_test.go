@@ -2,6 +2,7 @@ package profile
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,4 +78,61 @@ func mustJSON(t *testing.T, r *Profile) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestSilenceSeriesRoundTrip: the silence series make the silence phase (fresh and reused
+// apart), the read timeout, a blended "silence" histogram for readers and the silence.good
+// series Evidence reads back from a saved profile; a merge adds them up. A profile saved
+// before the phase existed merges too, adding nothing to it.
+func TestSilenceSeriesRoundTrip(t *testing.T) {
+	part := func(n int, silence float64) Part {
+		hs := set()
+		for i := range n {
+			v := int64((20 + float64(i%10)) * 1000)
+			RecordClamped(hs[SeriesTotalFresh], v)
+			RecordClamped(hs[SeriesGood], v)
+			s := int64((silence + float64(i%5)) * 1000)
+			RecordClamped(hs[SeriesSilenceFresh], s)
+			RecordClamped(hs[SeriesSilenceGood], s)
+		}
+		return Part{Series: hs, Status: map[string]int64{"200": int64(n)}, Requests: int64(n), Responses: int64(n)}
+	}
+	b := NewBuilder(Profile{Target: Target{URL: "http://a/", Method: "GET"}, Model: "open", Conn: "fresh"}, RecommendParams{})
+	b.Add(part(100, 5))
+	r := mustClose(t, b)
+	if s := r.Phases.Silence; s == nil || s.Count != 100 || s.Fresh.Count != 100 || s.Reused.Count != 0 {
+		t.Fatalf("silence phase %+v: want 100, all fresh", s)
+	}
+	for _, k := range []string{SeriesSilenceFresh, SeriesSilenceReused, SeriesSilenceGood, "silence"} {
+		if _, ok := r.Histograms[k]; !ok {
+			t.Errorf("histograms.%s missing", k)
+		}
+	}
+	// 9 ms (the slowest of 100) × 1.2 = 10.8 → 12 ms, below the 30 ms total (29 × 1.2 = 34.8 → 40).
+	if rec := r.Recommendation; rec.ReadTimeoutMs == nil || *rec.ReadTimeoutMs != 12 || rec.TimeoutMs != 40 {
+		t.Errorf("read %v total %g, want 12 and 40\n%s", rec.ReadTimeoutMs, rec.TimeoutMs, strings.Join(rec.Derivation, "\n"))
+	}
+	ev, err := r.Evidence()
+	if err != nil || ev.Silence.Count() != 100 {
+		t.Fatalf("evidence silence %v (%v), want 100", ev.Silence, err)
+	}
+	old := mustClose(t, func() *Builder {
+		b := NewBuilder(Profile{Target: Target{URL: "http://a/", Method: "GET"}, Model: "open", Conn: "fresh"}, RecommendParams{})
+		p := part(50, 5)
+		for _, k := range []string{SeriesSilenceFresh, SeriesSilenceReused, SeriesSilenceGood} {
+			delete(p.Series, k)
+		}
+		b.Add(p)
+		return b
+	}())
+	for _, k := range []string{SeriesSilenceFresh, SeriesSilenceReused, SeriesSilenceGood, "silence"} {
+		delete(old.Histograms, k) // as a profile saved before issue 27 has none
+	}
+	m, err := Merge([]*Profile{r, r, old}, RecommendParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Phases.Silence.Count != 200 || m.Phases.Total.Count != 250 {
+		t.Errorf("merged silence %d total %d, want 200 and 250", m.Phases.Silence.Count, m.Phases.Total.Count)
+	}
 }

@@ -132,6 +132,20 @@ type Phases struct {
 	TLS     *Summary `json:"tls"`
 	// TTFB runs from the request being written to the first response byte.
 	TTFB *Summary `json:"ttfb"`
+	// Silence is the longest silence of each response: the longer of its wait for the
+	// first byte and its longest pause between two reads of the response (docs/design.md
+	// §7): what a read timeout — Python requests', OkHttp's readTimeout, nginx's
+	// proxy_read_timeout — has to outlast. The wait for the first byte counts from the
+	// request being written, plus the send's lateness (actual − intended): coordinated
+	// omission corrected as the total is, for a request sent on time would have waited that
+	// much longer; the connect and TLS set-up before the write are not a silence of the
+	// response (the connect timeout bounds them, and a read timeout's clock starts at the
+	// write). The pauses lie within one response and need no correction. In the closed
+	// model the intended time is the actual send. A probe keeps one running maximum per
+	// request (no list of reads), stamped as TTFB and the total are. From a log (patience
+	// advise) it is what the source's fields bound (Source and Notes say which), and empty
+	// where they bound nothing.
+	Silence *Summary `json:"silence"`
 	// Total runs from the intended send time to the end of the body: coordinated omission
 	// corrected. In the closed model the intended time is the actual send. The end of the
 	// body (and the first byte of TTFB) is when those bytes reached this host: the kernel's
@@ -219,6 +233,13 @@ type Recommendation struct {
 	// TimeoutMs is the per-attempt total timeout; 0 when none could be derived (no good
 	// response, or the cut-off quantile lies beyond --max-timeout).
 	TimeoutMs float64 `json:"timeout_ms"`
+	// ReadTimeoutMs is the read timeout: the bound on each silence of a response (the wait
+	// for the first byte, each pause between two reads), derived from the silence phase as
+	// TimeoutMs is from the total, and never above TimeoutMs. Null when none was derived: no
+	// total timeout, or an input whose fields bound no silence (many logs), or a cut-off
+	// quantile among the unanswered requests. It bounds no response as a whole: a client
+	// with only a read timeout still needs a total (check's PT001).
+	ReadTimeoutMs *float64 `json:"read_timeout_ms"`
 	// MaxAttempts counts the first try; 0 means the budget cannot hold one normal call.
 	// Interactive callers get at most 2 (one retry), a non-idempotent call without an
 	// Idempotency-Key 1, a job 1 per run (the queue retries: Job).

@@ -89,6 +89,10 @@ type Evidence struct {
 	MaxTimeout time.Duration
 	// Connect is the TCP connect time of fresh connections (nil: none measured).
 	Connect Latencies
+	// Silence is the longest silence of each good response (Phases.Silence), the basis of
+	// the read timeout (nil or empty: the input does not time it, and no read timeout is
+	// derived). The unanswered requests count as longer, as they do for the total.
+	Silence Latencies
 	// Status counts responses by status code; Errors counts requests without a response by
 	// class (ErrorClasses); ErrorSamples holds the first message of each class.
 	Status       map[string]int64
@@ -125,7 +129,7 @@ func (r *Profile) Evidence() (Evidence, error) {
 	if ev.MaxTimeout <= 0 {
 		ev.MaxTimeout = DefaultMaxTimeout
 	}
-	for name, dst := range map[string]*Latencies{SeriesGood: &ev.Good, SeriesConnect: &ev.Connect} {
+	for name, dst := range map[string]*Latencies{SeriesGood: &ev.Good, SeriesConnect: &ev.Connect, SeriesSilenceGood: &ev.Silence} {
 		enc, ok := r.Histograms[name]
 		if !ok {
 			*dst = HistogramLatencies(nil)

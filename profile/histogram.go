@@ -10,7 +10,7 @@ import (
 )
 
 // Series names the histograms a probe records (keys of Profile.Histograms, which also holds
-// the blended "ttfb", "total" and "sent"). DNS, connect and
+// the blended "ttfb", "total", "sent" and "silence"). DNS, connect and
 // TLS only happen on fresh connections; the others are split fresh/reused so that the two
 // kinds of request are never blended before the report says so.
 const (
@@ -29,12 +29,20 @@ const (
 	SeriesGood = "good"
 	// SeriesLate is the send lateness (actual − intended) of every send.
 	SeriesLate = "late"
+	// SeriesSilenceFresh and SeriesSilenceReused are the longest silence of each response
+	// (Phases.Silence): the longer of its wait for the first byte and its longest pause
+	// between two reads. SeriesSilenceGood is that of the good responses: the basis of the
+	// read timeout, as SeriesGood is the total's.
+	SeriesSilenceFresh  = "silence.fresh"
+	SeriesSilenceReused = "silence.reused"
+	SeriesSilenceGood   = "silence.good"
 )
 
 // series lists every series in a fixed order; index i of a probe's recorder holds series[i].
 var series = []string{
 	SeriesDNS, SeriesConnect, SeriesTLS, SeriesTTFBFresh, SeriesTTFBReused,
 	SeriesTotalFresh, SeriesTotalReused, SeriesSentFresh, SeriesSentReused, SeriesGood, SeriesLate,
+	SeriesSilenceFresh, SeriesSilenceReused, SeriesSilenceGood,
 }
 
 // SeriesNames lists every series in the fixed order a recorder indexes them by.

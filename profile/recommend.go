@@ -269,7 +269,7 @@ func DefaultRecommendOptions() RecommendOptions {
 // good responses. Below the samples the cut-off needs the verdict is provisional.
 //
 // It runs as stages on a recommender: what could not be measured, the failures, the total
-// timeout (or why there is none), then the connect timeout and the attempts.
+// timeout (or why there is none), then the connect and read timeouts and the attempts.
 func Recommend(ev Evidence, c Caller, o RecommendOptions) Recommendation {
 	r := newRecommender(ev, c, o)
 	r.judgeUnmeasured()
@@ -285,6 +285,7 @@ func Recommend(ev Evidence, c Caller, o RecommendOptions) Recommendation {
 	}
 	r.rec.BasisMs = basis
 	r.rec.ConnectTimeoutMs = adviseConnect(&r.rec, r.ev.Connect, r.o.ConnectFloor)
+	r.rec.ReadTimeoutMs = r.deriveRead()
 	r.judgeAttempts()
 	return r.rec
 }
@@ -465,6 +466,75 @@ func (r *recommender) explainBeyond() {
 			percent(rec.NoAnswerRate), r.maxTimeout, percent(o.Cutoff), r.label))
 	}
 	rec.Derivation = append(rec.Derivation, "attempts: none — without a timeout there is nothing to count")
+}
+
+// NoSilenceMeasured is the read timeout's derivation line for an input that does not time
+// the silences of a response: many logs time a request's phases, not the pauses within it.
+const NoSilenceMeasured = "read timeout: not derivable from this input as read — it times no silence of a response (the wait for the first byte after the request was written, the pauses between reads of the body), and a read timeout bounds those, not the phases; `patience probe` measures them"
+
+// deriveRead is the read timeout (docs/design.md §7), derived from the silence phase as the
+// total is from the total latency: the quantile 1 − cutoff of the longest silence of each
+// good response, the unanswered requests counted as longer (a request with no answer within
+// --max-timeout may have been silent that long), × headroom, rounded up on the ladder — then
+// never above the total timeout, which would cut every such silence first. It is nil when
+// the input times no silence, or when the quantile lies among the unanswered requests.
+func (r *recommender) deriveRead() *float64 {
+	ev, rec := &r.ev, &r.rec
+	var good int64
+	if ev.Silence != nil {
+		good = ev.Silence.Count()
+	}
+	if good == 0 {
+		rec.Derivation = append(rec.Derivation, NoSilenceMeasured)
+		return nil
+	}
+	const silence = "its wait for the first byte or its longest pause between two reads, whichever is longer"
+	n := good + ev.NoAnswer
+	var basis float64
+	var how string
+	switch {
+	case n >= r.need && quantileRank(n, r.q) <= good:
+		basis = ev.Silence.AtRank(quantileRank(n, r.q))
+		count := "n=" + units.Count(int(n))
+		if ev.NoAnswer > 0 {
+			count = fmt.Sprintf("n=%s, %s of them with no answer within %s, counted as longer", units.Count(int(n)), units.Count(int(ev.NoAnswer)), r.maxTimeout)
+		}
+		low, high, open := QuantileCI(n, r.q, 0.95)
+		ci := fmt.Sprintf("95%% CI %s–%s", units.Millis(ev.Silence.AtRank(low)), units.Millis(ev.Silence.AtRank(high)))
+		if open || high > good {
+			ci = fmt.Sprintf("95%% CI from %s, open above", units.Millis(ev.Silence.AtRank(low)))
+		}
+		how = fmt.Sprintf("%s of the longest silence of each good response (%s) = %s (%s; %s)", r.label, silence, units.Millis(basis), count, ci)
+	case ev.NoAnswer > 0:
+		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
+			"read timeout: none — the %s of the longest silence of each good response lies among the %s requests with no answer within %s (they count as longer): no measured silence bounds it",
+			r.label, units.Count(int(ev.NoAnswer)), r.maxTimeout))
+		return nil
+	default:
+		basis = ev.Silence.AtRank(good)
+		how = fmt.Sprintf("%s needs ≥ %d samples, have %d; basis is the longest silence seen (a response's wait for the first byte or its longest pause between two reads, whichever is longer), %s (a lower bound on %s)",
+			r.label, r.need, n, units.Millis(basis), r.label)
+	}
+	raw := basis * r.o.Headroom
+	read := RoundUpClean(raw)
+	line := fmt.Sprintf("read timeout: %s × %g headroom = %s → %s", how, r.o.Headroom, units.Millis(raw), units.Millis(read))
+	total := rec.TimeoutMs
+	if read > total {
+		read = total
+		line += fmt.Sprintf(", capped at the %s total timeout (a read timeout at or above the total never fires: check's PT015)", units.Millis(total))
+	}
+	switch {
+	case read >= total:
+		line += "; read = total: rounded, the longest silences reach the total timeout here (a response's wait for its head is most of it), so beside the total a read timeout never fires — leave it out where the client has a total (one at or above it is check's PT015); it is the figure for a client with only a read timeout (Python requests' timeout=(connect, read)), which needs a total too (check's PT001)"
+	case read*r.o.Headroom >= total:
+		line += fmt.Sprintf("; read ≈ total (within the %g headroom of the %s total): a response's longest silence is most of its time here, so beside the total a read timeout ends few responses sooner — it matters for a client with only a read timeout (Python requests' timeout=(connect, read)), which needs a total too (check's PT001)",
+			r.o.Headroom, units.Millis(total))
+	default:
+		line += fmt.Sprintf(", below the %s total timeout: it ends a stalled response early; it bounds each silence, never the whole response — a body dripping a byte just inside it never ends, so keep the total beside it (check's PT001)",
+			units.Millis(total))
+	}
+	rec.Derivation = append(rec.Derivation, line)
+	return ptr(read)
 }
 
 // judgeAttempts counts the attempts for the caller and gives the verdict: good, or

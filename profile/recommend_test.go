@@ -464,3 +464,136 @@ func TestSamplesToBound(t *testing.T) {
 		}
 	}
 }
+
+// TestRecommendReadTimeout: the read timeout is derived from the silence phase as the total
+// is from the total latency — the quantile 1 − cutoff of the good responses' longest silence,
+// unanswered requests counted as longer, × headroom, on the ladder — and is never above the
+// total; each case's derivation line says which way it went.
+func TestRecommendReadTimeout(t *testing.T) {
+	slowTotal := tail(5000, 100, 1500, 1600, 1700, 1800, 1900, 2000) // p99.9 (rank 4995) = 1.5 s: 1.8 → 2 s total
+	withSilence := func(ev Evidence, s Latencies) Evidence { ev.Silence = s; return ev }
+	for _, tc := range []struct {
+		name  string
+		ev    Evidence
+		total float64
+		read  *float64 // nil: none derived
+		has   []string
+		// noLine: no total was derived, so no read timeout line either.
+		noLine bool
+	}{
+		{
+			name: "a log that times no silence: not derivable, said so",
+			ev:   evidence(slowTotal, 0, nil, nil), total: 2000,
+			has: []string{NoSilenceMeasured},
+		},
+		{
+			name: "a dripping body: the longest pause is well below the total",
+			// 400 ms × 1.2 = 480 → 500 ms; 500 × 1.2 < 2 s.
+			ev:    withSilence(evidence(slowTotal, 0, nil, nil), tail(5000, 50, 400, 410, 420, 430, 440, 450)),
+			total: 2000, read: ptr(500),
+			has: []string{"read timeout: p99.9 of the longest silence of each good response (its wait for the first byte or its longest pause between two reads, whichever is longer) = 400 ms (n=5,000; 95% CI 50 ms–450 ms)",
+				"× 1.2 headroom = 480 ms → 500 ms, below the 2 s total timeout: it ends a stalled response early", "check's PT001"},
+		},
+		{
+			name: "the wait for the head is the whole response: read ≈ total",
+			// 1.45 s × 1.2 = 1.74 → 2 s = the total.
+			ev:    withSilence(evidence(slowTotal, 0, nil, nil), tail(5000, 99, 1450, 1550, 1650, 1750, 1850, 1950)),
+			total: 2000, read: ptr(2000),
+			has: []string{"→ 2 s; read = total: rounded, the longest silences reach the total timeout here", "leave it out where the client has a total (one at or above it is check's PT015)", "Python requests' timeout=(connect, read)"},
+		},
+		{
+			name: "one ladder step below the total, within the headroom: still ≈",
+			// Total: 950 ms × 1.2 = 1.14 → 1.2 s. Read: 800 ms × 1.2 = 960 → 1 s; 1 × 1.2 ≥ 1.2 s.
+			ev:    withSilence(evidence(tail(5000, 80, 950, 950, 950, 950, 950, 950), 0, nil, nil), tail(5000, 80, 800, 800, 800, 800, 800, 800)),
+			total: 1200, read: ptr(1000),
+			has: []string{"→ 1 s; read ≈ total (within the 1.2 headroom of the 1.2 s total)", "ends few responses sooner"},
+		},
+		{
+			name:  "silences longer than the totals (inconsistent inputs): capped at the total",
+			ev:    withSilence(evidence(slowTotal, 0, nil, nil), tail(5000, 100, 3000, 3000, 3000, 3000, 3000, 3000)),
+			total: 2000, read: ptr(2000),
+			has: []string{"3.6 s → 4 s, capped at the 2 s total timeout (a read timeout at or above the total never fires: check's PT015); read = total"},
+		},
+		{
+			name: "too few samples: the longest silence seen, a lower bound",
+			// 6 × 1.2 = 7.2 → 8 ms, total 8 ms (6.5 × 1.2 = 7.8 → 8): read ≈ total.
+			ev:    withSilence(evidence(Sample{4, 5, 5, 6, 6.5}, 0, nil, nil), Sample{3, 4, 4, 5, 6}),
+			total: 8, read: ptr(8),
+			has: []string{"read timeout: p99.9 needs ≥ 1000 samples, have 5; basis is the longest silence seen (a response's wait for the first byte", "6 ms (a lower bound on p99.9)"},
+		},
+		{
+			name: "one hang within the cut-off counts as the longest silence",
+			// 2001 requests, rank 1999 is the silence at 60 ms: 72 → 80 ms; total 120 ms.
+			ev:    withSilence(evidence(tail(2000, 20, 90, 95), 1, nil, nil), tail(2000, 10, 60, 70)),
+			total: 120, read: ptr(80),
+			has: []string{"= 60 ms (n=2,001, 1 of them with no answer within 30 s, counted as longer"},
+		},
+		{
+			name: "good responses without a silence stamp: the quantile among the unanswered",
+			// The total's rank 1999 of 2001 is a good response; the silence's 2001 values are
+			// 1998 stamped and 3 unanswered, so rank 1999 is unanswered.
+			ev:    withSilence(evidence(tail(2000, 20, 90, 95), 3, nil, nil), tail(1998, 10, 60)),
+			total: 0,
+		},
+		{
+			name:  "too few samples and some unanswered: none",
+			ev:    withSilence(evidence(Sample{4, 5}, 1, nil, nil), Sample{3, 4}),
+			total: 0,
+		},
+		{
+			name: "no total derived (no good response): no read timeout either, no line",
+			ev:   withSilence(evidence(nil, 0, nil, map[string]int64{"503": 50}), Sample{1}), noLine: true,
+		},
+		{
+			name: "no total derived (the tail beyond --max-timeout): no read timeout",
+			ev:   withSilence(evidence(tail(42, 150), 38, nil, nil), tail(42, 100)), noLine: true,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := Recommend(tc.ev, Caller{}, RecommendOptions{})
+			all := strings.Join(rec.Derivation, "\n")
+			if tc.total != 0 && rec.TimeoutMs != tc.total {
+				t.Fatalf("total %g, want %g\n%s", rec.TimeoutMs, tc.total, all)
+			}
+			switch {
+			case tc.read == nil && rec.ReadTimeoutMs != nil:
+				t.Errorf("read timeout %g, want none\n%s", *rec.ReadTimeoutMs, all)
+			case tc.read != nil && (rec.ReadTimeoutMs == nil || *rec.ReadTimeoutMs != *tc.read):
+				t.Errorf("read timeout %v, want %g\n%s", rec.ReadTimeoutMs, *tc.read, all)
+			}
+			if rec.ReadTimeoutMs != nil && *rec.ReadTimeoutMs > rec.TimeoutMs {
+				t.Errorf("read timeout %g above the %g total", *rec.ReadTimeoutMs, rec.TimeoutMs)
+			}
+			for _, want := range tc.has {
+				if !strings.Contains(all, want) {
+					t.Errorf("derivation lacks %q:\n%s", want, all)
+				}
+			}
+			if tc.noLine && (rec.TimeoutMs != 0 || strings.Contains(all, "read timeout")) {
+				t.Errorf("total %g: want none, and no read timeout line:\n%s", rec.TimeoutMs, all)
+			}
+		})
+	}
+}
+
+// TestReadTimeoutJSON: read_timeout_ms is a number beside timeout_ms, and null when none was
+// derived — never 0 (docs/design.md §3).
+func TestReadTimeoutJSON(t *testing.T) {
+	ev := evidence(tail(5000, 100, 1500, 1500, 1500, 1500, 1500, 1500), 0, nil, nil) // 2 s total
+	for _, tc := range []struct {
+		silence Latencies
+		want    string
+	}{
+		{nil, `"read_timeout_ms":null`},
+		{tail(5000, 50, 400, 400, 400, 400, 400, 400), `"read_timeout_ms":500`},
+	} {
+		ev.Silence = tc.silence
+		b, err := json.Marshal(Recommend(ev, Caller{}, RecommendOptions{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), `"timeout_ms":2000,`+tc.want+`,`) {
+			t.Errorf("JSON %s, want timeout_ms then %s", b, tc.want)
+		}
+	}
+}

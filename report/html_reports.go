@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,6 +55,9 @@ func probeHTMLParts(r *profile.Profile) ([]htmlVerdict, []htmlBlock, error) {
 			{Key: "connect timeout", Value: probeConnect(rec)},
 			{Key: "attempts", Value: strconv.Itoa(rec.MaxAttempts), Note: strings.TrimSpace(probeAttempts(rec))},
 			{Key: "budget", Value: probeBudget(rec)},
+		}
+		if rec.ReadTimeoutMs != nil {
+			kv = slices.Insert(kv, 2, htmlKV{Key: "read timeout", Value: units.Millis(*rec.ReadTimeoutMs)})
 		}
 		if rec.Backoff != "" {
 			kv = append(kv, htmlKV{Key: "backoff", Value: rec.Backoff})

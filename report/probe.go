@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -207,7 +208,7 @@ func probePhaseRows(r *profile.Profile) []probePhaseRow {
 	for _, ph := range []struct {
 		name string
 		s    *profile.Summary
-	}{{"ttfb", p.TTFB}, {"total", p.Total}} {
+	}{{"ttfb", p.TTFB}, {"silence", p.Silence}, {"total", p.Total}} {
 		if ph.s == nil {
 			continue
 		}
@@ -424,6 +425,9 @@ func (t *probeText) writeRecommendation() {
 	if rec.TimeoutMs > 0 {
 		writeHanging(&t.b, t.key("  timeout", 10), probeKeyW, units.Millis(rec.TimeoutMs), width, st.Value)
 		writeHanging(&t.b, t.key("  connect", 10), probeKeyW, probeConnect(rec), width, st.Value)
+		if rec.ReadTimeoutMs != nil {
+			writeHanging(&t.b, t.key("  read", 10), probeKeyW, units.Millis(*rec.ReadTimeoutMs), width, st.Value)
+		}
 		attempts, attemptsW := st.Value.Render(strconv.Itoa(rec.MaxAttempts)), len(strconv.Itoa(rec.MaxAttempts))
 		if !rec.FitsBudget {
 			attempts, attemptsW = st.Bad.Render("0"), 1
@@ -633,9 +637,14 @@ func ProbeMarkdown(w io.Writer, r *profile.Profile, _ Options) error {
 	rec := r.Recommendation
 	b.WriteString("\n#### Recommendation\n\n")
 	if rec.TimeoutMs > 0 {
-		writeMDTable(&b, []string{"timeout", "connect timeout", "attempts", "budget"}, [][]string{{
-			units.Millis(rec.TimeoutMs), probeConnect(rec), strconv.Itoa(rec.MaxAttempts) + probeAttempts(rec), probeBudget(rec),
-		}}, func(c int) bool { return c != 2 })
+		head := []string{"timeout", "connect timeout", "attempts", "budget"}
+		row := []string{units.Millis(rec.TimeoutMs), probeConnect(rec), strconv.Itoa(rec.MaxAttempts) + probeAttempts(rec), probeBudget(rec)}
+		if rec.ReadTimeoutMs != nil {
+			head = slices.Insert(head, 2, "read timeout")
+			row = slices.Insert(row, 2, units.Millis(*rec.ReadTimeoutMs))
+		}
+		attempts := slices.Index(head, "attempts")
+		writeMDTable(&b, head, [][]string{row}, func(c int) bool { return c != attempts })
 		b.WriteString("\n")
 		if rec.Job != nil {
 			var rows [][]string

@@ -33,6 +33,11 @@ func probeFixture() *profile.Profile {
 	ttfb := probeSummary(2000, 10.2, 13.6, 21.8, 25.4, 33.8, f(47.1), 50.2)
 	ttfb.Fresh = probeSummary(1000, 10.3, 13.7, 21.9, 25.6, 34, f(47.5), 50.2)
 	ttfb.Reused = probeSummary(1000, 10.2, 13.5, 21.7, 25.3, 33.5, f(46.2), 49.1)
+	// The longest silence of each response: its wait for the first byte (plus the send's
+	// lateness), here never shorter than the TTFB, or a pause within its body.
+	silence := probeSummary(2000, 10.3, 13.7, 21.9, 25.5, 33.9, f(47.3), 50.3)
+	silence.Fresh = probeSummary(1000, 10.4, 13.8, 22, 25.7, 34.1, f(47.6), 50.3)
+	silence.Reused = probeSummary(1000, 10.3, 13.6, 21.8, 25.4, 33.6, f(46.4), 49.2)
 	return &profile.Profile{
 		Schema: profile.Schema,
 		Target: profile.Target{URL: "https://api.example.com/v1/quote?api_key=REDACTED", Method: "GET", Headers: []string{"Authorization: REDACTED"}},
@@ -44,6 +49,7 @@ func probeFixture() *profile.Profile {
 			Connect: probeSummary(1000, 0.061, 0.182, 0.35, 0.48, 1.1, f(2.9), 3.2),
 			TLS:     &profile.Summary{Count: 0},
 			TTFB:    ttfb,
+			Silence: silence,
 			Total:   total,
 			Sent:    &profile.Summary{Count: 2000, MinMs: f(10.5), P50Ms: f(13.9), P90Ms: f(22), P95Ms: f(25.7), P99Ms: f(34.1), P999Ms: f(47.8), MaxMs: f(50.9)},
 		},
@@ -56,6 +62,7 @@ func probeFixture() *profile.Profile {
 		Recommendation: profile.Recommend(profile.Evidence{
 			Good:    probeTail(1980, 14, 40, 41, 42, 43, 44, 45.1, 46, 47, 48.2, 50.9), // p99.9 = rank 1979 = 48.2 ms
 			Connect: probeTail(1000, 0.18, 2.9, 3.4),
+			Silence: probeTail(1980, 13.7, 39.2, 40.1, 41, 42.2, 43.1, 44, 45.2, 46.1, 47.3, 50.2), // p99.9 = 47.3 ms
 			Status:  map[string]int64{"200": 1980, "503": 20}, Errors: map[string]int64{}, MaxTimeout: 30 * time.Second,
 		}, profile.Caller{Budget: 2 * time.Second}, profile.RecommendOptions{}),
 		CutoffCurve: []profile.Cutoff{
@@ -160,11 +167,19 @@ func probeJob() *profile.Profile {
 	r.Phases.Total = probeSummary(2000, good[0], at(0.5), at(0.9), at(0.95), at(0.99), f(at(0.999)), good[len(good)-1])
 	r.Phases.TTFB = probeSummary(2000, good[0]-10, at(0.5)-10, at(0.9)-10, at(0.95)-10, at(0.99)-10, f(at(0.999)-10), good[len(good)-1]-10)
 	r.Phases.Sent = probeSummary(2000, good[0]-1, at(0.5)-1, at(0.9)-1, at(0.95)-1, at(0.99)-1, f(at(0.999)-1), good[len(good)-1]-1)
+	// The longest silence: the wait for the head, 9.9 ms short of the total (the body came
+	// at once).
+	silence := make(profile.Sample, len(good))
+	for i, v := range good {
+		silence[i] = v - 9.9
+	}
+	r.Phases.Silence = probeSummary(2000, good[0]-9.9, at(0.5)-9.9, at(0.9)-9.9, at(0.95)-9.9, at(0.99)-9.9, f(at(0.999)-9.9), good[len(good)-1]-9.9)
 	r.Schedule.PeakInFlight = 182
 	r.Distribution = []profile.Bucket{{FromMs: 500, ToMs: 1000, Count: 1998}, {FromMs: 2000, ToMs: 5000, Count: 2}}
 	r.Recommendation = profile.Recommend(profile.Evidence{
 		Good:    good,
 		Connect: probeTail(1000, 0.18, 2.9, 3.4),
+		Silence: silence,
 		Status:  map[string]int64{"200": 1980, "503": 20}, Errors: map[string]int64{}, MaxTimeout: 30 * time.Second,
 	}, profile.Caller{Kind: profile.CallerJob, Method: "POST", IdempotencyKey: true}, profile.RecommendOptions{})
 	r.CutoffCurve = []profile.Cutoff{
@@ -193,10 +208,12 @@ func probeH2() *profile.Profile {
 	r.Phases.DNS, r.Phases.Connect, r.Phases.TLS = one(0.41), one(0.182), one(3.1)
 	r.Phases.TTFB.Fresh, r.Phases.TTFB.Reused = nil, nil
 	r.Phases.Total.Fresh, r.Phases.Total.Reused = nil, nil
+	r.Phases.Silence.Fresh, r.Phases.Silence.Reused = nil, nil
 	// One connection: the connect timeout rests on that one connect, not on 1000.
 	r.Recommendation = profile.Recommend(profile.Evidence{
 		Good:    probeTail(1980, 14, 40, 41, 42, 43, 44, 45.1, 46, 47, 48.2, 50.9),
 		Connect: profile.Sample{0.182},
+		Silence: probeTail(1980, 13.7, 39.2, 40.1, 41, 42.2, 43.1, 44, 45.2, 46.1, 47.3, 50.2),
 		Status:  map[string]int64{"200": 1980, "503": 20}, Errors: map[string]int64{}, MaxTimeout: 30 * time.Second,
 	}, profile.Caller{Budget: 2 * time.Second}, profile.RecommendOptions{})
 	return r

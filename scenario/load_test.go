@@ -564,3 +564,45 @@ func TestDesignExample(t *testing.T) {
 		t.Errorf("policies %d, phases %d", len(sc.Policies), len(sc.Target.Phases))
 	}
 }
+
+// TestDecodeReadTimeout: read_timeout is a policy field like timeout — a duration or none,
+// its line kept for check's findings, handed down by base:, and its errors at its value's
+// line and column.
+func TestDecodeReadTimeout(t *testing.T) {
+	named := map[string]*policy.Policy{}
+	decode := func(src string) (*policy.Policy, error) {
+		var n yaml.Node
+		if err := yaml.Unmarshal([]byte(src), &n); err != nil {
+			t.Fatal(err)
+		}
+		p, err := DecodePolicy(&n, "p.yaml", named)
+		if err == nil && p.Name == "ours" {
+			named["ours"] = p
+		}
+		return p, err
+	}
+	p, err := decode("name: ours\ntimeout: 5s\nread_timeout: 1500ms\n")
+	if err != nil || p.ReadTimeout != 1500*time.Millisecond || p.Source["read_timeout"] != (policy.Pos{File: "p.yaml", Line: 3, Col: 1}) {
+		t.Fatalf("read_timeout: %v at %+v (%v), want 1.5s at p.yaml:3:1", p.ReadTimeout, p.Source["read_timeout"], err)
+	}
+	if p, err := decode("base: ours\ntimeout: 9s\n"); err != nil || p.ReadTimeout != 1500*time.Millisecond || p.Source["read_timeout"].Line != 1 {
+		t.Errorf("inherited: %v at %+v (%v), want 1.5s from the base: line", p.ReadTimeout, p.Source["read_timeout"], err)
+	}
+	if p, err := decode("base: ours\nread_timeout: none\n"); err != nil || p.ReadTimeout != 0 {
+		t.Errorf("none: %v (%v), want 0", p.ReadTimeout, err)
+	}
+	if p := defaultPolicy(); p.ReadTimeout != 0 {
+		t.Errorf("default read_timeout %v, want none", p.ReadTimeout)
+	}
+	for _, tc := range []struct{ src, want string }{
+		{"timeout: 2s\nread_timeout: 0s\n", "p.yaml:2:15: read_timeout: 0 would mean no time at all; write none for no bound"},
+		{"timeout: 2s\nread_timeout: soon\n", `p.yaml:2:15: read_timeout: "soon" is not a duration (write e.g. 2s, 250ms or 1m30s)`},
+		{"timeout: 2s\nread_timeout: -1s\n", `p.yaml:2:15: read_timeout: "-1s" is negative`},
+		{"timeout: 2s\nread_timeout: [1s]\n", "p.yaml:2:15: read_timeout: "},
+	} {
+		_, err := decode(tc.src)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %s…", tc.src, err, tc.want)
+		}
+	}
+}

@@ -2,7 +2,9 @@ package probetest
 
 import (
 	"net/http"
+	"strconv"
 	"sync/atomic"
+	"time"
 )
 
 // HangEvery answers at once, except that every n-th request (the 1st, the n+1-th, …) gets no
@@ -38,5 +40,30 @@ func FailEvery(n int64, code int) http.Handler {
 			return
 		}
 		_, _ = w.Write([]byte("ok\n"))
+	})
+}
+
+// Drip sends the response head at once, then a body of n bytes one byte at a time, sleeping
+// at least gap before each: a response that is never silent for much longer than gap, and
+// never done before n × gap — what a read timeout above gap lets through and a total timeout
+// below n × gap cuts. With chunked, the body has no Content-Length (chunked framing over
+// HTTP/1.1); over HTTP/2 each byte is a DATA frame of its own.
+func Drip(gap time.Duration, n int, chunked bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if !chunked {
+			w.Header().Set("Content-Length", strconv.Itoa(n))
+		}
+		w.WriteHeader(http.StatusOK)
+		rc := http.NewResponseController(w)
+		_ = rc.Flush()
+		for range n {
+			time.Sleep(gap)
+			if _, err := w.Write([]byte{'.'}); err != nil {
+				return
+			}
+			if err := rc.Flush(); err != nil {
+				return
+			}
+		}
 	})
 }
