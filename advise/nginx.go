@@ -11,6 +11,7 @@ import (
 	"time"
 
 	inputpkg "github.com/patience-dev/patience/internal/input"
+	"github.com/patience-dev/patience/internal/nginxconf"
 	"github.com/patience-dev/patience/profile"
 )
 
@@ -208,48 +209,41 @@ func readNginxConf(spec string) (*logTemplate, error) {
 	if err != nil {
 		return nil, err
 	}
-	text := string(b)
-	// Comments end at the line's end; quoted strings may hold '#'.
-	var clean strings.Builder
-	for _, l := range strings.Split(text, "\n") {
-		inQ := byte(0)
-		for i := 0; i < len(l); i++ {
-			c := l[i]
-			if inQ == 0 && c == '#' {
-				break
-			}
-			if c == '\'' || c == '"' {
-				if inQ == 0 {
-					inQ = c
-				} else if inQ == c {
-					inQ = 0
-				}
-			}
-			clean.WriteByte(c)
-		}
-		clean.WriteByte('\n')
+	// The grammar is nginx's own, shared with check (internal/nginxconf): quotes, escapes and
+	// comments as nginx reads them, a log_format's strings joined. Its includes are not read.
+	ds, err := nginxconf.Parse(path, b)
+	if err != nil {
+		return nil, err
 	}
-	text = clean.String()
 	formatsByName := map[string]string{}
 	var order []string
-	lf := regexp.MustCompile(`(?s)\blog_format\s+(\S+)\s+((?:escape=\S+\s+)?)((?:'[^']*'\s*|"[^"]*"\s*)+);`)
-	part := regexp.MustCompile(`'([^']*)'|"([^"]*)"`)
-	for _, m := range lf.FindAllStringSubmatch(text, -1) {
-		var f strings.Builder
-		for _, p := range part.FindAllStringSubmatch(m[3], -1) {
-			f.WriteString(p[1] + p[2])
+	access := ""
+	accessSeen := false
+	var walk func(ds []*nginxconf.Directive)
+	walk = func(ds []*nginxconf.Directive) {
+		for _, d := range ds {
+			switch {
+			case d.Name == "log_format" && !d.Block && len(d.Args) >= 2:
+				parts := d.Args[1:]
+				if strings.HasPrefix(parts[0], "escape=") && len(parts) > 1 {
+					parts = parts[1:]
+				}
+				formatsByName[d.Args[0]] = strings.Join(parts, "")
+				order = append(order, d.Args[0])
+			case d.Name == "access_log" && !d.Block && len(d.Args) >= 2 && !accessSeen:
+				// The first access_log that names a format picks the format in use.
+				access, accessSeen = d.Args[1], true
+			}
+			walk(d.Body)
 		}
-		formatsByName[m[1]] = f.String()
-		order = append(order, m[1])
 	}
+	walk(ds)
 	if len(order) == 0 {
 		return nil, fmt.Errorf("%s: no log_format directive", path)
 	}
 	if want == "" {
-		if m := regexp.MustCompile(`\baccess_log\s+\S+\s+([A-Za-z0-9_]+)`).FindStringSubmatch(text); m != nil {
-			if _, ok := formatsByName[m[1]]; ok {
-				want = m[1]
-			}
+		if _, ok := formatsByName[access]; ok {
+			want = access
 		}
 	}
 	if want == "" {
