@@ -126,7 +126,6 @@ func (in *Inputs) loadNginx() error {
 	return nil
 }
 
-
 // walker walks one directory named on the command line. Symlinked files and directories are
 // followed (a Kubernetes ConfigMap or Secret mount is a directory of symlinks into ..data/,
 // itself a symlink to a hidden timestamped directory); hidden directories (..data among
