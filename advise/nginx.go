@@ -9,9 +9,9 @@ import (
 	"regexp"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	inputpkg "github.com/patience-dev/patience/internal/input"
+	"github.com/patience-dev/patience/internal/nginxconf"
 	"github.com/patience-dev/patience/profile"
 )
 
@@ -232,224 +232,77 @@ func ParseNginxConf(name string, data []byte, want string) (*NginxConf, error) {
 	return &NginxConf{t: t}, nil
 }
 
-var (
-	// logFormatWord is where a log_format directive may start.
-	logFormatWord = regexp.MustCompile(`\blog_format\b`)
-	// logFormatDirective is one log_format directive, from its first letter: the name, an
-	// escape= parameter, and the format's quoted strings up to the ';'.
-	// A quoted string ends on its line (a log line is one line), so a quote left open is
-	// this directive's error, not the start of a string that swallows the next ones.
-	logFormatDirective = regexp.MustCompile(`^log_format\s+('[^'\n]*'|"[^"\n]*"|[^\s;'"{}]+)\s+((?:escape=[^\s;]+\s+)?)((?:'[^'\n]*'\s*|"[^"\n]*"\s*)+);`)
-	logFormatPart      = regexp.MustCompile(`'([^'\n]*)'|"([^"\n]*)"`)
-	accessLogFormat    = regexp.MustCompile(`\baccess_log\s+\S+\s+([A-Za-z0-9_]+)`)
-)
-
-// confDirective is one log_format directive of an nginx.conf: its name, format (its strings
-// joined) and the offset it starts at; bad says why it could not be read ("" when it could),
-// at the offset of what is wrong.
-type confDirective struct {
-	name, format, bad string
-	at                int
-}
-
 // nginxConfTemplate compiles the log_format of the nginx.conf data read from name (see
-// ParseNginxConf). Errors about one directive name it at NAME:LINE:COL.
+// ParseNginxConf). The grammar is nginx's own, shared with check (internal/nginxconf):
+// quotes, escapes and comments as nginx reads them, a syntax error at NAME:LINE:COL as nginx
+// words it, a log_format's strings joined. Its includes are not read. An error about the
+// chosen directive names it at its NAME:LINE:COL.
 func nginxConfTemplate(name string, data []byte, want string) (*logTemplate, error) {
-	text := stripConfComments(string(data))
-	var all []confDirective
-	byName := map[string]int{}
-	for _, loc := range logFormatWord.FindAllStringIndex(text, -1) {
-		if !directiveStart(text[:loc[0]]) {
-			continue // log_format inside another directive's argument
-		}
-		d := confDirective{at: loc[0]}
-		m := logFormatDirective.FindStringSubmatch(text[loc[0]:])
-		if m == nil {
-			if fields := strings.Fields(text[loc[1]:min(len(text), loc[1]+200)]); len(fields) > 0 {
-				d.name = strings.Trim(fields[0], `;'"`)
-			}
-			d.bad = "want log_format NAME [escape=default|json|none] 'format' …;"
-			if at, why := badDirective(text, loc[1]); at >= 0 {
-				d.at, d.bad = at, why
-			}
-		} else {
-			var f strings.Builder
-			for _, p := range logFormatPart.FindAllStringSubmatch(m[3], -1) {
-				f.WriteString(p[1] + p[2])
-			}
-			d.name, d.format = strings.Trim(m[1], `'"`), f.String()
-		}
-		if d.name != "" {
-			byName[d.name] = len(all) // the last of a name, as nginx.conf was read before
-		}
-		all = append(all, d)
+	ds, err := nginxconf.Parse(name, data)
+	if err != nil {
+		return nil, err
 	}
-	if len(all) == 0 {
+	byName := map[string]*nginxconf.Directive{}
+	var order []string
+	access := ""
+	accessSeen := false
+	var walk func(ds []*nginxconf.Directive)
+	walk = func(ds []*nginxconf.Directive) {
+		for _, d := range ds {
+			switch {
+			case d.Name == "log_format" && !d.Block && len(d.Args) >= 1:
+				if _, seen := byName[d.Args[0]]; !seen {
+					order = append(order, d.Args[0])
+				}
+				byName[d.Args[0]] = d // the last of a name, as nginx keeps it
+			case d.Name == "access_log" && !d.Block && len(d.Args) >= 2 && !accessSeen:
+				// The first access_log that names a format picks the format in use.
+				access, accessSeen = d.Args[1], true
+			}
+			walk(d.Body)
+		}
+	}
+	walk(ds)
+	if len(order) == 0 {
 		return nil, fmt.Errorf("%s: no log_format directive", name)
 	}
 	if want == "" {
-		if m := accessLogFormat.FindStringSubmatch(text); m != nil {
-			if _, ok := byName[m[1]]; ok {
-				want = m[1]
-			}
+		if _, ok := byName[access]; ok {
+			want = access
 		}
 	}
-	var d confDirective
 	if want == "" {
-		d = all[0]
-	} else {
-		i, ok := byName[want]
-		if !ok {
-			// The ones read, and the first that could not be (it may hide the one wanted).
-			var names []string
-			seen := map[string]bool{}
-			broken := ""
-			for _, d := range all {
-				switch {
-				case d.bad == "" && !seen[d.name]:
-					seen[d.name] = true
-					names = append(names, d.name)
-				case d.bad != "" && broken == "":
-					broken = "; " + directiveError(name, text, d).Error()
-				}
-			}
-			have := strings.Join(names, ", ")
-			if len(names) > 10 {
-				have = fmt.Sprintf("%s and %d more", strings.Join(names[:10], ", "), len(names)-10)
-			}
-			if have == "" {
-				have = "none read"
-			}
-			return nil, fmt.Errorf("%s: no log_format %q (have %s%s)", name, want, have, broken)
+		want = order[0]
+	}
+	d, ok := byName[want]
+	if !ok {
+		have := strings.Join(order, ", ")
+		if len(order) > 10 {
+			have = fmt.Sprintf("%s and %d more", strings.Join(order[:10], ", "), len(order)-10)
 		}
-		d = all[i]
+		return nil, fmt.Errorf("%s: no log_format %q (have %s)", name, want, have)
 	}
-	if d.bad != "" {
-		return nil, directiveError(name, text, d)
+	at := fmt.Sprintf("%s:%d:%d", name, d.Line, d.Col)
+	parts := d.Args[1:]
+	if len(parts) > 0 && strings.HasPrefix(parts[0], "escape=") {
+		parts = parts[1:]
 	}
-	t, err := compileLogFormat(d.name, d.format)
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("%s: log_format %s has no format: want log_format NAME [escape=default|json|none] 'format' …;", at, want)
+	}
+	f := strings.Join(parts, "")
+	if strings.ContainsAny(f, "\r\n") {
+		return nil, fmt.Errorf("%s: log_format %s: its format holds a line break (a quote closed on a later line?): nginx writes each entry over several lines, and advise reads one entry per line", at, want)
+	}
+	t, err := compileLogFormat(want, f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: log_format %s: %w", confAt(name, text, d.at), d.name, err)
+		return nil, fmt.Errorf("%s: log_format %s: %w", at, want, err)
 	}
-	t.json = strings.HasPrefix(strings.TrimSpace(d.format), "{")
+	t.json = strings.HasPrefix(strings.TrimSpace(f), "{")
 	if !t.json && !t.timed() {
-		return nil, fmt.Errorf("%s: log_format %s has no timing field ($request_time, $upstream_response_time): nothing to advise from", confAt(name, text, d.at), d.name)
+		return nil, fmt.Errorf("%s: log_format %s has no timing field ($request_time, $upstream_response_time): nothing to advise from", at, want)
 	}
 	return t, nil
-}
-
-// directiveError is why directive d could not be read, at NAME:LINE:COL.
-func directiveError(name, text string, d confDirective) error {
-	if d.name == "" {
-		return fmt.Errorf("%s: log_format: %s", confAt(name, text, d.at), d.bad)
-	}
-	return fmt.Errorf("%s: log_format %s: %s", confAt(name, text, d.at), d.name, d.bad)
-}
-
-// confAt is NAME:LINE:COL of offset i, counted only for an error: a file of a million
-// directives costs one pass.
-func confAt(name, text string, i int) string {
-	line, col := textPos(text, i)
-	return fmt.Sprintf("%s:%d:%d", name, line, col)
-}
-
-// textPos is the line and column (in characters), from 1, of offset i in text.
-func textPos(text string, i int) (line, col int) {
-	return 1 + strings.Count(text[:i], "\n"), 1 + utf8.RuneCountInString(text[strings.LastIndexByte(text[:i], '\n')+1:i])
-}
-
-// badDirective says what is wrong with a log_format directive whose arguments start at
-// offset from, and where: no name, a quote not closed on its line, a word after the format's
-// strings (a ';' left out), no ';' before a block's brace or the file's end. at is -1 when
-// it finds nothing wrong.
-func badDirective(text string, from int) (at int, why string) {
-	i := from
-	skip := func() {
-		for i < len(text) && strings.IndexByte(" \t\r\n", text[i]) >= 0 {
-			i++
-		}
-	}
-	word := func() string {
-		j := i
-		for i < len(text) && strings.IndexByte(" \t\r\n;{}'\"", text[i]) < 0 {
-			i++
-		}
-		return text[j:i]
-	}
-	skip()
-	if i < len(text) && (text[i] == '\'' || text[i] == '"') {
-		if end := strings.IndexAny(text[i+1:], text[i:i+1]+"\n"); end >= 0 && text[i+1+end] != '\n' {
-			i += end + 2 // a quoted name
-		}
-	}
-	if name := word(); name == "" && text[i-1] != '\'' && text[i-1] != '"' {
-		return i, "want log_format NAME [escape=default|json|none] 'format' …;"
-	}
-	skip()
-	if strings.HasPrefix(text[i:], "escape=") {
-		word()
-	}
-	for n := 0; ; n++ {
-		skip()
-		if i == len(text) {
-			return i, "no ';' ends it before the end of the file"
-		}
-		switch c := text[i]; c {
-		case '\'', '"':
-			end := strings.IndexAny(text[i+1:], string(c)+"\n")
-			if end < 0 || text[i+1+end] == '\n' {
-				return i, fmt.Sprintf("the %c opened here is not closed on its line", c)
-			}
-			i += end + 2
-		case ';':
-			if n == 0 {
-				return i, "no format: want 'format' strings before the ';'"
-			}
-			return -1, ""
-		case '{', '}':
-			return i, fmt.Sprintf("no ';' ends it before this %c", c)
-		default:
-			if n == 0 {
-				return i, "want the format in quotes: 'format' …;"
-			}
-			return i, "no ';' after the format's strings, before this word"
-		}
-	}
-}
-
-// stripConfComments drops an nginx.conf's comments — from '#' outside quotes to the line's
-// end — keeping every line, and every character before a comment where it was.
-func stripConfComments(text string) string {
-	var clean strings.Builder
-	clean.Grow(len(text))
-	for i, l := range strings.Split(text, "\n") {
-		if i > 0 {
-			clean.WriteByte('\n')
-		}
-		inQ := byte(0)
-		for j := 0; j < len(l); j++ {
-			c := l[j]
-			if inQ == 0 && c == '#' {
-				break
-			}
-			if c == '\'' || c == '"' {
-				if inQ == 0 {
-					inQ = c
-				} else if inQ == c {
-					inQ = 0
-				}
-			}
-			clean.WriteByte(c)
-		}
-	}
-	return clean.String()
-}
-
-// directiveStart says whether a word after before starts a directive: the file's start, or
-// after a ';', '{' or '}' and spaces.
-func directiveStart(before string) bool {
-	b := strings.TrimRight(before, " \t\r\n")
-	return b == "" || strings.ContainsAny(b[len(b)-1:], ";{}")
 }
 
 // nginxTemplate picks the template: --log-format (a format string, or an nginx.conf), else

@@ -137,6 +137,10 @@ type ChainLayer struct {
 	budget    float64
 	budgetWhy string
 	answer    answerer
+	// unsentOnly is set for a layer that retries a non-idempotent request only when it never
+	// reached the dependency (nginx without non_idempotent): a connect failure, never a
+	// reset, timeout or answer.
+	unsentOnly bool
 	// checks are the format's findings, run by the catalogue's layer rules.
 	checks layerChecks
 	// hedge is set for a layer that hedges (gRPC hedgingPolicy): its attempts overlap.
@@ -466,6 +470,7 @@ var kindTitles = map[string]string{
 	"patience":      "policy",
 	"queue":         "queue",
 	"ingress-nginx": "ingress-nginx",
+	"nginx":         "nginx",
 	"istio":         "Istio",
 	"envoy":         "Envoy",
 	"gateway-api":   "Gateway API HTTPRoute",

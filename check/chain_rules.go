@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -111,13 +112,20 @@ func (l *ChainLayer) forRequest(req policy.Request) {
 		return
 	}
 	dropped := false
-	for _, c := range []FailureClass{FailReset, FailTimeout, Fail5xx, Fail503} {
+	unknown := []FailureClass{FailReset, FailTimeout, Fail5xx, Fail503}
+	if l.unsentOnly {
+		unknown = slices.DeleteFunc(slices.Clone(FailureClasses), func(c FailureClass) bool { return c == FailConnect })
+	}
+	for _, c := range unknown {
 		if l.retryOf(c) != 1 {
 			delete(l.retry, c)
 			dropped = true
 		}
 	}
-	if dropped {
+	switch {
+	case dropped && l.unsentOnly:
+		l.addDefault("%s does not retry a %s it sent: only a connection that never opened", kindTitle(l.Kind), req.Method)
+	case dropped:
 		l.addDefault("%s does not retry a %s after a reset, timeout or 5xx", kindTitle(l.Kind), req.Method)
 	}
 }
@@ -288,7 +296,11 @@ func layerRetriesExceedBudget(p *pass, ch *Chain, l *ChainLayer) error {
 	if text == "" {
 		text = "(" + units.Duration(try) + " each)"
 	}
-	p.reportFix(l.atFor("PT004"), fmt.Sprintf("bound %s by the caller's budget (%s) — ingress-nginx: proxy-next-upstream-timeout; Envoy/Istio: the route timeout — or lower its tries", l.label(), units.Duration(limit)),
+	fix := fmt.Sprintf("bound %s by the caller's budget (%s) — ingress-nginx: proxy-next-upstream-timeout; Envoy/Istio: the route timeout — or lower its tries", l.label(), units.Duration(limit))
+	if l.Kind == "nginx" {
+		fix = fmt.Sprintf("bound %s by the caller's budget (%s) with proxy_next_upstream_timeout, or lower proxy_next_upstream_tries", l.label(), units.Duration(limit))
+	}
+	p.reportFix(l.atFor("PT004"), fix,
 		"%s tries up to %s × %s %s = %s on a hang, past %s: the last tries run for nobody", l.label(), attemptsCount(n), units.Duration(try), text, units.Duration(total), limitText(ch.dep.Caller, limit))
 	return nil
 }
@@ -393,6 +405,7 @@ var layerFixes = map[string]map[string]string{
 		"istio":         "send an Idempotency-Key, or set the route's retries.retryOn to connect-failure,refused-stream only (a request that never left)",
 		"envoy":         "send an Idempotency-Key, or limit retry_on to connect-failure,refused-stream",
 		"ingress-nginx": "remove retry-non-idempotent: true from the controller ConfigMap, or send an Idempotency-Key",
+		"nginx":         "remove non_idempotent from proxy_next_upstream, or send an Idempotency-Key",
 		"grpc":          "retry only UNAVAILABLE for non-idempotent methods, and send an idempotency key",
 	},
 	"PT006": {
@@ -408,6 +421,7 @@ var layerFixes = map[string]map[string]string{
 		"grpc":         "remove INTERNAL and the 4xx-like codes (INVALID_ARGUMENT, FAILED_PRECONDITION...) from retryableStatusCodes",
 		"envoy":        "remove retriable-4xx and 4xx codes from retry_on / retriable_status_codes",
 		"istio":        "remove 4xx codes from retries.retryOn",
+		"nginx":        "remove http_403 and http_404 from proxy_next_upstream",
 	},
 	"PT012": {
 		"istio":   "set trafficPolicy.retryBudget: {percent: 20, minRetryConcurrency: 3} in the DestinationRule (Istio ≥ 1.27), or connectionPool.http.maxRetries",
@@ -416,6 +430,7 @@ var layerFixes = map[string]map[string]string{
 	},
 	"PT013": {
 		"ingress-nginx": "set nginx.ingress.kubernetes.io/proxy-next-upstream-tries: \"1\" (or \"2\") and retry with backoff in one layer only",
+		"nginx":         "set proxy_next_upstream_tries 1 (or 2) in the location and retry with backoff in one layer only",
 		"resilience4j":  "set waitDuration: 500ms or more with enableExponentialBackoff: true",
 		"dapr":          "set duration: (at least 1s) on the constant policy, or use policy: exponential",
 		"grpc":          "set hedgingDelay above the dependency's p95",

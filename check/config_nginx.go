@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -68,46 +69,26 @@ func nginxLayers(d *configDoc, cs *Configs) ([]*layerCandidate, error) {
 	if !isNginxIngress(d.node) {
 		return nil, nil
 	}
-	nr := &nginxReader{d: d, anns: get(get(d.node, "metadata"), "annotations"), l: newLayer("ingress-nginx", d.name, d.pos)}
+	nr := &nginxReader{d: d, anns: get(get(d.node, "metadata"), "annotations")}
 	if cs != nil {
 		nr.cm = cs.nginxConfigMap()
 	}
-	l := nr.l
-	l.answer = answerNginx
-	if err := nr.timeouts(); err != nil {
-		return nil, err
-	}
-	tries, err := nr.retries()
+	s, err := nr.settings()
 	if err != nil {
 		return nil, err
 	}
-	l.pol.Retry.NonIdempotent = policy.NonIdempotentNever // "Since 1.9.13 NGINX will not retry non-idempotent requests"
-	if ni := nr.val("retry-non-idempotent"); ni.value == "true" {
-		l.pol.Retry.NonIdempotent = policy.NonIdempotentAlways
-		l.setAt("PT005", posOf(ni.file, ni.node))
-	}
-	// The next upstream is tried at once: no backoff (PT013).
-	l.say("PT013", "ingress-nginx tries the next upstream at once (proxy-next-upstream has no backoff)")
-	if tries.node != nil {
-		l.setAt("PT013", posOf(tries.file, tries.node))
-		l.setAt("PT004", posOf(tries.file, tries.node))
-	}
-	l.checks.tryTime = l.pol.ConnectTimeout + l.pol.ReadTimeout
-	l.checks.tryText = fmt.Sprintf("(%s connect + %s read)", units.Duration(l.pol.ConnectTimeout), units.Duration(l.pol.ReadTimeout))
-	if l.pol.Deadline == 0 {
-		l.checks.tryText += " with no proxy-next-upstream-timeout"
-	}
+	l := newLayer("ingress-nginx", d.name, d.pos)
+	nginxApply(l, s, ingressNginxWords)
 	names, hosts := ingressBackends(d)
 	return []*layerCandidate{{layer: l, names: names, hosts: hosts, doc: d}}, nil
 }
 
-// nginxReader reads one Ingress's ingress-nginx settings into its layer: each key from the
-// Ingress's annotations, else the controller ConfigMap, else the controller's default.
+// nginxReader reads one Ingress's ingress-nginx settings: each key from the Ingress's
+// annotations, else the controller ConfigMap, else the controller's default.
 type nginxReader struct {
 	d    *configDoc
 	cm   *configDoc // the controller ConfigMap; nil = none read
 	anns *yaml.Node
-	l    *ChainLayer
 }
 
 // val is key's value and where it came from.
@@ -123,95 +104,238 @@ func (nr *nginxReader) val(key string) nginxValue {
 	return nginxValue{value: nginxDefaults[key], from: "ingress-nginx default"}
 }
 
-// seconds reads a timeout key (unitless seconds), noting a default the layer takes.
-func (nr *nginxReader) seconds(key string) (time.Duration, error) {
-	v := nr.val(key)
+// setting is key's value as a setting nginxApply reads.
+func (v nginxValue) setting() nginxSetting {
 	if v.node == nil {
-		nr.l.addDefault("ingress-nginx default: %s %s", key, v.value)
-		var n int
-		fmt.Sscan(v.value, &n)
-		return time.Duration(n) * time.Second, nil
+		return nginxSetting{text: v.value}
 	}
-	n, err := intField(v.file, v.node, key, 0)
-	return time.Duration(n) * time.Second, err
+	return nginxSetting{text: v.value, at: posOf(v.file, v.node), from: v.from}
 }
 
-// timeouts reads the connect and read timeouts and proxy-next-upstream-timeout, the
-// deadline over every try. proxy-read-timeout is nginx's proxy_read_timeout: "a timeout for
-// reading a response from the proxied server … only between two successive read operations,
-// not for the transmission of the whole response" (ngx_http_proxy_module; ingress-nginx
-// annotations.md) — a read timeout (policy.ReadTimeout), not a per-try total: nginx has
-// none, and a response dripping a byte every 59 s holds a 60 s try open for as long as it
-// drips. Until issue 27 it was read as the per-try total (policy.Timeout).
-func (nr *nginxReader) timeouts() error {
+// seconds reads a timeout key (unitless seconds).
+func (nr *nginxReader) seconds(key string) (nginxDuration, error) {
+	v := nr.val(key)
+	n := 0
 	var err error
-	pol := nr.l.pol
-	if pol.ConnectTimeout, err = nr.seconds("proxy-connect-timeout"); err != nil {
-		return err
+	if v.node == nil {
+		fmt.Sscan(v.value, &n)
+	} else {
+		n, err = intField(v.file, v.node, key, 0)
 	}
-	if pol.ReadTimeout, err = nr.seconds("proxy-read-timeout"); err != nil {
-		return err
-	}
-	pol.Deadline, err = nr.seconds("proxy-next-upstream-timeout")
-	return err
+	return nginxDuration{d: time.Duration(n) * time.Second, nginxSetting: v.setting()}, err
 }
 
-// retries reads proxy-next-upstream-tries and the failures proxy-next-upstream retries,
-// and returns the tries value.
-func (nr *nginxReader) retries() (nginxValue, error) {
-	l := nr.l
+// settings reads the Ingress's keys, each checked at its line.
+func (nr *nginxReader) settings() (*nginxSettings, error) {
+	s := &nginxSettings{}
+	var err error
+	if s.connect, err = nr.seconds("proxy-connect-timeout"); err != nil {
+		return nil, err
+	}
+	if s.read, err = nr.seconds("proxy-read-timeout"); err != nil {
+		return nil, err
+	}
+	if s.nextTimeout, err = nr.seconds("proxy-next-upstream-timeout"); err != nil {
+		return nil, err
+	}
 	tries := nr.val("proxy-next-upstream-tries")
-	n := 3
+	s.tries.nginxSetting, s.tries.n = tries.setting(), 3
 	if tries.node != nil {
-		var err error
-		if n, err = intField(tries.file, tries.node, "proxy-next-upstream-tries", 0); err != nil {
-			return tries, err
+		if s.tries.n, err = intField(tries.file, tries.node, "proxy-next-upstream-tries", 0); err != nil {
+			return nil, err
 		}
-		l.retryAt = posOf(tries.file, tries.node)
-		l.retryWhy = fmt.Sprintf("proxy-next-upstream-tries %d (%s)", n, tries.from)
+	}
+	s.next = nr.val("proxy-next-upstream").setting()
+	if ni := nr.val("retry-non-idempotent"); ni.value == "true" {
+		s.nonIdempotent = ni.setting()
+	}
+	return s, nil
+}
+
+// The mapping below is the one definition of what nginx's proxy settings do to a call, for
+// every reader of them: ingress-nginx's keys above and an nginx.conf's directives
+// (config_nginxconf.go). nginx/nginx src/http/modules/ngx_http_proxy_module.c and
+// src/http/ngx_http_upstream.c (ngx_http_upstream_next) decide it.
+
+// nginxWords are a format's names for nginx's proxy settings.
+type nginxWords struct {
+	// kind is the layer's kind: "ingress-nginx" or "nginx".
+	kind string
+	// fallback names the defaults: "ingress-nginx default".
+	fallback string
+	// key names a setting by its ingress-nginx key ("proxy-next-upstream-tries") in the
+	// format's own words.
+	key func(string) string
+	// where is what leaves a setting unsaid: "this Ingress".
+	where string
+}
+
+var ingressNginxWords = nginxWords{kind: "ingress-nginx", fallback: "ingress-nginx default", key: func(k string) string { return k }, where: "this Ingress"}
+
+// nginxSetting is one setting as written (at.Line > 0, by from) or the format's default.
+type nginxSetting struct {
+	text string
+	at   policy.Pos
+	from string
+}
+
+func (s nginxSetting) set() bool { return s.at.Line > 0 }
+
+// nginxDuration is a timeout setting and its value (0 = none).
+type nginxDuration struct {
+	nginxSetting
+	d time.Duration
+}
+
+// nginxCount is proxy_next_upstream_tries and its value (0 = no limit).
+type nginxCount struct {
+	nginxSetting
+	n int
+}
+
+// nginxSettings are one location's proxy settings, read and checked by its format's reader.
+type nginxSettings struct {
+	connect, read, nextTimeout nginxDuration
+	tries                      nginxCount
+	// next is proxy_next_upstream's value; nonIdempotent ingress-nginx's
+	// retry-non-idempotent: "true" (the non_idempotent token does the same).
+	next, nonIdempotent nginxSetting
+	// servers bound the tries: nginx tries each server of the upstream at most once (0 = no
+	// bound: ingress-nginx's balancer picks the endpoints); serversWhy says where the bound
+	// comes from ("3 servers in upstream backend").
+	servers    int
+	serversWhy string
+}
+
+// nginxDefaultNext is proxy_next_upstream's default, nginx's and ingress-nginx's.
+const nginxDefaultNext = "error timeout"
+
+// nginxApply maps one location's settings onto its layer.
+func nginxApply(l *ChainLayer, s *nginxSettings, w nginxWords) {
+	l.answer = answerNginx
+	// A request nginx sent is not passed to the next server when its method is not
+	// idempotent (POST, LOCK, PATCH), unless proxy_next_upstream has non_idempotent: only a
+	// connection that never opened is retried.
+	l.unsentOnly = true
+	pol := l.pol
+	for _, t := range []struct {
+		key string
+		v   nginxDuration
+		to  *time.Duration
+	}{
+		{"proxy-connect-timeout", s.connect, &pol.ConnectTimeout},
+		// proxy_read_timeout is "a timeout for reading a response from the proxied server …
+		// only between two successive read operations, not for the transmission of the whole
+		// response" (ngx_http_proxy_module; ingress-nginx annotations.md): a read timeout
+		// (policy.ReadTimeout), not a per-try total — nginx has none, and a response dripping
+		// a byte every 59 s holds a 60 s try open for as long as it drips. Until issue 27 it
+		// was read as the per-try total (policy.Timeout).
+		{"proxy-read-timeout", s.read, &pol.ReadTimeout},
+		{"proxy-next-upstream-timeout", s.nextTimeout, &pol.Deadline},
+	} {
+		*t.to = t.v.d
+		if !t.v.set() {
+			l.addDefault("%s: %s %s", w.fallback, w.key(t.key), t.v.text)
+		}
+	}
+	nginxRetries(l, s, w)
+	l.pol.Retry.NonIdempotent = policy.NonIdempotentNever // "Since 1.9.13 NGINX will not retry non-idempotent requests"
+	for _, ni := range []nginxSetting{s.nonIdempotent, s.next} {
+		if _, always := nginxNextUpstream(ni.text); ni.set() && (always || ni.text == "true") {
+			l.pol.Retry.NonIdempotent = policy.NonIdempotentAlways
+			l.setAt("PT005", ni.at)
+			break
+		}
+	}
+	// The next upstream is tried at once: no backoff (PT013).
+	next := w.key("proxy-next-upstream")
+	l.say("PT013", fmt.Sprintf("%s tries the next upstream at once (%s has no backoff)", kindTitle(w.kind), next))
+	if s.tries.set() {
+		l.setAt("PT013", s.tries.at)
+		l.setAt("PT004", s.tries.at)
+	}
+	l.checks.tryTime = l.pol.ConnectTimeout + l.pol.ReadTimeout
+	l.checks.tryText = fmt.Sprintf("(%s connect + %s read)", units.Duration(l.pol.ConnectTimeout), units.Duration(l.pol.ReadTimeout))
+	if l.pol.Deadline == 0 {
+		l.checks.tryText += " with no " + w.key("proxy-next-upstream-timeout")
+	}
+}
+
+// nginxRetries sets the layer's attempts: proxy_next_upstream_tries (0 = no limit) bounded
+// by the upstream's servers, on the failures proxy_next_upstream names.
+func nginxRetries(l *ChainLayer, s *nginxSettings, w nginxWords) {
+	key := w.key("proxy-next-upstream-tries")
+	n := s.tries.n
+	if s.tries.set() {
+		l.retryAt = s.tries.at
+		l.retryWhy = fmt.Sprintf("%s %d (%s)", key, n, s.tries.from)
 	} else {
 		l.retryDefault = true
-		l.retryWhy = "ingress-nginx default: proxy-next-upstream-tries 3 on \"error timeout\" (no proxy-next-upstream-tries on this Ingress)"
-		l.addDefault("ingress-nginx default: proxy-next-upstream-tries 3")
+		l.retryWhy = fmt.Sprintf("%s: %s %s on %q (no %s on %s)", w.fallback, key, s.tries.text, s.next.text, key, w.where)
+		l.addDefault("%s: %s %s", w.fallback, key, s.tries.text)
 	}
+	attempts := n
 	if n == 0 {
-		n = policy.Unlimited // proxy_next_upstream_tries 0 "turns off this limitation"
+		attempts = policy.Unlimited // proxy_next_upstream_tries 0 "turns off this limitation"
 	}
-	next := nr.val("proxy-next-upstream")
-	if next.node == nil {
-		l.addDefault("ingress-nginx default: proxy-next-upstream \"error timeout\"")
+	if s.servers > 0 && (attempts == policy.Unlimited || attempts > s.servers) {
+		attempts = s.servers
+		l.retryWhy += ", " + s.serversWhy
 	}
-	l.retryClasses(n, nginxNextUpstream(next.value))
-	if tries.node == nil && next.node != nil {
-		l.retryAt = posOf(next.file, next.node)
+	if !s.next.set() {
+		l.addDefault("%s: %s %q", w.fallback, w.key("proxy-next-upstream"), nginxDefaultNext)
 	}
-	if next.node != nil {
-		l.setAt("PT007", posOf(next.file, next.node))
+	classes, _ := nginxNextUpstream(s.next.text)
+	l.retryClasses(attempts, classes)
+	if !s.tries.set() && s.next.set() {
+		l.retryAt = s.next.at
 	}
-	return tries, nil
+	if s.next.set() {
+		l.setAt("PT007", s.next.at)
+	}
 }
 
-// nginxNextUpstream maps proxy-next-upstream's tokens to the failures retried ("off"
-// retries none of those before it).
-func nginxNextUpstream(value string) []FailureClass {
-	var classes []FailureClass
-	for _, tok := range strings.Fields(value) {
-		switch tok {
-		case "error":
-			classes = append(classes, FailConnect, FailReset)
-		case "timeout":
-			classes = append(classes, FailTimeout)
-		case "http_500":
-			classes = append(classes, Fail5xx)
-		case "http_503":
-			classes = append(classes, Fail503)
-		case "http_429":
-			classes = append(classes, Fail429)
-		case "off":
-			classes = nil
+// nginxNextUpstreamTokens are proxy_next_upstream's values
+// (ngx_http_proxy_next_upstream_masks).
+var nginxNextUpstreamTokens = []string{"error", "timeout", "invalid_header", "http_500", "http_502", "http_503", "http_504", "http_403", "http_404", "http_429", "non_idempotent", "updating", "off"}
+
+// nginxNextUpstream maps proxy_next_upstream's tokens to the failures retried, and says
+// whether non_idempotent is among them. "off" anywhere turns every other token off
+// (ngx_http_proxy_merge_loc_conf). http_500, http_502 and http_504 are check's 5xx class
+// (a 502 or 504 is what a proxy below answers for an error or a timeout); http_403 and
+// http_404 its 4xx class. invalid_header (an empty or invalid response) is none of check's
+// classes, and updating concerns the cache.
+func nginxNextUpstream(value string) (classes []FailureClass, nonIdempotent bool) {
+	toks := strings.Fields(value)
+	if slices.Contains(toks, "off") {
+		return nil, false
+	}
+	add := func(cs ...FailureClass) {
+		for _, c := range cs {
+			if !slices.Contains(classes, c) {
+				classes = append(classes, c)
+			}
 		}
 	}
-	return classes
+	for _, tok := range toks {
+		switch tok {
+		case "error":
+			add(FailConnect, FailReset)
+		case "timeout":
+			add(FailTimeout)
+		case "http_500", "http_502", "http_504":
+			add(Fail5xx)
+		case "http_503":
+			add(Fail503)
+		case "http_429":
+			add(Fail429)
+		case "http_403", "http_404":
+			add(Fail4xx)
+		case "non_idempotent":
+			nonIdempotent = true
+		}
+	}
+	return classes, nonIdempotent
 }
 
 // ingressBackends are the names an Ingress's layer matches (its own and its backend

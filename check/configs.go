@@ -39,9 +39,17 @@ type ConfigFile struct {
 	// "resilience4j", "aws-config".
 	Format string `json:"format"`
 	// Kinds lists the resources read, "VirtualService/partner".
-	Kinds   []string `json:"resources"`
-	docs    []*configDoc
-	ignores map[int]map[string]bool
+	Kinds []string `json:"resources"`
+	// Includes are the files an nginx configuration includes, read as part of it; Notes say
+	// what an include was read as, or why one was left out.
+	Includes []string `json:"includes,omitempty"`
+	Notes    []string `json:"notes,omitempty"`
+	docs     []*configDoc
+	ignores  map[int]map[string]bool
+	// includeIgnores are the `# patience:ignore` comments of each included file;
+	// includeReal the included files' real paths.
+	includeIgnores map[string]map[int]map[string]bool
+	includeReal    []string
 }
 
 // SkippedFile is a file check was given (or found in a directory) and did not read.
@@ -62,6 +70,8 @@ type configDoc struct {
 	pos        policy.Pos // the resource: its kind: line, or the document's first line
 	// spring holds a Spring application's properties (format resilience4j).
 	spring *springProps
+	// nginx is the location of an nginx configuration (format nginx).
+	nginx *nginxLoc
 }
 
 // Configs are every config file of a run: those named or found on the command line and
@@ -70,6 +80,9 @@ type Configs struct {
 	Files   []*ConfigFile
 	Skipped []SkippedFile
 	byPath  map[string]*ConfigFile
+	// included maps the real path of every file an nginx configuration read includes to
+	// that configuration.
+	included map[string]*ConfigFile
 	// used marks the layers a via chain took, so that inferred chains leave them out.
 	used map[*configDoc]bool
 	// Getenv reads AWS_RETRY_MODE and AWS_MAX_ATTEMPTS (nil = none set).
@@ -80,7 +93,7 @@ type Configs struct {
 
 // NewConfigs returns an empty set.
 func NewConfigs() *Configs {
-	return &Configs{byPath: map[string]*ConfigFile{}, used: map[*configDoc]bool{}}
+	return &Configs{byPath: map[string]*ConfigFile{}, used: map[*configDoc]bool{}, included: map[string]*ConfigFile{}}
 }
 
 func (cs *Configs) add(cf *ConfigFile) {
@@ -89,12 +102,21 @@ func (cs *Configs) add(cf *ConfigFile) {
 	}
 	cs.byPath[cf.Path] = cf
 	cs.Files = append(cs.Files, cf)
+	for _, r := range cf.includeReal {
+		if _, ok := cs.included[r]; !ok {
+			cs.included[r] = cf
+		}
+	}
 }
 
 // open returns the config file at path, reading it on first use (a via: names it).
 func (cs *Configs) open(path string) (*ConfigFile, error) {
 	if cf, ok := cs.byPath[path]; ok {
 		return cf, nil
+	}
+	if root, ok := cs.included[realPath(path)]; ok {
+		// A file an nginx.conf read includes: its locations as that configuration has them.
+		return root.includedView(path), nil
 	}
 	data, err := readBounded(path)
 	if err != nil {
@@ -123,7 +145,11 @@ func ParseConfig(path string, data []byte) (*ConfigFile, string, error) {
 			return f.parse(path, data)
 		}
 	}
-	return readYAMLConfig(path, data)
+	cf, reason, err := readYAMLConfig(path, data)
+	if cf == nil && err == nil && strings.EqualFold(filepath.Ext(path), ".conf") {
+		reason = "a .conf that is not nginx configuration (no server, location or proxy_pass directive nginx's grammar reads), and " + reason
+	}
+	return cf, reason, err
 }
 
 // configFormat is a family of files ParseConfig tells apart before it tries YAML: detect
@@ -136,6 +162,7 @@ type configFormat struct {
 // configFormats are tried in order; a file none of them detects is read as YAML or JSON
 // (Spring application.yml, Kubernetes resources, Envoy, gRPC service config).
 var configFormats = []configFormat{
+	{detect: isNginxConf, parse: readNginxConf},
 	{detect: isProperties, parse: readProperties},
 	{detect: isINI, parse: readINI},
 }
@@ -421,6 +448,8 @@ func kubernetesKindRead(d *configDoc) bool {
 // a ConfigMap or a mesh config holds none of its own: they change the layers of others.
 func (d *configDoc) layers(cs *Configs) ([]*layerCandidate, error) {
 	switch d.file.Format {
+	case "nginx":
+		return nginxConfLayers(d)
 	case "envoy":
 		return envoyLayers(d)
 	case "grpc-service-config":

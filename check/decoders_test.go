@@ -74,9 +74,20 @@ func TestConfigFormatsDetect(t *testing.T) {
 		path, data string
 		want       int // index in configFormats; -1 = none (read as YAML)
 	}{
-		{"application.properties", "resilience4j.retry.instances.a.maxAttempts=3\n", 0},
-		{"APP.PROPERTIES", "", 0},
-		{"config", "[profile a]\nretry_mode = standard\n", 1},
+		{"application.properties", "resilience4j.retry.instances.a.maxAttempts=3\n", 1},
+		{"APP.PROPERTIES", "", 1},
+		{"config", "[profile a]\nretry_mode = standard\n", 2},
+		// nginx: by name whatever it holds, else by content in a .conf or a file with no
+		// extension; a .conf nginx's grammar cannot read only with nginx's own directives.
+		{"nginx.conf", "", 0},
+		{"etc/NGINX.CONF", "apiVersion: v1\n", 0},
+		{"site.conf", "server { location / { proxy_pass http://a; } }\n", 0},
+		{"sites-enabled/default", "server {\n  listen 80;\n  server_name a.example;\n}\n", 0},
+		{"broken.conf", "server {\n  location / {\n    proxy_pass http://a;\n", 0},
+		{"logstash.conf", "input {\n  http {\n    port => 8080\n  }\n}\n", -1},
+		{"dhcpd.conf", "subnet 10.0.0.0 netmask 255.255.255.0 { range 10.0.0.10 10.0.0.20; }\n", -1},
+		{"README", "Put this in your server block:\n    proxy_pass http://localhost:3000;\n", -1},
+		{"values.yaml", "nginx: |\n  location / { proxy_pass http://a; }\n", -1},
 		{"application.yml", "resilience4j:\n  retry: {}\n", -1},
 		{"vs.yaml", "apiVersion: networking.istio.io/v1\nkind: VirtualService\n", -1},
 	} {
@@ -114,16 +125,23 @@ func TestNginxNextUpstream(t *testing.T) {
 	for _, tc := range []struct {
 		value string
 		want  []FailureClass
+		ni    bool
 	}{
-		{"error timeout", []FailureClass{FailConnect, FailReset, FailTimeout}},
-		{"http_500 http_503 http_429", []FailureClass{Fail5xx, Fail503, Fail429}},
-		{"error off", nil},
-		{"off http_503", []FailureClass{Fail503}},
-		{"non_idempotent invalid_header", nil},
-		{"", nil},
+		{"error timeout", []FailureClass{FailConnect, FailReset, FailTimeout}, false},
+		{"http_500 http_503 http_429", []FailureClass{Fail5xx, Fail503, Fail429}, false},
+		{"http_502 http_504", []FailureClass{Fail5xx}, false},
+		{"http_403 http_404", []FailureClass{Fail4xx}, false},
+		{"error off", nil, false},
+		// "off" anywhere is off: ngx_http_proxy_merge_loc_conf keeps only the off bit.
+		{"off http_503", nil, false},
+		{"error timeout non_idempotent", []FailureClass{FailConnect, FailReset, FailTimeout}, true},
+		{"non_idempotent off", nil, false},
+		{"invalid_header updating", nil, false},
+		{"", nil, false},
 	} {
-		if got := nginxNextUpstream(tc.value); !slices.Equal(got, tc.want) {
-			t.Errorf("nginxNextUpstream(%q) = %v, want %v", tc.value, got, tc.want)
+		got, ni := nginxNextUpstream(tc.value)
+		if !slices.Equal(got, tc.want) || ni != tc.ni {
+			t.Errorf("nginxNextUpstream(%q) = %v, %v, want %v, %v", tc.value, got, ni, tc.want, tc.ni)
 		}
 	}
 }

@@ -478,8 +478,13 @@ func (o *Options) configIgnored(file, rule string, line int) bool {
 	if o.Configs == nil {
 		return false
 	}
-	cf, ok := o.Configs.byPath[file]
-	return ok && cf.ignores[line][rule]
+	if cf, ok := o.Configs.byPath[file]; ok {
+		return cf.ignores[line][rule]
+	}
+	if root, ok := o.Configs.included[realPath(file)]; ok {
+		return root.includeIgnores[file][line][rule]
+	}
+	return false
 }
 
 // replayedPolicy is one policy of a replayed scenario with the expectations that apply to it.

@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,6 +30,15 @@ type Inputs struct {
 	// seen maps the real path of every file read (symlinks resolved) to the name it was
 	// first read under: a file reached twice is read once.
 	seen map[string]string
+	// nginx are the nginx configurations met, read once every path was: a file a main
+	// configuration includes is read as part of it, not on its own.
+	nginx []pendingConf
+}
+
+// pendingConf is a file read and not yet sorted.
+type pendingConf struct {
+	path string
+	data []byte
 }
 
 // LoadPaths reads every path: a check file (patience.yaml: a mapping with dependencies: or
@@ -83,7 +94,36 @@ func LoadPathsStdin(paths []string, stdin io.Reader) (*Inputs, error) {
 			}
 		}
 	}
+	if err := in.loadNginx(); err != nil {
+		return nil, err
+	}
 	return in, nil
+}
+
+// loadNginx reads the nginx configurations met: the main ones (nginx.conf, then a file with
+// the http block) first, then the others, each but those a configuration already read includes
+// (skipped with the reason: they were read there, with what they inherit).
+func (in *Inputs) loadNginx() error {
+	slices.SortStableFunc(in.nginx, func(a, b pendingConf) int {
+		return cmp.Compare(nginxRank(a.path, a.data), nginxRank(b.path, b.data))
+	})
+	for _, p := range in.nginx {
+		if root, ok := in.Configs.included[realPath(p.path)]; ok && p.path != StdinName {
+			in.Configs.Skipped = append(in.Configs.Skipped, SkippedFile{Path: p.path, Reason: "included by " + root.Path + ": read as part of it"})
+			continue
+		}
+		cf, reason, err := readNginxConf(p.path, p.data)
+		if err != nil {
+			return err
+		}
+		if cf == nil {
+			in.Configs.Skipped = append(in.Configs.Skipped, SkippedFile{Path: p.path, Reason: reason})
+			continue
+		}
+		in.Configs.add(cf)
+	}
+	in.nginx = nil
+	return nil
 }
 
 // walker walks one directory named on the command line. Symlinked files and directories are
@@ -239,6 +279,10 @@ func (in *Inputs) sort(path string, data []byte, named bool) error {
 			return nil
 		}
 		return in.loadCheck(path, data)
+	}
+	if isNginxConf(path, data) {
+		in.nginx = append(in.nginx, pendingConf{path: path, data: data})
+		return nil
 	}
 	cf, reason, err := ParseConfig(path, data)
 	if err != nil {
