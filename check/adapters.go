@@ -48,12 +48,14 @@ func profileLoader(stdin *profile.Profile) func(string) (*hdrhistogram.Histogram
 	}
 }
 
-// replayScenario loads the scenario at path with the scenario loader and replays every
-// policy in the simulator, once admit (when set) accepts it.
-func replayScenario(ctx context.Context, path string, admit func(*scenario.Scenario) error, progress func(done, total int)) (*Replay, error) {
-	sc, err := scenario.Open(path)
-	if err != nil {
-		return nil, err
+// replayScenario loads the scenario at path with the scenario loader (unless sc is it,
+// loaded already) and replays every policy in the simulator, once admit (when set) accepts it.
+func replayScenario(ctx context.Context, path string, sc *scenario.Scenario, admit func(*scenario.Scenario) error, progress func(done, total int)) (*Replay, error) {
+	if sc == nil {
+		var err error
+		if sc, err = scenario.Open(path); err != nil {
+			return nil, err
+		}
 	}
 	if admit != nil {
 		if err := admit(sc); err != nil {

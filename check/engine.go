@@ -53,6 +53,15 @@ type Options struct {
 	// progress with the default Replay, at its end with another) and reaches total at the
 	// end. It is not called when no scenario is listed.
 	Progress func(done, total int)
+	// Estimate, when set, is called once before the first replay with what the replays are
+	// expected to take on this machine (ReplayEstimate: sim.EstimateReplay of each scenario,
+	// calibrated with sim.Expect). Only the default Replay calls it, and only when a scenario
+	// is listed.
+	Estimate func(ReplayEstimate)
+	// EstimateOver is the time under which the caller of Estimate says nothing (cmd: the
+	// announcement's threshold): an estimate far enough under it is not calibrated
+	// (sim.Expect). 0 always calibrates.
+	EstimateOver time.Duration
 }
 
 // ReplayUnits is one scenario's share of Options.Progress.
@@ -100,6 +109,7 @@ func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 	if err := inferredChains(files, r.opts, r.res); err != nil {
 		return nil, err
 	}
+	r.estimateReplays(ctx, replays)
 	stop, err := r.replay(ctx, replays)
 	if err != nil {
 		return nil, err
@@ -123,6 +133,10 @@ type run struct {
 	// within is the progress of the scenario being replayed, which the default Replay
 	// reports (nil between replays).
 	within func(done, total int)
+	// simulated says the default Replay runs the scenarios; loaded are the scenarios
+	// estimateReplays read, by path, each taken by its replay.
+	simulated bool
+	loaded    map[string][]*scenario.Scenario
 }
 
 // replayTask is a scenario a file lists, replayed after every static rule ran.
@@ -142,9 +156,10 @@ func newRun(files []*File, opts Options) *run {
 		opts.Configs = NewConfigs()
 	}
 	res := &Result{Schema: Schema, Version: opts.Version, FailOn: opts.FailOn, Findings: []Finding{}, Suppressed: []Finding{}, Checked: []Checked{}, Files: []string{}, Chains: []Chain{}}
-	r := &run{files: files, opts: opts, res: res, enabled: map[string]bool{}}
+	r := &run{files: files, opts: opts, res: res, enabled: map[string]bool{}, loaded: map[string][]*scenario.Scenario{}}
 	if r.opts.Replay == nil {
-		r.opts.Replay = simulatorReplay(opts.Admit, func(done, total int) {
+		r.simulated = true
+		r.opts.Replay = simulatorReplay(r.take, opts.Admit, func(done, total int) {
 			if r.within != nil {
 				r.within(done, total)
 			}
@@ -154,10 +169,10 @@ func newRun(files []*File, opts Options) *run {
 }
 
 // simulatorReplay is the default Replayer: the simulator, asking admit first, reporting its
-// progress to progress.
-func simulatorReplay(admit func(*scenario.Scenario) error, progress func(done, total int)) Replayer {
+// progress to progress; loaded gives the scenario at a path when it was read already.
+func simulatorReplay(loaded func(path string) *scenario.Scenario, admit func(*scenario.Scenario) error, progress func(done, total int)) Replayer {
 	return func(ctx context.Context, path string) (*Replay, error) {
-		return replayScenario(ctx, path, admit, progress)
+		return replayScenario(ctx, path, loaded(path), admit, progress)
 	}
 }
 

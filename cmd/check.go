@@ -207,6 +207,7 @@ func checkRun(opts *CheckOptions) error {
 	copts.Configs, copts.Paths, copts.Read, copts.AllowEmpty = in.Configs, paths, len(in.Read), opts.AllowEmpty
 	progress, done := progressBar(opts.IO, opts.Output, "check replays", decor.NewPercentage("%d"))
 	copts.Progress = progress
+	copts.Estimate, copts.EstimateOver = checkEstimate(opts.IO, opts.Output)
 	res, err := check.Run(ctx, in.Files, copts)
 	done(err != nil)
 	if res != nil && res.Interrupted {

@@ -13,6 +13,7 @@ import (
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/report"
+	"github.com/patience-dev/patience/sim"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
@@ -207,6 +208,33 @@ func announceDuration(s *report.IOStreams, d time.Duration, detail string) {
 		line += " (" + detail + ")"
 	}
 	notef(s, "%s", line)
+}
+
+// announceEstimate is announceDuration for an estimate (sim.Estimate), said when its High is
+// above announceLongerThan: "about 3–8 s" where its Low and High are more than half apart
+// (a run that may tip either way), else "about 5 s".
+func announceEstimate(s *report.IOStreams, est sim.Estimate, detail string) {
+	if s.Quiet || max(est.High, est.Time) <= announceLongerThan {
+		return
+	}
+	line := "about " + estimateProse(est)
+	if detail != "" {
+		line += " (" + detail + ")"
+	}
+	notef(s, "%s", line)
+}
+
+// estimateProse writes an estimate to the second: a range "3–8 s" or "50 s to 2 min" when
+// its High is more than 1.5 times its Low, else its Time.
+func estimateProse(est sim.Estimate) string {
+	lo, hi := max(est.Low.Round(time.Second), time.Second), est.High.Round(time.Second)
+	if est.Low <= 0 || hi*2 <= lo*3 {
+		return units.Duration(max(est.Time.Round(time.Second), time.Second))
+	}
+	if hi < time.Minute {
+		return fmt.Sprintf("%d–%d s", int(lo.Seconds()), int(hi.Seconds()))
+	}
+	return units.Duration(lo) + " to " + units.Duration(hi)
 }
 
 // notef writes a note, warning or error on stderr, wrapped by word to stderr's width

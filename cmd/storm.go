@@ -8,6 +8,7 @@ import (
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/report"
 	"github.com/patience-dev/patience/scenario"
+	"github.com/patience-dev/patience/sim"
 	"github.com/patience-dev/patience/storm"
 	"github.com/spf13/cobra"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -134,7 +135,11 @@ func stormRun(ctx context.Context, opts *StormOptions) error {
 	if err := budget.Check(cost); err != nil {
 		return UsageError(err)
 	}
-	announceStorm(opts.IO, sc, cost, !opts.NoBisect, parallel)
+	if !opts.IO.Quiet {
+		if est, ok := storm.Expect(ctx, sc, !opts.NoBisect, parallel, cost, announceLongerThan); ok {
+			announceStorm(opts.IO, sc, est, !opts.NoBisect, parallel)
+		}
+	}
 	progress, done := stormProgress(opts.IO, opts.Output)
 	res, runErr := storm.Run(ctx, sc, storm.Options{Bisect: !opts.NoBisect, Model: model, Work: progress,
 		Parallel: parallel})
@@ -151,12 +156,12 @@ func stormProgress(s *report.IOStreams, format string) (func(done, total int), f
 	return progressBar(s, format, "storm", decor.NewPercentage("%d"))
 }
 
-// announceStorm says up front how long a storm should take at most (storm.EstimateCost, an
-// upper bound of the work, at a shared machine's speed), when above announceLongerThan.
-func announceStorm(s *report.IOStreams, sc *scenario.Scenario, cost storm.Cost, bisect bool, parallel int) {
+// announceStorm says up front how long a storm should take (storm.Expect: the expected work
+// at this machine's speed now), when above announceLongerThan.
+func announceStorm(s *report.IOStreams, sc *scenario.Scenario, est sim.Estimate, bisect bool, parallel int) {
 	what := units.Count(len(sc.Policies)) + " " + plural(len(sc.Policies), "policy", "policies")
 	if bisect {
 		what += " and their stable-rate searches"
 	}
-	announceDuration(s, cost.Time, fmt.Sprintf("%s on %s %s", what, units.Count(parallel), plural(parallel, "core", "cores")))
+	announceEstimate(s, est, fmt.Sprintf("%s on %s %s", what, units.Count(parallel), plural(parallel, "core", "cores")))
 }

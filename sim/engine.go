@@ -182,6 +182,8 @@ type engine struct {
 	lastEvent time.Duration
 	malformed int
 	tick      func(now, horizon time.Duration)
+	// events counts the events taken from the agenda: the run's work (EstimateRun).
+	events int64
 	// saturation: how many clients have every worker busy, since when, and the total so far
 	satClients int
 	satSince   time.Duration
@@ -390,10 +392,11 @@ func (e *engine) push(at time.Duration, kind eventKind, a *attempt, c *call, n i
 // run executes the simulation until nothing is left or the drain ends.
 func (e *engine) run(ctx context.Context) error {
 	e.scheduleArrivals()
-	steps := 0
+	steps := int64(0)
 	for e.h.len() > 0 {
 		if steps++; steps&4095 == 0 {
 			if err := e.checkIn(ctx); err != nil {
+				e.events = steps
 				return err
 			}
 		}
@@ -405,6 +408,7 @@ func (e *engine) run(ctx context.Context) error {
 		e.lastEvent = ev.at
 		e.fire(ev)
 	}
+	e.events = steps
 	e.finish(e.failStuck())
 	return nil
 }

@@ -48,7 +48,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*replay.Resu
 			res.Interrupted = true
 			return res, err
 		}
-		pr, err := runPolicy(ctx, sc, p, tick, true)
+		pr, _, err := runPolicy(ctx, sc, p, tick, true)
 		if err != nil {
 			res.Interrupted = true
 			return res, err
@@ -66,7 +66,8 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*replay.Resu
 // many times, so it allocates per concurrent request (free lists), not per request, and a
 // run reuses the buffers of the runs before it (scratch.go).
 func RunPolicy(ctx context.Context, sc *scenario.Scenario, p *policy.Policy) (replay.PolicyResult, error) {
-	return runPolicy(ctx, sc, p, nil, true)
+	pr, _, err := runPolicy(ctx, sc, p, nil, true)
+	return pr, err
 }
 
 // Recovers simulates one policy against sc and says whether it recovered after the last
@@ -74,15 +75,22 @@ func RunPolicy(ctx context.Context, sc *scenario.Scenario, p *policy.Policy) (re
 // asks only that of each probe. The result is RunPolicy's, but nothing of it is kept, so the
 // next run reuses its timeline too.
 func Recovers(ctx context.Context, sc *scenario.Scenario, p *policy.Policy) (bool, error) {
-	pr, err := runPolicy(ctx, sc, p, nil, false)
+	pr, _, err := runPolicy(ctx, sc, p, nil, false)
 	return pr.Recovered, err
+}
+
+// Events simulates one policy against sc like RunPolicy and returns how many events the
+// engine handled: the work EstimateRun predicts (tests and bench/estimate.sh compare them).
+func Events(ctx context.Context, sc *scenario.Scenario, p *policy.Policy) (int64, error) {
+	_, n, err := runPolicy(ctx, sc, p, nil, false)
+	return n, err
 }
 
 // runPolicy runs p on sc; keep says the caller keeps the result's timeline (else it goes back
 // to the scratch, and the result returned has none).
-func runPolicy(ctx context.Context, sc *scenario.Scenario, p *policy.Policy, tick func(now, horizon time.Duration), keep bool) (replay.PolicyResult, error) {
+func runPolicy(ctx context.Context, sc *scenario.Scenario, p *policy.Policy, tick func(now, horizon time.Duration), keep bool) (replay.PolicyResult, int64, error) {
 	if err := validate(sc, p); err != nil {
-		return replay.PolicyResult{}, err
+		return replay.PolicyResult{}, 0, err
 	}
 	s := getScratch()
 	e := newEngine(sc, p, s)
@@ -94,11 +102,12 @@ func runPolicy(ctx context.Context, sc *scenario.Scenario, p *policy.Policy, tic
 	}
 	// Only a run that returns gives its buffers back: after a panic they may be half
 	// updated, and are left to the garbage collector.
+	events := e.events
 	e.release(s, keep)
 	if err != nil {
-		return replay.PolicyResult{}, err
+		return replay.PolicyResult{}, 0, err
 	}
-	return res, nil
+	return res, events, nil
 }
 
 func validate(sc *scenario.Scenario, p *policy.Policy) error {

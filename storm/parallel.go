@@ -229,46 +229,67 @@ func (s *scheduler) pick() (job, bool) {
 		if s.panicked != nil || s.ctx.Err() != nil {
 			return job{}, false
 		}
-		// 1. A probe a started search needs.
-		for i, se := range s.searches {
-			if se == nil || !se.started || se.done {
-				continue
-			}
-			if rate, ok := s.advance(i); ok {
-				return s.probeJob(i, rate), true
-			}
-		}
-		// 2. The next unit not started.
-		for s.next < 2*len(s.searches) {
-			u := s.next
-			s.next++
-			i := u / 2
-			if u%2 == 0 {
-				return job{policy: i, ctx: s.ctx}, true
-			}
-			if se := s.searches[i]; se != nil {
-				se.started = true
-				if rate, ok := s.advance(i); ok {
-					return s.probeJob(i, rate), true
-				}
-			}
-		}
-		// 3. A probe a started search may need, when there is more than one worker.
-		if s.parallel > 1 {
-			for i, se := range s.searches {
-				if se == nil || !se.started || se.done {
-					continue
-				}
-				if want, _ := se.reachable(); len(want) > 0 {
-					return s.probeJob(i, want[0]), true
-				}
-			}
-		}
-		if s.active == 0 {
+		j, st := s.take()
+		switch st {
+		case took:
+			return j, true
+		case nothingLeft:
 			return job{}, false
 		}
 		s.cond.Wait()
 	}
+}
+
+// takeStatus says what take found.
+type takeStatus int
+
+const (
+	took        takeStatus = iota // a job
+	mustWait                      // none now: every job left is running
+	nothingLeft                   // none ever
+)
+
+// take is the next job for a free worker, in pick's order, without waiting.
+func (s *scheduler) take() (job, takeStatus) {
+	// 1. A probe a started search needs.
+	for i, se := range s.searches {
+		if se == nil || !se.started || se.done {
+			continue
+		}
+		if rate, ok := s.advance(i); ok {
+			return s.probeJob(i, rate), took
+		}
+	}
+	// 2. The next unit not started.
+	for s.next < 2*len(s.searches) {
+		u := s.next
+		s.next++
+		i := u / 2
+		if u%2 == 0 {
+			return job{policy: i, ctx: s.ctx}, took
+		}
+		if se := s.searches[i]; se != nil {
+			se.started = true
+			if rate, ok := s.advance(i); ok {
+				return s.probeJob(i, rate), took
+			}
+		}
+	}
+	// 3. A probe a started search may need, when there is more than one worker.
+	if s.parallel > 1 {
+		for i, se := range s.searches {
+			if se == nil || !se.started || se.done {
+				continue
+			}
+			if want, _ := se.reachable(); len(want) > 0 {
+				return s.probeJob(i, want[0]), took
+			}
+		}
+	}
+	if s.active == 0 {
+		return job{}, nothingLeft
+	}
+	return job{}, mustWait
 }
 
 // advance replays search i: it records the search's end when every outcome it needs is
@@ -355,21 +376,9 @@ func (s *scheduler) record(j job, out *PolicyResult, recovered bool, err error) 
 // policy, its analysed run and its Bisection (nil without a search), or the first error in
 // scenario order.
 func runJobs(ctx context.Context, run engines, sc *scenario.Scenario, res *Result, opts Options) ([]*PolicyResult, []*Bisection, []error, *PanicError) {
-	n := len(sc.Policies)
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	s := &scheduler{ctx: ctx, stop: stop, parallel: max(opts.Parallel, 1), searches: make([]*search, n),
-		outs: make([]*PolicyResult, n), mainErrs: make([]error, n),
-		mainDone: make([]bool, n), complete: make([]bool, n), progress: opts.Progress,
-		workFn: opts.Work, credit: make([]int, n), share: make([]int, n)}
-	s.cond = sync.NewCond(&s.mu)
-	for i, p := range sc.Policies {
-		s.share[i] = 1
-		if lo, hi, tol, ok := searchBracket(sc, p, res, opts); ok {
-			s.searches[i] = &search{lo: lo, hi: hi, tol: tol, known: map[float64]outcome{}, running: map[float64]context.CancelFunc{}}
-			s.share[i] += searchProbes(lo, hi, tol)
-		}
-	}
+	s := newScheduler(ctx, stop, sc, res, opts)
 	s.reportWork(-1, false)
 	var wg sync.WaitGroup
 	for range s.parallel {
@@ -377,6 +386,7 @@ func runJobs(ctx context.Context, run engines, sc *scenario.Scenario, res *Resul
 		go s.work(&wg, run, sc, res)
 	}
 	wg.Wait()
+	n := len(sc.Policies)
 	bis := make([]*Bisection, n)
 	errs := make([]error, n)
 	for i := range n {
@@ -396,6 +406,24 @@ func runJobs(ctx context.Context, run engines, sc *scenario.Scenario, res *Resul
 		}
 	}
 	return s.outs, bis, errs, s.panicked
+}
+
+// newScheduler is the scheduler of sc's policies and their searches (searchBracket).
+func newScheduler(ctx context.Context, stop context.CancelFunc, sc *scenario.Scenario, res *Result, opts Options) *scheduler {
+	n := len(sc.Policies)
+	s := &scheduler{ctx: ctx, stop: stop, parallel: max(opts.Parallel, 1), searches: make([]*search, n),
+		outs: make([]*PolicyResult, n), mainErrs: make([]error, n),
+		mainDone: make([]bool, n), complete: make([]bool, n), progress: opts.Progress,
+		workFn: opts.Work, credit: make([]int, n), share: make([]int, n)}
+	s.cond = sync.NewCond(&s.mu)
+	for i, p := range sc.Policies {
+		s.share[i] = 1
+		if lo, hi, tol, ok := searchBracket(sc, p, res, opts); ok {
+			s.searches[i] = &search{lo: lo, hi: hi, tol: tol, known: map[float64]outcome{}, running: map[float64]context.CancelFunc{}}
+			s.share[i] += searchProbes(lo, hi, tol)
+		}
+	}
+	return s
 }
 
 // work is one worker: it runs jobs until pick has none left. A panic of the scheduler's own

@@ -52,20 +52,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 	if opts.Tolerance <= 0 {
 		opts.Tolerance = DefaultTolerance
 	}
-	res := &Result{
-		Schema:      Schema,
-		Scenario:    sc.Name,
-		Description: sc.Description,
-		Seed:        sc.Seed,
-		DurationMs:  ms(sc.Duration),
-		Model:       opts.Model,
-		RatePerS:    sc.Load.Rate,
-		Triggers:    Triggers(sc),
-	}
-	if c, ok := CapacityOf(sc); ok {
-		res.CapacityPerS = &c
-	}
-	res.LastFaultEndMs = ms(sc.Target.LastPhaseEnd())
+	res := newResult(sc, opts.Model)
 
 	// Whatever happens, the top-level fields describe the first policy that finished, so an
 	// interrupted run still renders.
@@ -110,6 +97,25 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 		return res, panicked
 	}
 	return res, nil
+}
+
+// newResult is the result of a storm of sc before any policy ran: what describes the run.
+func newResult(sc *scenario.Scenario, model *Model) *Result {
+	res := &Result{
+		Schema:      Schema,
+		Scenario:    sc.Name,
+		Description: sc.Description,
+		Seed:        sc.Seed,
+		DurationMs:  ms(sc.Duration),
+		Model:       model,
+		RatePerS:    sc.Load.Rate,
+		Triggers:    Triggers(sc),
+	}
+	if c, ok := CapacityOf(sc); ok {
+		res.CapacityPerS = &c
+	}
+	res.LastFaultEndMs = ms(sc.Target.LastPhaseEnd())
+	return res
 }
 
 // analysedRun simulates policy p on sc and analyses its run: everything but the search.
