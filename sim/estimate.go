@@ -201,8 +201,6 @@ type meanField struct {
 	failures [][]float64
 	asked    [][]float64 // per level: calls the breaker was asked to admit
 	concAsk  [][]float64 // per level: attempts in progress, counting those the bulkhead turned away
-	goodput  []float64   // per second
-	arrivals []float64   // per second
 
 	// Budgets, one for all clients: tokens of a token bucket, and a ratio budget's retries
 	// and requests per bin.
