@@ -11,29 +11,16 @@ import (
 // directive kept in seconds (fail_timeout), where ms is refused; false for the msec
 // directives (proxy_read_timeout and its like), where M and y are.
 func ParseTime(s string, seconds bool) (time.Duration, bool) {
-	const (
-		stStart = iota
-		stYear
-		stMonth
-		stWeek
-		stDay
-		stHour
-		stMin
-		stSec
-		stMsec
-		stLast
-	)
 	step := stStart
 	if !seconds {
 		step = stMonth
 	}
-	const maxInt = math.MaxInt64
 	var value, total int64
 	valid := false
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c >= '0' && c <= '9' {
-			if value > (maxInt-int64(c-'0'))/10 {
+			if value > (math.MaxInt64-int64(c-'0'))/10 {
 				return 0, false
 			}
 			value = value*10 + int64(c-'0')
@@ -42,71 +29,25 @@ func ParseTime(s string, seconds bool) (time.Duration, bool) {
 			continue
 		}
 		i++
-		var scale, limit int64
-		switch c {
-		case 'y':
-			if step > stStart {
+		u, ok := timeUnits[c]
+		if c == 'm' && i < len(s) && s[i] == 's' {
+			if seconds {
 				return 0, false
 			}
-			step, scale = stYear, 60*60*24*365
-		case 'M':
-			if step >= stMonth {
-				return 0, false
-			}
-			step, scale = stMonth, 60*60*24*30
-		case 'w':
-			if step >= stWeek {
-				return 0, false
-			}
-			step, scale = stWeek, 60*60*24*7
-		case 'd':
-			if step >= stDay {
-				return 0, false
-			}
-			step, scale = stDay, 60*60*24
-		case 'h':
-			if step >= stHour {
-				return 0, false
-			}
-			step, scale = stHour, 60*60
-		case 'm':
-			if i < len(s) && s[i] == 's' {
-				if seconds || step >= stMsec {
-					return 0, false
-				}
-				i++
-				step, scale = stMsec, 1
-				break
-			}
-			if step >= stMin {
-				return 0, false
-			}
-			step, scale = stMin, 60
-		case 's':
-			if step >= stSec {
-				return 0, false
-			}
-			step, scale = stSec, 1
-		case ' ':
-			if step >= stSec {
-				return 0, false
-			}
-			step, scale = stLast, 1
-		default:
+			u, i = timeUnit{step: stMsec, before: stMsec, scale: 1}, i+1
+		}
+		if !ok || step >= u.before {
 			return 0, false
 		}
+		step = u.step
+		scale := u.scale
 		if step != stMsec && !seconds {
 			scale *= 1000
 		}
-		limit = maxInt / scale
-		if value > limit {
+		if value > math.MaxInt64/scale || total > math.MaxInt64-value*scale {
 			return 0, false
 		}
-		value *= scale
-		if total > maxInt-value {
-			return 0, false
-		}
-		total += value
+		total += value * scale
 		value = 0
 		for i < len(s) && s[i] == ' ' {
 			i++
@@ -116,12 +57,12 @@ func ParseTime(s string, seconds bool) (time.Duration, bool) {
 		return 0, false
 	}
 	if !seconds {
-		if value > maxInt/1000 {
+		if value > math.MaxInt64/1000 {
 			return 0, false
 		}
 		value *= 1000
 	}
-	if total > maxInt-value {
+	if total > math.MaxInt64-value {
 		return 0, false
 	}
 	total += value
@@ -133,6 +74,39 @@ func ParseTime(s string, seconds bool) (time.Duration, bool) {
 		return 0, false
 	}
 	return time.Duration(total) * unit, true
+}
+
+// The steps of ngx_parse_time, largest unit first: a unit may follow only larger ones.
+const (
+	stStart = iota
+	stYear
+	stMonth
+	stWeek
+	stDay
+	stHour
+	stMin
+	stSec
+	stMsec
+	stLast
+)
+
+// timeUnit is one unit letter of ngx_parse_time: the step it moves to, the step it must come
+// before (a space, which ends the number, must come before seconds) and its seconds.
+type timeUnit struct {
+	step, before int
+	scale        int64
+}
+
+// timeUnits are ngx_parse_time's units ("ms" is read where 'm' is followed by 's').
+var timeUnits = map[byte]timeUnit{
+	'y': {stYear, stYear, 60 * 60 * 24 * 365},
+	'M': {stMonth, stMonth, 60 * 60 * 24 * 30},
+	'w': {stWeek, stWeek, 60 * 60 * 24 * 7},
+	'd': {stDay, stDay, 60 * 60 * 24},
+	'h': {stHour, stHour, 60 * 60},
+	'm': {stMin, stMin, 60},
+	's': {stSec, stSec, 1},
+	' ': {stLast, stSec, 1},
 }
 
 // Atoi reads a whole number as nginx does (src/core/ngx_string.c, ngx_atoi): digits only, no
