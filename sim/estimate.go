@@ -440,13 +440,11 @@ type callResult struct {
 func (m *meanField) walkCall(r *estReq, level int, now time.Duration) callResult {
 	w := r.s.weight
 	lp := m.levels[level]
-	bottom := level == len(m.levels)-1
-	if bottom && level > 0 {
+	holdsWorker := level > 0 && level == len(m.levels)-1
+	if holdsWorker && m.noWorker(now) {
 		// The bottom call below upper layers holds a client worker, or finds none: the
 		// server answers 503 at once and the layer above decides.
-		if f := m.at(m.noWork, now); f > 0 && m.draw() < f {
-			return callResult{end: now, last: policy.Outcome{Kind: policy.Status, Status: 503}, hasLast: true}
-		}
+		return callResult{end: now, last: policy.Outcome{Kind: policy.Status, Status: 503}, hasLast: true}
 	}
 	var pc policy.Call
 	pc.Init(lp, m.req, now)
@@ -459,64 +457,22 @@ func (m *meanField) walkCall(r *estReq, level int, now time.Duration) callResult
 			res.end = now
 			break
 		}
-		if m.breaker[level] {
-			m.addPoint(m.asked[level], now, r.s.spread, w)
-			if f := m.at(m.open[level], now); f > 0 && m.draw() < f {
-				res = m.rejected(lp, now, res)
-				break
-			}
+		if m.turnedAway(r, level, now) {
+			res = m.rejected(lp, now, res)
+			break
 		}
-		if m.bulkOn[level] {
-			if f := m.at(m.bulk[level], now); f > 0 && m.draw() < f {
-				res = m.rejected(lp, now, res)
-				break
-			}
-		}
-		var o policy.Outcome
-		var end time.Duration
-		stuck := false
-		if !bottom {
-			if timeout > 0 {
-				m.events += w // the upper attempt's timer
-			}
-			sub := m.walkCall(r, level+1, now)
-			switch {
-			case timeout > 0 && (sub.stuck || sub.end-now >= timeout):
-				o, end = policy.Outcome{Kind: policy.Timeout}, now+timeout
-			case sub.stuck:
-				stuck, end = true, m.horizon
-			default:
-				end = sub.end
-				if sub.ok {
-					o = policy.Outcome{Kind: policy.Success, Status: 200}
-				} else if sub.hasLast {
-					o = sub.last
-				} else {
-					o = policy.Outcome{Kind: policy.Timeout}
-				}
-			}
-		} else {
-			o, end, stuck = m.attempt(r, lp, now, timeout)
-		}
-		if m.bulkOn[level] {
-			m.addInterval(m.concAsk[level], now, min(end, m.horizon), r.s.spread, w/math.Max(1-m.at(m.bulk[level], now), 1e-3))
-		}
+		o, end, stuck := m.send(r, level, now, timeout)
 		if stuck {
 			res = callResult{end: m.horizon, stuck: true}
 			break
 		}
-		if m.breaker[level] {
-			m.addPoint(m.attempts[level], end, r.s.spread, w)
-			if policy.BreakerFailure(o) {
-				m.addPoint(m.failures[level], end, r.s.spread, w)
-			}
-		}
+		m.recordBreaker(r, level, o, end)
 		d := pc.Next(end, o, nil, epoch.Add(end), m.rng)
 		res.last, res.hasLast, res.end = o, true, end
 		if o.Kind == policy.Success {
 			res.ok = true
-			if lp.Budget != nil && n == 0 && lp.Budget.Kind == policy.BudgetTokenBucket {
-				m.tokens[level] = math.Min(m.tokens[level]+lp.Budget.Refill*w, lp.Budget.Capacity*m.clients)
+			if n == 0 {
+				m.refill(level, w)
 			}
 			break
 		}
@@ -530,14 +486,103 @@ func (m *meanField) walkCall(r *estReq, level int, now time.Duration) callResult
 			break
 		}
 	}
-	if bottom && level > 0 {
-		e := min(res.end, m.horizon)
-		if res.stuck {
-			e = m.horizon
-		}
-		m.addInterval(m.occAsked, start, e, r.s.spread, w/math.Max(1-m.at(m.noWork, start), 1e-3))
+	if holdsWorker {
+		m.holdWorker(r, start, res)
 	}
 	return res
+}
+
+// noWorker draws whether a bottom call below upper layers at now finds no client worker.
+func (m *meanField) noWorker(now time.Duration) bool {
+	f := m.at(m.noWork, now)
+	return f > 0 && m.draw() < f
+}
+
+// holdWorker counts the client worker a bottom call below upper layers holds from start to
+// its end (res), counting the calls turned away for the time they would hold one.
+func (m *meanField) holdWorker(r *estReq, start time.Duration, res callResult) {
+	e := min(res.end, m.horizon)
+	if res.stuck {
+		e = m.horizon
+	}
+	m.addInterval(m.occAsked, start, e, r.s.spread, r.s.weight/math.Max(1-m.at(m.noWork, start), 1e-3))
+}
+
+// turnedAway asks level's breaker (counting the call it is asked to admit) and bulkhead
+// to admit an attempt at now, and draws whether one of them turns it away.
+func (m *meanField) turnedAway(r *estReq, level int, now time.Duration) bool {
+	if m.breaker[level] {
+		m.addPoint(m.asked[level], now, r.s.spread, r.s.weight)
+		if f := m.at(m.open[level], now); f > 0 && m.draw() < f {
+			return true
+		}
+	}
+	if m.bulkOn[level] {
+		if f := m.at(m.bulk[level], now); f > 0 && m.draw() < f {
+			return true
+		}
+	}
+	return false
+}
+
+// send is one attempt at level sent at now: the call of the level below, or at the bottom
+// one attempt at the target (attempt); its outcome, when it ends, and whether it never
+// ends. The bulkhead counts it in progress until then.
+func (m *meanField) send(r *estReq, level int, now, timeout time.Duration) (o policy.Outcome, end time.Duration, stuck bool) {
+	if level < len(m.levels)-1 {
+		o, end, stuck = m.sendBelow(r, level, now, timeout)
+	} else {
+		o, end, stuck = m.attempt(r, m.levels[level], now, timeout)
+	}
+	if m.bulkOn[level] {
+		m.addInterval(m.concAsk[level], now, min(end, m.horizon), r.s.spread, r.s.weight/math.Max(1-m.at(m.bulk[level], now), 1e-3))
+	}
+	return o, end, stuck
+}
+
+// sendBelow is an upper attempt at level: the call of the level below from now, cut at the
+// attempt's timeout, and its outcome as this level sees it.
+func (m *meanField) sendBelow(r *estReq, level int, now, timeout time.Duration) (o policy.Outcome, end time.Duration, stuck bool) {
+	if timeout > 0 {
+		m.events += r.s.weight // the upper attempt's timer
+	}
+	sub := m.walkCall(r, level+1, now)
+	switch {
+	case timeout > 0 && (sub.stuck || sub.end-now >= timeout):
+		o, end = policy.Outcome{Kind: policy.Timeout}, now+timeout
+	case sub.stuck:
+		stuck, end = true, m.horizon
+	default:
+		end = sub.end
+		if sub.ok {
+			o = policy.Outcome{Kind: policy.Success, Status: 200}
+		} else if sub.hasLast {
+			o = sub.last
+		} else {
+			o = policy.Outcome{Kind: policy.Timeout}
+		}
+	}
+	return o, end, stuck
+}
+
+// recordBreaker records an attempt at level that ended at end with o for its breaker.
+func (m *meanField) recordBreaker(r *estReq, level int, o policy.Outcome, end time.Duration) {
+	if !m.breaker[level] {
+		return
+	}
+	m.addPoint(m.attempts[level], end, r.s.spread, r.s.weight)
+	if policy.BreakerFailure(o) {
+		m.addPoint(m.failures[level], end, r.s.spread, r.s.weight)
+	}
+}
+
+// refill returns to level's token bucket, if it has one, what a call that succeeded at its
+// first attempt earns.
+func (m *meanField) refill(level int, w float64) {
+	b := m.levels[level].Budget
+	if b != nil && b.Kind == policy.BudgetTokenBucket {
+		m.tokens[level] = math.Min(m.tokens[level]+b.Refill*w, b.Capacity*m.clients)
+	}
 }
 
 // rejected is a call a breaker or bulkhead turned away after res: degraded with a fallback,
@@ -562,93 +607,138 @@ func (m *meanField) rejected(lp *policy.Policy, now time.Duration, res callResul
 func (m *meanField) attempt(r *estReq, lp *policy.Policy, now, timeout time.Duration) (policy.Outcome, time.Duration, bool) {
 	w := r.s.weight
 	m.bottom += w
-	connect := m.connect.Sample(m.rng)
-	arrive := now + connect
-	timer := connect > 0 // answered later than sent: the timer is armed
-	if connect > 0 {
+	a := estAttempt{r: r, now: now, timeout: timeout}
+	a.connect = m.connect.Sample(m.rng)
+	a.arrive = now + a.connect
+	a.timer = a.connect > 0 // answered later than sent: the timer is armed
+	if a.connect > 0 {
 		m.events += w
 	}
-	defer func() {
-		if timer && timeout > 0 {
-			m.events += w
-		}
-	}()
-	if lp.ConnectTimeout > 0 && connect >= lp.ConnectTimeout && (timeout == 0 || lp.ConnectTimeout < timeout) {
+	o, end, stuck := m.answer(&a, lp)
+	if a.timer && timeout > 0 {
 		m.events += w
-		timer = true
-		return policy.Outcome{Kind: policy.ConnectTimeout}, now + lp.ConnectTimeout, false
 	}
-	phase := m.sc.PhaseAt(arrive)
+	return o, end, stuck
+}
+
+// estAttempt is one bottom attempt in progress: sent at now with its timeout, it reaches the
+// target at arrive, after connect; timer says its timer is armed.
+type estAttempt struct {
+	r               *estReq
+	now, timeout    time.Duration
+	connect, arrive time.Duration
+	timer           bool
+}
+
+// inline is an answer the target gives on arrival: o, unless the attempt timed out connecting.
+func (a *estAttempt) inline(o policy.Outcome) (policy.Outcome, time.Duration, bool) {
+	if a.timeout > 0 && a.connect >= a.timeout {
+		return policy.Outcome{Kind: policy.Timeout}, a.now + a.timeout, false
+	}
+	return o, a.arrive, false
+}
+
+// answer is attempt's outcome once connecting took a.connect: a connect timeout, the fault
+// the target's phase draws, the idempotency key's answer, a full queue's 503, or its service.
+func (m *meanField) answer(a *estAttempt, lp *policy.Policy) (policy.Outcome, time.Duration, bool) {
+	if lp.ConnectTimeout > 0 && a.connect >= lp.ConnectTimeout && (a.timeout == 0 || lp.ConnectTimeout < a.timeout) {
+		m.events += a.r.s.weight
+		a.timer = true
+		return policy.Outcome{Kind: policy.ConnectTimeout}, a.now + lp.ConnectTimeout, false
+	}
+	phase := m.sc.PhaseAt(a.arrive)
 	fault := -1
 	u := m.rng.Float64()
 	if phase >= 0 {
 		fault = m.sc.Target.Phases[phase].PickFault(u)
 	}
-	// inline is an answer the target gives on arrival.
-	inline := func(o policy.Outcome) (policy.Outcome, time.Duration, bool) {
-		if timeout > 0 && connect >= timeout {
-			return policy.Outcome{Kind: policy.Timeout}, now + timeout, false
-		}
-		return o, arrive, false
-	}
 	reset := false
 	if fault >= 0 {
-		f := &m.sc.Target.Phases[phase].Faults[fault]
-		switch f.Kind {
-		case scenario.FaultStatus:
-			o := policy.Outcome{Kind: policy.Status, Status: f.Status}
-			if ra := f.RetryAfter; ra != nil {
-				if ra.Date {
-					o.RetryAfter = epoch.Add(arrive + ra.Delay).Format(httpTimeFormat)
-				} else {
-					o.RetryAfter = strconv.FormatInt(int64(math.Ceil(ra.Delay.Seconds())), 10)
-				}
-			}
-			return inline(o)
-		case scenario.FaultHang:
-			timer = true
-			if timeout > 0 {
-				return policy.Outcome{Kind: policy.Timeout}, now + timeout, false
-			}
-			return policy.Outcome{}, m.horizon, true
-		case scenario.FaultRefuse:
-			return inline(policy.Outcome{Kind: policy.Refused})
+		o, end, stuck, answered := m.fault(a, &m.sc.Target.Phases[phase].Faults[fault])
+		if answered {
+			return o, end, stuck
 		}
 		reset = true
 	}
-	if m.hasKey && r.keyTaken {
-		if arrive >= r.keyDone {
-			return inline(policy.Outcome{Kind: policy.Success, Status: 200})
+	if m.hasKey && a.r.keyTaken {
+		if a.arrive >= a.r.keyDone {
+			return a.inline(policy.Outcome{Kind: policy.Success, Status: 200})
 		}
-		return inline(policy.Outcome{Kind: policy.Status, Status: 409})
+		return a.inline(policy.Outcome{Kind: policy.Status, Status: 409})
 	}
-	wait := time.Duration(0)
-	if m.cap != nil {
-		if f := m.at(m.refuse, arrive); f > 0 && m.draw() < f {
-			return inline(policy.Outcome{Kind: policy.Status, Status: 503})
-		}
-		wait = time.Duration(m.at(m.qWait, arrive) * float64(time.Second))
-		m.addPoint(m.offered, arrive, r.s.spread, w)
-		if q := m.at(m.queued, arrive); q > 0 && m.draw() < q {
-			timer = true // queued: no answer is scheduled yet
-		}
+	wait, refused := m.queue(a)
+	if refused {
+		return a.inline(policy.Outcome{Kind: policy.Status, Status: 503})
 	}
+	return m.serve(a, phase, reset, wait)
+}
+
+// fault is the answer of fault f to attempt a, answered false for a reset (the request is
+// served, and its connection reset after).
+func (m *meanField) fault(a *estAttempt, f *scenario.Fault) (o policy.Outcome, end time.Duration, stuck, answered bool) {
+	switch f.Kind {
+	case scenario.FaultStatus:
+		o := policy.Outcome{Kind: policy.Status, Status: f.Status}
+		if ra := f.RetryAfter; ra != nil {
+			if ra.Date {
+				o.RetryAfter = epoch.Add(a.arrive + ra.Delay).Format(httpTimeFormat)
+			} else {
+				o.RetryAfter = strconv.FormatInt(int64(math.Ceil(ra.Delay.Seconds())), 10)
+			}
+		}
+		o, end, stuck = a.inline(o)
+		return o, end, stuck, true
+	case scenario.FaultHang:
+		a.timer = true
+		if a.timeout > 0 {
+			return policy.Outcome{Kind: policy.Timeout}, a.now + a.timeout, false, true
+		}
+		return policy.Outcome{}, m.horizon, true, true
+	case scenario.FaultRefuse:
+		o, end, stuck = a.inline(policy.Outcome{Kind: policy.Refused})
+		return o, end, stuck, true
+	}
+	return policy.Outcome{}, 0, false, false
+}
+
+// queue is what the target's queue does to attempt a (with a capacity): the share a full
+// queue turns away (refused), else the wait it meets there, counting it as offered; a queued
+// attempt arms its timer (no answer is scheduled yet).
+func (m *meanField) queue(a *estAttempt) (wait time.Duration, refused bool) {
+	if m.cap == nil {
+		return 0, false
+	}
+	if f := m.at(m.refuse, a.arrive); f > 0 && m.draw() < f {
+		return 0, true
+	}
+	wait = time.Duration(m.at(m.qWait, a.arrive) * float64(time.Second))
+	m.addPoint(m.offered, a.arrive, a.r.s.spread, a.r.s.weight)
+	if q := m.at(m.queued, a.arrive); q > 0 && m.draw() < q {
+		a.timer = true // queued: no answer is scheduled yet
+	}
+	return wait, false
+}
+
+// serve is attempt a served in phase after waiting wait: the end of its service (and of a
+// conditional write), its key taken, and its outcome — a timeout, a reset, or a success.
+func (m *meanField) serve(a *estAttempt, phase int, reset bool, wait time.Duration) (policy.Outcome, time.Duration, bool) {
+	w := a.r.s.weight
 	dist := &m.lat[phase+1]
-	done := m.stalls.Advance(arrive, wait+dist.Sample(m.rng))
+	done := m.stalls.Advance(a.arrive, wait+dist.Sample(m.rng))
 	if m.cap == nil && done <= m.horizon {
 		m.events += w
 	}
 	if m.sc.Target.Conflicts == "single-row" && !reset {
 		m.events += w
-		timer = true
+		a.timer = true
 		done = m.stalls.Advance(done, dist.Sample(m.rng))
 	}
 	if m.hasKey {
-		r.keyTaken, r.keyDone = true, done
+		a.r.keyTaken, a.r.keyDone = true, done
 	}
-	if timeout > 0 && done-now >= timeout {
-		timer = true
-		return policy.Outcome{Kind: policy.Timeout}, now + timeout, false
+	if a.timeout > 0 && done-a.now >= a.timeout {
+		a.timer = true
+		return policy.Outcome{Kind: policy.Timeout}, a.now + a.timeout, false
 	}
 	if reset {
 		return policy.Outcome{Kind: policy.Reset}, done, false
