@@ -175,133 +175,185 @@ func (lx *lexer) block(open *Directive, depth int) ([]*Directive, error) {
 
 func space(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
+// more is what a stage of read returns when the statement goes on.
+const more = -1
+
+// scan is the state of ngx_conf_read_token across the characters of one statement.
+type scan struct {
+	toks                                                 []token
+	needSpace, sharp, variable, quoted, sQuoted, dQuoted bool
+	lastSpace                                            bool
+	start                                                int // of the current token in data
+	startPos                                             Pos
+}
+
 // read reads one statement's tokens up to what ends it (';', '{', '}' or the end of the
 // file), and where that end is: a port of ngx_conf_read_token, state for state.
 func (lx *lexer) read() (toks []token, end int, at Pos, err error) {
-	var (
-		needSpace, sharp, variable, quoted, sQuoted, dQuoted bool
-		lastSpace                                            = true
-		start                                                int
-		startPos                                             Pos
-	)
+	st := &scan{lastSpace: true}
 	for {
 		if lx.i >= len(lx.data) {
-			if len(toks) > 0 || !lastSpace {
+			if len(st.toks) > 0 || !st.lastSpace {
 				return nil, 0, Pos{}, Errorf(lx.pos(), "unexpected end of file, expecting \";\" or \"}\"")
 			}
 			return nil, endEOF, lx.pos(), nil
 		}
 		ch, here := lx.data[lx.i], lx.pos()
 		lx.advance()
-		if ch == '\n' {
-			sharp = false
-		}
-		if sharp {
-			continue
-		}
-		if !lastSpace && !needSpace && lx.i-start > MaxToken {
-			if dQuoted || sQuoted {
-				q := map[bool]string{true: `"`, false: `'`}[dQuoted]
-				return nil, 0, Pos{}, Errorf(startPos, "too long parameter, probably missing terminating %q character", q)
-			}
-			return nil, 0, Pos{}, Errorf(startPos, "too long parameter %q... started", lx.data[start:start+10])
-		}
-		if quoted {
-			quoted = false
-			continue
-		}
-		if needSpace {
-			switch {
-			case space(ch):
-				lastSpace, needSpace = true, false
-				continue
-			case ch == ';':
-				return toks, endSemicolon, here, nil
-			case ch == '{':
-				return toks, endBlock, here, nil
-			case ch == ')':
-				lastSpace, needSpace = true, false
-			default:
-				return nil, 0, Pos{}, Errorf(here, "unexpected %q", string(ch))
-			}
-		}
-		if lastSpace {
-			start, startPos = lx.i-1, here
-			if space(ch) {
-				continue
-			}
-			switch ch {
-			case ';', '{':
-				if len(toks) == 0 {
-					return nil, 0, Pos{}, Errorf(here, "unexpected %q", string(ch))
-				}
-				if ch == '{' {
-					return toks, endBlock, here, nil
-				}
-				return toks, endSemicolon, here, nil
-			case '}':
-				if len(toks) != 0 {
-					return nil, 0, Pos{}, Errorf(here, "unexpected \"}\"")
-				}
-				return nil, endClose, here, nil
-			case '#':
-				sharp = true
-				continue
-			case '\\':
-				quoted, lastSpace = true, false
-				continue
-			case '"':
-				start++
-				dQuoted, lastSpace = true, false
-				continue
-			case '\'':
-				start++
-				sQuoted, lastSpace = true, false
-				continue
-			case '$':
-				variable, lastSpace = true, false
-				continue
-			default:
-				lastSpace = false
-			}
-			continue
-		}
-		if ch == '{' && variable {
-			continue
-		}
-		variable = false
-		if ch == '\\' {
-			quoted = true
-			continue
-		}
-		if ch == '$' {
-			variable = true
-			continue
-		}
-		found := false
+		end, err := lx.char(st, ch, here)
 		switch {
-		case dQuoted:
-			if ch == '"' {
-				dQuoted, needSpace, found = false, true, true
-			}
-		case sQuoted:
-			if ch == '\'' {
-				sQuoted, needSpace, found = false, true, true
-			}
-		case space(ch) || ch == ';' || ch == '{':
-			lastSpace, found = true, true
-		}
-		if !found {
-			continue
-		}
-		toks = append(toks, token{text: unescape(lx.data[start : lx.i-1]), pos: startPos})
-		switch ch {
-		case ';':
-			return toks, endSemicolon, here, nil
-		case '{':
-			return toks, endBlock, here, nil
+		case err != nil:
+			return nil, 0, Pos{}, err
+		case end == endClose:
+			return nil, endClose, here, nil
+		case end != more:
+			return st.toks, end, here, nil
 		}
 	}
+}
+
+// char takes one character (here, already stepped past) of a statement: the statement's
+// end, more, or an error.
+func (lx *lexer) char(st *scan, ch byte, here Pos) (int, error) {
+	if ch == '\n' {
+		st.sharp = false
+	}
+	if st.sharp {
+		return more, nil
+	}
+	if err := lx.tooLong(st); err != nil {
+		return 0, err
+	}
+	if st.quoted {
+		st.quoted = false
+		return more, nil
+	}
+	if st.needSpace {
+		return lx.afterQuote(st, ch, here)
+	}
+	if st.lastSpace {
+		return lx.outside(st, ch, here)
+	}
+	return lx.inToken(st, ch)
+}
+
+// tooLong is nginx's "too long parameter" once the current token passes MaxToken.
+func (lx *lexer) tooLong(st *scan) error {
+	if st.lastSpace || st.needSpace || lx.i-st.start <= MaxToken {
+		return nil
+	}
+	if st.dQuoted || st.sQuoted {
+		q := map[bool]string{true: `"`, false: `'`}[st.dQuoted]
+		return Errorf(st.startPos, "too long parameter, probably missing terminating %q character", q)
+	}
+	return Errorf(st.startPos, "too long parameter %q... started", lx.data[st.start:st.start+10])
+}
+
+// afterQuote is the character after a closing quote: a space, the statement's end or ')'
+// (which starts a token), nothing else.
+func (lx *lexer) afterQuote(st *scan, ch byte, here Pos) (int, error) {
+	switch {
+	case space(ch):
+		st.lastSpace, st.needSpace = true, false
+		return more, nil
+	case ch == ';':
+		return endSemicolon, nil
+	case ch == '{':
+		return endBlock, nil
+	case ch == ')':
+		st.lastSpace, st.needSpace = true, false
+		return lx.outside(st, ch, here)
+	default:
+		return 0, Errorf(here, "unexpected %q", string(ch))
+	}
+}
+
+// outside is a character between tokens: a space, the statement's end, a comment, or the
+// start of a token (quoted, escaped, a variable or a plain word).
+func (lx *lexer) outside(st *scan, ch byte, here Pos) (int, error) {
+	st.start, st.startPos = lx.i-1, here
+	if space(ch) {
+		return more, nil
+	}
+	switch ch {
+	case ';', '{':
+		if len(st.toks) == 0 {
+			return 0, Errorf(here, "unexpected %q", string(ch))
+		}
+		if ch == '{' {
+			return endBlock, nil
+		}
+		return endSemicolon, nil
+	case '}':
+		if len(st.toks) != 0 {
+			return 0, Errorf(here, "unexpected \"}\"")
+		}
+		return endClose, nil
+	case '#':
+		st.sharp = true
+		return more, nil
+	case '\\':
+		st.quoted = true
+	case '"':
+		st.start++
+		st.dQuoted = true
+	case '\'':
+		st.start++
+		st.sQuoted = true
+	case '$':
+		st.variable = true
+	}
+	st.lastSpace = false
+	return more, nil
+}
+
+// inToken is a character inside a token: "${" does not end it, '\\' escapes the next
+// character, '$' starts a variable; else it may be the token's end (endOfToken).
+func (lx *lexer) inToken(st *scan, ch byte) (int, error) {
+	if ch == '{' && st.variable {
+		return more, nil
+	}
+	st.variable = false
+	switch ch {
+	case '\\':
+		st.quoted = true
+		return more, nil
+	case '$':
+		st.variable = true
+		return more, nil
+	}
+	if !st.endOfToken(ch) {
+		return more, nil
+	}
+	st.toks = append(st.toks, token{text: unescape(lx.data[st.start : lx.i-1]), pos: st.startPos})
+	switch ch {
+	case ';':
+		return endSemicolon, nil
+	case '{':
+		return endBlock, nil
+	}
+	return more, nil
+}
+
+// endOfToken says whether ch ends the current token: its closing quote (a space must
+// follow), or for a word a space, ';' or '{'.
+func (st *scan) endOfToken(ch byte) bool {
+	switch {
+	case st.dQuoted:
+		if ch == '"' {
+			st.dQuoted, st.needSpace = false, true
+			return true
+		}
+	case st.sQuoted:
+		if ch == '\'' {
+			st.sQuoted, st.needSpace = false, true
+			return true
+		}
+	case space(ch) || ch == ';' || ch == '{':
+		st.lastSpace = true
+		return true
+	}
+	return false
 }
 
 // unescape resolves a token's escapes as ngx_conf_read_token copies it: \" \' \\ lose the
