@@ -81,6 +81,8 @@ func readErrMsg(err error) string {
 // policy, ...) on top of the shared NodeDecoder helpers.
 type decoder struct {
 	*NodeDecoder
+	// purpose is what the file is loaded for: a drip fault is refused unless ForServe.
+	purpose Purpose
 }
 
 // Parse decodes and validates a scenario file strictly (docs/design.md §4), applies defaults, resolves
@@ -99,7 +101,7 @@ func ParseFor(data []byte, file string, purpose Purpose) (*Scenario, error) {
 	if isCheckFile(root) {
 		return nil, checkFileError(file)
 	}
-	d := &decoder{NewNodeDecoder(file)}
+	d := &decoder{NodeDecoder: NewNodeDecoder(file), purpose: purpose}
 	f, err := d.fields(root, "", scenarioTable)
 	if err != nil {
 		return nil, err
@@ -625,7 +627,7 @@ func (d *decoder) fault(n *yaml.Node, path string) (Fault, error) {
 		}
 	}
 	if len(kinds) != 1 {
-		return Fault{}, d.Errf(n, path, "a fault is exactly one of {hang: P%%}, {reset: P%%}, {refuse: P%%} or {status: N, percent: P%%}; got %s",
+		return Fault{}, d.Errf(n, path, "a fault is exactly one of {hang: P%%}, {reset: P%%}, {refuse: P%%}, {drip: P%%, every: D} or {status: N, percent: P%%}; got %s",
 			orNothing(kinds))
 	}
 	fr := &faultReader{d: d, f: f, path: path, ft: Fault{Kind: FaultKind(kinds[0])}}
@@ -653,16 +655,92 @@ func (fr *faultReader) share(e Entry, path string) (err error) {
 	if fr.ft.Percent, err = fr.d.Percent(e.Val, path); err != nil {
 		return err
 	}
-	for _, k := range []string{"percent", "retry_after"} {
+	if err := fr.only("status", statusKeys); err != nil {
+		return err
+	}
+	return fr.only("drip", dripKeys)
+}
+
+// The keys that belong to one fault kind.
+var (
+	statusKeys = []string{"percent", "retry_after"}
+	dripKeys   = []string{"every", "bytes", "size"}
+)
+
+// only refuses, at its key, the first of keys (those of fault kind) the fault has.
+func (fr *faultReader) only(kind string, keys []string) error {
+	for _, k := range keys {
 		if fl, ok := fr.f[k]; ok {
-			return fr.d.Errf(fl.Key, JoinPath(fr.path, k), "only a status fault takes %s", k)
+			return fr.d.Errf(fl.Key, JoinPath(fr.path, k), "only a %s fault takes %s", kind, k)
 		}
 	}
 	return nil
 }
 
+// Bounds of a drip fault: a body serve holds in memory, and a pace that ends within the
+// hour (a drip longer than that is a hang, and hang: says so).
+const (
+	defaultDripBytes = 1
+	defaultDripSize  = 64
+	maxDripSize      = 1 << 20
+	maxDripTime      = time.Hour
+)
+
+// drip reads a drip fault: its share, its pace (every, required) and its body (bytes, size).
+// It is serve's alone: loaded for replay, it is refused at its key, since the simulator does
+// not model a body's pace and must not silently drop the fault.
+func (fr *faultReader) drip(e Entry, path string) (err error) {
+	if fr.d.purpose != ForServe {
+		return fr.d.Errf(e.Key, path, "drip is a serve-only fault: the simulator does not model a body's pace "+
+			"(check the file for serve with patience scenarios validate --for serve)")
+	}
+	if fr.ft.Percent, err = fr.d.Percent(e.Val, path); err != nil {
+		return err
+	}
+	if err := fr.only("status", statusKeys); err != nil {
+		return err
+	}
+	dr := &Drip{Bytes: defaultDripBytes, Size: defaultDripSize}
+	ev, ok := fr.f["every"]
+	if !ok {
+		return fr.d.Errf(e.Key, JoinPath(fr.path, "every"), "required: the wait before each piece of the body, e.g. every: 2s")
+	}
+	everyPath := JoinPath(fr.path, "every")
+	if dr.Every, err = fr.d.Duration(ev.Val, everyPath); err != nil {
+		return err
+	}
+	if dr.Every <= 0 {
+		return fr.d.Errf(ev.Val, everyPath, "must be above 0")
+	}
+	if fl, ok := fr.f["size"]; ok {
+		if dr.Size, err = fr.d.Integer(fl.Val, JoinPath(fr.path, "size"), 1); err != nil {
+			return err
+		}
+		if dr.Size > maxDripSize {
+			return fr.d.Errf(fl.Val, JoinPath(fr.path, "size"), "%d is above the %d bytes (1 MiB) a drip body allows", dr.Size, maxDripSize)
+		}
+	}
+	if fl, ok := fr.f["bytes"]; ok {
+		if dr.Bytes, err = fr.d.Integer(fl.Val, JoinPath(fr.path, "bytes"), 1); err != nil {
+			return err
+		}
+		if dr.Bytes > dr.Size {
+			return fr.d.Errf(fl.Val, JoinPath(fr.path, "bytes"), "%d is more than the body's size, %d", dr.Bytes, dr.Size)
+		}
+	}
+	if total := time.Duration(dr.Pieces()) * dr.Every; dr.Every > maxDripTime || total > maxDripTime {
+		return fr.d.Errf(ev.Val, everyPath, "%d pieces every %s take over %s: a drip that slow is a hang (write hang: P%%)",
+			dr.Pieces(), FormatDuration(dr.Every), FormatDuration(maxDripTime))
+	}
+	fr.ft.Drip = dr
+	return nil
+}
+
 func (fr *faultReader) status(e Entry, path string) (err error) {
 	if fr.ft.Status, err = fr.d.Integer(e.Val, path, 100); err != nil {
+		return err
+	}
+	if err := fr.only("drip", dripKeys); err != nil {
 		return err
 	}
 	if fr.ft.Status > 599 {

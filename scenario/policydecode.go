@@ -68,7 +68,7 @@ type lookupFunc func(name string, n *yaml.Node, path string) (*policy.Policy, er
 // named. Policy.Source gets the position of every field set; fields inherited from a base or a
 // preset point at the `base:` line (or the preset string). file labels errors and positions.
 func DecodePolicy(node *yaml.Node, file string, named map[string]*policy.Policy) (*policy.Policy, error) {
-	d := &decoder{NewNodeDecoder(file)}
+	d := &decoder{NodeDecoder: NewNodeDecoder(file)}
 	lookup := func(name string, n *yaml.Node, path string) (*policy.Policy, error) {
 		if p, ok := named[name]; ok {
 			return p.Clone(), nil

@@ -86,7 +86,7 @@ func TestPresetValues(t *testing.T) {
 				}
 			}
 			// Every preset must pass the loader's own checks.
-			d := &decoder{NewNodeDecoder("preset")}
+			d := &decoder{NodeDecoder: NewNodeDecoder("preset")}
 			if err := d.checkPolicy(p, ""); err != nil {
 				t.Errorf("preset fails validation: %v", err)
 			}

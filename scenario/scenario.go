@@ -123,6 +123,10 @@ const (
 	FaultHang   FaultKind = "hang"   // never answer
 	FaultReset  FaultKind = "reset"  // reset the connection after the request was sent
 	FaultRefuse FaultKind = "refuse" // refuse the connection (the request never left)
+	// FaultDrip sends the response head at once and the body a few bytes at a time. It is
+	// serve's alone: the simulator does not model a body's pace, so a scenario loaded for
+	// replay refuses it (ForServe).
+	FaultDrip FaultKind = "drip"
 )
 
 // Fault is injected into a share of requests during a phase. Faults of one phase are tried
@@ -133,7 +137,20 @@ type Fault struct {
 	Percent float64 // 0–1
 	// RetryAfter is sent with status faults (nil = no header).
 	RetryAfter *RetryAfter
+	// Drip is the pace of a drip fault's body (nil for every other kind).
+	Drip *Drip
 }
+
+// Drip is the pace of a drip fault: a body of Size bytes sent Bytes at a time, with Every
+// (scenario time) before each piece, so the whole body takes Pieces()·Every after the head.
+type Drip struct {
+	Every time.Duration
+	Bytes int
+	Size  int
+}
+
+// Pieces is how many writes the body takes: Size/Bytes, rounded up.
+func (d Drip) Pieces() int { return (d.Size + d.Bytes - 1) / d.Bytes }
 
 // RetryAfter is a Retry-After header to send: delay-seconds, or an HTTP-date Delay from now.
 type RetryAfter struct {
