@@ -30,6 +30,7 @@ package live
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -528,7 +529,7 @@ func (s *Server) drawsOf(r *http.Request, logical string) *targetDraws {
 }
 
 // answerFault answers the faults that end the request before the application sees it (a
-// status, a hang until the client leaves, a refusal) and says whether it did.
+// status, a hang until the client leaves, a drip, a refusal) and says whether it did.
 func (s *Server) answerFault(w http.ResponseWriter, r *http.Request, fault *scenario.Fault) bool {
 	if fault == nil {
 		return false
@@ -544,6 +545,10 @@ func (s *Server) answerFault(w http.ResponseWriter, r *http.Request, fault *scen
 		case <-r.Context().Done():
 		case <-s.stopping:
 		}
+		return true
+	case scenario.FaultDrip:
+		s.countFault(string(fault.Kind))
+		s.drip(w, r, fault.Drip)
 		return true
 	case scenario.FaultRefuse:
 		s.countFault(string(fault.Kind))
@@ -668,6 +673,53 @@ func (s *Server) writeStatusFault(w http.ResponseWriter, f *scenario.Fault) {
 		}
 	}
 	s.plain(w, f.Status, http.StatusText(f.Status))
+}
+
+// drip answers a drip fault: 200 with its head (Content-Length the body's size, so the
+// client knows how much is coming) flushed at once, then the body d.Bytes at a time with
+// d.Every (scaled by --speed) before each piece. A client that goes away or a server that
+// stops ends it at once; each piece has WriteTimeout of its own, so the whole drip may
+// outlast one while a client that stops reading still cannot hold the handler.
+func (s *Server) drip(w http.ResponseWriter, r *http.Request, d *scenario.Drip) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Length", strconv.Itoa(d.Size))
+	s.countStatus(http.StatusOK)
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	if rc.Flush() != nil {
+		return
+	}
+	body := dripBody(d.Size)
+	every := s.real(d.Every)
+	t := time.NewTimer(every)
+	defer t.Stop()
+	for sent := 0; sent < len(body); {
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			return
+		case <-s.stopping:
+			return
+		}
+		n := min(d.Bytes, len(body)-sent)
+		if s.opts.WriteTimeout > 0 {
+			_ = rc.SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
+		}
+		if _, err := w.Write(body[sent : sent+n]); err != nil || rc.Flush() != nil {
+			return
+		}
+		sent += n
+		t.Reset(every)
+	}
+}
+
+// dripBody is a drip fault's body: size bytes of dots, the last a newline.
+func dripBody(size int) []byte {
+	b := bytes.Repeat([]byte{'.'}, size)
+	b[size-1] = '\n'
+	return b
 }
 
 // resetConn hijacks the connection and closes it with SO_LINGER 0, so the kernel sends RST
