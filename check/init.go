@@ -46,11 +46,14 @@ type StarterOptions struct {
 type starterAdvice struct {
 	source           string
 	connect, timeout time.Duration
-	attempts         int
-	attemptsNote     string
-	budget           time.Duration
-	job              *profile.JobDesign
-	queueNote        string
+	// read is the recommended read timeout (profile.Recommendation.ReadTimeoutMs); 0 when
+	// none was measured or it buys nothing below the timeout.
+	read         time.Duration
+	attempts     int
+	attemptsNote string
+	budget       time.Duration
+	job          *profile.JobDesign
+	queueNote    string
 }
 
 // Starter returns a commented starter check file holding the recommended policy: what
@@ -107,6 +110,7 @@ func Starter(o StarterOptions) ([]byte, error) {
 		connectLine = line(6, "# connect_timeout: none", "below "+yamlDur(profile.DefaultConnectFloor)+" a separate connect timeout buys nothing: the "+yamlDur(a.timeout)+" timeout bounds the connect")
 	}
 	callerLines := line(4, fmt.Sprintf("caller: {kind: interactive, budget: %s}", yamlDur(a.budget)), "someone waits: one retry at most (the seeds)")
+	readLine := readTimeoutLine(a.read, a.timeout)
 	deadlineLine := "\n" + line(6, "deadline: "+yamlDur(a.budget), "the whole call, backoff included: stop when the caller stops waiting")
 	if j := a.job; j != nil {
 		delays := make([]string, len(j.BackoffMs))
@@ -171,7 +175,7 @@ dependencies:
 `, a.source, o.Name, callerLines, o.Method, o.IdempotencyKey,
 		profileLine,
 		connectLine,
-		line(6, "timeout: "+yamlDur(a.timeout), "per attempt, connect included"),
+		line(6, "timeout: "+yamlDur(a.timeout), "per attempt, connect included")+"\n"+readLine,
 		deadlineLine,
 		line(8, fmt.Sprintf("max_attempts: %d", a.attempts), a.attemptsNote),
 		strings.Join(rec.Retry.On, ", "),
@@ -236,6 +240,9 @@ func starterAdvise(o StarterOptions, rec *policy.Policy) (starterAdvice, error) 
 		connect: msDuration(r.ConnectTimeoutMs), timeout: msDuration(r.TimeoutMs),
 		attempts: r.MaxAttempts, budget: msDuration(r.BudgetMs), job: r.Job,
 	}
+	if r.ReadTimeoutMs != nil {
+		a.read = msDuration(*r.ReadTimeoutMs)
+	}
 	a.attemptsNote = fmt.Sprintf("probe: %d would fit the budget; %s", r.AttemptsFit, attemptsWhy(r))
 	if r.Job != nil {
 		a.attempts, a.attemptsNote = max(r.MaxAttempts, 1), "one attempt per run: the queue retries (caller.tries)"
@@ -285,6 +292,19 @@ func attemptsWhy(r profile.Recommendation) string {
 }
 
 // line writes one YAML line indented by indent with its comment in a common column.
+// readTimeoutLine is the starter's read_timeout line: probe's recommendation when it is below
+// the timeout (issue 27), else commented out with the reason — none measured, or one equal to
+// the timeout, which PT015 would flag as never firing.
+func readTimeoutLine(read, timeout time.Duration) string {
+	switch {
+	case read <= 0:
+		return line(6, "# read_timeout: none", "no silence measured (probe --save measures one): the timeout bounds every wait")
+	case read < timeout:
+		return line(6, "read_timeout: "+yamlDur(read), "the longest silence probe saw, with headroom: a stalled response fails before the timeout")
+	}
+	return line(6, "# read_timeout: none", "probe's read timeout equals the timeout: a separate one buys nothing (PT015)")
+}
+
 func line(indent int, text, comment string) string {
 	return fmt.Sprintf("%-34s # %s", strings.Repeat(" ", indent)+text, comment)
 }

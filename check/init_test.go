@@ -240,3 +240,35 @@ func TestStarterAttemptsCommentMatchesValue(t *testing.T) {
 		})
 	}
 }
+
+// readTimeoutLine writes probe's read timeout only where it bounds something the timeout
+// does not (below it), and says why not otherwise; what it writes reads back as the value.
+func TestReadTimeoutLine(t *testing.T) {
+	for _, tc := range []struct {
+		read, timeout time.Duration
+		want          string
+	}{
+		{0, 2 * time.Second, "# read_timeout: none "},
+		{800 * time.Millisecond, 2 * time.Second, "read_timeout: 800ms "},
+		{2 * time.Second, 2 * time.Second, "# read_timeout: none "},
+	} {
+		got := strings.TrimSpace(readTimeoutLine(tc.read, tc.timeout))
+		if !strings.HasPrefix(got, strings.TrimSpace(tc.want)) {
+			t.Errorf("read %v timeout %v: %q, want it to start %q", tc.read, tc.timeout, got, tc.want)
+		}
+	}
+	// Written below the timeout, it is a policy check accepts without PT015.
+	data := "dependencies:\n  - name: api\n    caller: {kind: interactive, budget: 3s}\n    policy:\n      timeout: 2s\n" +
+		readTimeoutLine(800*time.Millisecond, 2*time.Second) + "\n"
+	res := runYAML(t, data, Options{FailOn: SeverityWarning})
+	for _, id := range ruleIDs(res) {
+		if id == "PT015" || id == "PT002" {
+			t.Errorf("finding %s for a read timeout below the timeout\n%s", id, data)
+		}
+	}
+	// At the timeout, it would be PT015: the line is a comment, and a written one fires.
+	res = runYAML(t, strings.Replace(data, "read_timeout: 800ms", "read_timeout: 2s", 1), Options{FailOn: SeverityWarning})
+	if !slices.Contains(ruleIDs(res), "PT015") {
+		t.Errorf("read_timeout at the timeout: findings %v, want PT015", ruleIDs(res))
+	}
+}
