@@ -126,14 +126,7 @@ func CheckTarget(raw string) (*url.URL, error) {
 // may go on up to (Duration+Drain)/Speed while requests finish.
 func Estimate(sc *scenario.Scenario, speed float64) (typical, most time.Duration) {
 	speed = speedOrDefault(speed)
-	return time.Duration(float64(sc.Duration) / speed), time.Duration(float64(sc.Duration+drainOf(sc)) / speed)
-}
-
-func drainOf(sc *scenario.Scenario) time.Duration {
-	if sc.Drain > 0 {
-		return sc.Drain
-	}
-	return 10 * time.Minute
+	return time.Duration(float64(sc.Duration) / speed), time.Duration(float64(sc.Duration+sc.DrainOrDefault()) / speed)
 }
 
 // MinSpeed and MaxSpeed bound Options.Speed and ServerOptions.Speed, the time compression of
@@ -324,7 +317,7 @@ func (rp *replayer) announce() {
 	}
 	fmt.Fprintf(rp.log, "live: %d %s %s, %s of arrivals at speed %g: about %s real time (at most %s with the %s drain)\n",
 		len(sc.Policies), plural(len(sc.Policies), "policy", "policies"), how, units.Duration(sc.Duration), rp.speed,
-		units.Duration(typical.Round(100*time.Millisecond)), units.Duration(most.Round(100*time.Millisecond)), units.Duration(drainOf(sc)))
+		units.Duration(typical.Round(100*time.Millisecond)), units.Duration(most.Round(100*time.Millisecond)), units.Duration(sc.DrainOrDefault()))
 
 	if sc.Target.Conflicts == "single-row" {
 		fmt.Fprintln(rp.log, "live: warning: conflicts: single-row is not modelled on real sockets yet; writes never conflict, so results differ from the simulation")
@@ -624,7 +617,7 @@ func (r *run) setup() {
 		}
 		r.clients[i] = cs
 	}
-	drain := drainOf(sc)
+	drain := sc.DrainOrDefault()
 	highest := max(int64((sc.Duration+drain)/time.Microsecond)*2, 1_000_000)
 	r.hist = hdrhistogram.New(1, highest, 3)
 	r.res = replay.PolicyResult{Name: p.Name, FailureReasons: map[string]int{}}
@@ -643,7 +636,7 @@ func (r *run) play(ctx context.Context) {
 	}
 	r.begun.Store(r.start.UnixNano())
 	defer r.ended.Store(true)
-	horizon := r.sc.Duration + drainOf(r.sc)
+	horizon := r.sc.Duration + r.sc.DrainOrDefault()
 	runCtx, cancel := context.WithDeadline(ctx, r.start.Add(r.real(horizon)))
 	defer cancel()
 	r.runCtx = runCtx
@@ -802,7 +795,7 @@ func (r *run) finish(lr *logical, kind replay.End, reason string, holdsWorker bo
 		// Still in flight when the drain ended (or the run was interrupted): the simulator's
 		// "stuck", at the horizon.
 		reason = replay.ReasonStuck
-		now = min(now, r.sc.Duration+drainOf(r.sc))
+		now = min(now, r.sc.Duration+r.sc.DrainOrDefault())
 	}
 	if kind == replay.EndSucceeded && lr.degraded {
 		kind = replay.EndDegraded

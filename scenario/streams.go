@@ -158,3 +158,13 @@ func (s Stalls) Advance(t, d time.Duration) time.Duration {
 	}
 	return cur + rem
 }
+
+// DrainOrDefault is how long a run goes on after arrivals stop: Drain, or the default a
+// file that leaves it out gets (docs/design.md §6) for a Scenario built in code without it.
+// The simulator, its estimate and live replay all end a run at Duration + DrainOrDefault.
+func (sc *Scenario) DrainOrDefault() time.Duration {
+	if sc.Drain > 0 {
+		return sc.Drain
+	}
+	return defaultDrain
+}

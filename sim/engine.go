@@ -206,11 +206,7 @@ func newEngine(sc *scenario.Scenario, p *policy.Policy, s *scratch) *engine {
 	e.hasKey = p.SendsKey(sc.Load.Request.IdempotencyKey)
 	e.req = policy.Request{Method: method, HasKey: e.hasKey}
 	e.idem = e.req.Idempotent()
-	drain := sc.Drain
-	if drain <= 0 {
-		drain = 10 * time.Minute
-	}
-	e.horizon = sc.Duration + drain
+	e.horizon = sc.Duration + sc.DrainOrDefault()
 	n := sc.Load.Clients
 	if n <= 0 {
 		n = 1

@@ -240,11 +240,7 @@ func newMeanField(sc *scenario.Scenario, p *policy.Policy) *meanField {
 	m.hasKey = p.SendsKey(sc.Load.Request.IdempotencyKey)
 	m.req = policy.Request{Method: method, HasKey: m.hasKey}
 	m.clients = float64(max(sc.Load.Clients, 1))
-	drain := sc.Drain
-	if drain <= 0 {
-		drain = 10 * time.Minute
-	}
-	m.horizon = sc.Duration + drain
+	m.horizon = sc.Duration + sc.DrainOrDefault()
 	m.dt = max(estMinBin, m.horizon/estBins)
 	m.nb = int(m.horizon/m.dt) + 2
 	m.stalls = sc.Stalls()
