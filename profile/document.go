@@ -253,6 +253,9 @@ type Recommendation struct {
 	Caller CallerInfo `json:"caller"`
 	// Job is the queue design for a job caller (nil for an interactive one).
 	Job *JobDesign `json:"job,omitempty"`
+	// RetryBudget sizes the retry budgets of proxies, meshes and gRPC from the measured
+	// load (nil when the load is unknown: no rate or latency measured).
+	RetryBudget *RetryBudget `json:"retry_budget,omitempty"`
 	// BasisMs is the measured latency the timeout was derived from: the quantile
 	// 1 − cutoff_rate of good responses and unanswered requests together, or the slowest
 	// good response when too few back that quantile.
@@ -334,4 +337,32 @@ type JobDesign struct {
 	// GiveUpAfterMs is the longest a job that fails every try keeps retrying: Tries runs of
 	// TimeoutMs plus every delay at its jitter bound (a retryUntil() at least this long).
 	GiveUpAfterMs float64 `json:"give_up_after_ms"`
+}
+
+// RetryBudget is the retry budget sized from the measured load (issue 27 item 3): it admits
+// the retries the measured transient failures need at normal load and caps amplification
+// in a full outage. One sizing, written in each target's knobs by package emit: Envoy and
+// Istio `retry_budget` (budget_percent, min_retry_concurrency), Linkerd
+// (retryRatio = Percent/100, minRetriesPerSecond), gRPC `retryThrottling` (maxTokens,
+// tokenRatio).
+type RetryBudget struct {
+	// RatePerS is the measured request rate; Concurrency the mean requests in flight at that
+	// rate (Little's law: rate × mean latency).
+	RatePerS    float64 `json:"rate_per_s"`
+	Concurrency float64 `json:"concurrency"`
+	// Percent is the retries allowed, as a percentage of active requests (Envoy and Istio
+	// budget_percent; Linkerd's retryRatio is Percent/100).
+	Percent float64 `json:"percent"`
+	// MinRetryConcurrency is Envoy and Istio's min_retry_concurrency: the retries always
+	// allowed in flight, whatever the percentage.
+	MinRetryConcurrency int `json:"min_retry_concurrency"`
+	// MinRetriesPerSecond is Linkerd's minRetriesPerSecond.
+	MinRetriesPerSecond int `json:"min_retries_per_second"`
+	// MaxTokens and TokenRatio are gRPC's retryThrottling.
+	MaxTokens  int     `json:"max_tokens"`
+	TokenRatio float64 `json:"token_ratio"`
+	// OutageAmplification is the most attempts per request the budget allows when every
+	// attempt fails (1 + Percent/100 once the floor is spent).
+	OutageAmplification float64  `json:"outage_amplification"`
+	Derivation          []string `json:"derivation"`
 }

@@ -1,0 +1,4 @@
+package emit
+
+// gatewayAPIWriter writes the recommendation for GatewayAPI (not written yet).
+var gatewayAPIWriter = writer{target: GatewayAPI, kind: KindConfig, language: "yaml"}
