@@ -56,26 +56,11 @@ const (
 
 // Setting is one knob an emission sets: its name in the target's own words, the value as
 // written, and what it bounds in plain words.
-type Setting struct {
-	Knob   string `json:"knob"`
-	Value  string `json:"value"`
-	Bounds string `json:"bounds"`
-}
+type Setting = profile.EmitSetting
 
-// Emission is one target's text: what `--emit TARGET` prints and JSON's `emit[]` carries.
-type Emission struct {
-	Target   Target    `json:"target"`
-	Kind     Kind      `json:"kind"`
-	Language string    `json:"language"`
-	Text     string    `json:"text"`
-	Settings []Setting `json:"settings"`
-	// Missing says, for each bound the recommendation has and the target cannot express,
-	// what is missing and how to get it ("requests has no total timeout: the program runs
-	// the call under a 2 s deadline of its own").
-	Missing []string `json:"missing"`
-	// Group is the advise --by group this emission is for ("" for all samples).
-	Group string `json:"group,omitempty"`
-}
+// Emission is one target's text: what `--emit TARGET` prints and JSON's `emit[]` carries
+// (profile.Emission, part of the patience/probe/v1 document).
+type Emission = profile.Emission
 
 // Input is what every target writes from: one call and the recommendation for it.
 type Input struct {
@@ -276,7 +261,7 @@ func Emit(t Target, in Input) (Emission, error) {
 	if err != nil {
 		return Emission{}, fmt.Errorf("emit %s: %w", t, err)
 	}
-	e.Target, e.Kind, e.Language = w.target, w.kind, w.language
+	e.Target, e.Kind, e.Language = string(w.target), string(w.kind), w.language
 	if e.Settings == nil {
 		e.Settings = []Setting{}
 	}

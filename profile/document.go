@@ -72,6 +72,40 @@ type Profile struct {
 	Histogram string `json:"histogram,omitempty"`
 	// Histograms holds one such encoded histogram per recorded series (see Series).
 	Histograms map[string]string `json:"histograms,omitempty"`
+	// Emit is the recommendation written in each target --emit named (package emit writes
+	// them); absent without --emit.
+	Emit []Emission `json:"emit,omitempty"`
+}
+
+// Emission is the recommendation written for one target (`--emit TARGET`, issue 27 item 2):
+// a program in a client library or a configuration file, the knobs it sets and the bounds
+// the target cannot express. Package emit writes it; it is here because it is part of the
+// patience/probe/v1 document.
+type Emission struct {
+	// Target names the target ("requests", "nginx", …); Kind is "code" or "config";
+	// Language the text's language ("python", "yaml", …).
+	Target   string `json:"target"`
+	Kind     string `json:"kind"`
+	Language string `json:"language"`
+	// Text is the program or file, complete.
+	Text string `json:"text"`
+	// Settings lists each knob set: its name in the target's words, its value as written,
+	// what it bounds.
+	Settings []EmitSetting `json:"settings"`
+	// Missing says, for each bound the recommendation has and the target cannot express,
+	// what is missing and what the text does instead.
+	Missing []string `json:"missing"`
+	// Group is the advise --by group the emission is for ("" for all samples).
+	Group string `json:"group,omitempty"`
+	// Path is where --emit TARGET=PATH wrote Text ("" when it is only in the report).
+	Path string `json:"path,omitempty"`
+}
+
+// EmitSetting is one knob an emission sets.
+type EmitSetting struct {
+	Knob   string `json:"knob"`
+	Value  string `json:"value"`
+	Bounds string `json:"bounds"`
 }
 
 // Source describes the latency data a result was read from rather than measured (docs/design.md §3:
