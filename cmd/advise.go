@@ -43,6 +43,9 @@ type AdviseOptions struct {
 	Save         string
 	// Force lets --save replace a profile with a run that got no good response (exit 3).
 	Force bool
+	// Emit is --emit and --emit-url: the recommendation in clients' and proxies' own knobs,
+	// for all samples and for each --by group.
+	Emit emitFlags
 
 	budgetSet bool
 }
@@ -132,6 +135,8 @@ error time duration; operators = != ~ !~ < <= > >=; and, or, not, parentheses).`
 	fl.DurationVar(&opts.ConnectFloor, "connect-floor", profile.DefaultConnectFloor, "lowest connect timeout to recommend (survives one lost SYN)")
 	fl.StringVar(&opts.Save, "save", "", "write the profile (patience/probe/v1 with HDR histograms) to this JSON file")
 	fl.BoolVar(&opts.Force, "force", false, "let --save replace a profile even with data that has no good response")
+	addEmitFlag(c, &opts.Emit)
+	addEmitURLFlag(c, &opts.Emit)
 	addOutputFlag(c, &opts.Output, report.AdviseFormats.Names())
 	return c
 }
@@ -205,6 +210,9 @@ func adviseRun(opts *AdviseOptions) error {
 			return UsageErrorf("--save: %v", err)
 		}
 	}
+	if err := opts.Emit.parse(); err != nil {
+		return err
+	}
 	if err := adviseStdinLogFormat(opts, &o); err != nil {
 		return err
 	}
@@ -233,8 +241,11 @@ func adviseRun(opts *AdviseOptions) error {
 		}
 		return UsageError(err)
 	}
+	adviseEmit(opts, res)
 	return finishProfile(opts.IO, render, res,
-		func() error { return saveProfile(opts.IO, opts.Save, opts.Force, res.Profile) },
+		func() error {
+			return errors.Join(saveProfile(opts.IO, opts.Save, opts.Force, res.Profile), writeEmitted(opts.IO, res.Emit))
+		},
 		func() error { return adviseExit(res.Profile) })
 }
 
@@ -320,4 +331,21 @@ func adviseProgress(opts *AdviseOptions, size int64) (func(int64), func(bool)) {
 			}
 			p.Wait()
 		}
+}
+
+// adviseEmit attaches --emit's texts to the recommendation for all samples and to each
+// --by group's (labelled with the group). Only the first is written to a --emit PATH: the
+// groups' are in the report.
+func adviseEmit(opts *AdviseOptions, res *advise.Result) {
+	opts.Emit.attach(opts.IO, res.Profile, "")
+	for i := range res.Groups {
+		g := &res.Groups[i]
+		if g.Result == nil {
+			continue
+		}
+		opts.Emit.attach(opts.IO, g.Result, g.Key)
+		for j := range g.Result.Emit {
+			g.Result.Emit[j].Path = ""
+		}
+	}
 }

@@ -63,6 +63,9 @@ type ProbeOptions struct {
 	Merge      bool
 	MergeFiles []string
 
+	// Emit is --emit: the recommendation in clients' and proxies' own knobs.
+	Emit emitFlags
+
 	rateSet     bool
 	budgetSet   bool
 	requestsSet bool
@@ -185,6 +188,7 @@ no good response (exit 3) unless --force.`,
 	fl.BoolVar(&opts.Force, "force", false, "let --save replace a profile even with a run that got no good response")
 	fl.BoolVar(&opts.Strict, "strict", false, "exit 1 when the budget cannot hold one normal call (now always so: every ✗ exits non-zero)")
 	fl.BoolVar(&opts.Merge, "merge", false, "merge saved profiles (arguments) instead of probing")
+	addEmitFlag(c, &opts.Emit)
 	addOutputFlag(c, &opts.Output, report.ProbeFormats.Names())
 	return c
 }
@@ -343,11 +347,14 @@ func probeRun(opts *ProbeOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	// A --save that cannot be written is found before anything is measured.
+	// A --save or --emit that cannot be written is found before anything is measured.
 	if opts.Save != "" {
 		if err := profile.CheckSavePath(opts.Save); err != nil {
 			return UsageErrorf("--save: %v", err)
 		}
+	}
+	if err := opts.Emit.parse(); err != nil {
+		return err
 	}
 	var res *profile.Profile
 	if opts.Merge {
@@ -364,8 +371,9 @@ func probeRun(opts *ProbeOptions) error {
 			return probe.RedactError(err, cfg.URL)
 		}
 	}
+	opts.Emit.attach(opts.IO, res, "")
 	return finishProfile(opts.IO, render, res,
-		func() error { return probeSave(opts, res) },
+		func() error { return errors.Join(probeSave(opts, res), writeEmitted(opts.IO, res.Emit)) },
 		func() error { return probeExit(opts, res) })
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/patience-dev/patience/advise"
 	"github.com/patience-dev/patience/internal/units"
+	"github.com/patience-dev/patience/profile"
 )
 
 // AdviseFormats renders an advise result: the probe report of every sample (one source of
@@ -173,9 +174,22 @@ func AdviseText(w io.Writer, r *advise.Result, o Options) error {
 			writeHanging(&b, st.Warn.Render("  ! tail moved:")+" ", 16, textSafe(t), width, st.Warn)
 		}
 	}
+	writeEmitText(&b, st, width, adviseGroupEmissions(r))
 	writeLegend(&b, st, width, probeLegend, false)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// adviseGroupEmissions are the --by groups' emitted texts, in the groups' order (the
+// recommendation for all samples carries its own, rendered with it).
+func adviseGroupEmissions(r *advise.Result) []profile.Emission {
+	var out []profile.Emission
+	for _, g := range r.Groups {
+		if g.Result != nil {
+			out = append(out, g.Result.Emit...)
+		}
+	}
+	return out
 }
 
 // adviseGroupTable is the groups' table for a terminal: each group's verdict mark before
@@ -265,6 +279,7 @@ func AdviseMarkdown(w io.Writer, r *advise.Result, o Options) error {
 			fmt.Fprintf(&b, "\n> ⚠️ tail moved: %s\n", mdText(t))
 		}
 	}
+	writeEmitMarkdown(&b, adviseGroupEmissions(r))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

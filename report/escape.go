@@ -133,7 +133,20 @@ func htmlDocSafe(d *htmlDoc) {
 	htmlSafeValue(reflect.ValueOf(d).Elem())
 }
 
-var stringType = reflect.TypeOf("")
+var (
+	stringType = reflect.TypeOf("")
+	preType    = reflect.TypeOf(htmlPre{})
+)
+
+// textSafeLines is textSafe for each line of a verbatim text (an emitted program), its line
+// breaks kept.
+func textSafeLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = textSafe(l)
+	}
+	return strings.Join(lines, "\n")
+}
 
 func htmlSafeValue(v reflect.Value) {
 	switch v.Kind() {
@@ -150,6 +163,13 @@ func htmlSafeValue(v reflect.Value) {
 			htmlSafeValue(v.Index(i))
 		}
 	case reflect.Struct:
+		if v.Type() == preType {
+			// Verbatim text keeps its lines: each is made safe on its own.
+			f := v.FieldByName("Text")
+			f.SetString(textSafeLines(f.String()))
+			v.FieldByName("Lang").SetString(textSafe(v.FieldByName("Lang").String()))
+			return
+		}
 		for i := 0; i < v.NumField(); i++ {
 			htmlSafeValue(v.Field(i))
 		}

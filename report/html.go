@@ -73,7 +73,12 @@ type htmlBlock struct {
 	KV      []htmlKV
 	Table   *htmlTable
 	Chart   *htmlChart
+	// Pre is verbatim text: an emitted program or configuration file.
+	Pre *htmlPre
 }
+
+// htmlPre is a block of verbatim text in a language ("python", "yaml").
+type htmlPre struct{ Lang, Text string }
 
 type htmlPara struct{ Class, Text string }
 

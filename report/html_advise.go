@@ -62,6 +62,7 @@ func AdviseHTML(w io.Writer, r *advise.Result, _ Options) error {
 			blocks = append(blocks, list("notes", moved))
 		}
 	}
+	blocks = append(blocks, emitHTMLBlocks(adviseGroupEmissions(r))...)
 	return writeHTML(w, htmlDoc{Title: "patience advise", Subtitle: probeHTMLSubtitle(r.Profile),
 		Lead: lead, Sections: []htmlSection{{Blocks: blocks}}})
 }

@@ -121,7 +121,7 @@ func probeHTMLParts(r *profile.Profile) ([]htmlVerdict, []htmlBlock, error) {
 	if r.Source != nil && len(r.Source.MalformedSample) > 0 {
 		blocks = append(blocks, list("derivation", r.Source.MalformedSample))
 	}
-	return lead, blocks, nil
+	return lead, append(blocks, emitHTMLBlocks(r.Emit)...), nil
 }
 
 // ReplayHTML renders a replay as one self-contained HTML page: a verdict per policy, the

@@ -297,6 +297,7 @@ func probeTextBody(r *profile.Profile, o Options) *probeText {
 	t.writeDistribution()
 	t.writeRecommendation()
 	t.writeCutoffCurve()
+	writeEmitText(&t.b, t.st, t.width, t.r.Emit)
 	return t
 }
 
@@ -674,6 +675,7 @@ func ProbeMarkdown(w io.Writer, r *profile.Profile, _ Options) error {
 		}
 		writeMDTable(&b, []string{"timeout at", "value", "cut off"}, rows, func(c int) bool { return c > 0 })
 	}
+	writeEmitMarkdown(&b, r.Emit)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
