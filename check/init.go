@@ -42,6 +42,21 @@ type StarterOptions struct {
 	Loaded *profile.Profile
 }
 
+// filled applies the defaults: dependency api, method GET, an interactive caller.
+func (o StarterOptions) filled() StarterOptions {
+	if o.Name == "" {
+		o.Name = "api"
+	}
+	if o.Method == "" {
+		o.Method = "GET"
+	}
+	o.Method = strings.ToUpper(o.Method)
+	if o.Caller == "" {
+		o.Caller = profile.CallerInteractive
+	}
+	return o
+}
+
 // starterAdvice is what a starter file writes: probe's recommendation for the caller.
 type starterAdvice struct {
 	source           string
@@ -54,6 +69,11 @@ type starterAdvice struct {
 	budget       time.Duration
 	job          *profile.JobDesign
 	queueNote    string
+	// rec is the recommendation the file writes, as --emit writes it for clients and
+	// proxies: profile.Recommend's, or the preset's figures in its shape; target is the
+	// profile's call (empty without a profile).
+	rec    profile.Recommendation
+	target profile.Target
 }
 
 // Starter returns a commented starter check file holding the recommended policy: what
@@ -66,16 +86,7 @@ type starterAdvice struct {
 // waiting. When the budget cannot hold one normal call, the file holds the job design
 // instead, as probe says: accept the work and move the call to a queue.
 func Starter(o StarterOptions) ([]byte, error) {
-	if o.Name == "" {
-		o.Name = "api"
-	}
-	if o.Method == "" {
-		o.Method = "GET"
-	}
-	o.Method = strings.ToUpper(o.Method)
-	if o.Caller == "" {
-		o.Caller = profile.CallerInteractive
-	}
+	o = o.filled()
 	rec, ok := scenario.Preset("recommended")
 	if !ok {
 		return nil, errors.New("the recommended preset is missing")
@@ -210,6 +221,7 @@ func starterAdvise(o StarterOptions, rec *policy.Policy) (starterAdvice, error) 
 		if fit == 0 {
 			a.attempts, a.attemptsNote = 1, "WARNING: "+profile.QueueVerdict+" (PT003 will say so)"
 		}
+		a.rec = presetRecommendation(a, o)
 		return a, nil
 	}
 	res, err := o.Loaded, error(nil)
@@ -236,6 +248,7 @@ func starterAdvise(o StarterOptions, rec *policy.Policy) (starterAdvice, error) 
 		return starterAdvice{}, fmt.Errorf("--profile %s has no timeout recommendation: %s", o.Profile, verdictText(r))
 	}
 	a := starterAdvice{
+		target:  res.Target,
 		source:  fmt.Sprintf("probe's recommendation from %s (%s)", o.Profile, verdictText(r)),
 		connect: msDuration(r.ConnectTimeoutMs), timeout: msDuration(r.TimeoutMs),
 		attempts: r.MaxAttempts, budget: msDuration(r.BudgetMs), job: r.Job,
@@ -258,8 +271,43 @@ func starterAdvise(o StarterOptions, rec *policy.Policy) (starterAdvice, error) 
 		a.job, a.attempts, a.budget = j.Job, 1, 0
 		a.attemptsNote = "one attempt per run: the queue retries (caller.tries)"
 		a.queueNote = fmt.Sprintf("    # The %s budget cannot hold one %s call: %s. The job design:\n", yamlDur(msDuration(r.BudgetMs)), yamlDur(a.timeout), profile.QueueVerdict)
+		r = j
 	}
+	a.rec = r
 	return a, nil
+}
+
+// presetRecommendation is a starter's advice without a profile in the recommendation's
+// shape: the recommended preset's timeouts and the attempts counted for the caller.
+func presetRecommendation(a starterAdvice, o StarterOptions) profile.Recommendation {
+	budgetMs := float64(a.budget) / float64(time.Millisecond)
+	r := profile.Recommendation{
+		TimeoutMs: float64(a.timeout) / float64(time.Millisecond), MaxAttempts: a.attempts,
+		BudgetMs: budgetMs, FitsBudget: a.attempts > 0, Backoff: profile.BackoffDescription(),
+		Caller: profile.CallerInfo{Kind: profile.CallerInteractive, Method: o.Method, IdempotencyKey: o.IdempotencyKey, BudgetMs: budgetMs},
+	}
+	if a.connect > 0 && a.connect < a.timeout {
+		r.ConnectTimeoutMs = float64(a.connect) / float64(time.Millisecond)
+	}
+	return r
+}
+
+// StarterRecommendation is the recommendation a starter file holds (Starter writes it) and
+// the call it is for, as `check --init --emit` writes it for clients and proxies: probe's
+// for the caller when a profile is given, else the recommended preset's.
+func StarterRecommendation(o StarterOptions) (profile.Recommendation, profile.Target, error) {
+	o = o.filled()
+	rec, ok := scenario.Preset("recommended")
+	if !ok {
+		return profile.Recommendation{}, profile.Target{}, errors.New("the recommended preset is missing")
+	}
+	a, err := starterAdvise(o, rec)
+	if err != nil {
+		return profile.Recommendation{}, profile.Target{}, err
+	}
+	t := a.target
+	t.Method = o.Method
+	return a.rec, t, nil
 }
 
 // interactiveAttemptsNote is the max_attempts comment of an interactive starter: the comment

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/patience-dev/patience/check"
+	"github.com/patience-dev/patience/emit"
 	"github.com/patience-dev/patience/internal/atomicfile"
 	"github.com/patience-dev/patience/internal/input"
 	"github.com/patience-dev/patience/profile"
@@ -48,7 +49,10 @@ type CheckOptions struct {
 	MaxCost string
 
 	// Init writes a starter file instead of checking.
-	Init           bool
+	Init bool
+	// Emit is --emit with --init: the starter's recommendation in clients' and proxies'
+	// own knobs, printed on stdout or written to TARGET=PATH.
+	Emit           emitFlags
 	Caller         string
 	Budget         string
 	Method         string
@@ -75,7 +79,7 @@ func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 				return UsageErrorf("--init writes one file, got %d", len(args))
 			}
 			if !opts.Init {
-				for _, name := range []string{"budget", "method", "name", "idempotency-key", "caller"} {
+				for _, name := range []string{"budget", "method", "name", "idempotency-key", "caller", "emit"} {
 					if c.Flags().Changed(name) {
 						return UsageErrorf("--%s only applies with --init", name)
 					}
@@ -97,6 +101,7 @@ func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 	fl.StringArrayVar(&opts.Reports, "report", nil, "also write FORMAT=PATH ("+strings.Join(report.CheckFormats.Names(), "|")+"); repeatable")
 	fl.StringVar(&opts.Profile, "profile", "", "probe profile (patience probe --save; - reads stdin) for dependencies that name none; with --init, the source of the recommendation")
 	fl.BoolVar(&opts.Init, "init", false, "write a commented starter file (patience.yaml) with the recommended policy; never overwrites")
+	addEmitFlag(c, &opts.Emit)
 	callers := make([]string, 0, 2)
 	for _, k := range profile.CallerKinds() {
 		callers = append(callers, string(k))
@@ -354,6 +359,9 @@ func checkInit(opts *CheckOptions) error {
 		}
 		so.Budget = d
 	}
+	if err := opts.Emit.parse(); err != nil {
+		return err
+	}
 	data, err := check.Starter(so)
 	if err != nil {
 		return UsageError(err)
@@ -366,7 +374,34 @@ func checkInit(opts *CheckOptions) error {
 		return UsageError(err)
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "wrote %s; run patience check %s\n", path, path)
-	return nil
+	return checkInitEmit(opts, so)
+}
+
+// checkInitEmit writes --emit's texts for the starter's recommendation: to each PATH, the
+// others on stdout.
+func checkInitEmit(opts *CheckOptions, so check.StarterOptions) error {
+	if len(opts.Emit.Requests) == 0 {
+		return nil
+	}
+	rec, target, err := check.StarterRecommendation(so)
+	if err != nil {
+		return UsageError(err)
+	}
+	ems, errs := emit.ForRecommendation(target, rec, so.Name, opts.Emit.Requests, "", "")
+	for _, err := range errs {
+		notef(opts.IO, "--emit: %v", err)
+	}
+	werr := writeEmitted(opts.IO, ems)
+	var shown []profile.Emission
+	for _, e := range ems {
+		if e.Path == "" {
+			shown = append(shown, e)
+		}
+	}
+	if err := report.EmitText(opts.IO.Out, shown, opts.IO.Options()); err != nil {
+		return err
+	}
+	return werr
 }
 
 // stdinNamed is paths with "-" named as check names standard input: (stdin).

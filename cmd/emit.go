@@ -16,9 +16,10 @@ import (
 
 // emitFlags are --emit (probe, advise, check --init) and advise's --emit-url.
 type emitFlags struct {
-	values []string
-	base   string
-	reqs   []emit.Request
+	// Values are --emit's values as given, URL is --emit-url, Requests the values read.
+	Values   []string
+	URL      string
+	Requests []emit.Request
 }
 
 // emitHelp is --emit's help, the same on every command.
@@ -26,18 +27,18 @@ var emitHelp = "TARGET[=PATH]: also write the recommendation in a client's or pr
 	strings.Join(emit.TargetNames(), ", ") + ")"
 
 func addEmitFlag(c *cobra.Command, f *emitFlags) {
-	c.Flags().StringArrayVar(&f.values, "emit", nil, emitHelp)
+	c.Flags().StringArrayVar(&f.Values, "emit", nil, emitHelp)
 }
 
 // addEmitURLFlag is advise's --emit-url: the source names a host or a route, not a URL.
 func addEmitURLFlag(c *cobra.Command, f *emitFlags) {
-	c.Flags().StringVar(&f.base, "emit-url", "", "with --emit: the dependency's URL (scheme and host; a route the source names is put under it), for sources that do not hold it")
+	c.Flags().StringVar(&f.URL, "emit-url", "", "with --emit: the dependency's URL (scheme and host; a route the source names is put under it), for sources that do not hold it")
 }
 
 // parse reads the values before anything is measured: an unknown target, a target named
 // twice or a PATH that exists is a usage error naming the flag and the value.
 func (f *emitFlags) parse() error {
-	reqs, err := emit.ParseRequests(f.values)
+	reqs, err := emit.ParseRequests(f.Values)
 	if err != nil {
 		return UsageErrorf("--emit %v", err)
 	}
@@ -49,20 +50,20 @@ func (f *emitFlags) parse() error {
 			return UsageErrorf("--emit %s=%s: %s already exists; --emit never overwrites (remove it or name another file)", r.Target, r.Path, r.Path)
 		}
 	}
-	if f.base != "" && len(reqs) == 0 {
+	if f.URL != "" && len(reqs) == 0 {
 		return UsageErrorf("--emit-url only applies with --emit")
 	}
-	f.reqs = reqs
+	f.Requests = reqs
 	return nil
 }
 
 // attach writes the emissions of p's recommendation into p.Emit (group labels an advise
 // --by group); a target the recommendation cannot fill is said on stderr, the others kept.
 func (f *emitFlags) attach(streams *report.IOStreams, p *profile.Profile, group string) {
-	if len(f.reqs) == 0 || p == nil {
+	if len(f.Requests) == 0 || p == nil {
 		return
 	}
-	out, errs := emit.ForProfile(p, f.reqs, f.base, group)
+	out, errs := emit.ForProfile(p, f.Requests, f.URL, group)
 	p.Emit = out
 	for _, err := range errs {
 		notef(streams, "--emit: %v", err)

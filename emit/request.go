@@ -146,11 +146,24 @@ func NameFromURL(raw string) string {
 // them for an advise --by group). A target that cannot be written (no timeout was derived)
 // is left out and its error returned beside the others', so one refusal loses nothing else.
 func ForProfile(p *profile.Profile, reqs []Request, base, group string) ([]profile.Emission, []error) {
-	if len(reqs) == 0 || p == nil {
+	if p == nil {
 		return nil, nil
 	}
-	src := SourceOf(p.Target, base)
-	in := Input{URL: src.URL, Method: src.Method, Name: src.Name, Rec: p.Recommendation}
+	return ForRecommendation(p.Target, p.Recommendation, "", reqs, base, group)
+}
+
+// ForRecommendation is ForProfile for a recommendation made elsewhere (check --init's
+// starter), for the call t; name names the dependency in configuration files ("" takes it
+// from the URL's host).
+func ForRecommendation(t profile.Target, rec profile.Recommendation, name string, reqs []Request, base, group string) ([]profile.Emission, []error) {
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	src := SourceOf(t, base)
+	if name != "" {
+		src.Name = name
+	}
+	in := Input{URL: src.URL, Method: src.Method, Name: src.Name, Rec: rec}
 	var out []profile.Emission
 	var errs []error
 	for _, r := range reqs {
