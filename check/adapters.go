@@ -12,10 +12,8 @@ import (
 	"github.com/patience-dev/patience/sim"
 )
 
-// loadProfile reads a `probe --save` profile (profile.Load) and returns the latency
-// histogram of its good responses (status < 500, microseconds), the same basis probe uses
-// for its timeout recommendation; profiles without that series fall back to the total.
-func loadProfile(path string) (*hdrhistogram.Histogram, error) {
+// loadProfile reads a `probe --save` profile (profile.Load), naming a file it cannot read.
+func loadProfile(path string) (*profile.Profile, error) {
 	res, err := profile.Load(path)
 	if err != nil {
 		var pe *os.PathError
@@ -24,7 +22,7 @@ func loadProfile(path string) (*hdrhistogram.Histogram, error) {
 		}
 		return nil, err
 	}
-	return profileHistogram(res)
+	return res, nil
 }
 
 // profileHistogram is the histogram PT010 reads from a profile: its good responses, else all.
@@ -35,14 +33,25 @@ func profileHistogram(res *profile.Profile) (*hdrhistogram.Histogram, error) {
 	return res.TotalHistogram()
 }
 
+// silenceHistogram is the histogram PT016 reads from a profile: the longest silence of each
+// good response (profile.SeriesSilenceGood); nil when the profile measured none (advise from
+// logs that bound no silence, or a profile saved before silences were recorded).
+func silenceHistogram(res *profile.Profile) (*hdrhistogram.Histogram, error) {
+	s, ok := res.Histograms[profile.SeriesSilenceGood]
+	if !ok {
+		return nil, nil
+	}
+	return profile.DecodeHistogram(s)
+}
+
 // profileLoader is loadProfile, with StdinName standing for stdin when it is set.
-func profileLoader(stdin *profile.Profile) func(string) (*hdrhistogram.Histogram, error) {
+func profileLoader(stdin *profile.Profile) func(string) (*profile.Profile, error) {
 	if stdin == nil {
 		return loadProfile
 	}
-	return func(path string) (*hdrhistogram.Histogram, error) {
+	return func(path string) (*profile.Profile, error) {
 		if path == StdinName {
-			return profileHistogram(stdin)
+			return stdin, nil
 		}
 		return loadProfile(path)
 	}

@@ -24,9 +24,9 @@ type Options struct {
 	Profile string
 	// Version is patience's version, copied into the result for SARIF.
 	Version string
-	// LoadProfile reads a probe profile's total-latency histogram (values in microseconds);
-	// nil uses profile.Load.
-	LoadProfile func(path string) (*hdrhistogram.Histogram, error)
+	// LoadProfile reads a probe profile (PT010 reads its good responses' latency, PT016 their
+	// longest silences); nil uses profile.Load.
+	LoadProfile func(path string) (*profile.Profile, error)
 	// StdinProfile is the profile `--profile -` read from standard input; Profile is then
 	// StdinName, and the default LoadProfile returns its histogram for that name.
 	StdinProfile *profile.Profile

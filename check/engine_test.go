@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/patience-dev/patience/profile"
+
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/google/go-cmp/cmp"
 	"github.com/patience-dev/patience/policy"
@@ -44,7 +46,7 @@ func runYAML(t *testing.T, text string, opts Options) *Result {
 		t.Fatalf("Load: %v", err)
 	}
 	if opts.LoadProfile == nil {
-		opts.LoadProfile = func(string) (*hdrhistogram.Histogram, error) { return nil, errors.New("no profile in this test") }
+		opts.LoadProfile = func(string) (*profile.Profile, error) { return nil, errors.New("no profile in this test") }
 	}
 	if opts.Replay == nil {
 		opts.Replay = func(context.Context, string) (*Replay, error) { return nil, errors.New("no replay in this test") }
@@ -73,8 +75,8 @@ func TestGoodPolicyHasNoFindings(t *testing.T) {
 	if !res.Passed {
 		t.Fatal("want passed")
 	}
-	if got := len(res.Checked[0].Rules); got != 15 {
-		t.Errorf("checked %d rules on the dependency, want 15 (PT001–PT015)", got)
+	if got := len(res.Checked[0].Rules); got != 16 {
+		t.Errorf("checked %d rules on the dependency, want 16 (PT001–PT016)", got)
 	}
 }
 
@@ -365,11 +367,11 @@ func TestPT010FromProfile(t *testing.T) {
 	h := hdrhistogram.New(1, 60_000_000, 3)
 	_ = h.RecordValues(100_000, 9900)
 	_ = h.RecordValues(800_000, 100)
-	load := func(path string) (*hdrhistogram.Histogram, error) {
+	load := func(path string) (*profile.Profile, error) {
 		if path != "profiles/a.json" {
 			t.Errorf("profile path %q, want it relative to the file", path)
 		}
-		return h, nil
+		return profileWith(t, map[string]*hdrhistogram.Histogram{profile.SeriesGood: h}), nil
 	}
 	dep := func(timeout string) string {
 		return "dependencies:\n  - name: a\n    profile: profiles/a.json\n    policy: {timeout: " + timeout + "}\n"
@@ -513,5 +515,57 @@ func TestRunInterruptedKeepsWhatFinished(t *testing.T) {
 	}
 	if skipped["two.yaml PT100"] != "interrupted: only a replayed" || skipped["three.yaml PT100"] != "interrupted before it was replayed" {
 		t.Errorf("skipped test cases: %v", skipped)
+	}
+}
+
+// profileWith is a profile holding the given series' histograms, as `probe --save` encodes them.
+func profileWith(t *testing.T, series map[string]*hdrhistogram.Histogram) *profile.Profile {
+	t.Helper()
+	p := &profile.Profile{Schema: profile.Schema, Histograms: map[string]string{}}
+	for name, h := range series {
+		enc, err := profile.EncodeHistogram(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Histograms[name] = enc
+	}
+	return p
+}
+
+// TestPT016FromProfile: a read timeout below the tail of the longest silences fires at its
+// line; above it, nothing; a profile without silences skips the rule, saying why.
+func TestPT016FromProfile(t *testing.T) {
+	// 10,000 good responses: 9,900 whose longest silence was 100ms, 100 at 800ms (1%).
+	sil := hdrhistogram.New(1, 60_000_000, 3)
+	_ = sil.RecordValues(100_000, 9900)
+	_ = sil.RecordValues(800_000, 100)
+	good := hdrhistogram.New(1, 60_000_000, 3)
+	_ = good.RecordValues(900_000, 10000)
+	with := func(string) (*profile.Profile, error) {
+		return profileWith(t, map[string]*hdrhistogram.Histogram{profile.SeriesGood: good, profile.SeriesSilenceGood: sil}), nil
+	}
+	without := func(string) (*profile.Profile, error) {
+		return profileWith(t, map[string]*hdrhistogram.Histogram{profile.SeriesGood: good}), nil
+	}
+	dep := func(read string) string {
+		return "dependencies:\n  - name: a\n    profile: a.json\n    policy: {timeout: 2s,\n      read_timeout: " + read + "}\n"
+	}
+	res := runYAML(t, dep("500ms"), Options{LoadProfile: with})
+	if diff := cmp.Diff([]string{"PT016"}, ruleIDs(res)); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+	f := res.Findings[0]
+	if f.Line != 5 || !strings.Contains(f.Message, "read_timeout 500 ms cuts off 1% of good a responses by their longest silence") || !strings.Contains(f.Message, "p99.9 = 800") {
+		t.Errorf("PT016 at line %d: %q", f.Line, f.Message)
+	}
+	if res := runYAML(t, dep("1s"), Options{LoadProfile: with}); len(res.Findings) != 0 {
+		t.Errorf("a read timeout above the silences fired: %+v", res.Findings)
+	}
+	res = runYAML(t, dep("500ms"), Options{LoadProfile: without})
+	if len(res.Findings) != 0 {
+		t.Errorf("a profile without silences fired: %+v", res.Findings)
+	}
+	if why := res.Checked[0].Skipped["PT016"]; !strings.Contains(why, "the profile measured no silence") {
+		t.Errorf("PT016 skipped with %q", why)
 	}
 }

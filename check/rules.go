@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/profile"
@@ -161,7 +162,7 @@ var Catalog = []Rule{
 		Asserts:    "the timeout is above the measured latency tail",
 		Help:       "A timeout below the profile's p(1-cutoff) cuts off good responses that were merely slow: each one costs a wasted attempt (and a retry of work the provider may have done). Raise timeout to the profile's p99.9 × 1.2 (`patience probe --budget` recommends one), or accept the cut-off rate consciously with `cutoff:`.",
 		Fix:        "raise policy.timeout above the profile's tail (p99.9 × 1.2), or set cutoff: to the share you accept",
-		dependency: timeoutBelowMeasuredLatency,
+		dependency: latencyTail.belowMeasured,
 	},
 	{
 		ID: "PT011", Name: "JobTimeoutNotBelowRetryAfter", Title: "queue job timeout at or above the queue's retry_after", Level: SeverityError,
@@ -199,6 +200,13 @@ var Catalog = []Rule{
 		Help:       "A read timeout bounds each silence of an attempt once the request is written: the wait for the first byte, then every pause between two reads (Python requests' read timeout, OkHttp's readTimeout, nginx's proxy_read_timeout). The attempt timeout bounds that wait and more, so a read_timeout at or above it never fires: a dependency that stops sending holds the caller for the whole attempt instead of failing at its first long silence. Keep read_timeout below timeout — `patience probe` recommends one from the longest silence of each response (read_timeout_ms); where its derivation says read = total, a separate one never fires and can go.",
 		Fix:        "set policy.read_timeout: below policy.timeout (patience probe recommends one: read_timeout_ms), or remove it",
 		dependency: readPart.notBelowTimeout,
+	},
+	{
+		ID: "PT016", Name: "ReadTimeoutBelowMeasuredSilence", Title: "read timeout below the measured silences", Level: SeverityWarning,
+		Asserts:    "the read timeout is above the longest silences the profile measured",
+		Help:       "A read timeout fires at the first silence longer than it: the wait for the first byte, or a pause between two reads. Below the profile's p(1-cutoff) of each good response's longest silence it cuts off responses that were arriving, only slowly — each one a timeout, a wasted attempt and, for a non-idempotent call, an unknown outcome. Raise read_timeout to the silence tail × 1.2 (`patience probe` recommends one: read_timeout_ms), or accept the cut-off rate consciously with `cutoff:`. Profiles from logs that bound no silence leave this rule unchecked, and say so.",
+		Fix:        "raise policy.read_timeout above the profile's silence tail (patience probe recommends one: read_timeout_ms), or set cutoff: to the share you accept",
+		dependency: silenceTail.belowMeasured,
 	},
 	{
 		ID: "PT100", Name: "ScenarioExpectationUnmet", Title: "scenario expectation unmet", Level: SeverityError,
@@ -583,9 +591,43 @@ func queueTries(c Caller) (n int, bound bool) {
 	return n, true
 }
 
-// timeoutBelowMeasuredLatency is PT010: the share of the profile's good responses slower than
-// the timeout. An unreadable profile is an input error, never a finding.
-func timeoutBelowMeasuredLatency(p *pass, d *Dependency) error {
+// measuredTail is a timeout checked against what a profile measured: PT010 the attempt
+// timeout against the latency of good responses, PT016 the read timeout against their
+// longest silences. One check, belowMeasured, serves both, each with its row.
+type measuredTail struct {
+	// field is the policy field (its Source key and the name in messages).
+	field string
+	get   func(pol *policy.Policy) time.Duration
+	// histogram picks the profile's series (nil, nil: the profile measured none, and why
+	// says so in the skip).
+	histogram func(*profile.Profile) (*hdrhistogram.Histogram, error)
+	why       string
+	// what names the samples ("good %s responses"), cost what each one cut off costs.
+	what, cost string
+}
+
+// latencyTail is PT010's row: the attempt timeout against good responses' latency.
+var latencyTail = measuredTail{
+	field: "timeout", get: func(pol *policy.Policy) time.Duration { return pol.Timeout },
+	histogram: profileHistogram,
+	what:      "good %s responses",
+	cost:      "each one is a wasted attempt that the provider may have completed",
+}
+
+// silenceTail is PT016's row: the read timeout against the longest silence of each good
+// response (probe's silence phase: the wait for the first byte, each pause between reads).
+var silenceTail = measuredTail{
+	field: "read_timeout", get: func(pol *policy.Policy) time.Duration { return pol.ReadTimeout },
+	histogram: silenceHistogram,
+	why:       "the profile measured no silence (a profile from logs that bound none, or saved before silences were recorded)",
+	what:      "good %s responses by their longest silence",
+	cost:      "each one was answering, only slowly, and is cut off as a timeout",
+}
+
+// belowMeasured is the check of PT010 and PT016: the share of the profile's samples above
+// the timeout, against the accepted cut-off. An unreadable profile is an input error, never
+// a finding.
+func (m measuredTail) belowMeasured(p *pass, d *Dependency) error {
 	path := d.Profile
 	if path == "" {
 		path = p.opts.Profile
@@ -594,16 +636,17 @@ func timeoutBelowMeasuredLatency(p *pass, d *Dependency) error {
 		p.skip("no latency profile (profile: probe.json, or --profile)")
 		return nil
 	}
-	if d.Policy.Timeout <= 0 {
+	limit := m.get(d.Policy)
+	if limit <= 0 {
 		return nil
 	}
-	h, err := p.opts.LoadProfile(path)
+	h, err := m.load(p, d, path)
 	if err != nil {
-		pos := d.at("profile")
-		if d.Profile == "" {
-			pos = policy.Pos{}
-		}
-		return &scenario.Error{File: fileOr(pos.File, p.file.Path), Line: pos.Line, Col: pos.Col, Field: "profile", Msg: err.Error()}
+		return err
+	}
+	if h == nil {
+		p.skip(m.why)
+		return nil
 	}
 	total := h.TotalCount()
 	if total == 0 {
@@ -613,7 +656,7 @@ func timeoutBelowMeasuredLatency(p *pass, d *Dependency) error {
 	if cutoff <= 0 {
 		cutoff = DefaultCutoff
 	}
-	share := ShareAbove(h, d.Policy.Timeout)
+	share := ShareAbove(h, limit)
 	if share <= cutoff {
 		return nil
 	}
@@ -622,8 +665,26 @@ func timeoutBelowMeasuredLatency(p *pass, d *Dependency) error {
 	if float64(total) >= 1/cutoff {
 		tail = fmt.Sprintf("p%s = %s over %s samples", fmtNum(q), units.Duration(time.Duration(h.ValueAtQuantile(q))*time.Microsecond), units.Count(int(total)))
 	}
-	p.report(d.at("timeout"), "timeout %s cuts off %s of good %s responses (%s; cutoff %s): each one is a wasted attempt that the provider may have completed", units.Duration(d.Policy.Timeout), fmtPct(share), d.Name, tail, fmtPct(cutoff))
+	p.report(d.at(m.field), "%s %s cuts off %s of "+m.what+" (%s; cutoff %s): "+m.cost, m.field, units.Duration(limit), fmtPct(share), d.Name, tail, fmtPct(cutoff))
 	return nil
+}
+
+// load reads the profile and m's series from it; an error is the profile's input error, at
+// the dependency's profile: line when it names one.
+func (m measuredTail) load(p *pass, d *Dependency, path string) (*hdrhistogram.Histogram, error) {
+	res, err := p.opts.LoadProfile(path)
+	var h *hdrhistogram.Histogram
+	if err == nil {
+		h, err = m.histogram(res)
+	}
+	if err != nil {
+		pos := d.at("profile")
+		if d.Profile == "" {
+			pos = policy.Pos{}
+		}
+		return nil, &scenario.Error{File: fileOr(pos.File, p.file.Path), Line: pos.Line, Col: pos.Col, Field: "profile", Msg: err.Error()}
+	}
+	return h, nil
 }
 
 // jobTimeoutNotBelowRetryAfter is PT011.

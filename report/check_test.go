@@ -14,7 +14,8 @@ import (
 	"strings"
 	"testing"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/patience-dev/patience/profile"
+
 	"github.com/charmbracelet/lipgloss"
 	"github.com/patience-dev/patience/check"
 	"github.com/patience-dev/patience/internal/golden"
@@ -54,7 +55,7 @@ func checkResult(t testing.TB, text string) *check.Result {
 	}
 	res, err := check.Run(context.Background(), []*check.File{f}, check.Options{
 		Version:     "1.2.3",
-		LoadProfile: func(string) (*hdrhistogram.Histogram, error) { return nil, errors.New("none") },
+		LoadProfile: func(string) (*profile.Profile, error) { return nil, errors.New("none") },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +97,7 @@ func chainResult(t *testing.T) *check.Result {
 		t.Fatal(err)
 	}
 	res, err := check.Run(context.Background(), in.Files, check.Options{Version: "1.2.3", Configs: in.Configs,
-		LoadProfile: func(string) (*hdrhistogram.Histogram, error) { return nil, errors.New("none") }})
+		LoadProfile: func(string) (*profile.Profile, error) { return nil, errors.New("none") }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,14 +404,14 @@ func TestJUnitIsValidXML(t *testing.T) {
 			}
 		}
 	}
-	// Nothing to evaluate: PT010 (no profile), PT012 (no rate) and PT014 (no tries) on
-	// both, PT011 on search.
-	if skipped != 7 || suites.Skipped != 7 {
-		t.Errorf("skipped %d (attr %d), want 7", skipped, suites.Skipped)
+	// Nothing to evaluate: PT010 and PT016 (no profile), PT012 (no rate) and PT014 (no
+	// tries) on both, PT011 on search.
+	if skipped != 9 || suites.Skipped != 9 {
+		t.Errorf("skipped %d (attr %d), want 9", skipped, suites.Skipped)
 	}
-	// Two dependencies × 15 rules; shipping's findings (one per rule) fail, PT008 was ignored.
-	if cases != 30 || suites.Tests != 30 {
-		t.Errorf("testcases %d (tests=%d), want 30", cases, suites.Tests)
+	// Two dependencies × 16 rules; shipping's findings (one per rule) fail, PT008 was ignored.
+	if cases != 32 || suites.Tests != 32 {
+		t.Errorf("testcases %d (tests=%d), want 32", cases, suites.Tests)
 	}
 	if suites.Errors != 0 || suites.Time == "" {
 		t.Errorf("errors %d, time %q", suites.Errors, suites.Time)
