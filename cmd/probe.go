@@ -33,7 +33,10 @@ type ProbeOptions struct {
 	Headers []string
 	Data    string
 
-	Rate         string
+	Rate string
+	// Load is --load: the caller's production rate, which sizes the retry budget (the
+	// probe's own --rate is not the caller's load).
+	Load         string
 	Concurrency  int
 	Requests     int64
 	Duration     time.Duration
@@ -166,6 +169,7 @@ no good response (exit 3) unless --force.`,
 	fl.StringArrayVarP(&opts.Headers, "header", "H", nil, "request header 'Name: value' (repeatable)")
 	fl.StringVarP(&opts.Data, "data", "d", "", "request body; @FILE reads a file")
 	fl.StringVar(&opts.Rate, "rate", "10/s", "open model: sends per second (N/s, N/m or N/h)")
+	fl.StringVar(&opts.Load, "load", "", "the caller's production rate (N/s, N/m or N/h): sizes the retry budget from it (--rate is the probe's own load, not the caller's)")
 	fl.IntVarP(&opts.Concurrency, "concurrency", "c", 0, "closed model: N workers (at most 10000, and no more than -n), each sending when its previous request finished")
 	fl.Int64VarP(&opts.Requests, "requests", "n", 0, "number of requests (default 200 when --duration is not set)")
 	fl.DurationVar(&opts.Duration, "duration", 0, "how long to send (with -n, whichever comes first)")
@@ -233,6 +237,9 @@ func probeConfig(opts *ProbeOptions) (probe.Config, error) {
 			return cfg, fmt.Errorf("--rate %w", err)
 		}
 		cfg.Rate = r
+	}
+	if cfg.Load, err = parseLoad(opts.Load); err != nil {
+		return cfg, err
 	}
 	cut, err := scenario.ParsePercent(opts.Cutoff)
 	if err != nil {
@@ -308,6 +315,18 @@ func parseRate(s string) (float64, error) {
 	}
 	if !(v > 0) || v > 1e7 {
 		return 0, fmt.Errorf("%q: want a positive rate of at most 10000000/s, e.g. 20/s", s)
+	}
+	return v, nil
+}
+
+// parseLoad reads --load, the caller's production rate, with --rate's syntax; "" is none.
+func parseLoad(s string) (float64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	v, err := parseRate(s)
+	if err != nil {
+		return 0, fmt.Errorf("--load %w", err)
 	}
 	return v, nil
 }
@@ -516,9 +535,13 @@ func probeMerge(opts *ProbeOptions) (*profile.Profile, error) {
 	}
 	// One profile at a time (issue 24 item 4): the merger keeps merged histograms and
 	// counters, never a profile, so 40 files of 15 MB no longer take 804 MB.
+	load, err := parseLoad(opts.Load)
+	if err != nil {
+		return nil, UsageError(err)
+	}
 	g := profile.NewMerger(profile.RecommendParams{
 		Caller:     profile.Caller{Kind: profile.CallerKind(opts.Caller), Budget: budget},
-		Options:    profile.RecommendOptions{Cutoff: cut, ConnectFloor: opts.ConnectFloor, MaxErrorRate: maxErr},
+		Options:    profile.RecommendOptions{Cutoff: cut, ConnectFloor: opts.ConnectFloor, MaxErrorRate: maxErr, LoadPerS: load},
 		MaxTimeout: opts.MaxTimeout,
 	})
 	interrupted, err := mergeFiles(opts, g)

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"github.com/patience-dev/patience/scenario"
 	"strings"
 	"testing"
@@ -116,4 +117,72 @@ func TestProbeInterruptedExit(t *testing.T) {
 	if !strings.Contains(out.String(), "interrupted: these figures cover") || !strings.Contains(errOut.String(), "interrupted: partial results above") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
 	}
+}
+
+// TestProbeLoad: --load is the caller's production rate; it sizes the retry budget, and
+// without it a probe has none (its --rate is its own load, docs/design.md §7). A bad value
+// names the flag.
+func TestProbeLoad(t *testing.T) {
+	if v, err := parseLoad(""); err != nil || v != 0 {
+		t.Errorf(`parseLoad("") = %v, %v; want none`, v, err)
+	}
+	if v, err := parseLoad("12000/m"); err != nil || v != 200 {
+		t.Errorf(`parseLoad("12000/m") = %v, %v; want 200`, v, err)
+	}
+	if _, err := parseLoad("lots"); err == nil || !strings.Contains(err.Error(), `--load "lots"`) {
+		t.Errorf(`parseLoad("lots"): %v, want an error naming --load and the value`, err)
+	}
+	srv, err := probetest.Start(probetest.Fast())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for _, tc := range []struct {
+		args   []string
+		budget bool
+	}{
+		{nil, false},
+		{[]string{"--load", "200/s"}, true},
+	} {
+		var out, errOut bytes.Buffer
+		f := &Factory{IO: report.Test(nil, &out, &errOut)}
+		args := append([]string{"probe", srv.URL + "/", "-c", "2", "-n", "40", "-o", "json"}, tc.args...)
+		code := run(context.Background(), f, args)
+		if code != ExitOK && code != ExitGateFailed {
+			t.Fatalf("%v: exit %d\n%s", args, code, errOut.String())
+		}
+		var doc struct {
+			Recommendation struct {
+				RetryBudget *struct {
+					RatePerS   float64  `json:"rate_per_s"`
+					Derivation []string `json:"derivation"`
+				} `json:"retry_budget"`
+			} `json:"recommendation"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		b := doc.Recommendation.RetryBudget
+		if (b != nil) != tc.budget {
+			t.Fatalf("%v: retry_budget %+v, want present %v", tc.args, b, tc.budget)
+		}
+		if b != nil && (b.RatePerS != 200 || !strings.Contains(b.Derivation[0], "production's rate as stated")) {
+			t.Errorf("%v: budget %+v, want the stated 200/s", tc.args, *b)
+		}
+	}
+}
+
+func FuzzParseLoad(f *testing.F) {
+	for _, s := range []string{"", "200/s", "12000/m", "0/s", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := parseLoad(s)
+		if err == nil && s != "" && !(v > 0) {
+			t.Fatalf("parseLoad(%q) accepted %v", s, v)
+		}
+		if err != nil && !strings.Contains(err.Error(), "--load") {
+			t.Fatalf("parseLoad(%q): %v does not name the flag", s, err)
+		}
+	})
 }

@@ -83,6 +83,7 @@ type Config struct {
 	Headroom     float64            // multiplier on the quantile (default 1.2)
 	ConnectFloor time.Duration      // lower bound of the connect timeout (default 1.1 s)
 	MaxErrorRate float64            // share of failed requests tolerated (0: 5%; NoFailuresAllowed: none)
+	Load         float64            // the caller's production rate, stated (--load): sizes the retry budget (0: none)
 
 	// Progress, when set, is called about every 200 ms from a separate goroutine.
 	Progress func(Progress)
@@ -107,7 +108,7 @@ const (
 func (c *Config) advice() profile.RecommendParams {
 	return profile.RecommendParams{
 		Caller:     profile.Caller{Kind: c.CallerKind, Budget: c.Budget, Method: c.Method, IdempotencyKey: c.Header.Get("Idempotency-Key") != ""},
-		Options:    profile.RecommendOptions{Cutoff: c.Cutoff, Headroom: c.Headroom, ConnectFloor: c.ConnectFloor, MaxErrorRate: c.MaxErrorRate},
+		Options:    profile.RecommendOptions{Cutoff: c.Cutoff, Headroom: c.Headroom, ConnectFloor: c.ConnectFloor, MaxErrorRate: c.MaxErrorRate, LoadPerS: c.Load},
 		MaxTimeout: c.MaxTimeout,
 	}
 }

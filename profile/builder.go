@@ -151,7 +151,9 @@ func (b *Builder) recommend(res *Profile, maxTimeout time.Duration) {
 		Silence: HistogramLatencies(hs.get(SeriesSilenceGood)),
 		Status:  res.Status, Errors: res.Errors, ErrorSamples: res.ErrorSamples,
 		Unreachable: res.Unreachable, Schedule: res.Schedule,
+		MeanMs: meanMs(hs.combined(SeriesTotalFresh, SeriesTotalReused)),
 	}
+	ev.RatePerS, ev.RateFrom = res.callerRate()
 	caller := b.p.Caller
 	if caller.Method == "" {
 		caller.Method = res.Target.Method

@@ -392,11 +392,27 @@ type RetryBudget struct {
 	MinRetryConcurrency int `json:"min_retry_concurrency"`
 	// MinRetriesPerSecond is Linkerd's minRetriesPerSecond.
 	MinRetriesPerSecond int `json:"min_retries_per_second"`
-	// MaxTokens and TokenRatio are gRPC's retryThrottling.
+	// MaxTokens and TokenRatio are gRPC's retryThrottling (both 0 when the caller makes one
+	// attempt: no retryPolicy, so nothing to throttle).
 	MaxTokens  int     `json:"max_tokens"`
 	TokenRatio float64 `json:"token_ratio"`
+	// WindowS is the window, in seconds, the rate-based floors are counted over: Linkerd's
+	// ttl (added for the Linkerd target, whose retryBudget needs it beside the ratio).
+	WindowS float64 `json:"window_s"`
+	// TransientShare is the measured share of requests that failed with a class a retry
+	// repeats, TransientUpper its one-sided 95% upper bound, the share the budget is sized
+	// for (added so a reader sees what the percentage admits; 0 when k ≤ 1).
+	TransientShare float64 `json:"transient_share"`
+	TransientUpper float64 `json:"transient_upper"`
 	// OutageAmplification is the most attempts per request the budget allows when every
-	// attempt fails (1 + Percent/100 once the floor is spent).
-	OutageAmplification float64  `json:"outage_amplification"`
-	Derivation          []string `json:"derivation"`
+	// attempt fails, once the floor is spent: 1/(1 − Percent/100) under Envoy, which counts
+	// retries in flight among the active requests (Linkerd's 1 + Percent/100 is below it),
+	// never above the recommended attempts.
+	OutageAmplification float64 `json:"outage_amplification"`
+	// FloorAmplification is the same at the measured rate and concurrency, where the floors
+	// (min_retry_concurrency, minRetriesPerSecond) may allow more than the percentage —
+	// a quiet service's floors dominate (added: without it a reader would take
+	// OutageAmplification for the bound at any load).
+	FloorAmplification float64  `json:"floor_amplification"`
+	Derivation         []string `json:"derivation"`
 }

@@ -102,6 +102,15 @@ type Evidence struct {
 	Unreachable bool
 	// Schedule says whether the generator kept its rate (the zero Schedule: not known).
 	Schedule Schedule
+	// RatePerS is the rate of the caller's own traffic, where the input measured it: a
+	// log's requests over the span its timestamps cover (advise); 0 for a probe, whose
+	// rate is its own offered load, not the caller's (RecommendOptions.LoadPerS states
+	// that), and for a log without timestamps. RateFrom says how it was measured.
+	RatePerS float64
+	RateFrom string
+	// MeanMs is the mean total latency of the answered requests (0: none): with the rate,
+	// Little's law gives the requests in flight (the retry budget, docs/design.md §7).
+	MeanMs float64
 }
 
 // Finished counts the requests that ended: answered or failed.
@@ -125,6 +134,14 @@ func (r *Profile) Evidence() (Evidence, error) {
 		NoAnswer: r.Errors["timeout"], MaxTimeout: msDuration(r.MaxTimeoutMs),
 		Status: r.Status, Errors: r.Errors, ErrorSamples: r.ErrorSamples,
 		Unreachable: r.Unreachable, Schedule: r.Schedule,
+	}
+	ev.RatePerS, ev.RateFrom = r.callerRate()
+	if enc, ok := r.Histograms["total"]; ok {
+		h, err := DecodeHistogram(enc)
+		if err != nil {
+			return Evidence{}, fmt.Errorf("histograms.total: %v", err)
+		}
+		ev.MeanMs = meanMs(h)
 	}
 	if ev.MaxTimeout <= 0 {
 		ev.MaxTimeout = DefaultMaxTimeout

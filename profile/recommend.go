@@ -192,6 +192,9 @@ type RecommendOptions struct {
 	// MaxErrorRate is the share of failed requests above which the verdict is bad (0:
 	// DefaultMaxErrorRate; NoFailuresAllowed or any negative value: none is tolerated).
 	MaxErrorRate float64
+	// LoadPerS is the caller's production request rate, stated (probe --load): the retry
+	// budget's rate when the evidence has none of the caller's own (0: none stated).
+	LoadPerS float64
 }
 
 // DefaultMaxErrorRate is the share of failed requests a probe tolerates before its verdict
@@ -287,6 +290,7 @@ func Recommend(ev Evidence, c Caller, o RecommendOptions) Recommendation {
 	r.rec.ConnectTimeoutMs = adviseConnect(&r.rec, r.ev.Connect, r.o.ConnectFloor)
 	r.rec.ReadTimeoutMs = r.deriveRead()
 	r.judgeAttempts()
+	r.rec.RetryBudget = r.sizeBudget()
 	return r.rec
 }
 

@@ -67,10 +67,17 @@ func probeHTMLParts(r *profile.Profile) ([]htmlVerdict, []htmlBlock, error) {
 				kv = append(kv, htmlKV{Key: "queue " + row[0], Value: row[1]})
 			}
 		}
+		for _, row := range probeRetryBudgetRows(rec.RetryBudget) {
+			key := row[0]
+			if key != "retry budget" {
+				key = "retry budget " + key
+			}
+			kv = append(kv, htmlKV{Key: key, Value: row[1]})
+		}
 		blocks = append(blocks, htmlBlock{KV: kv})
 	}
-	if len(rec.Derivation) > 0 {
-		blocks = append(blocks, list("derivation", rec.Derivation))
+	if d := probeDerivation(rec); len(d) > 0 {
+		blocks = append(blocks, list("derivation", d))
 	}
 	for _, chart := range []func(*profile.Profile) (*htmlChart, error){probeHistogramChart, probeCutoffChart} {
 		c, err := chart(r)

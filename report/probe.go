@@ -146,6 +146,39 @@ func probeJobRows(j *profile.JobDesign) [][2]string {
 	}
 }
 
+// probeRetryBudgetRows are the retry budget's rows (docs/design.md §7): the load it was
+// sized from, each target's knobs and what an outage may cost; nil without a budget.
+func probeRetryBudgetRows(b *profile.RetryBudget) [][2]string {
+	if b == nil {
+		return nil
+	}
+	load := fmt.Sprintf("%s · %s in flight (Little's law)", units.Rate(b.RatePerS), units.Sig(b.Concurrency))
+	if b.MaxTokens == 0 {
+		return [][2]string{
+			{"retry budget", load},
+			{"envoy/istio", "budget_percent 0 · min_retry_concurrency 0 (no retry)"},
+			{"linkerd", "retryRatio 0 · minRetriesPerSecond 0 (no retry)"},
+			{"grpc", "no retryPolicy, so no retryThrottling"},
+		}
+	}
+	return [][2]string{
+		{"retry budget", fmt.Sprintf("%s · transient failures %s (≤ %s)", load, probePercent(b.TransientShare), probePercent(b.TransientUpper))},
+		{"envoy/istio", fmt.Sprintf("budget_percent %s%% · min_retry_concurrency %d", units.Sig(b.Percent), b.MinRetryConcurrency)},
+		{"linkerd", fmt.Sprintf("retryRatio %s · minRetriesPerSecond %d · ttl %s", strconv.FormatFloat(b.Percent/100, 'f', -1, 64), b.MinRetriesPerSecond, units.Seconds(b.WindowS))},
+		{"grpc", fmt.Sprintf("retryThrottling maxTokens %d · tokenRatio %s", b.MaxTokens, strconv.FormatFloat(b.TokenRatio, 'f', -1, 64))},
+		{"outage", fmt.Sprintf("≤ %s attempts per request (%s with the floors at this load)", units.Sig(b.OutageAmplification), units.Sig(b.FloorAmplification))},
+	}
+}
+
+// probeDerivation is every derivation line of a recommendation: the timeouts' and
+// attempts', then the retry budget's.
+func probeDerivation(rec profile.Recommendation) []string {
+	if rec.RetryBudget == nil {
+		return rec.Derivation
+	}
+	return append(slices.Clip(rec.Derivation), rec.RetryBudget.Derivation...)
+}
+
 // probeCutoffValue is a cut-off point's timeout: "> 30 s" beyond --max-timeout.
 func probeCutoffValue(r *profile.Profile, c profile.Cutoff) (string, bool) {
 	switch {
@@ -439,8 +472,11 @@ func (t *probeText) writeRecommendation() {
 				writeHanging(&t.b, t.key("  "+row[0], 13), 14, row[1], width, st.Value)
 			}
 		}
+		for _, row := range probeRetryBudgetRows(rec.RetryBudget) {
+			writeHanging(&t.b, t.key("  "+row[0], 14), 15, row[1], width, st.Value)
+		}
 	}
-	for _, d := range rec.Derivation {
+	for _, d := range probeDerivation(rec) {
 		writeHanging(&t.b, st.Muted.Render("  · "), 4, d, width, st.Muted)
 	}
 }
@@ -655,8 +691,16 @@ func ProbeMarkdown(w io.Writer, r *profile.Profile, _ Options) error {
 			writeMDTable(&b, []string{"queue", ""}, rows, nil)
 			b.WriteString("\n")
 		}
+		if budget := probeRetryBudgetRows(rec.RetryBudget); budget != nil {
+			var rows [][]string
+			for _, row := range budget[1:] {
+				rows = append(rows, []string{row[0], row[1]})
+			}
+			writeMDTable(&b, []string{"retry budget", budget[0][1]}, rows, nil)
+			b.WriteString("\n")
+		}
 	}
-	for _, d := range rec.Derivation {
+	for _, d := range probeDerivation(rec) {
 		fmt.Fprintf(&b, "- %s\n", mdText(d))
 	}
 	if len(r.CutoffCurve) > 0 && r.CutoffCurve[0].Samples > 0 {
