@@ -90,7 +90,8 @@ func (p codePlan) figures() string {
 // loopSummary says how the attempts run.
 func (p codePlan) loopSummary() string {
 	if p.Attempts <= 1 {
-		return p.attemptsWhy() + "."
+		why := p.attemptsWhy()
+		return strings.ToUpper(why[:1]) + why[1:] + "."
 	}
 	s := fmt.Sprintf("%d attempts (%s), full-jitter exponential backoff between them (retry n waits U[0, min(%s, %s·2^(n-1))])",
 		p.Attempts, p.attemptsWhy(), ms(p.Cap), ms(p.Base))
@@ -111,7 +112,7 @@ func (p codePlan) queueSummary() string {
 		}
 		s += fmt.Sprintf(", backoff %s, each + up to %g%% jitter", strings.Join(delays, ", "), j.JitterFactor*100)
 	}
-	return s + fmt.Sprintf("; a %s job timeout for one run, and the queue's redelivery (retry_after, visibility timeout) at %s, longer than the job timeout. Set these on your queue.",
+	return s + fmt.Sprintf("; job timeout %s per run; redelivery (retry_after, visibility timeout) %s, longer than the job timeout. Set these on your queue.",
 		units.Millis(j.TimeoutMs), units.Millis(j.RetryAfterMs))
 }
 
@@ -148,7 +149,9 @@ func (p codePlan) unknownWords() string {
 
 // The bounds of the loop's knobs, shared by every code target here (Setting.Bounds and the
 // knob's comment say the same).
-func (p codePlan) AttemptsBounds() string { return "the attempts: " + p.attemptsWhy() }
+func (p codePlan) AttemptsBounds() string {
+	return "how many attempts the call makes, the first included: " + p.attemptsWhy()
+}
 
 func (p codePlan) BudgetBounds() string {
 	return "the whole call, every attempt and every backoff included (the caller's budget); a Retry-After that does not fit what is left ends the call"
@@ -172,7 +175,7 @@ func (p codePlan) KeyBounds() string {
 
 // NoConnectWhy and NoReadWhy say why a timeout is not written.
 func (p codePlan) NoConnectWhy() string {
-	return "none recommended: a connect timeout that survives a lost SYN is not below the total, which bounds the connect"
+	return "none recommended: one that survives a lost SYN would not be below the total, and the total bounds the connect"
 }
 
 func (p codePlan) NoReadWhy() string {
@@ -181,7 +184,8 @@ func (p codePlan) NoReadWhy() string {
 
 // queueMissing is what a job's program cannot say in code: the queue's own settings.
 func (p codePlan) queueMissing(lib string) string {
-	return lib + " makes one call per run and has no queue: " + p.queueSummary()
+	q := p.queueSummary()
+	return lib + " makes one call per run and has no queue: " + strings.ToLower(q[:1]) + q[1:]
 }
 
 // statusList is "502, 503 and 504".

@@ -93,19 +93,19 @@ func pyKnobs(lib pyLib, p codePlan) string {
 	if p.Connect > 0 {
 		knob("CONNECT_TIMEOUT", pySeconds(p.Connect), "bounds", lib.connect)
 	} else {
-		b.WriteString("# No CONNECT_TIMEOUT: " + p.NoConnectWhy() + ".\nCONNECT_TIMEOUT = None\n")
+		b.WriteString(wrapComment("# ", 96, "No CONNECT_TIMEOUT: "+p.NoConnectWhy()+".") + "CONNECT_TIMEOUT = None\n")
 	}
 	if p.Read > 0 {
 		knob("READ_TIMEOUT", pySeconds(p.Read), "bounds", lib.read)
 	} else {
-		b.WriteString("# No READ_TIMEOUT: " + p.NoReadWhy() + ".\nREAD_TIMEOUT = None\n")
+		b.WriteString(wrapComment("# ", 96, "No READ_TIMEOUT: "+p.NoReadWhy()+".") + "READ_TIMEOUT = None\n")
 	}
 	knob("TOTAL_TIMEOUT", pySeconds(p.Total), "bounds", lib.total)
 	knob("ATTEMPTS", strconv.Itoa(p.Attempts), "bounds", p.AttemptsBounds())
 	if p.Budget > 0 {
 		knob("BUDGET", pySeconds(p.Budget), "bounds", p.BudgetBounds())
 	} else {
-		b.WriteString("# No BUDGET: a job has no caller waiting; its queue's job timeout bounds the run.\nBUDGET = None\n")
+		b.WriteString(wrapComment("# ", 96, "No BUDGET: a job has no caller waiting; its queue's job timeout bounds the run.") + "BUDGET = None\n")
 	}
 	knob("BACKOFF_BASE", pySeconds(p.Base), "bounds", p.BaseBounds())
 	knob("BACKOFF_CAP", pySeconds(p.Cap), "bounds", p.CapBounds())
