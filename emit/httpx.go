@@ -11,8 +11,9 @@ var httpxWriter = writer{target: HTTPX, kind: KindCode, language: "python",
 // Timeout(connect=0.3, read=0.4) alone waited the whole 16 s of a body dripping a byte every
 // 250 ms — read bounds each socket read, never the response. A timer started with the attempt
 // shuts the socket down at its end; httpcore hands the socket over through its documented
-// extensions: the trace callback's connection.connect_tcp.complete (a new connection, so
-// the wait for the head is bounded too) and the response's network_stream (a kept-alive one).
+// extensions: the trace callback's connection.connect_tcp.complete and start_tls.complete (a
+// new connection, so the wait for the head is bounded too: TLS takes the TCP socket over, so
+// both are held) and the response's network_stream (a kept-alive one).
 // HTTPTransport(retries=n) retries failed connects only, at 0, 0.5, 1, 2 s… with no jitter
 // and no deadline (httpcore/_sync/connection.py): the program retries in its own loop.
 var httpxLib = pyLib{
@@ -53,7 +54,8 @@ const httpxAttempt = `def attempt(client, headers, seconds):
             shut(sockets[-1])
 
     def trace(event, info):
-        if event == "connection.connect_tcp.complete":
+        # httpcore's trace extension: the connection, once connected and once TLS is up.
+        if event in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
             hold(info["return_value"])
 
     timeout = httpx.Timeout(
@@ -95,8 +97,8 @@ func httpxSettings(lib pyLib, p codePlan) []Setting {
 		s = append(s, Setting{Knob: "httpx.Timeout(read=)", Value: pySeconds(p.Read), Bounds: lib.read})
 	}
 	return append(s,
-		Setting{Knob: "httpx.Timeout(write=)", Value: "what the attempt has left", Bounds: "each write of the request"},
-		Setting{Knob: "httpx.Timeout(pool=)", Value: "what the attempt has left", Bounds: "the wait for a connection from the client's pool"},
+		Setting{Knob: "httpx.Timeout(write=)", Value: "seconds (what the attempt has left)", Bounds: "each write of the request"},
+		Setting{Knob: "httpx.Timeout(pool=)", Value: "seconds (what the attempt has left)", Bounds: "the wait for a connection from the client's pool"},
 		Setting{Knob: "TOTAL_TIMEOUT", Value: pySeconds(p.Total), Bounds: lib.total},
 	)
 }
