@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/patience-dev/patience/internal/units"
@@ -211,7 +212,9 @@ func plural(n int, one, many string) string {
 func ms(d time.Duration) string { return units.Millis(float64(d) / float64(time.Millisecond)) }
 
 // wrapComment wraps paragraphs into comment lines of at most width columns, each starting
-// with prefix ("# ", "// "), an empty comment line between paragraphs.
+// with prefix ("# ", "// "), an empty comment line between paragraphs. Any run of white space,
+// a newline included, is one space (commentSafe): a URL or a method cannot end the comment,
+// nor make the source file unreadable.
 func wrapComment(prefix string, width int, paras ...string) string {
 	var b strings.Builder
 	for i, para := range paras {
@@ -219,7 +222,7 @@ func wrapComment(prefix string, width int, paras ...string) string {
 			b.WriteString(strings.TrimRight(prefix, " ") + "\n")
 		}
 		line := prefix
-		for _, word := range strings.Fields(para) {
+		for _, word := range strings.Fields(commentSafe(para)) {
 			if len(line) > len(prefix) && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width {
 				b.WriteString(line + "\n")
 				line = prefix
@@ -232,4 +235,16 @@ func wrapComment(prefix string, width int, paras ...string) string {
 		b.WriteString(line + "\n")
 	}
 	return b.String()
+}
+
+// commentSafe is s fit for a comment in Go and Python source: invalid UTF-8 becomes U+FFFD
+// (both read UTF-8), and control characters and byte order marks (NUL is illegal in both, a
+// BOM in Go past the start, a carriage return ends a Python line) become spaces.
+func commentSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\uFEFF' {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
 }

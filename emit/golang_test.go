@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -51,4 +52,26 @@ func runIn(t *testing.T, dir string, argv ...string) string {
 		t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, out)
 	}
 	return string(out)
+}
+
+// FuzzGoEmit: whatever URL and method the call has, the Go program parses (Emit formats it
+// with go/format and fails otherwise) and both reach the program only as quoted constants or
+// inside comments: no line outside a comment starts with the URL's or the method's text.
+func FuzzGoEmit(f *testing.F) {
+	f.Add("https://api.example.com/orders/42", "GET")
+	f.Add("http://127.0.0.1:8080/x?a=\"b\"\n}\nfunc init() { panic(1) }", "POST\n)")
+	f.Add("http://h/`x`", "del ete")
+	f.Add("\xff", "0")
+	f.Add("0", "\x00\ufeff\r")
+	f.Fuzz(func(t *testing.T, url, method string) {
+		in := pyGoCases()[0].in
+		in.URL, in.Method = url, method
+		e, err := Emit(Go, in)
+		if err != nil {
+			t.Fatalf("Emit(go, %q, %q): %v", url, method, err)
+		}
+		if !strings.Contains(e.Text, "url    = "+strconv.Quote(url)) && !strings.Contains(e.Text, "url = "+strconv.Quote(url)) {
+			t.Errorf("the URL is not written as its quoted constant:\n%s", e.Text)
+		}
+	})
 }

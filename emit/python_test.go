@@ -212,14 +212,18 @@ func TestPythonKnobsOneComment(t *testing.T) {
 }
 
 // TestPythonCompiles: every emitted Python program compiles (py_compile) under the Debian
-// interpreter the real-client test runs; skipped, saying so, where it is absent.
+// interpreter the real-client test runs, whatever its URL and method hold; skipped, saying so,
+// where the interpreter is absent.
 func TestPythonCompiles(t *testing.T) {
 	if _, err := os.Stat(debianPython); err != nil {
 		t.Skipf("%s is absent: the emitted Python is not compiled here", debianPython)
 	}
 	dir := t.TempDir()
+	// A URL and a method that would end a comment or a string if written raw.
+	odd := pyGoCases()[0]
+	odd.name, odd.in.URL, odd.in.Method = "odd", "http://h/\"x\"\n\rimport os\x00\xff\ufeff{y}", "PO'ST\n"
 	for _, target := range []Target{Requests, HTTPX, AIOHTTP} {
-		for _, c := range pyGoCases() {
+		for _, c := range append(pyGoCases(), odd) {
 			e, err := Emit(target, c.in)
 			if err != nil {
 				t.Fatal(err)
