@@ -10,10 +10,13 @@ var httpxWriter = writer{target: HTTPX, kind: KindCode, language: "python",
 // httpxLib: httpx 0.23 on httpcore 0.16, measured on loopback (emit's real-client test):
 // Timeout(connect=0.3, read=0.4) alone waited the whole 16 s of a body dripping a byte every
 // 250 ms — read bounds each socket read, never the response. A timer started with the attempt
-// shuts the socket down at its end; httpcore hands the socket over through its documented
-// extensions: the trace callback's connection.connect_tcp.complete and start_tls.complete (a
-// new connection, so the wait for the head is bounded too: TLS takes the TCP socket over, so
-// both are held) and the response's network_stream (a kept-alive one).
+// shuts the connection down at its end; httpcore hands the socket over through its documented
+// extensions: the trace callback's connection.connect_tcp.complete (a new connection, so the
+// wait for the head is bounded too) and the response's network_stream (a kept-alive one). The
+// program holds a duplicate of the descriptor: TLS takes the TCP socket object over (it is
+// detached, and shutting it down then does nothing: measured, 1.13 s of an 0.8 s total
+// against a server slow to handshake), and an SSLSocket shut down from another thread drops
+// its TLS state under the reader.
 // HTTPTransport(retries=n) retries failed connects only, at 0, 0.5, 1, 2 s… with no jitter
 // and no deadline (httpcore/_sync/connection.py): the program retries in its own loop.
 var httpxLib = pyLib{
@@ -40,22 +43,25 @@ const httpxAttempt = `def attempt(client, headers, seconds):
         try:
             sock.shutdown(socket.SHUT_RDWR)
         except OSError:
-            pass  # closed already: the response was read
+            pass  # the connection is gone already
 
     def expire():
         expired.set()
-        for sock in sockets:
+        for sock in list(sockets):
             shut(sock)
 
     def hold(stream):
-        # The attempt's socket, for expire() to shut; one met after the end is shut at once.
-        sockets.append(stream.get_extra_info("socket"))
+        # A duplicate of the attempt's socket (fromfd; the family does not matter to
+        # shutdown), for expire() to shut down: TLS state is left alone, and closing it
+        # closes nothing else. One met after the end is shut down at once.
+        sock = stream.get_extra_info("socket")
+        sockets.append(socket.fromfd(sock.fileno(), socket.AF_INET, socket.SOCK_STREAM))
         if expired.is_set():
             shut(sockets[-1])
 
     def trace(event, info):
-        # httpcore's trace extension: the connection, once connected and once TLS is up.
-        if event in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+        # httpcore's trace extension: the connection as soon as it is made.
+        if event == "connection.connect_tcp.complete":
             hold(info["return_value"])
 
     timeout = httpx.Timeout(
@@ -64,8 +70,8 @@ const httpxAttempt = `def attempt(client, headers, seconds):
         write=seconds,
         pool=seconds,
     )
-    # httpx has no total: at the attempt's end the timer shuts the socket down, which ends
-    # the wait for the head or a body still coming in (the read timeout never would).
+    # httpx has no total: at the attempt's end the timer shuts the connection down, which
+    # ends the wait for the head or a body still coming in (the read timeout never would).
     timer = threading.Timer(seconds, expire)
     timer.start()
     try:
@@ -73,7 +79,7 @@ const httpxAttempt = `def attempt(client, headers, seconds):
             METHOD, URL, headers=headers, content=BODY, timeout=timeout,
             extensions={"trace": trace},
         ) as response:
-            hold(response.extensions["network_stream"])
+            hold(response.extensions["network_stream"])  # a kept-alive connection has no trace
             response.read()
         return response.status_code, response.headers
     except httpx.ConnectTimeout:
@@ -86,6 +92,9 @@ const httpxAttempt = `def attempt(client, headers, seconds):
         raise Failure(f"{type(e).__name__}: {e}", RETRY_UNKNOWN) from None
     finally:
         timer.cancel()
+        timer.join()
+        for sock in sockets:
+            sock.close()
 `
 
 func httpxSettings(lib pyLib, p codePlan) []Setting {

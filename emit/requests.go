@@ -13,9 +13,11 @@ var requestsWriter = writer{target: Requests, kind: KindCode, language: "python"
 // urllib3.Timeout(total=) lowers the read timeout to what the connect left
 // (urllib3/util/timeout.py read_timeout), so the connect and the wait for the head end within
 // the attempt; the body does not. stream=True returns at the head; a timer then shuts the
-// socket down at the attempt's deadline, which ends the body's read — and urllib3 1.26 does
-// not enforce Content-Length, so the truncated body would pass for a whole one: the program
-// reads the timer's flag, not the body, to know.
+// connection down at the attempt's deadline, which ends the body's read — and urllib3 1.26
+// does not enforce Content-Length, so the truncated body would pass for a whole one: the
+// program reads the timer's flag, not the body, to know. The socket is reached through
+// response.raw.fileno() (urllib3's public HTTPResponse.fileno): response.raw.connection.sock
+// is None once http.client has handed a Connection: close response its socket.
 var requestsLib = pyLib{
 	name:    "requests",
 	stdlib:  []string{"socket", "threading"},
@@ -41,7 +43,7 @@ const requestsAttempt = `def attempt(session, headers, seconds):
         try:
             sock.shutdown(socket.SHUT_RDWR)
         except OSError:
-            pass  # closed already: the body was read
+            pass  # the connection is gone already
 
     timeout = urllib3.Timeout(
         connect=within(CONNECT_TIMEOUT, seconds), read=within(READ_TIMEOUT, seconds), total=seconds
@@ -50,19 +52,21 @@ const requestsAttempt = `def attempt(session, headers, seconds):
         with session.request(
             METHOD, URL, headers=headers, data=BODY, timeout=timeout, stream=True
         ) as response:
-            # The head is in: at the attempt's end the timer shuts the socket down, which
-            # ends a body still coming in (requests' read timeout never would).
-            timer = threading.Timer(
-                max(0.0, end - time.monotonic()), expire, [response.raw.connection.sock]
-            )
-            timer.start()
-            try:
-                response.content  # reads the whole body
-            except requests.exceptions.RequestException:
-                if not expired.is_set():
-                    raise
-            finally:
-                timer.cancel()
+            # The head is in. requests has no total: at the attempt's end a timer shuts the
+            # connection down, which ends a body still coming in (the read timeout never
+            # would). It shuts a duplicate of the socket (fromfd; the family does not matter
+            # to shutdown), so TLS state is left alone and closing it closes nothing else.
+            with socket.fromfd(response.raw.fileno(), socket.AF_INET, socket.SOCK_STREAM) as sock:
+                timer = threading.Timer(max(0.0, end - time.monotonic()), expire, [sock])
+                timer.start()
+                try:
+                    response.content  # reads the whole body
+                except requests.exceptions.RequestException:
+                    if not expired.is_set():
+                        raise
+                finally:
+                    timer.cancel()
+                    timer.join()
             if expired.is_set():
                 raise Failure(f"total timeout: the body was not in after {seconds:.3f} s", RETRY_UNKNOWN)
             return response.status_code, response.headers
