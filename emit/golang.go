@@ -28,17 +28,11 @@ const (
 func writeGo(in Input) (Emission, error) {
 	p := newCodePlan(Go, in)
 	t, err := template.New("go").Funcs(template.FuncMap{
-		"dur":     goDuration,
-		"comment": func(paras ...string) string { return wrapComment("// ", 96, paras...) },
-		"paras":   func(paras []string) string { return wrapComment("// ", 96, paras...) },
-		"quote":   strconv.Quote,
-		"statuses": func(codes []int) string {
-			s := make([]string, len(codes))
-			for i, c := range codes {
-				s[i] = strconv.Itoa(c) + ": true"
-			}
-			return strings.Join(s, ", ")
-		},
+		"dur":      goDuration,
+		"comment":  func(paras ...string) string { return wrapComment("// ", 96, paras...) },
+		"paras":    func(paras []string) string { return wrapComment("// ", 96, paras...) },
+		"quote":    strconv.Quote,
+		"statuses": goStatuses,
 	}).Parse(goProgram)
 	if err != nil {
 		return Emission{}, err
@@ -113,7 +107,7 @@ const (
 {{comment (printf "retryUnknown says %s." .UnknownBounds)}}	retryUnknown = {{.RetryUnknown}}
 )
 
-{{comment (printf "retriedStatuses are %s." .RetriedBounds)}}var retriedStatuses = map[int]bool{ {{- statuses .Retried -}} }
+{{comment (printf "retriedStatuses are %s." .RetriedBounds)}}var retriedStatuses = {{statuses .Retried}}
 {{if .HasBody}}
 // body is the request body, sent again unchanged on every attempt: put the call's own here.
 var body = []byte("")
@@ -269,6 +263,15 @@ func goDuration(d time.Duration) string {
 	return strconv.FormatInt(int64(d/time.Microsecond), 10) + " * time.Microsecond"
 }
 
+// goStatuses is the retried statuses as the program writes them.
+func goStatuses(codes []int) string {
+	s := make([]string, len(codes))
+	for i, c := range codes {
+		s[i] = strconv.Itoa(c) + ": true"
+	}
+	return "map[int]bool{" + strings.Join(s, ", ") + "}"
+}
+
 func goSettings(p codePlan) []Setting {
 	s := []Setting{}
 	if p.Connect > 0 {
@@ -285,7 +288,7 @@ func goSettings(p codePlan) []Setting {
 	s = append(s,
 		Setting{Knob: "backoffBase", Value: goDuration(p.Base), Bounds: p.BaseBounds()},
 		Setting{Knob: "backoffCap", Value: goDuration(p.Cap), Bounds: p.CapBounds()},
-		Setting{Knob: "retriedStatuses", Value: "{" + statusList(p.Retried) + "}", Bounds: p.RetriedBounds()},
+		Setting{Knob: "retriedStatuses", Value: goStatuses(p.Retried), Bounds: p.RetriedBounds()},
 		Setting{Knob: "retryUnknown", Value: strconv.FormatBool(p.RetryUnknown), Bounds: p.UnknownBounds()},
 	)
 	if p.SendsKey {
