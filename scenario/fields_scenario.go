@@ -226,7 +226,7 @@ var faultTable = newTable("fault", "target.phases[].faults[]", "target.phases[].
 	field{Name: "refuse", decode: (*faultReader).refuse, Type: "percentage", Default: "—",
 		Doc: "This share has its connection refused: the request never left.", Example: "refuse: 5%"},
 	field{Name: "drip", decode: (*faultReader).drip, Type: "percentage", Default: "—",
-		Doc:     "This share gets 200 with its head (and Content-Length) at once, then the body `bytes` at a time with `every` before each piece: a read timeout and a total timeout part ways. "+
+		Doc: "This share gets 200 with its head (and Content-Length) at once, then the body `bytes` at a time with `every` before each piece: a read timeout and a total timeout part ways. " +
 			"A read_timeout above `every` never ends it; a timeout: below the whole body does. Like a status fault, it answers before the application: no capacity, no idempotency key, no side effect.",
 		Example: "drip: 100%\nevery: 2s"},
 	field{Name: "every", Type: "duration above 0", Default: "required (drip faults only)",
