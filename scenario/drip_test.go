@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// dripTarget is a serve-only scenario with one fault line, line 4.
+// dripTarget is a target-only scenario (enough for serve) with one fault line, line 4.
 func dripTarget(fault string) string {
 	return "target:\n  latency: {fixed: 1ms}\n  phases:\n    - {at: 0s, for: 1m, faults: [" + fault + "]}\n"
 }
