@@ -159,9 +159,10 @@ func (l *ChainLayer) simPolicy(d *Dependency) (*policy.Policy, string) {
 		notes = append(notes, fmt.Sprintf("%s retries some failure classes %d times and others %d: the simulator gives the layer one max_attempts, %d", l.Label(), least-1, most-1, most))
 	}
 	if p.Timeout == 0 && p.ReadTimeout > 0 {
-		// The simulator models no drip: a response arrives whole at its latency, so its one
+		// A chain's scenario has no drip: a response arrives whole at its latency, so its one
 		// silence is all of it, and the read timeout ends it as a per-try timeout does — as
-		// the chain arithmetic takes it (tryTimeout). The replay ignores ReadTimeout itself.
+		// the chain arithmetic takes it (tryTimeout). The replay, which applies ReadTimeout
+		// too (docs/design.md §6), gives the same result with it as the total.
 		p.Timeout = p.ReadTimeout
 		notes = append(notes, fmt.Sprintf("%s has a read timeout (%s between two reads) and no per-try total: the simulator's responses arrive whole, so it bounds each try as a %s timeout would; a response that drips would hold the try longer", l.Label(), units.Duration(p.ReadTimeout), units.Duration(p.ReadTimeout)))
 	}

@@ -825,6 +825,7 @@ type result struct {
 	o       policy.Outcome
 	wallNow time.Time
 	aborted bool // the run ended during the attempt
+	read    bool // o is a Timeout the read timeout gave (reason read_timeout)
 }
 
 // call runs one logical request at a layer under its policy: the same protocol as the
@@ -920,6 +921,9 @@ func (r *run) call(level int, lr *logical) (kind replay.End, reason string, last
 		}
 		r.addMalformed(c)
 		reason := replay.ReasonOf(res.o)
+		if res.read && res.o.Kind == policy.Timeout {
+			reason = replay.ReasonReadTimeout
+		}
 		switch d.Reason {
 		case replay.ReasonBudget, replay.ReasonDeadline:
 			reason = d.Reason
@@ -952,6 +956,13 @@ func (r *run) upperAttempt(level int, lr *logical, timeout time.Duration) result
 		}
 		ch <- replay.AnswerAbove(kind, reason, last, hasLast)
 	}()
+	// Above the bottom, the read timeout bounds the wait for the call below, whose answer
+	// comes whole (as the simulator has it, docs/design.md §6): it stands for the total
+	// when it is the shorter.
+	read := false
+	if rt := r.levels[level].ReadTimeout; rt > 0 && (timeout == 0 || rt < timeout) {
+		timeout, read = rt, true
+	}
 	var expire <-chan time.Time
 	if timeout > 0 {
 		t := time.NewTimer(r.real(timeout))
@@ -962,7 +973,7 @@ func (r *run) upperAttempt(level int, lr *logical, timeout time.Duration) result
 	case o := <-ch:
 		return result{o: o, wallNow: time.Now()}
 	case <-expire:
-		return result{o: policy.Outcome{Kind: policy.Timeout}, wallNow: time.Now()}
+		return result{o: policy.Outcome{Kind: policy.Timeout}, wallNow: time.Now(), read: read}
 	case <-r.runCtx.Done():
 		return result{aborted: true}
 	}
@@ -1062,6 +1073,9 @@ func (r *run) attempt(lr *logical, c *policy.Call, timeout time.Duration) result
 		// The same payload on every attempt: an Idempotency-Key retry must match its fingerprint.
 		payload = `{"request":` + strconv.FormatUint(lr.id, 10) + "}\n"
 	}
+	// The read timeout runs from the write (not during the connect wait above).
+	ctx, quiet := watchSilence(ctx, r.real(r.levels[len(r.levels)-1].ReadTimeout))
+	defer quiet.stop()
 	req, err := http.NewRequestWithContext(ctx, r.method, r.base+r.path, io.NopCloser(strings.NewReader(payload)))
 	if err != nil {
 		return result{o: policy.Outcome{Kind: policy.Reset}, wallNow: time.Now()}
@@ -1081,8 +1095,13 @@ func (r *run) attempt(lr *logical, c *policy.Call, timeout time.Duration) result
 	if err != nil {
 		return r.classify(ctx, err, info)
 	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, MaxBody))
+	// The body is read as a client reads it: each read re-arms the read timeout, and a body
+	// cut by a timer (a drip past the total or the read timeout) is that timeout, not an answer.
+	_, err = io.Copy(io.Discard, io.LimitReader(quiet.body(resp.Body), MaxBody))
 	_ = resp.Body.Close()
+	if err != nil {
+		return r.classify(ctx, err, info)
+	}
 	wall := time.Now()
 	if d, err := http.ParseTime(resp.Header.Get("Date")); err == nil {
 		wall = d // Retry-After dates are relative to the response's own Date
@@ -1101,6 +1120,8 @@ func (r *run) classify(ctx context.Context, err error, info *dialInfo) result {
 		return result{o: policy.Outcome{Kind: policy.Refused}, wallNow: wall}
 	case r.runCtx.Err() != nil:
 		return result{aborted: true}
+	case readTimedOut(ctx):
+		return result{o: policy.Outcome{Kind: policy.Timeout}, wallNow: wall, read: true}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return result{o: policy.Outcome{Kind: policy.Timeout}, wallNow: wall}
 	}

@@ -24,8 +24,11 @@ type Policy struct {
 	// read timeout, OkHttp's readTimeout, nginx's proxy_read_timeout); 0 = none. It never
 	// bounds the whole response — one dripping a byte just inside it never ends — so it is a
 	// bound beside Timeout, not instead of it (check's PT001 and PT015). The simulator and
-	// the live replay do not model a drip (a response arrives whole at its latency) and
-	// ignore it.
+	// the live replay apply it (docs/design.md §6): a head slower than it (a hang, a slow
+	// response: nothing comes until its latency) ends at it, a drip fault whose pieces come
+	// at least this far apart ends that long after its head, and one dripping faster is
+	// ended only by Timeout. Its expiry is a Timeout outcome (the server may have acted),
+	// told apart only by the failure reason "read_timeout".
 	ReadTimeout time.Duration
 	// Deadline bounds the whole logical request, backoff included; 0 = none.
 	Deadline time.Duration

@@ -25,6 +25,10 @@ const (
 	ReasonBudget      = "budget"       // the retry budget refused the retry
 	ReasonDeadline    = "deadline"     // the deadline could not hold another attempt
 	ReasonTimeout     = "timeout"
+	// ReasonReadTimeout is a timeout the read timeout gave: a silence (the wait for the
+	// head, or a pause in the body) lasted policy.ReadTimeout. Like ReasonTimeout, the
+	// server may have acted.
+	ReasonReadTimeout = "read_timeout"
 	ReasonConnect     = "connect_timeout"
 	ReasonRefused     = "refused"
 	ReasonReset       = "reset"

@@ -161,3 +161,38 @@ func TestReplayJSONGolden(t *testing.T) {
 	}
 	golden.Assert(t, "replay_json", buf.Bytes())
 }
+
+// TestReplayDrippingBodyGolden: the bundled dripping-body scenario as `patience replay
+// dripping-body` prints it (issue 27 item 5): the read timeout alone ✗ (every worker held by
+// drips it never ends), the total and the retry within a deadline ~. The simulation is
+// seeded, so the bytes are stable; a change of the drip model shows here.
+func TestReplayDrippingBodyGolden(t *testing.T) {
+	sc, err := scenario.Open("dripping-body")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(context.Background(), sc, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	render, err := ReplayFormats.Get("text")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := render(&buf, res, replayOptions(false, 100)); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, "replay_dripping_body_text", buf.Bytes())
+	// JSON carries the same judgement the text prints: the levels and the reasons.
+	want := map[string]struct {
+		level  string
+		reason string
+	}{"read-timeout-only": {"bad", replay.ReasonNoWorker}, "total-timeout": {"degraded", replay.ReasonTimeout}, "retry-deadline": {"degraded", replay.ReasonTimeout}}
+	for _, p := range res.Policies {
+		w := want[p.Name]
+		if string(p.Verdict.Level) != w.level || p.FailureReasons[w.reason] == 0 {
+			t.Errorf("%s: verdict %s, reasons %v; want %s with %s failures", p.Name, p.Verdict.Level, p.FailureReasons, w.level, w.reason)
+		}
+	}
+}

@@ -10,8 +10,8 @@ import (
 // description and compare at least two policies.
 func TestBundledScenariosLoad(t *testing.T) {
 	names := scenarios.Names()
-	if len(names) != 6 {
-		t.Errorf("bundled scenarios = %v, want 6", names)
+	if len(names) != 7 {
+		t.Errorf("bundled scenarios = %v, want 7", names)
 	}
 	for _, name := range names {
 		sc, err := Open(name)

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// dripTarget is a serve-only scenario with one fault line, line 4.
+// dripTarget is a target-only scenario (enough for serve) with one fault line, line 4.
 func dripTarget(fault string) string {
 	return "target:\n  latency: {fixed: 1ms}\n  phases:\n    - {at: 0s, for: 1m, faults: [" + fault + "]}\n"
 }
@@ -58,16 +58,23 @@ func TestDripFaultErrors(t *testing.T) {
 	}
 }
 
-// TestDripFaultRefusedForReplay: the simulator does not model a body's pace, so replay (and
-// storm, check) refuse the fault at its key rather than drop it.
-func TestDripFaultRefusedForReplay(t *testing.T) {
-	src := "duration: 1m\nload: {rate: 1/s}\npolicy: {timeout: 1s}\n" + dripTarget("{drip: 10%, every: 1s}")
-	_, err := Parse([]byte(src), "d.yaml")
-	want := "d.yaml:7:35: target.phases[0].faults[0].drip: drip is a serve-only fault: the simulator does not model a body's pace"
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("got %v, want %q", err, want)
+// TestDripFaultLoadsForReplay: the simulator models a body's pace (docs/design.md §6), so
+// replay, storm and check load a drip fault as serve does, with the same pace.
+func TestDripFaultLoadsForReplay(t *testing.T) {
+	src := "duration: 1m\nload: {rate: 1/s}\npolicy: {timeout: 1s}\n" + dripTarget("{drip: 10%, every: 1s, size: 8}")
+	for _, p := range []Purpose{ForReplay, ForServe} {
+		sc, err := ParseFor([]byte(src), "d.yaml", p)
+		if err != nil {
+			t.Fatalf("for %s: %v", p, err)
+		}
+		f := sc.Target.Phases[0].Faults[0]
+		if f.Kind != FaultDrip || f.Percent != 0.1 || f.Drip == nil || *f.Drip != (Drip{Every: time.Second, Bytes: 1, Size: 8}) {
+			t.Errorf("for %s: got %+v %+v", p, f, f.Drip)
+		}
 	}
-	if _, err := ParseFor([]byte(src), "d.yaml", ForServe); err != nil {
-		t.Errorf("for serve: %v", err)
+	// The pace's checks hold for replay too.
+	bad := "duration: 1m\nload: {rate: 1/s}\npolicy: {timeout: 1s}\n" + dripTarget("{drip: 100%}")
+	if _, err := Parse([]byte(bad), "d.yaml"); err == nil || !strings.Contains(err.Error(), "d.yaml:7:35: target.phases[0].faults[0].every: required") {
+		t.Errorf("a drip without every, for replay: got %v", err)
 	}
 }

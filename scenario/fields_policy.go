@@ -31,7 +31,7 @@ var policyTable = newTable("policy", "policy", "policy, policies[], layers[].pol
 		Doc: "Bounds each silence of an attempt once the request is written: the wait for the first byte, then every pause between two reads " +
 			"(Python requests' read timeout, OkHttp's readTimeout, nginx's proxy_read_timeout). It never bounds the whole response — one dripping a byte " +
 			"just inside it never ends — so keep a timeout: beside it (check: PT001 without one, PT015 when it is not below it). " +
-			"`patience probe` recommends one (read_timeout_ms). Replay ignores it: the simulator does not model a drip, a response arrives whole at its latency.",
+			"`patience probe` recommends one (read_timeout_ms). Replay applies it: a response whose head takes that long, a hang, and a drip fault whose pieces come at least that far apart end at it, with reason read_timeout (a timeout: the server may have acted; on: [timeout] retries it).",
 		Example: "read_timeout: 1s"},
 	field{Name: "deadline", decode: (*policyReader).deadline, Type: "duration above 0, or none", Default: durOrNone(zeroPolicy.Deadline),
 		Doc:     "Bounds the whole logical request, backoff included: an attempt the remaining deadline cannot hold is not started, and an attempt's timeout is min(timeout, remaining deadline).",

@@ -218,7 +218,7 @@ var phaseTable = newTable("phase", "target.phases[]", "target.phases[]",
 
 var faultTable = newTable("fault", "target.phases[].faults[]", "target.phases[].faults[]",
 	"A fault is exactly one of {hang: P%}, {reset: P%}, {refuse: P%}, {drip: P%, every: D, bytes: N, size: N} or {status: N, percent: P%, retry_after: …}. "+
-		"drip is serve's alone: the simulator does not model a body's pace, so replay, storm and check refuse a file with one (`patience scenarios validate --for serve` checks it).",
+		"serve plays a drip on the wire and replay, storm and check simulate it: the head at once, then the body at its pace, ended by a total timeout or by a read timeout the pace reaches.",
 	field{Name: "hang", decode: (*faultReader).hang, Type: "percentage", Default: "—",
 		Doc: "This share of attempts is never answered (only a timeout ends them).", Example: "hang: 100%"},
 	field{Name: "reset", decode: (*faultReader).reset, Type: "percentage", Default: "—",
@@ -226,10 +226,11 @@ var faultTable = newTable("fault", "target.phases[].faults[]", "target.phases[].
 	field{Name: "refuse", decode: (*faultReader).refuse, Type: "percentage", Default: "—",
 		Doc: "This share has its connection refused: the request never left.", Example: "refuse: 5%"},
 	field{Name: "drip", decode: (*faultReader).drip, Type: "percentage", Default: "—",
-		Doc:     "serve only. This share gets 200 with its head (and Content-Length) at once, then the body `bytes` at a time with `every` before each piece: a read timeout and a total timeout part ways.",
+		Doc: "This share gets 200 with its head (and Content-Length) at once, then the body `bytes` at a time with `every` before each piece: a read timeout and a total timeout part ways. " +
+			"A read_timeout above `every` never ends it; a timeout: below the whole body does. Like a status fault, it answers before the application: no capacity, no idempotency key, no side effect.",
 		Example: "drip: 100%\nevery: 2s"},
 	field{Name: "every", Type: "duration above 0", Default: "required (drip faults only)",
-		Doc:     "The wait before each piece of a drip fault's body, scaled by serve's --speed; all the pieces together at most " + FormatDuration(maxDripTime) + ".",
+		Doc:     "The wait before each piece of a drip fault's body, scaled by serve's --speed (and by replay --live's); all the pieces together at most " + FormatDuration(maxDripTime) + ".",
 		Example: "drip: 100%\nevery: 500ms"},
 	field{Name: "bytes", Type: "whole number 1–size", Default: fmt.Sprint(defaultDripBytes),
 		Doc: "How many bytes of a drip fault's body each piece carries.", Example: "drip: 100%\nevery: 1s\nbytes: 8"},

@@ -81,8 +81,6 @@ func readErrMsg(err error) string {
 // policy, ...) on top of the shared NodeDecoder helpers.
 type decoder struct {
 	*NodeDecoder
-	// purpose is what the file is loaded for: a drip fault is refused unless ForServe.
-	purpose Purpose
 }
 
 // Parse decodes and validates a scenario file strictly (docs/design.md §4), applies defaults, resolves
@@ -101,7 +99,7 @@ func ParseFor(data []byte, file string, purpose Purpose) (*Scenario, error) {
 	if isCheckFile(root) {
 		return nil, checkFileError(file)
 	}
-	d := &decoder{NodeDecoder: NewNodeDecoder(file), purpose: purpose}
+	d := &decoder{NodeDecoder: NewNodeDecoder(file)}
 	f, err := d.fields(root, "", scenarioTable)
 	if err != nil {
 		return nil, err
@@ -687,13 +685,9 @@ const (
 )
 
 // drip reads a drip fault: its share, its pace (every, required) and its body (bytes, size).
-// It is serve's alone: loaded for replay, it is refused at its key, since the simulator does
-// not model a body's pace and must not silently drop the fault.
+// serve plays it on the wire and the simulator models it (docs/design.md §6), so every
+// purpose loads it.
 func (fr *faultReader) drip(e Entry, path string) (err error) {
-	if fr.d.purpose != ForServe {
-		return fr.d.Errf(e.Key, path, "drip is a serve-only fault: the simulator does not model a body's pace "+
-			"(check the file for serve with patience scenarios validate --for serve)")
-	}
 	if fr.ft.Percent, err = fr.d.Percent(e.Val, path); err != nil {
 		return err
 	}

@@ -123,9 +123,8 @@ const (
 	FaultHang   FaultKind = "hang"   // never answer
 	FaultReset  FaultKind = "reset"  // reset the connection after the request was sent
 	FaultRefuse FaultKind = "refuse" // refuse the connection (the request never left)
-	// FaultDrip sends the response head at once and the body a few bytes at a time. It is
-	// serve's alone: the simulator does not model a body's pace, so a scenario loaded for
-	// replay refuses it (ForServe).
+	// FaultDrip sends the response head at once and the body a few bytes at a time, Drip
+	// apart: a read timeout above the pace never ends it, a total does (docs/design.md §6).
 	FaultDrip FaultKind = "drip"
 )
 

@@ -22,7 +22,13 @@
 //     served with a latency drawn from the phase (or base) distribution, through the
 //     capacity's workers and FIFO queue when set (overflow answers 503 at once). Stall phases
 //     pause service; work resumes when the phase ends. Work continues after the caller gave
-//     up: it is counted as wasted work.
+//     up: it is counted as wasted work. A drip fault answers its head at once (no capacity, no
+//     key, no side effect, as serve) and its body a piece every Drip.Every.
+//   - Timeouts of an attempt (read.go, attemptEnd). The total fires at the attempt's
+//     deadline; the read timeout at the first silence of at least ReadTimeout from the
+//     request's write — the wait for the head (queue and stalls included), then each pause
+//     of a drip's body. The one due first ends the attempt as a Timeout; a read timeout's
+//     failure reason is read_timeout.
 //   - Layers. An attempt at layer k issues a whole logical request at layer k+1 with that
 //     layer's policy. When an upper layer's attempt times out, the lower call is abandoned
 //     but keeps retrying — in reality it does not know — so its attempts still reach the

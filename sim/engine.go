@@ -58,7 +58,9 @@ type call struct {
 	pc        policy.Call
 	last      policy.Outcome
 	hasLast   bool
-	attempts  int32
+	// lastRead: the last outcome, a timeout, was the read timeout's (reason read_timeout).
+	lastRead bool
+	attempts int32
 	// holdsWorker: a bottom call below other layers holds a client worker
 	holdsWorker bool
 }
@@ -81,6 +83,12 @@ type attempt struct {
 	write    time.Duration
 	readVer  uint64
 	deadline time.Duration // the caller's attempt timeout fires then (0 = none)
+	// readAt is when the caller's read timeout fires unless the response moves first (0 =
+	// never); an evReadTimeout for any other time is stale.
+	readAt time.Duration
+	// headAt is when the response head comes, if already scheduled (0 = unknown): the read
+	// timer of a head due before it is never armed.
+	headAt   time.Duration
 	doneAt   time.Duration // when the target will answer, if already scheduled (0 = unknown)
 	holdsKey bool
 	acquired bool   // holds a bulkhead slot
@@ -464,6 +472,14 @@ func (e *engine) fire(ev event) {
 		if a := ev.attempt(); a.gen == ev.gen && !a.callerOff {
 			e.resolve(a, policy.Outcome{Kind: policy.Timeout})
 		}
+	case evReadTimeout:
+		if a := ev.attempt(); a.gen == ev.gen && !a.callerOff && a.readAt == ev.at {
+			e.readTimeout(a)
+		}
+	case evBodyDone:
+		if a := ev.attempt(); a.gen == ev.gen && !a.callerOff {
+			e.resolve(a, policy.Outcome{Kind: policy.Success, Status: 200})
+		}
 	case evConnectTimeout:
 		if a := ev.attempt(); a.gen == ev.gen && !a.callerOff {
 			e.resolve(a, policy.Outcome{Kind: policy.ConnectTimeout})
@@ -680,7 +696,12 @@ func (e *engine) startAttempt(c *call) {
 	c.attempts++
 	a.acquired = ls.bulkhead != nil
 	if int(c.level) < len(e.levels)-1 {
-		if timeout > 0 {
+		// Above the bottom, the read timeout bounds the wait for the call below, whose
+		// answer comes whole (docs/design.md §6): it fires when the total would not first.
+		if r := lp.ReadTimeout; r > 0 && (timeout == 0 || r < timeout) {
+			a.readAt = e.now + r
+			e.push(a.readAt, evReadTimeout, a, nil, 0)
+		} else if timeout > 0 {
 			e.push(e.now+timeout, evAttemptTimeout, a, nil, 0)
 		}
 		a.targetOff = true
@@ -695,7 +716,13 @@ func (e *engine) startAttempt(c *call) {
 	// Most attempts are answered before their timeout: when the answer is already scheduled
 	// before the deadline, the timeout event would only be dropped as stale, so it is not
 	// pushed at all. Ties go to the timeout (see expire).
-	if a.deadline > 0 && a.gen == gen && !a.callerOff && !(a.doneAt > 0 && a.doneAt < a.deadline) {
+	if a.gen != gen || a.callerOff {
+		return
+	}
+	if a.readAt > 0 && !(a.headAt > 0 && a.headAt < a.readAt) {
+		e.push(a.readAt, evReadTimeout, a, nil, 0)
+	}
+	if a.deadline > 0 && !(a.doneAt > 0 && a.doneAt < a.deadline) {
 		e.push(a.deadline, evAttemptTimeout, a, nil, 0)
 	}
 }
@@ -703,9 +730,22 @@ func (e *engine) startAttempt(c *call) {
 // expire times out an attempt whose deadline has come when the target answers at that very
 // instant: the caller's timer fires first, as it would have had its event been queued.
 func (e *engine) expire(a *attempt) {
-	if !a.callerOff && a.deadline > 0 && e.now >= a.deadline {
+	switch {
+	case a.callerOff:
+	case a.deadline > 0 && e.now >= a.deadline:
 		e.resolve(a, policy.Outcome{Kind: policy.Timeout})
+	case a.readAt > 0 && e.now >= a.readAt:
+		e.readTimeout(a)
 	}
+}
+
+// readTimeout ends attempt a for its caller with its read timeout: a timeout (the server may
+// have acted), told apart only in the failure reason.
+func (e *engine) readTimeout(a *attempt) {
+	if c := a.c; c.gen == a.cgen {
+		c.lastRead = true
+	}
+	e.resolve(a, policy.Outcome{Kind: policy.Timeout})
 }
 
 func (e *engine) newAttempt() *attempt {
@@ -788,6 +828,11 @@ func (e *engine) send(a *attempt, lp *policy.Policy, timeout time.Duration) {
 		e.push(e.now+lp.ConnectTimeout, evConnectTimeout, a, nil, 0)
 		return
 	}
+	// The read timeout waits for the head from when the request is written (docs/design.md
+	// §6); a total due no later ends the attempt first.
+	if r := lp.ReadTimeout; r > 0 && (a.deadline == 0 || arrive+r < a.deadline) {
+		a.readAt = arrive + r
+	}
 	if connect == 0 {
 		// No connection set-up to wait for (the common case: target.connect unset): the
 		// attempt reaches the target now, without a round trip through the agenda.
@@ -825,6 +870,10 @@ func (e *engine) targetArrive(a *attempt) {
 			a.targetOff = true
 			e.answer(a, policy.Outcome{Kind: policy.Refused})
 			return
+		case scenario.FaultDrip:
+			a.targetOff = true
+			e.drip(a, f.Drip)
+			return
 		}
 		// reset: served, then the connection drops (handled at serviceDone).
 	}
@@ -859,6 +908,31 @@ func (e *engine) targetArrive(a *attempt) {
 	e.startService(a)
 }
 
+// drip answers attempt a with a drip fault (docs/design.md §6): the head now, then the body
+// at the fault's pace. As serve does (live/server.go), it answers before the application
+// sees the request: no capacity, no idempotency key, no side effect. attemptEnd says whether
+// the body, the read timeout or the total ends it; the total's timer is the attempt's own.
+func (e *engine) drip(a *attempt, d *scenario.Drip) {
+	if a.callerOff {
+		e.releaseAttempt(a)
+		return
+	}
+	var total time.Duration
+	if a.deadline > 0 {
+		total = a.deadline - e.now
+	}
+	at, how := attemptEnd(0, paceOf(d), e.levels[a.c.level].ReadTimeout, total)
+	a.headAt, a.readAt = e.now, 0
+	switch how {
+	case endAnswered:
+		a.doneAt = e.now + at
+		e.push(a.doneAt, evBodyDone, a, nil, 0)
+	case endReadTimeout:
+		a.readAt, a.doneAt = e.now+at, e.now+at
+		e.push(a.readAt, evReadTimeout, a, nil, 0)
+	}
+}
+
 func (e *engine) claimKey(a *attempt) {
 	if e.hasKey {
 		a.req.keyState = keyInFlight
@@ -873,7 +947,7 @@ func (e *engine) startService(a *attempt) {
 	}
 	done := e.stalls.Advance(e.now, a.service)
 	if e.sc.Target.Conflicts != "single-row" {
-		a.doneAt = done
+		a.doneAt, a.headAt = done, done
 	}
 	e.push(done, evServiceDone, a, nil, 0)
 }
@@ -1028,6 +1102,8 @@ func (e *engine) resolve(a *attempt, o policy.Outcome) {
 		return
 	}
 	c.last, c.hasLast = o, true
+	read := c.lastRead && o.Kind == policy.Timeout
+	c.lastRead = false
 	// Next also keeps the budget's books (refill on a first-try success, spend on a retry).
 	// Point the jitter Rand at this client's stream; only a draw touches its memory.
 	e.jsrc.p = &e.clients[r.client].jitter
@@ -1041,6 +1117,9 @@ func (e *engine) resolve(a *attempt, o policy.Outcome) {
 		return
 	}
 	reason := replay.ReasonOf(o)
+	if read {
+		reason = replay.ReasonReadTimeout
+	}
 	switch d.Reason {
 	case replay.ReasonBudget, replay.ReasonDeadline:
 		reason = d.Reason

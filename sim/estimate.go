@@ -539,6 +539,11 @@ func (m *meanField) send(r *estReq, level int, now, timeout time.Duration) (o po
 // sendBelow is an upper attempt at level: the call of the level below from now, cut at the
 // attempt's timeout, and its outcome as this level sees it.
 func (m *meanField) sendBelow(r *estReq, level int, now, timeout time.Duration) (o policy.Outcome, end time.Duration, stuck bool) {
+	if rt := m.levels[level].ReadTimeout; rt > 0 && (timeout == 0 || rt < timeout) {
+		// Above the bottom the read timeout bounds the wait for the call below, as the
+		// engine's upper attempts have it: its timer stands for the total's.
+		timeout = rt
+	}
 	if timeout > 0 {
 		m.events += r.s.weight // the upper attempt's timer
 	}
@@ -603,7 +608,7 @@ func (m *meanField) rejected(lp *policy.Policy, now time.Duration, res callResul
 func (m *meanField) attempt(r *estReq, lp *policy.Policy, now, timeout time.Duration) (policy.Outcome, time.Duration, bool) {
 	w := r.s.weight
 	m.bottom += w
-	a := estAttempt{r: r, now: now, timeout: timeout}
+	a := estAttempt{r: r, now: now, timeout: timeout, read: lp.ReadTimeout}
 	a.connect = m.connect.Sample(m.rng)
 	a.arrive = now + a.connect
 	a.timer = a.connect > 0 // answered later than sent: the timer is armed
@@ -614,6 +619,9 @@ func (m *meanField) attempt(r *estReq, lp *policy.Policy, now, timeout time.Dura
 	if a.timer && timeout > 0 {
 		m.events += w
 	}
+	if a.timer && a.read > 0 {
+		m.events += w // the read timer, armed beside the total
+	}
 	return o, end, stuck
 }
 
@@ -622,8 +630,33 @@ func (m *meanField) attempt(r *estReq, lp *policy.Policy, now, timeout time.Dura
 type estAttempt struct {
 	r               *estReq
 	now, timeout    time.Duration
+	read            time.Duration // the policy's read timeout (0: none)
 	connect, arrive time.Duration
 	timer           bool
+}
+
+// ends is how the attempt ends when, after it reached the target, the head comes at head
+// (noHead: never) and the body at pace b (attemptEnd): a timeout, stuck (nothing ends it), or
+// answered at end — the outcome then is the caller's to say.
+func (a *estAttempt) ends(head time.Duration, b pace) (o policy.Outcome, end time.Duration, stuck, answered bool) {
+	if a.timeout > 0 && a.connect >= a.timeout {
+		a.timer = true
+		return policy.Outcome{Kind: policy.Timeout}, a.now + a.timeout, false, false
+	}
+	var total time.Duration
+	if a.timeout > 0 {
+		total = a.timeout - a.connect
+	}
+	at, how := attemptEnd(head, b, a.read, total)
+	switch how {
+	case endTimeout, endReadTimeout:
+		a.timer = true
+		return policy.Outcome{Kind: policy.Timeout}, a.arrive + at, false, false
+	case endNever:
+		a.timer = true
+		return policy.Outcome{}, 0, true, false
+	}
+	return policy.Outcome{}, a.arrive + at, false, true
 }
 
 // inline is an answer the target gives on arrival: o, unless the attempt timed out connecting.
@@ -685,11 +718,20 @@ func (m *meanField) fault(a *estAttempt, f *scenario.Fault) (o policy.Outcome, e
 		o, end, stuck = a.inline(o)
 		return o, end, stuck, true
 	case scenario.FaultHang:
-		a.timer = true
-		if a.timeout > 0 {
-			return policy.Outcome{Kind: policy.Timeout}, a.now + a.timeout, false, true
+		o, end, stuck, _ = a.ends(noHead, pace{})
+		if stuck {
+			end = m.horizon
 		}
-		return policy.Outcome{}, m.horizon, true, true
+		return o, end, stuck, true
+	case scenario.FaultDrip:
+		// The head at once, the body at its pace, no service (the engine's drip): one event
+		// for the body's end or a timer.
+		m.events += a.r.s.weight
+		o, end, stuck, answered := a.ends(0, paceOf(f.Drip))
+		if answered {
+			o = policy.Outcome{Kind: policy.Success, Status: 200}
+		}
+		return o, end, stuck, true
 	case scenario.FaultRefuse:
 		o, end, stuck = a.inline(policy.Outcome{Kind: policy.Refused})
 		return o, end, stuck, true
@@ -732,9 +774,8 @@ func (m *meanField) serve(a *estAttempt, phase int, reset bool, wait time.Durati
 	if m.hasKey {
 		a.r.keyTaken, a.r.keyDone = true, done
 	}
-	if a.timeout > 0 && done-a.now >= a.timeout {
-		a.timer = true
-		return policy.Outcome{Kind: policy.Timeout}, a.now + a.timeout, false
+	if o, end, _, answered := a.ends(done-a.arrive, pace{}); !answered {
+		return o, end, false
 	}
 	if reset {
 		return policy.Outcome{Kind: policy.Reset}, done, false

@@ -20,6 +20,8 @@ const (
 	evAttemptTimeout                  // the caller's attempt timeout fired
 	evConnectTimeout                  // the caller's connect timeout fired
 	evRetry                           // a backoff sleep ended: start the next attempt
+	evReadTimeout                     // the caller's read timeout fired (if still armed for then)
+	evBodyDone                        // a drip fault's body arrived whole
 )
 
 // event is one entry of the heap. Events that point at pooled objects carry the object's

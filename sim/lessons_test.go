@@ -16,6 +16,7 @@ import (
 func TestBundledLessonVerdicts(t *testing.T) {
 	want := map[string]map[string]string{
 		"delivery-date-hang":     {"no-timeout": "bad", "timeouts": "bad", "breaker-fallback": "bad", "bulkhead": "degraded"},
+		"dripping-body":          {"read-timeout-only": "bad", "total-timeout": "degraded", "retry-deadline": "degraded"},
 		"layered-retries":        {"retry-every-layer": "bad", "retry-one-layer": "degraded"},
 		"payment-double-charge":  {"with-key": "good", "without-key": "bad", "no-retry": "bad"},
 		"rate-limited":           {"honor": "bad", "ignore": "bad", "preset:retryablehttp": "bad", "capped": "good"},

@@ -1,0 +1,93 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http/httptrace"
+	"sync"
+	"time"
+)
+
+// errReadTimeout is the cause an attempt's context is cancelled with when its read timeout
+// fires (context.Cause tells it from the total's deadline).
+var errReadTimeout = errors.New("read timeout: a silence lasted the policy's read_timeout")
+
+// silence is the read timeout of one attempt on the wire (policy.ReadTimeout, docs/design.md
+// §5), as a client that has one enforces it: a timer armed when the request is written, reset
+// by the response head and by every read of the body that brings bytes; when a silence
+// lasts it, the attempt is cancelled. The total stays the context's deadline.
+type silence struct {
+	d      time.Duration
+	cancel context.CancelCauseFunc
+	mu     sync.Mutex
+	t      *time.Timer
+	done   bool
+}
+
+// watchSilence derives the attempt's context from ctx with read timeout d in wall time (0:
+// none, and ctx is returned as is). stop releases the timer.
+func watchSilence(ctx context.Context, d time.Duration) (context.Context, *silence) {
+	if d <= 0 {
+		return ctx, nil
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	s := &silence{d: d, cancel: cancel}
+	// Armed now, before the write: on loopback the request is written at once, and the
+	// trace's WroteRequest re-arms it from the write itself.
+	s.t = time.AfterFunc(d, s.fire)
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest:         func(httptrace.WroteRequestInfo) { s.heard() },
+		GotFirstResponseByte: s.heard,
+	}), s
+}
+
+func (s *silence) fire() { s.cancel(errReadTimeout) }
+
+// heard re-arms the timer: something came (or the request is written).
+func (s *silence) heard() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	if !s.done {
+		s.t.Reset(s.d)
+	}
+	s.mu.Unlock()
+}
+
+// stop disarms the timer and releases the context.
+func (s *silence) stop() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.done = true
+	s.t.Stop()
+	s.mu.Unlock()
+	s.cancel(nil)
+}
+
+// body wraps a response body so each read that brings bytes re-arms the timer.
+func (s *silence) body(r io.Reader) io.Reader {
+	if s == nil {
+		return r
+	}
+	return &heardReader{r: r, s: s}
+}
+
+type heardReader struct {
+	r io.Reader
+	s *silence
+}
+
+func (h *heardReader) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	if n > 0 {
+		h.s.heard()
+	}
+	return n, err
+}
+
+// readTimedOut says whether the attempt's context ended by its read timeout.
+func readTimedOut(ctx context.Context) bool { return errors.Is(context.Cause(ctx), errReadTimeout) }
