@@ -172,3 +172,57 @@ func dependencyFile(in emit.Input, file string) string {
 	fmt.Fprintf(&b, "    policy: {timeout: %gms, retry: {max_attempts: 1}}\n", timeout)
 	return b.String()
 }
+
+// TestGatewayAPIRoundTripPerImplementation runs the emitted HTTPRoute as each implementation
+// translates it (--gateway-impl): the numbers read back are the same for both. Under Istio the
+// route has no retry budget — the Gateway API has no field for one, and without a
+// DestinationRule Istio lifts Envoy's cap on concurrent retries — so PT012 fires there, and
+// only there, exactly when the route retries; the emission's Missing names the way.
+func TestGatewayAPIRoundTripPerImplementation(t *testing.T) {
+	for _, impl := range []check.GatewayImpl{check.GatewayImplIstio, check.GatewayImplEnvoyGateway} {
+		for _, fx := range configFixtures() {
+			t.Run(string(impl)+"/"+fx.name, func(t *testing.T) {
+				e, err := emit.Emit(emit.GatewayAPI, fx.in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				path := filepath.Join(t.TempDir(), "route.yaml")
+				if err := os.WriteFile(path, []byte(e.Text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				in, err := check.LoadPaths([]string{path})
+				if err != nil {
+					t.Fatal(err)
+				}
+				in.Configs.GatewayImpl = impl
+				res, err := check.Run(context.Background(), in.Files, check.Options{Configs: in.Configs})
+				if err != nil || res.Error != nil {
+					t.Fatalf("check: %v %+v", err, res.Error)
+				}
+				var rules []string
+				for _, f := range res.Findings {
+					rules = append(rules, f.Rule)
+				}
+				var wantRules []string
+				retries := fx.in.Rec.MaxAttempts > 1 && fx.in.Rec.Caller.Kind != profile.CallerJob
+				if impl == check.GatewayImplIstio && retries {
+					wantRules = []string{"PT012"}
+					if !strings.Contains(strings.Join(e.Missing, "\n"), "no retry budget") {
+						t.Errorf("PT012 fires under Istio and Missing does not say the route has no retry budget: %q", e.Missing)
+					}
+				}
+				if diff := cmp.Diff(wantRules, rules); diff != "" {
+					t.Errorf("findings (-want +got):\n%s", diff)
+				}
+				l := layerFrom(t, res, path)
+				w := want(emit.GatewayAPI, fx.in.Rec)
+				if diff := cmp.Diff(w.timeouts, l.Timeouts); diff != "" {
+					t.Errorf("timeouts read back (-want +got):\n%s", diff)
+				}
+				if l.Attempts.Connect != w.attempts {
+					t.Errorf("attempts on a connect failure read back %v, want %v", l.Attempts.Connect, w.attempts)
+				}
+			})
+		}
+	}
+}

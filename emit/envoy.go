@@ -64,12 +64,7 @@ func writeEnvoy(in Input) (Emission, error) {
 // writeEnvoyRetry writes the route's retry_policy.
 func writeEnvoyRetry(c *configText, p configPlan) {
 	c.line(18, "retry_policy:")
-	on := "connect-failure,refused-stream"
-	onWhy := "what is retried: a connection that failed or a stream the upstream refused (the request never left)"
-	if p.attempts > 1 {
-		on = "connect-failure,refused-stream,reset,gateway-error"
-		onWhy = "what is retried: a failed connect, a refused stream, a reset, a per-try timeout and " + statusList("", ", ") + " (gateway-error); never a 500 or a 4xx"
-	}
+	on, onWhy := envoyRetryOn(p)
 	c.knob(20, "retry_policy.retry_on", on, onWhy, "retry_on: "+on)
 	n := strconv.Itoa(p.retries())
 	c.knob(20, "retry_policy.num_retries", n, "retries after the first try: "+p.attemptsWhy(), "num_retries: "+n)
@@ -92,6 +87,26 @@ func writeEnvoyRetry(c *configText, p configPlan) {
 	c.knob(22, "rate_limited_retry_back_off.max_interval", ra,
 		fmt.Sprintf("the longest Retry-After (seconds) Envoy waits for before a retry: the %s deadline; a longer one is discarded for the backoff above, and the route timeout ends the call at the deadline", units.Duration(p.deadline)),
 		"max_interval: "+ra)
+}
+
+// envoyRetryOn is Envoy's retry_on (Istio's retryOn takes the same words) and what it
+// retries: with retries, connect failures, refused streams, resets, per-try timeouts and
+// 502/503/504 (gateway-error); without, only what never left.
+func envoyRetryOn(p configPlan) (on, why string) {
+	if p.attempts > 1 {
+		return "connect-failure,refused-stream,reset,gateway-error", "what is retried: a failed connect, a refused stream, a reset, a per-try timeout and " + statusList("", ", ") + " (gateway-error); never a 500 or a 4xx"
+	}
+	return "connect-failure,refused-stream", "what is retried: a failed connect or a refused stream (the request never left); with no retries, nothing"
+}
+
+// meshRetryBudget is the retry budget Envoy and Istio write (budget_percent,
+// min_retry_concurrency) and where it comes from: the measured load's sizing, else Envoy's own
+// defaults written out.
+func meshRetryBudget(in Input) (percent float64, minConcurrency int, from string) {
+	if b := in.Rec.RetryBudget; b != nil {
+		return b.Percent, b.MinRetryConcurrency, fmt.Sprintf("sized from the measured load: %s/s, %s in flight", units.Sig(b.RatePerS), units.Sig(b.Concurrency))
+	}
+	return envoyDefaultBudgetPercent, envoyDefaultMinRetryConc, "Envoy's own default, written out: no load was measured to size it"
 }
 
 // writeEnvoyCluster writes the cluster: the upstream, its connect timeout and its retry
@@ -119,11 +134,7 @@ func writeEnvoyCluster(c *configText, p configPlan) {
 	c.line(6, "thresholds:")
 	c.line(6, "- priority: DEFAULT")
 	c.line(8, "retry_budget:")
-	pct, minConc, from := envoyDefaultBudgetPercent, envoyDefaultMinRetryConc, "Envoy's own default, written out: no load was measured to size it"
-	if b := in.Rec.RetryBudget; b != nil {
-		pct, minConc = b.Percent, b.MinRetryConcurrency
-		from = fmt.Sprintf("sized from the measured load (%s/s, %s in flight)", units.Sig(b.RatePerS), units.Sig(b.Concurrency))
-	}
+	pct, minConc, from := meshRetryBudget(p.in)
 	ps := strconv.FormatFloat(pct, 'f', -1, 64)
 	c.knob(10, "retry_budget.budget_percent", ps, "caps retries in flight at this percentage of the active requests, so a full outage adds at most that much load ("+from+")", "budget_percent: {value: "+ps+"}")
 	mc := strconv.Itoa(minConc)

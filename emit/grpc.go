@@ -81,7 +81,7 @@ func grpcThrottle(p configPlan, add func(knob, value, bounds string)) *grpcThrot
 	t, from := &grpcThrottling{MaxTokens: grpcDefaultMaxTokens, TokenRatio: grpcDefaultTokenRatio}, "a conservative fixed value (gRFC A6's example): no load was measured to size it"
 	if b := p.in.Rec.RetryBudget; b != nil && b.MaxTokens > 0 {
 		t.MaxTokens, t.TokenRatio = b.MaxTokens, b.TokenRatio
-		from = fmt.Sprintf("sized from the measured load (%s/s)", units.Sig(b.RatePerS))
+		from = fmt.Sprintf("sized from the measured load: %s/s", units.Sig(b.RatePerS))
 	}
 	add("retryThrottling.maxTokens", strconv.Itoa(t.MaxTokens), "each failure takes a token; retries stop while the tokens are at or below half of this ("+from+")")
 	add("retryThrottling.tokenRatio", strconv.FormatFloat(t.TokenRatio, 'f', -1, 64), "the token each success gives back ("+from+")")
@@ -90,11 +90,13 @@ func grpcThrottle(p configPlan, add func(knob, value, bounds string)) *grpcThrot
 
 // grpcMissing lists what a gRPC service config cannot express.
 func grpcMissing(p configPlan) []string {
-	out := []string{
-		fmt.Sprintf("a gRPC service config has no per-attempt timeout: methodConfig.timeout is the deadline for all attempts, so the %s bound on each attempt is not written; a hung attempt holds the call until the deadline", units.Duration(p.total)),
-		fmt.Sprintf("a gRPC service config has no connect timeout: the channel's (grpc-go ConnectParams.MinConnectTimeout, grpc-java's NettyChannelBuilder CONNECT_TIMEOUT_MILLIS) bounds it; set it to %s", units.Duration(p.connectOrTotal())),
-		"a gRPC service config has no comments (JSON): what each knob bounds is in settings[]",
+	var out []string
+	if p.attempts > 1 {
+		out = append(out, fmt.Sprintf("a gRPC service config has no per-attempt timeout: methodConfig.timeout is the deadline for all attempts, so the %s bound on each attempt is not written; a hung attempt holds the call until the deadline and leaves no time for a retry", units.Duration(p.total)))
 	}
+	out = append(out,
+		fmt.Sprintf("a gRPC service config has no connect timeout: the channel's (grpc-go ConnectParams.MinConnectTimeout, grpc-java's NettyChannelBuilder CONNECT_TIMEOUT_MILLIS) bounds it; set it to %s", units.Duration(p.connectOrTotal())),
+		"a gRPC service config has no comments (JSON): what each knob bounds is in settings[]")
 	if p.read > 0 {
 		out = append(out, fmt.Sprintf("gRPC has no read timeout: the %s bound on each silence needs keepalive (grpc-go keepalive.ClientParameters Time/Timeout) or the caller", units.Duration(p.read)))
 	}

@@ -65,12 +65,7 @@ func writeIstioVirtualService(c *configText, p configPlan, host string) {
 	c.knob(6, "retries.attempts", n, "retries after the first try (Istio counts retries): "+p.attemptsWhy(), "attempts: "+n)
 	total := secondsText(p.total)
 	c.knob(6, "retries.perTryTimeout", total, "bounds each try, connect to the last byte of the response (the recommended total)", "perTryTimeout: "+total)
-	on := "connect-failure,refused-stream"
-	onWhy := "what is retried: a failed connect or a refused stream (the request never left)"
-	if p.attempts > 1 {
-		on = "connect-failure,refused-stream,reset,gateway-error"
-		onWhy = "what is retried: a failed connect, a refused stream, a reset, a per-try timeout and " + statusList("", ", ") + " (gateway-error); never a 500 or a 4xx"
-	}
+	on, onWhy := envoyRetryOn(p)
 	c.knob(6, "retries.retryOn", on, onWhy, "retryOn: "+on)
 }
 
@@ -89,11 +84,7 @@ func writeIstioDestinationRule(c *configText, p configPlan, host string, tls boo
 	ct := secondsText(p.connectOrTotal())
 	c.knob(8, "connectionPool.tcp.connectTimeout", ct, p.connectWhy(), "connectTimeout: "+ct)
 	c.line(4, "retryBudget:")
-	pct, minConc, from := envoyDefaultBudgetPercent, envoyDefaultMinRetryConc, "Envoy's own default, written out: no load was measured to size it"
-	if b := p.in.Rec.RetryBudget; b != nil {
-		pct, minConc = b.Percent, b.MinRetryConcurrency
-		from = fmt.Sprintf("sized from the measured load (%s/s, %s in flight)", units.Sig(b.RatePerS), units.Sig(b.Concurrency))
-	}
+	pct, minConc, from := meshRetryBudget(p.in)
 	ps := strconv.FormatFloat(pct, 'f', -1, 64)
 	c.knob(6, "retryBudget.percent", ps, "caps retries in flight at this percentage of the active requests, so a full outage adds at most that much load ("+from+"; Istio ≥ 1.27)", "percent: "+ps)
 	mc := strconv.Itoa(minConc)
