@@ -52,12 +52,15 @@ func want(tg emit.Target, rec profile.Recommendation) readBack {
 	read := rec.ReadTimeoutMs
 	switch tg {
 	case emit.Nginx:
-		// No per-try total; proxy_read_timeout is the read timeout, else the total. nginx tries
-		// each server once: the one server of the emitted upstream makes one try.
-		if read == nil {
-			read = &total
+		// No per-try total; proxy_read_timeout is the read timeout, else the total, + 300 ms
+		// for nginx's lazy timer (NGX_TIMER_LAZY_DELAY, emit/nginx.go). nginx tries each server
+		// once: the one server of the emitted upstream makes one try.
+		silence := total
+		if read != nil {
+			silence = *read
 		}
-		return readBack{check.LayerTimeouts{ConnectMs: &connect, ReadMs: read, DeadlineMs: &deadline}, 1}
+		silence += 300
+		return readBack{check.LayerTimeouts{ConnectMs: &connect, ReadMs: &silence, DeadlineMs: &deadline}, 1}
 	case emit.Envoy:
 		return readBack{check.LayerTimeouts{ConnectMs: &connect, ReadMs: read, TotalMs: &total, DeadlineMs: &deadline}, attempts}
 	case emit.Istio:

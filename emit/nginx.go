@@ -3,6 +3,7 @@ package emit
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/patience-dev/patience/internal/units"
 )
@@ -11,6 +12,19 @@ import (
 // proxies the call (ngx_http_proxy_module, ngx_http_upstream_module), as check reads it
 // (check/config_nginxconf.go, docs/formats.md#nginx).
 var nginxWriter = writer{target: Nginx, kind: KindConfig, language: "nginx", write: writeNginx}
+
+// nginxTimerLazy is NGX_TIMER_LAZY_DELAY (nginx src/event/ngx_event_timer.h): nginx moves an
+// armed timer only when the new deadline is at least 300 ms from the old one, "to minimize the
+// rbtree operations for fast connections". proxy_read_timeout is such a timer, re-armed on each
+// read: reads closer together than 300 ms do not move it, so it runs from a read up to 300 ms
+// older than the last. Measured on loopback (TestNginxEmittedLive): proxy_read_timeout 400ms
+// ends a body dripping a byte every 250 ms at 400 ms after its head.
+const nginxTimerLazy = 300 * time.Millisecond
+
+// nginxSilence is proxy_read_timeout (and proxy_send_timeout): the recommended bound on a
+// silence (the read timeout, else the total) plus the lazy timer's slack, so that no silence
+// within the bound is cut, and none much longer survives.
+func nginxSilence(p configPlan) time.Duration { return p.readOrTotal() + nginxTimerLazy }
 
 // nginxFailTimeout and nginxMaxFails are nginx's own defaults for a server's passive health
 // check, written out: nothing measured sizes them.
@@ -55,13 +69,14 @@ func writeNginx(in Input) (Emission, error) {
 func writeNginxKnobs(c *configText, p configPlan) {
 	connect := msText(p.connectOrTotal())
 	c.knob(8, "proxy_connect_timeout", connect, p.connectWhy(), "proxy_connect_timeout "+connect+";")
-	read := msText(p.readOrTotal())
-	readWhy := "bounds each silence of the response, between two reads (the recommended read timeout): never the whole response"
+	read := msText(nginxSilence(p))
+	what := fmt.Sprintf("the recommended %s read timeout", units.Duration(p.read))
 	if p.read <= 0 {
-		readWhy = "bounds each silence of the response, between two reads; no read timeout was derived, so it is the total: never the whole response"
+		what = fmt.Sprintf("no read timeout was derived, so the %s total", units.Duration(p.total))
 	}
+	readWhy := fmt.Sprintf("bounds each silence of the response, between two reads, never the whole response: %s + 300 ms, since nginx moves this timer only when a read pushes it 300 ms or more (NGX_TIMER_LAZY_DELAY), so a timeout of exactly the recommended bound would cut a response dripping faster than every 300 ms", what)
 	c.knob(8, "proxy_read_timeout", read, readWhy, "proxy_read_timeout "+read+";")
-	c.knob(8, "proxy_send_timeout", read, "bounds each pause while sending the request body, between two writes", "proxy_send_timeout "+read+";")
+	c.knob(8, "proxy_send_timeout", read, "bounds each pause while sending the request body, between two writes (the same bound, the same lazy timer)", "proxy_send_timeout "+read+";")
 	next := "error timeout " + statusList("http_", " ")
 	nextWhy := "the failures that pass the request to the next server: a connect error, a timeout, " + statusList("", ", ") + "; nginx never passes a request it sent whose method is not idempotent (POST, PATCH, LOCK) without non_idempotent"
 	if p.in.SendsKey() && p.attempts > 1 {
