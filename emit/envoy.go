@@ -85,7 +85,7 @@ func writeEnvoyRetry(c *configText, p configPlan) {
 	c.line(22, "reset_headers: [{name: retry-after, format: SECONDS}]")
 	ra := secondsText(p.deadline)
 	c.knob(22, "rate_limited_retry_back_off.max_interval", ra,
-		fmt.Sprintf("the longest Retry-After (seconds) Envoy waits for before a retry: the %s deadline; a longer one is discarded for the backoff above, and the route timeout ends the call at the deadline", units.Duration(p.deadline)),
+		fmt.Sprintf("the longest Retry-After (seconds) Envoy honours before a retry it would make anyway (a 503 here; it waits U[v, 1.5·v] for a value v): the %s deadline; a longer one is discarded for the backoff above, and the route timeout ends the call at the deadline", units.Duration(p.deadline)),
 		"max_interval: "+ra)
 }
 
