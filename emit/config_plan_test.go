@@ -41,7 +41,7 @@ func TestPlanOf(t *testing.T) {
 // is never written shorter than recommended.
 func TestDurationTexts(t *testing.T) {
 	cases := []struct {
-		d                  time.Duration
+		d                time.Duration
 		ms, seconds, gep string
 	}{
 		{800 * time.Millisecond, "800ms", "0.8s", "800ms"},
