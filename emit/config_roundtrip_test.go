@@ -70,8 +70,11 @@ func want(tg emit.Target, rec profile.Recommendation) readBack {
 	case emit.Resilience4j:
 		return readBack{check.LayerTimeouts{TotalMs: &total}, attempts}
 	case emit.GRPC:
-		// One timeout, the deadline across all attempts: the chain arithmetic takes it as
-		// each try's bound too.
+		// One timeout, the deadline across all attempts (with one attempt, its total): the
+		// chain arithmetic takes it as each try's bound too.
+		if attempts == 1 {
+			deadline = total
+		}
 		return readBack{check.LayerTimeouts{TotalMs: &deadline, DeadlineMs: &deadline}, attempts}
 	}
 	panic("no read-back for " + string(tg))

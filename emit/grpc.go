@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/patience-dev/patience/internal/units"
 )
@@ -54,8 +55,12 @@ func writeGRPC(in Input) (Emission, error) {
 	var set []Setting
 	add := func(knob, value, bounds string) { set = append(set, Setting{Knob: knob, Value: value, Bounds: bounds}) }
 	add("methodConfig.name", "[{}]", "every method of the channel's service (an empty name is the default method config)")
-	mc := grpcMethodConfig{Name: []struct{}{{}}, Timeout: secondsText(p.deadline)}
-	add("methodConfig.timeout", mc.Timeout, p.deadlineWhy()+"; gRPC's deadline applies across all attempts (gRFC A6)")
+	mc := grpcMethodConfig{Name: []struct{}{{}}, Timeout: secondsText(grpcDeadline(p))}
+	why := p.deadlineWhy() + "; gRPC's deadline applies across all attempts (gRFC A6)"
+	if p.attempts == 1 && !p.job {
+		why = "bounds the one attempt: the recommended total (gRPC's one timeout; with no retry, the deadline is the attempt's)"
+	}
+	add("methodConfig.timeout", mc.Timeout, why)
 	sc := grpcServiceConfig{}
 	if p.attempts > 1 {
 		r := p.retry
@@ -74,6 +79,17 @@ func writeGRPC(in Input) (Emission, error) {
 		return Emission{}, err
 	}
 	return Emission{Text: string(data) + "\n", Settings: set, Missing: grpcMissing(p)}, nil
+}
+
+// grpcDeadline is methodConfig.timeout, gRPC's one timeout: the deadline around the attempts,
+// or, with one attempt, that attempt's total — a budget longer than it would let a hung call
+// hold the caller past the recommended total (measured in grpc-go: a hang under a 4 s timeout
+// ends at 4 s, whatever the attempt's own bound).
+func grpcDeadline(p configPlan) time.Duration {
+	if p.attempts == 1 {
+		return p.total
+	}
+	return p.deadline
 }
 
 // grpcThrottle is retryThrottling from the measured retry budget, else gRFC A6's example.
