@@ -112,6 +112,8 @@ type ChainLayer struct {
 	Attempts Attempts `json:"attempts"`
 	// Defaults name what the file left unsaid and whose default filled it in.
 	Defaults []string `json:"defaults"`
+	// Timeouts are the timeouts check read for the layer (chain_timeouts.go).
+	Timeouts LayerTimeouts `json:"timeouts"`
 	// Implementation names who translates a Gateway API route ("istio", "envoy-gateway", or
 	// "unknown": the more of the two per class), and ImplementationFrom why.
 	Implementation     string `json:"implementation,omitempty"`
@@ -410,6 +412,7 @@ func (ch *Chain) compute() {
 		if l.Defaults == nil {
 			l.Defaults = []string{}
 		}
+		l.Timeouts = layerTimeouts(l.pol)
 		if i > 0 && !seenAnswer[l.answer] {
 			seenAnswer[l.answer] = true
 		}

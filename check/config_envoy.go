@@ -503,6 +503,16 @@ func envoyRetryPolicy(cf *ConfigFile, l *ChainLayer, rp *yaml.Node, owner string
 			l.pol.Timeout = v // at or above the route timeout it is ignored (§A1)
 		}
 	}
+	// per_try_idle_timeout (route_components.proto RetryPolicy): "an upstream idle timeout
+	// per retry attempt (including the initial attempt)", enforced by the router like the
+	// stream idle timeout: a bound on each silence of a try, a read timeout.
+	if it := eget(rp, "per_try_idle_timeout"); it != nil {
+		v, err := protoDuration(cf, it, "retry_policy.per_try_idle_timeout")
+		if err != nil {
+			return err
+		}
+		l.pol.ReadTimeout = v
+	}
 	if bo := eget(rp, "retry_back_off"); bo != nil {
 		base, maxI := envoyBackoffBase, time.Duration(0)
 		if b := eget(bo, "base_interval"); b != nil {

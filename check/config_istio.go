@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/patience-dev/patience/policy"
 	"gopkg.in/yaml.v3"
@@ -169,6 +170,8 @@ type destinationRule struct {
 	budget     *yaml.Node
 	budgetPct  float64
 	outlier    bool
+	// connectTimeout is connectionPool.tcp.connectTimeout (0 = not written).
+	connectTimeout time.Duration
 }
 
 func readDestinationRule(d *configDoc) (*destinationRule, error) {
@@ -195,6 +198,15 @@ func readDestinationRule(d *configDoc) (*destinationRule, error) {
 		}
 	}
 	dr.outlier = get(tp, "outlierDetection") != nil
+	// connectionPool.tcp.connectTimeout (istio.io networking/v1 destination-rule
+	// ConnectionPoolSettings.TCPSettings: "TCP connection timeout", a duration such as 1s).
+	if ct := get(get(get(tp, "connectionPool"), "tcp"), "connectTimeout"); ct != nil {
+		v, err := goDuration(cf, ct, "trafficPolicy.connectionPool.tcp.connectTimeout")
+		if err != nil {
+			return nil, err
+		}
+		dr.connectTimeout = v
+	}
 	return dr, nil
 }
 
@@ -223,6 +235,9 @@ func (cs *Configs) destinationRule(hosts []string) *destinationRule {
 func istioApplyDR(l *ChainLayer, dr *destinationRule) {
 	at := dr.doc.pos
 	name := dr.doc.name
+	if dr.connectTimeout > 0 {
+		l.pol.ConnectTimeout = dr.connectTimeout
+	}
 	if dr.outlier {
 		l.pol.Breaker = &policy.Breaker{}
 	}
