@@ -275,8 +275,8 @@ func (in Input) hostPort() (string, int) {
 	return u.Hostname(), port
 }
 
-// statusList is RetriedStatuses joined by sep, each with prefix ("http_502").
-func statusList(prefix, sep string) string {
+// retriedJoined is RetriedStatuses joined by sep, each with prefix ("http_502").
+func retriedJoined(prefix, sep string) string {
 	parts := make([]string, len(RetriedStatuses))
 	for i, s := range RetriedStatuses {
 		parts[i] = prefix + strconv.Itoa(s)

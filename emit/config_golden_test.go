@@ -24,7 +24,7 @@ func TestConfigGoldens(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", fx.name, err)
 				}
-				if e.Target != tg || e.Kind != emit.KindConfig {
+				if e.Target != string(tg) || e.Kind != string(emit.KindConfig) {
 					t.Errorf("%s: target %q kind %q, want %q config", fx.name, e.Target, e.Kind, tg)
 				}
 				fmt.Fprintf(&b, "===== %s (%s) =====\n%s", fx.name, e.Language, e.Text)

@@ -94,7 +94,7 @@ func writeEnvoyRetry(c *configText, p configPlan) {
 // 502/503/504 (gateway-error); without, only what never left.
 func envoyRetryOn(p configPlan) (on, why string) {
 	if p.attempts > 1 {
-		return "connect-failure,refused-stream,reset,gateway-error", "what is retried: a failed connect, a refused stream, a reset, a per-try timeout and " + statusList("", ", ") + " (gateway-error); never a 500 or a 4xx"
+		return "connect-failure,refused-stream,reset,gateway-error", "what is retried: a failed connect, a refused stream, a reset, a per-try timeout and " + retriedJoined("", ", ") + " (gateway-error); never a 500 or a 4xx"
 	}
 	return "connect-failure,refused-stream", "what is retried: a failed connect or a refused stream (the request never left); with no retries, nothing"
 }

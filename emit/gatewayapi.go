@@ -49,8 +49,8 @@ func writeGatewayAPI(in Input) (Emission, error) {
 	n := strconv.Itoa(p.retries())
 	c.knob(6, "retry.attempts", n, "retries after the first try (the Gateway API counts retries): "+p.attemptsWhy(), "attempts: "+n)
 	if p.attempts > 1 {
-		codes := "[" + statusList("", ", ") + "]"
-		c.knob(6, "retry.codes", strings.Trim(codes, "[]"), "the statuses retried, besides connection errors: "+statusList("", ", ")+"; never a 500 or a 4xx", "codes: "+codes)
+		codes := "[" + retriedJoined("", ", ") + "]"
+		c.knob(6, "retry.codes", strings.Trim(codes, "[]"), "the statuses retried, besides connection errors: "+retriedJoined("", ", ")+"; never a 500 or a 4xx", "codes: "+codes)
 		bo := gepDuration(p.retry.Base)
 		c.knob(6, "retry.backoff", bo, "the least wait before a retry; an implementation may grow it and add jitter (Istio and Envoy Gateway: Envoy's fully jittered exponential backoff from it)", "backoff: "+bo)
 	}

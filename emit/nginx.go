@@ -77,11 +77,11 @@ func writeNginxKnobs(c *configText, p configPlan) {
 	readWhy := fmt.Sprintf("bounds each silence of the response, between two reads, never the whole response: %s + 300 ms, since nginx moves this timer only when a read pushes it 300 ms or more (NGX_TIMER_LAZY_DELAY), so a timeout of exactly the recommended bound would cut a response dripping faster than every 300 ms", what)
 	c.knob(8, "proxy_read_timeout", read, readWhy, "proxy_read_timeout "+read+";")
 	c.knob(8, "proxy_send_timeout", read, "bounds each pause while sending the request body, between two writes (the same bound, the same lazy timer)", "proxy_send_timeout "+read+";")
-	next := "error timeout " + statusList("http_", " ")
-	nextWhy := "the failures that pass the request to the next server: a connect error, a timeout, " + statusList("", ", ") + "; nginx never passes a request it sent whose method is not idempotent (POST, PATCH, LOCK) without non_idempotent"
+	next := "error timeout " + retriedJoined("http_", " ")
+	nextWhy := "the failures that pass the request to the next server: a connect error, a timeout, " + retriedJoined("", ", ") + "; nginx never passes a request it sent whose method is not idempotent (POST, PATCH, LOCK) without non_idempotent"
 	if p.in.SendsKey() && p.attempts > 1 {
 		next += " non_idempotent"
-		nextWhy = "the failures that pass the request to the next server: a connect error, a timeout, " + statusList("", ", ") + "; non_idempotent lets nginx pass a sent " + p.in.MethodOrGet() + " on, safe only because the client's Idempotency-Key goes with every try"
+		nextWhy = "the failures that pass the request to the next server: a connect error, a timeout, " + retriedJoined("", ", ") + "; non_idempotent lets nginx pass a sent " + p.in.MethodOrGet() + " on, safe only because the client's Idempotency-Key goes with every try"
 	}
 	c.knob(8, "proxy_next_upstream", next, nextWhy, "proxy_next_upstream "+next+";")
 	tries := strconv.Itoa(p.attempts)

@@ -71,7 +71,7 @@ func TestPythonGoGoldens(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if e.Target != target || e.Kind != KindCode {
+				if e.Target != string(target) || e.Kind != string(KindCode) {
 					t.Errorf("target %q kind %q, want %q code", e.Target, e.Kind, target)
 				}
 				golden.Assert(t, string(target)+"-"+c.name, emitted(e))

@@ -68,12 +68,12 @@ func writeR4jBackoff(c *configText, p configPlan) {
 	c.knob(8, "enableRandomizedWait", "true", "randomizes each wait, so callers that failed together do not retry together", "enableRandomizedWait: true")
 	f := strconv.FormatFloat(r4jRandomizedWaitFactor, 'f', -1, 64)
 	c.knob(8, "randomizedWaitFactor", f, "each wait d becomes U[d·(1−f), d·(1+f)] (f < 1: Resilience4j cannot wait U[0, d], full jitter)", "randomizedWaitFactor: "+f)
-	c.note(8, "retryExceptions: what is retried: an I/O error (connect, reset, read timeout), the time limiter's timeout, "+statusList("", ", ")+"; never a 500 or a 4xx")
+	c.note(8, "retryExceptions: what is retried: an I/O error (connect, reset, read timeout), the time limiter's timeout, "+retriedJoined("", ", ")+"; never a 500 or a 4xx")
 	c.line(8, "retryExceptions:")
 	for _, e := range r4jRetryExceptions {
 		c.line(10, "- "+e)
 	}
-	c.settings = append(c.settings, Setting{Knob: "retryExceptions", Value: strings.Join(r4jRetryExceptions, ", "), Bounds: "what is retried: an I/O error (connect, reset, read timeout), the time limiter's timeout, " + statusList("", ", ") + "; never a 500 or a 4xx"})
+	c.settings = append(c.settings, Setting{Knob: "retryExceptions", Value: strings.Join(r4jRetryExceptions, ", "), Bounds: "what is retried: an I/O error (connect, reset, read timeout), the time limiter's timeout, " + retriedJoined("", ", ") + "; never a 500 or a 4xx"})
 }
 
 // r4jMissing lists what Resilience4j leaves to the HTTP client or the code.
