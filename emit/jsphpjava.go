@@ -187,7 +187,7 @@ func wrapWords(s string, width int) []string {
 var codeFuncs = template.FuncMap{
 	"comment": slashComment,
 	"ints":    func(v []int) string { return joinInts(v, ", ") },
-	"seconds": func(ms int64) string { return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64) },
+	"seconds": msAsSeconds,
 	"str":     cString,
 	"phpstr":  phpString,
 }
@@ -251,3 +251,7 @@ func jobMissing(p codePlan) []string {
 	return []string{fmt.Sprintf("a queue job's retries (%d tries, backoff with %s jitter, job timeout %s, retry_after %s) are the queue's: this program makes one run's call (the laravel target writes the job)",
 		p.Job.Tries, p.Job.Jitter, units.Millis(p.Job.TimeoutMs), units.Millis(p.Job.RetryAfterMs))}
 }
+
+// msAsSeconds writes whole milliseconds as a number of seconds ("0.8", "2"), as PHP's and
+// Laravel's options take them.
+func msAsSeconds(ms int64) string { return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64) }
