@@ -255,3 +255,8 @@ func jobMissing(p codePlan) []string {
 // msAsSeconds writes whole milliseconds as a number of seconds ("0.8", "2"), as PHP's and
 // Laravel's options take them.
 func msAsSeconds(ms int64) string { return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64) }
+
+// codeTemplate parses a target's template with the family's helpers.
+func codeTemplate(name, body string) *template.Template {
+	return template.Must(template.New(name).Funcs(codeFuncs).Parse(body))
+}
