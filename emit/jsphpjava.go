@@ -87,6 +87,14 @@ func codeHeader(p codePlan, in Input) []string {
 	if p.SendsKey {
 		lines = append(lines, "Idempotency-Key: one key per logical call, made once and sent unchanged on every attempt, so the server can tell a retry from a new request.")
 	}
+	if p.Target == Laravel && p.Job != nil {
+		unknown := "a connect failure or a timeout throws too"
+		if !p.RetryUnknown {
+			unknown = "a connect failure or a timeout fails the job, for a person to check"
+		}
+		return append(lines, "Outcome: a 2xx returns; a 429 with a Retry-After is released for that long; a 502, 503 or 504 throws, and the queue retries after backoff(); "+
+			unknown+"; any other status fails the job.")
+	}
 	return append(lines, "Exit: prints the status and exits 0 on a 2xx; exits 1 on a timeout, another status or giving up, saying why on stderr.")
 }
 
@@ -138,10 +146,10 @@ func joinInts(v []int, sep string) string {
 	return strings.Join(s, sep)
 }
 
-// render runs a target's template over the plan.
-func render(tmpl *template.Template, p codePlan) (string, error) {
+// render runs a target's template over its data (the plan, or more).
+func render(tmpl *template.Template, data any) (string, error) {
 	var buf bytes.Buffer
-	if err := tmpl.Execute(&buf, p); err != nil {
+	if err := tmpl.Execute(&buf, data); err != nil {
 		return "", err
 	}
 	return buf.String(), nil
