@@ -1,7 +1,5 @@
 package emit
 
-import "fmt"
-
 // axiosWriter writes the recommendation for axios in Node: a CommonJS program (see js.go).
 //
 // Measured with axios 1.x on Node 20 on loopback (emit/js_realclient_test.go): axios's
@@ -91,7 +89,7 @@ func writeAxios(in Input) (Emission, error) {
 	if p.ReadMs > 0 {
 		set = append(set, Setting{Knob: "timeout", Value: p.ms(p.ReadMs), Bounds: "each silence once connected: the wait for the response head and every pause in the body (an idle timer on the socket, not a total)"})
 	}
-	set = append(set, Setting{Knob: "signal: AbortSignal.timeout", Value: fmt.Sprintf("%s, less when the budget has less left", p.ms(p.TimeoutMs)), Bounds: "the whole attempt, connect to the body's last byte"})
+	set = append(set, Setting{Knob: "signal: AbortSignal.timeout", Value: p.perAttempt(p.ms(p.TimeoutMs)), Bounds: "the whole attempt, connect to the body's last byte"})
 	set = append(set, loopSettings(p, "ATTEMPTS (the retry loop)", "BUDGET_MS (the loop's deadline)", "fullJitter", "retryAfterMs")...)
 	missing := []string{
 		"axios has no total timeout: `timeout` is an idle timer on the socket (measured: a body dripping a byte within it never times out); the program bounds each attempt with an AbortSignal.timeout",

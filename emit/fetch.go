@@ -84,7 +84,7 @@ func writeFetch(in Input) (Emission, error) {
 	if err != nil {
 		return Emission{}, err
 	}
-	set := []Setting{{Knob: "signal: AbortSignal.timeout", Value: fmt.Sprintf("%s, less when the budget has less left", p.ms(p.TimeoutMs)), Bounds: "the whole attempt, connect to the body's last byte"}}
+	set := []Setting{{Knob: "signal: AbortSignal.timeout", Value: p.perAttempt(p.ms(p.TimeoutMs)), Bounds: "the whole attempt, connect to the body's last byte"}}
 	if p.ReadMs > 0 {
 		set = append(set, Setting{Knob: "signal: idleWatchdog (AbortSignal.any with the total)", Value: p.ms(p.ReadMs), Bounds: "each silence: the wait for the head, connect included, and every pause in the body"})
 	}

@@ -141,7 +141,7 @@ func writeGuzzle(in Input) (Emission, error) {
 	if p.ConnectMs > 0 {
 		set = append(set, Setting{Knob: "connect_timeout", Value: msAsSeconds(p.ConnectMs) + " s", Bounds: "the TCP (and TLS) handshake"})
 	}
-	set = append(set, Setting{Knob: "timeout", Value: msAsSeconds(p.TimeoutMs) + " s" + ", less when the budget has less left", Bounds: "the whole attempt, connect to the body's last byte (curl's CURLOPT_TIMEOUT_MS)"})
+	set = append(set, Setting{Knob: "timeout", Value: p.perAttempt(msAsSeconds(p.TimeoutMs) + " s"), Bounds: "the whole attempt, connect to the body's last byte (curl's CURLOPT_TIMEOUT_MS)"})
 	set = append(set, loopSettings(p, "Middleware::retry (the decider's ATTEMPTS)", "BUDGET_S (the decider's and the middleware's deadline)", "Middleware::retry (the delay: fullJitterMs)", "retryAfterMs")...)
 	var missing []string
 	if p.ReadMs > 0 {

@@ -268,3 +268,12 @@ func msAsSeconds(ms int64) string { return strconv.FormatFloat(float64(ms)/1000,
 func codeTemplate(name, body string) *template.Template {
 	return template.Must(template.New(name).Funcs(codeFuncs).Parse(body))
 }
+
+// perAttempt writes the per-attempt total as the programs apply it: lowered to what is left
+// of the budget when there is one.
+func (p codePlan) perAttempt(total string) string {
+	if p.BudgetMs > 0 {
+		return total + ", less when the budget has less left"
+	}
+	return total
+}

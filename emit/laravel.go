@@ -216,17 +216,25 @@ func writeLaravel(in Input) (Emission, error) {
 	if err != nil {
 		return Emission{}, err
 	}
-	set := laravelCallSettings(p)
-	set = append(set,
-		Setting{Knob: "retry (times)", Value: strconv.Itoa(p.Attempts), Bounds: "the attempts, the first included (Laravel's retry() counts every try)"},
-		Setting{Knob: "retry (sleep closure, when callback)", Value: fmt.Sprintf("full jitter, base %s ×2, cap %s; a Retry-After within the budget", p.ms(p.BaseMs), p.ms(p.CapMs)), Bounds: "the wait before each retry, and what is retried"},
-		Setting{Knob: "withMiddleware (each attempt's timeout)", Value: "what is left of the " + p.ms(p.BudgetMs) + " budget", Bounds: "the whole logical call: no attempt runs past the budget"})
-	missing := []string{
-		"Laravel's HTTP client has no read timeout (Guzzle's read_timeout is ignored under curl): the total bounds every silence",
-		"Laravel keeps no deadline around a logical call: $when refuses a wait that does not fit the budget, and a Guzzle middleware lowers each attempt's timeout to what is left",
-		"Laravel throws one ConnectionException for a connect failure and a timeout: the program cannot retry a connect failure alone",
+	set := append(laravelCallSettings(p), Setting{Knob: "retry (times)", Value: strconv.Itoa(p.Attempts), Bounds: "the attempts, the first included (Laravel's retry() counts every try)"})
+	if p.Attempts > 1 {
+		set = append(set, Setting{Knob: "retry (sleep closure, when callback)", Value: fmt.Sprintf("full jitter, base %s ×2, cap %s; a Retry-After within the budget", p.ms(p.BaseMs), p.ms(p.CapMs)), Bounds: "the wait before each retry, and what is retried"})
+	}
+	set = append(set, Setting{Knob: "withMiddleware (each attempt's timeout)", Value: "what is left of the " + p.ms(p.BudgetMs) + " budget", Bounds: "the whole logical call: no attempt runs past the budget"})
+	missing := append(laravelReadMissing(p),
+		"Laravel keeps no deadline around a logical call: a Guzzle middleware lowers each attempt's timeout to what is left of the budget, and $when refuses a wait that does not fit it")
+	if p.Attempts > 1 {
+		missing = append(missing, "Laravel throws one ConnectionException for a connect failure and a timeout: the program cannot retry a connect failure alone")
 	}
 	return Emission{Text: text, Settings: set, Missing: missing}, nil
+}
+
+// laravelReadMissing says the read timeout Laravel cannot set, when one is recommended.
+func laravelReadMissing(p codePlan) []string {
+	if p.ReadMs == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("Laravel's HTTP client has no read timeout (Guzzle's read_timeout is ignored under curl): the %s total bounds every silence", p.ms(p.TimeoutMs))}
 }
 
 // laravelCallSettings are the call's own knobs, for the command and the job.
@@ -261,7 +269,7 @@ func writeLaravelJob(p codePlan) (Emission, error) {
 		Setting{Knob: "backoff()", Value: fmt.Sprintf("[%s] + U[0, %d%%]", data.BackoffS, data.JitterPct), Bounds: "the wait before each re-run"},
 		Setting{Knob: "retryUntil()", Value: fmt.Sprintf("now + %d s", data.GiveUpS), Bounds: "the whole retrying of the job"},
 		Setting{Knob: "retry_after (config/queue.php, a comment)", Value: strconv.FormatInt(data.RetryAfterS, 10), Bounds: "how long the queue waits for a run before delivering the job again: above $timeout"})
-	missing := []string{"the queue's retry_after is the connection's, not the job's: the program says it in a comment, config/queue.php sets it"}
+	missing := append(laravelReadMissing(p), "the queue's retry_after is the connection's, not the job's: the program says it in a comment, config/queue.php sets it")
 	return Emission{Text: text, Settings: set, Missing: missing}, nil
 }
 

@@ -1,7 +1,5 @@
 package emit
 
-import "fmt"
-
 // okhttpWriter writes the recommendation for OkHttp (3.12+, where callTimeout came; 4.x keeps
 // the same builder): a single-file Java program, runnable as `java -cp okhttp.jar:okio.jar
 // PatienceCall.java` (Java 11+).
@@ -194,7 +192,7 @@ func writeOkHttp(in Input) (Emission, error) {
 		set = append(set, Setting{Knob: "readTimeout", Value: "0 (none)", Bounds: "nothing: it turns off OkHttp's 10 s default, the call timeout bounds every silence"})
 	}
 	set = append(set,
-		Setting{Knob: "callTimeout", Value: fmt.Sprintf("%s, less when the budget has less left", p.ms(p.TimeoutMs)), Bounds: "the whole attempt, connect to the body's last byte"},
+		Setting{Knob: "callTimeout", Value: p.perAttempt(p.ms(p.TimeoutMs)), Bounds: "the whole attempt, connect to the body's last byte"},
 		Setting{Knob: "retryOnConnectionFailure", Value: "false", Bounds: "OkHttp's own retries inside a call (other routes, stale pooled connections): none, the program's loop is the one retry layer"})
 	set = append(set, loopSettings(p, "ATTEMPTS (the retry loop)", "BUDGET_MS (the loop's deadline)", "fullJitterMs", "retryAfterMs")...)
 	var missing []string
