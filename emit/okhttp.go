@@ -23,9 +23,13 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import okhttp3.Call;
+import okhttp3.Callback;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
@@ -88,7 +92,7 @@ public class PatienceCall {
                 return fail("the budget ran out before attempt " + n);
             }
             OkHttpClient bounded = limitMs < TIMEOUT_MS ? client.newBuilder().callTimeout(Duration.ofMillis(limitMs)).build() : client;
-            Verdict v = attempt(bounded{{if .SendsKey}}, key{{end}});
+            Verdict v = attempt(bounded, limitMs{{if .SendsKey}}, key{{end}});
             if (v.ok()) {
                 System.out.println(v.status());
                 return 0;
@@ -107,8 +111,13 @@ public class PatienceCall {
         }
     }
 
-    /** One call, its body read under the same timeouts. */
-    static Verdict attempt(OkHttpClient client{{if .SendsKey}}, String key{{end}}) {
+    /**
+     * One call, its body read under the same timeouts. The program waits for it no longer than
+     * limitMs itself: OkHttp 3.13's callTimeout cancels the call, and a cancel that lands
+     * before the connection exists can be lost (measured: a 2 ms callTimeout let a dripping
+     * body run 16 s), so the wait is bounded here too.
+     */
+    static Verdict attempt(OkHttpClient client, long limitMs{{if .SendsKey}}, String key{{end}}) throws InterruptedException {
         boolean hasBody = List.of("POST", "PUT", "PATCH").contains(METHOD);
         Request request = new Request.Builder()
                 .url(URL)
@@ -118,25 +127,55 @@ public class PatienceCall {
 {{- end}}
                 .build();
         Call call = client.newCall(request);
-        try (Response res = call.execute()) {
-            res.body().bytes();
-            int status = res.code();
-            if (status >= 200 && status < 300) {
-                return new Verdict(true, false, "", 0, status);
+        CompletableFuture<Verdict> verdict = new CompletableFuture<>();
+        call.enqueue(new Callback() {
+            @Override
+            public void onFailure(Call c, IOException e) {
+                verdict.complete(judgeError(c, e));
             }
-            Long after = retryAfterMs(res.header("Retry-After"));
-            boolean retry = RETRIED_STATUSES.contains(status) || (status == 429 && after != null);
-            return new Verdict(false, retry, "status " + status, after == null ? 0 : after, status);
-        } catch (ConnectException | NoRouteToHostException | UnknownHostException e) {
-            return Verdict.retried(true, "connect failed: " + e);
-        } catch (SocketTimeoutException e) {
-            boolean connect = String.valueOf(e.getMessage()).contains("connect");
-            return Verdict.retried(connect || RETRY_UNKNOWN, (connect ? "connect failed: " : "read timed out: ") + e);
-        } catch (IOException e) {
-            // callTimeout cancels the call: what is thrown then depends on where it was.
-            boolean total = call.isCanceled() || e instanceof InterruptedIOException;
-            return Verdict.retried(RETRY_UNKNOWN, (total ? "timed out (the attempt's total): " : "") + e);
+
+            @Override
+            public void onResponse(Call c, Response res) {
+                try (res) {
+                    res.body().bytes();
+                    verdict.complete(judgeStatus(res.code(), res.header("Retry-After")));
+                } catch (IOException e) {
+                    verdict.complete(judgeError(c, e));
+                }
+            }
+        });
+        try {
+            return verdict.get(limitMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            call.cancel();
+            return Verdict.retried(RETRY_UNKNOWN, "timed out after " + limitMs + " ms (the attempt's total)");
+        } catch (ExecutionException e) {
+            return Verdict.retried(RETRY_UNKNOWN, e.getCause().toString());
         }
+    }
+
+    /** What a response means: done on a 2xx; retried on a retried status or a 429 with a Retry-After. */
+    static Verdict judgeStatus(int status, String retryAfter) {
+        if (status >= 200 && status < 300) {
+            return new Verdict(true, false, "", 0, status);
+        }
+        Long after = retryAfterMs(retryAfter);
+        boolean retry = RETRIED_STATUSES.contains(status) || (status == 429 && after != null);
+        return new Verdict(false, retry, "status " + status, after == null ? 0 : after, status);
+    }
+
+    /** What a failed call means: a connect failure is retried; a timeout or a reset only when safe. */
+    static Verdict judgeError(Call call, IOException e) {
+        if (e instanceof ConnectException || e instanceof NoRouteToHostException || e instanceof UnknownHostException
+                || (e instanceof SocketTimeoutException && String.valueOf(e.getMessage()).contains("connect"))) {
+            return Verdict.retried(true, "connect failed: " + e);
+        }
+        if (e instanceof SocketTimeoutException) {
+            return Verdict.retried(RETRY_UNKNOWN, "read timed out: " + e);
+        }
+        // callTimeout cancels the call: what is thrown then depends on where it was.
+        boolean total = call.isCanceled() || e instanceof InterruptedIOException;
+        return Verdict.retried(RETRY_UNKNOWN, (total ? "timed out (the attempt's total): " : "") + e);
     }
 
     /** Milliseconds left of the budget. */
