@@ -77,19 +77,19 @@ async function attempt(limitMs{{if .SendsKey}}, key{{end}}) {
 `)
 
 func writeAxios(in Input) (Emission, error) {
-	p := newCodePlan(Axios, "axios", in)
+	p := newClientPlan(Axios, "axios", in)
 	text, err := render(axiosTmpl, p)
 	if err != nil {
 		return Emission{}, err
 	}
 	var set []Setting
 	if p.ConnectMs > 0 {
-		set = append(set, Setting{Knob: "httpAgent / httpsAgent (a timer on each socket until it connects)", Value: p.ms(p.ConnectMs), Bounds: "each TCP (and TLS) handshake"})
+		set = append(set, Setting{Knob: "httpAgent / httpsAgent (a timer on each socket until it connects)", Value: p.msWords(p.ConnectMs), Bounds: "each TCP (and TLS) handshake"})
 	}
 	if p.ReadMs > 0 {
-		set = append(set, Setting{Knob: "timeout", Value: p.ms(p.ReadMs), Bounds: "each silence once connected: the wait for the response head and every pause in the body (an idle timer on the socket, not a total)"})
+		set = append(set, Setting{Knob: "timeout", Value: p.msWords(p.ReadMs), Bounds: "each silence once connected: the wait for the response head and every pause in the body (an idle timer on the socket, not a total)"})
 	}
-	set = append(set, Setting{Knob: "signal: AbortSignal.timeout", Value: p.perAttempt(p.ms(p.TimeoutMs)), Bounds: "the whole attempt, connect to the body's last byte"})
+	set = append(set, Setting{Knob: "signal: AbortSignal.timeout", Value: p.perAttempt(p.msWords(p.TimeoutMs)), Bounds: "the whole attempt, connect to the body's last byte"})
 	set = append(set, loopSettings(p, "ATTEMPTS (the retry loop)", "BUDGET_MS (the loop's deadline)", "fullJitter", "retryAfterMs")...)
 	missing := []string{
 		"axios has no total timeout: `timeout` is an idle timer on the socket (measured: a body dripping a byte within it never times out); the program bounds each attempt with an AbortSignal.timeout",

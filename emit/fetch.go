@@ -79,14 +79,14 @@ async function attempt(limitMs{{if .SendsKey}}, key{{end}}) {
 `)
 
 func writeFetch(in Input) (Emission, error) {
-	p := newCodePlan(Fetch, "fetch", in)
+	p := newClientPlan(Fetch, "fetch", in)
 	text, err := render(fetchTmpl, p)
 	if err != nil {
 		return Emission{}, err
 	}
-	set := []Setting{{Knob: "signal: AbortSignal.timeout", Value: p.perAttempt(p.ms(p.TimeoutMs)), Bounds: "the whole attempt, connect to the body's last byte"}}
+	set := []Setting{{Knob: "signal: AbortSignal.timeout", Value: p.perAttempt(p.msWords(p.TimeoutMs)), Bounds: "the whole attempt, connect to the body's last byte"}}
 	if p.ReadMs > 0 {
-		set = append(set, Setting{Knob: "signal: idleWatchdog (AbortSignal.any with the total)", Value: p.ms(p.ReadMs), Bounds: "each silence: the wait for the head, connect included, and every pause in the body"})
+		set = append(set, Setting{Knob: "signal: idleWatchdog (AbortSignal.any with the total)", Value: p.msWords(p.ReadMs), Bounds: "each silence: the wait for the head, connect included, and every pause in the body"})
 	}
 	set = append(set, loopSettings(p, "ATTEMPTS (the retry loop)", "BUDGET_MS (the loop's deadline)", "fullJitter", "retryAfterMs")...)
 	missing := []string{"fetch has no timeout of its own: without a signal undici waits 300 s for the head and 300 s for each pause in the body; the program bounds each attempt with an AbortSignal.timeout"}

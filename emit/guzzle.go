@@ -132,7 +132,7 @@ exit(1);
 `)
 
 func writeGuzzle(in Input) (Emission, error) {
-	p := newCodePlan(Guzzle, "Guzzle", in)
+	p := newClientPlan(Guzzle, "Guzzle", in)
 	text, err := render(guzzleTmpl, p)
 	if err != nil {
 		return Emission{}, err
@@ -145,7 +145,7 @@ func writeGuzzle(in Input) (Emission, error) {
 	set = append(set, loopSettings(p, "Middleware::retry (the decider's ATTEMPTS)", "BUDGET_S (the decider's and the middleware's deadline)", "Middleware::retry (the delay: fullJitterMs)", "retryAfterMs")...)
 	var missing []string
 	if p.ReadMs > 0 {
-		missing = append(missing, fmt.Sprintf("Guzzle under curl has no read timeout: read_timeout is read by the StreamHandler alone (measured: ignored under curl), and curl's low-speed limit counts whole seconds; the %s total bounds every silence", p.ms(p.TimeoutMs)))
+		missing = append(missing, fmt.Sprintf("Guzzle under curl has no read timeout: read_timeout is read by the StreamHandler alone (measured: ignored under curl), and curl's low-speed limit counts whole seconds; the %s total bounds every silence", p.msWords(p.TimeoutMs)))
 	}
 	if p.Attempts > 1 {
 		missing = append(missing, "Guzzle keeps no deadline around a logical call: the decider refuses a wait that does not fit the budget, and a middleware lowers each attempt's timeout to what is left")

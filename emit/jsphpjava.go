@@ -12,15 +12,16 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+	"unicode"
 
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/profile"
 )
 
-// codePlan is the recommendation as the programs write it: whole milliseconds, the attempts
+// clientPlan is the recommendation as the programs write it: whole milliseconds, the attempts
 // the method allows, the deadline around the logical call (0 for a job: the queue bounds
 // the run), and the header comment's lines.
-type codePlan struct {
+type clientPlan struct {
 	Target       Target
 	Library      string
 	Method       string
@@ -39,12 +40,12 @@ type codePlan struct {
 	Header       []string
 }
 
-// newCodePlan reads the recommendation for one target. A method that is not idempotent and
+// newClientPlan reads the recommendation for one target. A method that is not idempotent and
 // carries no Idempotency-Key gets one attempt whatever the recommendation counts: a
 // timed-out attempt may have run, and a retry could run it twice (docs/design.md §5).
-func newCodePlan(t Target, library string, in Input) codePlan {
+func newClientPlan(t Target, library string, in Input) clientPlan {
 	r := in.Retry()
-	p := codePlan{
+	p := clientPlan{
 		Target: t, Library: library, Method: in.MethodOrGet(), URL: in.URL,
 		ConnectMs: wholeMs(in.Rec.ConnectTimeoutMs), TimeoutMs: wholeMs(in.Rec.TimeoutMs),
 		Attempts: r.MaxAttempts, BudgetMs: int64(in.Budget().Milliseconds()),
@@ -74,11 +75,11 @@ func wholeMs(ms float64) int64 {
 }
 
 // ms writes a whole-millisecond figure as prose ("800 ms", "2 s").
-func (p codePlan) ms(v int64) string { return units.Millis(float64(v)) }
+func (p clientPlan) msWords(v int64) string { return units.Millis(float64(v)) }
 
 // codeHeader is the comment block each program starts with: what wrote it, the figures, the
 // attempts and why, what is retried, the idempotency key, and the exit code.
-func codeHeader(p codePlan, in Input) []string {
+func codeHeader(p clientPlan, in Input) []string {
 	lines := []string{
 		fmt.Sprintf("Written by patience (--emit %s): its recommendation for %s %s, in %s's own knobs.", p.Target, p.Method, p.URL, p.Library),
 		"Per attempt: " + p.timeoutsLine() + ".",
@@ -98,22 +99,22 @@ func codeHeader(p codePlan, in Input) []string {
 	return append(lines, "Exit: prints the status and exits 0 on a 2xx; exits 1 on a timeout, another status or giving up, saying why on stderr.")
 }
 
-func (p codePlan) timeoutsLine() string {
+func (p clientPlan) timeoutsLine() string {
 	var parts []string
 	if p.ConnectMs > 0 {
-		parts = append(parts, "connect timeout "+p.ms(p.ConnectMs))
+		parts = append(parts, "connect timeout "+p.msWords(p.ConnectMs))
 	} else {
 		parts = append(parts, "no connect timeout (none recommended: one that survives a lost SYN would not be below the total, which bounds the connect)")
 	}
 	if p.ReadMs > 0 {
-		parts = append(parts, "read timeout "+p.ms(p.ReadMs)+" (each silence)")
+		parts = append(parts, "read timeout "+p.msWords(p.ReadMs)+" (each silence)")
 	} else {
 		parts = append(parts, "no read timeout (none recommended)")
 	}
-	return strings.Join(append(parts, "total timeout "+p.ms(p.TimeoutMs)), ", ")
+	return strings.Join(append(parts, "total timeout "+p.msWords(p.TimeoutMs)), ", ")
 }
 
-func (p codePlan) attemptsLines(in Input) []string {
+func (p clientPlan) attemptsLines(in Input) []string {
 	switch {
 	case p.Job != nil:
 		return []string{fmt.Sprintf("1 attempt per run: a queue job; the queue retries it (%d tries, job timeout %s, retry_after %s): a retry inside the run as well would multiply the calls.",
@@ -123,7 +124,7 @@ func (p codePlan) attemptsLines(in Input) []string {
 	case !p.RetryUnknown:
 		return []string{fmt.Sprintf("1 attempt: %s is not idempotent and carries no Idempotency-Key — a timed-out %s may have run: retrying could do it twice.", p.Method, p.Method)}
 	case p.Attempts == 1:
-		return []string{fmt.Sprintf("1 attempt: the caller's budget of %s holds one; a deadline of %s around the call.", p.ms(p.BudgetMs), p.ms(p.BudgetMs))}
+		return []string{fmt.Sprintf("1 attempt: the caller's budget of %s holds one; a deadline of %s around the call.", p.msWords(p.BudgetMs), p.msWords(p.BudgetMs))}
 	}
 	r := in.Retry()
 	why := p.Method + " is idempotent"
@@ -132,7 +133,7 @@ func (p codePlan) attemptsLines(in Input) []string {
 	}
 	return []string{
 		fmt.Sprintf("%d attempts (the first included), backoff %s between them, all within the caller's budget of %s: no attempt or wait runs past it.",
-			p.Attempts, r.DescribeBackoff(), p.ms(p.BudgetMs)),
+			p.Attempts, r.DescribeBackoff(), p.msWords(p.BudgetMs)),
 		fmt.Sprintf("Retried: connect failures; %s; 429 only with a Retry-After; a Retry-After is honoured when it fits what is left of the budget, else the program gives up; timeouts and resets too (%s).",
 			joinInts(p.Statuses, ", "), why),
 	}
@@ -156,10 +157,19 @@ func render(tmpl *template.Template, data any) (string, error) {
 }
 
 // slashComment writes lines as `//` comments, wrapped at 100 columns, continuation lines
-// indented.
+// indented. A URL or a method cannot end the comment: white space is folded, control
+// characters and byte order marks become spaces, and a backslash-u and a ?> are spaced out
+// (javac reads \u000a as a line break even in a comment; PHP leaves PHP mode at ?>).
 func slashComment(lines []string) string {
 	var b strings.Builder
 	for _, l := range lines {
+		l = strings.ReplaceAll(strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) || r == '\uFEFF' {
+				return ' '
+			}
+			return r
+		}, strings.ToValidUTF8(l, "\uFFFD")), `\u`, `\ u`)
+		l = strings.ReplaceAll(l, "?>", "? >") // PHP leaves PHP mode at ?> even in a // comment
 		first := true
 		for _, w := range wrapWords(l, 96) {
 			if first {
@@ -209,6 +219,10 @@ func cString(s string) string {
 		switch {
 		case r == '"' || r == '\\':
 			b.WriteString("\\" + string(r))
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`) // Java reads a \u000a or \u000d as a line break even in a literal
 		case r < 0x20 || r > 0x7e:
 			for _, u := range utf16Units(r) {
 				fmt.Fprintf(&b, "\\u%04x", u)
@@ -238,21 +252,21 @@ func phpString(s string) string {
 // loopSettings are the settings of the retry loop a program writes itself (attempts, the
 // budget's deadline, the backoff and the Retry-After cap), each knob named as the program
 // names it.
-func loopSettings(p codePlan, attempts, budget, backoff, retryAfter string) []Setting {
+func loopSettings(p clientPlan, attempts, budget, backoff, retryAfter string) []Setting {
 	out := []Setting{{Knob: attempts, Value: strconv.Itoa(p.Attempts), Bounds: "the calls one logical call makes, the first included"}}
 	if p.BudgetMs > 0 {
-		out = append(out, Setting{Knob: budget, Value: p.ms(p.BudgetMs), Bounds: "the whole logical call, every attempt and wait: no attempt or wait runs past it"})
+		out = append(out, Setting{Knob: budget, Value: p.msWords(p.BudgetMs), Bounds: "the whole logical call, every attempt and wait: no attempt or wait runs past it"})
 	}
 	if p.Attempts > 1 {
 		out = append(out,
-			Setting{Knob: backoff, Value: fmt.Sprintf("base %s ×2, cap %s, full jitter", p.ms(p.BaseMs), p.ms(p.CapMs)), Bounds: "the wait before each retry: uniform in [0, min(cap, base·2^(n-1))]"},
+			Setting{Knob: backoff, Value: fmt.Sprintf("base %s ×2, cap %s, full jitter", p.msWords(p.BaseMs), p.msWords(p.CapMs)), Bounds: "the wait before each retry: uniform in [0, min(cap, base·2^(n-1))]"},
 			Setting{Knob: retryAfter, Value: "what is left of the budget", Bounds: "the wait a 429 or 503 asks for: honoured when it fits, else the program gives up"})
 	}
 	return out
 }
 
 // jobMissing is what a one-run program of a job caller lacks: the queue's own retries.
-func jobMissing(p codePlan) []string {
+func jobMissing(p clientPlan) []string {
 	if p.Job == nil {
 		return nil
 	}
@@ -271,7 +285,7 @@ func codeTemplate(name, body string) *template.Template {
 
 // perAttempt writes the per-attempt total as the programs apply it: lowered to what is left
 // of the budget when there is one.
-func (p codePlan) perAttempt(total string) string {
+func (p clientPlan) perAttempt(total string) string {
 	if p.BudgetMs > 0 {
 		return total + ", less when the budget has less left"
 	}

@@ -235,6 +235,7 @@ func TestFamilyLiterals(t *testing.T) {
 		{`https://a.example/it's"q"\x`, `"https://a.example/it's\"q\"\\x"`, `'https://a.example/it\'s"q"\\x'`},
 		{"https://a.example/é😀", `"https://a.example/\u00e9\ud83d\ude00"`, `'https://a.example/é😀'`},
 		{"https://a.example/$x{y}", `"https://a.example/$x{y}"`, `'https://a.example/$x{y}'`},
+		{"https://a.example/\n\r\x00", `"https://a.example/\n\r\u0000"`, "'https://a.example/\n\r\x00'"},
 	}
 	for _, tt := range tests {
 		if got := cString(tt.in); got != tt.c {
@@ -246,7 +247,7 @@ func TestFamilyLiterals(t *testing.T) {
 	}
 	for _, ft := range familyTargets {
 		t.Run(string(ft.target), func(t *testing.T) {
-			f := fixture{"quote", Input{URL: `https://a.example/it's"q"\x/é`, Method: "GET", Rec: fixtureRec("GET", false)}}
+			f := fixture{"quote", Input{URL: "https://a.example/it's\"q\"\\x/é/\\u000a/\n\r\x00\ufeff*/?>", Method: "GET", Rec: fixtureRec("GET", false)}}
 			e := emitFixture(t, ft.target, f)
 			dir := t.TempDir()
 			name := map[string]string{"js": "call.js", "php": "call.php", "java": "PatienceCall.java"}[ft.ext]
@@ -255,6 +256,11 @@ func TestFamilyLiterals(t *testing.T) {
 				t.Fatal(err)
 			}
 			syntaxCheck(t, ft.ext, dir, path)
+			for _, line := range strings.Split(e.Text, "\n") {
+				if c := strings.TrimSpace(line); strings.HasPrefix(c, "//") && (strings.Contains(c, "?>") || strings.Contains(c, `\u`)) {
+					t.Errorf("a comment line would end early (PHP's ?>, Java's \\u): %q", c)
+				}
+			}
 		})
 	}
 }
@@ -283,4 +289,58 @@ func TestFamilyRefusals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzFamilyText: whatever the URL or method, the header stays comment lines (each starting
+// `//`, none holding what ends a comment early in PHP or Java) and the literals hold no raw
+// line break or control character; cString keeps every rune but the escaped ones.
+func FuzzFamilyText(f *testing.F) {
+	for _, s := range []string{fixtureURL, "https://a/\n?>\\u000a", "\x00\ufeff\r", "é😀\"'\\"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, line := range strings.Split(strings.TrimSuffix(slashComment([]string{s, "x " + s}), "\n"), "\n") {
+			if !strings.HasPrefix(line, "// ") || strings.Contains(line, "?>") || strings.Contains(line, `\u`) {
+				t.Fatalf("comment line %q", line)
+			}
+			for _, r := range line {
+				if r < 0x20 || r == 0x7f || r == '\ufeff' {
+					t.Fatalf("comment line %q holds %U", line, r)
+				}
+			}
+		}
+		c := cString(s)
+		if !strings.HasPrefix(c, `"`) || !strings.HasSuffix(c, `"`) || len(c) < 2 {
+			t.Fatalf("cString(%q) = %s", s, c)
+		}
+		for _, r := range c {
+			if r < 0x20 || r > 0x7e {
+				t.Fatalf("cString(%q) = %s holds %U", s, c, r)
+			}
+		}
+		if p := phpString(s); readPHPString(p) != s {
+			t.Fatalf("phpString(%q) = %s reads back as %q", s, p, readPHPString(p))
+		}
+	})
+}
+
+// readPHPString reads a single-quoted PHP literal as PHP does ("\x00" on a stray quote).
+func readPHPString(p string) string {
+	if len(p) < 2 || p[0] != '\'' || p[len(p)-1] != '\'' {
+		return "\x00not a literal"
+	}
+	var b strings.Builder
+	body := p[1 : len(p)-1]
+	for i := 0; i < len(body); i++ {
+		switch {
+		case body[i] == '\\' && i+1 < len(body) && (body[i+1] == '\\' || body[i+1] == '\''):
+			b.WriteByte(body[i+1])
+			i++
+		case body[i] == '\'':
+			return "\x00a stray quote"
+		default:
+			b.WriteByte(body[i])
+		}
+	}
+	return b.String()
 }

@@ -197,7 +197,7 @@ final class PatienceCallJob implements ShouldQueue
 
 // laravelJob is the job's figures in the whole seconds Laravel reads.
 type laravelJob struct {
-	codePlan
+	clientPlan
 	Tries                                        int
 	JobTimeoutS, RetryAfterS, GiveUpS, JitterPct int64
 	TimeoutS                                     string
@@ -205,7 +205,7 @@ type laravelJob struct {
 }
 
 func writeLaravel(in Input) (Emission, error) {
-	p := newCodePlan(Laravel, "Laravel", in)
+	p := newClientPlan(Laravel, "Laravel", in)
 	if p.Job != nil {
 		return writeLaravelJob(p)
 	}
@@ -218,9 +218,9 @@ func writeLaravel(in Input) (Emission, error) {
 	}
 	set := append(laravelCallSettings(p), Setting{Knob: "retry (times)", Value: strconv.Itoa(p.Attempts), Bounds: "the attempts, the first included (Laravel's retry() counts every try)"})
 	if p.Attempts > 1 {
-		set = append(set, Setting{Knob: "retry (sleep closure, when callback)", Value: fmt.Sprintf("full jitter, base %s ×2, cap %s; a Retry-After within the budget", p.ms(p.BaseMs), p.ms(p.CapMs)), Bounds: "the wait before each retry, and what is retried"})
+		set = append(set, Setting{Knob: "retry (sleep closure, when callback)", Value: fmt.Sprintf("full jitter, base %s ×2, cap %s; a Retry-After within the budget", p.msWords(p.BaseMs), p.msWords(p.CapMs)), Bounds: "the wait before each retry, and what is retried"})
 	}
-	set = append(set, Setting{Knob: "withMiddleware (each attempt's timeout)", Value: "what is left of the " + p.ms(p.BudgetMs) + " budget", Bounds: "the whole logical call: no attempt runs past the budget"})
+	set = append(set, Setting{Knob: "withMiddleware (each attempt's timeout)", Value: "what is left of the " + p.msWords(p.BudgetMs) + " budget", Bounds: "the whole logical call: no attempt runs past the budget"})
 	missing := append(laravelReadMissing(p),
 		"Laravel keeps no deadline around a logical call: a Guzzle middleware lowers each attempt's timeout to what is left of the budget, and $when refuses a wait that does not fit it")
 	if p.Attempts > 1 {
@@ -230,15 +230,15 @@ func writeLaravel(in Input) (Emission, error) {
 }
 
 // laravelReadMissing says the read timeout Laravel cannot set, when one is recommended.
-func laravelReadMissing(p codePlan) []string {
+func laravelReadMissing(p clientPlan) []string {
 	if p.ReadMs == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("Laravel's HTTP client has no read timeout (Guzzle's read_timeout is ignored under curl): the %s total bounds every silence", p.ms(p.TimeoutMs))}
+	return []string{fmt.Sprintf("Laravel's HTTP client has no read timeout (Guzzle's read_timeout is ignored under curl): the %s total bounds every silence", p.msWords(p.TimeoutMs))}
 }
 
 // laravelCallSettings are the call's own knobs, for the command and the job.
-func laravelCallSettings(p codePlan) []Setting {
+func laravelCallSettings(p clientPlan) []Setting {
 	var set []Setting
 	if p.ConnectMs > 0 {
 		set = append(set, Setting{Knob: "connectTimeout", Value: msAsSeconds(p.ConnectMs), Bounds: "the TCP (and TLS) handshake"})
@@ -246,14 +246,14 @@ func laravelCallSettings(p codePlan) []Setting {
 	return append(set, Setting{Knob: "timeout", Value: msAsSeconds(p.TimeoutMs), Bounds: "the whole attempt, connect to the body's last byte"})
 }
 
-func writeLaravelJob(p codePlan) (Emission, error) {
+func writeLaravelJob(p clientPlan) (Emission, error) {
 	j := p.Job
 	backoff := make([]string, len(j.BackoffMs))
 	for i, d := range j.BackoffMs {
 		backoff[i] = strconv.FormatInt(ceilSeconds(d), 10)
 	}
 	data := laravelJob{
-		codePlan: p, Tries: j.Tries, JobTimeoutS: ceilSeconds(j.TimeoutMs), RetryAfterS: ceilSeconds(j.RetryAfterMs),
+		clientPlan: p, Tries: j.Tries, JobTimeoutS: ceilSeconds(j.TimeoutMs), RetryAfterS: ceilSeconds(j.RetryAfterMs),
 		GiveUpS: ceilSeconds(j.GiveUpAfterMs), JitterPct: int64(math.Round(j.JitterFactor * 100)),
 		TimeoutS: msAsSeconds(p.TimeoutMs), BackoffS: strings.Join(backoff, ", "),
 	}

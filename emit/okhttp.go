@@ -216,22 +216,22 @@ public class PatienceCall {
 `)
 
 func writeOkHttp(in Input) (Emission, error) {
-	p := newCodePlan(OkHttp, "OkHttp", in)
+	p := newClientPlan(OkHttp, "OkHttp", in)
 	text, err := render(okhttpTmpl, p)
 	if err != nil {
 		return Emission{}, err
 	}
 	var set []Setting
 	if p.ConnectMs > 0 {
-		set = append(set, Setting{Knob: "connectTimeout", Value: p.ms(p.ConnectMs), Bounds: "the TCP (and TLS) handshake"})
+		set = append(set, Setting{Knob: "connectTimeout", Value: p.msWords(p.ConnectMs), Bounds: "the TCP (and TLS) handshake"})
 	}
 	if p.ReadMs > 0 {
-		set = append(set, Setting{Knob: "readTimeout", Value: p.ms(p.ReadMs), Bounds: "each silence: the wait for the response head and every pause in the body"})
+		set = append(set, Setting{Knob: "readTimeout", Value: p.msWords(p.ReadMs), Bounds: "each silence: the wait for the response head and every pause in the body"})
 	} else {
 		set = append(set, Setting{Knob: "readTimeout", Value: "0 (none)", Bounds: "nothing: it turns off OkHttp's 10 s default, the call timeout bounds every silence"})
 	}
 	set = append(set,
-		Setting{Knob: "callTimeout", Value: p.perAttempt(p.ms(p.TimeoutMs)), Bounds: "the whole attempt, connect to the body's last byte"},
+		Setting{Knob: "callTimeout", Value: p.perAttempt(p.msWords(p.TimeoutMs)), Bounds: "the whole attempt, connect to the body's last byte"},
 		Setting{Knob: "retryOnConnectionFailure", Value: "false", Bounds: "OkHttp's own retries inside a call (other routes, stale pooled connections): none, the program's loop is the one retry layer"})
 	set = append(set, loopSettings(p, "ATTEMPTS (the retry loop)", "BUDGET_MS (the loop's deadline)", "fullJitterMs", "retryAfterMs")...)
 	var missing []string
