@@ -55,7 +55,8 @@ func TestNginxEmittedLive(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e, err := Emit(Nginx, Input{URL: serveTarget(t, c.fault), Method: "GET", Name: "orders", Rec: rec})
+			url, _ := serveTarget(t, c.fault)
+			e, err := Emit(Nginx, Input{URL: url, Method: "GET", Name: "orders", Rec: rec})
 			if err != nil {
 				t.Fatal(err)
 			}
