@@ -31,7 +31,9 @@ func TestLiveReplayBar(t *testing.T) {
 	if !f.IO.StderrTTY {
 		t.Fatal("the pty is not seen as a terminal")
 	}
-	code := run(context.Background(), f, []string{"replay", "--live", "--speed", "20", sc})
+	// --no-fail: the bar is under test, not the verdict — on a loaded machine a 50 ms real
+	// timeout (1 s at speed 20) can fire and judge a policy ✗, which exits 1 (issue 26).
+	code := run(context.Background(), f, []string{"replay", "--live", "--no-fail", "--speed", "20", sc})
 	slave.Close()
 	raw := stop()
 	if code != ExitOK || !strings.Contains(out.String(), "liveish") {
