@@ -441,11 +441,13 @@ func (d *decoder) target(n *yaml.Node, path, dir string) (Target, error) {
 	if err != nil {
 		return tr.t, err
 	}
-	if _, ok := f["latency"]; !ok {
+	if _, ok := f["latency"]; !ok && f["stream"].Val == nil {
 		return tr.t, d.Errf(n, JoinPath(path, "latency"), "required, e.g. {p50: 80ms, p99: 400ms} or {fixed: 20ms}")
 	}
-	err = decodeRows(targetTable, f, path, tr)
-	return tr.t, err
+	if err = decodeRows(targetTable, f, path, tr); err != nil {
+		return tr.t, err
+	}
+	return tr.t, tr.streamTarget(f, path)
 }
 
 // targetReader reads the fields of a `target:` mapping into t: its methods are the decode
@@ -584,6 +586,9 @@ func (d *decoder) phase(n *yaml.Node, path string, i int, dir string) (Phase, er
 			return p, err
 		}
 	}
+	if err := d.phaseStream(f, path, dir, &p); err != nil {
+		return p, err
+	}
 	if fl, ok := f["faults"]; ok {
 		items, err := d.Sequence(fl.Val, JoinPath(path, "faults"))
 		if err != nil {
@@ -603,8 +608,8 @@ func (d *decoder) phase(n *yaml.Node, path string, i int, dir string) (Phase, er
 			p.Faults = append(p.Faults, ft)
 		}
 	}
-	if p.Latency == nil && len(p.Faults) == 0 && !p.Stall {
-		return p, d.Errf(n, path, "phase %q changes nothing: give it latency, faults or stall: true", p.Name)
+	if p.Latency == nil && len(p.Faults) == 0 && !p.Stall && p.FirstEvent == nil && p.Gap == nil {
+		return p, d.Errf(n, path, "phase %q changes nothing: give it latency (first_event or gap for a stream), faults or stall: true", p.Name)
 	}
 	return p, nil
 }
