@@ -203,7 +203,7 @@ func TestStreamPhaseSlowFirstToken(t *testing.T) {
 func TestStreamClientLeaves(t *testing.T) {
 	sc := streamScenario(time.Millisecond, time.Hour, 3) // the second event would take an hour
 	s := startServer(t, sc, ServerOptions{})
-	resp, err := client(5*time.Second).Get(s.URL())
+	resp, err := client(5 * time.Second).Get(s.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,4 +330,3 @@ func TestSummarizeStream(t *testing.T) {
 		t.Errorf("empty: %+v", e)
 	}
 }
-
