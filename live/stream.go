@@ -143,6 +143,21 @@ func (s *Server) planStream(st *scenario.Stream) streamPlan {
 	return p
 }
 
+// wait draws the wait (scenario time) before event i from the distribution in force in
+// phase: first_event for the first, gap for the others, and the stall once.
+func (p *streamPlan) wait(sc *scenario.Scenario, i, phase int) time.Duration {
+	var d time.Duration
+	if i == 0 {
+		d = sc.StreamFirstEvent(phase).Sample(p.rng)
+	} else {
+		d = sc.StreamGap(phase).Sample(p.rng)
+	}
+	if i == p.stallAt {
+		d += sc.Target.Stream.Stall.For
+	}
+	return d
+}
+
 // streamWriter writes one stream's events to w: its format, its buffer (one event) and its
 // timer, reused for every wait.
 type streamWriter struct {
@@ -214,23 +229,23 @@ func (sw *streamWriter) head() bool {
 	return sw.rc.Flush() == nil
 }
 
-// run waits for and writes each event of plan, and says how the stream ended. The first
-// event's wait is timed from readAt, each next one's from the previous flush; the phase in
-// force when a wait starts gives its distribution (pi, the arrival's, for the first).
+// run waits for and writes each event of plan, and says how the stream ended. Events
+// keep a schedule: the first is due first_event after readAt, each next one gap after the
+// previous one was due, so a timer's lateness (a millisecond on a busy host) is not added
+// to every gap; an event whose time has passed (a client slow to read) goes at once. The
+// phase in force when a wait starts gives its distribution (pi, the arrival's, for the
+// first).
 func (sw *streamWriter) run(plan streamPlan, readAt time.Time, pi int) streamEnd {
 	s := sw.s
 	sw.last = readAt
+	due := readAt
 	for i := range plan.events {
-		var d time.Duration
-		if i == 0 {
-			d = s.sc.StreamFirstEvent(pi).Sample(plan.rng)
-		} else {
-			d = s.sc.StreamGap(s.sc.PhaseAt(s.scenarioTime(sw.last))).Sample(plan.rng)
+		phase := pi
+		if i > 0 {
+			phase = s.sc.PhaseAt(s.scenarioTime(due))
 		}
-		if i == plan.stallAt {
-			d += s.sc.Target.Stream.Stall.For
-		}
-		if !sw.waitUntil(sw.last.Add(s.realAdvance(sw.last, d))) {
+		due = due.Add(s.realAdvance(due, plan.wait(s.sc, i, phase)))
+		if !sw.waitUntil(due) {
 			return streamAbandoned
 		}
 		if i == plan.cutAt {
