@@ -26,6 +26,9 @@
 //     reaches the application (after faults): in flight → 409, different payload (SHA-256
 //     fingerprint of the body) → 422, completed → the stored response replayed with no
 //     second side effect.
+//   - Streams: a stream target answers with SSE or NDJSON events paced by first_event and
+//     gap, drops and stalls some, and records what it sent (stream.go); it does not store
+//     responses under an Idempotency-Key.
 package live
 
 import (

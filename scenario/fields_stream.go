@@ -296,3 +296,10 @@ func (tr *targetReader) streamPhase(n *yaml.Node, path string, ph *Phase) error 
 	}
 	return tr.d.streamFits(first, gap, st, n, path)
 }
+
+// serveOnlyError is the error for a bundled serve-only scenario (scenarios.ServeOnly) opened
+// for replay, storm or check: what it is and the command that plays it, rather than the
+// sections a serve file leaves out.
+func serveOnlyError(name string) *Error {
+	return &Error{File: "scenarios/" + name + ".yaml", Msg: "a serve-only scenario: its target streams, which the simulator does not model; play it with patience serve " + name}
+}

@@ -54,10 +54,13 @@ func OpenFor(nameOrPath string, purpose Purpose) (*Scenario, error) {
 	}
 	name := strings.TrimSuffix(nameOrPath, ".yaml")
 	if b, berr := scenarios.Read(name); berr == nil {
+		if purpose != ForServe && scenarios.ServeOnly(name) {
+			return nil, serveOnlyError(name)
+		}
 		return ParseFor(b, "scenarios/"+name+".yaml", purpose)
 	}
 	if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(nameOrPath, `/\`) {
-		return nil, &Error{File: nameOrPath, Msg: fmt.Sprintf("no such file or bundled scenario (bundled: %s)", strings.Join(scenarios.Names(), ", "))}
+		return nil, &Error{File: nameOrPath, Msg: fmt.Sprintf("no such file or bundled scenario (bundled: %s)", strings.Join(scenarios.AllNames(), ", "))}
 	}
 	return nil, &Error{File: nameOrPath, Msg: readErrMsg(err)}
 }

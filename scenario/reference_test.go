@@ -542,7 +542,7 @@ func marshal(t *testing.T, n *yaml.Node) []byte {
 // through the field tables: each key must have a row in the table of its place.
 func TestBundledKeysDocumented(t *testing.T) {
 	files := map[string][]byte{}
-	for _, name := range scenarios.Names() {
+	for _, name := range scenarios.AllNames() {
 		data, err := scenarios.Read(name)
 		if err != nil {
 			t.Fatal(err)
