@@ -101,10 +101,12 @@ func clientStreams(t *testing.T, url string, rate float64, dur time.Duration) (f
 //
 //	PATIENCE_TIMING=1 go test ./live -run TestStreamRecordAgreement -v
 //
-// The record must match the draws within 1 ms + 1% at p50, p90 and p99: a timer fires late
-// by a fraction of a millisecond on a quiet host, and HDR buckets add at most 0.1%. A host
-// whose own timers ran over timing.BusyLimit late (p99) during the run measured itself: the
-// test logs its figures and skips, saying so.
+// The record must match the draws at p50, p90 and p99 within the host's own timer lateness
+// measured during the run (timing.Watch, p99), 1 ms and 1%: an event goes out when its timer
+// fires, never before, so each first event is late by that timer's lateness (and an order
+// statistic by no more than the values under it are), a gap by the difference of two, and
+// HDR buckets add at most 0.1%. A host whose timers ran over timing.BusyLimit late (p99)
+// during the run measured itself: the test logs its figures and skips, saying so.
 func TestStreamRecordAgreement(t *testing.T) {
 	if os.Getenv("PATIENCE_TIMING") == "" {
 		t.Skip("set PATIENCE_TIMING=1 to send 20 streams/s for 15 s and compare serve's record")
@@ -145,8 +147,9 @@ func TestStreamRecordAgreement(t *testing.T) {
 				continue
 			}
 			t.Logf("  p%-4g %8.2f ms %8.2f ms %8.2f ms %8.2f ms", q.q*100, conf, drawn, *q.got, client)
-			if diff := *q.got - drawn; !busy && (diff < -(1+drawn/100) || diff > 1+drawn/100) {
-				t.Errorf("%s p%g: serve recorded %.2f ms, drew %.2f ms: %s apart", row.name, q.q*100, *q.got, drawn, fmt.Sprintf("%+.2f ms", diff))
+			tol := float64(late)/1e6 + 1 + drawn/100
+			if diff := *q.got - drawn; !busy && (diff < -tol || diff > tol) {
+				t.Errorf("%s p%g: serve recorded %.2f ms, drew %.2f ms: %s apart, over %.2f ms", row.name, q.q*100, *q.got, drawn, fmt.Sprintf("%+.2f ms", diff), tol)
 			}
 		}
 	}
