@@ -6,12 +6,15 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/patience-dev/patience/live"
 	"github.com/patience-dev/patience/report"
+	"github.com/patience-dev/patience/scenario"
+	"github.com/spf13/cobra"
 )
 
 // TestServeStreamScenario: `patience serve llm-stream` (the bundled serve-only scenario, at
@@ -69,5 +72,19 @@ func TestServeStreamScenario(t *testing.T) {
 	}
 	if !strings.Contains(string(rest), "1 started") || !strings.Contains(string(rest), "first event") {
 		t.Errorf("final counters have no streams:\n%s", rest)
+	}
+}
+
+// TestScenarioCompletionByCommand: serve completes the serve-only bundled scenarios too;
+// replay, which refuses them, does not offer them.
+func TestScenarioCompletionByCommand(t *testing.T) {
+	for cmd, want := range map[string]bool{"serve": true, "replay": false, "storm": false} {
+		names, _ := bundledScenarioCompletion(&cobra.Command{Use: cmd + " [SCENARIO]"}, nil, "")
+		if got := slices.Contains(names, "llm-stream"); got != want {
+			t.Errorf("%s completes llm-stream: %v, want %v (%v)", cmd, got, want, names)
+		}
+		if !slices.Contains(names, scenario.DefaultName) {
+			t.Errorf("%s does not complete %s: %v", cmd, scenario.DefaultName, names)
+		}
 	}
 }
