@@ -201,10 +201,14 @@ Exit codes: 0 ok, 1 a gate failed, 2 usage or input error, 3 could not measure, 
 }
 
 // bundledScenarioCompletion completes a command's one SCENARIO argument to the names of the
-// bundled scenarios; files complete too, since a path is a scenario as well.
-func bundledScenarioCompletion(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+// bundled scenarios it runs (serve's include the serve-only ones); files complete too, since
+// a path is a scenario as well.
+func bundledScenarioCompletion(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	if c.Name() == "serve" {
+		return scenarios.AllNames(), cobra.ShellCompDirectiveDefault
 	}
 	return scenarios.Names(), cobra.ShellCompDirectiveDefault
 }

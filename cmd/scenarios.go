@@ -54,7 +54,7 @@ Replay one with patience replay NAME; print its YAML with patience scenarios sho
 		Short: "Print a bundled scenario's YAML, verbatim",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return scenarios.Names(), cobra.ShellCompDirectiveNoFileComp
+			return scenarios.AllNames(), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts.Action, opts.Name = "show", args[0]
@@ -93,7 +93,7 @@ func scenariosRun(opts *ScenariosOptions) error {
 	case "show":
 		data, err := scenarios.Read(opts.Name)
 		if err != nil {
-			return UsageErrorf("no bundled scenario %q (bundled: %s)", opts.Name, strings.Join(scenarios.Names(), ", "))
+			return UsageErrorf("no bundled scenario %q (bundled: %s)", opts.Name, strings.Join(scenarios.AllNames(), ", "))
 		}
 		_, err = opts.IO.Out.Write(data)
 		return err

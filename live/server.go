@@ -26,6 +26,9 @@
 //     reaches the application (after faults): in flight → 409, different payload (SHA-256
 //     fingerprint of the body) → 422, completed → the stored response replayed with no
 //     second side effect.
+//   - Streams: a stream target answers with SSE or NDJSON events paced by first_event and
+//     gap, drops and stalls some, and records what it sent (stream.go); it does not store
+//     responses under an Idempotency-Key.
 package live
 
 import (
@@ -140,6 +143,9 @@ type Server struct {
 	dupes       int64
 	dupesByTag  map[string]int64
 	refusedBy   map[string]bool // remote addresses answered with a refusal RST
+	// streamRec is the record of a stream target's streams (nil when the target does not
+	// stream; stream.go).
+	streamRec *streamRecord
 }
 
 // NewServer prepares a server for sc; Start opens the socket.
@@ -169,6 +175,9 @@ func NewServer(sc *scenario.Scenario, opts ServerOptions) *Server {
 		dupesByTag: map[string]int64{},
 		refusedBy:  map[string]bool{},
 		stalls:     sc.Stalls(),
+	}
+	if sc.Target.Stream != nil {
+		s.streamRec = newStreamRecord()
 	}
 	if c := sc.Target.Capacity; c != nil && c.Workers > 0 {
 		s.slots = make(chan struct{}, c.Workers)
@@ -441,6 +450,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	readAt := time.Now()
 	pi, phase := s.phaseAt(s.scenarioTime(arrival))
 	draws := s.drawsOf(r, in.logical)
 	var fault *scenario.Fault
@@ -455,6 +465,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	reset := fault != nil && fault.Kind == scenario.FaultReset
 	if reset {
 		s.countFault(string(fault.Kind))
+	}
+	if s.streamRec != nil {
+		// A stream is not stored under an Idempotency-Key: the simulator has no streams to
+		// agree with, and a replayed stream would not be the one the key first got.
+		s.serveStream(w, r, readAt, pi, reset)
+		return
 	}
 	if !s.beginKey(w, in, reset) {
 		return
@@ -841,6 +857,9 @@ type Stats struct {
 	// the Idempotency-Keys forgotten because MaxKeys were kept.
 	ConnsRefused int64 `json:"conns_refused,omitempty"`
 	KeysEvicted  int64 `json:"keys_evicted,omitempty"`
+	// Streams is the record of what a stream target sent (absent when the target does not
+	// stream).
+	Streams *StreamStats `json:"streams,omitempty"`
 }
 
 // Stats returns a snapshot of the counters.
@@ -868,6 +887,9 @@ func (s *Server) Stats() Stats {
 	}
 	if s.ln != nil {
 		st.URL = s.URL()
+	}
+	if s.streamRec != nil {
+		st.Streams = s.streamRec.stats()
 	}
 	_, p := s.phaseAt(s.scenarioTime(now))
 	st.Phase = phaseName(p)

@@ -42,6 +42,9 @@ func scenarioListText(w io.Writer, l scenario.List, o Options) error {
 			}
 		}
 		pol := "policies: " + strings.Join(textSafeAll(s.Policies), ", ")
+		if s.ServeOnly {
+			pol = "for patience serve only"
+		}
 		if s.Default {
 			pol += " · default for replay"
 		}

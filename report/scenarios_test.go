@@ -12,6 +12,7 @@ import (
 func scenarioListFixture() scenario.List {
 	return scenario.List{Schema: "patience/scenarios/v1", Scenarios: []scenario.Info{
 		{Name: "delivery-date-hang", Description: "A checkout page waits on a hung delivery-date API with no timeout until every web worker is stuck.", Default: true, Policies: []string{"no-timeout", "timeouts", "breaker-fallback"}},
+		{Name: "llm-stream", Description: "An LLM API streams tokens; under load its first token is slow.", Policies: []string{}, ServeOnly: true},
 		{Name: "rate-limited", Description: "429 with Retry-After.", Policies: []string{"honor", "ignore"}},
 	}}
 }

@@ -46,6 +46,12 @@ func ServeText(w io.Writer, s live.Stats, opts Options) error {
 	kv("by fault", countList(s.ByFault, st)...)
 	kv("idempotency", count64(s.Keys)+" keys, "+count64(s.Replayed)+" responses replayed")
 	kv("capacity", count64(s.Overflow)+" overflowed (503), "+count64(s.Wasted)+" served after the client left")
+	if ss := s.Streams; ss != nil {
+		kv("streams", count64(ss.Started)+" started", count64(ss.Completed)+" completed", count64(ss.Dropped)+" dropped",
+			count64(ss.Stalled)+" stalled", count64(ss.Abandoned)+" abandoned", count64(ss.Events)+" events")
+		kv("first event", streamQuantiles(ss.FirstEventMs, st)...)
+		kv("gap", streamQuantiles(ss.GapMs, st)...)
+	}
 	if s.Panics > 0 {
 		kv("panics", st.Bad.Render(count64(s.Panics)+" recovered (answered 500)"))
 	}
@@ -54,6 +60,26 @@ func ServeText(w io.Writer, s live.Stats, opts Options) error {
 }
 
 func count64[T int | int64](n T) string { return units.Count(int(n)) }
+
+// streamQuantiles is "p50 212 ms", "p99 n/a", … "max 1.2 s", "n=300" of one of serve's stream
+// histograms: n/a where the record has too few samples for the quantile.
+func streamQuantiles(q live.StreamSummary, st Styles) []string {
+	if q.Count == 0 {
+		return []string{st.Muted.Render("none sent")}
+	}
+	out := make([]string, 0, 6)
+	for _, v := range []struct {
+		name string
+		ms   *float64
+	}{{"p50", q.P50}, {"p90", q.P90}, {"p99", q.P99}, {"p99.9", q.P999}, {"max", q.Max}} {
+		text := st.Muted.Render("n/a")
+		if v.ms != nil {
+			text = st.Value.Render(units.Millis(*v.ms))
+		}
+		out = append(out, v.name+" "+text)
+	}
+	return append(out, "n="+count64(q.Count))
+}
 
 // countList is "200 ×41", "503 ×7" in key order, or "none".
 func countList(m map[string]int64, st Styles) []string {

@@ -18,6 +18,18 @@ func serveFixture(dupes int64) live.Stats {
 	}
 }
 
+// serveStreamsFixture is a stream target's counters: 300 streams, their first events
+// (p99.9 n/a: 300 samples) and gaps.
+func serveStreamsFixture() live.Stats {
+	s := serveFixture(0)
+	s.Scenario, s.ByFault, s.Keys, s.Replayed, s.SideEffects = "llm-stream", map[string]int64{}, 0, 0, 0
+	ms := func(v float64) *float64 { return &v }
+	s.Streams = &live.StreamStats{Started: 300, Completed: 291, Dropped: 2, Stalled: 6, Abandoned: 7, Events: 104_321,
+		FirstEventMs: live.StreamSummary{P50: ms(812.4), P90: ms(2890), P99: ms(91_230), Max: ms(148_000), Count: 300},
+		GapMs:        live.StreamSummary{P50: ms(30.1), P90: ms(98.2), P99: ms(251), P999: ms(20_040), Max: ms(20_112), Count: 104_030}}
+	return s
+}
+
 func TestServeGoldens(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -29,6 +41,8 @@ func TestServeGoldens(t *testing.T) {
 		{"serve_text_dupes", serveFixture(2349), "text", false},
 		{"serve_text_color", serveFixture(2349), "text", true},
 		{"serve_json", serveFixture(2349), "json", false},
+		{"serve_text_streams", serveStreamsFixture(), "text", false},
+		{"serve_json_streams", serveStreamsFixture(), "json", false},
 	} {
 		render, err := ServeFormats.Get(tc.format)
 		if err != nil {

@@ -150,6 +150,6 @@ var layerTable = newTable("layer", "layers[]", "layers[], policy.layers[]",
 // referenceTables are the tables in the order docs/scenario.md lists them.
 var referenceTables = []*fieldTable{
 	scenarioTable, lessonTable, loadTable, requestTable, targetTable, distributionTable,
-	exponentialTable, lognormalTable, capacityTable, phaseTable, faultTable, retryAfterTable,
+	exponentialTable, lognormalTable, capacityTable, streamTable, streamEventsTable, streamStallTable, phaseTable, faultTable, retryAfterTable,
 	policyTable, retryTable, budgetTable, breakerTable, bulkheadTable, layerTable, expectTable,
 }

@@ -2,6 +2,8 @@ package scenario
 
 import (
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/patience-dev/patience/internal/input"
 )
@@ -15,14 +17,20 @@ type List struct {
 	Scenarios []Info `json:"scenarios"`
 }
 
-// BundledList is the result of `patience scenarios`: every bundled scenario described
-// (Bundled). A bundled file that does not load is a bug in the binary; its *Error is
-// returned.
+// BundledList is the result of `patience scenarios`: every bundled scenario described, those
+// replay runs (Bundled) and those only serve plays (BundledServe), in name order. A bundled
+// file that does not load is a bug in the binary; its *Error is returned.
 func BundledList() (List, error) {
 	infos, err := Bundled()
 	if err != nil {
 		return List{}, err
 	}
+	serve, err := BundledServe()
+	if err != nil {
+		return List{}, err
+	}
+	infos = append(infos, serve...)
+	slices.SortFunc(infos, func(a, b Info) int { return strings.Compare(a.Name, b.Name) })
 	return List{Schema: ListSchema, Scenarios: infos}, nil
 }
 

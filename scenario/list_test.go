@@ -9,7 +9,8 @@ import (
 	"github.com/patience-dev/patience/scenarios"
 )
 
-// TestBundledListIsBundled: the list `patience scenarios` prints is Bundled under its schema.
+// TestBundledListIsBundled: the list `patience scenarios` prints is Bundled and BundledServe
+// under its schema, in name order, the serve-only ones marked.
 func TestBundledListIsBundled(t *testing.T) {
 	list, err := BundledList()
 	if err != nil {
@@ -19,8 +20,30 @@ func TestBundledListIsBundled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if list.Schema != ListSchema || !cmp.Equal(list.Scenarios, infos) {
-		t.Errorf("BundledList = %+v, want schema %s and %+v", list, ListSchema, infos)
+	serve, err := BundledServe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(serve) == 0 {
+		t.Fatal("no serve-only bundled scenario")
+	}
+	want := map[string]Info{}
+	for _, in := range append(infos, serve...) {
+		want[in.Name] = in
+	}
+	if list.Schema != ListSchema || len(list.Scenarios) != len(want) {
+		t.Fatalf("BundledList = %+v, want schema %s and %d scenarios", list, ListSchema, len(want))
+	}
+	for i, in := range list.Scenarios {
+		if i > 0 && list.Scenarios[i-1].Name >= in.Name {
+			t.Errorf("%s listed after %s", in.Name, list.Scenarios[i-1].Name)
+		}
+		if !cmp.Equal(in, want[in.Name]) {
+			t.Errorf("%s: %+v, want %+v", in.Name, in, want[in.Name])
+		}
+		if in.ServeOnly != scenarios.ServeOnly(in.Name) {
+			t.Errorf("%s: serve_only %v", in.Name, in.ServeOnly)
+		}
 	}
 }
 

@@ -54,10 +54,13 @@ func OpenFor(nameOrPath string, purpose Purpose) (*Scenario, error) {
 	}
 	name := strings.TrimSuffix(nameOrPath, ".yaml")
 	if b, berr := scenarios.Read(name); berr == nil {
+		if purpose != ForServe && scenarios.ServeOnly(name) {
+			return nil, serveOnlyError(name)
+		}
 		return ParseFor(b, "scenarios/"+name+".yaml", purpose)
 	}
 	if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(nameOrPath, `/\`) {
-		return nil, &Error{File: nameOrPath, Msg: fmt.Sprintf("no such file or bundled scenario (bundled: %s)", strings.Join(scenarios.Names(), ", "))}
+		return nil, &Error{File: nameOrPath, Msg: fmt.Sprintf("no such file or bundled scenario (bundled: %s)", strings.Join(scenarios.AllNames(), ", "))}
 	}
 	return nil, &Error{File: nameOrPath, Msg: readErrMsg(err)}
 }
@@ -81,6 +84,8 @@ func readErrMsg(err error) string {
 // policy, ...) on top of the shared NodeDecoder helpers.
 type decoder struct {
 	*NodeDecoder
+	// purpose is what the file is loaded for: a stream target is refused unless ForServe.
+	purpose Purpose
 }
 
 // Parse decodes and validates a scenario file strictly (docs/design.md §4), applies defaults, resolves
@@ -99,7 +104,7 @@ func ParseFor(data []byte, file string, purpose Purpose) (*Scenario, error) {
 	if isCheckFile(root) {
 		return nil, checkFileError(file)
 	}
-	d := &decoder{NodeDecoder: NewNodeDecoder(file)}
+	d := &decoder{NodeDecoder: NewNodeDecoder(file), purpose: purpose}
 	f, err := d.fields(root, "", scenarioTable)
 	if err != nil {
 		return nil, err
@@ -439,11 +444,13 @@ func (d *decoder) target(n *yaml.Node, path, dir string) (Target, error) {
 	if err != nil {
 		return tr.t, err
 	}
-	if _, ok := f["latency"]; !ok {
+	if _, ok := f["latency"]; !ok && f["stream"].Val == nil {
 		return tr.t, d.Errf(n, JoinPath(path, "latency"), "required, e.g. {p50: 80ms, p99: 400ms} or {fixed: 20ms}")
 	}
-	err = decodeRows(targetTable, f, path, tr)
-	return tr.t, err
+	if err = decodeRows(targetTable, f, path, tr); err != nil {
+		return tr.t, err
+	}
+	return tr.t, tr.streamTarget(f, path)
 }
 
 // targetReader reads the fields of a `target:` mapping into t: its methods are the decode
@@ -582,6 +589,9 @@ func (d *decoder) phase(n *yaml.Node, path string, i int, dir string) (Phase, er
 			return p, err
 		}
 	}
+	if err := d.phaseStream(f, path, dir, &p); err != nil {
+		return p, err
+	}
 	if fl, ok := f["faults"]; ok {
 		items, err := d.Sequence(fl.Val, JoinPath(path, "faults"))
 		if err != nil {
@@ -601,8 +611,8 @@ func (d *decoder) phase(n *yaml.Node, path string, i int, dir string) (Phase, er
 			p.Faults = append(p.Faults, ft)
 		}
 	}
-	if p.Latency == nil && len(p.Faults) == 0 && !p.Stall {
-		return p, d.Errf(n, path, "phase %q changes nothing: give it latency, faults or stall: true", p.Name)
+	if p.Latency == nil && len(p.Faults) == 0 && !p.Stall && p.FirstEvent == nil && p.Gap == nil {
+		return p, d.Errf(n, path, "phase %q changes nothing: give it latency (first_event or gap for a stream), faults or stall: true", p.Name)
 	}
 	return p, nil
 }

@@ -88,6 +88,9 @@ type Target struct {
 	// Phases change the target in time windows; outside them the base latency applies and no
 	// fault is injected.
 	Phases []Phase
+	// Stream makes every answered request a stream (nil = a plain response after Latency).
+	// serve only: a scenario loaded for replay refuses it (stream.go).
+	Stream *Stream
 }
 
 // Capacity is a server with Workers concurrent slots and a FIFO queue of Queue; overflow
@@ -109,6 +112,9 @@ type Phase struct {
 	// queueing (a GC pause, a lost primary): work in progress and queued work resume when the
 	// phase ends. YAML `stall: true`; storm's `--outage 10s@60s`.
 	Stall bool
+	// FirstEvent and Gap replace a stream target's first-event and gap distributions
+	// during the phase (nil = unchanged): a slow first token under load.
+	FirstEvent, Gap *Distribution
 }
 
 // End is when the phase stops.

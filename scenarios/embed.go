@@ -5,6 +5,7 @@ package scenarios
 import (
 	"embed"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -14,8 +15,40 @@ import (
 //go:embed *.yaml
 var FS embed.FS
 
-// Names lists the bundled scenarios by name (file name without .yaml), sorted.
+// serveOnly are the bundled scenarios only `patience serve` plays: their target is one the
+// simulator does not model (a stream), so replay, storm and check refuse them. scenario's
+// TestBundledPurposes loads each for serve, sees replay refuse it, and loads every other
+// bundled scenario for replay, so this list cannot drift from the files.
+var serveOnly = []string{"llm-stream"}
+
+// Names lists the bundled scenarios replay, storm and check run, by name (file name without
+// .yaml), sorted: every bundled scenario but the serve-only ones (ServeNames).
 func Names() []string {
+	var out []string
+	for _, name := range AllNames() {
+		if !ServeOnly(name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// ServeNames lists the bundled scenarios only `patience serve` plays, sorted.
+func ServeNames() []string {
+	var out []string
+	for _, name := range AllNames() {
+		if ServeOnly(name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// ServeOnly says whether the bundled scenario name is one only `patience serve` plays.
+func ServeOnly(name string) bool { return slices.Contains(serveOnly, name) }
+
+// AllNames lists every bundled scenario by name, sorted: Names and ServeNames together.
+func AllNames() []string {
 	entries, _ := fs.ReadDir(FS, ".")
 	var out []string
 	for _, e := range entries {
