@@ -1,0 +1,116 @@
+package probetest
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+// StreamConfig shapes the streaming target (Stream): every response is Events events, the
+// first FirstEvent after the request was read, each next one Gap after the one before,
+// each written and flushed on its own (a chunk of a chunked body). No randomness: the same
+// config streams the same way every time.
+type StreamConfig struct {
+	// Format is "sse" (text/event-stream, "data: …" events ending at a blank line, the last
+	// one "data: [DONE]"), "ndjson" (application/x-ndjson, one JSON object a line) or "text"
+	// (text/plain chunks without delimiters, for --stream). Empty: "sse".
+	Format     string
+	FirstEvent time.Duration
+	Gap        time.Duration
+	// Events is the number of events of a whole stream (the SSE [DONE] included); at least 1.
+	Events int
+	// CutAfter > 0 cuts every CutEvery-th stream (all when CutEvery ≤ 1) after that many
+	// events: the connection closes without the rest or the chunked body's terminator.
+	CutAfter, CutEvery int
+}
+
+// StreamRecord is the streaming target's own record of what it sent: the first event from
+// the request read to the first event's write and flush, and each gap between two
+// consecutive flushes.
+type StreamRecord struct {
+	FirstEvent, Gap Record
+}
+
+// Stream is the streaming target and its own record.
+func Stream(cfg StreamConfig) (http.Handler, *StreamRecord) {
+	rec := &StreamRecord{}
+	events := max(cfg.Events, 1)
+	var n atomic.Int64
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		cut := cfg.CutAfter > 0 && (cfg.CutEvery <= 1 || n.Add(1)%int64(cfg.CutEvery) == 0)
+		w.Header().Set("Content-Type", streamContentType(cfg.Format))
+		w.Header().Set("Cache-Control", "no-cache")
+		w.WriteHeader(http.StatusOK)
+		rc := http.NewResponseController(w)
+		_ = rc.Flush()
+		last := start
+		for i := range events {
+			if cut && i == cfg.CutAfter {
+				panic(http.ErrAbortHandler) // net/http closes the connection: no terminator
+			}
+			wait := cfg.Gap
+			if i == 0 {
+				wait = cfg.FirstEvent
+			}
+			if !sleepCtx(r, last.Add(wait)) {
+				return
+			}
+			if _, err := w.Write(streamEvent(cfg.Format, i, events)); err != nil {
+				return
+			}
+			if rc.Flush() != nil {
+				return
+			}
+			now := time.Now()
+			if i == 0 {
+				rec.FirstEvent.add(now.Sub(start))
+			} else {
+				rec.Gap.add(now.Sub(last))
+			}
+			last = now
+		}
+	}), rec
+}
+
+// sleepCtx waits until t or the client going away (false then).
+func sleepCtx(r *http.Request, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return r.Context().Err() == nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+func streamContentType(format string) string {
+	switch format {
+	case "ndjson":
+		return "application/x-ndjson"
+	case "text":
+		return "text/plain; charset=utf-8"
+	}
+	return "text/event-stream"
+}
+
+// streamEvent is event i of n in format.
+func streamEvent(format string, i, n int) []byte {
+	switch format {
+	case "ndjson":
+		return []byte(`{"i":` + strconv.Itoa(i) + "}\n")
+	case "text":
+		return []byte("chunk " + strconv.Itoa(i) + "\n")
+	}
+	if i == n-1 {
+		return []byte("data: [DONE]\n\n")
+	}
+	return fmt.Appendf(nil, "event: token\ndata: {\"i\":%d}\n\n", i)
+}
