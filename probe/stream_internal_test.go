@@ -92,10 +92,10 @@ func TestStreamStateGaps(t *testing.T) {
 	st.reset(sh)
 	st.via(true)
 	st.begin(streamSSE)
-	st.feed([]byte("data: a\n\n"), 1_000_000)          // first event at 1 ms
+	st.feed([]byte("data: a\n\n"), 1_000_000)             // first event at 1 ms
 	st.feed([]byte("data: b\n\ndata: c\n\n"), 11_000_000) // two more at 11 ms: gaps 10 ms and 0
-	st.feed([]byte("data: d"), 20_000_000)               // not ended
-	st.feed([]byte("\n\n"), 31_000_000)                  // ended at 31 ms: gap 20 ms
+	st.feed([]byte("data: d"), 20_000_000)                // not ended
+	st.feed([]byte("\n\n"), 31_000_000)                   // ended at 31 ms: gap 20 ms
 	if st.events != 4 || st.first != 1_000_000 || st.last != 31_000_000 {
 		t.Fatalf("events %d first %d last %d, want 4, 1e6, 31e6", st.events, st.first, st.last)
 	}
