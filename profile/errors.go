@@ -45,7 +45,7 @@ func ErrorHint(class string, message string) string {
 		}
 		return "the connection closed after the server's GOAWAY with this stream open: it may have been processed, retry only idempotent requests"
 	case ErrorStreamCut:
-		return "the stream ended mid-way, after its first event, without its terminator: a proxy's idle or total timeout in front of the target, or the server dropping it; a retry restarts the stream from the start"
+		return "the stream ended mid-way, without its terminator: a proxy's idle or total timeout in front of the target, or the server dropping it; a retry restarts the stream from the start"
 	case "stream_reset":
 		return "the server reset the stream (RST_STREAM) after accepting it: it may have been processed, retry only idempotent requests"
 	}

@@ -32,10 +32,10 @@ var streamSeries = []string{
 	SeriesStreamTotal, SeriesStreamEvents,
 }
 
-// ErrorStreamCut is the error class of a stream cut mid-way: after its first event, the
-// connection closed or was reset, or the body ended without its terminator (a chunked body
-// without its last chunk). It is not a success, and not a plain reset: the caller had
-// started to consume the answer.
+// ErrorStreamCut is the error class of a stream cut mid-way: after the response head said it
+// streams, the connection closed or was reset, or the body ended without its terminator (a
+// chunked body without its last chunk), before --max-timeout (a stream still open then is a
+// timeout). It is not a success, and not a plain reset: the server had answered.
 const ErrorStreamCut = "stream_cut"
 
 // listedWhenZero reports whether an error class is present in Profile.Errors even at zero:
@@ -51,7 +51,7 @@ type StreamCounts struct {
 	// Completed streams ended with their terminator (a chunked body's last chunk, the
 	// Content-Length reached, or the connection closed where the body runs until close).
 	Completed int64 `json:"completed"`
-	// Cut streams ended mid-way after their first event (Errors["stream_cut"]).
+	// Cut streams ended mid-way (Errors["stream_cut"]).
 	Cut int64 `json:"cut"`
 	// TimedOut streams were still open at --max-timeout: the probe cut them, they count as
 	// timeouts (Errors["timeout"]) and their first event and gaps seen so far are kept.
