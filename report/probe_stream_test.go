@@ -47,7 +47,7 @@ func probeStreaming(t testing.TB) *profile.Profile {
 	b := profile.NewBuilder(head, profile.RecommendParams{MaxTimeout: profile.DefaultMaxTimeout})
 	b.Add(profile.Part{
 		Series: map[string]*hdrhistogram.Histogram{
-			profile.SeriesTTFBReused: hist(completed, func(int) int64 { return 120_000 }),
+			profile.SeriesTTFBReused:  hist(completed, func(int) int64 { return 120_000 }),
 			profile.SeriesTotalReused: total, profile.SeriesSentReused: total, profile.SeriesGood: total,
 			profile.SeriesSilenceReused: first, profile.SeriesSilenceGood: first,
 			profile.SeriesFirstEventReused: first, profile.SeriesGapReused: gaps,
@@ -57,7 +57,7 @@ func probeStreaming(t testing.TB) *profile.Profile {
 		Errors:       map[string]int64{"timeout": timedOut, profile.ErrorStreamCut: cut},
 		ErrorSamples: map[string]profile.ErrorSample{profile.ErrorStreamCut: {Message: "unexpected EOF", Hint: profile.ErrorHint(profile.ErrorStreamCut, "")}},
 		Requests:     400, Responses: completed,
-		Streams:      profile.StreamCounts{Count: 400, Completed: completed, Cut: cut, TimedOut: timedOut},
+		Streams: profile.StreamCounts{Count: 400, Completed: completed, Cut: cut, TimedOut: timedOut},
 	})
 	r, err := b.Close()
 	if err != nil {
