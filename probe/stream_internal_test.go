@@ -1,10 +1,15 @@
 package probe
 
 import (
+	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"testing"
+	"time"
+
+	"github.com/patience-dev/patience/probe/probetest"
 )
 
 func TestStreamKindOf(t *testing.T) {
@@ -201,5 +206,29 @@ func BenchmarkStreamRead(b *testing.B) {
 	}
 	if c.stream.events != int64(b.N) {
 		b.Fatalf("%d events, want %d", c.stream.events, b.N)
+	}
+}
+
+// TestProxyTracePathStream: the proxy path (net/http's Transport) times streams too: NDJSON
+// events counted exactly, a first event no sooner than the target's delay, a stream cut
+// mid-way counted as stream_cut.
+func TestProxyTracePathStream(t *testing.T) {
+	h, _ := probetest.Stream(probetest.StreamConfig{Format: "ndjson", FirstEvent: 10 * time.Millisecond, Gap: 5 * time.Millisecond, Events: 4, CutAfter: 1, CutEvery: 3})
+	s := httptest.NewServer(h)
+	defer s.Close()
+	cfg := Config{URL: s.URL + "/", Concurrency: 1, Requests: 6, Conn: "both", MaxErrorRate: 0.9}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := run(context.Background(), cfg, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := r.Streams
+	if st == nil || st.Count != 6 || st.Completed != 4 || st.Cut != 2 || r.Errors["stream_cut"] != 2 {
+		t.Fatalf("streams %+v errors %v, want 6: 4 completed, 2 cut", st, r.Errors)
+	}
+	if *st.EventsPerStream.Max != 4 || r.Phases.Gap.Count != 4*3 || *r.Phases.FirstEvent.MinMs < 10 {
+		t.Errorf("events max %d, gaps %d, first event min %v ms; want 4, 12, at least 10", *st.EventsPerStream.Max, r.Phases.Gap.Count, *r.Phases.FirstEvent.MinMs)
 	}
 }

@@ -158,3 +158,27 @@ func TestStreamAccuracy(t *testing.T) {
 	between(t, "gap p50", r.Phases.Gap.P50Ms, gap.P50Ms-0.5, gap.P50Ms+5)
 	between(t, "gap p99", r.Phases.Gap.P99Ms, gap.P99Ms-3, gap.P99Ms+20)
 }
+
+// TestStreamH2C: over HTTP/2 the read loop times a stream from its DATA frames, as the
+// HTTP/1.1 path times it from its body: events counted exactly, a first event no sooner
+// than the target's delay, one gap per pair of events; a stream the server resets after
+// two events (RST_STREAM, net/http's ErrAbortHandler) is stream_cut, not stream_reset.
+func TestStreamH2C(t *testing.T) {
+	h, _ := probetest.Stream(probetest.StreamConfig{FirstEvent: 20 * time.Millisecond, Gap: 5 * time.Millisecond, Events: 6, CutAfter: 2, CutEvery: 4})
+	url := startH2C(t, h)
+	r := run(t, probe.Config{URL: url, HTTP: "2", Rate: 50, Requests: 20, MaxErrorRate: 0.9})
+	if r.Target.Protocol != "h2c" {
+		t.Fatalf("protocol %q, want h2c", r.Target.Protocol)
+	}
+	wantStreams(t, r, 20, 15, 5, 0)
+	eventsPerStream(t, r, 6, 6)
+	if r.Errors["stream_reset"] != 0 {
+		t.Errorf("stream_reset %d, want the resets mid-stream counted as stream_cut", r.Errors["stream_reset"])
+	}
+	if fe := r.Phases.FirstEvent; fe.Count != 20 || *fe.MinMs < 20 {
+		t.Errorf("first_event count %d min %v, want 20 and at least 20 ms", fe.Count, *fe.MinMs)
+	}
+	if g := r.Phases.Gap.Count; g != 15*5+5*1 {
+		t.Errorf("gap count %d, want 80", g)
+	}
+}
