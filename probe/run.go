@@ -884,7 +884,7 @@ func recordResponse(sh *shard, t *timings, q request, good bool) {
 // events, its total when it completed, and its outcome — completed (class −1), cut, or timed
 // out. Its gaps were recorded as they were read (streamState.feed).
 func recordStream(sh *shard, st *streamState, fresh bool, q request, class int) {
-	if st.kind == streamNone {
+	if !st.streamed() {
 		return
 	}
 	if st.events > 0 {

@@ -23,6 +23,10 @@ const (
 	streamSSE               // an event ends at a blank line (WHATWG HTML §9.2.6)
 	streamNDJSON            // an event is a non-blank line
 	streamChunks            // --stream on another type: each read of the network that brings data
+	// streamGRPC is application/grpc: an event is a length-prefixed message (gRPC over
+	// HTTP/2, PROTOCOL-HTTP2.md in grpc/grpc). A response of one message is a unary call,
+	// not a stream (recordStream).
+	streamGRPC
 )
 
 // streamKindOf is the kind of a response with Content-Type contentType (its media type,
@@ -35,6 +39,8 @@ func streamKindOf(contentType string, forced bool) streamKind {
 		return streamSSE
 	case strings.EqualFold(media, "application/x-ndjson"):
 		return streamNDJSON
+	case grpcMedia(media):
+		return streamGRPC
 	case forced:
 		return streamChunks
 	}
@@ -49,7 +55,19 @@ func streamType(value []byte) bool {
 		value = value[:i]
 	}
 	value = trimOWS(value)
-	return asciiEqualFold(value, "text/event-stream") || asciiEqualFold(value, "application/x-ndjson")
+	const grpc = "application/grpc"
+	return asciiEqualFold(value, "text/event-stream") || asciiEqualFold(value, "application/x-ndjson") ||
+		len(value) >= len(grpc) && asciiEqualFold(value[:len(grpc)], grpc) && (len(value) == len(grpc) || value[len(grpc)] == '+')
+}
+
+// grpcMedia reports whether a media type is gRPC's: application/grpc, or application/grpc+
+// a codec ("+proto", "+json"); not application/grpc-web, whose messages travel otherwise.
+func grpcMedia(media string) bool {
+	const grpc = "application/grpc"
+	if len(media) < len(grpc) || !strings.EqualFold(media[:len(grpc)], grpc) {
+		return false
+	}
+	return len(media) == len(grpc) || media[len(grpc)] == '+'
 }
 
 // eventScanner finds the ends of events in a body fed to it in pieces. It holds the state of
@@ -60,6 +78,10 @@ type eventScanner struct {
 	// block being read; lastCR, that the previous byte was a CR (a CRLF is one line end).
 	lineLen, blockLines int
 	lastCR              bool
+	// head counts the bytes of a gRPC message's 5-byte prefix read so far, size gathers its
+	// length, left is what remains of its message.
+	head       int
+	size, left uint32
 }
 
 // feed scans b and returns how many events ended in it. An SSE block of non-blank lines —
@@ -68,11 +90,14 @@ type eventScanner struct {
 // and CRLF all end a line, as the SSE grammar says; a trailing line without its end is not
 // an event (the SSE parser discards it too). For streamChunks every piece is one event.
 func (s *eventScanner) feed(b []byte) (events int) {
-	if s.kind == streamChunks {
+	switch s.kind {
+	case streamChunks:
 		if len(b) > 0 {
 			return 1
 		}
 		return 0
+	case streamGRPC:
+		return s.feedGRPC(b)
 	}
 	for _, c := range b {
 		switch {
@@ -86,6 +111,32 @@ func (s *eventScanner) feed(b []byte) (events int) {
 			if c != ' ' && c != '\t' || s.kind == streamSSE {
 				s.lineLen++
 			}
+		}
+	}
+	return events
+}
+
+// feedGRPC scans gRPC messages: a compressed-flag byte, a 4-byte big-endian length, then
+// that many bytes. A message ends with its last byte (at once when empty).
+func (s *eventScanner) feedGRPC(b []byte) (events int) {
+	for len(b) > 0 {
+		if s.head < 5 {
+			if s.head > 0 {
+				s.size = s.size<<8 | uint32(b[0])
+			}
+			s.head++
+			b = b[1:]
+			if s.head == 5 {
+				s.left = s.size
+			}
+		} else {
+			n := min(uint32(len(b)), s.left)
+			s.left -= n
+			b = b[n:]
+		}
+		if s.head == 5 && s.left == 0 {
+			events++
+			s.head, s.size = 0, 0
 		}
 	}
 	return events
@@ -190,5 +241,11 @@ func readStream(body io.Reader, buf []byte, st *streamState, stamp func() int64)
 // (io.ErrUnexpectedEOF) or malformed, an HTTP/2 stream reset. A stream cut before its first
 // event is cut as well: the server had answered and committed to a stream.
 func (s *streamState) cutMidway(err error, class int) bool {
-	return s.kind != streamNone && err != nil && class != errTimeout
+	return s.streamed() && err != nil && class != errTimeout
+}
+
+// streamed reports whether the response was a stream: its head said so — and for gRPC, it
+// brought more than one message (one is a unary call, timed as any response).
+func (s *streamState) streamed() bool {
+	return s.kind != streamNone && (s.kind != streamGRPC || s.events > 1)
 }

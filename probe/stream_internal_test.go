@@ -26,6 +26,10 @@ func TestStreamKindOf(t *testing.T) {
 		{"", false, streamNone},
 		{"", true, streamChunks},
 		{"text/event-streams", false, streamNone},
+		{"application/grpc", false, streamGRPC},
+		{"application/grpc+proto", false, streamGRPC},
+		{"application/grpc-web", false, streamNone},
+		{"application/grp", false, streamNone},
 	} {
 		if got := streamKindOf(tc.ct, tc.forced); got != tc.want {
 			t.Errorf("streamKindOf(%q, %v) = %d, want %d", tc.ct, tc.forced, got, tc.want)
@@ -55,6 +59,8 @@ func TestEventScanner(t *testing.T) {
 		{"ndjson CRLF and blank lines", streamNDJSON, "{}\r\n\r\n  \n{}\r\n", 2},
 		{"ndjson last line without newline", streamNDJSON, "{}\n{}", 1},
 		{"empty", streamSSE, "", 0},
+		{"grpc: two messages and an empty one", streamGRPC, "\x00\x00\x00\x00\x03abc\x00\x00\x00\x00\x01z\x00\x00\x00\x00\x00", 3},
+		{"grpc: a message not yet whole", streamGRPC, "\x00\x00\x00\x00\x03abc\x01\x00\x00\x01\x00ab", 1},
 	} {
 		// Whole, then cut at every byte: the count does not depend on how reads cut the body.
 		s := eventScanner{kind: tc.kind}
@@ -75,13 +81,11 @@ func TestEventScanner(t *testing.T) {
 // FuzzEventScanner: a target's body cut anywhere into two reads ends the same events as in
 // one read.
 func FuzzEventScanner(f *testing.F) {
-	f.Add([]byte("data: a\r\n\r\ndata: b\n\n"), uint16(9), false)
-	f.Add([]byte("{}\n{}\r\n"), uint16(3), true)
-	f.Fuzz(func(t *testing.T, body []byte, cut uint16, ndjson bool) {
-		kind := streamSSE
-		if ndjson {
-			kind = streamNDJSON
-		}
+	f.Add([]byte("data: a\r\n\r\ndata: b\n\n"), uint16(9), uint8(streamSSE))
+	f.Add([]byte("{}\n{}\r\n"), uint16(3), uint8(streamNDJSON))
+	f.Add([]byte("\x00\x00\x00\x00\x03abc\x00\x00\x00\x00\x01z"), uint16(7), uint8(streamGRPC))
+	f.Fuzz(func(t *testing.T, body []byte, cut uint16, k uint8) {
+		kind := []streamKind{streamSSE, streamNDJSON, streamGRPC}[int(k)%3]
 		at := int(cut) % (len(body) + 1)
 		whole := eventScanner{kind: kind}
 		split := eventScanner{kind: kind}

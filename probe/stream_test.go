@@ -182,3 +182,21 @@ func TestStreamH2C(t *testing.T) {
 		t.Errorf("gap count %d, want 80", g)
 	}
 }
+
+// TestStreamGRPC: an application/grpc response over h2c is a stream when it brings more than
+// one message, each message an event; a unary answer (one message) is timed as any
+// response, with no stream.
+func TestStreamGRPC(t *testing.T) {
+	stream, _ := probetest.Stream(probetest.StreamConfig{Format: "grpc", FirstEvent: 10 * time.Millisecond, Gap: 5 * time.Millisecond, Events: 4})
+	r := run(t, probe.Config{URL: startH2C(t, stream), HTTP: "2", Rate: 50, Requests: 10})
+	wantStreams(t, r, 10, 10, 0, 0)
+	eventsPerStream(t, r, 4, 4)
+	if r.Phases.Gap.Count != 10*3 {
+		t.Errorf("gap count %d, want 30", r.Phases.Gap.Count)
+	}
+	unary, _ := probetest.Stream(probetest.StreamConfig{Format: "grpc", FirstEvent: 5 * time.Millisecond, Events: 1})
+	u := run(t, probe.Config{URL: startH2C(t, unary), HTTP: "2", Rate: 50, Requests: 10})
+	if u.Streams != nil || u.Phases.FirstEvent != nil || u.Status["200"] != 10 {
+		t.Errorf("unary gRPC: streams %+v first_event %v status %v; want no stream, 10 × 200", u.Streams, u.Phases.FirstEvent, u.Status)
+	}
+}

@@ -15,7 +15,9 @@ import (
 type StreamConfig struct {
 	// Format is "sse" (text/event-stream, "data: …" events ending at a blank line, the last
 	// one "data: [DONE]"), "ndjson" (application/x-ndjson, one JSON object a line) or "text"
-	// (text/plain chunks without delimiters, for --stream). Empty: "sse".
+	// (text/plain chunks without delimiters, for --stream) or "grpc" (application/grpc,
+	// each event a length-prefixed message; over h2c it is a gRPC server stream as the
+	// probe sees one, grpc-status trailer aside). Empty: "sse".
 	Format     string
 	FirstEvent time.Duration
 	Gap        time.Duration
@@ -97,6 +99,8 @@ func streamContentType(format string) string {
 		return "application/x-ndjson"
 	case "text":
 		return "text/plain; charset=utf-8"
+	case "grpc":
+		return "application/grpc"
 	}
 	return "text/event-stream"
 }
@@ -108,9 +112,26 @@ func streamEvent(format string, i, n int) []byte {
 		return []byte(`{"i":` + strconv.Itoa(i) + "}\n")
 	case "text":
 		return []byte("chunk " + strconv.Itoa(i) + "\n")
+	case "grpc":
+		msg := strconv.Itoa(i)
+		return append([]byte{0, 0, 0, 0, byte(len(msg))}, msg...)
 	}
 	if i == n-1 {
 		return []byte("data: [DONE]\n\n")
 	}
 	return fmt.Appendf(nil, "event: token\ndata: {\"i\":%d}\n\n", i)
+}
+
+// StreamStats is a snapshot of a StreamRecord in milliseconds.
+type StreamStats struct {
+	FirstEvent RecordStats `json:"first_event"`
+	Gap        RecordStats `json:"gap"`
+}
+
+// Stats returns the record so far and clears it.
+func (r *StreamRecord) Stats() StreamStats {
+	st := StreamStats{FirstEvent: r.FirstEvent.Stats(), Gap: r.Gap.Stats()}
+	r.FirstEvent.Reset()
+	r.Gap.Reset()
+	return st
 }
