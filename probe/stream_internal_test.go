@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/patience-dev/patience/probe/probetest"
+	"github.com/patience-dev/patience/profile"
 )
 
 func TestStreamKindOf(t *testing.T) {
@@ -234,5 +235,26 @@ func TestProxyTracePathStream(t *testing.T) {
 	}
 	if *st.EventsPerStream.Max != 4 || r.Phases.Gap.Count != 4*3 || *r.Phases.FirstEvent.MinMs < 10 {
 		t.Errorf("events max %d, gaps %d, first event min %v ms; want 4, 12, at least 10", *st.EventsPerStream.Max, r.Phases.Gap.Count, *r.Phases.FirstEvent.MinMs)
+	}
+}
+
+// TestSeriesIndexes: a shard's index i holds profile.SeriesNames()[i], the stream series
+// included, and its error class errStreamCut is profile's stream_cut.
+func TestSeriesIndexes(t *testing.T) {
+	names := profile.SeriesNames()
+	if len(names) != numSeries {
+		t.Fatalf("%d series names, %d indexes", len(names), numSeries)
+	}
+	for i, want := range map[int]string{
+		iFirstEventFresh: profile.SeriesFirstEventFresh, iFirstEventReused: profile.SeriesFirstEventReused,
+		iGapFresh: profile.SeriesGapFresh, iGapReused: profile.SeriesGapReused,
+		iStreamTotal: profile.SeriesStreamTotal, iStreamEvents: profile.SeriesStreamEvents, iSilenceGood: profile.SeriesSilenceGood,
+	} {
+		if names[i] != want {
+			t.Errorf("index %d holds %q, want %q", i, names[i], want)
+		}
+	}
+	if len(profile.ErrorClasses) != numErrorClasses || profile.ErrorClasses[errStreamCut] != profile.ErrorStreamCut {
+		t.Errorf("error classes %v: want %d, stream_cut at %d", profile.ErrorClasses, numErrorClasses, errStreamCut)
 	}
 }

@@ -15,7 +15,9 @@ const (
 	SeriesFirstEventReused = "first_event.reused"
 	// SeriesGapFresh and SeriesGapReused hold one sample per silence between two
 	// consecutive events of a stream (the end of one to the end of the next): what an idle
-	// timeout must outlast. They lie inside one response and need no correction.
+	// timeout must outlast. They lie inside one response and need no correction. They are
+	// recorded as they are read, so a stream cut by the run's end (Ctrl-C) leaves the gaps
+	// it had, though the request is counted neither as an answer nor as a failure.
 	SeriesGapFresh  = "gap.fresh"
 	SeriesGapReused = "gap.reused"
 	// SeriesStreamTotal is the total (intended send to the end of the body) of the streams
