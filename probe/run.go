@@ -899,6 +899,7 @@ func recordStream(sh *shard, st *streamState, fresh bool, q request, class int) 
 	}
 	profile.RecordCount(sh.hists[iStreamEvents], st.events)
 	sh.streams.Count++
+	sh.streams.MaxEvents = max(sh.streams.MaxEvents, st.events)
 	switch class {
 	case -1:
 		sh.streams.Completed++

@@ -29,6 +29,12 @@ func checkCounters(name string, r *Profile) error {
 			field string
 			n     int64
 		}{{"streams.count", st.Count}, {"streams.completed", st.Completed}, {"streams.cut", st.Cut}, {"streams.timed_out", st.TimedOut}}...)
+		if m := st.EventsPerStream.Max; m != nil {
+			counts = append(counts, struct {
+				field string
+				n     int64
+			}{"streams.events_per_stream.max", *m})
+		}
 	}
 	for _, m := range []struct {
 		field string

@@ -80,7 +80,11 @@ func (r *Profile) streamCounts() StreamCounts {
 	if r.Streams == nil {
 		return StreamCounts{}
 	}
-	return r.Streams.StreamCounts
+	c := r.Streams.StreamCounts
+	if m := r.Streams.EventsPerStream.Max; m != nil {
+		c.MaxEvents = *m
+	}
+	return c
 }
 
 // addSchedule adds the schedule of one profile: rates and counts add up, the runs being

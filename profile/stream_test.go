@@ -30,7 +30,7 @@ func streamPart(n, events, cut int, first, gap float64) Part {
 	return Part{
 		Series: hs, Status: map[string]int64{"200": done}, Errors: map[string]int64{ErrorStreamCut: int64(cut)},
 		Requests: int64(n), Responses: done,
-		Streams: StreamCounts{Count: int64(n), Completed: done, Cut: int64(cut)},
+		Streams: StreamCounts{Count: int64(n), Completed: done, Cut: int64(cut), MaxEvents: int64(events)},
 	}
 }
 
@@ -123,6 +123,7 @@ func TestParseProfileRejectsBadStreams(t *testing.T) {
 		{"negative", func(s *Streams) { s.Cut = -1 }, "p.json: field streams.cut: -1: a count cannot be negative"},
 		{"past 2^53", func(s *Streams) { s.Count = 1 << 60 }, "p.json: field streams.count: 1152921504606846976: more than 2^53"},
 		{"not the sum", func(s *Streams) { s.Count = 11 }, "p.json: field streams.count: 11, not completed + cut + timed_out (9 + 1 + 0)"},
+		{"negative max", func(s *Streams) { s.EventsPerStream.Max = new(int64(-2)) }, "p.json: field streams.events_per_stream.max: -2: a count cannot be negative"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var r Profile

@@ -57,7 +57,7 @@ func probeStreaming(t testing.TB) *profile.Profile {
 		Errors:       map[string]int64{"timeout": timedOut, profile.ErrorStreamCut: cut},
 		ErrorSamples: map[string]profile.ErrorSample{profile.ErrorStreamCut: {Message: "unexpected EOF", Hint: profile.ErrorHint(profile.ErrorStreamCut, "")}},
 		Requests:     400, Responses: completed,
-		Streams: profile.StreamCounts{Count: 400, Completed: completed, Cut: cut, TimedOut: timedOut},
+		Streams: profile.StreamCounts{Count: 400, Completed: completed, Cut: cut, TimedOut: timedOut, MaxEvents: 20},
 	})
 	r, err := b.Close()
 	if err != nil {

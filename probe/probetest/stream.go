@@ -1,7 +1,6 @@
 package probetest
 
 import (
-	"fmt"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -49,6 +48,7 @@ func Stream(cfg StreamConfig) (http.Handler, *StreamRecord) {
 		rc := http.NewResponseController(w)
 		_ = rc.Flush()
 		last := start
+		var buf []byte // one event at a time, reused: the target allocates nothing per event
 		for i := range events {
 			if cut && i == cfg.CutAfter {
 				panic(http.ErrAbortHandler) // net/http closes the connection: no terminator
@@ -60,7 +60,8 @@ func Stream(cfg StreamConfig) (http.Handler, *StreamRecord) {
 			if !sleepCtx(r, last.Add(wait)) {
 				return
 			}
-			if _, err := w.Write(streamEvent(cfg.Format, i, events)); err != nil {
+			buf = appendEvent(buf[:0], cfg.Format, i, events)
+			if _, err := w.Write(buf); err != nil {
 				return
 			}
 			if rc.Flush() != nil {
@@ -105,21 +106,27 @@ func streamContentType(format string) string {
 	return "text/event-stream"
 }
 
-// streamEvent is event i of n in format.
-func streamEvent(format string, i, n int) []byte {
+// appendEvent appends event i of n in format to b.
+func appendEvent(b []byte, format string, i, n int) []byte {
 	switch format {
 	case "ndjson":
-		return []byte(`{"i":` + strconv.Itoa(i) + "}\n")
+		b = strconv.AppendInt(append(b, `{"i":`...), int64(i), 10)
+		return append(b, "}\n"...)
 	case "text":
-		return []byte("chunk " + strconv.Itoa(i) + "\n")
+		b = strconv.AppendInt(append(b, "chunk "...), int64(i), 10)
+		return append(b, '\n')
 	case "grpc":
-		msg := strconv.Itoa(i)
-		return append([]byte{0, 0, 0, 0, byte(len(msg))}, msg...)
+		b = append(b, 0, 0, 0, 0, 0)
+		start := len(b)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b[start-1] = byte(len(b) - start)
+		return b
 	}
 	if i == n-1 {
-		return []byte("data: [DONE]\n\n")
+		return append(b, "data: [DONE]\n\n"...)
 	}
-	return fmt.Appendf(nil, "event: token\ndata: {\"i\":%d}\n\n", i)
+	b = strconv.AppendInt(append(b, "event: token\ndata: {\"i\":"...), int64(i), 10)
+	return append(b, "}\n\n"...)
 }
 
 // StreamStats is a snapshot of a StreamRecord in milliseconds.
