@@ -114,11 +114,18 @@ func TestStreamForced(t *testing.T) {
 	if _, ok := plain.Histograms["first_event"]; ok {
 		t.Error("a run without streams encodes a first_event histogram")
 	}
-	r := run(t, probe.Config{URL: url, Rate: 50, Requests: 5, Stream: true})
-	wantStreams(t, r, 5, 5, 0, 0)
-	eventsPerStream(t, r, 4, 4)
-	if r.Phases.FirstEvent.MinMs == nil || *r.Phases.FirstEvent.MinMs < 5 || r.Phases.Gap.Count != 5*3 {
-		t.Errorf("first_event %+v gap count %d, want ≥ 5 ms and 15", r.Phases.FirstEvent, r.Phases.Gap.Count)
+	text, _ := probetest.Stream(probetest.StreamConfig{Format: "text", FirstEvent: 5 * time.Millisecond, Gap: 20 * time.Millisecond, Events: 4})
+	h2c := startH2C(t, text)
+	for _, cfg := range []probe.Config{
+		{URL: url, Rate: 50, Requests: 5, Stream: true},
+		{URL: h2c, HTTP: "2", Rate: 50, Requests: 5, Stream: true}, // each DATA frame's read an event
+	} {
+		r := run(t, cfg)
+		wantStreams(t, r, 5, 5, 0, 0)
+		eventsPerStream(t, r, 4, 4)
+		if r.Phases.FirstEvent.MinMs == nil || *r.Phases.FirstEvent.MinMs < 5 || r.Phases.Gap.Count != 5*3 {
+			t.Errorf("%s: first_event %+v gap count %d, want ≥ 5 ms and 15", r.Target.Protocol, r.Phases.FirstEvent, r.Phases.Gap.Count)
+		}
 	}
 }
 
