@@ -36,13 +36,15 @@ type ProbeOptions struct {
 	Rate string
 	// Load is --load: the caller's production rate, which sizes the retry budget (the
 	// probe's own --rate is not the caller's load).
-	Load         string
-	Concurrency  int
-	Requests     int64
-	Duration     time.Duration
-	Conn         string
-	MaxInFlight  int
-	MaxTimeout   time.Duration
+	Load        string
+	Concurrency int
+	Requests    int64
+	Duration    time.Duration
+	Conn        string
+	MaxInFlight int
+	MaxTimeout  time.Duration
+	// Stream times every response body as a stream (--stream), not only SSE and NDJSON.
+	Stream       bool
 	Insecure     bool
 	Budget       time.Duration
 	Cutoff       string
@@ -176,6 +178,7 @@ no good response (exit 3) unless --force.`,
 	addEnumFlag(c, &opts.Conn, "conn", "both", "connections", []string{"both", "fresh", "reuse"})
 	fl.IntVar(&opts.MaxInFlight, "max-in-flight", probe.DefaultMaxInFlight, "open model: most requests outstanding at once (at most 10000)")
 	fl.DurationVar(&opts.MaxTimeout, "max-timeout", profile.DefaultMaxTimeout, "the probe's own per-request bound")
+	fl.BoolVar(&opts.Stream, "stream", false, "time every response as a stream, each read of its body an event (text/event-stream and application/x-ndjson always are): first_event, gap, events per stream")
 	fl.BoolVar(&opts.Insecure, "insecure", false, "skip TLS certificate verification")
 	addEnumFlag(c, &opts.HTTP, "http", "auto", "protocol (auto: h2 by ALPN over TLS, HTTP/1.1 in clear; 2 in clear: h2c)", []string{"auto", "1.1", "2"})
 	fl.StringVar(&opts.CACert, "cacert", "", "PEM file (- reads stdin) of the CA certificates to verify the server with, instead of the system's")
@@ -202,7 +205,7 @@ func probeConfig(opts *ProbeOptions) (probe.Config, error) {
 	cfg := probe.Config{
 		URL: opts.URL, Method: strings.ToUpper(opts.Method), Conn: opts.Conn,
 		Concurrency: opts.Concurrency, Requests: opts.Requests, Duration: opts.Duration,
-		MaxInFlight: opts.MaxInFlight, MaxTimeout: opts.MaxTimeout, Insecure: opts.Insecure,
+		MaxInFlight: opts.MaxInFlight, MaxTimeout: opts.MaxTimeout, Stream: opts.Stream, Insecure: opts.Insecure,
 		HTTP: opts.HTTP, CACert: opts.CACert, Cert: opts.Cert, Key: opts.Key, ServerName: opts.ServerName, Resolve: opts.Resolve,
 		Budget: opts.Budget, ConnectFloor: opts.ConnectFloor, CallerKind: profile.CallerKind(opts.Caller),
 	}

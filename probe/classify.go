@@ -28,6 +28,7 @@ const (
 	errRefusedStream // HTTP/2 REFUSED_STREAM (h2.go)
 	errGoAway        // HTTP/2 stream aborted by the server's GOAWAY
 	errStreamReset   // HTTP/2 RST_STREAM of any other code
+	errStreamCut     // a streaming response cut mid-way (stream.go)
 	numErrorClasses
 )
 

@@ -37,6 +37,9 @@ var clockBase = time.Now()
 func mono() int64           { return int64(time.Since(clockBase)) }
 func at(ns int64) time.Time { return clockBase.Add(time.Duration(ns)) }
 
+// monoOf is the mono() stamp of t (which carries a monotonic reading: time.Now's).
+func monoOf(t time.Time) int64 { return int64(t.Sub(clockBase)) }
+
 // timings is what record needs to know about one request besides its three own times.
 // Zero times mean "not observed".
 type timings struct {
@@ -270,6 +273,8 @@ type caller struct {
 	h2     *h2stream     // h2.go: the caller's stream, reused from request to request
 	h2w    net.Conn      // h2.go: the HTTP/2 connection this caller is writing (c.mu)
 	req    *http.Request // proxy.go: r.base bound to ctx; nil when each send needs a body
+	// stream is the streaming response in flight, if the response streams (stream.go).
+	stream streamState
 
 	// deadline bounds the request in flight by MaxTimeout: 0 while idle, mono() ns of the
 	// deadline while a request is out, expiredMark once the watchdog cancelled it. One

@@ -173,6 +173,7 @@ func (c *caller) exchange(fresh bool) (status int, t timings, end time.Time, err
 			conn.dial.copyTo(&t)
 		}
 		c.setActive(conn)
+		c.stream.via(reused)
 		var keep bool
 		status, keep, err = c.roundTrip(conn, payload)
 		c.setActive(nil)
@@ -270,14 +271,15 @@ func (c *caller) roundTrip(conn *timedConn, payload []byte) (status int, keep bo
 	s := &c.direct
 	c.readFrom(conn)
 	_, werr := conn.send(payload)
-	if werr == nil {
+	// --stream times every body as a stream: ReadResponse and the stream reader read it.
+	if werr == nil && !c.r.cfg.Stream {
 		if res, ok := fastHead(s.br, c.r.wire.head.Method == http.MethodHead); ok {
 			err = fastBody(s.br, &s.lim, res)
 			keep = err == nil && !res.close && s.br.Buffered() == 0
 			return res.status, keep, err
 		}
 	}
-	return c.readResponse(werr)
+	return c.readResponse(conn, werr)
 }
 
 // readFrom points the caller's reader at conn for one response, its head bounded.
@@ -293,7 +295,7 @@ func (c *caller) readFrom(conn *timedConn) {
 
 // readResponse reads the response with net/http's ReadResponse (every response the fast
 // path does not take). werr is the error of the request's write, if any.
-func (c *caller) readResponse(werr error) (status int, keep bool, err error) {
+func (c *caller) readResponse(conn *timedConn, werr error) (status int, keep bool, err error) {
 	s := &c.direct
 	// Even when the write failed the server may have answered first (a 413 before reading a
 	// large body, then closing): what it sent is still read.
@@ -313,11 +315,16 @@ func (c *caller) readResponse(werr error) (status int, keep bool, err error) {
 		return 0, false, err
 	}
 	s.lim.n = math.MaxInt64
-	for err == nil {
-		_, err = resp.Body.Read(c.buf)
-	}
-	if err == io.EOF {
-		err = nil
+	if k := streamKindOf(resp.Header.Get("Content-Type"), c.r.cfg.Stream); k != streamNone {
+		c.stream.begin(k)
+		err = readStream(resp.Body, c.buf, &c.stream, func() int64 { return conn.lastRead })
+	} else {
+		for err == nil {
+			_, err = resp.Body.Read(c.buf)
+		}
+		if err == io.EOF {
+			err = nil
+		}
 	}
 	_ = resp.Body.Close()
 	keep = err == nil && werr == nil && !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols &&

@@ -31,6 +31,8 @@ func FuzzRoundTrip(f *testing.F) {
 		"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\nextra",
 		"garbage\r\n\r\n",
 		"",
+		"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n7\r\ndata: 1\r\n2\r\n\n\n\r\n7\r\ndata: 2\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson; charset=utf-8\r\nContent-Length: 16\r\n\r\n{\"a\":1}\n{\"a\":2}\n",
 	} {
 		f.Add([]byte(seed), false)
 	}
@@ -42,6 +44,7 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 		r := &runner{wire: &wire{head: &http.Request{Method: method}}}
 		c := &caller{r: r, buf: make([]byte, 2048)}
+		c.stream.reset(newShard())
 		conn := &timedConn{Conn: &scriptedConn{r: bytes.NewReader(answer)}}
 		status, keep, err := c.roundTrip(conn, []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
 		if err != nil && keep {

@@ -84,6 +84,8 @@ func fastHead(br *bufio.Reader, head bool) (res fastResult, ok bool) {
 					res.length = n
 				case asciiEqualFold(name, "transfer-encoding"), asciiEqualFold(name, "trailer"):
 					return res, false
+				case asciiEqualFold(name, "content-type") && streamType(value):
+					return res, false // a stream: its events are timed (stream.go)
 				case asciiEqualFold(name, "connection"):
 					res.close = res.close || hasCloseToken(value)
 				}

@@ -37,12 +37,13 @@ func answerBoth(answer []byte, head bool, chunk int, peerErr error) (fast, slow 
 	for i, out := range []*outcome{&fast, &slow} {
 		r := &runner{wire: &wire{head: &http.Request{Method: method}}}
 		c := &caller{r: r, buf: make([]byte, 2048)}
+		c.stream.reset(newShard()) // as do does: a streaming answer records its gaps there
 		conn := &timedConn{Conn: &chunkedConn{scriptedConn: scriptedConn{r: bytes.NewReader(answer)}, chunk: chunk, err: peerErr}}
 		if i == 0 {
 			out.status, out.keep, out.err = c.roundTrip(conn, []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
 		} else {
 			c.readFrom(conn)
-			out.status, out.keep, out.err = c.readResponse(nil)
+			out.status, out.keep, out.err = c.readResponse(conn, nil)
 		}
 		out.left = c.direct.br.Buffered()
 		out.unread = conn.Conn.(*chunkedConn).r.Len()

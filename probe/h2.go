@@ -209,6 +209,9 @@ type h2HeaderBlock struct {
 	status    string
 	size      int64
 	truncated bool
+	// kind is the kind of stream the content-type field names (streamNone: none, or no
+	// such field).
+	kind streamKind
 }
 
 // emitField is the HPACK decoder's callback for one response header field.
@@ -220,6 +223,9 @@ func (c *h2conn) emitField(f hpack.HeaderField) {
 	}
 	if f.Name == ":status" && h.status == "" {
 		h.status = f.Value
+	}
+	if f.Name == "content-type" {
+		h.kind = streamKindOf(f.Value, false)
 	}
 }
 
@@ -243,6 +249,9 @@ type h2stream struct {
 	heard, maxGap int64
 	status        int
 	err           error
+	// stream is the caller's record of its response as a stream (stream.go): the read loop
+	// feeds it the DATA of a response whose head said it streams (the connection's mu held).
+	stream *streamState
 	// Under the connection's mu.
 	sendWindow int64
 	recvd      int64 // DATA bytes of this stream not yet returned to its window (read loop)
@@ -676,6 +685,9 @@ func (c *h2conn) data(f *http2.DataFrame, stamp int64) error {
 	var streamUpdate int64
 	if st != nil {
 		st.hear(stamp)
+		if st.stream != nil && st.stream.kind != streamNone {
+			st.stream.feed(f.Data(), stamp)
+		}
 		st.recvd += n
 		if st.recvd >= h2Window/2 && !f.StreamEnded() {
 			streamUpdate, st.recvd = st.recvd, 0
@@ -766,6 +778,7 @@ func (c *h2conn) headersDone(stamp int64) error {
 			return c.write(nil, func(fr *http2.Framer) error { return fr.WriteRSTStream(h.stream, http2.ErrCodeProtocol) })
 		case status >= 200:
 			st.status = status
+			c.beginStream(st, h.kind)
 		}
 	}
 	if h.endStream {
@@ -773,6 +786,17 @@ func (c *h2conn) headersDone(stamp int64) error {
 	}
 	c.mu.Unlock()
 	return nil
+}
+
+// beginStream starts timing st's response as a stream of the kind its head named, or of
+// chunks (every DATA frame's read an event) with --stream (mu held).
+func (c *h2conn) beginStream(st *h2stream, k streamKind) {
+	if k == streamNone && c.p.r.cfg.Stream {
+		k = streamChunks
+	}
+	if k != streamNone && st.stream != nil {
+		st.stream.begin(k)
+	}
 }
 
 // wakeSendersLocked wakes the callers waiting for flow-control window (mu held).
@@ -912,6 +936,8 @@ func (p *h2path) exchange(c *caller, fresh bool) (status int, t timings, end tim
 			st = newH2Stream()
 			c.h2 = st
 		}
+		st.stream = &c.stream
+		c.stream.via(!setup)
 		if err = hc.start(c, st); err == nil {
 			select {
 			case <-st.done:

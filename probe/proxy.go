@@ -66,6 +66,10 @@ func (r *runner) viaTransport(c *caller, fresh bool) (status int, t timings, end
 		// The body's pauses, from the first response byte (GotFirstResponseByte, which
 		// RoundTrip has run) to each read that brings data.
 		last := lt.firstByte()
+		if k := streamKindOf(resp.Header.Get("Content-Type"), cfg.Stream); k != streamNone {
+			c.stream.via(lt.snapshot().reused)
+			c.stream.begin(k)
+		}
 		for err == nil {
 			var n int
 			n, err = resp.Body.Read(c.buf)
@@ -75,6 +79,9 @@ func (r *runner) viaTransport(c *caller, fresh bool) (status int, t timings, end
 					gap = max(gap, now.Sub(last))
 				}
 				last = now
+				if c.stream.kind != streamNone {
+					c.stream.feed(c.buf[:n], monoOf(now)) // stamped on return: no kernel stamp through a proxy
+				}
 			}
 		}
 		if err == io.EOF {

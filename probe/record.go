@@ -26,6 +26,12 @@ const (
 	iSilenceFresh
 	iSilenceReused
 	iSilenceGood
+	iFirstEventFresh // the stream series (profile/stream.go)
+	iFirstEventReused
+	iGapFresh
+	iGapReused
+	iStreamTotal
+	iStreamEvents
 	numSeries
 )
 
@@ -47,6 +53,7 @@ type shard struct {
 	status  map[int]int64
 	errs    [numErrorClasses]int64
 	samples [numErrorClasses]errorSample
+	streams profile.StreamCounts
 }
 
 // errorSample is the message of the earliest request (index at) that failed with a class.

@@ -55,8 +55,13 @@ type Config struct {
 	// MaxInFlight bounds outstanding requests in the open model (default 1000).
 	MaxInFlight int
 	// MaxTimeout is the probe's own per-request bound (default 30 s): a target that hangs
-	// never holds the probe longer than this.
+	// never holds the probe longer than this. A stream still open at MaxTimeout is cut by
+	// the probe and counts as a timeout; its first event and gaps seen so far are kept.
 	MaxTimeout time.Duration
+	// Stream times every response as a stream, whatever its Content-Type: each network
+	// read of its body that brings data is an event (--stream). Without it only
+	// text/event-stream and application/x-ndjson responses are (probe/stream.go).
+	Stream bool
 	// Insecure skips TLS certificate verification.
 	Insecure bool
 
@@ -767,6 +772,7 @@ func (r *runner) do(ctx context.Context, c *caller, i int64, intended, sent time
 
 	cfg := &r.cfg
 	fresh := cfg.Conn == "fresh" || (cfg.Conn == "both" && i%2 == 0)
+	c.stream.reset(r.shards[i%int64(len(r.shards))])
 	c.arm()
 	var status int
 	var t timings
@@ -790,55 +796,37 @@ func (r *runner) do(ctx context.Context, c *caller, i int64, intended, sent time
 	if end.IsZero() {
 		end = time.Now()
 	}
-	r.record(i, &t, intended, sent, end, status, err)
+	r.record(i, &t, &c.stream, request{intended, sent, end}, status, err)
 }
 
-// record adds one finished request to its shard.
-func (r *runner) record(i int64, t *timings, intended, sent, end time.Time, status int, err error) {
+// request is when one request was intended, actually sent, and ended.
+type request struct{ intended, sent, end time.Time }
+
+// record adds one finished request to its shard; st is its stream, if it streamed.
+func (r *runner) record(i int64, t *timings, st *streamState, q request, status int, err error) {
 	sh := r.shards[i%int64(len(r.shards))]
 	fresh := !t.reused
-	sh.mu.Lock()
-	if !t.reused {
-		if !t.dnsStart.IsZero() && !t.dnsDone.IsZero() {
-			sh.record(iDNS, t.dnsDone.Sub(t.dnsStart).Microseconds())
-		}
-		if !t.connStart.IsZero() && !t.connDone.IsZero() {
-			sh.record(iConnect, t.connDone.Sub(t.connStart).Microseconds())
-		}
-		if !t.tlsStart.IsZero() && !t.tlsDone.IsZero() && !t.tlsErr {
-			sh.record(iTLS, t.tlsDone.Sub(t.tlsStart).Microseconds())
-		}
-	}
 	var class = -1
 	if err != nil {
 		class = classify(err)
+		if st.cutMidway(err, class) {
+			class = errStreamCut
+		}
+	}
+	sh.mu.Lock()
+	if !t.reused {
+		recordDial(sh, t)
+	}
+	if err != nil {
 		sh.errs[class]++
 		if e := &sh.samples[class]; e.msg == "" || i < e.at {
 			e.msg, e.at = errorMessage(err, class, r.cfg.MaxTimeout), i
 		}
 	} else {
 		sh.status[status]++
-		ttfb, tot, snt, sil := iTTFBReused, iTotalReused, iSentReused, iSilenceReused
-		if fresh {
-			ttfb, tot, snt, sil = iTTFBFresh, iTotalFresh, iSentFresh, iSilenceFresh
-		}
-		good := profile.GoodStatus(status)
-		if !t.wrote.IsZero() && !t.firstByte.IsZero() {
-			wait := t.firstByte.Sub(t.wrote)
-			sh.record(ttfb, wait.Microseconds())
-			silence := longestSilence(wait, sent.Sub(intended), t.maxGap).Microseconds()
-			sh.record(sil, silence)
-			if good {
-				sh.record(iSilenceGood, silence)
-			}
-		}
-		total := end.Sub(intended).Microseconds()
-		sh.record(tot, total)
-		sh.record(snt, end.Sub(sent).Microseconds())
-		if good {
-			sh.record(iGood, total)
-		}
+		recordResponse(sh, t, q, profile.GoodStatus(status))
 	}
+	recordStream(sh, st, fresh, q, class)
 	sh.mu.Unlock()
 
 	r.done.Add(1)
@@ -853,6 +841,74 @@ func (r *runner) record(i int64, t *timings, intended, sent, end time.Time, stat
 		return
 	}
 	r.responses.Add(1)
+}
+
+// recordDial records a fresh connection's DNS, connect and TLS times (shard locked).
+func recordDial(sh *shard, t *timings) {
+	if !t.dnsStart.IsZero() && !t.dnsDone.IsZero() {
+		sh.record(iDNS, t.dnsDone.Sub(t.dnsStart).Microseconds())
+	}
+	if !t.connStart.IsZero() && !t.connDone.IsZero() {
+		sh.record(iConnect, t.connDone.Sub(t.connStart).Microseconds())
+	}
+	if !t.tlsStart.IsZero() && !t.tlsDone.IsZero() && !t.tlsErr {
+		sh.record(iTLS, t.tlsDone.Sub(t.tlsStart).Microseconds())
+	}
+}
+
+// recordResponse records a response's TTFB, silence, total and sent (shard locked).
+func recordResponse(sh *shard, t *timings, q request, good bool) {
+	ttfb, tot, snt, sil := iTTFBReused, iTotalReused, iSentReused, iSilenceReused
+	if !t.reused {
+		ttfb, tot, snt, sil = iTTFBFresh, iTotalFresh, iSentFresh, iSilenceFresh
+	}
+	if !t.wrote.IsZero() && !t.firstByte.IsZero() {
+		wait := t.firstByte.Sub(t.wrote)
+		sh.record(ttfb, wait.Microseconds())
+		silence := longestSilence(wait, q.sent.Sub(q.intended), t.maxGap).Microseconds()
+		sh.record(sil, silence)
+		if good {
+			sh.record(iSilenceGood, silence)
+		}
+	}
+	total := q.end.Sub(q.intended).Microseconds()
+	sh.record(tot, total)
+	sh.record(snt, q.end.Sub(q.sent).Microseconds())
+	if good {
+		sh.record(iGood, total)
+	}
+}
+
+// recordStream records a streaming response (shard locked; nothing when it did not stream):
+// its first event from the intended send, as the total (coordinated omission corrected), its
+// events, its total when it completed, and its outcome — completed (class −1), cut, or timed
+// out. Its gaps were recorded as they were read (streamState.feed).
+func recordStream(sh *shard, st *streamState, fresh bool, q request, class int) {
+	if !st.streamed() {
+		return
+	}
+	if st.events > 0 {
+		first := iFirstEventReused
+		if fresh {
+			first = iFirstEventFresh
+		}
+		sh.record(first, (st.first-monoOf(q.intended))/1000)
+	}
+	if sh.hists[iStreamEvents] == nil {
+		sh.hists[iStreamEvents] = profile.NewHistogram()
+	}
+	profile.RecordCount(sh.hists[iStreamEvents], st.events)
+	sh.streams.Count++
+	sh.streams.MaxEvents = max(sh.streams.MaxEvents, st.events)
+	switch class {
+	case -1:
+		sh.streams.Completed++
+		sh.record(iStreamTotal, q.end.Sub(q.intended).Microseconds())
+	case errStreamCut:
+		sh.streams.Cut++
+	default: // errTimeout: cutMidway calls every other failure of a stream a cut
+		sh.streams.TimedOut++
+	}
 }
 
 // longestSilence is a response's longest silence (profile.Phases.Silence): the longer of its
@@ -886,6 +942,7 @@ func (r *runner) feed(b *profile.Builder) {
 				first[c] = e
 			}
 		}
+		part.Streams = sh.streams
 		sh.mu.Unlock()
 		b.Add(part)
 	}

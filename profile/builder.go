@@ -47,6 +47,8 @@ type Part struct {
 	// Requests counts requests sent, Responses those answered (any status) and
 	// InterruptedInFlight those cut in flight by the run's end.
 	Requests, Responses, InterruptedInFlight int64
+	// Streams counts the streaming responses (stream.go).
+	Streams StreamCounts
 }
 
 // Builder makes a profile: fed parts by Add, finished by Close (vegeta's Metrics), it keeps
@@ -63,6 +65,7 @@ type Builder struct {
 	requests   int64
 	responses  int64
 	cut        int64
+	streams    StreamCounts
 }
 
 // NewBuilder starts a profile described by head: Target, Model, Conn, Concurrency,
@@ -94,6 +97,7 @@ func (b *Builder) Add(part Part) {
 	b.requests += part.Requests
 	b.responses += part.Responses
 	b.cut += part.InterruptedInFlight
+	b.streams.Add(part.Streams)
 }
 
 // Close grades what was added: summaries, schedule, recommendation, cut-off curve, bars and
@@ -105,7 +109,9 @@ func (b *Builder) Close() (*Profile, error) {
 	res.Status = copyCounts(b.status)
 	res.Errors = map[string]int64{}
 	for _, c := range ErrorClasses {
-		res.Errors[c] = b.errors[c]
+		if listedWhenZero(c) || b.errors[c] > 0 {
+			res.Errors[c] = b.errors[c]
+		}
 	}
 	res.ErrorSamples = make(map[string]ErrorSample, len(b.samples))
 	for k, v := range b.samples {
@@ -139,6 +145,8 @@ func (b *Builder) summarize(res *Profile) {
 		Total:   summarizeSplit(hs.get(SeriesTotalFresh), hs.get(SeriesTotalReused)),
 		Sent:    summarizeSplit(hs.get(SeriesSentFresh), hs.get(SeriesSentReused)),
 	}
+	summarizeStreamPhases(&res.Phases, b.streams, hs)
+	res.Streams = summarizeStreams(b.streams, hs)
 	res.Schedule.LateP99Ms = quantileMs(hs.get(SeriesLate), 0.99)
 }
 
@@ -182,7 +190,7 @@ func (b *Builder) encode(res *Profile, total *hdrhistogram.Histogram) error {
 			return err
 		}
 	}
-	return nil
+	return encodeStreamSeries(res.Histograms, b.hists)
 }
 
 // hasIdempotencyKey reports whether a target's (redacted) headers carry an Idempotency-Key.

@@ -53,6 +53,8 @@ type Profile struct {
 	// Distribution is a small log-spaced histogram of total latency for the report's bars.
 	Distribution   []Bucket       `json:"distribution"`
 	Recommendation Recommendation `json:"recommendation"`
+	// Streams summarizes the streaming responses (nil when none was seen; Phases.FirstEvent).
+	Streams *Streams `json:"streams,omitempty"`
 	// CutoffCurve is the share of good responses that each candidate timeout would cut off.
 	CutoffCurve []Cutoff `json:"cutoff_curve"`
 	// Interrupted is true when the run was stopped (Ctrl-C) before it finished.
@@ -188,6 +190,15 @@ type Phases struct {
 	Total *Summary `json:"total"`
 	// Sent runs from the actual send to the end of the body (what closed-loop tools report).
 	Sent *Summary `json:"sent"`
+	// FirstEvent and Gap are the phases of streaming responses (Profile.Streams), nil when
+	// no stream was seen. FirstEvent runs from the intended send to the end of the stream's
+	// first complete event (an SSE event ends at its blank line, an NDJSON one at its
+	// newline, a chunk of another body with --stream when it is read): coordinated omission
+	// corrected and stamped as the total is. Gap has one sample per silence between two
+	// consecutive events of a stream, the end of one to the end of the next: what an idle
+	// timeout must outlast.
+	FirstEvent *Summary `json:"first_event,omitempty"`
+	Gap        *Summary `json:"gap,omitempty"`
 }
 
 // Summary is the distribution of one phase. A percentile without at least 1/(1-q) samples

@@ -147,6 +147,7 @@ func TestParseProfileErrors(t *testing.T) {
 // FuzzParseProfile: a profile is user input; no document may panic the loader.
 func FuzzParseProfile(f *testing.F) {
 	f.Add([]byte(`{"schema": "patience/probe/v1", "histogram": "HISTFAAAACN4nJNpmSzMwMDAxgABzFCaEUTr2H+AsNXXALgBLoAASACqAcwJPQ=="}`))
+	f.Add(streamingDoc(f)) // phases.first_event and gap, streams, the stream series
 	f.Add([]byte(`{"schema":1}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, b []byte) {

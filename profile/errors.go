@@ -6,8 +6,9 @@ import (
 )
 
 // ErrorClasses lists the error classes in report order.
-// refused_stream, goaway and stream_reset are HTTP/2's (probe's h2Class).
-var ErrorClasses = []string{"timeout", "refused", "reset", "dns", "tls", "other", "fd_limit", "refused_stream", "goaway", "stream_reset"}
+// refused_stream, goaway and stream_reset are HTTP/2's (probe's h2Class); stream_cut is a
+// streaming response cut mid-way (ErrorStreamCut), listed only when counted.
+var ErrorClasses = []string{"timeout", "refused", "reset", "dns", "tls", "other", "fd_limit", "refused_stream", "goaway", "stream_reset", ErrorStreamCut}
 
 // ErrorSample is the first message of one error class, with what to do about it when the
 // class has a usual cause.
@@ -43,6 +44,8 @@ func ErrorHint(class string, message string) string {
 			return "the server's GOAWAY came before it processed this stream: a retry on a new connection is safe whatever the method"
 		}
 		return "the connection closed after the server's GOAWAY with this stream open: it may have been processed, retry only idempotent requests"
+	case ErrorStreamCut:
+		return "the stream ended mid-way, without its terminator: a proxy's idle or total timeout in front of the target, or the server dropping it; a retry restarts the stream from the start"
 	case "stream_reset":
 		return "the server reset the stream (RST_STREAM) after accepting it: it may have been processed, retry only idempotent requests"
 	}

@@ -45,8 +45,9 @@ var series = []string{
 	SeriesSilenceFresh, SeriesSilenceReused, SeriesSilenceGood,
 }
 
-// SeriesNames lists every series in the fixed order a recorder indexes them by.
-func SeriesNames() []string { return append([]string(nil), series...) }
+// SeriesNames lists every series in the fixed order a recorder indexes them by: series,
+// then the stream series (stream.go).
+func SeriesNames() []string { return append(append([]string(nil), series...), streamSeries...) }
 
 // Histogram range: 1 µs to 1 hour at 3 significant digits (docs/design.md §7), values in
 // microseconds. Longer values are clamped to the highest trackable value.

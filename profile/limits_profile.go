@@ -24,6 +24,18 @@ func checkCounters(name string, r *Profile) error {
 		{"schedule.dropped", r.Schedule.Dropped}, {"schedule.resent", r.Schedule.Resent},
 		{"schedule.peak_in_flight", r.Schedule.PeakInFlight},
 	}
+	if st := r.Streams; st != nil {
+		counts = append(counts, []struct {
+			field string
+			n     int64
+		}{{"streams.count", st.Count}, {"streams.completed", st.Completed}, {"streams.cut", st.Cut}, {"streams.timed_out", st.TimedOut}}...)
+		if m := st.EventsPerStream.Max; m != nil {
+			counts = append(counts, struct {
+				field string
+				n     int64
+			}{"streams.events_per_stream.max", *m})
+		}
+	}
 	for _, m := range []struct {
 		field string
 		m     map[string]int64
@@ -47,6 +59,9 @@ func checkCounters(name string, r *Profile) error {
 		if c.n > maxProfileCount {
 			return bad(c.field, "%d: more than 2^53", c.n)
 		}
+	}
+	if st := r.Streams; st != nil && st.Completed+st.Cut+st.TimedOut != st.Count {
+		return bad("streams.count", "%d, not completed + cut + timed_out (%d + %d + %d)", st.Count, st.Completed, st.Cut, st.TimedOut)
 	}
 	if r.Responses > r.Requests {
 		return bad("responses", "%d, more than the %d requests sent", r.Responses, r.Requests)

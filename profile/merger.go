@@ -46,6 +46,7 @@ func (g *Merger) Add(r *Profile) error {
 	g.b.Add(Part{
 		Series: set, Status: r.Status, Errors: r.Errors, ErrorSamples: r.ErrorSamples,
 		Requests: r.Requests, Responses: r.Responses, InterruptedInFlight: r.InterruptedInFlight,
+		Streams: r.streamCounts(),
 	})
 	// A request unanswered by the longest bound was unanswered by every shorter one.
 	g.maxTimeout = max(g.maxTimeout, msDuration(r.MaxTimeoutMs))
@@ -60,7 +61,7 @@ func decodeSeries(i int, r *Profile) (histSet, error) {
 		return nil, fmt.Errorf("profile %d has no per-phase histograms (save it with patience probe --save)", i)
 	}
 	set := histSet{}
-	for _, name := range series {
+	for _, name := range SeriesNames() {
 		enc, ok := r.Histograms[name]
 		if !ok {
 			continue
@@ -72,6 +73,18 @@ func decodeSeries(i int, r *Profile) (histSet, error) {
 		set[name] = h
 	}
 	return set, nil
+}
+
+// streamCounts are r's stream counts (zero when it saw no stream).
+func (r *Profile) streamCounts() StreamCounts {
+	if r.Streams == nil {
+		return StreamCounts{}
+	}
+	c := r.Streams.StreamCounts
+	if m := r.Streams.EventsPerStream.Max; m != nil {
+		c.MaxEvents = *m
+	}
+	return c
 }
 
 // addSchedule adds the schedule of one profile: rates and counts add up, the runs being

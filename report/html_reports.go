@@ -108,7 +108,7 @@ func probeHTMLParts(r *profile.Profile) ([]htmlVerdict, []htmlBlock, error) {
 		for _, pr := range rows {
 			cells = append(cells, append([]string{pr.phase, pr.conn}, probePhaseCells(pr.s)...))
 		}
-		caption := "total = from the intended send (coordinated omission corrected) · sent = from the actual send"
+		caption := "total = from the intended send (coordinated omission corrected) · sent = from the actual send" + probeStreamCaption(r)
 		if r.Source != nil {
 			caption = "as the source recorded them"
 		}
@@ -116,6 +116,9 @@ func probeHTMLParts(r *profile.Profile) ([]htmlVerdict, []htmlBlock, error) {
 			htmlBlock{Table: textTable(caption, probePhaseHeaders, cells, func(col int) bool { return col >= 2 })})
 	}
 	kv := []htmlKV{{Key: "responses", Value: probeStatusLine(r.Status)}, {Key: "errors", Value: probeErrorLine(r.Errors)}}
+	if items := probeStreamItems(r.Streams, unitFigures); items != nil {
+		kv = append(kv, htmlKV{Key: "streams", Value: strings.Join(items, " · ")})
+	}
 	if r.Source != nil {
 		kv = append(kv, htmlKV{Key: "source", Value: probeSourceDetail(r.Source)})
 	} else {

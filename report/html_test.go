@@ -28,6 +28,7 @@ type htmlCase struct {
 // goldens use; the browser test (html_browser_test.go) opens the same pages.
 var htmlCases = []htmlCase{
 	{"probe_html", func(t *testing.T, b *bytes.Buffer) error { return ProbeHTML(b, probeFixture(), Options{}) }},
+	{"probe_html_streams", func(t *testing.T, b *bytes.Buffer) error { return ProbeHTML(b, probeStreaming(t), Options{}) }},
 	{"replay_html", func(t *testing.T, b *bytes.Buffer) error { return ReplayHTML(b, replayFixture(t), Options{}) }},
 	{"storm_html", func(t *testing.T, b *bytes.Buffer) error { return StormHTML(b, stormFixture(), Options{}) }},
 	{"check_html", func(t *testing.T, b *bytes.Buffer) error {

@@ -241,7 +241,7 @@ func probePhaseRows(r *profile.Profile) []probePhaseRow {
 	for _, ph := range []struct {
 		name string
 		s    *profile.Summary
-	}{{"ttfb", p.TTFB}, {"silence", p.Silence}, {"total", p.Total}} {
+	}{{"ttfb", p.TTFB}, {"silence", p.Silence}, {"first_event", p.FirstEvent}, {"gap", p.Gap}, {"total", p.Total}} {
 		if ph.s == nil {
 			continue
 		}
@@ -301,7 +301,7 @@ func probePhaseCaption(r *profile.Profile) string {
 	if r.Source != nil {
 		return "as the source recorded them"
 	}
-	return "total = from intended send (CO-corrected) · sent = from actual send"
+	return "total = from intended send (CO-corrected) · sent = from actual send" + probeStreamCaption(r)
 }
 
 // probeKeyW is the width of a key of the report's key-value lines ("responses  ").
@@ -420,6 +420,9 @@ func (t *probeText) writeCounts() {
 	t.kv("errors", probeErrorItems(r.Errors, t.fig))
 	for _, e := range probeErrorSamples(r) {
 		writeHanging(&t.b, indent, probeKeyW, e, t.width, t.st.Muted)
+	}
+	if items := probeStreamItems(r.Streams, t.fig); items != nil {
+		t.kv("streams", items)
 	}
 	if r.Source == nil {
 		t.kv("schedule", probeScheduleParts(r, t.fig))
@@ -645,13 +648,20 @@ func ProbeMarkdown(w io.Writer, r *profile.Profile, _ Options) error {
 		b.WriteString("\n#### Latency by phase (ms)\n\n")
 		writeMDTable(&b, probePhaseHeaders, rows, probeNumeric)
 		if r.Source == nil {
-			b.WriteString("\n_total_ runs from the intended send time (coordinated omission corrected); _sent_ from the actual send.\n")
+			b.WriteString("\n_total_ runs from the intended send time (coordinated omission corrected); _sent_ from the actual send.")
+			if r.Streams != nil {
+				b.WriteString(" _first_event_ runs from the intended send time to the end of a stream's first event; _gap_ between two events of a stream.")
+			}
+			b.WriteString("\n")
 		}
 	}
 	fmt.Fprintf(&b, "\n- **Responses:** %s\n- **Errors:** %s\n",
 		mdText(strings.Join(probeStatusItems(r.Status, fig), " · ")), mdText(strings.Join(probeErrorItems(r.Errors, fig), " · ")))
 	for _, e := range probeErrorSamples(r) {
 		fmt.Fprintf(&b, "  - %s\n", mdText(e))
+	}
+	if items := probeStreamItems(r.Streams, fig); items != nil {
+		fmt.Fprintf(&b, "- **Streams:** %s\n", mdText(strings.Join(items, " · ")))
 	}
 	if r.Source != nil {
 		fmt.Fprintf(&b, "- **Source:** %s\n", mdText(strings.Join(probeSourceDetailParts(r.Source, fig), " · ")))

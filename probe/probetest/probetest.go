@@ -139,7 +139,10 @@ func Lognormal(seed uint64, p50, p99 time.Duration, errorRate float64) http.Hand
 
 // Mux serves the net/http targets under one address: /fast, /exp and /lognormal (p50
 // 40 ms, p99 300 ms, 1% 503). GET /exp/stats returns the server's record of /exp as JSON
-// and clears it. The stall target has its own server (StartStall).
+// and clears it. The streaming targets (Stream): /sse, 20 SSE events, the first 30 ms after
+// the request, then one every 10 ms (its record at /sse/stats, cleared when read), and
+// /sse/long, 60,000 events 10 ms apart (a 10-minute stream, for the probe's memory). The
+// stall target has its own server (StartStall).
 func Mux(seed uint64) *http.ServeMux {
 	m := http.NewServeMux()
 	m.Handle("/fast", Fast())
@@ -152,6 +155,15 @@ func Mux(seed uint64) *http.ServeMux {
 		_ = json.NewEncoder(w).Encode(st)
 	})
 	m.Handle("/lognormal", Lognormal(seed, 40*time.Millisecond, 300*time.Millisecond, 0.01))
+	sse, sseRec := Stream(StreamConfig{FirstEvent: 30 * time.Millisecond, Gap: 10 * time.Millisecond, Events: 20})
+	m.Handle("/sse", sse)
+	m.HandleFunc("/sse/stats", func(w http.ResponseWriter, _ *http.Request) {
+		st := sseRec.Stats()
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(st)
+	})
+	long, _ := Stream(StreamConfig{FirstEvent: 10 * time.Millisecond, Gap: 10 * time.Millisecond, Events: 60_000})
+	m.Handle("/sse/long", long)
 	return m
 }
 
