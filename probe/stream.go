@@ -78,6 +78,13 @@ type eventScanner struct {
 	// block being read; lastCR, that the previous byte was a CR (a CRLF is one line end).
 	lineLen, blockLines int
 	lastCR              bool
+	// done tracks the SSE sentinel "data: [DONE]" (OpenAI's and most LLM APIs' end of
+	// stream): doneAt is how much of the current line matches it (-1: it does not),
+	// blockDone that every line of the block so far was it. A block that is only the
+	// sentinel is the stream's terminator, like NDJSON's chunked end: not an event, and no
+	// gap ends at it (serve writes it with the last event; a client's idle timer stops with it).
+	doneAt    int
+	blockDone bool
 	// head counts the bytes of a gRPC message's 5-byte prefix read so far, size gathers its
 	// length, left is what remains of its message.
 	head       int
@@ -111,9 +118,29 @@ func (s *eventScanner) feed(b []byte) (events int) {
 			if c != ' ' && c != '\t' || s.kind == streamSSE {
 				s.lineLen++
 			}
+			if s.kind == streamSSE {
+				s.matchDone(c)
+			}
 		}
 	}
 	return events
+}
+
+// doneSentinel is the SSE end-of-stream line; the space after the colon is optional (the SSE
+// grammar drops one leading space from a field's value).
+const doneSentinel = "data: [DONE]"
+
+// matchDone advances the current line's match against doneSentinel by one byte.
+func (s *eventScanner) matchDone(c byte) {
+	switch {
+	case s.doneAt < 0:
+	case s.doneAt < len(doneSentinel) && doneSentinel[s.doneAt] == c:
+		s.doneAt++
+	case s.doneAt == len("data:") && c == '[' && doneSentinel[s.doneAt] == ' ':
+		s.doneAt += 2 // "data:[DONE]": no space
+	default:
+		s.doneAt = -1
+	}
 }
 
 // feedGRPC scans gRPC messages: a compressed-flag byte, a 4-byte big-endian length, then
@@ -145,7 +172,8 @@ func (s *eventScanner) feedGRPC(b []byte) (events int) {
 // endLine ends the current line and reports whether it ended an event.
 func (s *eventScanner) endLine() int {
 	blank := s.lineLen == 0
-	s.lineLen = 0
+	lineDone := s.doneAt == len(doneSentinel)
+	s.lineLen, s.doneAt = 0, 0
 	switch {
 	case s.kind == streamNDJSON:
 		if blank {
@@ -153,10 +181,15 @@ func (s *eventScanner) endLine() int {
 		}
 		return 1
 	case !blank:
+		s.blockDone = lineDone && (s.blockLines == 0 || s.blockDone)
 		s.blockLines++
 		return 0
 	case s.blockLines > 0:
 		s.blockLines = 0
+		if s.blockDone {
+			s.blockDone = false
+			return 0 // the sentinel: the stream's end, not an event
+		}
 		return 1
 	}
 	return 0

@@ -13,14 +13,16 @@ import (
 // config streams the same way every time.
 type StreamConfig struct {
 	// Format is "sse" (text/event-stream, "data: …" events ending at a blank line, the last
-	// one "data: [DONE]"), "ndjson" (application/x-ndjson, one JSON object a line) or "text"
+	// one followed, in the same write, by the "data: [DONE]" sentinel, as serve and LLM APIs
+	// end a stream), "ndjson" (application/x-ndjson, one JSON object a line) or "text"
 	// (text/plain chunks without delimiters, for --stream) or "grpc" (application/grpc,
 	// each event a length-prefixed message; over h2c it is a gRPC server stream as the
 	// probe sees one, grpc-status trailer aside). Empty: "sse".
 	Format     string
 	FirstEvent time.Duration
 	Gap        time.Duration
-	// Events is the number of events of a whole stream (the SSE [DONE] included); at least 1.
+	// Events is the number of events of a whole stream (the SSE [DONE] sentinel is not one);
+	// at least 1.
 	Events int
 	// CutAfter > 0 cuts every CutEvery-th stream (all when CutEvery ≤ 1) after that many
 	// events: the connection closes without the rest or the chunked body's terminator.
@@ -122,11 +124,12 @@ func appendEvent(b []byte, format string, i, n int) []byte {
 		b[start-1] = byte(len(b) - start)
 		return b
 	}
-	if i == n-1 {
-		return append(b, "data: [DONE]\n\n"...)
-	}
 	b = strconv.AppendInt(append(b, "event: token\ndata: {\"i\":"...), int64(i), 10)
-	return append(b, "}\n\n"...)
+	b = append(b, "}\n\n"...)
+	if i == n-1 {
+		b = append(b, "data: [DONE]\n\n"...)
+	}
+	return b
 }
 
 // StreamStats is a snapshot of a StreamRecord in milliseconds.
