@@ -221,20 +221,29 @@ func wrapComment(prefix string, width int, paras ...string) string {
 		if i > 0 {
 			b.WriteString(strings.TrimRight(prefix, " ") + "\n")
 		}
-		line := prefix
-		for _, word := range strings.Fields(commentSafe(para)) {
-			if len(line) > len(prefix) && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width {
-				b.WriteString(line + "\n")
-				line = prefix
-			}
-			if len(line) > len(prefix) {
-				line += " "
-			}
-			line += word
+		for _, line := range wrapWords(commentSafe(para), width-utf8.RuneCountInString(prefix)) {
+			b.WriteString(prefix + line + "\n")
 		}
-		b.WriteString(line + "\n")
 	}
 	return b.String()
+}
+
+// wrapWords breaks s into lines of at most width characters, between words.
+func wrapWords(s string, width int) []string {
+	var out []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len([]rune(line))+1+len([]rune(w)) > width {
+			out = append(out, line)
+			line = w
+			continue
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return append(out, line)
 }
 
 // commentSafe is s fit for a comment in Go and Python source: invalid UTF-8 becomes U+FFFD

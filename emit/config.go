@@ -180,7 +180,7 @@ func (c *configText) line(indent int, s string) {
 
 // note writes a comment, wrapped at 100 columns.
 func (c *configText) note(indent int, s string) {
-	for _, l := range wrap(s, 100-indent-len(c.comment)-1) {
+	for _, l := range wrapWords(s, 100-indent-len(c.comment)-1) {
 		c.line(indent, c.comment+" "+l)
 	}
 }
@@ -203,24 +203,6 @@ func (c *configText) knobs(indent int, text string, set ...Setting) {
 }
 
 func (c *configText) String() string { return c.b.String() }
-
-// wrap splits s into lines of at most width characters, at spaces.
-func wrap(s string, width int) []string {
-	var out []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		if line != "" && len(line)+1+len(w) > width {
-			out = append(out, line)
-			line = w
-			continue
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	return append(out, line)
-}
 
 // Durations in each format's syntax.
 

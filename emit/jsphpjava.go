@@ -183,24 +183,6 @@ func slashComment(lines []string) string {
 	return b.String()
 }
 
-// wrapWords breaks s into lines of at most width characters, between words.
-func wrapWords(s string, width int) []string {
-	var out []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		if line != "" && len([]rune(line))+1+len([]rune(w)) > width {
-			out = append(out, line)
-			line = w
-			continue
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	return append(out, line)
-}
-
 // codeFuncs are the helpers every template of this family uses.
 var codeFuncs = template.FuncMap{
 	"comment": slashComment,
