@@ -387,7 +387,7 @@ func checkInitEmit(opts *CheckOptions, so check.StarterOptions) error {
 	if err != nil {
 		return UsageError(err)
 	}
-	ems, errs := emit.ForRecommendation(target, rec, so.Name, opts.Emit.Requests, "", "")
+	ems, errs := emit.ForRecommendation(target, rec, "patience check --init", so.Name, opts.Emit.Requests, "", "")
 	for _, err := range errs {
 		notef(opts.IO, "--emit: %v", err)
 	}

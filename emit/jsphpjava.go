@@ -81,7 +81,7 @@ func (p clientPlan) msWords(v int64) string { return units.Millis(float64(v)) }
 // attempts and why, what is retried, the idempotency key, and the exit code.
 func codeHeader(p clientPlan, in Input) []string {
 	lines := []string{
-		fmt.Sprintf("Written by patience (--emit %s): its recommendation for %s %s, in %s's own knobs.", p.Target, p.Method, p.URL, p.Library),
+		fmt.Sprintf("%s: its recommendation for %s %s, in %s's own knobs.", in.GeneratedBy(p.Target), p.Method, p.URL, p.Library),
 		"Per attempt: " + p.timeoutsLine() + ".",
 	}
 	lines = append(lines, p.attemptsLines(in)...)

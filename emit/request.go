@@ -149,13 +149,17 @@ func ForProfile(p *profile.Profile, reqs []Request, base, group string) ([]profi
 	if p == nil {
 		return nil, nil
 	}
-	return ForRecommendation(p.Target, p.Recommendation, "", reqs, base, group)
+	command := "patience probe"
+	if p.Source != nil {
+		command = "patience advise"
+	}
+	return ForRecommendation(p.Target, p.Recommendation, command, "", reqs, base, group)
 }
 
 // ForRecommendation is ForProfile for a recommendation made elsewhere (check --init's
-// starter), for the call t; name names the dependency in configuration files ("" takes it
-// from the URL's host).
-func ForRecommendation(t profile.Target, rec profile.Recommendation, name string, reqs []Request, base, group string) ([]profile.Emission, []error) {
+// starter), for the call t; command names what made it (Input.Command), name the dependency
+// in configuration files ("" takes it from the URL's host).
+func ForRecommendation(t profile.Target, rec profile.Recommendation, command, name string, reqs []Request, base, group string) ([]profile.Emission, []error) {
 	if len(reqs) == 0 {
 		return nil, nil
 	}
@@ -163,7 +167,7 @@ func ForRecommendation(t profile.Target, rec profile.Recommendation, name string
 	if name != "" {
 		src.Name = name
 	}
-	in := Input{URL: src.URL, Method: src.Method, Name: src.Name, Rec: rec}
+	in := Input{URL: src.URL, Method: src.Method, Name: src.Name, Rec: rec, Command: command}
 	var out []profile.Emission
 	var errs []error
 	for _, r := range reqs {
