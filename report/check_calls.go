@@ -80,9 +80,12 @@ func checkCallsText(b *strings.Builder, r *check.Result, st Styles, width int) {
 	const indent = 2
 	b.WriteString("\n")
 	writeIndented(b, "", 0, []piece{{text: "calls", style: st.Key}}, "· "+callsSummary(r), st.Muted, width, 4)
+	// A long path breaks before a slash (wrapPath), so the location column leaves room for the others.
+	labelW := max(16, (width-indent)/3)
 	rows := make([][]string, len(r.Calls))
 	for i, c := range r.Calls {
 		rows[i] = textSafeAll(callRow(c))
+		rows[i][0] = strings.Join(wrapPath(rows[i][0], labelW), "\n")
 	}
 	table := fitTable(st, callHeaders, rows, width-indent, func(col int) bool { return col == len(callHeaders)-1 })
 	for _, l := range strings.Split(table, "\n") {
