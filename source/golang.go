@@ -71,12 +71,19 @@ const noteHeadOnly = "read is Transport.ResponseHeaderTimeout: it bounds the wai
 func readGo(files []Input) ([]Call, error) {
 	fset := token.NewFileSet()
 	pkg := newGoPackage(fset)
+	var parsed []*goFile
 	for _, in := range files {
 		f, err := parser.ParseFile(fset, in.Path, in.Data, parser.SkipObjectResolution)
 		if err != nil {
 			return nil, goParseError(in.Path, err)
 		}
-		pkg.add(newGoFile(in.Path, f))
+		gf := newGoFile(in.Path, f)
+		gf.doers = pkg.doers
+		pkg.interfaces(gf)
+		parsed = append(parsed, gf)
+	}
+	for _, f := range parsed {
+		pkg.add(f)
 	}
 	var calls []Call
 	for _, f := range pkg.files {
@@ -111,6 +118,8 @@ type goFile struct {
 	ast  *ast.File
 	// local maps a local package name to its import path.
 	local map[string]string
+	// doers are the package's interfaces that send requests (goPackage.doers).
+	doers map[string]bool
 }
 
 func newGoFile(path string, f *ast.File) *goFile {
@@ -174,6 +183,9 @@ func (f *goFile) clientType(e ast.Expr) kind {
 		return kindHTTPClient
 	case f.isType(e, pathRetry, "Client"):
 		return kindRetryClient
+	}
+	if id, ok := e.(*ast.Ident); ok && f.doers[id.Name] {
+		return kindHTTPClient
 	}
 	return kindNone
 }

@@ -22,6 +22,10 @@ type goPackage struct {
 	// funcs are functions by name, methods by name (a method called as x.name()).
 	funcs, methods map[string]goFunc
 	scopes         map[*ast.FuncDecl]*goScope
+	// doers are the package's interfaces with a Do(*http.Request) method (type httpDoer
+	// interface{ Do(*http.Request) (*http.Response, error) }): a value of one is a client
+	// the caller passes in.
+	doers map[string]bool
 }
 
 // goDef is a value assigned to a name, with where it is (fn nil: package level).
@@ -45,7 +49,7 @@ type goFunc struct {
 
 func newGoPackage(fset *token.FileSet) *goPackage {
 	return &goPackage{fset: fset, defs: map[string][]goDef{}, sets: map[string][]goSet{}, typed: map[string]kind{},
-		funcs: map[string]goFunc{}, methods: map[string]goFunc{}, scopes: map[*ast.FuncDecl]*goScope{}}
+		funcs: map[string]goFunc{}, methods: map[string]goFunc{}, scopes: map[*ast.FuncDecl]*goScope{}, doers: map[string]bool{}}
 }
 
 // add indexes one file's declarations.
@@ -59,6 +63,39 @@ func (p *goPackage) add(f *goFile) {
 			p.funcDecl(f, d)
 		}
 	}
+}
+
+// interfaces notes f's interface types with a Do(*http.Request) method.
+func (p *goPackage) interfaces(f *goFile) {
+	for _, d := range f.ast.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.TYPE {
+			continue
+		}
+		for _, spec := range g.Specs {
+			if ts, ok := spec.(*ast.TypeSpec); ok && f.sendsRequests(ts.Type) {
+				p.doers[ts.Name.Name] = true
+			}
+		}
+	}
+}
+
+// sendsRequests says whether t is an interface with Do(*http.Request).
+func (f *goFile) sendsRequests(t ast.Expr) bool {
+	it, ok := t.(*ast.InterfaceType)
+	if !ok {
+		return false
+	}
+	for _, m := range it.Methods.List {
+		ft, ok := m.Type.(*ast.FuncType)
+		if !ok || len(m.Names) != 1 || m.Names[0].Name != "Do" || ft.Params == nil || len(ft.Params.List) != 1 {
+			continue
+		}
+		if f.isType(ft.Params.List[0].Type, pathHTTP, "Request") {
+			return true
+		}
+	}
+	return false
 }
 
 // genDecl indexes package-level constants, variables and struct fields.

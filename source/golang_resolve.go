@@ -146,8 +146,9 @@ func (p *goPackage) named(name string, sc *goScope, own Origin, depth int) *valu
 					k := sc.keyed[name]
 					v.key = &k
 				}
+				return v
 			}
-			return v
+			// client = &copy, with copy := *client: the parameter's value, from the caller.
 		}
 		if k := sc.typed[name]; k != kindNone {
 			return unknown(k, name+" is a parameter: the client is built by the caller")

@@ -84,6 +84,10 @@ func TestGoCalls(t *testing.T) {
 			"unresolved.go:12:9 GET net/http connect=30000ms/default read=none total=unresolved attempts=- key=false",
 			"unresolved.go:16:9 ? net/http connect=unresolved read=unresolved total=unresolved attempts=- key=?",
 			"unresolved.go:21:9 GET net/http connect=unresolved read=unresolved total=none attempts=- key=false",
+			// A package interface with Do(*http.Request): a client from the caller.
+			"unresolved.go:29:9 ? net/http connect=unresolved read=unresolved total=unresolved attempts=- key=?",
+			// client = &copy of the parameter: still the caller's client.
+			"unresolved.go:36:9 GET net/http connect=unresolved read=unresolved total=unresolved attempts=- key=false",
 		}},
 		{"notcalls", nil},
 	}

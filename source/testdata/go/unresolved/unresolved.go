@@ -20,3 +20,18 @@ func wrapped(rt http.RoundTripper) {
 	c := &http.Client{Transport: rt}
 	_, _ = c.Get("https://api.example.test/b")
 }
+
+type doer interface {
+	Do(*http.Request) (*http.Response, error)
+}
+
+func through(d doer, req *http.Request) {
+	_, _ = d.Do(req)
+}
+
+func copied(client *http.Client) {
+	c := *client
+	client = &c
+	client.CheckRedirect = nil
+	_, _ = client.Get("https://api.example.test/c")
+}
