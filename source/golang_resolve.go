@@ -202,18 +202,38 @@ func (p *goPackage) packageNamed(name string, depth int) *value {
 	return v
 }
 
-// merge is the one value vals agree on, an unresolved one when they differ, nil for none.
+// merge is what every value of vals says, bound by bound: a bound they disagree on is
+// unresolved (and says so); nil for no value. A client built two ways with no Timeout in
+// either has no total bound, whatever its transports say.
 func merge(vals []*value, name string) *value {
 	if len(vals) == 0 {
 		return nil
 	}
-	first := vals[0]
+	out := *vals[0]
 	for _, v := range vals[1:] {
-		if v.kind != first.kind || v.connect != first.connect || v.read != first.read || v.total != first.total || attempts(v) != attempts(first) {
-			return unknown(first.kind, name+" is assigned in several places with different timeouts")
+		if v.kind != out.kind {
+			return unknown(out.kind, name+" is assigned values of different kinds")
+		}
+		out.connect = agree(out.connect, v.connect)
+		out.read = agree(out.read, v.read)
+		out.total = agree(out.total, v.total)
+		if attempts(v) != attempts(&out) {
+			// Retried one way and not (or differently) another: a retry layer, attempts unknown.
+			out.retry = &Retry{Layer: libRetry}
 		}
 	}
-	return first
+	if out.connect != vals[0].connect || out.read != vals[0].read || out.total != vals[0].total || attempts(&out) != attempts(vals[0]) {
+		out.notes = append(append([]string(nil), out.notes...), name+" is assigned in several places with different values: those that differ are unresolved")
+	}
+	return &out
+}
+
+// agree is a bound two values share, unresolved when they differ.
+func agree(a, b Bound) Bound {
+	if a == b {
+		return a
+	}
+	return unresolved
 }
 
 func attempts(v *value) int {

@@ -56,6 +56,8 @@ func TestGoCalls(t *testing.T) {
 			"clients.go:37:9 GET net/http connect=30000ms/default read=none total=3000ms/client attempts=- key=false",
 			"clients.go:43:9 GET net/http connect=30000ms/default read=none total=none attempts=- key=false",
 			"clients.go:48:9 GET net/http connect=30000ms/default read=none total=none attempts=- key=false",
+			// Built two ways, neither with a Timeout: no total bound; the connects differ.
+			"clients.go:59:9 GET net/http connect=unresolved read=none total=none attempts=- key=false",
 		}},
 		{"transport", []string{
 			// ResponseHeaderTimeout is the read bound (head only), no total.

@@ -47,3 +47,14 @@ func zero() {
 	c := http.Client{Timeout: 0}
 	_, _ = c.Get("https://api.example.test/e")
 }
+
+func pick(secure bool) *http.Client {
+	if secure {
+		return &http.Client{Transport: &http.Transport{}}
+	}
+	return http.DefaultClient
+}
+
+func picked() {
+	_, _ = pick(true).Get("https://api.example.test/f")
+}
