@@ -26,6 +26,9 @@ type goPackage struct {
 	// interface{ Do(*http.Request) (*http.Response, error) }): a value of one is a client
 	// the caller passes in.
 	doers map[string]bool
+	// otherField are field names some struct of the package declares with a type that is no
+	// client: a selector by such a name is not followed.
+	otherField map[string]bool
 }
 
 // goDef is a value assigned to a name, with where it is (fn nil: package level).
@@ -49,7 +52,7 @@ type goFunc struct {
 
 func newGoPackage(fset *token.FileSet) *goPackage {
 	return &goPackage{fset: fset, defs: map[string][]goDef{}, sets: map[string][]goSet{}, typed: map[string]kind{},
-		funcs: map[string]goFunc{}, methods: map[string]goFunc{}, scopes: map[*ast.FuncDecl]*goScope{}, doers: map[string]bool{}}
+		funcs: map[string]goFunc{}, methods: map[string]goFunc{}, scopes: map[*ast.FuncDecl]*goScope{}, doers: map[string]bool{}, otherField: map[string]bool{}}
 }
 
 // add indexes one file's declarations.
@@ -125,9 +128,12 @@ func (p *goPackage) structFields(f *goFile, t ast.Expr) {
 		return
 	}
 	for _, fld := range st.Fields.List {
-		if k := f.clientType(fld.Type); k != kindNone {
-			for _, n := range fld.Names {
+		k := f.clientType(fld.Type)
+		for _, n := range fld.Names {
+			if k != kindNone {
 				p.typed[n.Name] = k
+			} else {
+				p.otherField[n.Name] = true
 			}
 		}
 	}

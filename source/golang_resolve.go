@@ -148,13 +148,13 @@ func (p *goPackage) named(name string, sc *goScope, own Origin, depth int) *valu
 				}
 				return v
 			}
-			// client = &copy, with copy := *client: the parameter's value, from the caller.
 		}
+		// A parameter, or one copied and reassigned (client = &c with c := *client).
 		if k := sc.typed[name]; k != kindNone {
 			return unknown(k, name+" is a parameter: the client is built by the caller")
 		}
-		if sc.params[name] {
-			return nil
+		if sc.params[name] || len(sc.defs[name]) > 0 {
+			return nil // a local of another kind shadows the package's names
 		}
 	}
 	return p.packageNamed(name, depth)
@@ -217,6 +217,12 @@ func merge(vals []*value, name string) *value {
 		out.connect = agree(out.connect, v.connect)
 		out.read = agree(out.read, v.read)
 		out.total = agree(out.total, v.total)
+		if v.method != out.method {
+			out.method = ""
+		}
+		if v.key == nil || out.key == nil || *v.key != *out.key {
+			out.key = nil
+		}
 		if attempts(v) != attempts(&out) {
 			// Retried one way and not (or differently) another: a retry layer, attempts unknown.
 			out.retry = &Retry{Layer: libRetry}
@@ -268,6 +274,11 @@ func (p *goPackage) selector(x *ast.SelectorExpr, sc *goScope, depth int) *value
 		case path == pathHTTP && name == "DefaultTransport":
 			return defaultTransport()
 		}
+		return nil
+	}
+	if p.otherField[x.Sel.Name] {
+		// A field of that name holds something else in some struct of the package (a Redis
+		// client beside an HTTP one): which one x has is a type question the reader leaves.
 		return nil
 	}
 	return p.packageNamed(x.Sel.Name, depth)
