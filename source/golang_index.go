@@ -29,6 +29,9 @@ type goPackage struct {
 	// otherField are field names some struct of the package declares with a type that is no
 	// client: a selector by such a name is not followed.
 	otherField map[string]bool
+	// factories are fields of a function type that returns a client (HttpClient func()
+	// (*http.Client, error)): calling one gives a client built where the reader cannot see.
+	factories map[string]kind
 }
 
 // goDef is a value assigned to a name, with where it is (fn nil: package level).
@@ -52,7 +55,7 @@ type goFunc struct {
 
 func newGoPackage(fset *token.FileSet) *goPackage {
 	return &goPackage{fset: fset, defs: map[string][]goDef{}, sets: map[string][]goSet{}, typed: map[string]kind{},
-		funcs: map[string]goFunc{}, methods: map[string]goFunc{}, scopes: map[*ast.FuncDecl]*goScope{}, doers: map[string]bool{}, otherField: map[string]bool{}}
+		funcs: map[string]goFunc{}, methods: map[string]goFunc{}, scopes: map[*ast.FuncDecl]*goScope{}, doers: map[string]bool{}, otherField: map[string]bool{}, factories: map[string]kind{}}
 }
 
 // add indexes one file's declarations.
@@ -129,6 +132,14 @@ func (p *goPackage) structFields(f *goFile, t ast.Expr) {
 	}
 	for _, fld := range st.Fields.List {
 		k := f.clientType(fld.Type)
+		if ft, ok := fld.Type.(*ast.FuncType); ok && ft.Results != nil && len(ft.Results.List) > 0 {
+			// HttpClient func() (*http.Client, error): the factory of gh and others.
+			if rk := f.clientType(ft.Results.List[0].Type); rk != kindNone {
+				for _, n := range fld.Names {
+					p.factories[n.Name] = rk
+				}
+			}
+		}
 		for _, n := range fld.Names {
 			if k != kindNone {
 				p.typed[n.Name] = k

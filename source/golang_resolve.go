@@ -320,6 +320,9 @@ func (p *goPackage) methodCall(fn *ast.SelectorExpr, args []ast.Expr, sc *goScop
 	if m, ok := p.methods[fn.Sel.Name]; ok {
 		return p.returns(m, depth)
 	}
+	if k, ok := p.factories[fn.Sel.Name]; ok {
+		return unknown(k, fn.Sel.Name+"() is a function field: the client it returns is built where the reader cannot see")
+	}
 	return nil
 }
 
@@ -406,7 +409,16 @@ func (p *goPackage) returns(f goFunc, depth int) *value {
 		}
 		return true
 	})
-	return merge(vals, f.decl.Name.Name+"()")
+	if v := merge(vals, f.decl.Name.Name+"()"); v != nil {
+		return v
+	}
+	// What it returns is not read, but its declared result is a client.
+	if res := f.decl.Type.Results; res != nil && len(res.List) > 0 {
+		if k := f.file.clientType(res.List[0].Type); k != kindNone {
+			return unknown(k, f.decl.Name.Name+"() returns a client built where the reader cannot see")
+		}
+	}
+	return nil
 }
 
 // apply sets the field at path of v to expr.

@@ -90,6 +90,10 @@ func TestGoCalls(t *testing.T) {
 			"unresolved.go:29:9 ? net/http connect=unresolved read=unresolved total=unresolved attempts=- key=?",
 			// client = &copy of the parameter: still the caller's client.
 			"unresolved.go:36:9 GET net/http connect=unresolved read=unresolved total=unresolved attempts=- key=false",
+			// A method whose declared result is a client, built where the reader cannot see.
+			"unresolved.go:45:9 ? net/http connect=unresolved read=unresolved total=unresolved attempts=- key=?",
+			// A function field that returns a client (gh's opts.HttpClient()).
+			"unresolved.go:52:9 GET net/http connect=unresolved read=unresolved total=unresolved attempts=- key=false",
 		}},
 		{"notcalls", nil},
 	}

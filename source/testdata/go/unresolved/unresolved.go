@@ -35,3 +35,19 @@ func copied(client *http.Client) {
 	client.CheckRedirect = nil
 	_, _ = client.Get("https://api.example.test/c")
 }
+
+type API struct{ build func() (*http.Client, error) }
+
+func (a *API) client() (*http.Client, error) { return a.build() }
+
+func (a *API) fetch(req *http.Request) {
+	c, _ := a.client()
+	_, _ = c.Do(req)
+}
+
+type Options struct{ HttpClient func() (*http.Client, error) }
+
+func run(opts *Options) {
+	c, _ := opts.HttpClient()
+	_, _ = c.Get("https://api.example.test/d")
+}
