@@ -201,7 +201,11 @@ func (w *walker) walk(dir string, depth int) error {
 			continue
 		}
 		if lang := source.ForPath(path); lang != nil {
-			if reason := lang.Test(path); reason != "" {
+			rel, err := filepath.Rel(w.root, path)
+			if err != nil {
+				rel = path
+			}
+			if reason := lang.Test(rel); reason != "" {
 				w.skipped = append(w.skipped, SkippedFile{Path: path, Reason: reason})
 				continue
 			}

@@ -19,12 +19,7 @@ var Go = Language{
 	Name:       langGo,
 	Extensions: []string{".go"},
 	Comments:   []string{"//"},
-	Test: func(path string) string {
-		if strings.HasSuffix(filepath.Base(path), "_test.go") {
-			return "a Go test file: the servers and clients of tests are no outbound calls (named on the command line, it is read)"
-		}
-		return ""
-	},
+	Test: goLeftOut,
 	Package: filepath.Dir,
 	Read:    readGo,
 }
@@ -66,6 +61,25 @@ var (
 
 // noteHeadOnly says what a read bound from ResponseHeaderTimeout is.
 const noteHeadOnly = "read is Transport.ResponseHeaderTimeout: it bounds the wait for the response head, not the body"
+
+// goLeftOut says why a walk leaves a Go file out, by its path below the directory walked:
+// test files, and what the go tool itself ignores — testdata directories (which often hold
+// Go that is invalid on purpose) and names starting with "_" (go help packages).
+func goLeftOut(rel string) string {
+	base := filepath.Base(rel)
+	switch {
+	case strings.HasSuffix(base, "_test.go"):
+		return "a Go test file: the servers and clients of tests are no outbound calls (named on the command line, it is read)"
+	case strings.HasPrefix(base, "_"):
+		return "a Go file the go tool ignores (its name starts with _; named on the command line, it is read)"
+	}
+	for _, dir := range strings.Split(filepath.ToSlash(filepath.Dir(rel)), "/") {
+		if dir == "testdata" || strings.HasPrefix(dir, "_") {
+			return "a Go file under " + dir + "/, which the go tool ignores (named on the command line, it is read)"
+		}
+	}
+	return ""
+}
 
 // readGo parses one package's files and returns their calls, sorted by position.
 func readGo(files []Input) ([]Call, error) {

@@ -158,8 +158,11 @@ func TestForPath(t *testing.T) {
 			t.Errorf("ForPath(%q) = %v, want %v", path, got, want)
 		}
 	}
-	if Go.Test("pkg/x_test.go") == "" || Go.Test("pkg/x.go") != "" {
-		t.Error("Go.Test: want _test.go left out of walks and nothing else")
+	for rel, out := range map[string]bool{"pkg/x_test.go": true, "pkg/testdata/bad.go": true, "_old/x.go": true, "pkg/_x.go": true,
+		"pkg/x.go": false, "x.go": false, "testdata.go": false, "pkg/testdatax/x.go": false} {
+		if got := Go.Test(rel) != ""; got != out {
+			t.Errorf("Go.Test(%q) leaves it out = %v, want %v", rel, got, out)
+		}
 	}
 }
 

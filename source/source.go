@@ -135,9 +135,10 @@ type Language struct {
 	Extensions []string
 	// Comments are the line-comment markers `patience:ignore` may follow.
 	Comments []string
-	// Test says why a file of the language found in a walk is left out ("" = read): a test
-	// file's servers and clients are no outbound calls.
-	Test func(path string) string
+	// Test says why a file of the language found in a walk is left out ("" = read), by its
+	// path relative to the directory walked: a test file's servers and clients are no
+	// outbound calls.
+	Test func(rel string) string
 	// Package says which files are read together (one Go package: a directory); a call's
 	// client may be built in another file of its package.
 	Package func(path string) string
