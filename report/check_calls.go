@@ -106,3 +106,17 @@ func checkCallsMarkdown(b *strings.Builder, r *check.Result) {
 	writeMDTable(b, callHeaders, rows, func(col int) bool { return col == len(callHeaders)-1 })
 	b.WriteString("\n")
 }
+
+// checkCallsHTML is the call inventory under a heading, after the findings; nothing when no
+// source was read.
+func checkCallsHTML(r *check.Result) []htmlBlock {
+	if len(r.Calls) == 0 {
+		return nil
+	}
+	rows := make([][]string, len(r.Calls))
+	for i, c := range r.Calls {
+		rows[i] = callRow(c)
+	}
+	return []htmlBlock{{Heading: "Calls"}, para("muted", callsSummary(r)),
+		{Table: textTable("", callHeaders, rows, func(col int) bool { return col == len(callHeaders)-1 })}}
+}

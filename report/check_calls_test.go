@@ -47,6 +47,7 @@ func TestCheckCallsGoldens(t *testing.T) {
 	}
 	golden.Assert(t, "check_markdown_calls", renderCheck(t, "markdown", res, false))
 	golden.Assert(t, "check_json_calls", renderCheck(t, "json", res, false))
+	golden.Assert(t, "check_html_calls", renderCheck(t, "html", res, false))
 }
 
 // TestCheckCallsFitWidth: at every width from 60 to 200 no line is wider than the terminal,
