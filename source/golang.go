@@ -19,9 +19,9 @@ var Go = Language{
 	Name:       langGo,
 	Extensions: []string{".go"},
 	Comments:   []string{"//"},
-	Test: goLeftOut,
-	Package: filepath.Dir,
-	Read:    readGo,
+	Test:       goLeftOut,
+	Package:    filepath.Dir,
+	Read:       readGo,
 }
 
 // langGo is Go's name in Call.Language.
