@@ -34,10 +34,14 @@ type Inputs struct {
 	// nginx are the nginx configurations met, read once every path was: a file a main
 	// configuration includes is read as part of it, not on its own.
 	nginx []pendingConf
-	// Sources are the source files read (recognised by extension), each with its calls;
-	// sources are those read and not yet parsed (a package is parsed whole).
+	// Sources are the source files read (recognised by extension), each with its calls.
 	Sources []*SourceFile
-	sources []pendingSource
+	// pkgs are the source packages read in part (a package is parsed whole), in order;
+	// expected counts the files of each a walk found and has not read yet: a package is parsed
+	// as soon as its last file is read, so memory holds one package's text, not a tree's.
+	pkgs     map[pkgKey][]pendingSource
+	pkgOrder []pkgKey
+	expected map[pkgKey]int
 }
 
 // pendingConf is a file read and not yet sorted.
@@ -64,7 +68,7 @@ const StdinName = "(stdin)"
 // once, bounded like a file (maxFileSize), sorted by content as a file named on the command
 // line is, under the name StdinName. With a nil stdin, "-" is a file name like any other.
 func LoadPathsStdin(paths []string, stdin io.Reader) (*Inputs, error) {
-	in := &Inputs{Configs: NewConfigs(), seen: map[string]string{}}
+	in := &Inputs{Configs: NewConfigs(), seen: map[string]string{}, pkgs: map[pkgKey][]pendingSource{}, expected: map[pkgKey]int{}}
 	stdinRead := false
 	for _, p := range paths {
 		if p == input.Stdin && stdin != nil {
@@ -93,6 +97,7 @@ func LoadPathsStdin(paths []string, stdin io.Reader) (*Inputs, error) {
 		if len(w.found) == 0 {
 			in.Configs.Skipped = append(in.Configs.Skipped, SkippedFile{Path: p, Reason: w.emptyReason()})
 		}
+		in.expectSources(w.found)
 		for _, f := range w.found {
 			if err := in.loadOne(f, false); err != nil {
 				return nil, err
@@ -290,8 +295,7 @@ func (in *Inputs) loadStdin(stdin io.Reader) error {
 func (in *Inputs) sort(path string, data []byte, named bool) error {
 	in.Read = append(in.Read, path)
 	if lang := source.ForPath(path); lang != nil {
-		in.sources = append(in.sources, pendingSource{lang: lang, in: source.Input{Path: path, Data: data}})
-		return nil
+		return in.addSource(lang, source.Input{Path: path, Data: data})
 	}
 	if isCheckFileName(path) {
 		return in.loadCheck(path, data)

@@ -2,6 +2,7 @@ package check
 
 import (
 	"errors"
+	"sort"
 	"time"
 
 	"github.com/patience-dev/patience/scenario"
@@ -19,6 +20,8 @@ type SourceFile struct {
 	Language string
 	Calls    []Call
 	ignores  map[int]map[string]bool
+	// seq is the order it was read in (Inputs.Read): sources are listed in that order.
+	seq int
 }
 
 // pendingSource is a source file read and not yet parsed: a package is parsed whole, since a
@@ -26,28 +29,66 @@ type SourceFile struct {
 type pendingSource struct {
 	lang *source.Language
 	in   source.Input
+	seq  int
 }
 
-// loadSources parses the source files read, a package (source.Language.Package) at a time,
-// in the order they were read. A file that does not parse is an input error at its line and
-// column, never a file skipped: a tree whose calls were not read did not pass.
-func (in *Inputs) loadSources() error {
-	type pkgKey struct{ lang, pkg string }
-	var order []pkgKey
-	pkgs := map[pkgKey][]pendingSource{}
-	for _, p := range in.sources {
-		k := pkgKey{p.lang.Name, p.lang.Package(p.in.Path)}
-		if _, ok := pkgs[k]; !ok {
-			order = append(order, k)
+// pkgKey names a source package: its language and its Package (a Go directory).
+type pkgKey struct{ lang, pkg string }
+
+func packageOf(lang *source.Language, path string) pkgKey {
+	return pkgKey{lang.Name, lang.Package(path)}
+}
+
+// expectSources counts, per package, the source files a walk found.
+func (in *Inputs) expectSources(found []string) {
+	for _, f := range found {
+		if lang := source.ForPath(f); lang != nil {
+			in.expected[packageOf(lang, f)]++
 		}
-		pkgs[k] = append(pkgs[k], p)
 	}
-	for _, k := range order {
-		if err := in.loadPackage(pkgs[k]); err != nil {
+}
+
+// addSource holds a source file read until its package is whole: parsed at once when it was
+// the last file of its package a walk found, else by loadSources.
+func (in *Inputs) addSource(lang *source.Language, file source.Input) error {
+	k := packageOf(lang, file.Path)
+	if _, ok := in.pkgs[k]; !ok {
+		in.pkgOrder = append(in.pkgOrder, k)
+	}
+	in.pkgs[k] = append(in.pkgs[k], pendingSource{lang: lang, in: file, seq: len(in.Read)})
+	if n, ok := in.expected[k]; ok {
+		if n--; n > 0 {
+			in.expected[k] = n
+			return nil
+		}
+		delete(in.expected, k)
+		return in.flushPackage(k)
+	}
+	return nil
+}
+
+// flushPackage parses the files of package k read so far and lets their text go.
+func (in *Inputs) flushPackage(k pkgKey) error {
+	files := in.pkgs[k]
+	if len(files) == 0 {
+		return nil
+	}
+	in.pkgs[k] = nil
+	return in.loadPackage(files)
+}
+
+// loadSources parses the packages not parsed yet (files named on the command line, a file a
+// walk found and did not read), in the order read. A file that does not
+// parse is an input error at its line and column, never a file skipped: a tree whose calls
+// were not read did not pass. The source files are listed in the order they were read.
+func (in *Inputs) loadSources() error {
+	for _, k := range in.pkgOrder {
+		if err := in.flushPackage(k); err != nil {
 			return err
 		}
 	}
-	in.sources = nil
+	in.pkgs, in.pkgOrder, in.expected = nil, nil, nil
+	sort.SliceStable(in.Sources, func(i, j int) bool { return in.Sources[i].seq < in.Sources[j].seq })
 	return nil
 }
 
@@ -71,7 +112,7 @@ func (in *Inputs) loadPackage(files []pendingSource) error {
 		byFile[c.File] = append(byFile[c.File], c)
 	}
 	for _, f := range files {
-		in.Sources = append(in.Sources, &SourceFile{Path: f.in.Path, Language: lang.Name, Calls: byFile[f.in.Path], ignores: source.Ignores(f.in.Data, lang.Comments)})
+		in.Sources = append(in.Sources, &SourceFile{Path: f.in.Path, Language: lang.Name, Calls: byFile[f.in.Path], ignores: source.Ignores(f.in.Data, lang.Comments), seq: f.seq})
 	}
 	return nil
 }
