@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -138,5 +139,29 @@ func TestSourceRulesFollowCheckFile(t *testing.T) {
 	}
 	if !res.Passed {
 		t.Error("a warning failed the default gate")
+	}
+}
+
+// A package is read whole though a walk meets a subdirectory between its files: the client
+// built in a.go bounds the call in z.go.
+func TestSourcePackageAcrossFiles(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"pkg/a.go":   "package pkg\n\nimport (\n\t\"net/http\"\n\t\"time\"\n)\n\nvar api = &http.Client{Timeout: 2 * time.Second}\n",
+		"pkg/m/x.go": "package m\n\nimport \"net/http\"\n\nfunc F() { _, _ = http.Get(\"https://x.example.test\") }\n",
+		"pkg/z.go":   "package pkg\n\nfunc Call() { _, _ = api.Get(\"https://api.example.test\") }\n",
+	})
+	_, res := runSources(t, dir)
+	var got []string
+	for _, c := range res.Calls {
+		total := "none"
+		if c.Timeouts.TotalMS != nil {
+			total = strconv.FormatInt(*c.Timeouts.TotalMS, 10)
+		}
+		got = append(got, strings.TrimPrefix(c.File, dir+"/")+" "+total+" "+string(c.Origin.Total))
+	}
+	want := []string{"pkg/m/x.go none none", "pkg/z.go 2000 client"}
+	if strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Errorf("calls = %q, want %q", got, want)
 	}
 }
