@@ -8,7 +8,7 @@ import (
 
 // TestDependencyDirection keeps the layout's dependency direction (docs/contributing.md "Layout"):
 // verdict (a leaf: the shape of every judgement); policy ◄ profile ◄ probe; profile ◄ scenario ◄ replay ◄ sim ◄ storm, check;
-// profile ◄ advise (never probe); live ◄ replay (never sim); report and cmd on top; internal/*
+// profile ◄ advise (never probe); live ◄ replay (never sim); source (a leaf) ◄ check; report and cmd on top; internal/*
 // below everything, importing only other internal packages. It reads `go list -deps`, so an
 // import added anywhere in a package's transitive closure is caught.
 func TestDependencyDirection(t *testing.T) {
@@ -26,6 +26,8 @@ func TestDependencyDirection(t *testing.T) {
 		"storm":    {"probe", "advise", "live", "check", "report", "cmd"},
 		"check":    {"probe", "advise", "live", "storm", "report", "cmd"},
 		"demo":     {"advise", "sim", "storm", "check", "report", "cmd"},
+		// source reads program source for call sites: a leaf beside policy, which check reads.
+		"source": {"verdict", "policy", "profile", "probe", "advise", "scenario", "replay", "sim", "live", "storm", "check", "report", "cmd"},
 	}
 	for pkg, bad := range forbidden {
 		deps := listDeps(t, "./"+pkg)

@@ -184,7 +184,7 @@ func TestEmptyWalkDirectoryReasons(t *testing.T) {
 	}
 	want := map[string]string{
 		empty: "a directory with no file in it (hidden directories, vendor and node_modules are left out)",
-		logs:  "a directory of 2 files, none of a kind a walk reads (.yaml, .yml, .json, .ini, .cfg, .conf or no extension)",
+		logs:  "a directory of 2 files, none of a kind a walk reads (.yaml, .yml, .json, .ini, .cfg, .conf, source code such as .go, or no extension)",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("skipped:\n got %q\nwant %q", got, want)

@@ -40,6 +40,9 @@ type Options struct {
 	// via: entries read theirs into it. Every layer no via: takes is checked as a chain of
 	// its own. nil = none.
 	Configs *Configs
+	// Sources are the source files named or found on the command line (LoadPaths), each
+	// with its outbound calls: every call is listed in Result.Calls and judged at its line.
+	Sources []*SourceFile
 	// Paths are what the command line named (files and directories), for the message of a
 	// run that checked nothing; nil = the check files.
 	Paths []string
@@ -109,6 +112,9 @@ func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 	if err := inferredChains(files, r.opts, r.res); err != nil {
 		return nil, err
 	}
+	if err := sourceCalls(files, r.opts, r.res); err != nil {
+		return nil, err
+	}
 	r.estimateReplays(ctx, replays)
 	stop, err := r.replay(ctx, replays)
 	if err != nil {
@@ -155,7 +161,7 @@ func newRun(files []*File, opts Options) *run {
 	if opts.Configs == nil {
 		opts.Configs = NewConfigs()
 	}
-	res := &Result{Schema: Schema, Version: opts.Version, FailOn: opts.FailOn, Findings: []Finding{}, Suppressed: []Finding{}, Checked: []Checked{}, Files: []string{}, Chains: []Chain{}}
+	res := &Result{Schema: Schema, Version: opts.Version, FailOn: opts.FailOn, Findings: []Finding{}, Suppressed: []Finding{}, Checked: []Checked{}, Files: []string{}, Chains: []Chain{}, Calls: []Call{}}
 	r := &run{files: files, opts: opts, res: res, enabled: map[string]bool{}, loaded: map[string][]*scenario.Scenario{}}
 	if r.opts.Replay == nil {
 		r.simulated = true

@@ -17,6 +17,7 @@ import (
 	"github.com/patience-dev/patience/internal/input"
 	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/scenario"
+	"github.com/patience-dev/patience/source"
 	"gopkg.in/yaml.v3"
 )
 
@@ -33,6 +34,14 @@ type Inputs struct {
 	// nginx are the nginx configurations met, read once every path was: a file a main
 	// configuration includes is read as part of it, not on its own.
 	nginx []pendingConf
+	// Sources are the source files read (recognised by extension), each with its calls.
+	Sources []*SourceFile
+	// pkgs are the source packages read in part (a package is parsed whole), in order;
+	// expected counts the files of each a walk found and has not read yet: a package is parsed
+	// as soon as its last file is read, so memory holds one package's text, not a tree's.
+	pkgs     map[pkgKey][]pendingSource
+	pkgOrder []pkgKey
+	expected map[pkgKey]int
 }
 
 // pendingConf is a file read and not yet sorted.
@@ -59,7 +68,7 @@ const StdinName = "(stdin)"
 // once, bounded like a file (maxFileSize), sorted by content as a file named on the command
 // line is, under the name StdinName. With a nil stdin, "-" is a file name like any other.
 func LoadPathsStdin(paths []string, stdin io.Reader) (*Inputs, error) {
-	in := &Inputs{Configs: NewConfigs(), seen: map[string]string{}}
+	in := &Inputs{Configs: NewConfigs(), seen: map[string]string{}, pkgs: map[pkgKey][]pendingSource{}, expected: map[pkgKey]int{}}
 	stdinRead := false
 	for _, p := range paths {
 		if p == input.Stdin && stdin != nil {
@@ -88,6 +97,7 @@ func LoadPathsStdin(paths []string, stdin io.Reader) (*Inputs, error) {
 		if len(w.found) == 0 {
 			in.Configs.Skipped = append(in.Configs.Skipped, SkippedFile{Path: p, Reason: w.emptyReason()})
 		}
+		in.expectSources(w.found)
 		for _, f := range w.found {
 			if err := in.loadOne(f, false); err != nil {
 				return nil, err
@@ -95,6 +105,9 @@ func LoadPathsStdin(paths []string, stdin io.Reader) (*Inputs, error) {
 		}
 	}
 	if err := in.loadNginx(); err != nil {
+		return nil, err
+	}
+	if err := in.loadSources(); err != nil {
 		return nil, err
 	}
 	return in, nil
@@ -192,6 +205,16 @@ func (w *walker) walk(dir string, depth int) error {
 		if !candidate(path) {
 			continue
 		}
+		if lang := source.ForPath(path); lang != nil {
+			rel, err := filepath.Rel(w.root, path)
+			if err != nil {
+				rel = path
+			}
+			if reason := lang.Test(rel); reason != "" {
+				w.skipped = append(w.skipped, SkippedFile{Path: path, Reason: reason})
+				continue
+			}
+		}
 		if len(w.found) >= MaxWalkFiles {
 			return &scenario.Error{File: w.root, Msg: fmt.Sprintf("more than %d files under %s: name the directories that hold the configs", MaxWalkFiles, w.root)}
 		}
@@ -211,12 +234,16 @@ func (w *walker) emptyReason() string {
 	if w.files == 0 {
 		return "a directory with no file in it (hidden directories, vendor and node_modules are left out)"
 	}
-	return fmt.Sprintf("a directory of %s, none of a kind a walk reads (.yaml, .yml, .json, .ini, .cfg, .conf or no extension)", plural(w.files, "file", "files"))
+	return fmt.Sprintf("a directory of %s, none of a kind a walk reads (.yaml, .yml, .json, .ini, .cfg, .conf, source code such as .go, or no extension)", plural(w.files, "file", "files"))
 }
 
 // candidate says whether a walk reads the file: YAML, JSON, INI-like and extension-less
-// files (~/.aws/config has none). What is in them decides the rest.
+// files (~/.aws/config has none), and source code by its extension (source.ForPath). What
+// is in them decides the rest.
 func candidate(path string) bool {
+	if source.ForPath(path) != nil {
+		return true
+	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".yaml", ".yml", ".json", ".ini", ".cfg", ".conf", ".properties":
 		return true
@@ -267,6 +294,9 @@ func (in *Inputs) loadStdin(stdin io.Reader) error {
 // sort files data, read from path: a check file, a config, a scenario or skipped.
 func (in *Inputs) sort(path string, data []byte, named bool) error {
 	in.Read = append(in.Read, path)
+	if lang := source.ForPath(path); lang != nil {
+		return in.addSource(lang, source.Input{Path: path, Data: data})
+	}
 	if isCheckFileName(path) {
 		return in.loadCheck(path, data)
 	}

@@ -38,6 +38,9 @@ type Result struct {
 	// Chains are the call chains check multiplied per failure class: each dependency with
 	// via:, and each layer of a config file no via: took.
 	Chains []Chain `json:"chains"`
+	// Calls are the outbound HTTP call sites read from source code (issue 28), with their
+	// effective timeouts and retry layer.
+	Calls []Call `json:"calls"`
 	// Configs are the real config files read (recognised by content); Skipped the files
 	// named or found that are none of the formats check reads.
 	Configs []ConfigFile  `json:"configs,omitempty"`
@@ -221,7 +224,7 @@ func InputFailed(err error, files []string, opts Options) *Result {
 	if opts.FailOn == "" {
 		opts.FailOn = SeverityError
 	}
-	res := &Result{Schema: Schema, Version: opts.Version, FailOn: opts.FailOn, Findings: []Finding{}, Suppressed: []Finding{}, Checked: []Checked{}, Files: append([]string{}, files...), Rules: []Rule{}, Chains: []Chain{}}
+	res := &Result{Schema: Schema, Version: opts.Version, FailOn: opts.FailOn, Findings: []Finding{}, Suppressed: []Finding{}, Checked: []Checked{}, Files: append([]string{}, files...), Rules: []Rule{}, Chains: []Chain{}, Calls: []Call{}}
 	ie := &InputError{Message: err.Error()}
 	var se *scenario.Error
 	if errors.As(err, &se) {

@@ -78,6 +78,9 @@ type Rule struct {
 	// checks each layer of a chain read from a real config file, in the format's words.
 	chain func(p *pass, ch *Chain) error
 	layer func(p *pass, ch *Chain, l *ChainLayer) error
+	// call checks one outbound call site read from source code (issue 28), at its
+	// file:line:col.
+	call func(p *pass, c *Call) error
 }
 
 // Catalog is every rule `check` knows, in ID order, which is also the order the rules run
@@ -95,6 +98,7 @@ var Catalog = []Rule{
 		Fix:        "set policy.timeout: to the dependency's p99.9 × 1.2 (patience probe URL measures it)",
 		dependency: missingTimeout,
 		layer:      layerMissingTimeout,
+		call:       callMissingTimeout,
 	},
 	{
 		ID: "PT002", Name: "ConnectTimeoutNotBelowTimeout", Title: "connect timeout not below the total timeout", Level: SeverityWarning,
@@ -125,6 +129,7 @@ var Catalog = []Rule{
 		Fix:        "send an Idempotency-Key (request.idempotency_key: true) with policy.retry.non_idempotent: with_key, or set policy.retry.non_idempotent: never",
 		dependency: nonIdempotentRetryWithoutKey,
 		layer:      layerRetriesNonIdempotent,
+		call:       callRetriesNonIdempotent,
 	},
 	{
 		ID: "PT006", Name: "RetriesWithoutJitter", Title: "retries without jitter", Level: SeverityWarning,

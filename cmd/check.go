@@ -210,6 +210,7 @@ func checkRun(opts *CheckOptions) error {
 	in.Configs.Getenv = opts.IO.Getenv
 	in.Configs.GatewayImpl = check.GatewayImpl(opts.GatewayImpl)
 	copts.Configs, copts.Paths, copts.Read, copts.AllowEmpty = in.Configs, paths, len(in.Read), opts.AllowEmpty
+	copts.Sources = in.Sources
 	progress, done := progressBar(opts.IO, opts.Output, "check replays", decor.NewPercentage("%d"))
 	copts.Progress = progress
 	copts.Estimate, copts.EstimateOver = checkEstimate(opts.IO, opts.Output)

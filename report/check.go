@@ -65,6 +65,9 @@ func checkScope(r *check.Result) string {
 	if r.Summary.Scenarios > 0 {
 		parts = append(parts, plural(r.Summary.Scenarios, "scenario"))
 	}
+	if len(r.Calls) > 0 {
+		parts = append(parts, plural(len(r.Calls), "outbound call"))
+	}
 	s := strings.Join(parts, ", ")
 	if len(r.Files) > 0 {
 		s += " in " + strings.Join(textSafeAll(r.Files), ", ")
@@ -138,6 +141,7 @@ func CheckText(w io.Writer, r *check.Result, opts Options) error {
 	}
 	skippedText(&b, r, st, width)
 	checkChainsText(&b, r, st, width)
+	checkCallsText(&b, r, st, width)
 	for _, f := range r.Findings {
 		level := st.Warn
 		if f.Level == check.SeverityError {
@@ -336,6 +340,7 @@ func CheckMarkdown(w io.Writer, r *check.Result, _ Options) error {
 		fmt.Fprintf(&b, "%s suppressed by `# patience:ignore`.\n\n", plural(r.Summary.Suppressed, "finding"))
 	}
 	checkChainsMarkdown(&b, r)
+	checkCallsMarkdown(&b, r)
 	if r.NothingChecked {
 		fmt.Fprintf(&b, "> %s\n", mdText(r.NothingCheckedReason))
 		skippedMarkdown(&b, r)

@@ -295,6 +295,7 @@ func CheckHTML(w io.Writer, r *check.Result, _ Options) error {
 		}
 		blocks = append(blocks, htmlBlock{Heading: "Findings"}, htmlBlock{Table: t})
 	}
+	blocks = append(blocks, checkCallsHTML(r)...)
 	if len(r.Checked) > 0 {
 		var rows [][]string
 		for _, c := range r.Checked {

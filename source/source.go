@@ -1,0 +1,215 @@
+// Package source reads program source code for the outbound HTTP calls it makes: where each
+// call is, the library it goes through, its effective connect, read and total timeouts with
+// where each comes from, and the retry layer around it (issue 28, docs/formats.md "Source code
+// (Go)"). It computes no judgement: check applies its rules to the calls, report renders them.
+//
+// It is a noun folder of its own (STYLE.md: one noun per folder): a call site is neither a
+// check file nor a config, and the readers here — one per language, each a value in
+// Languages — share nothing with check's YAML loaders. It imports only the standard library,
+// so every release target builds it without cgo.
+package source
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Origin says where a call's timeout comes from (issue 28 item 5).
+type Origin string
+
+// Origins of a timeout.
+const (
+	// OriginExplicit is set at the call: its arguments, a client or context built in the same
+	// function.
+	OriginExplicit Origin = "explicit"
+	// OriginClient is set where the client the call uses is built elsewhere in the package (a
+	// package variable, a constructor, a struct field).
+	OriginClient Origin = "client"
+	// OriginDefault is the library's own value, which the code leaves as it is.
+	OriginDefault Origin = "default"
+	// OriginNone is no bound at all: the call may wait forever.
+	OriginNone Origin = "none"
+	// OriginUnresolved is a value the code computes at run time (or takes from a caller): not
+	// guessed.
+	OriginUnresolved Origin = "unresolved"
+)
+
+// Timeouts are a call's effective bounds in milliseconds; nil when the bound does not exist
+// or is not known (Origins says which).
+type Timeouts struct {
+	ConnectMS *int64 `json:"connect_ms"`
+	ReadMS    *int64 `json:"read_ms"`
+	TotalMS   *int64 `json:"total_ms"`
+}
+
+// Origins say where each of Timeouts comes from.
+type Origins struct {
+	Connect Origin `json:"connect"`
+	Read    Origin `json:"read"`
+	Total   Origin `json:"total"`
+}
+
+// Retry is the retry layer the code puts around a call.
+type Retry struct {
+	// Layer names the library that retries ("go-retryablehttp").
+	Layer string `json:"layer"`
+	// MaxAttempts counts the first attempt: go-retryablehttp's RetryMax + 1.
+	MaxAttempts int `json:"max_attempts"`
+	// On are the failure classes retried, in patience.yaml's words (policy.retry.on); nil
+	// when the code sets its own retry policy, which is not read.
+	On []string `json:"on"`
+}
+
+// Call is one outbound HTTP call site (issue 28 item 5).
+type Call struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col"`
+	Language string `json:"language"`
+	Library  string `json:"library"`
+	// Method is the request method when the code gives it as a literal; "" otherwise.
+	Method   string   `json:"method,omitempty"`
+	Timeouts Timeouts `json:"timeouts"`
+	Origin   Origins  `json:"timeout_origin"`
+	Retry    *Retry   `json:"retry"`
+	// IdempotencyKey says whether the request sets a literal Idempotency-Key header; nil
+	// when the request is built where the reader cannot see.
+	IdempotencyKey *bool `json:"idempotency_key"`
+	// Dependency names the check file's dependency the call is joined to (issue 28 item 4);
+	// "" until that join exists.
+	Dependency string `json:"dependency,omitempty"`
+	// Notes say what a number means where it is not what its name suggests
+	// (ResponseHeaderTimeout bounds the head only) and why a value is unresolved.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Bound is one timeout of a call before it is put in milliseconds: D is 0 unless Origin is
+// explicit, client or default.
+type Bound struct {
+	D      time.Duration
+	Origin Origin
+}
+
+// known says whether the bound has a value.
+func (b Bound) known() bool {
+	switch b.Origin {
+	case OriginExplicit, OriginClient, OriginDefault:
+		return true
+	}
+	return false
+}
+
+// ms is the bound in milliseconds, nil when there is none or it is unknown.
+func (b Bound) ms() *int64 {
+	if !b.known() {
+		return nil
+	}
+	v := b.D.Milliseconds()
+	return &v
+}
+
+// set writes connect, read and total into the call.
+func (c *Call) set(connect, read, total Bound) {
+	c.Timeouts = Timeouts{ConnectMS: connect.ms(), ReadMS: read.ms(), TotalMS: total.ms()}
+	c.Origin = Origins{Connect: connect.Origin, Read: read.Origin, Total: total.Origin}
+}
+
+// Where is FILE:LINE:COL.
+func (c *Call) Where() string { return fmt.Sprintf("%s:%d:%d", c.File, c.Line, c.Col) }
+
+// Input is one source file's path and content.
+type Input struct {
+	Path string
+	Data []byte
+}
+
+// Language is one language check reads: a value in Languages, so another language is a row
+// added there (issue 28: Python, JS/TS and PHP come next).
+type Language struct {
+	// Name is the language in Call.Language ("go").
+	Name string
+	// Extensions are the file name endings a walk reads, lower case with the dot.
+	Extensions []string
+	// Comments are the line-comment markers `patience:ignore` may follow.
+	Comments []string
+	// Test says why a file of the language found in a walk is left out ("" = read), by its
+	// path relative to the directory walked: a test file's servers and clients are no
+	// outbound calls.
+	Test func(rel string) string
+	// Package says which files are read together (one Go package: a directory); a call's
+	// client may be built in another file of its package.
+	Package func(path string) string
+	// Read returns the calls of one package's files, or an *Error where one does not parse.
+	Read func(files []Input) ([]Call, error)
+}
+
+// Languages are the languages check reads source code of.
+var Languages = []*Language{&Go}
+
+// ForPath is the language of the file at path by its extension, or nil.
+func ForPath(path string) *Language {
+	ext := strings.ToLower(filepath.Ext(path))
+	for _, l := range Languages {
+		for _, e := range l.Extensions {
+			if e == ext {
+				return l
+			}
+		}
+	}
+	return nil
+}
+
+// Error is a source file that cannot be read: one that does not parse.
+type Error struct {
+	File      string
+	Line, Col int
+	Msg       string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+}
+
+// ruleIDs are the rule IDs of an ignore comment.
+var ruleIDs = regexp.MustCompile(`PT\d{3}`)
+
+// Ignores maps each line of data to the rules a `patience:ignore PT001` comment after one of
+// markers suppresses on it, as check files do (check/load.go parseIgnores): a trailing
+// comment covers its own line, a comment alone on its line the next one.
+func Ignores(data []byte, markers []string) map[int]map[string]bool {
+	out := map[int]map[string]bool{}
+	for i, line := range strings.Split(string(data), "\n") {
+		at := strings.Index(line, "patience:ignore")
+		if at < 0 {
+			continue
+		}
+		before := strings.TrimSpace(line[:at])
+		marker := ""
+		for _, m := range markers {
+			if strings.HasSuffix(before, m) {
+				marker = m
+			}
+		}
+		if marker == "" {
+			continue
+		}
+		target := i + 1
+		if strings.TrimSpace(strings.TrimSuffix(before, marker)) == "" {
+			target = i + 2
+		}
+		ids := ruleIDs.FindAllString(line[at:], -1)
+		if len(ids) == 0 {
+			continue
+		}
+		if out[target] == nil {
+			out[target] = map[string]bool{}
+		}
+		for _, id := range ids {
+			out[target][id] = true
+		}
+	}
+	return out
+}
