@@ -111,15 +111,20 @@ type promSeries struct {
 	typ, omUnit string
 	// native marks a native histogram (OpenMetrics 2.0 schema:…), not read.
 	native bool
+	// otlp marks a series read from OTLP metrics: its omUnit is the metric's unit field.
+	otlp bool
 }
 
 func promStream(ctx context.Context, r *reader, in *input, a *accum) error {
 	head, _ := in.br.Peek(1)
 	var snaps []map[string]*promSeries
 	var err error
-	if len(head) > 0 && head[0] == '{' {
+	switch {
+	case len(head) > 0 && head[0] == '{' && otlpMetricsHead(in):
+		snaps, err = otlpMetricsStream(in, a)
+	case len(head) > 0 && head[0] == '{':
 		snaps, err = promQueryJSON(in, a)
-	} else {
+	default:
 		var s map[string]*promSeries
 		s, err = promText(ctx, in, a)
 		snaps = []map[string]*promSeries{s}
@@ -349,6 +354,9 @@ func (p *promFinisher) gatherFamilies() {
 func (p *promFinisher) newFamily(s *promSeries) *promFam {
 	f := &promFam{PromFamily: PromFamily{Name: s.family, Type: s.typ}}
 	word, from, d, kind := promUnit(s.family, s.omUnit)
+	if s.otlp && from == "# UNIT" {
+		from = "OTLP unit"
+	}
 	switch {
 	case kind == promTimeUnit:
 		f.Unit, f.UnitFrom, f.unit, f.Duration = word, from, d, true
