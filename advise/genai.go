@@ -108,7 +108,9 @@ func (p *promFinisher) planGenAI() (*genaiPlan, error) {
 // the first_event and gap phases, and says which family fed which phase.
 func (p *promFinisher) emitGenAI(plan *genaiPlan) error {
 	tot := plan.fams[genaiTotal]
-	if err := p.emit(tot, "the GenAI operation duration ("+plan.specs[genaiTotal].Name+")"); err != nil {
+	choice := "as the GenAI operation duration (" + plan.specs[genaiTotal].Name + "), the stream phases from the GenAI metrics beside it"
+	p.noteChoice(tot, choice)
+	if err := p.emit(tot, choice); err != nil {
 		return err
 	}
 	var fed []string

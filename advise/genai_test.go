@@ -75,7 +75,10 @@ func TestGenAIPhasesFromBuckets(t *testing.T) {
 		"first_event": {{"p50", 100, 250, 215.3179}, {"p90", 500, 750, 638.8889}, {"p99", 1000, 2500, 1976.7442}, {"p99.9", 2500, 5000, 4285.7143}},
 		"gap":         {{"p50", 10, 25, 18.4906}, {"p90", 25, 50, 45.2381}, {"p99", 75, 100, 77.7778}, {"p99.9", 100, 150, 133.3333}},
 	}
-	if len(b.Phases) != 2 {
+	if !strings.HasPrefix(b.Choice, "as the GenAI operation duration (gen_ai.client.operation.duration)") || !promHasNote(r.Notes, "4 histograms in the input: advising from gen_ai_client_operation_duration_seconds") {
+		t.Errorf("choice %q, notes %q", b.Choice, r.Notes)
+	}
+		if len(b.Phases) != 2 {
 		t.Fatalf("phases %+v", b.Phases)
 	}
 	summaries := map[string]*profile.Summary{"first_event": r.Phases.FirstEvent, "gap": r.Phases.Gap}
