@@ -78,7 +78,7 @@ func TestGenAIPhasesFromBuckets(t *testing.T) {
 	if !strings.HasPrefix(b.Choice, "as the GenAI operation duration (gen_ai.client.operation.duration)") || !promHasNote(r.Notes, "4 histograms in the input: advising from gen_ai_client_operation_duration_seconds") {
 		t.Errorf("choice %q, notes %q", b.Choice, r.Notes)
 	}
-		if len(b.Phases) != 2 {
+	if len(b.Phases) != 2 {
 		t.Fatalf("phases %+v", b.Phases)
 	}
 	summaries := map[string]*profile.Summary{"first_event": r.Phases.FirstEvent, "gap": r.Phases.Gap}
