@@ -83,10 +83,12 @@ const (
 	ByRoute  By = "route"
 	ByHost   By = "host"
 	ByStatus By = "status"
+	// ByModel groups GenAI metrics by the model asked for (gen_ai.request.model, genai.go).
+	ByModel By = "model"
 )
 
 // Bys lists the --by choices.
-func Bys() []By { return []By{ByNone, ByRoute, ByHost, ByStatus} }
+func Bys() []By { return []By{ByNone, ByRoute, ByHost, ByStatus, ByModel} }
 
 // Options configure one advise run.
 type Options struct {

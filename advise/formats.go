@@ -362,7 +362,8 @@ func detectJSON(t, first []byte) (Format, error) {
 		return FormatHAR, nil
 	case jsonHasAll(t, "resourceSpans"):
 		return FormatOTLP, nil
-	case jsonHasAll(t, "resultType"):
+	case jsonHasAll(t, "resultType"), jsonHasAll(t, "resourceMetrics"):
+		// The Prometheus query API, or OTLP metrics (bucketed data, otlp_metrics.go).
 		return FormatPrometheus, nil
 	case jsonHasAll(t, "metric") && (bytes.Contains(first, []byte(`"Point"`)) || bytes.Contains(first, []byte(`"Metric"`))):
 		return FormatK6, nil
@@ -383,7 +384,7 @@ func detectJSON(t, first []byte) (Format, error) {
 	case jsonHasAny(t, "request_time", "upstream_response_time"):
 		return FormatNginx, nil
 	}
-	return "", errors.New("JSON, but not a format advise knows (HAR, OTLP, Zipkin, Jaeger, k6, vegeta, curl %{json}, Traefik, Caddy, Cloudflare, nginx JSON, Prometheus query API, a patience profile)")
+	return "", errors.New("JSON, but not a format advise knows (HAR, OTLP traces or metrics, Zipkin, Jaeger, k6, vegeta, curl %{json}, Traefik, Caddy, Cloudflare, nginx JSON, Prometheus query API, a patience profile)")
 }
 
 // jsonHasAll says whether t holds every one of keys, quoted.

@@ -32,6 +32,8 @@ func TestDetectFromASample(t *testing.T) {
 		{"traefik JSON", `{"Duration":1,"DownstreamStatus":200,"RequestMethod":"GET"}` + "\n", FormatTraefik, "", false},
 		{"k6 JSON lines still", `{"metric":"http_req_duration","type":"Point","data":{"value":1}}` + "\n" + `{"metric":"http_req_duration","type":"Point","data":{"value":1}}` + "\n", FormatK6, "", false},
 		{"CSV header", "timestamp,latency_ms,status\n1,2,200\n", FormatCSV, "", false},
+		{"OTLP metrics JSON: bucketed, read by the Prometheus finisher", `{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"gen_ai.client.operation.duration","unit":"s","histogram":{"dataPoints":[]}}]}]}]}`, FormatPrometheus, "", false},
+		{"GenAI scrape", "# TYPE gen_ai_server_time_to_first_token_seconds histogram\ngen_ai_server_time_to_first_token_seconds_bucket{le=\"+Inf\"} 1\n", FormatPrometheus, "", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := Detect([]byte(c.in))

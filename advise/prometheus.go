@@ -63,6 +63,8 @@ type Buckets struct {
 	// Families lists every histogram family of the input, the chosen one included, in name
 	// order: which are durations, and why the others are not.
 	Families []PromFamily `json:"families,omitempty"`
+	// Phases are the stream phases read from GenAI metrics (genai.go), each bracketed.
+	Phases   []PhaseBuckets `json:"phases,omitempty"`
 	censorAt time.Duration
 }
 
@@ -101,20 +103,28 @@ type promSeries struct {
 	// path and method are the series' handler/route and method labels, for --filter and
 	// --by route.
 	path, method string
-	le           map[float64]float64
+	// model is the GenAI model label (gen_ai_request_model), for --by model; errType the
+	// error.type label: a series of failed operations (genai.go).
+	model, errType string
+	le             map[float64]float64
 	// typ and omUnit are the family's `# TYPE` and `# UNIT` in this exposition.
 	typ, omUnit string
 	// native marks a native histogram (OpenMetrics 2.0 schema:…), not read.
 	native bool
+	// otlp marks a series read from OTLP metrics: its omUnit is the metric's unit field.
+	otlp bool
 }
 
 func promStream(ctx context.Context, r *reader, in *input, a *accum) error {
 	head, _ := in.br.Peek(1)
 	var snaps []map[string]*promSeries
 	var err error
-	if len(head) > 0 && head[0] == '{' {
+	switch {
+	case len(head) > 0 && head[0] == '{' && otlpMetricsHead(in):
+		snaps, err = otlpMetricsStream(in, a)
+	case len(head) > 0 && head[0] == '{':
 		snaps, err = promQueryJSON(in, a)
-	} else {
+	default:
 		var s map[string]*promSeries
 		s, err = promText(ctx, in, a)
 		snaps = []map[string]*promSeries{s}
@@ -259,6 +269,13 @@ func (r *reader) promFinish(a *accum) error {
 	if len(p.cands) == 0 {
 		return p.noCandidate()
 	}
+	plan, err := p.planGenAI()
+	if err != nil {
+		return err
+	}
+	if plan != nil {
+		return p.emitGenAI(plan)
+	}
 	fam, choice := p.choose()
 	p.noteChoice(fam, choice)
 	return p.emit(fam, choice)
@@ -337,9 +354,15 @@ func (p *promFinisher) gatherFamilies() {
 func (p *promFinisher) newFamily(s *promSeries) *promFam {
 	f := &promFam{PromFamily: PromFamily{Name: s.family, Type: s.typ}}
 	word, from, d, kind := promUnit(s.family, s.omUnit)
+	if s.otlp && from == "# UNIT" {
+		from = "OTLP unit"
+	}
 	switch {
 	case kind == promTimeUnit:
 		f.Unit, f.UnitFrom, f.unit, f.Duration = word, from, d, true
+	case kind == promNoUnit && isGenAI(s.family):
+		// A UTF-8 name as the conventions spell it has no unit suffix: their unit is "s".
+		f.Unit, f.UnitFrom, f.unit, f.Duration = "seconds", "GenAI convention", time.Second, true
 	case kind == promOtherUnit:
 		f.Unit, f.UnitFrom = word, from
 		f.Skipped = fmt.Sprintf("%s, not a time (never a latency, whatever --unit says)", word)
@@ -589,8 +612,10 @@ func (p *promFinisher) addBuckets(s *promSeries, c map[float64]float64, own []fl
 			continue
 		}
 		rec := newRecord()
-		rec.Path, rec.Method, rec.Status = s.path, s.method, s.status
+		rec.Path, rec.Method, rec.Status, rec.Model = s.path, s.method, s.status, s.model
 		switch {
+		case s.errType != "" && !math.IsInf(le, 1):
+			genaiFailure(&rec, s.errType, p.toDur(le*0.999))
 		case math.IsInf(le, 1):
 			rec.Status, rec.Err, rec.ErrMsg, rec.Total = 0, "timeout", fmt.Sprintf("observed above the top bucket le=%g", p.topFinite), p.censor
 		case le <= 0:
@@ -754,6 +779,7 @@ func (b *Buckets) adjust(r *profile.Profile) {
 		}
 		r.Notes = append(r.Notes, fmt.Sprintf("%s in bucket (%s, %s], histogram_quantile estimate %s", q.Label, units.Millis(q.LowerMs), units.Millis(*q.UpperMs), units.Millis(q.EstimateMs)))
 	}
+	b.adjustPhases(r)
 }
 
 // promLine is one sample line of a text exposition.
@@ -1068,7 +1094,7 @@ func promAdd(out map[string]*promSeries, fam string, labels [][2]string, value, 
 	var le string
 	var keep []string
 	status := 200
-	var path, method string
+	var path, method, model, errType string
 	for _, kv := range labels {
 		k, val := kv[0], kv[1]
 		switch {
@@ -1083,13 +1109,17 @@ func promAdd(out map[string]*promSeries, fam string, labels [][2]string, value, 
 			path = val
 		case promMethodLabels[k] && method == "":
 			method = strings.ToUpper(val)
+		case k == "gen_ai_request_model" || k == "gen_ai.request.model":
+			model = val
+		case k == "error_type" || k == "error.type":
+			errType = val
 		}
 		keep = append(keep, k+"="+strconv.Quote(val))
 	}
 	sort.Strings(keep)
 	key := fam + "{" + strings.Join(keep, ",") + "}"
 	s := &promSeries{family: fam, labels: "{" + strings.Join(keep, ",") + "}", status: status, path: path, method: method,
-		le: map[float64]float64{}, typ: typ, omUnit: omUnit}
+		model: model, errType: errType, le: map[float64]float64{}, typ: typ, omUnit: omUnit}
 	if old := out[key]; old != nil {
 		s = old
 	}

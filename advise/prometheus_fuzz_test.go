@@ -51,3 +51,37 @@ func FuzzPromText(f *testing.F) {
 		}
 	})
 }
+
+// FuzzOTLPMetrics runs the OTLP metrics JSON reader on arbitrary input: an error names the
+// file (never a panic), and a result has every GenAI phase bracketed and no more malformed
+// points than lines.
+func FuzzOTLPMetrics(f *testing.F) {
+	gen, err := os.ReadFile("testdata/genai-otlp-formats.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(gen)
+	f.Add([]byte(`{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"gen_ai.server.time_to_first_token","unit":"s","histogram":{"aggregationTemporality":1,"dataPoints":[{"attributes":[{"key":"gen_ai.request.model","value":{"stringValue":"m"}}],"bucketCounts":["1","2"],"explicitBounds":[0.5]}]}},{"name":"gen_ai.client.operation.duration","unit":"s","histogram":{"dataPoints":[{"bucketCounts":[3,0],"explicitBounds":[1]}]}}]}]}]}`))
+	f.Add([]byte(`{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"a","unit":"ms","histogram":{"dataPoints":[{"bucketCounts":["1"],"explicitBounds":[2,1]}]}}]}]}]}` + "\n" + `{"resourceMetrics":[]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file := filepath.Join(t.TempDir(), "m.json")
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Run(context.Background(), Options{Files: []string{file}, Format: FormatPrometheus, By: ByModel})
+		if err != nil {
+			if !strings.Contains(err.Error(), "m.json") && !strings.Contains(err.Error(), "histogram") && !strings.Contains(err.Error(), "GenAI") {
+				t.Fatalf("an error that names neither the file nor what is missing: %v", err)
+			}
+			return
+		}
+		if r.Source.Malformed > r.Source.Lines {
+			t.Fatalf("%d malformed of %d lines", r.Source.Malformed, r.Source.Lines)
+		}
+		for _, ph := range r.Buckets.Phases {
+			if len(ph.Quantiles) == 0 {
+				t.Fatalf("phase %s without brackets", ph.Phase)
+			}
+		}
+	})
+}

@@ -38,6 +38,8 @@ type Record struct {
 	Method string
 	Host   string
 	Path   string
+	// Model is the GenAI model asked for (gen_ai.request.model), for --by model; "" elsewhere.
+	Model string
 	// Status is the HTTP status; 0 when no response came back (Err says why).
 	Status int
 	// Err is a probe error class (profile.ErrorClasses) for a request without a response.
@@ -95,12 +97,17 @@ type series struct {
 	dns, connect, tls, ttfb, total [2]*hist // [fresh-or-unknown, reused]
 	silence                        [2]*hist
 	good, silenceGood              *hist
-	status                         []statusCount
-	errs                           map[string]int64
-	errMsg                         map[string]string
-	requests                       int64
-	reusedKnown                    bool
-	noAnswerMax                    time.Duration
+	// firstEvent and gap are a stream's phases (profile.SeriesFirstEvent*, SeriesGap*), from
+	// sources that measure them per stream (GenAI metrics, genai.go); streams counts the
+	// streams behind firstEvent.
+	firstEvent, gap *hist
+	streams         int64
+	status          []statusCount
+	errs            map[string]int64
+	errMsg          map[string]string
+	requests        int64
+	reusedKnown     bool
+	noAnswerMax     time.Duration
 }
 
 func newSeries(sig int) *series {
@@ -108,13 +115,13 @@ func newSeries(sig int) *series {
 }
 
 // numHists is how many histogram slots a series has.
-const numHists = 14
+const numHists = 16
 
 // hists lists the series' histogram slots.
 func (s *series) hists() [numHists]**hist {
 	return [numHists]**hist{&s.dns[0], &s.dns[1], &s.connect[0], &s.connect[1], &s.tls[0], &s.tls[1],
 		&s.ttfb[0], &s.ttfb[1], &s.total[0], &s.total[1], &s.good,
-		&s.silence[0], &s.silence[1], &s.silenceGood}
+		&s.silence[0], &s.silence[1], &s.silenceGood, &s.firstEvent, &s.gap}
 }
 
 // reset empties s for reuse, keeping its histograms' memory.
@@ -127,7 +134,7 @@ func (s *series) reset() {
 	s.status = s.status[:0]
 	clear(s.errs)
 	clear(s.errMsg)
-	s.requests, s.reusedKnown, s.noAnswerMax = 0, false, 0
+	s.requests, s.reusedKnown, s.noAnswerMax, s.streams = 0, false, 0, 0
 }
 
 func (s *series) addStatus(code int, n int64) {
@@ -212,6 +219,9 @@ func (s *series) merge(o *series) {
 	}
 	mergeHist(&s.good, o.good, s.sig)
 	mergeHist(&s.silenceGood, o.silenceGood, s.sig)
+	mergeHist(&s.firstEvent, o.firstEvent, s.sig)
+	mergeHist(&s.gap, o.gap, s.sig)
+	s.streams += o.streams
 	for _, st := range o.status {
 		s.addStatus(st.code, st.n)
 	}
@@ -249,6 +259,8 @@ func (s *series) toResult(m meta, p profile.RecommendParams) (*profile.Profile, 
 		profile.SeriesGood:         s.good,
 		profile.SeriesSilenceFresh: s.silence[0], profile.SeriesSilenceReused: s.silence[1],
 		profile.SeriesSilenceGood: s.silenceGood,
+		// Sources of stream phases cannot tell fresh from reused connections either.
+		profile.SeriesFirstEventReused: s.firstEvent, profile.SeriesGapReused: s.gap,
 	} {
 		if h != nil && h.total > 0 {
 			hists[name] = h.toHDR()
@@ -284,14 +296,20 @@ func (s *series) toResult(m meta, p profile.RecommendParams) (*profile.Profile, 
 	}
 	p.MaxTimeout = maxTimeout
 	b := profile.NewBuilder(head, p)
-	b.Add(profile.Part{Series: hists, Status: status, Errors: s.errs, ErrorSamples: samples, Requests: s.requests, Responses: responses})
+	b.Add(profile.Part{Series: hists, Status: status, Errors: s.errs, ErrorSamples: samples, Requests: s.requests, Responses: responses,
+		Streams: profile.StreamCounts{Count: s.streams}})
 	out, err := b.Close()
 	if err != nil {
 		return nil, err
 	}
+	if s.streams > 0 {
+		// Stream phases from metrics (GenAI, genai.go) count first tokens, not how each
+		// stream ended: no streams summary (completed, cut) that would read as zeros.
+		out.Streams = nil
+	}
 	if !s.reusedKnown {
 		// Fresh and reused are not known: the phases are blended.
-		for _, ph := range []*profile.Summary{out.Phases.TTFB, out.Phases.Silence, out.Phases.Total, out.Phases.Sent} {
+		for _, ph := range []*profile.Summary{out.Phases.TTFB, out.Phases.Silence, out.Phases.FirstEvent, out.Phases.Gap, out.Phases.Total, out.Phases.Sent} {
 			if ph != nil {
 				ph.Fresh, ph.Reused = nil, nil
 			}
@@ -680,6 +698,11 @@ func appendGroupKey(dst []byte, r *Record, by By) []byte {
 		dst = append(dst, m...)
 		dst = append(dst, ' ')
 		return appendRoute(dst, r.Path)
+	case ByModel:
+		if r.Model == "" {
+			return append(dst, "(no model)"...)
+		}
+		return append(dst, r.Model...)
 	case ByHost:
 		if r.Host == "" {
 			return append(dst, "(no host)"...)
