@@ -131,13 +131,13 @@ func (f *streamFigures) gapCutoff() float64 {
 	return f.cutoff / math.Max(f.events, 1)
 }
 
-// quantileText is "p99.9 = 92 s over 10,000 samples", or "p99.9 n/a with 40 samples" when
-// fewer than 1/(1−q) samples back it.
+// quantileText is "p99.9 = 92 s over 10,000 samples", or "p99.9 n/a with 40 samples, max
+// 412 ms" when fewer than 1/(1−q) samples back it (the largest seen is then the figure).
 func quantileText(h *hdrhistogram.Histogram, share float64) string {
 	q := fmtNum(100 * (1 - share))
 	n := h.TotalCount()
 	if float64(n) < 1/share {
-		return fmt.Sprintf("p%s n/a with %s samples", q, units.Count(int(n)))
+		return fmt.Sprintf("p%s n/a with %s samples, max %s", q, units.Count(int(n)), units.Duration(time.Duration(h.Max())*time.Microsecond))
 	}
 	return fmt.Sprintf("p%s = %s over %s samples", q, units.Duration(quantileAt(h, share)), units.Count(int(n)))
 }
