@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -188,7 +189,7 @@ func (f *streamFigures) totalCuts(b streamBound, own []streamBound) []streamCut 
 	for _, o := range own {
 		if o.idle && o.d > b.d {
 			out = append(out, streamCut{
-				why:  fmt.Sprintf("this layer's own idle timeout %s: the total ends every long stream before the idle timeout could catch a stall", o.text()),
+				why:  fmt.Sprintf("this layer's own idle timeout %s: that idle timeout can never fire, so the total alone decides how long a stream may run, a long healthy one included", o.text()),
 				need: o.d,
 			})
 			break
@@ -264,12 +265,10 @@ func policyStreamFix(b streamBound, cuts []streamCut) string {
 	return fmt.Sprintf("set policy.%s: %s (the profile's figure × 1.2), or set cutoff: to the share you accept", b.name, to)
 }
 
-// streamCutByPolicy is PT017 on a dependency without via:: the client's own timeouts
-// against its streaming profile. With via:, the chain's check covers the policy as a layer.
+// streamCutByPolicy is PT017 on the client's own timeouts against its streaming profile,
+// with or without via: (as PT010 and PT016 check the policy whatever its chain); the chain's
+// check covers the other layers.
 func streamCutByPolicy(p *pass, d *Dependency) error {
-	if len(d.Via) > 0 {
-		return nil
-	}
 	f, err := loadStreams(p, d)
 	if f == nil || err != nil {
 		return err
@@ -278,12 +277,16 @@ func streamCutByPolicy(p *pass, d *Dependency) error {
 	return nil
 }
 
-// streamCutAlongChain is PT017 on a dependency's chain: every layer's bounds against the
-// dependency's streaming profile, each at the line that set it. A chain no via: took has no
-// dependency, so no profile, and is skipped, saying so.
+// streamCutAlongChain is PT017 on the config layers of a dependency's chain: every layer's
+// bounds against the dependency's streaming profile, each at the line that set it (the
+// policy is streamCutByPolicy's; a job's queue bounds a run, not the stream). A chain no via:
+// took has no dependency, so no profile, and is skipped, saying so.
 func streamCutAlongChain(p *pass, ch *Chain) error {
 	if ch.dep == nil {
 		p.skip("a config read without a dependency's via: has no streaming profile to check against")
+		return nil
+	}
+	if !slices.ContainsFunc(ch.Layers, func(l ChainLayer) bool { return configLayer(&l) }) {
 		return nil
 	}
 	f, err := loadStreams(p, ch.dep)
@@ -292,14 +295,7 @@ func streamCutAlongChain(p *pass, ch *Chain) error {
 	}
 	noFix := func(streamBound, []streamCut) string { return "" }
 	for i := range ch.Layers {
-		l := &ch.Layers[i]
-		switch l.Kind {
-		case "patience":
-			// The policy's timeout below its read_timeout is PT015's.
-			streamReport(p, f, l.label(), policyStreamBounds(ch.dep), nil, policyStreamFix)
-		case "queue", "layer":
-			// A job's timeout bounds a run, not the stream; a file layer has no timeouts.
-		default:
+		if l := &ch.Layers[i]; configLayer(l) {
 			streamReport(p, f, l.label(), l.checks.stream, l.checks.stream, noFix)
 		}
 	}

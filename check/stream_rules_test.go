@@ -127,6 +127,11 @@ func TestPT017EnvoyRouteDefault(t *testing.T) {
 			t.Errorf("finding %q lacks %q", found[0], want)
 		}
 	}
+	// 4 min outlasts every stream measured, but not the 5 min idle timeout: the total alone.
+	found, _ = runStreamChain(t, map[string]string{"patience.yaml": streamCheck("envoy.yaml"), "envoy.yaml": envoy(", timeout: 240s", "")}, streamProfile(t))
+	if len(found) != 1 || !strings.HasPrefix(found[0], "envoy.yaml:14 Envoy llm: route timeout 4 min is below this layer's own idle timeout stream_idle_timeout 5 min (Envoy default: the connection manager sets none): that idle timeout can never fire") {
+		t.Errorf("route timeout 240s under a 5 min idle timeout: got %q", found)
+	}
 	if found, _ := runStreamChain(t, map[string]string{"patience.yaml": streamCheck("envoy.yaml"), "envoy.yaml": envoy(", timeout: 0s", "")}, streamProfile(t)); len(found) != 0 {
 		t.Errorf("timeout: 0s under a 5 min idle timeout still fires: %q", found)
 	}
