@@ -403,6 +403,15 @@ func mergeGatewayLayers(istio, eg *ChainLayer) *ChainLayer {
 			more = append(more, string(c))
 		}
 	}
+	// A total Envoy Gateway's translation sets where Istio's sets none (Envoy's 15 s route
+	// timeout on a rule without timeouts.request) cuts a stream if Envoy Gateway serves the
+	// route: PT017 weighs it, saying so.
+	for _, b := range eg.checks.stream {
+		if !slices.ContainsFunc(out.checks.stream, func(o streamBound) bool { return o.idle == b.idle && o.name == b.name }) {
+			b.dflt = strings.TrimPrefix(b.dflt+"; ", "; ") + "if Envoy Gateway serves this route: implementation unknown"
+			out.checks.stream = append(out.checks.stream, b)
+		}
+	}
 	if eg.pol.Retry.MaxAttempts > out.pol.Retry.MaxAttempts {
 		out.pol.Retry.MaxAttempts = eg.pol.Retry.MaxAttempts
 	}
@@ -423,7 +432,7 @@ func mergeGatewayLayers(istio, eg *ChainLayer) *ChainLayer {
 // the per-try timeout (backendRequest with retry).
 func egStreamBounds(cf *ConfigFile, l *ChainLayer, to *yaml.Node, set bool, route, perTry time.Duration) {
 	if !set {
-		l.streamBound(streamBound{name: "route timeout", d: route, dflt: "Envoy default: no timeouts.request on this rule", off: "timeouts.request: 0s"})
+		l.streamBound(streamBound{name: "timeouts.request", d: route, dflt: "unset: Envoy Gateway leaves Envoy's default route timeout", off: "timeouts.request: 0s"})
 	} else {
 		name, n := "timeouts.request", get(to, "request")
 		if n == nil || perTry == 0 && get(to, "backendRequest") != nil {

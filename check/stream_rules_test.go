@@ -155,6 +155,23 @@ func TestPT017IstioAndGatewayAPI(t *testing.T) {
 	if len(found) != 1 || !strings.Contains(found[0], "route.yaml:8 ") || !strings.Contains(found[0], "timeouts.request 2 min is below the stream's total p99.9 = 3 min") {
 		t.Errorf("Gateway API timeouts.request 2m: got %q", found)
 	}
+	// No timeouts on the rule, implementation unknown: Istio's translation sets no timeout,
+	// Envoy Gateway's leaves Envoy's 15 s, stated as such at the rule.
+	bare := strings.TrimSuffix(route, "    timeouts:\n      request: 2m\n")
+	found, _ = runStreamChain(t, map[string]string{"patience.yaml": streamCheck("route.yaml"), "route.yaml": bare}, streamProfile(t))
+	if len(found) != 1 || !strings.Contains(found[0], "route.yaml:6 ") || !strings.Contains(found[0], "timeouts.request 15 s (unset: Envoy Gateway leaves Envoy's default route timeout; if Envoy Gateway serves this route: implementation unknown) is below the stream's total") {
+		t.Errorf("Gateway API rule without timeouts: got %q", found)
+	}
+	// ingress-nginx: proxy-read-timeout left to the controller's 60 s default, at the Ingress.
+	ing := "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: llm\nspec:\n  ingressClassName: nginx\n  rules:\n    - host: llm.example.com\n      http:\n        paths:\n          - {path: /, pathType: Prefix, backend: {service: {name: llm, port: {number: 80}}}}\n"
+	found, _ = runStreamChain(t, map[string]string{"patience.yaml": streamCheck("ing.yaml"), "ing.yaml": ing}, streamProfile(t))
+	if len(found) != 1 || !strings.Contains(found[0], "proxy-read-timeout 1 min (ingress-nginx default: this Ingress sets none) is below the stream's first event p99.9 = 1 min 30 s") {
+		t.Errorf("ingress-nginx default: got %q", found)
+	}
+	withRead := strings.Replace(ing, "  name: llm\n", "  name: llm\n  annotations:\n    nginx.ingress.kubernetes.io/proxy-read-timeout: \"120\"\n", 1)
+	if found, _ = runStreamChain(t, map[string]string{"patience.yaml": streamCheck("ing.yaml"), "ing.yaml": withRead}, streamProfile(t)); len(found) != 0 {
+		t.Errorf("ingress-nginx proxy-read-timeout 120: got %q", found)
+	}
 }
 
 // TestPT017ClientAndSkips: the client's own read_timeout below the gaps' per-stream cut-off
