@@ -1,5 +1,5 @@
 // Package check is the policy gate behind `patience check`: the check file (patience.yaml),
-// its strict loader, and the rules PT001–PT016 of docs/design.md §8 plus PT100 (an unmet scenario
+// its strict loader, and the rules PT001–PT017 of docs/design.md §8 plus PT100 (an unmet scenario
 // expectation). It computes findings; report/ renders them and cmd/ turns them into an exit
 // code.
 package check

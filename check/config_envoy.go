@@ -391,8 +391,13 @@ func envoyRoute(cf *ConfigFile, vh, r, ra, hcm *yaml.Node, clusters map[string]*
 		}
 		l.pol.Deadline = v
 		l.setAt("PT001", posOf(cf, t))
+		l.streamBound(streamBound{name: "route timeout", d: v, at: posOf(cf, t), off: "timeout: 0s"})
 	} else {
 		l.addDefault("Envoy default: route timeout 15s, including retries (no `timeout` on this route)")
+		l.streamBound(streamBound{name: "route timeout", d: envoyRouteTimeout, dflt: "Envoy default: no `timeout` on this route", off: "timeout: 0s"})
+	}
+	if err := envoyStreamIdleBound(cf, l, ra, hcm); err != nil {
+		return nil, err
 	}
 	// RouteAction.MaxStreamDuration.max_stream_duration bounds the whole stream too.
 	if m := eget(eget(ra, "max_stream_duration"), "max_stream_duration"); m != nil {
@@ -404,6 +409,7 @@ func envoyRoute(cf *ConfigFile, vh, r, ra, hcm *yaml.Node, clusters map[string]*
 			l.pol.Deadline = v
 			l.setAt("PT001", posOf(cf, m))
 		}
+		l.streamBound(streamBound{name: "max_stream_duration", d: v, at: posOf(cf, m)})
 	}
 	if l.pol.Deadline == 0 {
 		if err := envoyIdleBound(cf, l, ra, hcm); err != nil {
@@ -467,6 +473,35 @@ func envoyIdleBound(cf *ConfigFile, l *ChainLayer, ra, hcm *yaml.Node) error {
 	return nil
 }
 
+// envoyStreamIdleBound records for PT017 the idle timeout that ends a silent stream on the
+// route: its idle_timeout, else the connection manager's stream_idle_timeout, else that
+// one's default, 5 min; 0 disables it (route_components.proto RouteAction.idle_timeout).
+func envoyStreamIdleBound(cf *ConfigFile, l *ChainLayer, ra, hcm *yaml.Node) error {
+	b := streamBound{idle: true, name: "stream_idle_timeout", d: envoyStreamIdle, dflt: "Envoy default: the connection manager sets none"}
+	if hcm == nil {
+		b.dflt = "Envoy default, unless the listener that uses this route configuration sets another"
+	}
+	for _, f := range []struct {
+		node        *yaml.Node
+		name, field string
+	}{
+		{eget(ra, "idle_timeout"), "route idle_timeout", "route.idle_timeout"},
+		{eget(hcm, "stream_idle_timeout"), "stream_idle_timeout", "stream_idle_timeout"},
+	} {
+		if f.node == nil {
+			continue
+		}
+		v, err := protoDuration(cf, f.node, f.field)
+		if err != nil {
+			return err
+		}
+		b = streamBound{idle: true, name: f.name, d: v, at: posOf(cf, f.node)}
+		break
+	}
+	l.streamBound(b)
+	return nil
+}
+
 // envoyRetryPolicy reads a RetryPolicy: num_retries counts retries ("defaults to 1" once a
 // policy exists, route_components.proto RetryPolicy.num_retries), per_try_timeout applies
 // only below the route timeout.
@@ -501,6 +536,7 @@ func envoyRetryPolicy(cf *ConfigFile, l *ChainLayer, rp *yaml.Node, owner string
 		}
 		if v > 0 && (l.pol.Deadline == 0 || v < l.pol.Deadline) {
 			l.pol.Timeout = v // at or above the route timeout it is ignored (§A1)
+			l.streamBound(streamBound{name: "per_try_timeout", d: v, at: posOf(cf, pt)})
 		}
 	}
 	// per_try_idle_timeout (route_components.proto RetryPolicy): "an upstream idle timeout
@@ -512,6 +548,7 @@ func envoyRetryPolicy(cf *ConfigFile, l *ChainLayer, rp *yaml.Node, owner string
 			return err
 		}
 		l.pol.ReadTimeout = v
+		l.streamBound(streamBound{idle: true, name: "per_try_idle_timeout", d: v, at: posOf(cf, it)})
 	}
 	if bo := eget(rp, "retry_back_off"); bo != nil {
 		base, maxI := envoyBackoffBase, time.Duration(0)

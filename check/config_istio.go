@@ -82,6 +82,7 @@ func istioRouteLayer(cf *ConfigFile, d *configDoc, r *yaml.Node, name string, cs
 		}
 		l.pol.Deadline, l.pol.Timeout = v, v
 		l.setAt("PT001", posOf(cf, t))
+		l.streamBound(streamBound{name: "timeout", d: v, at: posOf(cf, t), off: "timeout: 0s"})
 	} else {
 		l.addDefault("Istio default: route timeout disabled (no `timeout` on this route; plain Envoy's is 15s)")
 		l.checks.noTimeout = fmt.Sprintf("Istio default: no route timeout (no `timeout` on this route in %s), and perTryTimeout defaults to it: one hung call holds the caller until the caller gives up", base)
@@ -145,6 +146,7 @@ func istioRouteLayer(cf *ConfigFile, d *configDoc, r *yaml.Node, name string, cs
 		}
 		if v > 0 && (l.pol.Deadline == 0 || v < l.pol.Deadline) {
 			l.pol.Timeout = v
+			l.streamBound(streamBound{name: "retries.perTryTimeout", d: v, at: posOf(cf, pt)})
 		}
 		if v > 0 && l.pol.Deadline == 0 {
 			// Envoy bounds each try by per_try_timeout even with the route timeout off: a

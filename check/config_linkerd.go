@@ -213,6 +213,7 @@ func gatewaySpecLayer(cf *ConfigFile, r *yaml.Node, name string) (*ChainLayer, e
 			return nil, err
 		}
 		l.pol.Deadline, l.pol.Timeout = v, v
+		l.streamBound(streamBound{name: "timeouts.request", d: v, at: posOf(cf, t), off: "timeouts.request: 0s"})
 	} else {
 		l.addDefault("Gateway API: request timeout implementation-specific when unset")
 	}
@@ -223,6 +224,7 @@ func gatewaySpecLayer(cf *ConfigFile, r *yaml.Node, name string) (*ChainLayer, e
 		}
 		if l.pol.Deadline == 0 || v < l.pol.Deadline {
 			l.pol.Timeout = v
+			l.streamBound(streamBound{name: "timeouts.backendRequest", d: v, at: posOf(cf, t)})
 		}
 	}
 	if rt := get(r, "retry"); rt != nil {

@@ -238,6 +238,13 @@ func nginxApply(l *ChainLayer, s *nginxSettings, w nginxWords) {
 			l.addDefault("%s: %s %s", w.fallback, w.key(t.key), t.v.text)
 		}
 	}
+	// proxy_read_timeout bounds the wait for the first byte and each silence after it: a
+	// stream's first event and its gaps (PT017), nginx's 60 s when unset.
+	read := streamBound{idle: true, name: w.key("proxy-read-timeout"), d: s.read.d, at: s.read.at}
+	if !s.read.set() {
+		read.dflt = w.fallback + ": " + w.where + " sets none"
+	}
+	l.streamBound(read)
 	nginxRetries(l, s, w)
 	l.pol.Retry.NonIdempotent = policy.NonIdempotentNever // "Since 1.9.13 NGINX will not retry non-idempotent requests"
 	for _, ni := range []nginxSetting{s.nonIdempotent, s.next} {

@@ -815,6 +815,8 @@ type layerChecks struct {
 	tryTime time.Duration
 	// tryText renders tryTime in the format's words: "(5 s connect + 1 min read)".
 	tryText string
+	// stream are the layer's timeouts that can cut a stream, for PT017 (stream_rules.go).
+	stream []streamBound
 }
 
 func (l *ChainLayer) setAt(rule string, p policy.Pos) {

@@ -75,8 +75,8 @@ func TestGoodPolicyHasNoFindings(t *testing.T) {
 	if !res.Passed {
 		t.Fatal("want passed")
 	}
-	if got := len(res.Checked[0].Rules); got != 16 {
-		t.Errorf("checked %d rules on the dependency, want 16 (PT001–PT016)", got)
+	if got := len(res.Checked[0].Rules); got != 17 {
+		t.Errorf("checked %d rules on the dependency, want 17 (PT001–PT017)", got)
 	}
 }
 

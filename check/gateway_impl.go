@@ -345,6 +345,7 @@ func envoyGatewayLayer(cf *ConfigFile, l *ChainLayer, r *yaml.Node) error {
 	if perTry > 0 && (l.pol.Deadline == 0 || perTry < l.pol.Deadline) {
 		l.pol.Timeout = perTry
 	}
+	egStreamBounds(cf, l, to, set, routeTimeout, perTry)
 	if rt == nil {
 		return nil
 	}
@@ -402,6 +403,15 @@ func mergeGatewayLayers(istio, eg *ChainLayer) *ChainLayer {
 			more = append(more, string(c))
 		}
 	}
+	// A total Envoy Gateway's translation sets where Istio's sets none (Envoy's 15 s route
+	// timeout on a rule without timeouts.request) cuts a stream if Envoy Gateway serves the
+	// route: PT017 weighs it, saying so.
+	for _, b := range eg.checks.stream {
+		if !slices.ContainsFunc(out.checks.stream, func(o streamBound) bool { return o.idle == b.idle && o.name == b.name }) {
+			b.dflt = strings.TrimPrefix(b.dflt+"; ", "; ") + "if Envoy Gateway serves this route: implementation unknown"
+			out.checks.stream = append(out.checks.stream, b)
+		}
+	}
 	if eg.pol.Retry.MaxAttempts > out.pol.Retry.MaxAttempts {
 		out.pol.Retry.MaxAttempts = eg.pol.Retry.MaxAttempts
 	}
@@ -415,6 +425,42 @@ func mergeGatewayLayers(istio, eg *ChainLayer) *ChainLayer {
 		}
 	}
 	return out
+}
+
+// egStreamBounds records for PT017 the totals Envoy Gateway gives a rule: the route
+// timeout (timeouts.request, or backendRequest without retry, else Envoy's 15 s default) and
+// the per-try timeout (backendRequest with retry).
+func egStreamBounds(cf *ConfigFile, l *ChainLayer, to *yaml.Node, set bool, route, perTry time.Duration) {
+	if !set {
+		l.streamBound(streamBound{name: "timeouts.request", d: route, dflt: "unset: Envoy Gateway leaves Envoy's default route timeout", off: "timeouts.request: 0s"})
+	} else {
+		name, n := "timeouts.request", get(to, "request")
+		if n == nil || perTry == 0 && get(to, "backendRequest") != nil {
+			name, n = "timeouts.backendRequest", get(to, "backendRequest")
+		}
+		l.streamBound(streamBound{name: name, d: route, at: posOf(cf, n), off: name + ": 0s"})
+	}
+	if perTry > 0 {
+		l.streamBound(streamBound{name: "timeouts.backendRequest", d: perTry, at: posOf(cf, get(to, "backendRequest"))})
+	}
+}
+
+// gatewayStreamWords renames the bounds Istio's reader recorded for a translated rule in
+// the HTTPRoute's words: the VirtualService's timeout and perTryTimeout are the rule's
+// timeouts.request or timeouts.backendRequest, whichever node set them.
+func gatewayStreamWords(cf *ConfigFile, l *ChainLayer, r *yaml.Node) {
+	to := get(r, "timeouts")
+	for i := range l.checks.stream {
+		b := &l.checks.stream[i]
+		for _, key := range []string{"request", "backendRequest"} {
+			if n := get(to, key); n != nil && posOf(cf, n) == b.at {
+				b.name = "timeouts." + key
+				if b.off != "" {
+					b.off = b.name + ": 0s"
+				}
+			}
+		}
+	}
 }
 
 // gatewayImplLayer reads one rule as the implementation in use translates it.
@@ -436,6 +482,7 @@ func gatewayImplLayer(cf *ConfigFile, d *configDoc, r *yaml.Node, name string, c
 		for i, s := range l.Defaults {
 			l.Defaults[i] = strings.Replace(s, "(no `timeout` on this route; plain Envoy's is 15s)", "(no timeouts.request on this rule)", 1)
 		}
+		gatewayStreamWords(cf, l, r)
 		return l, nil
 	}
 	eg := func() (*ChainLayer, error) {

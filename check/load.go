@@ -179,7 +179,7 @@ func (l *loader) ruleID(n *yaml.Node, path string) (string, error) {
 		return "", err
 	}
 	if _, ok := RuleByID(s); !ok {
-		return "", l.Errf(n, path, "unknown rule %q (rules are PT001–PT016 and PT100)", s)
+		return "", l.Errf(n, path, "unknown rule %q (rules are PT001–PT017 and PT100)", s)
 	}
 	return s, nil
 }

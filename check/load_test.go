@@ -32,7 +32,7 @@ func TestLoadErrors(t *testing.T) {
 		{"duration without unit", "dependencies:\n  - name: a\n    caller: {kind: job, timeout: 20}\n    policy: {timeout: 1s}\n", "p.yaml:3:34: dependencies[0].caller.timeout: \"20\" has no unit (write e.g. 20s or 20ms)"},
 		{"bare rate", "dependencies:\n  - name: a\n    caller: {kind: job, rate: 50}\n    policy: {timeout: 1s}\n", "p.yaml:3:31: dependencies[0].caller.rate: \"50\" has no unit (write 50/s or 50/m)"},
 		{"policy field", "dependencies:\n  - name: a\n    policy: {timeout: 1s, retry: {jitter: lots}}\n", "p.yaml:3:"},
-		{"unknown rule", "rules: {disable: [PT999]}\ndependencies:\n  - name: a\n    policy: {timeout: 1s}\n", "p.yaml:1:19: rules.disable[0]: unknown rule \"PT999\" (rules are PT001–PT016 and PT100)"},
+		{"unknown rule", "rules: {disable: [PT999]}\ndependencies:\n  - name: a\n    policy: {timeout: 1s}\n", "p.yaml:1:19: rules.disable[0]: unknown rule \"PT999\" (rules are PT001–PT017 and PT100)"},
 		{"bad level", "rules: {levels: {PT006: fatal}}\ndependencies:\n  - name: a\n    policy: {timeout: 1s}\n", "p.yaml:1:25: rules.levels.PT006: unknown level \"fatal\": want one of error, warning"},
 		{"duplicate key", "dependencies:\n  - name: a\n    name: b\n    policy: {timeout: 1s}\n", "p.yaml:3:5: dependencies[0].name: set twice (first at line 2)"},
 		{"duplicate dependency", "dependencies:\n  - name: a\n    policy: {timeout: 1s}\n  - name: a\n    policy: {timeout: 1s}\n", "p.yaml:4:5: dependencies[1].name: dependency \"a\" is declared twice (first at line 2)"},

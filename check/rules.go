@@ -214,6 +214,14 @@ var Catalog = []Rule{
 		dependency: silenceTail.belowMeasured,
 	},
 	{
+		ID: "PT017", Name: "TimeoutCutsStreams", Title: "a timeout along the chain cuts the measured streams", Level: SeverityWarning,
+		Asserts:    "every idle and total timeout along the chain outlasts the measured streams",
+		Help:       "A stream (an LLM completion, an SSE feed, an NDJSON export) is a first event, then silences between events, then an end, and every layer it passes through can cut it. An idle or read timeout (nginx proxy_read_timeout, 60 s by default; Envoy stream_idle_timeout, 5 min by default, or a route's idle_timeout; the client's read_timeout) fires at the first silence longer than it: below the profile's first_event p(1-cutoff) it cuts a slow first token, and below the gaps' per-stream cut-off it cuts a stream that was still sending (a stream of N̄ gaps is cut if any one exceeds the timeout, so the gap's quantile is 1 − cutoff/N̄, N̄ the mean events per stream). A total (Envoy's route timeout, 15 s by default; Istio's and Gateway API's request timeouts; the client's timeout) must outlast the longest legitimate stream, and one below the layer's own idle timeout ends every long stream before a stall could be caught. Each finding points at the line that set the value, or for a default at the resource that left it unset, and names the profile's figure. Needs a profile with streams (`patience probe` of a streaming endpoint); without one the rule is skipped, saying so. ALB idle timeouts are not read: check reads no load balancer configs.",
+		Fix:        "raise the timeout above the profile's figure (× 1.2), or for a total, disable it and let an idle timeout above the gaps catch a stall",
+		dependency: streamCutByPolicy,
+		chain:      streamCutAlongChain,
+	},
+	{
 		ID: "PT100", Name: "ScenarioExpectationUnmet", Title: "scenario expectation unmet", Level: SeverityError,
 		Asserts:  "the scenario's expectations hold",
 		Help:     "A scenario listed under `scenarios:` was replayed in the simulator and one of its `expect:` lines did not hold for this policy. Replay it with `patience replay FILE` to see the timeline, then change the policy or the expectation.",
@@ -633,10 +641,7 @@ var silenceTail = measuredTail{
 // the timeout, against the accepted cut-off. An unreadable profile is an input error, never
 // a finding.
 func (m measuredTail) belowMeasured(p *pass, d *Dependency) error {
-	path := d.Profile
-	if path == "" {
-		path = p.opts.Profile
-	}
+	path := profilePath(p, d)
 	if path == "" {
 		p.skip("no latency profile (profile: probe.json, or --profile)")
 		return nil
@@ -683,13 +688,28 @@ func (m measuredTail) load(p *pass, d *Dependency, path string) (*hdrhistogram.H
 		h, err = m.histogram(res)
 	}
 	if err != nil {
-		pos := d.at("profile")
-		if d.Profile == "" {
-			pos = policy.Pos{}
-		}
-		return nil, &scenario.Error{File: fileOr(pos.File, p.file.Path), Line: pos.Line, Col: pos.Col, Field: "profile", Msg: err.Error()}
+		return nil, profileError(p, d, err)
 	}
 	return h, nil
+}
+
+// profilePath is the profile a dependency is checked against: its profile:, else --profile
+// ("" = none).
+func profilePath(p *pass, d *Dependency) string {
+	if d.Profile != "" {
+		return d.Profile
+	}
+	return p.opts.Profile
+}
+
+// profileError is an unreadable profile as the input error it is, at the dependency's
+// profile: line when it names one.
+func profileError(p *pass, d *Dependency, err error) error {
+	pos := d.at("profile")
+	if d.Profile == "" {
+		pos = policy.Pos{}
+	}
+	return &scenario.Error{File: fileOr(pos.File, p.file.Path), Line: pos.Line, Col: pos.Col, Field: "profile", Msg: err.Error()}
 }
 
 // jobTimeoutNotBelowRetryAfter is PT011.

@@ -65,7 +65,7 @@ func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 	opts := &CheckOptions{IO: f.IO}
 	c := &cobra.Command{
 		Use:   "check [FILE|DIR...]",
-		Short: "Check timeout and retry policies against rules PT001–PT016 (a CI gate)",
+		Short: "Check timeout and retry policies against rules PT001–PT017 (a CI gate)",
 		Long:  checkLong(),
 		Example: `  patience check                                   # reads patience.yaml
   patience check -o github --report junit=check.xml --report sarif=check.sarif
