@@ -153,7 +153,7 @@ func (p configPlan) header(target Target) []string {
 		caller = "an interactive caller with a " + units.Duration(in.Budget()) + " budget"
 	}
 	lines := []string{
-		in.GeneratedBy(target)+" from its recommendation for",
+		in.GeneratedBy(target) + " from its recommendation for",
 		fmt.Sprintf("%s %s, %s.", in.MethodOrGet(), in.URL, caller),
 		fmt.Sprintf("Recommended: connect %s, read %s, total %s per attempt; %s; deadline %s.", connect, read, units.Duration(p.total), attemptsText(p.attempts), units.Duration(p.deadline)),
 	}
