@@ -554,6 +554,7 @@ func (r *recommender) judgeAttempts() {
 		sentence = adviseInteractive(rec, r.c)
 	}
 	if !rec.FitsBudget {
+		r.streamReason()
 		return
 	}
 	sentence += streamClause(rec.StreamAdvice)

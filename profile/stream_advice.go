@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/verdict"
 )
@@ -21,8 +23,10 @@ type StreamEvidence struct {
 	// FirstEvent is each stream's first event (intended send → first complete event); Gap one
 	// sample per silence between two events; Total the length of each completed stream.
 	FirstEvent, Gap, Total Latencies
-	// EventsP50 and EventsMax are the events per stream, median and most (0: not known).
-	EventsP50, EventsMax int64
+	// EventsLow is the events of the shortest complete streams: the 1st percentile of the
+	// streams not cut, taking the cut ones to be the shortest (they ended early); EventsMax
+	// the most events of one stream (0: not known).
+	EventsLow, EventsMax int64
 }
 
 // StreamAdvice is the recommendation for a streaming response, on Recommendation as its
@@ -62,10 +66,10 @@ func (a *StreamAdvice) PerReadMs() float64 {
 	return v
 }
 
-// StreamContentSpread is how far the longest stream's event count may lie above the median's
-// for the lengths seen to bound the next stream: beyond 2×, the number of events — the
-// answer's length — varies with the content, and a total fitted to the streams seen would cut
-// the next longer answer, which is not a failure.
+// StreamContentSpread is how far the longest stream's event count may lie above that of the
+// shortest complete streams (EventsLow) for the lengths seen to bound the next stream: beyond
+// 2×, the number of events — the answer's length — varies with the content, and a total
+// fitted to the streams seen would cut the next longer answer, which is not a failure.
 const StreamContentSpread = 2
 
 // StreamUnboundedAdvice ends every "unbounded" reason: what bounds a stream instead.
@@ -173,7 +177,28 @@ func (r *recommender) streamIdle(s *StreamEvidence) (*float64, float64) {
 	r.rec.Derivation = append(r.rec.Derivation, fmt.Sprintf(
 		"idle timeout: %s of the %s gaps seen lie above it (at most %s of the streams cut); a stall longer than it ends the stream then, where a total would wait it out",
 		units.Count(int(stalled)), units.Count(int(gaps)), percent(float64(stalled)/float64(streams))))
+	r.explainStalls(s, *v)
 	return v, q
+}
+
+// explainStalls says what a tighter idle timeout would cost when the per-stream rule puts
+// the idle timeout above the gaps' own cut-off quantile on the ladder: the streams with
+// longer gaps (stalls) it would end, a choice between ending and retrying them and waiting
+// them out.
+func (r *recommender) explainStalls(s *StreamEvidence, idle float64) {
+	gaps := s.Gap.Count()
+	if gaps < r.need {
+		return
+	}
+	own := s.Gap.AtRank(quantileRank(gaps, r.q))
+	tight := RoundUpClean(own * r.o.Headroom)
+	if tight >= idle {
+		return
+	}
+	above := s.Gap.Above(tight)
+	r.rec.Derivation = append(r.rec.Derivation, fmt.Sprintf(
+		"idle timeout: the gaps' own %s is %s; an idle timeout of %s (× %g, on the ladder) would end the streams with a gap above it — %s gaps, at most %s of the streams: stalls to end and retry rather than wait out, if the caller prefers, at that share of aborted streams",
+		r.label, units.Millis(own), units.Millis(tight), r.o.Headroom, units.Count(int(above)), percent(min(float64(above)/float64(s.Counts.Count), 1))))
 }
 
 // strconvG prints a mean with three significant digits.
@@ -201,8 +226,8 @@ func streamUnboundedReason(s *StreamEvidence) string {
 	switch {
 	case c.TimedOut > 0:
 		return fmt.Sprintf("%s streams were still open at --max-timeout, so the longest legitimate stream is longer than any seen", units.Count(int(c.TimedOut)))
-	case s.EventsP50 > 0 && float64(s.EventsMax) > StreamContentSpread*float64(s.EventsP50):
-		return fmt.Sprintf("events per stream range from a median of %s to %s (more than %d×), so the length follows the content", units.Count(int(s.EventsP50)), units.Count(int(s.EventsMax)), StreamContentSpread)
+	case s.EventsLow > 0 && float64(s.EventsMax) > StreamContentSpread*float64(s.EventsLow):
+		return fmt.Sprintf("events per stream range from %s (the shortest complete streams, 1st percentile) to %s (more than %d×), so the length follows the content", units.Count(int(s.EventsLow)), units.Count(int(s.EventsMax)), StreamContentSpread)
 	}
 	return ""
 }
@@ -238,9 +263,23 @@ func streamEvidence(s *Streams, hs histSet) *StreamEvidence {
 		FirstEvent: HistogramLatencies(hs.combined(SeriesFirstEventFresh, SeriesFirstEventReused)),
 		Gap:        HistogramLatencies(hs.combined(SeriesGapFresh, SeriesGapReused)),
 		Total:      HistogramLatencies(hs.get(SeriesStreamTotal)),
-		EventsP50:  derefCount(s.EventsPerStream.P50),
+		EventsLow:  eventsLow(hs.get(SeriesStreamEvents), s.Cut),
 		EventsMax:  derefCount(s.EventsPerStream.Max),
 	}
+}
+
+// StreamLowShare is the share of the complete streams whose event count EventsLow reads.
+const StreamLowShare = 0.01
+
+// eventsLow is the event count at the 1st percentile of the streams not cut, the cut ones
+// (which ended early) taken as the shortest: rank cut + ⌈1%·(n − cut)⌉. 0 without events.
+func eventsLow(h *hdrhistogram.Histogram, cut int64) int64 {
+	n := h.TotalCount()
+	if n == 0 || cut >= n {
+		return 0
+	}
+	rank := cut + quantileRank(n-cut, StreamLowShare)
+	return h.ValueAtQuantile(100 * float64(rank) / float64(n))
 }
 
 // streamEvidence reads a saved profile's streams: its counts and stream histograms (the split
@@ -274,6 +313,12 @@ func derefCount(p *int64) int64 {
 // derived and said in a verdict clause of their own.
 func (r *recommender) adviseStreamAlone() {
 	r.rec.StreamAdvice = r.adviseStream()
+	r.streamReason()
+}
+
+// streamReason says the stream advice in a verdict clause of its own, where no sentence of a
+// recommended total carries it (none derived, or the budget cannot hold one call).
+func (r *recommender) streamReason() {
 	if c := streamClause(r.rec.StreamAdvice); c != "" {
 		level := verdict.Good
 		if r.ev.Stream.Counts.Count < r.need {
