@@ -99,8 +99,10 @@ func replayStreams(t *testing.T, url string, rate float64, n int, firstEvent, id
 //
 //	PATIENCE_TIMING=1 go test ./live -run TestStreamAdviceLive -v
 //
-// A host whose timers ran over timing.BusyLimit late (p99) measured itself: the test logs its
-// figures and skips.
+// Late timers delay the server's events (longer gaps, more aborts) and the client's timeouts
+// (fewer): a host whose timers ran more than 1% of the idle timeout late (p99) measured
+// itself, and the test logs its figures and skips. The timeouts are seconds, so the 5 ms
+// timing.BusyLimit of the millisecond agreement tests would skip for no reason.
 func TestStreamAdviceLive(t *testing.T) {
 	if os.Getenv("PATIENCE_TIMING") == "" {
 		t.Skip("set PATIENCE_TIMING=1 to probe 1,000 streams at 20/s and replay 2,000 with the advice")
@@ -126,8 +128,8 @@ func TestStreamAdviceLive(t *testing.T) {
 	rate := float64(aborted) / n
 	t.Logf("replay: %d streams at 20/s, aborted %d (first event %d, idle %d) = %.3g%%, failed otherwise %d; the host's timers fired %s late (p99)",
 		n, aborted, ab.firstEvent.Load(), ab.idle.Load(), rate*100, ab.failed.Load(), late)
-	if late > timing.BusyLimit {
-		t.Skipf("the host's timers ran %s late (p99), over %s: not a measurement of the advice", late, timing.BusyLimit)
+	if late > idle/100 {
+		t.Skipf("the host's timers ran %s late (p99), over 1%% of the %s idle timeout: not a measurement of the advice", late, idle)
 	}
 	if ab.failed.Load() > 0 {
 		t.Errorf("%d streams failed without a timeout firing", ab.failed.Load())
