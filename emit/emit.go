@@ -141,8 +141,13 @@ func (in Input) SendsKey() bool {
 // Connect, Read and Timeout are the recommended timeouts (0: none recommended).
 func (in Input) Connect() time.Duration { return msDuration(in.Rec.ConnectTimeoutMs) }
 
-// Read is the recommended read timeout (0: none).
+// Read is the recommended read timeout (0: none); for a streaming recommendation, the
+// larger of its first-event and idle timeouts, which a per-read knob bounds together
+// (profile.StreamAdvice.PerReadMs, emit/stream.go).
 func (in Input) Read() time.Duration {
+	if v := in.Rec.StreamAdvice.PerReadMs(); v > 0 {
+		return msDuration(v)
+	}
 	if in.Rec.ReadTimeoutMs == nil {
 		return 0
 	}
@@ -278,6 +283,7 @@ func Emit(t Target, in Input) (Emission, error) {
 	if e.Settings == nil {
 		e.Settings = []Setting{}
 	}
+	e.Missing = append(e.Missing, streamMissing(t, in)...)
 	if e.Missing == nil {
 		e.Missing = []string{}
 	}

@@ -72,7 +72,11 @@ func writeEnvoyRetry(c *configText, p configPlan) {
 	c.knob(20, "retry_policy.per_try_timeout", total, "bounds each try, connect to the last byte of the response (the recommended total)", "per_try_timeout: "+total)
 	if p.read > 0 {
 		read := secondsText(p.read)
-		c.knob(20, "retry_policy.per_try_idle_timeout", read, "bounds each silence of a try: the wait for the response and each pause between two reads (the recommended read timeout)", "per_try_idle_timeout: "+read)
+		what := "the recommended read timeout"
+		if p.in.Rec.StreamAdvice.PerReadMs() > 0 {
+			what = "for a stream, the larger of its first-event and idle timeouts"
+		}
+		c.knob(20, "retry_policy.per_try_idle_timeout", read, "bounds each silence of a try: the wait for the response and each pause between two reads ("+what+")", "per_try_idle_timeout: "+read)
 	}
 	if p.attempts <= 1 {
 		return

@@ -71,6 +71,9 @@ func writeNginxKnobs(c *configText, p configPlan) {
 	c.knob(8, "proxy_connect_timeout", connect, p.connectWhy(), "proxy_connect_timeout "+connect+";")
 	read := msText(nginxSilence(p))
 	what := fmt.Sprintf("the recommended %s read timeout", units.Duration(p.read))
+	if p.in.Rec.StreamAdvice.PerReadMs() > 0 {
+		what = fmt.Sprintf("the stream's %s, the larger of its first-event and idle timeouts", units.Duration(p.read))
+	}
 	if p.read <= 0 {
 		what = fmt.Sprintf("no read timeout was derived, so the %s total", units.Duration(p.total))
 	}

@@ -162,6 +162,7 @@ func (b *Builder) recommend(res *Profile, maxTimeout time.Duration) {
 		MeanMs: meanMs(hs.combined(SeriesTotalFresh, SeriesTotalReused)),
 	}
 	ev.RatePerS, ev.RateFrom = res.callerRate()
+	ev.Stream = streamEvidence(res.Streams, b.hists)
 	caller := b.p.Caller
 	if caller.Method == "" {
 		caller.Method = res.Target.Method

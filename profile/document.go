@@ -285,6 +285,12 @@ type Recommendation struct {
 	// quantile among the unanswered requests. It bounds no response as a whole: a client
 	// with only a read timeout still needs a total (check's PT001).
 	ReadTimeoutMs *float64 `json:"read_timeout_ms"`
+	// StreamAdvice is the advice for a streaming response (issue 29 item 2): its fields —
+	// first_event_timeout_ms, idle_timeout_ms, idle_gap_quantile, stream_timeout_ms,
+	// stream_unbounded — sit beside read_timeout_ms, absent when no stream was seen (nil).
+	// For a stream, TimeoutMs keeps its meaning: the per-attempt total fitted to the whole
+	// responses seen, what check's rules compare as the total.
+	*StreamAdvice
 	// MaxAttempts counts the first try; 0 means the budget cannot hold one normal call.
 	// Interactive callers get at most 2 (one retry), a non-idempotent call without an
 	// Idempotency-Key 1, a job 1 per run (the queue retries: Job).

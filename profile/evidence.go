@@ -93,6 +93,8 @@ type Evidence struct {
 	// the read timeout (nil or empty: the input does not time it, and no read timeout is
 	// derived). The unanswered requests count as longer, as they do for the total.
 	Silence Latencies
+	// Stream is the streams' evidence (nil: no stream seen), the basis of the stream advice.
+	Stream *StreamEvidence
 	// Status counts responses by status code; Errors counts requests without a response by
 	// class (ErrorClasses); ErrorSamples holds the first message of each class.
 	Status       map[string]int64
@@ -157,6 +159,13 @@ func (r *Profile) Evidence() (Evidence, error) {
 			return Evidence{}, fmt.Errorf("histograms.%s: %v", name, err)
 		}
 		*dst = HistogramLatencies(h)
+	}
+	if r.Streams != nil {
+		s, err := r.streamEvidence()
+		if err != nil {
+			return Evidence{}, err
+		}
+		ev.Stream = s
 	}
 	return ev, nil
 }

@@ -284,11 +284,13 @@ func Recommend(ev Evidence, c Caller, o RecommendOptions) Recommendation {
 	basis, beyond := r.deriveTimeout()
 	if beyond {
 		r.explainBeyond()
+		r.adviseStreamAlone()
 		return r.rec
 	}
 	r.rec.BasisMs = basis
 	r.rec.ConnectTimeoutMs = adviseConnect(&r.rec, r.ev.Connect, r.o.ConnectFloor)
 	r.rec.ReadTimeoutMs = r.deriveRead()
+	r.rec.StreamAdvice = r.adviseStream()
 	r.judgeAttempts()
 	r.rec.RetryBudget = r.sizeBudget()
 	return r.rec
@@ -552,8 +554,10 @@ func (r *recommender) judgeAttempts() {
 		sentence = adviseInteractive(rec, r.c)
 	}
 	if !rec.FitsBudget {
+		r.streamReason()
 		return
 	}
+	sentence += streamClause(rec.StreamAdvice)
 	if r.n < r.need {
 		finishedPerSample := float64(r.finished) / float64(r.n)
 		more := int64(math.Ceil(float64(r.need-r.n) * finishedPerSample))

@@ -32,6 +32,9 @@ const (
 	// The recommendation itself: good, or provisional below the samples the cut-off needs.
 	CodeRecommendation = "recommendation"
 	CodeProvisional    = "provisional"
+	// The stream advice where no total timeout was derived (docs/design.md §7 "Streams"):
+	// the first-event and idle timeouts stand without one.
+	CodeStream = "stream"
 	// A verdict read from a profile saved before verdicts had levels (a plain string).
 	CodeLegacy = verdict.CodeLegacy
 )

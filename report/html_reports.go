@@ -76,6 +76,13 @@ func probeHTMLParts(r *profile.Profile) ([]htmlVerdict, []htmlBlock, error) {
 		}
 		blocks = append(blocks, htmlBlock{KV: kv})
 	}
+	if rows := probeStreamRows(rec.StreamAdvice); rows != nil {
+		var kv []htmlKV
+		for _, row := range rows[1:] {
+			kv = append(kv, htmlKV{Key: "stream " + strings.TrimPrefix(row[0], "stream "), Value: row[1]})
+		}
+		blocks = append(blocks, htmlBlock{KV: kv})
+	}
 	if d := probeDerivation(rec); len(d) > 0 {
 		blocks = append(blocks, list("derivation", d))
 	}

@@ -146,6 +146,31 @@ func probeJobRows(j *profile.JobDesign) [][2]string {
 	}
 }
 
+// probeStreamRows are the stream advice's rows (docs/design.md §7 "Streams"), nil for a
+// dependency that does not stream: the first-event and idle timeouts, and the stream total
+// or "unbounded" (its reason is in the derivation).
+func probeStreamRows(a *profile.StreamAdvice) [][2]string {
+	if a == nil {
+		return nil
+	}
+	val := func(p *float64) string {
+		if p == nil {
+			return "none derived"
+		}
+		return units.Millis(*p)
+	}
+	total := "unbounded"
+	if a.StreamTimeoutMs != nil {
+		total = units.Millis(*a.StreamTimeoutMs)
+	}
+	return [][2]string{
+		{"stream", "timeouts for a streaming response"},
+		{"first event", val(a.FirstEventTimeoutMs)},
+		{"idle", val(a.IdleTimeoutMs)},
+		{"stream total", total},
+	}
+}
+
 // probeRetryBudgetRows are the retry budget's rows (docs/design.md §7): the load it was
 // sized from, each target's knobs and what an outage may cost; nil without a budget.
 func probeRetryBudgetRows(b *profile.RetryBudget) [][2]string {
@@ -479,6 +504,9 @@ func (t *probeText) writeRecommendation() {
 			writeHanging(&t.b, t.key("  "+row[0], 14), 15, row[1], width, st.Value)
 		}
 	}
+	for _, row := range probeStreamRows(rec.StreamAdvice) {
+		writeHanging(&t.b, t.key("  "+row[0], 14), 15, row[1], width, st.Value)
+	}
 	for _, d := range probeDerivation(rec) {
 		writeHanging(&t.b, st.Muted.Render("  · "), 4, d, width, st.Muted)
 	}
@@ -709,6 +737,14 @@ func ProbeMarkdown(w io.Writer, r *profile.Profile, _ Options) error {
 			writeMDTable(&b, []string{"retry budget", budget[0][1]}, rows, nil)
 			b.WriteString("\n")
 		}
+	}
+	if rows := probeStreamRows(rec.StreamAdvice); rows != nil {
+		var md [][]string
+		for _, row := range rows[1:] {
+			md = append(md, []string{row[0], row[1]})
+		}
+		writeMDTable(&b, []string{rows[0][0], rows[0][1]}, md, nil)
+		b.WriteString("\n")
 	}
 	for _, d := range probeDerivation(rec) {
 		fmt.Fprintf(&b, "- %s\n", mdText(d))
