@@ -12,8 +12,8 @@ import (
 // description and compare at least two policies.
 func TestBundledScenariosLoad(t *testing.T) {
 	names := scenarios.Names()
-	if len(names) != 7 {
-		t.Errorf("bundled scenarios = %v, want 7", names)
+	if len(names) != 8 {
+		t.Errorf("bundled scenarios = %v, want 8", names)
 	}
 	for _, name := range names {
 		sc, err := Open(name)
