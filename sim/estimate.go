@@ -776,7 +776,7 @@ func (m *meanField) serve(a *estAttempt, phase int, reset bool, wait time.Durati
 	}
 	if m.sc.Target.Stream != nil && !reset {
 		m.events += w // the stream's end: its last event, a drop or a timer
-		return a.streamEnds(streamDraws(m.sc, phase, m.rng), done)
+		return a.streamEnds(streamDraws(m.sc, done, m.rng), done)
 	}
 	if o, end, _, answered := a.ends(done-a.arrive, pace{}); !answered {
 		return o, end, false

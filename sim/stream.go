@@ -14,12 +14,13 @@ const endDropped ending = endNever + 1
 
 // streamPlan is one stream as the target sends it (docs/design.md §6, streams): its head at
 // once, its first event first after it, then events-1 more, each a gap after the one before
-// (gap(i) is the silence before event i, i ≥ 1; a stall is already in it). cut is the index
-// of the event where a drop closes the connection instead (-1: the stream is not dropped).
+// (gap(i, prev) is the silence before event i, i ≥ 1, the event before it prev after the
+// head; a stall is already in it). cut is the index of the event where a drop closes the
+// connection instead (-1: the stream is not dropped; 0: before its first event).
 type streamPlan struct {
 	first  time.Duration
 	events int
-	gap    func(i int) time.Duration
+	gap    func(i int, prev time.Duration) time.Duration
 	cut    int
 }
 
@@ -35,7 +36,7 @@ func streamEnd(p streamPlan, read, total time.Duration) (at time.Duration, how e
 	prev, t := time.Duration(0), p.first
 	for i := 0; i < p.events; i++ {
 		if i > 0 {
-			t += p.gap(i)
+			t += p.gap(i, prev)
 		}
 		if at, how, ok := streamTimer(prev, t, read, total); ok {
 			return at, how, i, firstAt
@@ -65,23 +66,26 @@ func streamTimer(prev, t, read, total time.Duration) (time.Duration, ending, boo
 	return at, how, ok
 }
 
-// streamDraws draws one stream of st in phase (an index of sc.Target.Phases, -1 for none)
-// from r: its event count, its drop and stall, its first event; the gaps are drawn as the
-// walk needs them, from the same r, so a plan is walked once.
-func streamDraws(sc *scenario.Scenario, phase int, r *rand.Rand) streamPlan {
+// streamDraws draws one stream of sc's target whose head goes at head (scenario time) from
+// r, as serve plans one (live/stream.go): its event count, then one uniform that drop and
+// stall share — a cut at an event drawn among them all, or one stall before an event after
+// the first — then its first event; the gaps are drawn as the walk needs them, from the same
+// r, so a plan is walked once. Each wait draws from the distribution of the phase in force
+// when it starts (docs/design.md §6).
+func streamDraws(sc *scenario.Scenario, head time.Duration, r *rand.Rand) streamPlan {
 	st := sc.Target.Stream
 	p := streamPlan{events: st.Events.Sample(r), cut: -1}
-	if r.Float64() < st.Drop && p.events > 1 {
-		p.cut = 1 + r.IntN(p.events-1)
-	}
 	stallAt := -1
-	if st.Stall != nil && r.Float64() < st.Stall.Percent && p.events > 1 {
+	u := r.Float64()
+	switch {
+	case u < st.Drop:
+		p.cut = r.IntN(p.events)
+	case st.Stall != nil && u < st.Drop+st.Stall.Percent && p.events > 1:
 		stallAt = 1 + r.IntN(p.events-1)
 	}
-	p.first = sc.StreamFirstEvent(phase).Sample(r)
-	gap := sc.StreamGap(phase)
-	p.gap = func(i int) time.Duration {
-		g := gap.Sample(r)
+	p.first = sc.StreamFirstEvent(sc.PhaseAt(head)).Sample(r)
+	p.gap = func(i int, prev time.Duration) time.Duration {
+		g := sc.StreamGap(sc.PhaseAt(head + prev)).Sample(r)
 		if i == stallAt {
 			g += st.Stall.For
 		}
@@ -109,7 +113,7 @@ func (e *engine) stream(a *attempt) {
 		total = a.deadline - e.now
 	}
 	scenario.SeedTarget(e.tpcg, e.sc.Seed, a.req.id, uint64(a.seq)|streamSalt)
-	p := streamDraws(e.sc, int(a.phase), e.trng)
+	p := streamDraws(e.sc, e.now, e.trng)
 	at, how, sent, first := streamEnd(p, e.levels[a.c.level].ReadTimeout, total)
 	a.streaming, a.events, a.headAt, a.readAt = true, int32(sent), e.now, 0
 	if sent > 0 {

@@ -17,8 +17,8 @@ import (
 const msec = time.Millisecond
 
 // gaps is a plan's gap function from fixed silences: gaps[i-1] before event i.
-func gaps(g ...time.Duration) func(int) time.Duration {
-	return func(i int) time.Duration { return g[i-1] }
+func gaps(g ...time.Duration) func(int, time.Duration) time.Duration {
+	return func(i int, _ time.Duration) time.Duration { return g[i-1] }
 }
 
 // TestStreamEnd: docs/design.md §6's stream model — the first event and each gap against the
@@ -60,30 +60,42 @@ func TestStreamEnd(t *testing.T) {
 	}
 }
 
-// TestStreamDrawsPhase: a phase's first_event replaces the stream's; the plan draws its
-// count within events, its drop and stall only when asked.
+// TestStreamDrawsPhase: a phase's first_event and gap replace the stream's for the waits
+// that start in it; the plan draws its count within events, its drop (anywhere, before the
+// first event included) and its stall (after the first) only when asked.
 func TestStreamDrawsPhase(t *testing.T) {
 	sc := oneStream(sec, 100*msec, 10)
-	sc.Target.Phases = []scenario.Phase{{Name: "slow", For: time.Hour, FirstEvent: &scenario.Distribution{Kind: scenario.DistFixed, Fixed: 90 * sec}}}
+	sc.Target.Phases = []scenario.Phase{{Name: "slow", At: time.Hour, For: time.Hour,
+		FirstEvent: &scenario.Distribution{Kind: scenario.DistFixed, Fixed: 90 * sec},
+		Gap:        &scenario.Distribution{Kind: scenario.DistFixed, Fixed: sec}}}
 	r := rand.New(rand.NewPCG(1, 2))
-	if p := streamDraws(sc, -1, r); p.first != sec || p.events != 10 || p.cut != -1 || p.gap(3) != 100*msec {
-		t.Errorf("base: %+v", p)
+	if p := streamDraws(sc, 0, r); p.first != sec || p.events != 10 || p.cut != -1 || p.gap(3, 2*sec) != 100*msec || p.gap(4, time.Hour) != sec {
+		t.Errorf("base: %+v, want first 1s; a gap before the phase 100ms, one starting in it 1s", p)
 	}
-	if p := streamDraws(sc, 0, r); p.first != 90*sec {
+	if p := streamDraws(sc, time.Hour+sec, r); p.first != 90*sec || p.gap(1, 90*sec) != sec {
 		t.Errorf("phase: first %v, want 90s", p.first)
 	}
 	sc.Target.Stream.Drop = 1
-	sc.Target.Stream.Stall = &scenario.StreamStall{Percent: 1, For: 20 * sec}
-	p := streamDraws(sc, -1, r)
-	if p.cut < 1 || p.cut >= 10 {
-		t.Errorf("drop 100%%: cut %d, want one of events 1..9", p.cut)
+	cuts := map[int]bool{}
+	for range 200 {
+		p := streamDraws(sc, 0, r)
+		if p.cut < 0 || p.cut >= 10 {
+			t.Fatalf("drop 100%%: cut %d, want one of events 0..9", p.cut)
+		}
+		cuts[p.cut] = true
 	}
+	if len(cuts) != 10 {
+		t.Errorf("drop 100%%: cuts at %v, want every event among 200 streams", cuts)
+	}
+	sc.Target.Stream.Drop = 0
+	sc.Target.Stream.Stall = &scenario.StreamStall{Percent: 1, For: 20 * sec}
+	p := streamDraws(sc, 0, r)
 	var stalled time.Duration
 	for i := 1; i < p.events; i++ {
-		stalled += p.gap(i)
+		stalled += p.gap(i, 0)
 	}
-	if stalled != 9*100*msec+20*sec {
-		t.Errorf("stall 100%%: gaps sum to %v, want 9 gaps and one 20s stall", stalled)
+	if p.cut != -1 || stalled != 9*100*msec+20*sec {
+		t.Errorf("stall 100%%: cut %d, gaps sum to %v; want no cut, 9 gaps and one 20s stall", p.cut, stalled)
 	}
 }
 
