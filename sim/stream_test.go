@@ -226,3 +226,28 @@ func TestStreamDeterministic(t *testing.T) {
 		t.Error("a target that does not stream reports stream fields")
 	}
 }
+
+// TestStreamBudgetReadsFirstEvent: the budget verdict reads the caller's wait for a stream,
+// its first event — 11 s streams whose first event comes in 1 s are within a 5 s budget,
+// and a first event of 6 s is not.
+func TestStreamBudgetReadsFirstEvent(t *testing.T) {
+	for _, tc := range []struct {
+		first time.Duration
+		over  bool
+	}{{sec, false}, {6 * sec, true}} {
+		sc := oneStream(tc.first, 100*msec, 101)
+		sc.Load.Budget = 5 * sec
+		res, err := RunPolicy(context.Background(), sc, &policy.Policy{Name: "p", Retry: policy.Retry{MaxAttempts: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		over := false
+		for _, r := range res.Verdict.Reasons {
+			over = over || r.Code == replay.CodeOverBudget
+		}
+		if over != tc.over || res.Succeeded != 1 || res.FinishedMs < 10000 {
+			t.Errorf("first event %v: over budget %v, succeeded %d, finished %vms; want over %v, one success after the whole stream",
+				tc.first, over, res.Succeeded, res.FinishedMs, tc.over)
+		}
+	}
+}
