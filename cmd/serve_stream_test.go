@@ -75,10 +75,10 @@ func TestServeStreamScenario(t *testing.T) {
 	}
 }
 
-// TestScenarioCompletionByCommand: serve completes the serve-only bundled scenarios too;
-// replay, which refuses them, does not offer them.
+// TestScenarioCompletionByCommand: llm-stream, a stream target, is completed by serve and,
+// since the simulator models streams (issue 29), by replay and storm too.
 func TestScenarioCompletionByCommand(t *testing.T) {
-	for cmd, want := range map[string]bool{"serve": true, "replay": false, "storm": false} {
+	for cmd, want := range map[string]bool{"serve": true, "replay": true, "storm": true} {
 		names, _ := bundledScenarioCompletion(&cobra.Command{Use: cmd + " [SCENARIO]"}, nil, "")
 		if got := slices.Contains(names, "llm-stream"); got != want {
 			t.Errorf("%s completes llm-stream: %v, want %v (%v)", cmd, got, want, names)

@@ -32,7 +32,10 @@ const (
 	ReasonConnect     = "connect_timeout"
 	ReasonRefused     = "refused"
 	ReasonReset       = "reset"
-	ReasonRejected    = "rejected" // 4xx other than 408/409/429: never retried
+	// ReasonStreamCut is a stream the target closed mid-way (target.stream.drop): to the
+	// policy a reset (the server acted), told apart only in the failure reason.
+	ReasonStreamCut = "stream_cut"
+	ReasonRejected  = "rejected" // 4xx other than 408/409/429: never retried
 )
 
 // Result is the outcome of `patience replay`: every policy of a scenario replayed on the
@@ -97,6 +100,14 @@ type PolicyResult struct {
 	// every request not refused at arrival for lack of a worker (successes, failures,
 	// degraded and stuck alike).
 	Latency Latency `json:"latency"`
+	// LatencyFrom says what Latency measures when it is not the whole request: "first_event"
+	// for a streaming target, where a request that succeeds is timed to its first event (the
+	// caller's wait: the rest streams while it works; docs/design.md §6). "" (omitted): to
+	// the end of the request.
+	LatencyFrom string `json:"latency_from,omitempty"`
+	// Streams counts a streaming target's attempts by how they ended and the restarts; nil
+	// (omitted) for a target that does not stream.
+	Streams *StreamTally `json:"streams,omitempty"`
 	// FinishedMs is when the last logical request finished (stuck ones at the drain end).
 	FinishedMs float64 `json:"finished_ms"`
 	// Duplicates counts extra executions of non-idempotent requests sent without a key
@@ -142,6 +153,25 @@ type PolicyResult struct {
 	FailureReasons map[string]int `json:"failure_reasons"`
 	// Timeline has one entry per second from t=0 to the end of the run.
 	Timeline []Second `json:"timeline"`
+}
+
+// LatencyFirstEvent is LatencyFrom for a streaming target.
+const LatencyFirstEvent = "first_event"
+
+// StreamTally is what became of the streams a policy's attempts opened (docs/design.md §6).
+// A stream cannot be resumed: a retry after its first event starts it again from scratch.
+type StreamTally struct {
+	// Completed counts streams that ran to their last event.
+	Completed int `json:"completed"`
+	// Cut counts streams the caller's timers ended: the read timeout (the idle timeout
+	// between events and before the first) or the total.
+	Cut int `json:"cut"`
+	// Dropped counts streams the target closed mid-way (failure reason stream_cut).
+	Dropped int `json:"dropped"`
+	// Restarted counts retries of a stream that had sent at least one event.
+	Restarted int `json:"restarted"`
+	// EventsWasted counts the events of restarted streams: sent once, thrown away, sent again.
+	EventsWasted int `json:"events_wasted"`
 }
 
 // Latency holds percentiles of logical-request latency in milliseconds.

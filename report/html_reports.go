@@ -166,7 +166,7 @@ func replayHTMLParts(r *replay.Result, id string) ([]htmlVerdict, []htmlBlock, e
 		headers = append(headers, p.Name)
 	}
 	var rows [][]string
-	for _, row := range replayRows {
+	for _, row := range replayRowsOf(r) {
 		cells := []string{strings.TrimSpace(row.label)}
 		for _, p := range r.Policies {
 			cells = append(cells, row.value(p))

@@ -49,11 +49,14 @@ func verdictMark(l replay.Level, st Styles) string {
 	return st.Good.Render(l.Symbol())
 }
 
-// replayRows are the table's metrics, one row each, policies as columns.
-var replayRows = []struct {
+// replayRow is one metric of the replay table, policies as columns.
+type replayRow struct {
 	label string
 	value func(p replay.PolicyResult) string
-}{
+}
+
+// replayRows are the table's metrics, one row each, policies as columns.
+var replayRows = []replayRow{
 	{"requests", func(p replay.PolicyResult) string { return replayCount(p.Requests) }},
 	{"success", func(p replay.PolicyResult) string { return replayPercent(p.SuccessRate) }},
 	{"failed", func(p replay.PolicyResult) string { return replayCount(p.Failed) }},
@@ -83,6 +86,40 @@ var replayRows = []struct {
 	{"peak target load", func(p replay.PolicyResult) string { return units.Rate(p.PeakTargetLoadPerS) }},
 	{"peak retry burst", func(p replay.PolicyResult) string { return units.Rate(p.PeakRetryBurstPerS) }},
 	{"wasted work", func(p replay.PolicyResult) string { return replayCount(p.WastedWork) }},
+}
+
+// streamRows are the rows a stream target adds (docs/design.md §6, streams): what became of
+// its streams and what the restarts cost.
+var streamRows = []replayRow{
+	{"streams completed", func(p replay.PolicyResult) string { return replayCount(streamTally(p).Completed) }},
+	{"  cut by a timer", func(p replay.PolicyResult) string { return replayCount(streamTally(p).Cut) }},
+	{"  dropped", func(p replay.PolicyResult) string { return replayCount(streamTally(p).Dropped) }},
+	{"  restarted", func(p replay.PolicyResult) string { return replayCount(streamTally(p).Restarted) }},
+	{"events wasted", func(p replay.PolicyResult) string { return replayCount(streamTally(p).EventsWasted) }},
+}
+
+// streamTally is p's stream figures, zero when it has none.
+func streamTally(p replay.PolicyResult) replay.StreamTally {
+	if p.Streams == nil {
+		return replay.StreamTally{}
+	}
+	return *p.Streams
+}
+
+// replayRowsOf are the table's rows for r: replayRows, and for a stream target the latency
+// rows named for what they measure (the first event) and streamRows after them.
+func replayRowsOf(r *replay.Result) []replayRow {
+	if len(r.Policies) == 0 || r.Policies[0].LatencyFrom != replay.LatencyFirstEvent {
+		return replayRows
+	}
+	rows := make([]replayRow, 0, len(replayRows)+len(streamRows))
+	for _, row := range replayRows {
+		if rest, ok := strings.CutPrefix(row.label, "latency "); ok {
+			row.label = "first event " + rest
+		}
+		rows = append(rows, row)
+	}
+	return append(rows, streamRows...)
 }
 
 // ReplayText renders the replay for a terminal, fitted to its width: the story, a verdict
@@ -117,7 +154,7 @@ func ReplayText(w io.Writer, r *replay.Result, opts Options) error {
 		headers = append(headers, textSafe(p.Name))
 	}
 	var rows [][]string
-	for _, row := range replayRows {
+	for _, row := range replayRowsOf(r) {
 		cells := []string{row.label}
 		for _, p := range r.Policies {
 			cells = append(cells, row.value(p))
@@ -282,7 +319,7 @@ func ReplayMarkdown(w io.Writer, r *replay.Result, _ Options) error {
 		headers = append(headers, p.Name)
 	}
 	var rows [][]string
-	for _, row := range replayRows {
+	for _, row := range replayRowsOf(r) {
 		cells := []string{row.label}
 		for _, p := range r.Policies {
 			cells = append(cells, row.value(p))

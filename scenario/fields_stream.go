@@ -28,8 +28,7 @@ func defaultStream() Stream {
 }
 
 var streamTable = newTable("stream", "target.stream", "target.stream",
-	"A streaming target (serve only: replay, storm and check refuse it, since the simulator does not model a body's pace; "+
-		"check a file with `patience scenarios validate --for serve`). Every answered request gets 200 with its head at once, "+
+	"A streaming target (serve plays it; replay and storm simulate it: docs/design.md §6, streams). Every answered request gets 200 with its head at once, "+
 		"its first event first_event later, then each next event gap after the one before, each flushed. "+
 		"A completed SSE stream ends with `data: [DONE]`, written with the last event (it opens no silence and is not counted as an event); "+
 		"a cut one closes without it. drop and stall share one draw per stream, so their shares add up (at most 100%). "+
@@ -71,12 +70,9 @@ var streamStallTable = newTable("stream_stall", "target.stream.stall", "target.s
 		Doc: "How long the stall adds to the gap before its event.", Example: "percent: 5%\nfor: 20s"},
 )
 
-// stream reads target.stream (serve only) into the target.
+// stream reads target.stream into the target. serve plays it on the wire and the simulator
+// models it (docs/design.md §6, streams), so every purpose loads it.
 func (tr *targetReader) stream(e Entry, path string) error {
-	if tr.d.purpose != ForServe {
-		return tr.d.Errf(e.Key, path, "stream is a serve-only target: the simulator does not model a body's pace "+
-			"(check the file for serve with patience scenarios validate --for serve)")
-	}
 	st, err := tr.d.stream(e.Val, path, tr.dir)
 	if err != nil {
 		return err

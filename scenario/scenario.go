@@ -89,7 +89,7 @@ type Target struct {
 	// fault is injected.
 	Phases []Phase
 	// Stream makes every answered request a stream (nil = a plain response after Latency).
-	// serve only: a scenario loaded for replay refuses it (stream.go).
+	// serve sends it and the simulator models it (stream.go; docs/design.md §6).
 	Stream *Stream
 }
 

@@ -32,8 +32,8 @@ func (f StreamFormat) ContentType() string {
 
 // Stream is a streaming target (target.stream): every answered request gets a response
 // whose head goes at once, whose first event comes FirstEvent later and whose next events
-// each come Gap after the one before, Events in all. It is serve's alone: the simulator
-// does not model a body's pace, so a scenario loaded for replay refuses it.
+// each come Gap after the one before, Events in all. serve sends it; the simulator models
+// it (docs/design.md §6, streams).
 type Stream struct {
 	Format StreamFormat
 	// FirstEvent is the wait from the request read to the first event; a phase may

@@ -121,14 +121,16 @@ func TestStreamPhaseNeedsStream(t *testing.T) {
 	}
 }
 
-// TestStreamRefusedForReplay: the simulator does not model a body's pace, so replay (and
-// storm, check) refuse a stream target at its key rather than replay it as something else.
-func TestStreamRefusedForReplay(t *testing.T) {
+// TestStreamLoadsForReplay: the simulator models a stream (docs/design.md §6), so replay
+// loads a stream target as serve does, with the same fields.
+func TestStreamLoadsForReplay(t *testing.T) {
 	src := "duration: 1m\nload: {rate: 1/s}\npolicy: {timeout: 1s}\n" + streamTarget("{first_event: {fixed: 1s}, gap: {fixed: 10ms}}", "")
-	_, err := Parse([]byte(src), "s.yaml")
-	want := "s.yaml:5:3: target.stream: stream is a serve-only target: the simulator does not model a body's pace"
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("got %v, want %q", err, want)
+	sc, err := Parse([]byte(src), "s.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Target.Stream == nil || sc.Target.Stream.FirstEvent.Mean() != time.Second {
+		t.Fatalf("stream %+v, want first_event fixed 1s", sc.Target.Stream)
 	}
 	if _, err := ParseFor([]byte(src), "s.yaml", ForServe); err != nil {
 		t.Errorf("for serve: %v", err)

@@ -16,10 +16,11 @@ import (
 var FS embed.FS
 
 // serveOnly are the bundled scenarios only `patience serve` plays: their target is one the
-// simulator does not model (a stream), so replay, storm and check refuse them. scenario's
-// TestBundledPurposes loads each for serve, sees replay refuse it, and loads every other
-// bundled scenario for replay, so this list cannot drift from the files.
-var serveOnly = []string{"llm-stream"}
+// simulator does not model, so replay, storm and check refuse them. None is now: the
+// simulator models streams (docs/design.md §6), and llm-stream left the list (issue 29).
+// scenario's TestBundledPurposes loads each for serve, sees replay refuse it, and loads
+// every other bundled scenario for replay, so this list cannot drift from the files.
+var serveOnly []string
 
 // Names lists the bundled scenarios replay, storm and check run, by name (file name without
 // .yaml), sorted: every bundled scenario but the serve-only ones (ServeNames).

@@ -29,6 +29,12 @@
 //     request's write — the wait for the head (queue and stalls included), then each pause
 //     of a drip's body. The one due first ends the attempt as a Timeout; a read timeout's
 //     failure reason is read_timeout.
+//   - Streams (stream.go, streamEnd; docs/design.md §6). A stream target's answer is its head
+//     once served, then a stream drawn as serve plans one: the first event, the gaps, a drop or
+//     a stall. The read timeout is the idle timeout (the first event and every gap), the total
+//     as before; a drop is a reset with reason stream_cut. A retry after the first event
+//     restarts the stream (streams.restarted, streams.events_wasted), and a success's latency
+//     is its wait for the first event (latency_from "first_event").
 //   - Layers. An attempt at layer k issues a whole logical request at layer k+1 with that
 //     layer's policy. When an upper layer's attempt times out, the lower call is abandoned
 //     but keeps retrying — in reality it does not know — so its attempts still reach the

@@ -45,6 +45,8 @@ type request struct {
 	// holdsWorker: the request itself holds a client worker (single-layer policies)
 	holdsWorker bool
 	activeIdx   int32
+	// firstAt is when the stream that answered the request sent its first event (0: none).
+	firstAt time.Duration
 }
 
 // call is one logical request at one layer: the top call belongs to the caller, a lower
@@ -93,6 +95,15 @@ type attempt struct {
 	holdsKey bool
 	acquired bool   // holds a bulkhead slot
 	qpos     uint64 // position in the target's queue while it waits there (0: not queued)
+	// seq is the attempt's index among its request's bottom attempts (its draws' stream).
+	seq uint32
+	// A stream attempt (docs/design.md §6, streams): streaming once its head went, cut when
+	// the target drops it, events the events it sent before its end, firstAt when the first
+	// came (0: none).
+	streaming bool
+	cut       bool
+	events    int32
+	firstAt   time.Duration
 }
 
 // levelState is one client's policy state at one layer. The objects it points at live in
@@ -262,6 +273,9 @@ func newEngine(sc *scenario.Scenario, p *policy.Policy, s *scratch) *engine {
 	}
 	e.hist = s.histogram(1, highest, 3)
 	e.res = replay.PolicyResult{Name: p.Name, FailureReasons: map[string]int{}}
+	if sc.Target.Stream != nil {
+		e.res.Streams, e.res.LatencyFrom = &replay.StreamTally{}, replay.LatencyFirstEvent
+	}
 	if t := p.TheoreticalAmplification(); !math.IsInf(t, 0) {
 		e.res.TheoreticalAmplification = &t
 	}
@@ -478,7 +492,7 @@ func (e *engine) fire(ev event) {
 		}
 	case evBodyDone:
 		if a := ev.attempt(); a.gen == ev.gen && !a.callerOff {
-			e.resolve(a, policy.Outcome{Kind: policy.Success, Status: 200})
+			e.resolve(a, bodyOutcome(a))
 		}
 	case evConnectTimeout:
 		if a := ev.attempt(); a.gen == ev.gen && !a.callerOff {
@@ -808,6 +822,7 @@ func (e *engine) send(a *attempt, lp *policy.Policy, timeout time.Duration) {
 	j := r.attemptSeq
 	e.countAttempt(j > 0)
 	r.attemptSeq++
+	a.seq = j
 	scenario.SeedTarget(e.tpcg, e.sc.Seed, r.id, uint64(j))
 	connect := e.connect.Sample(e.trng)
 	arrive := e.now + connect
@@ -946,7 +961,7 @@ func (e *engine) startService(a *attempt) {
 		e.levelsChanged()
 	}
 	done := e.stalls.Advance(e.now, a.service)
-	if e.sc.Target.Conflicts != "single-row" {
+	if e.sc.Target.Conflicts != "single-row" && e.sc.Target.Stream == nil {
 		a.doneAt, a.headAt = done, done
 	}
 	e.push(done, evServiceDone, a, nil, 0)
@@ -1027,11 +1042,15 @@ func (e *engine) serviceDone(a *attempt) {
 	}
 	e.freeServer()
 	e.execute(a)
+	a.targetOff = true
+	if a.fault < 0 && e.sc.Target.Stream != nil {
+		e.stream(a)
+		return
+	}
 	o := policy.Outcome{Kind: policy.Success, Status: 200}
 	if a.fault >= 0 {
 		o = policy.Outcome{Kind: policy.Reset}
 	}
-	a.targetOff = true
 	e.answer(a, o)
 }
 
@@ -1094,6 +1113,13 @@ func (e *engine) resolve(a *attempt, o policy.Outcome) {
 		a.acquired = false
 	}
 	success := o.Kind == policy.Success
+	streamed, cut, events := a.streaming, a.cut, int(a.events)
+	if streamed {
+		e.tallyStream(o, cut)
+		if success {
+			r.firstAt = a.firstAt
+		}
+	}
 	if ls.breaker != nil {
 		ls.breaker.Record(e.now, !policy.BreakerFailure(o))
 	}
@@ -1113,12 +1139,19 @@ func (e *engine) resolve(a *attempt, o policy.Outcome) {
 		return
 	}
 	if d.Retry {
+		if streamed && events > 0 {
+			e.res.Streams.Restarted++
+			e.res.Streams.EventsWasted += events
+		}
 		e.push(e.now+d.Wait, evRetry, nil, c, 0)
 		return
 	}
 	reason := replay.ReasonOf(o)
-	if read {
+	switch {
+	case read:
 		reason = replay.ReasonReadTimeout
+	case cut:
+		reason = replay.ReasonStreamCut
 	}
 	switch d.Reason {
 	case replay.ReasonBudget, replay.ReasonDeadline:
@@ -1170,6 +1203,10 @@ func (e *engine) finishRequest(r *request, kind replay.End, reason string) {
 	}
 	e.res.Tally(e.sc, e.second(e.now), replay.Finished{End: kind, Reason: reason, Start: r.start, TurnedAway: r.turnedAway})
 	lat := e.now - r.start
+	if r.firstAt > 0 && kind != replay.EndFailed {
+		// A stream's caller waits for its first event (docs/design.md §6).
+		lat = r.firstAt - r.start
+	}
 	_ = e.hist.RecordValue(int64(lat / time.Microsecond))
 	if e.now > time.Duration(e.res.FinishedMs*float64(time.Millisecond)) {
 		e.res.FinishedMs = ms(e.now)

@@ -774,6 +774,10 @@ func (m *meanField) serve(a *estAttempt, phase int, reset bool, wait time.Durati
 	if m.hasKey {
 		a.r.keyTaken, a.r.keyDone = true, done
 	}
+	if m.sc.Target.Stream != nil && !reset {
+		m.events += w // the stream's end: its last event, a drop or a timer
+		return a.streamEnds(streamDraws(m.sc, done, m.rng), done)
+	}
 	if o, end, _, answered := a.ends(done-a.arrive, pace{}); !answered {
 		return o, end, false
 	}
@@ -781,6 +785,28 @@ func (m *meanField) serve(a *estAttempt, phase int, reset bool, wait time.Durati
 		return policy.Outcome{Kind: policy.Reset}, done, false
 	}
 	return policy.Outcome{Kind: policy.Success, Status: 200}, done, false
+}
+
+// streamEnds is how the attempt ends when its stream p starts at head (the engine's stream):
+// its timers are armed at its start, since no answer is known then; a total already spent
+// ends it at the head, else streamEnd walks p against the read timeout and the rest of the
+// total.
+func (a *estAttempt) streamEnds(p streamPlan, head time.Duration) (policy.Outcome, time.Duration, bool) {
+	a.timer = true
+	var total time.Duration
+	if a.timeout > 0 {
+		if total = a.now + a.timeout - head; total <= 0 {
+			return policy.Outcome{Kind: policy.Timeout}, a.now + a.timeout, false
+		}
+	}
+	at, how, _, _ := streamEnd(p, a.read, total)
+	switch how {
+	case endTimeout, endReadTimeout:
+		return policy.Outcome{Kind: policy.Timeout}, head + at, false
+	case endDropped:
+		return policy.Outcome{Kind: policy.Reset}, head + at, false
+	}
+	return policy.Outcome{Kind: policy.Success, Status: 200}, head + at, false
 }
 
 // budgetAllows applies level's retry budget, one for all clients, to a retry after o at now.

@@ -18,6 +18,7 @@ func TestBundledLessonVerdicts(t *testing.T) {
 		"delivery-date-hang":     {"no-timeout": "bad", "timeouts": "bad", "breaker-fallback": "bad", "bulkhead": "degraded"},
 		"dripping-body":          {"read-timeout-only": "bad", "total-timeout": "degraded", "retry-deadline": "degraded"},
 		"layered-retries":        {"retry-every-layer": "bad", "retry-one-layer": "degraded"},
+		"llm-stream":             {"sdk-default-600s": "bad", "proxy-idle-60s": "bad", "first-event-bound": "degraded"},
 		"payment-double-charge":  {"with-key": "good", "without-key": "bad", "no-retry": "bad"},
 		"rate-limited":           {"honor": "bad", "ignore": "bad", "preset:retryablehttp": "bad", "capped": "good"},
 		"retry-storm-10-servers": {"immediate": "bad", "exponential": "bad", "full-jitter": "good"},
