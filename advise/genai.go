@@ -232,12 +232,7 @@ func (a *accum) addPhaseWeighted(r *Record, role genaiRole, d time.Duration, n i
 	if by == ByNone {
 		return
 	}
-	a.keyBuf = appendGroupKey(a.keyBuf[:0], r, by)
-	g, ok := a.groups[string(a.keyBuf)]
-	if !ok {
-		g = a.newGroupFor()
-	}
-	g.addPhaseN(role, d, n)
+	a.groupFor(r, by).addPhaseN(role, d, n)
 }
 
 // addPhaseN records n samples of d in the stream phase role.

@@ -689,12 +689,7 @@ func (a *accum) addWeighted(r *Record, n int64, by By) {
 	if by == ByNone {
 		return
 	}
-	a.keyBuf = appendGroupKey(a.keyBuf[:0], r, by)
-	g, ok := a.groups[string(a.keyBuf)]
-	if !ok {
-		g = a.newGroupFor()
-	}
-	g.addWeighted(r, n)
+	a.groupFor(r, by).addWeighted(r, n)
 }
 
 // addWeighted is series.add for n requests like r, which has a status (or an error) and a

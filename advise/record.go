@@ -543,6 +543,16 @@ func (a *accum) newGroupFor() *series {
 	return g
 }
 
+// groupFor is r's --by group, made (or "(other)" past maxGroups) when new: bucketed
+// records, which are never spilled, are counted in it.
+func (a *accum) groupFor(r *Record, by By) *series {
+	a.keyBuf = appendGroupKey(a.keyBuf[:0], r, by)
+	if g, ok := a.groups[string(a.keyBuf)]; ok {
+		return g
+	}
+	return a.newGroupFor()
+}
+
 // addToGroup records r in its --by group: a new group past maxGroups is spilled (a chunk's
 // accumulator, for the ordered merge to decide) or folds into "(other)".
 func (a *accum) addToGroup(r *Record, by By) {
