@@ -37,6 +37,9 @@ type streamBound struct {
 	dflt string
 	// off says how the format disables a total ("timeout: 0s"), for the fix; "" = it cannot.
 	off string
+	// firstOnly: an idle bound on the wait for the first event alone (the policy's
+	// first_event_timeout); gapsOnly: on the gaps alone (its read_timeout beside one).
+	firstOnly, gapsOnly bool
 }
 
 // text renders the bound as messages name it: "proxy_read_timeout 60 s (nginx default)".
@@ -159,14 +162,14 @@ type streamCut struct {
 // below the gaps' per-stream cut-off.
 func (f *streamFigures) idleCuts(b streamBound) []streamCut {
 	var out []streamCut
-	if s := ShareAbove(f.first, b.d); s > f.cutoff {
+	if s := ShareAbove(f.first, b.d); !b.gapsOnly && s > f.cutoff {
 		out = append(out, streamCut{
 			why:  fmt.Sprintf("the stream's first event %s (%s of streams wait longer for it; cutoff %s): a slow first event is cut", quantileText(f.first, f.cutoff), fmtPct(s), fmtPct(f.cutoff)),
 			need: quantileAt(f.first, f.cutoff),
 		})
 	}
 	g := f.gapCutoff()
-	if s := ShareAbove(f.gap, b.d); f.gap.TotalCount() > 0 && s > g {
+	if s := ShareAbove(f.gap, b.d); !b.firstOnly && f.gap.TotalCount() > 0 && s > g {
 		cut := 1 - math.Pow(1-s, math.Max(f.events, 1))
 		out = append(out, streamCut{
 			why:  fmt.Sprintf("the gap between events %s (with %s events per stream on average a stream is cut when any of its gaps exceeds the idle timeout, so the gap's quantile is 1 − cutoff/%s: about %s of streams cut, cutoff %s): a stream still sending is cut mid-way", quantileText(f.gap, g), fmtNum(f.events), fmtNum(f.events), fmtPct(cut), fmtPct(f.cutoff)),
@@ -239,11 +242,16 @@ func streamReport(p *pass, f *streamFigures, label string, bounds []streamBound,
 }
 
 // policyStreamBounds are the client's own timeouts that can cut a stream: read_timeout
-// bounds each silence, timeout the whole attempt.
+// bounds each silence — each gap alone when first_event_timeout bounds the first event —
+// and timeout the whole attempt.
 func policyStreamBounds(d *Dependency) []streamBound {
 	var out []streamBound
+	first := d.Policy.FirstEventTimeout
+	if first > 0 {
+		out = append(out, streamBound{idle: true, firstOnly: true, name: "first_event_timeout", d: first, at: d.at("first_event_timeout")})
+	}
 	if t := d.Policy.ReadTimeout; t > 0 {
-		out = append(out, streamBound{idle: true, name: "read_timeout", d: t, at: d.at("read_timeout")})
+		out = append(out, streamBound{idle: true, gapsOnly: first > 0, name: "read_timeout", d: t, at: d.at("read_timeout")})
 	}
 	if t := d.Policy.Timeout; t > 0 {
 		out = append(out, streamBound{name: "timeout", d: t, at: d.at("timeout")})

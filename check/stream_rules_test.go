@@ -201,3 +201,23 @@ func TestPT017ClientAndSkips(t *testing.T) {
 		t.Errorf("no profile: skipped %q", skipped)
 	}
 }
+
+// TestPT017FirstEventTimeout: a policy that bounds the first event with first_event_timeout
+// leaves read_timeout the gaps alone: a 6 s idle timeout above every gap passes beside a
+// 2 min first-event bound, and each is judged against its own figure.
+func TestPT017FirstEventTimeout(t *testing.T) {
+	dep := func(first, read string) string {
+		return "dependencies:\n  - name: llm\n    profile: llm.json\n    policy:\n      timeout: 10m\n      first_event_timeout: " + first + "\n      read_timeout: " + read + "\n"
+	}
+	if found, _ := runStreamChain(t, map[string]string{"patience.yaml": dep("2m", "6s")}, streamProfile(t)); len(found) != 0 {
+		t.Errorf("first_event_timeout 2m, read_timeout 6s: every figure is covered, got %q", found)
+	}
+	found, _ := runStreamChain(t, map[string]string{"patience.yaml": dep("1m", "6s")}, streamProfile(t))
+	if len(found) != 1 || !strings.HasPrefix(found[0], "patience.yaml:6 policy llm: first_event_timeout 1 min is below the stream's first event") || strings.Contains(found[0], "gap") {
+		t.Errorf("first_event_timeout 1m: got %q", found)
+	}
+	found, _ = runStreamChain(t, map[string]string{"patience.yaml": dep("2m", "3s")}, streamProfile(t))
+	if len(found) != 1 || !strings.HasPrefix(found[0], "patience.yaml:7 policy llm: read_timeout 3 s is below the gap between events") {
+		t.Errorf("read_timeout 3s beside a first-event bound: got %q", found)
+	}
+}

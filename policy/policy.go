@@ -30,6 +30,13 @@ type Policy struct {
 	// ended only by Timeout. Its expiry is a Timeout outcome (the server may have acted),
 	// told apart only by the failure reason "read_timeout".
 	ReadTimeout time.Duration
+	// FirstEventTimeout, when set, bounds a stream's first silence — the wait for its first
+	// event — instead of ReadTimeout, which then bounds each gap between events (the idle
+	// timeout): a slow first token and a stalled stream want different bounds
+	// (profile.Recommendation's first_event_timeout_ms and idle_timeout_ms). 0 = ReadTimeout
+	// bounds both. Only a streaming target has a first event; other responses ignore it.
+	// Its expiry is a read timeout (reason "read_timeout").
+	FirstEventTimeout time.Duration
 	// Deadline bounds the whole logical request, backoff included; 0 = none.
 	Deadline time.Duration
 	Retry    Retry

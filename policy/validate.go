@@ -61,6 +61,7 @@ var policyRules = []policyRule{
 	{"connect_timeout", nonNegative(func(p *Policy) time.Duration { return p.ConnectTimeout })},
 	{"timeout", nonNegative(func(p *Policy) time.Duration { return p.Timeout })},
 	{"read_timeout", nonNegative(func(p *Policy) time.Duration { return p.ReadTimeout })},
+	{"first_event_timeout", nonNegative(func(p *Policy) time.Duration { return p.FirstEventTimeout })},
 	{"deadline", nonNegative(func(p *Policy) time.Duration { return p.Deadline })},
 	{"retry.max_attempts", checkMaxAttempts},
 	{"retry.on", checkRetryOn},

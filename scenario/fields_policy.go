@@ -33,6 +33,10 @@ var policyTable = newTable("policy", "policy", "policy, policies[], layers[].pol
 			"just inside it never ends — so keep a timeout: beside it (check: PT001 without one, PT015 when it is not below it). " +
 			"`patience probe` recommends one (read_timeout_ms). Replay applies it: a response whose head takes that long, a hang, and a drip fault whose pieces come at least that far apart end at it, with reason read_timeout (a timeout: the server may have acted; on: [timeout] retries it).",
 		Example: "read_timeout: 1s"},
+	field{Name: "first_event_timeout", decode: (*policyReader).firstEventTimeout, Type: "duration above 0, or none", Default: durOrNone(zeroPolicy.FirstEventTimeout) + " (read_timeout bounds it)",
+		Doc: "For a streaming target: bounds the wait for the stream's first event, so that read_timeout bounds only the gaps between events (the idle timeout). " +
+			"A slow first token and a stalled stream want different bounds: `patience probe` recommends both (first_event_timeout_ms, idle_timeout_ms). Its expiry is a read timeout (reason read_timeout). Other responses ignore it.",
+		Example: "first_event_timeout: 3m\nread_timeout: 25s"},
 	field{Name: "deadline", decode: (*policyReader).deadline, Type: "duration above 0, or none", Default: durOrNone(zeroPolicy.Deadline),
 		Doc:     "Bounds the whole logical request, backoff included: an attempt the remaining deadline cannot hold is not started, and an attempt's timeout is min(timeout, remaining deadline).",
 		Example: "deadline: 20s"},

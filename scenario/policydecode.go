@@ -53,7 +53,7 @@ func defaultBreaker() *policy.Breaker {
 
 // policyKeys are the Source keys of every field a preset or base: can hand down.
 var policyKeys = []string{
-	"connect_timeout", "timeout", "read_timeout", "deadline",
+	"connect_timeout", "timeout", "read_timeout", "first_event_timeout", "deadline",
 	"retry.max_attempts", "retry.on", "retry.never", "retry.non_idempotent", "retry.backoff",
 	"retry.base", "retry.multiplier", "retry.cap", "retry.delays", "retry.jitter",
 	"retry.jitter_factor", "retry.retry_after", "retry.retry_after_max",
@@ -281,6 +281,11 @@ func (pr *policyReader) timeout(e Entry, path string) (err error) {
 
 func (pr *policyReader) readTimeout(e Entry, path string) (err error) {
 	pr.p.ReadTimeout, err = pr.d.DurationOrNone(e.Val, path)
+	return err
+}
+
+func (pr *policyReader) firstEventTimeout(e Entry, path string) (err error) {
+	pr.p.FirstEventTimeout, err = pr.d.DurationOrNone(e.Val, path)
 	return err
 }
 

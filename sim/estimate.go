@@ -608,7 +608,7 @@ func (m *meanField) rejected(lp *policy.Policy, now time.Duration, res callResul
 func (m *meanField) attempt(r *estReq, lp *policy.Policy, now, timeout time.Duration) (policy.Outcome, time.Duration, bool) {
 	w := r.s.weight
 	m.bottom += w
-	a := estAttempt{r: r, now: now, timeout: timeout, read: lp.ReadTimeout}
+	a := estAttempt{r: r, now: now, timeout: timeout, read: lp.ReadTimeout, first: lp.FirstEventTimeout}
 	a.connect = m.connect.Sample(m.rng)
 	a.arrive = now + a.connect
 	a.timer = a.connect > 0 // answered later than sent: the timer is armed
@@ -631,6 +631,7 @@ type estAttempt struct {
 	r               *estReq
 	now, timeout    time.Duration
 	read            time.Duration // the policy's read timeout (0: none)
+	first           time.Duration // the policy's first-event timeout (0: read bounds it)
 	connect, arrive time.Duration
 	timer           bool
 }
@@ -799,7 +800,7 @@ func (a *estAttempt) streamEnds(p streamPlan, head time.Duration) (policy.Outcom
 			return policy.Outcome{Kind: policy.Timeout}, a.now + a.timeout, false
 		}
 	}
-	at, how, _, _ := streamEnd(p, a.read, total)
+	at, how, _, _ := streamEnd(p, a.first, a.read, total)
 	switch how {
 	case endTimeout, endReadTimeout:
 		return policy.Outcome{Kind: policy.Timeout}, head + at, false

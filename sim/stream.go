@@ -25,20 +25,24 @@ type streamPlan struct {
 }
 
 // streamEnd is an attempt's end at a stream target, in time since its head, with read the
-// read timeout and total what is left of the per-attempt timeout (0: none of either). The
-// read timeout is the idle timeout: it bounds the wait for the first event and every gap, and
-// fires at the first silence of at least read, read after the last event (or the head). The
+// read timeout, first the first-event timeout and total what is left of the per-attempt
+// timeout (0: none of each). The read timeout is the idle timeout: it bounds every gap, and
+// the wait for the first event too unless first is set (policy.FirstEventTimeout); each
+// fires at the first silence of at least its bound, after the last event (or the head). The
 // total fires at total when the stream is not over before it. A drop ends it where event
 // cut would have gone. Ties go to the timers, and between the two to the total, as in
 // attemptEnd. sent is how many events came before the end, firstAt when the first came
 // (0 with none).
-func streamEnd(p streamPlan, read, total time.Duration) (at time.Duration, how ending, sent int, firstAt time.Duration) {
+func streamEnd(p streamPlan, first, read, total time.Duration) (at time.Duration, how ending, sent int, firstAt time.Duration) {
 	prev, t := time.Duration(0), p.first
 	for i := 0; i < p.events; i++ {
+		silence := read
 		if i > 0 {
 			t += p.gap(i, prev)
+		} else if first > 0 {
+			silence = first // policy.FirstEventTimeout bounds the wait for the first event
 		}
-		if at, how, ok := streamTimer(prev, t, read, total); ok {
+		if at, how, ok := streamTimer(prev, t, silence, total); ok {
 			return at, how, i, firstAt
 		}
 		if i == p.cut {
@@ -114,7 +118,8 @@ func (e *engine) stream(a *attempt) {
 	}
 	scenario.SeedTarget(e.tpcg, e.sc.Seed, a.req.id, uint64(a.seq)|streamSalt)
 	p := streamDraws(e.sc, e.now, e.trng)
-	at, how, sent, first := streamEnd(p, e.levels[a.c.level].ReadTimeout, total)
+	lp := e.levels[a.c.level]
+	at, how, sent, first := streamEnd(p, lp.FirstEventTimeout, lp.ReadTimeout, total)
 	a.streaming, a.events, a.headAt, a.readAt = true, int32(sent), e.now, 0
 	if sent > 0 {
 		a.firstAt = e.now + first

@@ -52,7 +52,7 @@ func TestStreamEnd(t *testing.T) {
 		{"drop after R would fire: the idle timeout", plan(sec, 1, 5*sec), 2 * sec, 0, 3 * sec, endReadTimeout, 1, sec},
 		{"drop at T: the total", plan(sec, 1, sec), 0, 2 * sec, 2 * sec, endTimeout, 1, sec},
 	} {
-		at, how, sent, firstAt := streamEnd(tc.p, tc.read, tc.total)
+		at, how, sent, firstAt := streamEnd(tc.p, 0, tc.read, tc.total)
 		if at != tc.at || how != tc.how || sent != tc.sent || firstAt != tc.firstAt {
 			t.Errorf("%s: streamEnd(R %v, T %v) = %v, %d, %d sent, first %v; want %v, %d, %d, %v",
 				tc.name, tc.read, tc.total, at, how, sent, firstAt, tc.at, tc.how, tc.sent, tc.firstAt)
@@ -248,6 +248,32 @@ func TestStreamBudgetReadsFirstEvent(t *testing.T) {
 		if over != tc.over || res.Succeeded != 1 || res.FinishedMs < 10000 {
 			t.Errorf("first event %v: over budget %v, succeeded %d, finished %vms; want over %v, one success after the whole stream",
 				tc.first, over, res.Succeeded, res.FinishedMs, tc.over)
+		}
+	}
+}
+
+// TestStreamEndFirstEventTimeout: policy.FirstEventTimeout bounds the wait for the first event
+// in place of the read timeout, which then bounds only the gaps (the idle timeout).
+func TestStreamEndFirstEventTimeout(t *testing.T) {
+	plan := func(first time.Duration, g ...time.Duration) streamPlan {
+		return streamPlan{first: first, events: len(g) + 1, gap: gaps(g...), cut: -1}
+	}
+	for _, tc := range []struct {
+		name        string
+		p           streamPlan
+		first, read time.Duration
+		at          time.Duration
+		how         ending
+		sent        int
+	}{
+		{"a slow first event under its own bound: R bounds only the gaps", plan(5*sec, sec), 10 * sec, 2 * sec, 6 * sec, endAnswered, 2},
+		{"the first event past its bound: ended at it, nothing sent", plan(5*sec, sec), 4 * sec, 10 * sec, 4 * sec, endReadTimeout, 0},
+		{"a stall past R after the first event: ended at R, whatever the first bound", plan(sec, 20*sec), time.Minute, 2 * sec, 3 * sec, endReadTimeout, 1},
+		{"without a first bound R ends the slow first event", plan(5*sec, sec), 0, 2 * sec, 2 * sec, endReadTimeout, 0},
+	} {
+		at, how, sent, _ := streamEnd(tc.p, tc.first, tc.read, 0)
+		if at != tc.at || how != tc.how || sent != tc.sent {
+			t.Errorf("%s: got %v, %d, %d sent; want %v, %d, %d", tc.name, at, how, sent, tc.at, tc.how, tc.sent)
 		}
 	}
 }
