@@ -52,15 +52,47 @@ type Origins struct {
 	Total   Origin `json:"total"`
 }
 
-// Retry is the retry layer the code puts around a call.
+// Retry is one retry layer the code puts around a call: a client's own retries
+// (go-retryablehttp, urllib3 Retry on an adapter, axios-retry, Laravel ->retry(), Guzzle
+// retry middleware), a decorator on the function that makes the call (tenacity, backoff), or
+// the queue job that runs it (Laravel $tries: the job is a layer of its own, as in check
+// files).
 type Retry struct {
-	// Layer names the library that retries ("go-retryablehttp").
+	// Layer names the library or construct that retries ("go-retryablehttp", "tenacity",
+	// "laravel-http", "laravel-job").
 	Layer string `json:"layer"`
-	// MaxAttempts counts the first attempt: go-retryablehttp's RetryMax + 1.
+	// MaxAttempts counts the first attempt: go-retryablehttp's RetryMax + 1, Laravel's
+	// retry(3) = 3, a job's $tries = 6. 0 when the count is not static (Unresolved says why).
 	MaxAttempts int `json:"max_attempts"`
 	// On are the failure classes retried, in patience.yaml's words (policy.retry.on); nil
 	// when the code sets its own retry policy, which is not read.
 	On []string `json:"on"`
+	// File and Line are where the layer is set (the decorator, the retry(...) call, the
+	// job's $tries); empty when it is the call's own client built at the call.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	// Backoff is the wait between attempts where the code says it; nil when it does not.
+	Backoff *Backoff `json:"backoff,omitempty"`
+	// TimeoutMS is the layer's own bound on each attempt where it has one (a Laravel job's
+	// $timeout); DeadlineMS its bound on all attempts together (tenacity stop_after_delay,
+	// a job's retryUntil() when it is a literal interval).
+	TimeoutMS  *int64 `json:"timeout_ms,omitempty"`
+	DeadlineMS *int64 `json:"deadline_ms,omitempty"`
+	// Unresolved says why MaxAttempts (or the classes) could not be read statically.
+	Unresolved string `json:"unresolved,omitempty"`
+}
+
+// Backoff is a retry layer's wait between attempts as the code writes it.
+type Backoff struct {
+	// ScheduleMS is an explicit list of waits (Laravel $backoff = [1, 5, 10], retry(3, [100,
+	// 200])); a single fixed wait is a list of one.
+	ScheduleMS []int64 `json:"schedule_ms,omitempty"`
+	// InitialMS, MaxMS and Multiplier describe an exponential schedule.
+	InitialMS  *int64   `json:"initial_ms,omitempty"`
+	MaxMS      *int64   `json:"max_ms,omitempty"`
+	Multiplier *float64 `json:"multiplier,omitempty"`
+	// Jitter is "none", "full", "equal", "decorrelated" or "" when the code does not say.
+	Jitter string `json:"jitter,omitempty"`
 }
 
 // Call is one outbound HTTP call site (issue 28 item 5).
@@ -74,7 +106,19 @@ type Call struct {
 	Method   string   `json:"method,omitempty"`
 	Timeouts Timeouts `json:"timeouts"`
 	Origin   Origins  `json:"timeout_origin"`
-	Retry    *Retry   `json:"retry"`
+	// Retry is the innermost retry layer (the call's own client's), or the only one; nil
+	// when no layer retries the call.
+	Retry *Retry `json:"retry"`
+	// Layers are every retry layer around the call, outermost first (a Laravel job, then
+	// its Http::retry()); each layer multiplies the attempts of the ones inside it. Empty when
+	// there is at most Retry.
+	Layers []Retry `json:"layers,omitempty"`
+	// Host is the URL's host when the code gives it as a literal (or a constant that resolves
+	// to one): the join with the configs that route that host (issue 28 item 4) reads it.
+	Host string `json:"host,omitempty"`
+	// Context is where the call runs when the code makes it recognisable: "job" (a queue
+	// job's handle), "request" (an interactive controller, a request handler); "" unknown.
+	Context string `json:"context,omitempty"`
 	// IdempotencyKey says whether the request sets a literal Idempotency-Key header; nil
 	// when the request is built where the reader cannot see.
 	IdempotencyKey *bool `json:"idempotency_key"`
@@ -144,6 +188,54 @@ type Language struct {
 	Package func(path string) string
 	// Read returns the calls of one package's files, or an *Error where one does not parse.
 	Read func(files []Input) ([]Call, error)
+	// Libraries are the HTTP libraries the language's reader knows, with how each sets a
+	// timeout: check's PT001 names the fix in the call's own library's words.
+	Libraries []Library
+}
+
+// Library is one HTTP client library a reader recognises.
+type Library struct {
+	// Name is the library in Call.Library ("requests", "axios").
+	Name string
+	// Fix says how a call through the library gets a total bound, in its own API's words
+	// ("pass timeout=(3.05, 10) to every call, or mount it on the Session through a
+	// wrapper"): PT001's fix for a call through it.
+	Fix string
+	// Defaults says the library's own timeouts and where they are written upstream (the
+	// README's defaults table is built from these).
+	Defaults string
+}
+
+// LibraryOf is the Library a call went through, or nil when its reader lists none.
+func LibraryOf(c *Call) *Library {
+	for _, l := range Languages {
+		if l.Name != c.Language {
+			continue
+		}
+		for i := range l.Libraries {
+			if l.Libraries[i].Name == c.Library {
+				return &l.Libraries[i]
+			}
+		}
+	}
+	return nil
+}
+
+// Attempts is the product of the call's retry layers' attempts (Layers, else Retry): the
+// calls one logical request can make. 0 when a layer's count is not static; 1 with no layer.
+func (c *Call) Attempts() int {
+	layers := c.Layers
+	if len(layers) == 0 && c.Retry != nil {
+		layers = []Retry{*c.Retry}
+	}
+	n := 1
+	for _, l := range layers {
+		if l.MaxAttempts <= 0 {
+			return 0
+		}
+		n *= l.MaxAttempts
+	}
+	return n
 }
 
 // Languages are the languages check reads source code of.
