@@ -147,6 +147,9 @@ type ChainLayer struct {
 	checks layerChecks
 	// hedge is set for a layer that hedges (gRPC hedgingPolicy): its attempts overlap.
 	hedge *hedging
+	// idle bounds each silence of the whole request at this layer, across its tries (Envoy's
+	// stream_idle_timeout, an ALB's idle timeout; 0 = none): LayerTimeouts.IdleMs.
+	idle time.Duration
 	// unloadable is set for a layer its own client cannot load (an AWS profile with a value
 	// the SDK rejects, not the selected one): a via: that names it is this input error.
 	unloadable error
@@ -397,7 +400,7 @@ func (l *ChainLayer) answers(seen FailureClass, dur time.Duration) FailureClass 
 var assumptionText = map[answerer]string{
 	answerApp:   "an application answers 500 once its own retries are spent, whatever failed below",
 	answerEnvoy: "Envoy-based proxies answer 503 for a connect failure or reset and 504 for a timeout; other statuses pass through",
-	answerNginx: "nginx (and, assumed, Linkerd) answers 502 for an upstream error and 504 for a timeout; other statuses pass through",
+	answerNginx: "nginx and an AWS ALB (and, assumed, Linkerd) answer 502 for an upstream error and 504 for a timeout; other statuses pass through",
 }
 
 // compute fills the chain's attempts, per class of failure at the bottom.
@@ -412,7 +415,7 @@ func (ch *Chain) compute() {
 		if l.Defaults == nil {
 			l.Defaults = []string{}
 		}
-		l.Timeouts = layerTimeouts(l.pol)
+		l.Timeouts = layerTimeouts(l.pol, l.idle)
 		if i > 0 && !seenAnswer[l.answer] {
 			seenAnswer[l.answer] = true
 		}
@@ -474,6 +477,7 @@ var kindTitles = map[string]string{
 	"queue":         "queue",
 	"ingress-nginx": "ingress-nginx",
 	"nginx":         "nginx",
+	"alb":           "ALB",
 	"istio":         "Istio",
 	"envoy":         "Envoy",
 	"gateway-api":   "Gateway API HTTPRoute",

@@ -18,9 +18,17 @@ func TestLayerTimeouts(t *testing.T) {
 		want             LayerTimeouts
 	}{
 		{"envoy per-try and idle", "envoy.yaml", envoy(", retry_policy: {num_retries: 1, per_try_timeout: 1s, per_try_idle_timeout: 0.4s}"),
-			LayerTimeouts{ConnectMs: ms(250), ReadMs: ms(400), TotalMs: ms(1000), DeadlineMs: ms(3000)}},
-		{"envoy route timeout only", "envoy.yaml", envoy(""),
+			LayerTimeouts{ConnectMs: ms(250), ReadMs: ms(400), IdleMs: ms(300_000), TotalMs: ms(1000), DeadlineMs: ms(3000)}},
+		{"envoy route timeout only (stream_idle_timeout's 5 min default)", "envoy.yaml", envoy(""),
+			LayerTimeouts{ConnectMs: ms(250), IdleMs: ms(300_000), TotalMs: ms(3000), DeadlineMs: ms(3000)}},
+		{"envoy route idle_timeout", "envoy.yaml", envoy(", idle_timeout: 45s"),
+			LayerTimeouts{ConnectMs: ms(250), IdleMs: ms(45_000), TotalMs: ms(3000), DeadlineMs: ms(3000)}},
+		{"envoy route idle_timeout 0s disables it", "envoy.yaml", envoy(", idle_timeout: 0s"),
 			LayerTimeouts{ConnectMs: ms(250), TotalMs: ms(3000), DeadlineMs: ms(3000)}},
+		{"alb idle timeout written", "ing.yaml", albIngress("    alb.ingress.kubernetes.io/load-balancer-attributes: idle_timeout.timeout_seconds=180\n"),
+			LayerTimeouts{ReadMs: ms(180_000), IdleMs: ms(180_000)}},
+		{"alb default", "ing.yaml", albIngress(""),
+			LayerTimeouts{ReadMs: ms(60_000), IdleMs: ms(60_000)}},
 		{"istio with its DestinationRule", "istio.yaml", `apiVersion: networking.istio.io/v1
 kind: VirtualService
 metadata: {name: r}

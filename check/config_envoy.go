@@ -499,6 +499,7 @@ func envoyStreamIdleBound(cf *ConfigFile, l *ChainLayer, ra, hcm *yaml.Node) err
 		break
 	}
 	l.streamBound(b)
+	l.idle = b.d // chains[].layers[].timeouts.idle_ms (0: disabled)
 	return nil
 }
 

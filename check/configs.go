@@ -424,7 +424,7 @@ func kubernetesKindRead(d *configDoc) bool {
 	case "IstioOperator":
 		return get(get(d.node, "spec"), "meshConfig") != nil
 	case "Ingress":
-		return (group == "networking.k8s.io" || group == "extensions") && isNginxIngress(d.node)
+		return (group == "networking.k8s.io" || group == "extensions") && (isALBIngress(d.node) || isNginxIngress(d.node))
 	case "ConfigMap":
 		data := get(d.node, "data")
 		return nginxConfigMap(data) || (d.name == "istio" && get(data, "mesh") != nil)
@@ -466,6 +466,9 @@ func (d *configDoc) layers(cs *Configs) ([]*layerCandidate, error) {
 		_, err := readDestinationRule(d)
 		return nil, err
 	case "Ingress":
+		if isALBIngress(d.node) {
+			return albLayers(d, cs)
+		}
 		return nginxLayers(d, cs)
 	case "HTTPRoute", "GRPCRoute":
 		return gatewayLayers(d, cs)
