@@ -10,7 +10,7 @@ import (
 )
 
 // configTargets are the config targets this file's tests cover.
-var configTargets = []emit.Target{emit.Nginx, emit.Envoy, emit.Istio, emit.GatewayAPI, emit.Resilience4j, emit.GRPC}
+var configTargets = []emit.Target{emit.Nginx, emit.Envoy, emit.Istio, emit.GatewayAPI, emit.Resilience4j, emit.GRPC, emit.ALB}
 
 // TestConfigGoldens emits each config target from every fixture into one golden per target
 // (testdata/TARGET.golden; go test -update rewrites them): the text, then the settings and

@@ -3,6 +3,7 @@ package emit_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,7 @@ var configFileName = map[emit.Target]string{
 	emit.GatewayAPI:   "route.yaml",
 	emit.Resilience4j: "application.yml",
 	emit.GRPC:         "service-config.json",
+	emit.ALB:          "ingress.yaml",
 }
 
 // readBack is what check should read from a target's file for a recommendation: the layer's
@@ -62,7 +64,22 @@ func want(tg emit.Target, rec profile.Recommendation) readBack {
 		silence += 300
 		return readBack{check.LayerTimeouts{ConnectMs: &connect, ReadMs: &silence, DeadlineMs: &deadline}, 1}
 	case emit.Envoy:
-		return readBack{check.LayerTimeouts{ConnectMs: &connect, ReadMs: read, TotalMs: &total, DeadlineMs: &deadline}, attempts}
+		// The connection manager's stream_idle_timeout is left at Envoy's 5 min default.
+		idle := 300_000.0
+		return readBack{check.LayerTimeouts{ConnectMs: &connect, ReadMs: read, IdleMs: &idle, TotalMs: &total, DeadlineMs: &deadline}, attempts}
+	case emit.ALB:
+		// The idle timeout alone, in whole seconds rounded up from the read timeout (for a
+		// stream the larger of its first-event and idle timeouts), else the total; an ALB makes
+		// one try, so it is the try's read timeout too.
+		silence := total
+		if read != nil {
+			silence = *read
+		}
+		if a := rec.StreamAdvice; a.PerReadMs() > 0 {
+			silence = a.PerReadMs()
+		}
+		idle := math.Ceil(silence/1000) * 1000
+		return readBack{check.LayerTimeouts{ReadMs: &idle, IdleMs: &idle}, 1}
 	case emit.Istio:
 		return readBack{check.LayerTimeouts{ConnectMs: &connect, TotalMs: &total, DeadlineMs: &deadline}, attempts}
 	case emit.GatewayAPI:

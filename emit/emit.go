@@ -1,7 +1,7 @@
 // Package emit writes a recommendation in a target's own knobs and idioms (issue 27 item 2):
 // a complete program making the probed call in a client library (requests, httpx, aiohttp,
 // axios, fetch, Guzzle, Laravel, Go, OkHttp), or a configuration file for a proxy or mesh
-// (nginx, Envoy, Istio, Gateway API, Resilience4j, gRPC service config). Every knob written
+// (nginx, Envoy, Istio, Gateway API, Resilience4j, gRPC service config, an AWS ALB's Ingress). Every knob written
 // carries one comment saying what it bounds, and every bound the target cannot express is
 // said plainly with the way to get it (Emission.Missing). It computes no advice: Input is
 // profile.Recommend's recommendation, carried as it is; it reaches no network.
@@ -43,6 +43,7 @@ const (
 	GatewayAPI   Target = "gateway-api"
 	Resilience4j Target = "resilience4j"
 	GRPC         Target = "grpc"
+	ALB          Target = "alb"
 )
 
 // Kind says whether a target's text is a program or a configuration file.
@@ -212,6 +213,7 @@ var writers = []writer{
 	requestsWriter, httpxWriter, aiohttpWriter, axiosWriter, fetchWriter, guzzleWriter,
 	laravelWriter, goWriter, okhttpWriter,
 	nginxWriter, envoyWriter, istioWriter, gatewayAPIWriter, resilience4jWriter, grpcWriter,
+	albWriter,
 }
 
 // Targets lists every target in the order of --help: code targets, then config targets.

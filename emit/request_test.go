@@ -15,7 +15,7 @@ func TestParseRequests(t *testing.T) {
 	}{
 		{in: []string{"requests", "NGINX=conf/api.conf"}, want: []Request{{Requests, ""}, {Nginx, "conf/api.conf"}}},
 		{in: []string{"gateway-api=route.yaml"}, want: []Request{{GatewayAPI, "route.yaml"}}},
-		{in: []string{"curl"}, wantErr: `unknown target "curl" (one of: aiohttp, axios, envoy`},
+		{in: []string{"curl"}, wantErr: `unknown target "curl" (one of: aiohttp, alb, axios, envoy`},
 		{in: []string{"nginx="}, wantErr: `"nginx=": want TARGET or TARGET=PATH, the path is empty`},
 		{in: []string{"go", "go=main.go"}, wantErr: `"go=main.go": go is named twice`},
 		{in: []string{"envoy=x.yaml", "istio=./x.yaml"}, wantErr: `"istio=./x.yaml": ./x.yaml is also where envoy is written`},

@@ -26,6 +26,7 @@ var streamKnobs = map[Target]streamKnob{
 	AIOHTTP:  {"ClientTimeout(sock_read=)", "sock_read bounds each read from the socket, the first event's wait included"},
 	OkHttp:   {"readTimeout", "readTimeout bounds each read of the body, the wait for the first event included"},
 	Nginx:    {"proxy_read_timeout", "proxy_read_timeout bounds the time between two successive reads from the upstream, the first event's wait included (send events unbuffered: proxy_buffering off, or X-Accel-Buffering: no)"},
+	ALB:      {"idle_timeout.timeout_seconds", "the ALB's idle timeout closes the connection when nothing was sent or received for that long, the first event's wait included (it is the load balancer's, for every route of the ALB)"},
 	Envoy:    {"per_try_idle_timeout", "per_try_idle_timeout bounds each silence of a try, the first event's wait included; the HTTP connection manager's stream_idle_timeout (default 5 min) must stay above it"},
 }
 
@@ -41,6 +42,10 @@ var streamNoKnob = map[Target]string{
 	Resilience4j: "TimeLimiter bounds the whole call, no silence between events",
 	GRPC:         "the service config's timeout is the whole call's deadline; a server stream's gaps need a deadline reset on each message in the program",
 }
+
+// streamNoTotal are the targets that write no total timeout for a try (nginx, an ALB: their
+// Missing says so): an unbounded stream is not cut by them.
+var streamNoTotal = map[Target]bool{Nginx: true, ALB: true}
 
 // streamMissing is what a streaming recommendation leaves unsaid in target t ("" lines left
 // out): the first-event and idle timeouts where they share a knob or have none, and the
@@ -61,7 +66,12 @@ func streamMissing(t Target, in Input) []string {
 	} else if why, ok := streamNoKnob[t]; ok {
 		out = append(out, fmt.Sprintf("the first-event (%s) and idle (%s) timeouts: %s", first, idle, why))
 	}
-	if a.StreamTimeoutMs == nil {
+	switch {
+	case a.StreamTimeoutMs != nil:
+	case streamNoTotal[t]:
+		out = append(out, fmt.Sprintf("a bound on the stream's length: it is unbounded (%s); %s writes no total, so nothing here cuts a long healthy stream and the silence bound above ends a stalled one",
+			a.StreamUnbounded, t))
+	default:
 		out = append(out, fmt.Sprintf("a bound on the stream's length: it is unbounded (%s); the %s total written is fitted to the streams seen and cuts a longer one — raise it, or leave the stream to the silence bounds above",
 			a.StreamUnbounded, units.Millis(in.Rec.TimeoutMs)))
 	}

@@ -39,7 +39,7 @@ func streamFixtures() []configFixture {
 // TestStreamGoldens emits each streaming fixture for the targets with a per-read knob and
 // two without (testdata/stream_TARGET.golden): the text, the settings and the missing bounds.
 func TestStreamGoldens(t *testing.T) {
-	for _, tg := range []emit.Target{emit.HTTPX, emit.OkHttp, emit.Nginx, emit.Envoy, emit.Go, emit.Guzzle} {
+	for _, tg := range []emit.Target{emit.HTTPX, emit.OkHttp, emit.Nginx, emit.Envoy, emit.ALB, emit.Go, emit.Guzzle} {
 		t.Run(string(tg), func(t *testing.T) {
 			var b strings.Builder
 			for _, fx := range streamFixtures() {
