@@ -27,6 +27,8 @@ func TestLayerTimeouts(t *testing.T) {
 			LayerTimeouts{ConnectMs: ms(250), TotalMs: ms(3000), DeadlineMs: ms(3000)}},
 		{"alb idle timeout written", "ing.yaml", albIngress("    alb.ingress.kubernetes.io/load-balancer-attributes: idle_timeout.timeout_seconds=180\n"),
 			LayerTimeouts{ReadMs: ms(180_000), IdleMs: ms(180_000)}},
+		{"linkerd request and idle", "svc.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n  annotations:\n    timeout.linkerd.io/request: 30s\n    timeout.linkerd.io/idle: 5s\n",
+			LayerTimeouts{TotalMs: ms(30_000), DeadlineMs: ms(30_000), IdleMs: ms(5_000)}},
 		{"alb default", "ing.yaml", albIngress(""),
 			LayerTimeouts{ReadMs: ms(60_000), IdleMs: ms(60_000)}},
 		{"istio with its DestinationRule", "istio.yaml", `apiVersion: networking.istio.io/v1

@@ -65,6 +65,13 @@ func daprTarget(cf *ConfigFile, l *ChainLayer, pols, t *yaml.Node, app bool) err
 		}
 		l.pol.Timeout = dur // [inferred] applied to each attempt
 		l.setAt("PT001", posOf(cf, tn))
+		// The timeout ends the operation, a stream read through it included [inferred]: a
+		// total for PT017, at the policy that sets the duration.
+		bn := "timeout policy " + name
+		if v == tn {
+			bn = "timeout"
+		}
+		l.streamBound(streamBound{name: bn, d: dur, at: posOf(cf, v)})
 	} else {
 		l.checks.noTimeout = fmt.Sprintf("Dapr target %s has no timeout policy: Dapr sets none unless a policy names one", l.Name)
 		l.addDefault("Dapr default: no timeout unless a policy names one")

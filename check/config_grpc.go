@@ -116,6 +116,9 @@ func grpcLayers(d *configDoc) ([]*layerCandidate, error) {
 			}
 			l.pol.Deadline = v // the deadline spans every attempt: no per-try timeout
 			l.pol.Timeout = v
+			// A server stream's deadline ends it however healthy: a total for PT017 (the gaps
+			// need a deadline reset on each message in the program).
+			l.streamBound(streamBound{name: "methodConfig timeout", d: v, at: posOf(cf, t)})
 		} else {
 			l.addDefault("gRPC default: no deadline unless the service config or the caller sets one")
 			l.checks.noTimeout = fmt.Sprintf("gRPC methodConfig %s has no timeout: no deadline unless the caller sets one, and a hung call waits forever", names[0])

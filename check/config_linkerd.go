@@ -51,6 +51,11 @@ func serviceProfileLayers(d *configDoc) ([]*layerCandidate, error) {
 				return nil, err
 			}
 			l.pol.Deadline = v
+			// "the maximum amount of time to wait for a response (including retries) to
+			// complete" (linkerd.io 2.x tasks/configuring-timeouts): a stream's whole length
+			// (PT017). Only a written one: the 10 s default is doubted upstream
+			// (linkerd/website#1733), so it is not held against a stream.
+			l.streamBound(streamBound{name: "timeout", d: v, at: posOf(cf, t)})
 		} else {
 			l.addDefault("Linkerd default: ServiceProfile route timeout 10s, retries included")
 		}
@@ -99,10 +104,14 @@ func linkerdAnnotations(cf *ConfigFile, l *ChainLayer, anns *yaml.Node) error {
 			return err
 		}
 		l.pol.Deadline, l.pol.Timeout = v, v
+		l.streamBound(streamBound{name: "timeout.linkerd.io/request", d: v, at: posOf(cf, t)})
 	} else if l.pol.Deadline == 0 {
 		l.addDefault("Linkerd default: no request timeout (timeout.linkerd.io/request unset)")
 		l.checks.noTimeout = "Linkerd annotations set no timeout.linkerd.io/request: a hung call waits until the caller gives up"
 		l.setAt("PT001", l.pos)
+	}
+	if err := linkerdStreamAnnotations(cf, l, anns); err != nil {
+		return err
 	}
 	h := get(anns, "retry.linkerd.io/http")
 	if h == nil {
@@ -261,4 +270,31 @@ func gatewaySpecLayer(cf *ConfigFile, r *yaml.Node, name string) (*ChainLayer, e
 		}
 	}
 	return l, nil
+}
+
+// linkerdStreamAnnotations records for PT017 the Linkerd 2.16+ timeouts that bound a stream
+// besides timeout.linkerd.io/request (linkerd.io 2.x reference/timeouts.md: "response: the
+// maximum amount of time a backend response may be in-flight", "idle: the maximum amount of
+// time a stream may be idle, regardless of its state"; linkerd2-proxy#3088: idle means no
+// DATA frame). retry.linkerd.io/timeout bounds the response headers only (linkerd2-proxy#3088),
+// which a stream sends at once: it is not held against one.
+func linkerdStreamAnnotations(cf *ConfigFile, l *ChainLayer, anns *yaml.Node) error {
+	for _, a := range []struct {
+		key  string
+		idle bool
+	}{{"timeout.linkerd.io/response", false}, {"timeout.linkerd.io/idle", true}} {
+		t := get(anns, a.key)
+		if t == nil {
+			continue
+		}
+		v, err := goDuration(cf, t, a.key)
+		if err != nil {
+			return err
+		}
+		l.streamBound(streamBound{idle: a.idle, name: a.key, d: v, at: posOf(cf, t)})
+		if a.idle {
+			l.idle = v
+		}
+	}
+	return nil
 }

@@ -569,11 +569,19 @@ func resilience4jLayers(d *configDoc) ([]*layerCandidate, error) {
 				return nil, err
 			}
 			l.pol.Timeout = v
+			// TimeLimiter bounds a CompletableFuture or a Mono whole, but a Flux — a stream
+			// read reactively — item by item (resilience4j-reactor TimeLimiterOperator:
+			// Flux.timeout, from the subscription to the first item and between items): what
+			// cuts a stream under either reading is an idle bound, so PT017 judges it as one.
+			b := streamBound{idle: true, name: "timelimiter timeoutDuration", d: v}
 			if tat != nil {
 				l.setAt("PT001", posOf(r.cf, tat))
+				b.at = posOf(r.cf, tat)
 			} else {
 				l.addDefault("resilience4j default: timelimiter timeoutDuration 1s")
+				b.dflt = "resilience4j default: the timelimiter instance sets none"
 			}
+			l.streamBound(b)
 			if v == 0 {
 				l.checks.noTimeout = fmt.Sprintf("resilience4j timelimiter %s has timeoutDuration 0", name)
 			}
