@@ -11,7 +11,7 @@ import (
 )
 
 // AWS Load Balancer Controller: an Ingress it serves is an Application Load Balancer in
-// front of the Ingress rules' backends (issue 29 item 4, docs/formats.md#alb). The ALB's
+// front of the Ingress rules' backends (issue 29 item 4, docs/formats.md "AWS ALB"). The ALB's
 // idle timeout is the load balancer attribute idle_timeout.timeout_seconds, written in the
 // Ingress annotation alb.ingress.kubernetes.io/load-balancer-attributes as a stringMap
 // ("k1=v1,k2=v2"; kubernetes-sigs/aws-load-balancer-controller

@@ -14,7 +14,7 @@ import (
 // idle timeout, the load balancer attribute idle_timeout.timeout_seconds in the annotation
 // alb.ingress.kubernetes.io/load-balancer-attributes (kubernetes-sigs/aws-load-balancer-controller
 // docs/guide/ingress/annotations.md), as check reads it (check/config_alb.go,
-// docs/formats.md#alb). An ALB makes one try and has no total, connect or retry knob: those
+// docs/formats.md "AWS ALB"). An ALB makes one try and has no total, connect or retry knob: those
 // are the emission's Missing.
 var albWriter = writer{target: ALB, kind: KindConfig, language: "yaml", write: writeALB}
 
