@@ -28,6 +28,8 @@ import (
 
 const (
 	albAnnotation = "alb.ingress.kubernetes.io/"
+	// albController is the IngressClass controller name of the AWS Load Balancer Controller.
+	albController = "ingress.k8s.aws/alb"
 	// albAttributes is the annotation holding the load balancer attributes.
 	albAttributes = albAnnotation + "load-balancer-attributes"
 	// albIdleKey is the idle timeout's attribute, in whole seconds.
@@ -68,13 +70,13 @@ func isALBIngress(n *yaml.Node) bool {
 }
 
 // albIdle is an ALB's idle timeout and where it was set: the annotation's value node, in
-// file; node nil for the default. group names the IngressGroup whose other Ingress set it
-// ("" = this Ingress).
+// file; node nil for the default. from says who set it when another resource did ("set for
+// IngressGroup shared", "set by IngressClassParams alb-params"; "" = this Ingress).
 type albIdle struct {
-	d     time.Duration
-	node  *yaml.Node
-	file  *ConfigFile
-	group string
+	d    time.Duration
+	node *yaml.Node
+	file *ConfigFile
+	from string
 }
 
 // albAttribute reads idle_timeout.timeout_seconds from an Ingress's load-balancer-attributes
@@ -97,13 +99,68 @@ func albAttribute(d *configDoc) (albIdle, bool, error) {
 		if strings.TrimSpace(k) != albIdleKey {
 			continue
 		}
-		n, err := strconv.Atoi(strings.TrimSpace(val))
-		if err != nil || n < albIdleMin || n > albIdleMax {
-			return albIdle{}, false, configError(d.file, v, albAttributes, "%s: want whole seconds from %d to %d, got %q", albIdleKey, albIdleMin, albIdleMax, strings.TrimSpace(val))
-		}
-		return albIdle{d: time.Duration(n) * time.Second, node: v, file: d.file}, true, nil
+		idle, err := albIdleValue(d.file, v, albAttributes, val)
+		return idle, err == nil, err
 	}
 	return albIdle{}, false, nil
+}
+
+// albIdleValue reads the idle timeout's value, whole seconds from 1 to 4000, set at v.
+func albIdleValue(cf *ConfigFile, v *yaml.Node, field, val string) (albIdle, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(val))
+	if err != nil || n < albIdleMin || n > albIdleMax {
+		return albIdle{}, configError(cf, v, field, "%s: want whole seconds from %d to %d, got %q", albIdleKey, albIdleMin, albIdleMax, strings.TrimSpace(val))
+	}
+	return albIdle{d: time.Duration(n) * time.Second, node: v, file: cf}, nil
+}
+
+// albClassParamsIdle reads idle_timeout.timeout_seconds from an IngressClassParams's
+// spec.loadBalancerAttributes ([{key, value}]) (found false when it sets none).
+func albClassParamsIdle(d *configDoc) (albIdle, bool, error) {
+	for _, a := range items(get(get(d.node, "spec"), "loadBalancerAttributes")) {
+		if scalar(get(a, "key")) != albIdleKey {
+			continue
+		}
+		v := get(a, "value")
+		idle, err := albIdleValue(d.file, v, "spec.loadBalancerAttributes", scalar(v))
+		idle.from = "set by IngressClassParams " + d.name
+		return idle, err == nil, err
+	}
+	return albIdle{}, false, nil
+}
+
+// albClassParams is the IngressClassParams that the IngressClass an Ingress names refers to
+// (spec.parameters), among the files read; nil for none.
+func (cs *Configs) albClassParams(class string) *configDoc {
+	var params string
+	cs.eachDoc(func(d *configDoc) bool {
+		p := get(get(d.node, "spec"), "parameters")
+		if d.kind == "IngressClass" && d.name == class && scalar(get(p, "kind")) == "IngressClassParams" {
+			params = scalar(get(p, "name"))
+			return false
+		}
+		return true
+	})
+	var out *configDoc
+	cs.eachDoc(func(d *configDoc) bool {
+		if d.kind == "IngressClassParams" && params != "" && d.name == params {
+			out = d
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// eachDoc calls f on every document read, in order, until f returns false.
+func (cs *Configs) eachDoc(f func(*configDoc) bool) {
+	for _, cf := range cs.Files {
+		for _, d := range cf.docs {
+			if !f(d) {
+				return
+			}
+		}
+	}
 }
 
 // albGroup is the IngressGroup an Ingress joins (alb.ingress.kubernetes.io/group.name), ""
@@ -113,25 +170,35 @@ func albGroup(n *yaml.Node) string {
 	return scalar(get(get(get(n, "metadata"), "annotations"), albAnnotation+"group.name"))
 }
 
-// albIdleOf is an ALB Ingress's idle timeout: its own attribute, else one set by another
-// Ingress of its IngressGroup among the files read, else the ALB's default.
+// albIdleOf is an ALB Ingress's idle timeout: the one its IngressClass's IngressClassParams
+// sets (it applies to every Ingress of the class, the annotation only where it sets none:
+// aws-load-balancer-controller docs/guide/ingress/ingress_class.md), else its own
+// annotation, else one set by another Ingress of its IngressGroup among the files read, else
+// the ALB's default.
 func albIdleOf(d *configDoc, cs *Configs) (albIdle, error) {
-	idle, ok, err := albAttribute(d)
-	if err != nil || ok {
-		return idle, err
-	}
-	if g := albGroup(d.node); g != "" && cs != nil {
-		for _, cf := range cs.Files {
-			for _, o := range cf.docs {
-				if o == d || o.kind != "Ingress" || albGroup(o.node) != g || !isALBIngress(o.node) {
-					continue
-				}
-				if idle, ok, err := albAttribute(o); err != nil || ok {
-					idle.group = g
-					return idle, err
-				}
+	if cs != nil {
+		if p := cs.albClassParams(ingressClass(d.node)); p != nil {
+			if idle, ok, err := albClassParamsIdle(p); err != nil || ok {
+				return idle, err
 			}
 		}
+	}
+	idle, ok, err := albAttribute(d)
+	if err != nil || ok || cs == nil {
+		return idle, err
+	}
+	g := albGroup(d.node)
+	var found albIdle
+	cs.eachDoc(func(o *configDoc) bool {
+		if g == "" || o == d || o.kind != "Ingress" || albGroup(o.node) != g || !isALBIngress(o.node) {
+			return true
+		}
+		found, ok, err = albAttribute(o)
+		found.from = "set for IngressGroup " + g
+		return !ok && err == nil
+	})
+	if err != nil || ok {
+		return found, err
 	}
 	return albIdle{d: albIdleDefault}, nil
 }
@@ -154,11 +221,10 @@ func albLayers(d *configDoc, cs *Configs) ([]*layerCandidate, error) {
 	b := streamBound{idle: true, name: albIdleKey, d: idle.d}
 	switch {
 	case idle.node == nil:
-		b.dflt = "ALB default: this Ingress sets no " + albAttributes + ", unless its IngressClassParams sets loadBalancerAttributes"
+		b.dflt = "ALB default: this Ingress sets no " + albAttributes + ", and no IngressClassParams read sets loadBalancerAttributes"
 		l.addDefault("ALB default: %s %d (no %s on this Ingress)", albIdleKey, int(albIdleDefault/time.Second), albAttributes)
-	case idle.group != "":
-		b.at = posOf(idle.file, idle.node)
-		b.name = fmt.Sprintf("%s (set for IngressGroup %s)", albIdleKey, idle.group)
+	case idle.from != "":
+		b.at, b.from = posOf(idle.file, idle.node), idle.from
 	default:
 		b.at = posOf(idle.file, idle.node)
 	}

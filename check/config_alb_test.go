@@ -31,7 +31,7 @@ func TestPT017ALBIdleTimeout(t *testing.T) {
 		t.Fatalf("want one PT017 at the Ingress, got %q", found)
 	}
 	for _, want := range []string{
-		"ing.yaml:2 ALB llm: idle_timeout.timeout_seconds 1 min (ALB default: this Ingress sets no alb.ingress.kubernetes.io/load-balancer-attributes, unless its IngressClassParams sets loadBalancerAttributes) is below the stream's first event p99.9 = 1 min 30 s over 10,000 samples",
+		"ing.yaml:2 ALB llm: idle_timeout.timeout_seconds 1 min (ALB default: this Ingress sets no alb.ingress.kubernetes.io/load-balancer-attributes, and no IngressClassParams read sets loadBalancerAttributes) is below the stream's first event p99.9 = 1 min 30 s over 10,000 samples",
 		"fix: raise idle_timeout.timeout_seconds on ALB llm to 1 min 48 s or more",
 	} {
 		if !strings.Contains(found[0], want) {
@@ -171,4 +171,70 @@ func parseYAML(t *testing.T, doc string) *yaml.Node {
 		t.Fatal(err)
 	}
 	return n.Content[0]
+}
+
+// albClass is the controller's IngressClass "alb" naming IngressClassParams "alb-params",
+// which sets the idle timeout for every Ingress of the class.
+const albClass = `apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: alb
+spec:
+  controller: ingress.k8s.aws/alb
+  parameters:
+    apiGroup: elbv2.k8s.aws
+    kind: IngressClassParams
+    name: alb-params
+---
+apiVersion: elbv2.k8s.aws/v1beta1
+kind: IngressClassParams
+metadata:
+  name: alb-params
+spec:
+  loadBalancerAttributes:
+    - key: routing.http2.enabled
+      value: "true"
+    - key: idle_timeout.timeout_seconds
+      value: "%s"
+`
+
+// TestALBIngressClassParams: the IngressClassParams of the Ingress's class sets the idle
+// timeout over the Ingress's own annotation (ingress_class.md: the annotation applies only
+// where the class sets none), and PT017 points at its line; a bad value there is an input
+// error at it.
+func TestALBIngressClassParams(t *testing.T) {
+	ing := albIngress("    alb.ingress.kubernetes.io/load-balancer-attributes: idle_timeout.timeout_seconds=300\n")
+	class := strings.Replace(albClass, "%s", "30", 1)
+	found, _ := runStreamChain(t, map[string]string{"patience.yaml": streamCheck("ing.yaml"), "ing.yaml": class + "---\n" + ing}, streamProfile(t))
+	if len(found) != 1 || !strings.HasPrefix(found[0], "ing.yaml:21 ALB llm: idle_timeout.timeout_seconds 30 s (set by IngressClassParams alb-params) is below the stream's first event") {
+		t.Errorf("IngressClassParams 30 s over the annotation's 300 s: want PT017 at its line 21, got %q", found)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ing.yaml")
+	if err := os.WriteFile(path, []byte(strings.Replace(albClass, "%s", "0", 1)+"---\n"+ing), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadPaths([]string{path})
+	if err == nil || !strings.Contains(err.Error(), "ing.yaml:21") || !strings.Contains(err.Error(), "spec.loadBalancerAttributes") || !strings.Contains(err.Error(), `got "0"`) {
+		t.Errorf("IngressClassParams idle timeout 0: error %v, want one at line 21 naming spec.loadBalancerAttributes", err)
+	}
+	// Without a value there, the annotation holds.
+	noIdle := strings.Replace(albClass, "    - key: idle_timeout.timeout_seconds\n      value: \"%s\"\n", "", 1)
+	res := runPaths(t, writeFile(t, dir, "ing2.yaml", noIdle+"---\n"+ing))
+	for _, ch := range res.Chains {
+		for _, l := range ch.Layers {
+			if l.Kind == "alb" && (l.Timeouts.IdleMs == nil || *l.Timeouts.IdleMs != 300_000) {
+				t.Errorf("class params without an idle timeout: idle_ms %v, want the annotation's 300000", l.Timeouts.IdleMs)
+			}
+		}
+	}
+}
+
+func writeFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

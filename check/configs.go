@@ -425,6 +425,12 @@ func kubernetesKindRead(d *configDoc) bool {
 		return get(get(d.node, "spec"), "meshConfig") != nil
 	case "Ingress":
 		return (group == "networking.k8s.io" || group == "extensions") && (isALBIngress(d.node) || isNginxIngress(d.node))
+	case "IngressClass":
+		// The class of the AWS Load Balancer Controller: its parameters name the
+		// IngressClassParams whose load balancer attributes its Ingresses get (config_alb.go).
+		return group == "networking.k8s.io" && scalar(get(get(d.node, "spec"), "controller")) == albController
+	case "IngressClassParams":
+		return group == "elbv2.k8s.aws"
 	case "ConfigMap":
 		data := get(d.node, "data")
 		return nginxConfigMap(data) || (d.name == "istio" && get(data, "mesh") != nil)
@@ -464,6 +470,9 @@ func (d *configDoc) layers(cs *Configs) ([]*layerCandidate, error) {
 		return istioLayers(d, cs)
 	case "DestinationRule":
 		_, err := readDestinationRule(d)
+		return nil, err
+	case "IngressClassParams":
+		_, _, err := albClassParamsIdle(d)
 		return nil, err
 	case "Ingress":
 		if isALBIngress(d.node) {

@@ -35,6 +35,8 @@ type streamBound struct {
 	// says whose default it is ("nginx default"), "" when the file wrote it.
 	at   policy.Pos
 	dflt string
+	// from says which other resource set it ("set by IngressClassParams p"), "" = this one.
+	from string
 	// off says how the format disables a total ("timeout: 0s"), for the fix; "" = it cannot.
 	off string
 	// firstOnly: an idle bound on the wait for the first event alone (the policy's
@@ -47,6 +49,9 @@ func (b streamBound) text() string {
 	s := b.name + " " + units.Duration(b.d)
 	if b.dflt != "" {
 		s += " (" + b.dflt + ")"
+	}
+	if b.from != "" {
+		s += " (" + b.from + ")"
 	}
 	return s
 }
