@@ -160,7 +160,8 @@ func TestALBAttributeErrors(t *testing.T) {
 }
 
 func FuzzALBIngress(f *testing.F) {
-	fuzzConfig(f, "testdata/configs/alb/ingress.yaml", albIngress("    alb.ingress.kubernetes.io/load-balancer-attributes: idle_timeout.timeout_seconds=120\n"))
+	fuzzConfig(f, "testdata/configs/alb/ingress.yaml", albIngress("    alb.ingress.kubernetes.io/load-balancer-attributes: idle_timeout.timeout_seconds=120\n"),
+		strings.Replace(albClass, "%s", "90", 1)+"---\n"+albIngress(""))
 }
 
 // parseYAML is doc's root mapping.
