@@ -210,7 +210,9 @@ func (env *pyEnv) arith(toks []pyTok, depth int) (pyVal, bool) {
 	return pyVal{}, false
 }
 
-func isCloser(t pyTok) bool { return t.Kind == pyOp && (t.Text == ")" || t.Text == "]" || t.Text == "}") }
+func isCloser(t pyTok) bool {
+	return t.Kind == pyOp && (t.Text == ")" || t.Text == "]" || t.Text == "}")
+}
 
 func combine(l, r pyVal, op string) pyVal {
 	out := pyVal{kind: vUnknown, why: "computed at run time", origin: l.origin, notes: append(l.notes, r.notes...)}
@@ -556,23 +558,23 @@ func (p *pyPackage) sibling(q string, depth int) (pyVal, bool) {
 
 // pyCanon are other spellings of the names the reader knows.
 var pyCanon = map[string]string{
-	"requests.sessions.Session":                    "requests.Session",
-	"requests.session":                             "requests.Session",
-	"requests.sessions.session":                    "requests.Session",
-	"requests.adapters.HTTPAdapter":                "requests.HTTPAdapter",
-	"urllib3.util.retry.Retry":                     "urllib3.Retry",
-	"urllib3.util.Retry":                           "urllib3.Retry",
-	"requests.packages.urllib3.util.retry.Retry":   "urllib3.Retry",
-	"requests.packages.urllib3.Retry":              "urllib3.Retry",
-	"requests.adapters.Retry":                      "urllib3.Retry",
-	"urllib3.util.timeout.Timeout":                 "urllib3.Timeout",
-	"urllib3.util.Timeout":                         "urllib3.Timeout",
-	"urllib3.poolmanager.PoolManager":              "urllib3.PoolManager",
-	"aiohttp.client.ClientSession":                 "aiohttp.ClientSession",
-	"aiohttp.client.ClientTimeout":                 "aiohttp.ClientTimeout",
-	"requests.api.get":                             "requests.get",
-	"requests.api.post":                            "requests.post",
-	"requests.api.request":                         "requests.request",
+	"requests.sessions.Session":                  "requests.Session",
+	"requests.session":                           "requests.Session",
+	"requests.sessions.session":                  "requests.Session",
+	"requests.adapters.HTTPAdapter":              "requests.HTTPAdapter",
+	"urllib3.util.retry.Retry":                   "urllib3.Retry",
+	"urllib3.util.Retry":                         "urllib3.Retry",
+	"requests.packages.urllib3.util.retry.Retry": "urllib3.Retry",
+	"requests.packages.urllib3.Retry":            "urllib3.Retry",
+	"requests.adapters.Retry":                    "urllib3.Retry",
+	"urllib3.util.timeout.Timeout":               "urllib3.Timeout",
+	"urllib3.util.Timeout":                       "urllib3.Timeout",
+	"urllib3.poolmanager.PoolManager":            "urllib3.PoolManager",
+	"aiohttp.client.ClientSession":               "aiohttp.ClientSession",
+	"aiohttp.client.ClientTimeout":               "aiohttp.ClientTimeout",
+	"requests.api.get":                           "requests.get",
+	"requests.api.post":                          "requests.post",
+	"requests.api.request":                       "requests.request",
 }
 
 func canonical(q string) string {
