@@ -147,6 +147,9 @@ func primaryStart(toks []pyTok, k int) int {
 // clientLib is the library of a client value: a constructor the reader knows, or a package
 // class that derives from one.
 func (v pyVal) clientLib(pkg *pyPackage) string {
+	if v.kind == vQual && (v.str == "requests" || v.str == "requests.api") {
+		return libRequests // self._session = requests.api: the module's functions
+	}
 	if v.kind != vCall {
 		return ""
 	}
@@ -161,26 +164,35 @@ func (v pyVal) clientLib(pkg *pyPackage) string {
 
 // classLib is the client library a package class derives from.
 func classLib(c *pyClass, depth int) string {
+	for q, lib := range pyClients {
+		if derives(c, q, depth) {
+			return lib
+		}
+	}
+	return ""
+}
+
+// derives says whether a package class derives from the qualified name q, through package
+// classes.
+func derives(c *pyClass, q string, depth int) bool {
 	if depth > 4 {
-		return ""
+		return false
 	}
 	for _, b := range c.bases {
 		bv := c.file.env.eval(b, 0)
 		if bv.kind != vQual {
 			continue
 		}
-		if lib, ok := pyClients[bv.str]; ok {
-			return lib
+		if bv.str == q {
+			return true
 		}
 		if name, ok := strings.CutPrefix(bv.str, "class:"); ok {
-			if bc := c.file.pkg.class(name); bc != nil && bc != c {
-				if lib := classLib(bc, depth+1); lib != "" {
-					return lib
-				}
+			if bc := c.file.pkg.class(name); bc != nil && bc != c && derives(bc, q, depth+1) {
+				return true
 			}
 		}
 	}
-	return ""
+	return false
 }
 
 // call is the site with its effective bounds, retry layers, method, key and host.

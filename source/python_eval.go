@@ -368,7 +368,11 @@ func (env *pyEnv) param(name string, p pyParam, depth int) pyVal {
 		}
 	}
 	if p.def != nil {
-		v := env.outer.eval(p.def, depth+1)
+		scope := env.outer
+		if c := env.fn.class; c != nil && c.env != nil {
+			scope = c.env
+		}
+		v := scope.eval(p.def, depth+1)
 		if v.kind == vNone {
 			return pyVal{kind: vNone, caller: true, origin: OriginClient, notes: []string{name + " is a keyword of " + fn + "() defaulting to None: callers may pass another"}}
 		}
@@ -415,6 +419,9 @@ func (env *pyEnv) selfAttr(name string, depth int) pyVal {
 		if bs := c.attrs[name]; len(bs) > 0 {
 			b := pickBinding(bs, c)
 			v := b.env.eval(b.val, depth+1)
+			if len(distinct(bs)) > 1 && v.clientLib(env.file.pkg) == "" {
+				v, b = env.file.pkg.someClient(bs, v, b, depth)
+			}
 			if b.env != env && v.origin == OriginExplicit {
 				v.origin = OriginClient
 			}
@@ -434,10 +441,26 @@ func (env *pyEnv) selfAttr(name string, depth int) pyVal {
 // homes are the scopes where self.NAME may be configured: every method of c.
 func (c *pyClass) homes(name string) []pyHome {
 	var out []pyHome
-	for _, m := range c.methods {
+	for _, m := range c.order {
 		out = append(out, pyHome{m.env, "self." + name})
 	}
 	return out
+}
+
+// someClient is, among an attribute's bindings, the first that is a client the reader knows
+// (self._session = session from a caller in __init__, requests.Session() in a builder): the
+// call goes through that library, and the value may be the caller's.
+func (p *pyPackage) someClient(bs []pyBinding, v pyVal, b pyBinding, depth int) (pyVal, pyBinding) {
+	for _, o := range bs {
+		ov := o.env.eval(o.val, depth+1)
+		if ov.kind != vCall || ov.clientLib(p) == "" {
+			continue
+		}
+		ov.caller = ov.caller || v.kind == vUnknown
+		ov.notes = append(ov.notes, "set in several places: the client the reader knows is read, another may be the caller's")
+		return ov, o
+	}
+	return v, b
 }
 
 // pickBinding is the binding of an attribute that __init__ sets, or else the first.
@@ -533,11 +556,11 @@ func (env *pyEnv) callValue(toks []pyTok, depth int) pyVal {
 // sibling is the value of a name imported from a module of the package (from .config import
 // TIMEOUT, from config import TIMEOUT).
 func (p *pyPackage) sibling(q string, depth int) (pyVal, bool) {
-	q = strings.TrimLeft(q, ".")
-	mod, name, ok := strings.Cut(q, ".")
-	if !ok || strings.Contains(name, ".") {
+	parts := strings.Split(strings.TrimLeft(q, "."), ".")
+	if len(parts) < 2 {
 		return pyVal{}, false
 	}
+	mod, name := parts[len(parts)-2], parts[len(parts)-1]
 	for _, f := range p.files {
 		if f.module != mod {
 			continue

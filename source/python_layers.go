@@ -86,7 +86,7 @@ func urllib3Retry(v pyVal, method string, at *pyCallVal) (Retry, bool) {
 		return r, true
 	case v.kind == vBool || v.kind == vNone:
 		return Retry{}, false
-	case v.kind != vCall || v.call.callee != "urllib3.Retry":
+	case v.kind != vCall || v.call.callee != "urllib3.Retry" && (v.call.class == nil || !derives(v.call.class, "urllib3.Retry", 0)):
 		r.Unresolved = "the retries are computed at run time"
 		return r, true
 	}

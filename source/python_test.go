@@ -88,6 +88,9 @@ func TestPythonCalls(t *testing.T) {
 			"defaults.py:39:12 GET urllib3 connect=none read=none total=none attempts=4 key=false [urllib3 4 on=connect,timeout,reset] host=api.example.test",
 		}},
 		{"sessions", []string{
+			// spotipy's shape: self._session is the caller's, a built Session with a Retry
+			// subclass mounted, or requests.api; a keyword default read in the class body.
+			"builder.py:28:16 ? requests connect=5000ms/client read=5000ms/client total=none attempts=4 key=? [urllib3 4 on=connect,429,5xx]",
 			// The https:// mount: TimeoutHTTPAdapter(timeout=2.5) and Retry(total=3).
 			"sessions.py:32:5 GET requests connect=2500ms/client read=2500ms/client total=none attempts=4 key=false [urllib3 4 on=connect,timeout,reset,429,5xx backoff=1000ms..120000ms jitter=none] host=api.example.test",
 			// POST is not in Retry's default allowed_methods: connect errors only.

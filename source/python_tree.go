@@ -65,7 +65,12 @@ type pyClass struct {
 	file    *pyFile
 	bases   [][]pyTok
 	methods map[string]*pyFunc
-	attrs   map[string][]pyBinding
+	// order are the methods in source order.
+	order []*pyFunc
+	attrs map[string][]pyBinding
+	// env is the class body's scope: a method's keyword defaults are evaluated in it
+	// (def __init__(self, retries=max_retries) reads the class attribute).
+	env *pyEnv
 }
 
 // pyBinding is one assignment: the value as written, the environment it is evaluated in and
@@ -130,6 +135,7 @@ func (f *pyFile) scan(nodes []*pyNode, env *pyEnv, class *pyClass) {
 			fn := f.def(n, toks, nodes[:i], class)
 			if class != nil && env.fn == nil {
 				class.methods[fn.name] = fn
+				class.order = append(class.order, fn)
 			} else if env == f.env {
 				f.funcs[fn.name] = fn
 			}
@@ -255,12 +261,13 @@ func (f *pyFile) class(n *pyNode, toks []pyTok) {
 	}
 	f.classes[c.name] = c
 	env := &pyEnv{file: f, names: c.attrs, outer: f.env}
+	c.env = env
 	f.envs = append(f.envs, env)
 	f.scan(n.Kids, env, c)
-	for _, m := range c.methods {
+	for _, m := range c.order {
 		for name, bs := range m.env.names {
-			if strings.HasPrefix(name, "self.") {
-				c.attrs[strings.TrimPrefix(name, "self.")] = append(c.attrs[strings.TrimPrefix(name, "self.")], bs...)
+			if attr, ok := strings.CutPrefix(name, "self."); ok {
+				c.attrs[attr] = append(c.attrs[attr], bs...)
 			}
 		}
 	}
