@@ -21,6 +21,7 @@ var pyModuleCalls = map[string][2]string{
 var pyClientMethods = map[string]string{
 	"get": "GET", "post": "POST", "put": "PUT", "patch": "PATCH", "delete": "DELETE", "head": "HEAD",
 	"options": "OPTIONS", "request": "", "stream": "", "urlopen": "", "request_encode_url": "", "request_encode_body": "",
+	"send": "",
 }
 
 // pyClients are the client constructors, by qualified name, with their library.
@@ -102,6 +103,8 @@ func libHasMethod(lib, name string) bool {
 	switch name {
 	case "stream":
 		return lib == libHTTPX
+	case "send": // Session.send(prepared), Client.send(request): the method is the request's
+		return lib == libRequests || lib == libHTTPX
 	case "urlopen", "request_encode_url", "request_encode_body":
 		return lib == libURLLib3
 	}
