@@ -56,7 +56,9 @@ func (f *pyFile) calls() []Call {
 				if toks[j].Text != "(" || toks[j].Kind != pyOp || toks[j-1].Kind != pyName {
 					continue
 				}
+				f.pkg.steps = 0
 				if s, ok := env.site(toks, j); ok {
+					f.pkg.steps = 0
 					out = append(out, s.call())
 				}
 			}

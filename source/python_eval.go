@@ -96,13 +96,22 @@ func parseArgs(toks []pyTok) pyArgs {
 
 func pyUnknown(why string) pyVal { return pyVal{kind: vUnknown, why: why} }
 
-// maxEvalDepth bounds how far a name is followed (a = b, b = a never loops).
-const maxEvalDepth = 12
+// maxEvalDepth bounds how far a name is followed (a = b, b = a never loops), and
+// maxEvalSteps how many expressions one call site may evaluate: names that fan out (a = (b,
+// b), b = (c, c), …) would otherwise cost exponential time.
+const (
+	maxEvalDepth = 12
+	maxEvalSteps = 20_000
+)
 
 // eval is the value of toks in env.
 func (env *pyEnv) eval(toks []pyTok, depth int) pyVal {
 	if depth > maxEvalDepth || len(toks) == 0 {
 		return pyUnknown("an expression the reader does not follow")
+	}
+	env.file.pkg.steps++
+	if env.file.pkg.steps > maxEvalSteps {
+		return pyUnknown("an expression too large to follow")
 	}
 	v := env.evalExpr(toks, depth)
 	if v.origin == "" {

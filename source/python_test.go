@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -354,4 +355,28 @@ class Client%[1]d:
 		}
 	}
 	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+}
+
+// TestPythonFanOut: names that fan out (each a tuple of the next) are followed in bounded
+// time, not exponential.
+func TestPythonFanOut(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("import requests\n")
+	for i := range 30 {
+		fmt.Fprintf(&src, "n%d = (%s)\n", i, strings.Repeat(fmt.Sprintf("n%d, ", i+1), 24))
+	}
+	src.WriteString("requests.get('https://a.test/', timeout=n0)\n")
+	done := make(chan []Call, 1)
+	go func() {
+		calls, _ := Python.Read([]Input{{Path: "fan.py", Data: []byte(src.String())}})
+		done <- calls
+	}()
+	select {
+	case calls := <-done:
+		if len(calls) != 1 || calls[0].Origin.Connect != OriginUnresolved {
+			t.Errorf("calls %v, want one with an unresolved connect", calls)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a fan-out of names was not followed in bounded time")
+	}
 }

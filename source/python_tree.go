@@ -97,6 +97,8 @@ type pyEnv struct {
 // defined in a sibling module.
 type pyPackage struct {
 	files []*pyFile
+	// steps counts the expressions evaluated for the current call site (maxEvalSteps).
+	steps int
 }
 
 func (p *pyPackage) class(name string) *pyClass {
