@@ -28,6 +28,7 @@ var pyClientMethods = map[string]string{
 var pyClients = map[string]string{
 	"requests.Session": libRequests, "httpx.Client": libHTTPX, "httpx.AsyncClient": libHTTPX,
 	"aiohttp.ClientSession": libAIOHTTP, "urllib3.PoolManager": libURLLib3, "urllib3.ProxyManager": libURLLib3,
+	"urllib3.contrib.socks.SOCKSProxyManager": libURLLib3,
 }
 
 // pySite is one call that sends a request, before its bounds are read.
@@ -259,6 +260,9 @@ func (s pySite) ctorArg(name string, pos int) (pyVal, bool) {
 	}
 	cv := s.client.call
 	t := cv.args.arg(name, pos)
+	if t == nil && cv.args.splat {
+		return pyVal{kind: vUnknown, why: "the client is built with *args/**kwargs: its " + name + " may be among them"}, true
+	}
 	if t == nil {
 		return pyVal{}, false
 	}

@@ -511,21 +511,37 @@ func (p *pyPackage) base(c *pyClass) *pyClass {
 	return nil
 }
 
-// returns is what a function returns when every return of its body says the same thing.
+// returns is what a function returns when every return of its body says the same thing, or
+// the first client when its returns build clients of one library (a pool manager or a proxy
+// manager): the value is then marked as one of several.
 func (fn *pyFunc) returns(depth int) pyVal {
-	var out []pyTok
+	var outs [][]pyTok
 	for _, n := range fn.env.body {
 		if len(n.Toks) > 1 && n.Toks[0].Text == "return" && n.Toks[0].Kind == pyName {
-			if out != nil && tokText(out) != tokText(n.Toks[1:]) {
-				return pyUnknown(fn.name + "() returns different values")
-			}
-			out = n.Toks[1:]
+			outs = append(outs, n.Toks[1:])
 		}
 	}
-	if out == nil {
+	switch {
+	case len(outs) == 0:
 		return pyUnknown(fn.name + "() returns nothing the reader sees")
+	case len(outs) == 1:
+		return fn.env.eval(outs[0], depth+1)
 	}
-	return fn.env.eval(out, depth+1)
+	first := fn.env.eval(outs[0], depth+1)
+	lib := first.clientLib(fn.file.pkg)
+	for _, o := range outs[1:] {
+		if tokText(o) == tokText(outs[0]) {
+			continue
+		}
+		if lib == "" || fn.env.eval(o, depth+1).clientLib(fn.file.pkg) != lib {
+			return pyUnknown(fn.name + "() returns different values")
+		}
+		first.caller = true
+	}
+	if first.caller {
+		first.notes = append(first.notes, fn.name+"() returns one of several clients: the first is read")
+	}
+	return first
 }
 
 // callValue is NAME(...) or a.b(...): a constructor (by qualified name or package class) or

@@ -135,11 +135,14 @@ func TestPythonCalls(t *testing.T) {
 		}},
 		{"unresolved", []string{
 			// A session from the caller: an adapter there may set a timeout.
-			"unresolved.py:8:12 GET requests connect=unresolved read=unresolved total=none attempts=- key=false",
-			"unresolved.py:12:12 GET httpx connect=unresolved read=unresolved total=none attempts=- key=false host=api.example.test",
-			"unresolved.py:16:12 GET requests connect=unresolved read=unresolved total=none attempts=- key=?",
-			"unresolved.py:20:12 GET requests connect=unresolved read=unresolved total=none attempts=- key=false",
-			"unresolved.py:25:12 GET requests connect=3000ms/explicit read=3000ms/explicit total=none attempts=- key=false host=api.example.test",
+			"unresolved.py:9:12 GET requests connect=unresolved read=unresolved total=none attempts=- key=false",
+			"unresolved.py:13:12 GET httpx connect=unresolved read=unresolved total=none attempts=- key=false host=api.example.test",
+			"unresolved.py:17:12 GET requests connect=unresolved read=unresolved total=none attempts=- key=?",
+			"unresolved.py:21:12 GET requests connect=unresolved read=unresolved total=none attempts=- key=false",
+			"unresolved.py:26:12 GET requests connect=3000ms/explicit read=3000ms/explicit total=none attempts=- key=false host=api.example.test",
+			// A pool from a factory that returns one of two managers built with **opts:
+			// its timeout and retries may be among them.
+			"unresolved.py:39:12 GET urllib3 connect=unresolved read=unresolved total=none attempts=0 key=false [urllib3 0 on=] host=api.example.test",
 		}},
 		{"package", []string{
 			// A session built in a sibling module, its adapter's timeout a constant of a third.
@@ -184,9 +187,9 @@ func TestPythonNotes(t *testing.T) {
 		{"defaults", "defaults.py:22", "httpx has no total timeout"},
 		{"sessions", "sessions.py:83", "timeout is the keyword default of fetch(): callers may pass another"},
 		{"sessions", "sessions.py:32", "timeout set by TimeoutHTTPAdapter.send()"},
-		{"unresolved", "unresolved.py:16", "the call passes *args/**kwargs"},
-		{"unresolved", "unresolved.py:20", "float(…) is computed at run time"},
-		{"unresolved", "unresolved.py:8", "the session is the caller's"},
+		{"unresolved", "unresolved.py:17", "the call passes *args/**kwargs"},
+		{"unresolved", "unresolved.py:21", "float(…) is computed at run time"},
+		{"unresolved", "unresolved.py:9", "the session is the caller's"},
 	}
 	for _, tt := range tests {
 		c := findCall(t, tt.dir, tt.at)

@@ -1,6 +1,7 @@
 import os
 
 import httpx
+import urllib3
 import requests
 
 
@@ -23,3 +24,16 @@ def from_env(url):
 def maybe(session=None):
     session = session or requests.Session()
     return session.get("https://api.example.test/items", timeout=3)
+
+
+def make_pool(proxy=None, **opts):
+    if proxy:
+        return urllib3.ProxyManager(proxy, **opts)
+    return urllib3.PoolManager(**opts)
+
+
+pool = make_pool(timeout=3)
+
+
+def pooled():
+    return pool.request("GET", "https://api.example.test/items")
