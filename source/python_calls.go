@@ -218,6 +218,7 @@ func (s pySite) call() Call {
 	}
 	c.IdempotencyKey = s.key()
 	c.Host = s.host()
+	c.Context = s.context()
 	return c
 }
 

@@ -183,3 +183,86 @@ func (env *pyEnv) backoff(r Retry, args pyArgs) Retry {
 	}
 	return r
 }
+
+// Celery's task retries, as data (celery/app/task.py Task): max_retries = 3, retry_backoff
+// False (True: 1 s doubling), retry_backoff_max = 600, retry_jitter = True (full jitter);
+// a task retries on its own only for the exceptions of autoretry_for.
+var (
+	celeryMaxRetries    = 3
+	celeryBackoffMaxMS  = int64(600_000)
+	pyRouteDecorators   = []string{"route", "get", "post", "put", "patch", "delete", "head", "options", "api_route", "websocket"}
+	pyTaskDecoratorTail = []string{"task", "shared_task", "actor"}
+)
+
+// context is where the call's function runs when its decorators say: a queue job (a Celery
+// task, a dramatiq actor) or a request handler (@app.route("/…"), @router.get("/…")).
+func (s pySite) context() string {
+	fn := s.env.fn
+	if fn == nil {
+		return ""
+	}
+	for _, d := range fn.decorators {
+		name, args := decoratorName(d)
+		switch {
+		case slices.Contains(pyTaskDecoratorTail, name):
+			return "job"
+		case slices.Contains(pyRouteDecorators, name) && len(args.pos) > 0 && len(args.pos[0]) == 1 && args.pos[0][0].Kind == pyStr && strings.HasPrefix(args.pos[0][0].Text, "/"):
+			return "request"
+		}
+	}
+	return ""
+}
+
+// decoratorName is the last name of a decorator's callee and its arguments.
+func decoratorName(l pyLine) (string, pyArgs) {
+	toks := l.Toks[1:]
+	args := pyArgs{kw: map[string][]pyTok{}}
+	if len(toks) > 0 && toks[len(toks)-1].Text == ")" {
+		if open := matchingBack(toks, len(toks)-1); open > 0 {
+			args = parseArgs(toks[open+1 : len(toks)-1])
+			toks = toks[:open]
+		}
+	}
+	if len(toks) == 0 || toks[len(toks)-1].Kind != pyName {
+		return "", args
+	}
+	return toks[len(toks)-1].Text, args
+}
+
+// celery reads a task decorator's autoretry_for=, max_retries=, retry_backoff=,
+// retry_backoff_max= and retry_jitter=: the job is a layer of its own.
+func (env *pyEnv) celery(l pyLine) (Retry, bool) {
+	name, args := decoratorName(l)
+	if name != "task" && name != "shared_task" {
+		return Retry{}, false
+	}
+	auto, ok := args.kw["autoretry_for"]
+	if !ok {
+		return Retry{}, false
+	}
+	r := Retry{Layer: "celery", File: env.file.path, Line: l.Toks[0].Line, MaxAttempts: celeryMaxRetries + 1, On: env.exceptionClasses(auto, "")}
+	if t, ok := args.kw["max_retries"]; ok {
+		switch n := env.eval(t, 0); {
+		case n.kind == vNum:
+			r.MaxAttempts = int(n.num) + 1
+		case n.kind == vNone:
+			r.MaxAttempts, r.Unresolved = 0, "a Celery task with max_retries=None retries forever"
+		default:
+			r.MaxAttempts, r.Unresolved = 0, "max_retries: "+orWhy(n)
+		}
+	}
+	if t, ok := args.kw["retry_backoff"]; ok {
+		b := env.eval(t, 0)
+		if b.kind == vBool && b.num == 1 || b.kind == vNum && b.num > 0 {
+			first := 1.0
+			if b.kind == vNum {
+				first = b.num
+			}
+			r.Backoff = &Backoff{InitialMS: msOf(first), Multiplier: ptr(2.0), MaxMS: ptr(celeryBackoffMaxMS), Jitter: "full"}
+			if j, ok := args.kw["retry_jitter"]; ok && env.eval(j, 0).kind == vBool && env.eval(j, 0).num == 0 {
+				r.Backoff.Jitter = "none"
+			}
+		}
+	}
+	return r, true
+}

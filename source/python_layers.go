@@ -28,6 +28,8 @@ func (s pySite) layers() []Retry {
 		for _, d := range fn.decorators {
 			if r, ok := fn.env.outer.decorator(d); ok {
 				out = append(out, r)
+			} else if r, ok := fn.env.outer.celery(d); ok {
+				out = append(out, r)
 			}
 		}
 	}

@@ -383,3 +383,24 @@ func TestPythonFanOut(t *testing.T) {
 		t.Fatal("a fan-out of names was not followed in bounded time")
 	}
 }
+
+// TestPythonContext: a Celery task is a job and, with autoretry_for, a layer of its own; a
+// route handler is a request; a session's headers.update carries the key.
+func TestPythonContext(t *testing.T) {
+	var got []string
+	for _, c := range readPyDir(t, "context") {
+		got = append(got, pySummary(c)+" context="+c.Context)
+	}
+	want := []string{
+		// max_retries=5: 6 attempts; retry_backoff=True: 1 s doubling, full jitter.
+		"tasks.py:12:12 POST requests connect=10000ms/explicit read=10000ms/explicit total=none attempts=6 key=false [celery 6 on=connect,reset,timeout backoff=1000ms..600000ms jitter=full] host=pay.example.test context=job",
+		// A task without autoretry_for does not retry on its own.
+		"tasks.py:17:12 GET requests connect=10000ms/explicit read=10000ms/explicit total=none attempts=- key=false host=api.example.test context=job",
+		"tasks.py:22:12 POST requests connect=1000ms/explicit read=4000ms/explicit total=none attempts=- key=true host=api.example.test context=request",
+		"tasks.py:27:9 GET requests connect=none read=none total=none attempts=- key=false host=api.example.test context=",
+		"tasks.py:28:5 ? requests connect=2000ms/explicit read=2000ms/explicit total=none attempts=- key=false context=",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+}
