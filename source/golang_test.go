@@ -153,7 +153,7 @@ func TestIgnores(t *testing.T) {
 }
 
 func TestForPath(t *testing.T) {
-	for path, want := range map[string]*Language{"a/b.go": &Go, "X.GO": &Go, "a.py": nil, "go": nil} {
+	for path, want := range map[string]*Language{"a/b.go": &Go, "X.GO": &Go, "a.py": &Python, "B.PY": &Python, "a.pyc": nil, "go": nil} {
 		if got := ForPath(path); got != want {
 			t.Errorf("ForPath(%q) = %v, want %v", path, got, want)
 		}
