@@ -10,7 +10,7 @@ import (
 // method of the class), a variable assigned in the same function, or a typed parameter.
 func (c *phpCtx) fromVar(i int, segs []phpSeg) *phpClient {
 	f := c.f
-	name := f.toks[i].text
+	name := f.tok(i).text
 	if name == "this" {
 		if len(segs) == 0 || c.fn == nil || c.fn.class == nil {
 			return nil
@@ -46,8 +46,8 @@ func (c *phpCtx) typeOf(f *phpFile, name string, i int) string {
 		lo = c.fn.open
 	}
 	for k := i - 1; k > lo; k-- {
-		if f.toks[k].kind == phpVar && f.toks[k].text == name && f.toks[k-1].kind == phpIdent && !phpModifier(f.toks[k-1].text) {
-			return f.fqn(f.toks[k-1].text)
+		if f.tok(k).kind == phpVar && f.tok(k).text == name && f.tok(k-1).kind == phpIdent && !phpModifier(f.tok(k-1).text) {
+			return f.fqn(f.tok(k-1).text)
 		}
 	}
 	return ""
@@ -82,9 +82,9 @@ func (c *phpCtx) propClient(cls *phpClass, name string) *phpClient {
 	prop, decl := c.p.prop(cls, name)
 	for d, k := cls, 0; d != nil && k < 8; d, k = c.p.parentOf(d), k+1 {
 		f := d.file
-		end := int(f.toks[d.open].match)
+		end := int(f.tok(d.open).match)
 		for j := d.open; j+3 < end; j++ {
-			if f.toks[j].kind == phpVar && f.toks[j].text == "this" && f.is(j+1, phpOp, "->") && f.is(j+2, phpIdent, name) && f.is(j+3, phpOp, "=") {
+			if f.tok(j).kind == phpVar && f.tok(j).text == "this" && f.is(j+1, phpOp, "->") && f.is(j+2, phpIdent, name) && f.is(j+3, phpOp, "=") {
 				sub := &phpCtx{p: c.p, f: f, fn: f.funcAt(j), depth: c.depth + 1, origin: OriginClient}
 				if cl := sub.expr(phpRange{f: f, s: j + 4, e: f.stmtEnd(j + 4)}); cl != nil {
 					return cl
@@ -127,12 +127,12 @@ func (c *phpCtx) handler(cl *phpClient, v phpRange) {
 	}
 	for k := lo; k < hi; k++ {
 		switch {
-		case f.is(k, phpIdent, "StreamHandler") || strings.HasSuffix(f.toks[k].text, "\\StreamHandler"):
-			if f.toks[k].kind == phpIdent {
+		case f.is(k, phpIdent, "StreamHandler") || strings.HasSuffix(f.tok(k).text, "\\StreamHandler"):
+			if f.tok(k).kind == phpIdent {
 				cl.stream = true
 				cl.read = Bound{streamDefaultRead, OriginDefault}
 			}
-		case shortName(f.fqn(f.toks[k].text)) == "middleware" && f.toks[k].kind == phpIdent && f.is(k+1, phpOp, "::") && f.is(k+2, phpIdent, "retry") && f.is(k+3, phpOpen, "("):
+		case shortName(f.fqn(f.tok(k).text)) == "middleware" && f.tok(k).kind == phpIdent && f.is(k+1, phpOp, "::") && f.is(k+2, phpIdent, "retry") && f.is(k+3, phpOpen, "("):
 			cl.retry = c.guzzleRetry(f, k+3)
 		}
 	}
@@ -141,7 +141,7 @@ func (c *phpCtx) handler(cl *phpClient, v phpRange) {
 // guzzleRetry is Middleware::retry($decider, $delay): its count when the decider compares its
 // first parameter with a literal ($retries < 3, $retries >= 3), unresolved otherwise.
 func (c *phpCtx) guzzleRetry(f *phpFile, open int) *Retry {
-	r := &Retry{Layer: layerGuzzleRetry, File: f.path, Line: int(f.toks[open].line)}
+	r := &Retry{Layer: layerGuzzleRetry, File: f.path, Line: int(f.tok(open).line)}
 	args := f.args(open)
 	if len(args) == 0 {
 		r.Unresolved = "Middleware::retry() without a decider"
@@ -165,13 +165,13 @@ func (c *phpCtx) guzzleRetry(f *phpFile, open int) *Retry {
 // that returns one.
 func (c *phpCtx) deciderBody(a phpRange) phpRange {
 	f := a.f
-	if f.toks[a.s].kind == phpVar && f.toks[a.s].text == "this" && a.e-a.s >= 4 && f.is(a.s+1, phpOp, "->") && c.fn != nil && c.fn.class != nil {
-		if m := c.p.method(c.fn.class, f.toks[a.s+2].text); m != nil && m.open >= 0 {
+	if f.tok(a.s).kind == phpVar && f.tok(a.s).text == "this" && a.e-a.s >= 4 && f.is(a.s+1, phpOp, "->") && c.fn != nil && c.fn.class != nil {
+		if m := c.p.method(c.fn.class, f.tok(a.s+2).text); m != nil && m.open >= 0 {
 			return phpRange{f: m.file, s: m.open, e: m.close}
 		}
 	}
-	if f.toks[a.s].kind == phpVar && a.e-a.s == 1 {
-		if rhs, ok := c.assigned(f, f.toks[a.s].text, a.s); ok {
+	if f.tok(a.s).kind == phpVar && a.e-a.s == 1 {
+		if rhs, ok := c.assigned(f, f.tok(a.s).text, a.s); ok {
 			return rhs
 		}
 	}
@@ -183,12 +183,12 @@ func (c *phpCtx) deciderCount(r phpRange) (int, bool) {
 	f := r.f
 	count := ""
 	for k := r.s; k < r.e; k++ {
-		if (f.kw(k, "function") || f.kw(k, "fn")) && f.is(k+1, phpOpen, "(") && f.toks[k+2].kind == phpVar {
-			count = f.toks[k+2].text
+		if (f.kw(k, "function") || f.kw(k, "fn")) && f.is(k+1, phpOpen, "(") && f.tok(k+2).kind == phpVar {
+			count = f.tok(k+2).text
 			break
 		}
-		if (f.kw(k, "function") || f.kw(k, "fn")) && f.is(k+1, phpOpen, "(") && k+3 < r.e && f.toks[k+3].kind == phpVar {
-			count = f.toks[k+3].text // a typed parameter: function (int $retries, …)
+		if (f.kw(k, "function") || f.kw(k, "fn")) && f.is(k+1, phpOpen, "(") && k+3 < r.e && f.tok(k+3).kind == phpVar {
+			count = f.tok(k+3).text // a typed parameter: function (int $retries, …)
 			break
 		}
 	}
@@ -197,10 +197,10 @@ func (c *phpCtx) deciderCount(r phpRange) (int, bool) {
 	}
 	extra := map[string]int{"<": 1, ">=": 1, ">": 2, "<=": 2}
 	for k := r.s; k+2 < r.e; k++ {
-		if f.toks[k].kind != phpVar || f.toks[k].text != count || f.toks[k+1].kind != phpOp {
+		if f.tok(k).kind != phpVar || f.tok(k).text != count || f.tok(k+1).kind != phpOp {
 			continue
 		}
-		add, ok := extra[f.toks[k+1].text]
+		add, ok := extra[f.tok(k+1).text]
 		if !ok {
 			continue
 		}
@@ -218,15 +218,15 @@ func (c *phpCtx) deciderCount(r phpRange) (int, bool) {
 // call is the call site at the verb toks[v] on a client.
 func (c *phpCtx) call(cl *phpClient, v int, verb string) Call {
 	f := c.f
-	t := f.toks[v]
+	t := f.tok(v)
 	args := f.args(v + 1)
 	call := Call{File: f.path, Line: int(t.line), Col: int(t.col), Language: langPHP, Library: cl.lib, Method: verb, IdempotencyKey: cl.key, Retry: cl.retry}
 	urlAt, optsAt := 0, 1
 	name := strings.ToLower(t.text)
 	if verb == "" {
 		urlAt, optsAt = 1, 2
-		if len(args) > 0 && f.toks[args[0].s].kind == phpString && args[0].e-args[0].s == 1 {
-			call.Method = strings.ToUpper(f.toks[args[0].s].text)
+		if len(args) > 0 && f.tok(args[0].s).kind == phpString && args[0].e-args[0].s == 1 {
+			call.Method = strings.ToUpper(f.tok(args[0].s).text)
 		}
 		if name == "send" && cl.lib == libGuzzle {
 			urlAt, optsAt = -1, 1
@@ -254,7 +254,7 @@ func (c *phpCtx) call(cl *phpClient, v int, verb string) Call {
 		switch h := c.host(u); {
 		case h != "":
 			call.Host = h
-		case f.toks[u.s].kind == phpString && !strings.Contains(f.toks[u.s].text, "://"):
+		case f.tok(u.s).kind == phpString && !strings.Contains(f.tok(u.s).text, "://"):
 			call.Host = cl.host
 		}
 	} else if urlAt >= 0 {
@@ -390,21 +390,21 @@ func (p *phpPkg) callees(fn *phpFunc) []*phpFunc {
 	ctx := &phpCtx{p: p, f: f, fn: fn}
 	for k := fn.open + 1; k+3 < fn.close; k++ {
 		switch {
-		case f.toks[k].kind == phpVar && f.toks[k].text == "this" && f.is(k+1, phpOp, "->") && f.toks[k+2].kind == phpIdent && f.is(k+3, phpOpen, "("):
-			add(p.method(fn.class, f.toks[k+2].text))
-		case (f.kw(k, "self") || f.kw(k, "static")) && f.is(k+1, phpOp, "::") && f.toks[k+2].kind == phpIdent && f.is(k+3, phpOpen, "("):
-			add(p.method(fn.class, f.toks[k+2].text))
-		case f.toks[k].kind == phpVar && f.toks[k].text == "this" && f.is(k+1, phpOp, "->") && f.toks[k+2].kind == phpIdent && k+5 < fn.close && f.is(k+3, phpOp, "->") && f.toks[k+4].kind == phpIdent && f.is(k+5, phpOpen, "("):
+		case f.tok(k).kind == phpVar && f.tok(k).text == "this" && f.is(k+1, phpOp, "->") && f.tok(k+2).kind == phpIdent && f.is(k+3, phpOpen, "("):
+			add(p.method(fn.class, f.tok(k+2).text))
+		case (f.kw(k, "self") || f.kw(k, "static")) && f.is(k+1, phpOp, "::") && f.tok(k+2).kind == phpIdent && f.is(k+3, phpOpen, "("):
+			add(p.method(fn.class, f.tok(k+2).text))
+		case f.tok(k).kind == phpVar && f.tok(k).text == "this" && f.is(k+1, phpOp, "->") && f.tok(k+2).kind == phpIdent && k+5 < fn.close && f.is(k+3, phpOp, "->") && f.tok(k+4).kind == phpIdent && f.is(k+5, phpOpen, "("):
 			if fn.class != nil {
-				if prop, _ := p.prop(fn.class, f.toks[k+2].text); prop != nil {
-					for _, m := range p.implsOf(prop.typ, f.toks[k+4].text) {
+				if prop, _ := p.prop(fn.class, f.tok(k+2).text); prop != nil {
+					for _, m := range p.implsOf(prop.typ, f.tok(k+4).text) {
 						add(m)
 					}
 				}
 			}
-		case f.toks[k].kind == phpVar && f.toks[k].text != "this" && (f.is(k+1, phpOp, "->") || f.is(k+1, phpOp, "?->")) && f.toks[k+2].kind == phpIdent && f.is(k+3, phpOpen, "("):
-			if typ := ctx.typeOf(f, f.toks[k].text, k); typ != "" {
-				for _, m := range p.implsOf(typ, f.toks[k+2].text) {
+		case f.tok(k).kind == phpVar && f.tok(k).text != "this" && (f.is(k+1, phpOp, "->") || f.is(k+1, phpOp, "?->")) && f.tok(k+2).kind == phpIdent && f.is(k+3, phpOpen, "("):
+			if typ := ctx.typeOf(f, f.tok(k).text, k); typ != "" {
+				for _, m := range p.implsOf(typ, f.tok(k+2).text) {
 					add(m)
 				}
 			}
@@ -437,7 +437,7 @@ func (p *phpPkg) implsOf(typ, name string) []*phpFunc {
 // $timeout and retryUntil(), read where they are literal.
 func (p *phpPkg) jobLayer(job *phpClass) (Retry, []string) {
 	f := job.file
-	r := Retry{Layer: layerJob, File: f.path, Line: int(f.toks[job.open].line)}
+	r := Retry{Layer: layerJob, File: f.path, Line: int(f.tok(job.open).line)}
 	ctx := &phpCtx{p: p, f: f}
 	var notes []string
 	val := func(name string) (phpRange, int, bool) {
@@ -446,7 +446,7 @@ func (p *phpPkg) jobLayer(job *phpClass) (Retry, []string) {
 		}
 		if m := p.method(job, name); m != nil && m.open >= 0 {
 			ret := m.file.firstReturn(m.open+1, m.close)
-			return ret, int(m.file.toks[m.open].line), ret.e > ret.s
+			return ret, int(m.file.tok(m.open).line), ret.e > ret.s
 		}
 		return phpRange{}, 0, false
 	}
@@ -486,13 +486,13 @@ func (p *phpPkg) jobBackoff(job *phpClass, ctx *phpCtx, val func(string) (phpRan
 		var notes []string
 		for k := m.open; k < m.close; k++ {
 			if f.kw(k, "random_int") || f.kw(k, "rand") || f.kw(k, "mt_rand") {
-				notes = append(notes, fmt.Sprintf("%s:%d: backoff() adds %s(): each job's waits are spread (jitter)", f.path, f.toks[k].line, f.toks[k].text))
+				notes = append(notes, fmt.Sprintf("%s:%d: backoff() adds %s(): each job's waits are spread (jitter)", f.path, f.tok(k).line, f.tok(k).text))
 				break
 			}
 		}
 		for k := m.open; k < m.close; k++ {
 			if f.is(k, phpOpen, "[") {
-				if s := ctx.numbers(phpRange{f: f, s: k, e: int(f.toks[k].match) + 1}); len(s) > 0 {
+				if s := ctx.numbers(phpRange{f: f, s: k, e: int(f.tok(k).match) + 1}); len(s) > 0 {
 					return &Backoff{ScheduleMS: secondsToMS(s)}, notes
 				}
 			}
@@ -525,13 +525,13 @@ func deadline(m *phpFunc) *int64 {
 	f := m.file
 	units := map[string]time.Duration{"addseconds": time.Second, "addsecond": time.Second, "addminutes": time.Minute, "addminute": time.Minute, "addhours": time.Hour, "addhour": time.Hour, "adddays": 24 * time.Hour, "addday": 24 * time.Hour}
 	for k := m.open; k+1 < m.close; k++ {
-		u, ok := units[strings.ToLower(f.toks[k].text)]
-		if !ok || f.toks[k].kind != phpIdent || !f.is(k+1, phpOpen, "(") {
+		u, ok := units[strings.ToLower(f.tok(k).text)]
+		if !ok || f.tok(k).kind != phpIdent || !f.is(k+1, phpOpen, "(") {
 			continue
 		}
 		n := 1.0
-		if c := int(f.toks[k+1].match); c == k+3 && f.toks[k+2].kind == phpNumber {
-			fmt.Sscan(strings.ReplaceAll(f.toks[k+2].text, "_", ""), &n)
+		if c := int(f.tok(k+1).match); c == k+3 && f.tok(k+2).kind == phpNumber {
+			fmt.Sscan(strings.ReplaceAll(f.tok(k+2).text, "_", ""), &n)
 		} else if c != k+2 {
 			return nil
 		}

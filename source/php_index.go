@@ -95,12 +95,20 @@ func (f *phpFile) fqn(name string) string {
 	return name
 }
 
+// tok is toks[i], or a token of no kind outside the file (the reader never indexes past it).
+func (f *phpFile) tok(i int) phpTok {
+	if i < 0 || i >= len(f.toks) {
+		return phpTok{kind: phpNone, match: -1}
+	}
+	return f.toks[i]
+}
+
 // is says whether toks[i] is the token kind with text (case-insensitive for names).
 func (f *phpFile) is(i int, kind phpKind, text string) bool {
-	if i < 0 || i >= len(f.toks) || f.toks[i].kind != kind {
+	if i < 0 || i >= len(f.toks) || f.tok(i).kind != kind {
 		return false
 	}
-	return f.toks[i].text == text || (kind == phpIdent && strings.EqualFold(f.toks[i].text, text))
+	return f.tok(i).text == text || (kind == phpIdent && strings.EqualFold(f.tok(i).text, text))
 }
 
 // kw says whether toks[i] is the keyword (a name, any case).
@@ -125,16 +133,16 @@ func (p *phpPkg) indexFile(f *phpFile) {
 	f.uses = map[string]string{}
 	classEnd := -1
 	for i := 0; i < len(f.toks); i++ {
-		t := f.toks[i]
+		t := f.tok(i)
 		switch {
 		case t.kind != phpIdent:
 		case f.kw(i, "use") && i > classEnd && p.topLevel(f, i):
 			i = f.useStmt(i)
-		case (f.kw(i, "class") || f.kw(i, "interface") || f.kw(i, "trait") || f.kw(i, "enum")) && !f.is(i-1, phpOp, "::") && !f.kw(i-1, "new") && f.toks[min(i+1, len(f.toks)-1)].kind == phpIdent:
+		case (f.kw(i, "class") || f.kw(i, "interface") || f.kw(i, "trait") || f.kw(i, "enum")) && !f.is(i-1, phpOp, "::") && !f.kw(i-1, "new") && f.tok(min(i+1, len(f.toks)-1)).kind == phpIdent:
 			if c := p.class(f, i); c != nil {
-				i, classEnd = c.open, int(f.toks[c.open].match)
+				i, classEnd = c.open, int(f.tok(c.open).match)
 			}
-		case f.kw(i, "function") && i > classEnd && i+2 < len(f.toks) && f.toks[i+1].kind == phpIdent && f.is(i+2, phpOpen, "("):
+		case f.kw(i, "function") && i > classEnd && i+2 < len(f.toks) && f.tok(i+1).kind == phpIdent && f.is(i+2, phpOpen, "("):
 			f.function(i, nil)
 		case strings.EqualFold(t.text, "Http") && f.is(i+1, phpOp, "::") && i+3 < len(f.toks) && f.is(i+3, phpOpen, "("):
 			p.httpStatic(f, i)
@@ -145,7 +153,7 @@ func (p *phpPkg) indexFile(f *phpFile) {
 // topLevel says whether toks[i] is outside every class and function (a `use` there imports;
 // inside a class it brings a trait; after a closure's parameters it captures).
 func (p *phpPkg) topLevel(f *phpFile, i int) bool {
-	return !f.is(i-1, phpClose, ")") && (i == 0 || f.toks[i-1].kind == phpOp || f.toks[i-1].kind == phpClose || f.toks[i-1].kind == phpOpen)
+	return !f.is(i-1, phpClose, ")") && (i == 0 || f.tok(i-1).kind == phpOp || f.tok(i-1).kind == phpClose || f.tok(i-1).kind == phpOpen)
 }
 
 // useStmt reads `use A\B [as C], D;` (and `use A\{B, C}`) and returns the index of its ;.
@@ -155,12 +163,12 @@ func (f *phpFile) useStmt(i int) int {
 		j++
 	}
 	for ; j < len(f.toks) && !f.is(j, phpOp, ";"); j++ {
-		t := f.toks[j]
+		t := f.tok(j)
 		if t.kind == phpOpen {
-			prefix := strings.TrimSuffix(f.toks[j-1].text, "\\")
+			prefix := strings.TrimSuffix(f.tok(j-1).text, "\\")
 			for k := j + 1; k < int(t.match); k++ {
-				if f.toks[k].kind == phpIdent && !f.kw(k, "as") {
-					full := prefix + "\\" + f.toks[k].text
+				if f.tok(k).kind == phpIdent && !f.kw(k, "as") {
+					full := prefix + "\\" + f.tok(k).text
 					f.uses[shortName(full)] = strings.TrimPrefix(full, "\\")
 				}
 			}
@@ -173,7 +181,7 @@ func (f *phpFile) useStmt(i int) int {
 		full := strings.TrimPrefix(t.text, "\\")
 		alias := shortName(full)
 		if f.kw(j+1, "as") && j+2 < len(f.toks) {
-			alias = strings.ToLower(f.toks[j+2].text)
+			alias = strings.ToLower(f.tok(j+2).text)
 			j += 2
 		}
 		f.uses[alias] = full
@@ -183,7 +191,7 @@ func (f *phpFile) useStmt(i int) int {
 
 // class reads the class header at toks[i] and its body's members.
 func (p *phpPkg) class(f *phpFile, i int) *phpClass {
-	c := &phpClass{name: f.toks[i+1].text, file: f, iface: f.kw(i, "interface"), props: map[string]*phpProp{}, methods: map[string]*phpFunc{}, consts: map[string]int{}}
+	c := &phpClass{name: f.tok(i+1).text, file: f, iface: f.kw(i, "interface"), props: map[string]*phpProp{}, methods: map[string]*phpFunc{}, consts: map[string]int{}}
 	j := i + 2
 	var list *[]string
 	for ; j < len(f.toks) && !f.is(j, phpOpen, "{"); j++ {
@@ -192,14 +200,14 @@ func (p *phpPkg) class(f *phpFile, i int) *phpClass {
 			list = &c.implements
 			if !c.iface {
 				if j+1 < len(f.toks) {
-					c.extends = f.fqn(f.toks[j+1].text)
+					c.extends = f.fqn(f.tok(j+1).text)
 				}
 				list = nil
 			}
 		case f.kw(j, "implements"):
 			list = &c.implements
-		case f.toks[j].kind == phpIdent && list != nil:
-			*list = append(*list, f.fqn(f.toks[j].text))
+		case f.tok(j).kind == phpIdent && list != nil:
+			*list = append(*list, f.fqn(f.tok(j).text))
 		}
 	}
 	if j >= len(f.toks) {
@@ -207,7 +215,7 @@ func (p *phpPkg) class(f *phpFile, i int) *phpClass {
 	}
 	c.open = j
 	p.classes[strings.ToLower(c.name)] = c
-	p.members(c, j+1, int(f.toks[j].match))
+	p.members(c, j+1, int(f.tok(j).match))
 	return c
 }
 
@@ -215,18 +223,18 @@ func (p *phpPkg) class(f *phpFile, i int) *phpClass {
 func (p *phpPkg) members(c *phpClass, s, e int) {
 	f := c.file
 	for j := s; j < e; j++ {
-		t := f.toks[j]
+		t := f.tok(j)
 		switch {
 		case t.kind == phpOpen:
 			j = int(t.match)
 		case f.kw(j, "use"):
-			for j++; j < e && !f.is(j, phpOp, ";") && f.toks[j].kind != phpOpen; j++ {
-				if f.toks[j].kind == phpIdent {
-					c.traits = append(c.traits, f.fqn(f.toks[j].text))
+			for j++; j < e && !f.is(j, phpOp, ";") && f.tok(j).kind != phpOpen; j++ {
+				if f.tok(j).kind == phpIdent {
+					c.traits = append(c.traits, f.fqn(f.tok(j).text))
 				}
 			}
-			if j < e && f.toks[j].kind == phpOpen {
-				j = int(f.toks[j].match)
+			if j < e && f.tok(j).kind == phpOpen {
+				j = int(f.tok(j).match)
 			}
 		case f.kw(j, "const"):
 			j = c.constDecl(j, e)
@@ -246,11 +254,11 @@ func (p *phpPkg) members(c *phpClass, s, e int) {
 func (c *phpClass) constDecl(j, e int) int {
 	f := c.file
 	for j++; j < e && !f.is(j, phpOp, ";"); j++ {
-		if f.toks[j].kind == phpIdent && f.is(j+1, phpOp, "=") {
-			c.consts[strings.ToLower(f.toks[j].text)] = j + 2
+		if f.tok(j).kind == phpIdent && f.is(j+1, phpOp, "=") {
+			c.consts[strings.ToLower(f.tok(j).text)] = j + 2
 		}
-		if f.toks[j].kind == phpOpen {
-			j = int(f.toks[j].match)
+		if f.tok(j).kind == phpOpen {
+			j = int(f.tok(j).match)
 		}
 	}
 	return j
@@ -260,17 +268,17 @@ func (c *phpClass) constDecl(j, e int) int {
 // the index of its ;.
 func (c *phpClass) propDecl(j, e int) int {
 	f := c.file
-	prop := &phpProp{def: -1, line: int(f.toks[j].line)}
-	if k := j - 1; k >= 0 && f.toks[k].kind == phpIdent && !phpModifier(f.toks[k].text) {
-		prop.typ = f.fqn(f.toks[k].text)
+	prop := &phpProp{def: -1, line: int(f.tok(j).line)}
+	if k := j - 1; k >= 0 && f.tok(k).kind == phpIdent && !phpModifier(f.tok(k).text) {
+		prop.typ = f.fqn(f.tok(k).text)
 	}
-	c.props[strings.ToLower(f.toks[j].text)] = prop
+	c.props[strings.ToLower(f.tok(j).text)] = prop
 	if f.is(j+1, phpOp, "=") {
 		prop.def = j + 2
 	}
 	for ; j < e && !f.is(j, phpOp, ";"); j++ {
-		if f.toks[j].kind == phpOpen {
-			j = int(f.toks[j].match)
+		if f.tok(j).kind == phpOpen {
+			j = int(f.tok(j).match)
 		}
 	}
 	return j
@@ -292,21 +300,21 @@ func (c *phpClass) promote(fn *phpFunc) {
 	}
 	f := c.file
 	for k := fn.po + 1; k < fn.pc; k++ {
-		if f.toks[k].kind != phpVar {
+		if f.tok(k).kind != phpVar {
 			continue
 		}
 		promoted := false
 		for b := k - 1; b > fn.po && !f.is(b, phpOp, ","); b-- {
-			if f.toks[b].kind == phpIdent && phpModifier(f.toks[b].text) {
+			if f.tok(b).kind == phpIdent && phpModifier(f.tok(b).text) {
 				promoted = true
 			}
 		}
 		if promoted {
 			typ := ""
-			if f.toks[k-1].kind == phpIdent && !phpModifier(f.toks[k-1].text) {
-				typ = f.fqn(f.toks[k-1].text)
+			if f.tok(k-1).kind == phpIdent && !phpModifier(f.tok(k-1).text) {
+				typ = f.fqn(f.tok(k-1).text)
 			}
-			c.props[strings.ToLower(f.toks[k].text)] = &phpProp{typ: typ, def: -1, line: int(f.toks[k].line)}
+			c.props[strings.ToLower(f.tok(k).text)] = &phpProp{typ: typ, def: -1, line: int(f.tok(k).line)}
 		}
 	}
 }
@@ -317,15 +325,15 @@ func (f *phpFile) function(i int, c *phpClass) *phpFunc {
 	if f.is(j, phpOp, "&") {
 		j++
 	}
-	if j+1 >= len(f.toks) || f.toks[j].kind != phpIdent || !f.is(j+1, phpOpen, "(") {
+	if j+1 >= len(f.toks) || f.tok(j).kind != phpIdent || !f.is(j+1, phpOpen, "(") {
 		return nil
 	}
 	po := j + 1
-	pc := int(f.toks[po].match)
-	fn := &phpFunc{name: f.toks[j].text, class: c, file: f, po: po, pc: pc, open: -1, close: -1}
+	pc := int(f.tok(po).match)
+	fn := &phpFunc{name: f.tok(j).text, class: c, file: f, po: po, pc: pc, open: -1, close: -1}
 	var typ string
 	for k := po + 1; k < pc; k++ {
-		switch t := f.toks[k]; {
+		switch t := f.tok(k); {
 		case t.kind == phpIdent && !phpModifier(t.text):
 			typ = f.fqn(t.text)
 		case t.kind == phpVar:
@@ -343,7 +351,7 @@ func (f *phpFile) function(i int, c *phpClass) *phpFunc {
 			break
 		}
 		if f.is(k, phpOpen, "{") {
-			fn.open, fn.close = k, int(f.toks[k].match)
+			fn.open, fn.close = k, int(f.tok(k).match)
 			break
 		}
 	}
@@ -357,10 +365,10 @@ func (f *phpFile) function(i int, c *phpClass) *phpFunc {
 func (p *phpPkg) httpStatic(f *phpFile, i int) {
 	o := i + 3
 	args := f.args(o)
-	switch strings.ToLower(f.toks[i+2].text) {
+	switch strings.ToLower(f.tok(i+2).text) {
 	case "macro":
-		if len(args) == 2 && f.toks[args[0].s].kind == phpString {
-			p.macros[strings.ToLower(f.toks[args[0].s].text)] = args[1]
+		if len(args) == 2 && f.tok(args[0].s).kind == phpString {
+			p.macros[strings.ToLower(f.tok(args[0].s).text)] = args[1]
 		}
 	case "globaloptions":
 		if len(args) == 1 {
@@ -371,7 +379,7 @@ func (p *phpPkg) httpStatic(f *phpFile, i int) {
 
 // args splits the parenthesised argument list opened at toks[o] at its depth-1 commas.
 func (f *phpFile) args(o int) []phpRange {
-	c := int(f.toks[o].match)
+	c := int(f.tok(o).match)
 	var out []phpRange
 	s := o + 1
 	for k := o + 1; k <= c; k++ {
@@ -382,8 +390,8 @@ func (f *phpFile) args(o int) []phpRange {
 			s = k + 1
 			continue
 		}
-		if f.toks[k].kind == phpOpen {
-			k = int(f.toks[k].match) - 1
+		if f.tok(k).kind == phpOpen {
+			k = int(f.tok(k).match) - 1
 			continue
 		}
 	}
@@ -395,8 +403,8 @@ func (f *phpFile) args(o int) []phpRange {
 func (f *phpFile) named(args []phpRange, pos int, name string) (phpRange, bool) {
 	n := 0
 	for _, a := range args {
-		if a.e-a.s >= 2 && f.toks[a.s].kind == phpIdent && f.is(a.s+1, phpOp, ":") {
-			if strings.EqualFold(f.toks[a.s].text, name) {
+		if a.e-a.s >= 2 && f.tok(a.s).kind == phpIdent && f.is(a.s+1, phpOp, ":") {
+			if strings.EqualFold(f.tok(a.s).text, name) {
 				return phpRange{f: f, s: a.s + 2, e: a.e}, true
 			}
 			continue

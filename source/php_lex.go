@@ -24,6 +24,7 @@ const (
 	phpOp                    // an operator or punctuation: -> ?-> :: => = ; , . and the rest
 	phpOpen                  // ( [ { or #[ (text is the bracket)
 	phpClose                 // ) ] }
+	phpNone                  // past the end of the file (phpFile.tok)
 )
 
 // phpTok is one token. match is the index of the matching bracket for phpOpen and phpClose.

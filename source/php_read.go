@@ -100,10 +100,10 @@ type phpSite struct {
 func (p *phpPkg) callsIn(f *phpFile) []phpSite {
 	var out []phpSite
 	for i := 1; i+2 < len(f.toks); i++ {
-		if !(f.is(i, phpOp, "->") || f.is(i, phpOp, "?->") || f.is(i, phpOp, "::")) || f.toks[i+1].kind != phpIdent || !f.is(i+2, phpOpen, "(") {
+		if !(f.is(i, phpOp, "->") || f.is(i, phpOp, "?->") || f.is(i, phpOp, "::")) || f.tok(i+1).kind != phpIdent || !f.is(i+2, phpOpen, "(") {
 			continue
 		}
-		verb, ok := phpVerbs[strings.ToLower(f.toks[i+1].text)]
+		verb, ok := phpVerbs[strings.ToLower(f.tok(i+1).text)]
 		if !ok {
 			continue
 		}
@@ -137,25 +137,25 @@ func (c *phpCtx) receiver(start, end int) *phpClient {
 		if prev < start {
 			return nil
 		}
-		t := f.toks[prev]
+		if f.is(k, phpOp, "::") {
+			return c.static(prev, reverse(segs))
+		}
+		t := f.tok(prev)
 		switch {
 		case t.kind == phpClose && t.text == ")":
 			o := int(t.match)
-			if f.toks[o-1+0].kind == phpOpen {
+			if f.tok(o-1+0).kind == phpOpen {
 				return nil
 			}
-			if o-1 >= start && f.toks[o-1].kind == phpIdent && o-2 >= start && (f.is(o-2, phpOp, "->") || f.is(o-2, phpOp, "?->") || f.is(o-2, phpOp, "::")) {
-				segs = append(segs, phpSeg{name: f.toks[o-1].text, open: o})
+			if o-1 >= start && f.tok(o-1).kind == phpIdent && o-2 >= start && (f.is(o-2, phpOp, "->") || f.is(o-2, phpOp, "?->") || f.is(o-2, phpOp, "::")) {
+				segs = append(segs, phpSeg{name: f.tok(o-1).text, open: o})
 				k = o - 2
-				if f.is(k, phpOp, "::") {
-					return c.static(k-1, reverse(segs))
-				}
 				continue
 			}
-			if o-2 >= start && f.toks[o-1].kind == phpIdent && f.kw(o-2, "new") {
+			if o-2 >= start && f.tok(o-1).kind == phpIdent && f.kw(o-2, "new") {
 				return c.apply(c.newClient(o-1, o), reverse(segs))
 			}
-			if f.kw(o+1, "new") && o+2 < len(f.toks) && f.toks[o+2].kind == phpIdent {
+			if f.kw(o+1, "new") && o+2 < len(f.toks) && f.tok(o+2).kind == phpIdent {
 				cl := c.newClient(o+2, o+3)
 				return c.apply(cl, reverse(segs))
 			}
@@ -182,13 +182,13 @@ func reverse(s []phpSeg) []phpSeg {
 // methods of the class.
 func (c *phpCtx) static(i int, segs []phpSeg) *phpClient {
 	f := c.f
-	if i < 0 || f.toks[i].kind != phpIdent || len(segs) == 0 {
+	if i < 0 || f.tok(i).kind != phpIdent {
 		return nil
 	}
-	name := f.toks[i].text
+	name := f.tok(i).text
 	switch strings.ToLower(name) {
 	case "self", "static":
-		if c.fn == nil || c.fn.class == nil {
+		if c.fn == nil || c.fn.class == nil || len(segs) == 0 {
 			return nil
 		}
 		return c.apply(c.methodReturn(c.fn.class, segs[0].name), segs[1:])
@@ -196,6 +196,9 @@ func (c *phpCtx) static(i int, segs []phpSeg) *phpClient {
 	full := f.fqn(name)
 	if full != fqnHTTPFacade && !(strings.EqualFold(full, "Http") && f.uses["http"] == "") {
 		return nil
+	}
+	if len(segs) == 0 {
+		return c.laravelBase()
 	}
 	if m, ok := c.p.macros[strings.ToLower(segs[0].name)]; ok {
 		return c.apply(c.macro(m), segs[1:])
@@ -227,14 +230,11 @@ func (c *phpCtx) macro(r phpRange) *phpClient {
 // function's `fn () => …`.
 func (f *phpFile) firstReturn(s, e int) phpRange {
 	for k := s; k < e; k++ {
-		if f.kw(k, "return") || (f.is(k, phpOp, "=>") && f.is(k-1, phpClose, ")") && f.kw(int(f.toks[k-1].match)-1, "fn")) {
+		if f.kw(k, "return") || (f.is(k, phpOp, "=>") && f.is(k-1, phpClose, ")") && f.kw(int(f.tok(k-1).match)-1, "fn")) {
 			end := k + 1
-			for end < e && !f.is(end, phpOp, ";") {
-				if f.toks[end].kind == phpOpen {
-					end = int(f.toks[end].match)
-				}
-				if f.toks[end].kind == phpClose {
-					break
+			for end < e && !f.is(end, phpOp, ";") && f.tok(end).kind != phpClose {
+				if f.tok(end).kind == phpOpen {
+					end = int(f.tok(end).match)
 				}
 				end++
 			}
@@ -250,11 +250,11 @@ func (c *phpCtx) expr(r phpRange) *phpClient {
 	if r.e <= r.s {
 		return nil
 	}
-	if f.kw(r.s, "new") && r.s+1 < r.e && f.toks[r.s+1].kind == phpIdent {
+	if f.kw(r.s, "new") && r.s+1 < r.e && f.tok(r.s+1).kind == phpIdent {
 		if r.s+2 >= r.e {
 			return c.newClient(r.s+1, -1)
 		}
-		if f.is(r.s+2, phpOpen, "(") && int(f.toks[r.s+2].match) == r.e-1 {
+		if f.is(r.s+2, phpOpen, "(") && int(f.tok(r.s+2).match) == r.e-1 {
 			return c.newClient(r.s+1, r.s+2)
 		}
 	}
@@ -268,7 +268,7 @@ func (c *phpCtx) expr(r phpRange) *phpClient {
 // newClient is `new NAME(args)` when NAME is Guzzle's Client.
 func (c *phpCtx) newClient(name, open int) *phpClient {
 	f := c.f
-	full := f.fqn(f.toks[name].text)
+	full := f.fqn(f.tok(name).text)
 	if full != fqnGuzzle {
 		return nil
 	}
@@ -323,7 +323,7 @@ func (c *phpCtx) laravelLink(cl *phpClient, s phpSeg) {
 			cl.key = c.headerKey(args[0])
 		}
 	case "withheader":
-		if len(args) > 0 && f.toks[args[0].s].kind == phpString && strings.EqualFold(f.toks[args[0].s].text, "Idempotency-Key") {
+		if len(args) > 0 && f.tok(args[0].s).kind == phpString && strings.EqualFold(f.tok(args[0].s).text, "Idempotency-Key") {
 			cl.key = ptrTrue()
 		}
 	case "baseurl":
@@ -339,7 +339,7 @@ func ptrTrue() *bool { b := true; return &b }
 // (an array is a schedule of count+1 attempts), without $when every failure is retried.
 func (c *phpCtx) laravelRetry(args []phpRange, open int) *Retry {
 	f := c.f
-	r := &Retry{Layer: libLaravel, File: f.path, Line: int(f.toks[open].line), On: laravelRetryOn}
+	r := &Retry{Layer: libLaravel, File: f.path, Line: int(f.tok(open).line), On: laravelRetryOn}
 	times, ok := f.named(args, 0, "times")
 	switch {
 	case !ok:
@@ -407,13 +407,13 @@ func (c *phpCtx) options(cl *phpClient, r phpRange) {
 			cl.key = c.headerKey(v)
 			if sub, ok := f.array(v); ok {
 				if _, bad := sub["timeout"]; bad {
-					cl.notes = append(cl.notes, fmt.Sprintf("%s:%d: 'timeout' is inside 'headers': it is sent as a header and bounds nothing", f.path, f.toks[v.s].line))
+					cl.notes = append(cl.notes, fmt.Sprintf("%s:%d: 'timeout' is inside 'headers': it is sent as a header and bounds nothing", f.path, f.tok(v.s).line))
 				}
 			}
 		case "defaults":
 			if sub, ok := f.array(v); ok {
 				if _, bad := sub["timeout"]; bad {
-					cl.notes = append(cl.notes, fmt.Sprintf("%s:%d: 'timeout' is inside 'defaults' (Guzzle 5's shape): Guzzle 6 and later ignore it, so it bounds nothing", f.path, f.toks[v.s].line))
+					cl.notes = append(cl.notes, fmt.Sprintf("%s:%d: 'timeout' is inside 'defaults' (Guzzle 5's shape): Guzzle 6 and later ignore it, so it bounds nothing", f.path, f.tok(v.s).line))
 				}
 			}
 		case "base_uri":
@@ -454,14 +454,14 @@ func (c *phpCtx) seconds(cl *phpClient, v phpRange, what string) Bound {
 // number is a numeric expression's value: a literal, a class constant, or a product of them.
 func (c *phpCtx) number(r phpRange) (float64, bool) {
 	f := r.f
-	if r.e-r.s == 1 && f.toks[r.s].kind == phpNumber {
-		v, err := strconv.ParseFloat(strings.ReplaceAll(f.toks[r.s].text, "_", ""), 64)
+	if r.e-r.s == 1 && f.tok(r.s).kind == phpNumber {
+		v, err := strconv.ParseFloat(strings.ReplaceAll(f.tok(r.s).text, "_", ""), 64)
 		return v, err == nil
 	}
-	if r.e-r.s == 3 && f.is(r.s+1, phpOp, "::") && f.toks[r.s+2].kind == phpIdent && c.depth < maxPHPDepth {
-		cls := c.classNamed(f, f.toks[r.s].text)
+	if r.e-r.s == 3 && f.is(r.s+1, phpOp, "::") && f.tok(r.s+2).kind == phpIdent && c.depth < maxPHPDepth {
+		cls := c.classNamed(f, f.tok(r.s).text)
 		if cls != nil {
-			if at, ok := cls.consts[strings.ToLower(f.toks[r.s+2].text)]; ok {
+			if at, ok := cls.consts[strings.ToLower(f.tok(r.s+2).text)]; ok {
 				sub := *c
 				sub.depth++
 				return sub.number(phpRange{f: cls.file, s: at, e: cls.file.exprEnd(at)})
@@ -482,9 +482,9 @@ func (c *phpCtx) number(r phpRange) (float64, bool) {
 // exprEnd is the index of the , or ; that ends the expression starting at s.
 func (f *phpFile) exprEnd(s int) int {
 	k := s
-	for k < len(f.toks) && !f.is(k, phpOp, ";") && !f.is(k, phpOp, ",") && f.toks[k].kind != phpClose {
-		if f.toks[k].kind == phpOpen {
-			k = int(f.toks[k].match)
+	for k < len(f.toks) && !f.is(k, phpOp, ";") && !f.is(k, phpOp, ",") && f.tok(k).kind != phpClose {
+		if f.tok(k).kind == phpOpen {
+			k = int(f.tok(k).match)
 		}
 		k++
 	}
@@ -532,7 +532,7 @@ func (f *phpFile) array(r phpRange) (map[string]phpRange, bool) {
 	if f.kw(o, "array") {
 		o++
 	}
-	if !(f.is(o, phpOpen, "[") || (o > r.s && f.is(o, phpOpen, "("))) || int(f.toks[o].match) != r.e-1 {
+	if !(f.is(o, phpOpen, "[") || (o > r.s && f.is(o, phpOpen, "("))) || int(f.tok(o).match) != r.e-1 {
 		return nil, false
 	}
 	out := map[string]phpRange{}
@@ -549,10 +549,10 @@ func (f *phpFile) array(r phpRange) (map[string]phpRange, bool) {
 		}
 		key := ""
 		switch {
-		case arrow == a.s+1 && f.toks[a.s].kind == phpString:
-			key = strings.ToLower(f.toks[a.s].text)
-		case arrow == a.s+3 && f.is(a.s+1, phpOp, "::") && shortName(f.fqn(f.toks[a.s].text)) == "requestoptions":
-			key = strings.ToLower(f.toks[a.s+2].text)
+		case arrow == a.s+1 && f.tok(a.s).kind == phpString:
+			key = strings.ToLower(f.tok(a.s).text)
+		case arrow == a.s+3 && f.is(a.s+1, phpOp, "::") && shortName(f.fqn(f.tok(a.s).text)) == "requestoptions":
+			key = strings.ToLower(f.tok(a.s+2).text)
 		}
 		if key != "" {
 			out[key] = phpRange{f: f, s: arrow + 1, e: a.e}
@@ -564,10 +564,10 @@ func (f *phpFile) array(r phpRange) (map[string]phpRange, bool) {
 // arrayVar is the array literal a variable holds when it is assigned one in the same function.
 func (c *phpCtx) arrayVar(r phpRange) *phpRange {
 	f := r.f
-	if r.e-r.s != 1 || f.toks[r.s].kind != phpVar {
+	if r.e-r.s != 1 || f.tok(r.s).kind != phpVar {
 		return nil
 	}
-	if rhs, ok := c.assigned(f, f.toks[r.s].text, r.s); ok {
+	if rhs, ok := c.assigned(f, f.tok(r.s).text, r.s); ok {
 		if _, isArr := f.array(rhs); isArr {
 			return &rhs
 		}
@@ -582,7 +582,7 @@ func (c *phpCtx) assigned(f *phpFile, name string, before int) (phpRange, bool) 
 		lo = c.fn.open
 	}
 	for k := before - 1; k > lo; k-- {
-		if f.toks[k].kind == phpVar && f.toks[k].text == name && f.is(k+1, phpOp, "=") {
+		if f.tok(k).kind == phpVar && f.tok(k).text == name && f.is(k+1, phpOp, "=") {
 			return phpRange{f: f, s: k + 2, e: f.stmtEnd(k + 2)}, true
 		}
 	}
@@ -592,9 +592,9 @@ func (c *phpCtx) assigned(f *phpFile, name string, before int) (phpRange, bool) 
 // stmtEnd is the index of the ; (or the closing bracket) that ends the statement at s.
 func (f *phpFile) stmtEnd(s int) int {
 	k := s
-	for k < len(f.toks) && !f.is(k, phpOp, ";") && f.toks[k].kind != phpClose {
-		if f.toks[k].kind == phpOpen {
-			k = int(f.toks[k].match)
+	for k < len(f.toks) && !f.is(k, phpOp, ";") && f.tok(k).kind != phpClose {
+		if f.tok(k).kind == phpOpen {
+			k = int(f.tok(k).match)
 		}
 		k++
 	}
@@ -620,18 +620,27 @@ func (c *phpCtx) headerKey(r phpRange) *bool {
 // "" otherwise.
 func (c *phpCtx) host(r phpRange) string {
 	f := r.f
+	for k := r.s + 1; k < r.e; k++ {
+		if f.is(k, phpOp, ".") {
+			r.e = k // self::API . '/repos': the URL starts with its first operand
+			break
+		}
+		if f.tok(k).kind == phpOpen {
+			k = int(f.tok(k).match)
+		}
+	}
 	if r.e-r.s == 3 && f.is(r.s+1, phpOp, "::") {
-		if cls := c.classNamed(f, f.toks[r.s].text); cls != nil {
-			if at, ok := cls.consts[strings.ToLower(f.toks[r.s+2].text)]; ok && cls.file.toks[at].kind == phpString {
-				return urlHost(cls.file.toks[at].text)
+		if cls := c.classNamed(f, f.tok(r.s).text); cls != nil {
+			if at, ok := cls.consts[strings.ToLower(f.tok(r.s+2).text)]; ok && cls.file.tok(at).kind == phpString {
+				return urlHost(cls.file.tok(at).text)
 			}
 		}
 		return ""
 	}
-	if f.toks[r.s].kind != phpString {
+	if f.tok(r.s).kind != phpString {
 		return ""
 	}
-	return urlHost(f.toks[r.s].text)
+	return urlHost(f.tok(r.s).text)
 }
 
 // urlHost is the host of an absolute http(s) URL as written, "" when it has none or the host
@@ -655,7 +664,7 @@ func urlHost(u string) string {
 func (f *phpFile) text(r phpRange) string {
 	var b strings.Builder
 	for k := r.s; k < r.e && k < len(f.toks); k++ {
-		t := f.toks[k]
+		t := f.tok(k)
 		if t.kind == phpVar {
 			b.WriteString("$")
 		}
