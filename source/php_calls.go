@@ -47,7 +47,7 @@ func (c *phpCtx) typeOf(f *phpFile, name string, i int) string {
 	}
 	for k := i - 1; k > lo; k-- {
 		if f.tok(k).kind == phpVar && f.tok(k).text == name && f.tok(k-1).kind == phpIdent && !phpModifier(f.tok(k-1).text) {
-			return f.fqn(f.tok(k-1).text)
+			return f.fqn(f.tok(k - 1).text)
 		}
 	}
 	return ""
@@ -184,11 +184,11 @@ func (c *phpCtx) deciderCount(r phpRange) (int, bool) {
 	count := ""
 	for k := r.s; k < r.e; k++ {
 		if (f.kw(k, "function") || f.kw(k, "fn")) && f.is(k+1, phpOpen, "(") && f.tok(k+2).kind == phpVar {
-			count = f.tok(k+2).text
+			count = f.tok(k + 2).text
 			break
 		}
 		if (f.kw(k, "function") || f.kw(k, "fn")) && f.is(k+1, phpOpen, "(") && k+3 < r.e && f.tok(k+3).kind == phpVar {
-			count = f.tok(k+3).text // a typed parameter: function (int $retries, …)
+			count = f.tok(k + 3).text // a typed parameter: function (int $retries, …)
 			break
 		}
 	}
@@ -530,7 +530,7 @@ func deadline(m *phpFunc) *int64 {
 			continue
 		}
 		n := 1.0
-		if c := int(f.tok(k+1).match); c == k+3 && f.tok(k+2).kind == phpNumber {
+		if c := int(f.tok(k + 1).match); c == k+3 && f.tok(k+2).kind == phpNumber {
 			fmt.Sscan(strings.ReplaceAll(f.tok(k+2).text, "_", ""), &n)
 		} else if c != k+2 {
 			return nil

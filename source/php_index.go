@@ -181,7 +181,7 @@ func (f *phpFile) useStmt(i int) int {
 		full := strings.TrimPrefix(t.text, "\\")
 		alias := shortName(full)
 		if f.kw(j+1, "as") && j+2 < len(f.toks) {
-			alias = strings.ToLower(f.tok(j+2).text)
+			alias = strings.ToLower(f.tok(j + 2).text)
 			j += 2
 		}
 		f.uses[alias] = full
@@ -191,7 +191,7 @@ func (f *phpFile) useStmt(i int) int {
 
 // class reads the class header at toks[i] and its body's members.
 func (p *phpPkg) class(f *phpFile, i int) *phpClass {
-	c := &phpClass{name: f.tok(i+1).text, file: f, iface: f.kw(i, "interface"), props: map[string]*phpProp{}, methods: map[string]*phpFunc{}, consts: map[string]int{}}
+	c := &phpClass{name: f.tok(i + 1).text, file: f, iface: f.kw(i, "interface"), props: map[string]*phpProp{}, methods: map[string]*phpFunc{}, consts: map[string]int{}}
 	j := i + 2
 	var list *[]string
 	for ; j < len(f.toks) && !f.is(j, phpOpen, "{"); j++ {
@@ -200,7 +200,7 @@ func (p *phpPkg) class(f *phpFile, i int) *phpClass {
 			list = &c.implements
 			if !c.iface {
 				if j+1 < len(f.toks) {
-					c.extends = f.fqn(f.tok(j+1).text)
+					c.extends = f.fqn(f.tok(j + 1).text)
 				}
 				list = nil
 			}
@@ -312,7 +312,7 @@ func (c *phpClass) promote(fn *phpFunc) {
 		if promoted {
 			typ := ""
 			if f.tok(k-1).kind == phpIdent && !phpModifier(f.tok(k-1).text) {
-				typ = f.fqn(f.tok(k-1).text)
+				typ = f.fqn(f.tok(k - 1).text)
 			}
 			c.props[strings.ToLower(f.tok(k).text)] = &phpProp{typ: typ, def: -1, line: int(f.tok(k).line)}
 		}
@@ -365,7 +365,7 @@ func (f *phpFile) function(i int, c *phpClass) *phpFunc {
 func (p *phpPkg) httpStatic(f *phpFile, i int) {
 	o := i + 3
 	args := f.args(o)
-	switch strings.ToLower(f.tok(i+2).text) {
+	switch strings.ToLower(f.tok(i + 2).text) {
 	case "macro":
 		if len(args) == 2 && f.tok(args[0].s).kind == phpString {
 			p.macros[strings.ToLower(f.tok(args[0].s).text)] = args[1]

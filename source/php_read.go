@@ -148,7 +148,7 @@ func (c *phpCtx) receiver(start, end int) *phpClient {
 				return nil
 			}
 			if o-1 >= start && f.tok(o-1).kind == phpIdent && o-2 >= start && (f.is(o-2, phpOp, "->") || f.is(o-2, phpOp, "?->") || f.is(o-2, phpOp, "::")) {
-				segs = append(segs, phpSeg{name: f.tok(o-1).text, open: o})
+				segs = append(segs, phpSeg{name: f.tok(o - 1).text, open: o})
 				k = o - 2
 				continue
 			}
@@ -552,7 +552,7 @@ func (f *phpFile) array(r phpRange) (map[string]phpRange, bool) {
 		case arrow == a.s+1 && f.tok(a.s).kind == phpString:
 			key = strings.ToLower(f.tok(a.s).text)
 		case arrow == a.s+3 && f.is(a.s+1, phpOp, "::") && shortName(f.fqn(f.tok(a.s).text)) == "requestoptions":
-			key = strings.ToLower(f.tok(a.s+2).text)
+			key = strings.ToLower(f.tok(a.s + 2).text)
 		}
 		if key != "" {
 			out[key] = phpRange{f: f, s: arrow + 1, e: a.e}
