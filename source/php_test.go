@@ -333,3 +333,77 @@ func FuzzPHPSource(f *testing.F) {
 		}
 	})
 }
+
+// phpBenchClass is one generated class: a job, a gateway with a constructor-built Guzzle
+// client, Laravel chains, strings and comments of every form (20 classes ≈ 1,100 lines).
+const phpBenchClass = `
+final class Gateway%[1]d implements ShippingGateway
+{
+    private const BASE = 'https://api%[1]d.example.test';
+    private Client $client;
+
+    public function __construct(private Factory $http)
+    {
+        $this->client = new Client(['base_uri' => self::BASE, 'timeout' => 5, 'connect_timeout' => 2]);
+    }
+
+    /** A docblock with Http::get('x') in it. */
+    public function requestShipment(OrderId $orderId, string $key): void
+    {
+        // a comment
+        $response = $this->http->withHeaders(['Idempotency-Key' => $key])->timeout(5)->post('/s', ['id' => $orderId->value]);
+        $this->client->request('POST', '/charges', ['headers' => ['Idempotency-Key' => $key]]);
+        $text = "order {$orderId->value} at ${key}";
+        $doc = <<<EOT
+            heredoc %[1]d {$key}
+            EOT;
+        if ($response->status() === 429) {
+            throw new ShippingRateLimited((int) $response->header('Retry-After'));
+        }
+        Http::retry(3, 100)->get(self::BASE . '/status');
+    }
+}
+
+final class Job%[1]d implements ShouldQueue
+{
+    use Dispatchable, InteractsWithQueue, Queueable;
+
+    public int $tries = 6;
+    public int $timeout = 20;
+
+    public function backoff(): array
+    {
+        return [10, 30, 90];
+    }
+
+    #[WithoutRelations]
+    public function handle(ShippingGateway $shipping): void
+    {
+        $shipping->requestShipment(new OrderId('%[1]d'), "shipment:%[1]d");
+        $items = collect([1, 2, 3])->map(fn ($i) => $i * 2)->get(0);
+    }
+}
+`
+
+// BenchmarkReadPHP reads one generated package of ≥ 20,000 lines (issue 28: ≥ 20,000 lines/s
+// on two cores); it reports lines/s.
+func BenchmarkReadPHP(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("<?php\n\nnamespace App;\n\nuse GuzzleHttp\\Client;\nuse Illuminate\\Support\\Facades\\Http;\nuse Illuminate\\Http\\Client\\Factory;\n")
+	for i := 0; strings.Count(sb.String(), "\n") < 20000; i++ {
+		fmt.Fprintf(&sb, phpBenchClass, i)
+	}
+	data := []byte(sb.String())
+	lines := strings.Count(sb.String(), "\n")
+	in := []Input{{Path: "bench.php", Data: data}}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		calls, err := PHP.Read(in)
+		if err != nil || len(calls) == 0 {
+			b.Fatalf("%d calls, %v", len(calls), err)
+		}
+	}
+	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+}
