@@ -16,6 +16,14 @@ func (c *phpCtx) fromVar(i int, segs []phpSeg) *phpClient {
 			return nil
 		}
 		if segs[0].open < 0 {
+			if len(segs) > 1 && segs[1].open >= 0 {
+				if prop, _ := c.p.prop(c.fn.class, segs[0].name); prop != nil {
+					if cls := c.p.classes[shortName(prop.typ)]; cls != nil && !cls.iface {
+						// $this->http->buildClient(5): a factory method of a class of the package.
+						return c.apply(c.methodReturn(cls, segs[1].name), segs[2:])
+					}
+				}
+			}
 			return c.apply(c.propClient(c.fn.class, segs[0].name), segs[1:])
 		}
 		return c.apply(c.methodReturn(c.fn.class, segs[0].name), segs[1:])
@@ -26,6 +34,9 @@ func (c *phpCtx) fromVar(i int, segs []phpSeg) *phpClient {
 		return c.apply(sub.expr(rhs), segs)
 	}
 	if typ := c.typeOf(f, name, i); typ != "" {
+		if cls := c.p.classes[shortName(typ)]; cls != nil && !cls.iface && len(segs) > 0 && segs[0].open >= 0 {
+			return c.apply(c.methodReturn(cls, segs[0].name), segs[1:])
+		}
 		return c.apply(c.typeClient(typ), segs)
 	}
 	return nil
@@ -228,10 +239,18 @@ func (c *phpCtx) call(cl *phpClient, v int, verb string) Call {
 		if len(args) > 0 && f.tok(args[0].s).kind == phpString && args[0].e-args[0].s == 1 {
 			call.Method = strings.ToUpper(f.tok(args[0].s).text)
 		}
-		if name == "send" && cl.lib == libGuzzle {
+		if (name == "send" || name == "sendrequest") && cl.lib == libGuzzle {
 			urlAt, optsAt = -1, 1
-			call.IdempotencyKey = nil
-			cl.notes = append(cl.notes, "send() sends a request built elsewhere: its method and headers are not read")
+			call.Method = ""
+			if len(args) > 0 && f.kw(args[0].s, "new") && f.is(args[0].s+2, phpOpen, "(") {
+				// sendRequest(new Request('GET', $url)): the method and URL as written.
+				if ra := f.args(args[0].s + 2); len(ra) > 1 && f.tok(ra[0].s).kind == phpString {
+					call.Method = strings.ToUpper(f.tok(ra[0].s).text)
+					call.Host = c.host(ra[1])
+				}
+			}
+			cl.key, call.IdempotencyKey = nil, nil
+			cl.notes = append(cl.notes, name+"() sends a request object built elsewhere: its headers are not read")
 		}
 	}
 	if cl.lib == libLaravel && verb != "" {
@@ -245,7 +264,7 @@ func (c *phpCtx) call(cl *phpClient, v int, verb string) Call {
 			cl.key = before
 		}
 		call.IdempotencyKey = cl.key
-		if name == "send" && cl.lib == libGuzzle {
+		if (name == "send" || name == "sendrequest") && cl.lib == libGuzzle {
 			call.IdempotencyKey = nil
 		}
 	}

@@ -20,7 +20,7 @@ import (
 // first argument's). Guzzle's magic methods accept the …Async forms too.
 var phpVerbs = map[string]string{
 	"get": "GET", "post": "POST", "put": "PUT", "patch": "PATCH", "delete": "DELETE", "head": "HEAD",
-	"request": "", "send": "",
+	"request": "", "send": "", "sendrequest": "",
 	"getasync": "GET", "postasync": "POST", "putasync": "PUT", "patchasync": "PATCH", "deleteasync": "DELETE", "headasync": "HEAD", "requestasync": "",
 }
 
@@ -261,8 +261,54 @@ func (c *phpCtx) expr(r phpRange) *phpClient {
 	sub := *c
 	sub.f = f
 	sub.depth++
+	if q, colon := f.ternary(r); q > 0 {
+		// COND ? A : B — one client when both branches give the same bounds.
+		return mergeClients(sub.expr(phpRange{f: f, s: q + 1, e: colon}), sub.expr(phpRange{f: f, s: colon + 1, e: r.e}))
+	}
 	// A chain: read it backwards from its end, as if a verb followed.
 	return sub.receiver(r.s, r.e)
+}
+
+// ternary is the ? and : of a top-level COND ? A : B in r, (0, 0) when there is none.
+func (f *phpFile) ternary(r phpRange) (int, int) {
+	q := 0
+	for k := r.s; k < r.e; k++ {
+		switch {
+		case f.tok(k).kind == phpOpen:
+			k = int(f.tok(k).match)
+		case f.is(k, phpOp, "?") && q == 0:
+			q = k
+		case f.is(k, phpOp, ":") && q > 0:
+			return q, k
+		}
+	}
+	return 0, 0
+}
+
+// mergeClients is one client for two a value may be: a bound both agree on, unresolved where
+// they differ; nil unless both are clients of one library.
+func mergeClients(a, b *phpClient) *phpClient {
+	if a == nil || b == nil || a.lib != b.lib {
+		return nil
+	}
+	m := *a
+	same := func(x, y Bound) Bound {
+		if x == y {
+			return x
+		}
+		return unresolvedBound()
+	}
+	m.connect, m.read, m.total = same(a.connect, b.connect), same(a.read, b.read), same(a.total, b.total)
+	if a.key == nil || b.key == nil || *a.key != *b.key {
+		m.key = nil
+	}
+	if a.retry == nil || b.retry == nil || a.retry.MaxAttempts != b.retry.MaxAttempts {
+		if a.retry != nil || b.retry != nil {
+			m.retry = &Retry{Layer: a.lib, Unresolved: "the client is one of two (COND ? A : B) that retry differently"}
+		}
+	}
+	m.notes = append(append([]string(nil), a.notes...), b.notes...)
+	return &m
 }
 
 // newClient is `new NAME(args)` when NAME is Guzzle's Client.
@@ -418,6 +464,8 @@ func (c *phpCtx) options(cl *phpClient, r phpRange) {
 			}
 		case "base_uri":
 			cl.host = c.host(v)
+		case "curl":
+			cl.key = nil // CURLOPT_HTTPHEADER may carry any header
 		}
 	}
 }
@@ -583,7 +631,10 @@ func (c *phpCtx) assigned(f *phpFile, name string, before int) (phpRange, bool) 
 	}
 	for k := before - 1; k > lo; k-- {
 		if f.tok(k).kind == phpVar && f.tok(k).text == name && f.is(k+1, phpOp, "=") {
-			return phpRange{f: f, s: k + 2, e: f.stmtEnd(k + 2)}, true
+			if end := f.stmtEnd(k + 2); end < before {
+				return phpRange{f: f, s: k + 2, e: end}, true
+			}
+			// $r = $r->withOptions(…): the $r on the right is the one assigned before.
 		}
 	}
 	return phpRange{}, false

@@ -112,6 +112,16 @@ func TestPHPCalls(t *testing.T) {
 			"PaymentGateway.php:18:29 POST guzzle connect=2000ms/client read=none total=10000ms/client attempts=0 key=false ctx=job host=pay.example.test product=0",
 			"PaymentGateway.php:23:29 POST guzzle connect=2000ms/client read=none total=10000ms/client attempts=4 key=false ctx=job host=pay.example.test product=4",
 		}},
+		{"wrappers", []string{
+			// A wrapper that reassigns its pending request ($r = $r->withOptions($extra)) and returns
+			// one of two (COND ? A : B): Laravel's, with options computed, so unresolved.
+			"Wrappers.php:16:34 GET laravel-http connect=unresolved read=unresolved total=unresolved attempts=- key=? ctx= host= product=1",
+			"Wrappers.php:21:52 POST laravel-http connect=unresolved read=unresolved total=unresolved attempts=- key=? ctx= host= product=1",
+			// A factory method of a typed property; PSR-18 sendRequest(new Request('GET', …)).
+			"Wrappers.php:53:25 GET guzzle connect=1000ms/client read=none total=5000ms/client attempts=- key=? ctx= host=avatars.example.test product=1",
+			// 'curl' options may carry any header: the key is not visible.
+			"Wrappers.php:59:38 POST guzzle connect=1000ms/client read=none total=5000ms/client attempts=- key=? ctx= host= product=1",
+		}},
 		{"lexing", []string{
 			"Lexing.php:37:28 GET laravel-http connect=10000ms/default read=none total=1000ms/explicit attempts=- key=false ctx= host=after.example.test product=1",
 		}},
