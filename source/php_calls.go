@@ -399,37 +399,35 @@ func (p *phpPkg) reach(cls *phpClass, names []string) map[*phpFunc]bool {
 // callees are the package's functions fn calls: $this->m(), self::m(), $this->prop->m() and
 // $param->m() through the declared type (an interface: each implementation in the package).
 func (p *phpPkg) callees(fn *phpFunc) []*phpFunc {
-	f := fn.file
 	var out []*phpFunc
-	add := func(m *phpFunc) {
-		if m != nil && m.open >= 0 {
-			out = append(out, m)
-		}
-	}
-	ctx := &phpCtx{p: p, f: f, fn: fn}
 	for k := fn.open + 1; k+3 < fn.close; k++ {
-		switch {
-		case f.tok(k).kind == phpVar && f.tok(k).text == "this" && f.is(k+1, phpOp, "->") && f.tok(k+2).kind == phpIdent && f.is(k+3, phpOpen, "("):
-			add(p.method(fn.class, f.tok(k+2).text))
-		case (f.kw(k, "self") || f.kw(k, "static")) && f.is(k+1, phpOp, "::") && f.tok(k+2).kind == phpIdent && f.is(k+3, phpOpen, "("):
-			add(p.method(fn.class, f.tok(k+2).text))
-		case f.tok(k).kind == phpVar && f.tok(k).text == "this" && f.is(k+1, phpOp, "->") && f.tok(k+2).kind == phpIdent && k+5 < fn.close && f.is(k+3, phpOp, "->") && f.tok(k+4).kind == phpIdent && f.is(k+5, phpOpen, "("):
-			if fn.class != nil {
-				if prop, _ := p.prop(fn.class, f.tok(k+2).text); prop != nil {
-					for _, m := range p.implsOf(prop.typ, f.tok(k+4).text) {
-						add(m)
-					}
-				}
-			}
-		case f.tok(k).kind == phpVar && f.tok(k).text != "this" && (f.is(k+1, phpOp, "->") || f.is(k+1, phpOp, "?->")) && f.tok(k+2).kind == phpIdent && f.is(k+3, phpOpen, "("):
-			if typ := ctx.typeOf(f, f.tok(k).text, k); typ != "" {
-				for _, m := range p.implsOf(typ, f.tok(k+2).text) {
-					add(m)
-				}
+		for _, m := range p.calleesAt(fn, k) {
+			if m != nil && m.open >= 0 {
+				out = append(out, m)
 			}
 		}
 	}
 	return out
+}
+
+// calleesAt are the functions a call starting at toks[k] of fn may run.
+func (p *phpPkg) calleesAt(fn *phpFunc, k int) []*phpFunc {
+	f := fn.file
+	this := f.tok(k).kind == phpVar && f.tok(k).text == "this"
+	arrow := f.is(k+1, phpOp, "->") || f.is(k+1, phpOp, "?->")
+	method := f.tok(k+2).kind == phpIdent && f.is(k+3, phpOpen, "(")
+	switch {
+	case this && arrow && method, (f.kw(k, "self") || f.kw(k, "static")) && f.is(k+1, phpOp, "::") && method:
+		return []*phpFunc{p.method(fn.class, f.tok(k+2).text)}
+	case this && arrow && f.tok(k+2).kind == phpIdent && f.is(k+3, phpOp, "->") && f.tok(k+4).kind == phpIdent && f.is(k+5, phpOpen, "(") && fn.class != nil:
+		if prop, _ := p.prop(fn.class, f.tok(k+2).text); prop != nil {
+			return p.implsOf(prop.typ, f.tok(k+4).text)
+		}
+	case f.tok(k).kind == phpVar && !this && arrow && method:
+		ctx := &phpCtx{p: p, f: f, fn: fn}
+		return p.implsOf(ctx.typeOf(f, f.tok(k).text, k), f.tok(k+2).text)
+	}
+	return nil
 }
 
 // implsOf are the methods name of a type: the class's own, or each implementation's when it

@@ -42,7 +42,7 @@ type phpLexer struct {
 	src        string
 	path       string
 	i          int
-	line, col  int
+	line       int
 	toks       []phpTok
 	stack      []int32
 	lineStart  int
@@ -115,26 +115,13 @@ func (lx *phpLexer) emit(kind phpKind, text string, line, col int) {
 
 // next reads one token (or skips a space or a comment).
 func (lx *phpLexer) next() error {
-	c := lx.src[lx.i]
 	line, col := lx.pos()
+	if done, err := lx.trivia(line, col); done || err != nil {
+		return err
+	}
+	c := lx.src[lx.i]
 	rest := lx.src[lx.i:]
 	switch {
-	case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-		lx.advance(1)
-	case strings.HasPrefix(rest, "?>"):
-		lx.emit(phpOp, ";", line, col)
-		lx.advance(2)
-		lx.inlineHTML = true
-	case strings.HasPrefix(rest, "#["):
-		return lx.open("#[", 2, line, col)
-	case c == '#' || strings.HasPrefix(rest, "//"):
-		lx.lineComment()
-	case strings.HasPrefix(rest, "/*"):
-		end := strings.Index(rest[2:], "*/")
-		if end < 0 {
-			return lx.errAt(line, col, "the comment is never closed")
-		}
-		lx.advance(end + 4)
 	case c == '\'':
 		return lx.single(line, col)
 	case c == '"' || c == '`':
@@ -162,6 +149,34 @@ func (lx *phpLexer) next() error {
 		lx.op(rest, line, col)
 	}
 	return nil
+}
+
+// trivia skips a space or a comment, leaves PHP at ?> and opens an attribute's #[; done says
+// whether it consumed anything.
+func (lx *phpLexer) trivia(line, col int) (bool, error) {
+	c := lx.src[lx.i]
+	rest := lx.src[lx.i:]
+	switch {
+	case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+		lx.advance(1)
+	case strings.HasPrefix(rest, "?>"):
+		lx.emit(phpOp, ";", line, col)
+		lx.advance(2)
+		lx.inlineHTML = true
+	case strings.HasPrefix(rest, "#["):
+		return true, lx.open("#[", 2, line, col)
+	case c == '#' || strings.HasPrefix(rest, "//"):
+		lx.lineComment()
+	case strings.HasPrefix(rest, "/*"):
+		end := strings.Index(rest[2:], "*/")
+		if end < 0 {
+			return true, lx.errAt(line, col, "the comment is never closed")
+		}
+		lx.advance(end + 4)
+	default:
+		return false, nil
+	}
+	return true, nil
 }
 
 // phpOps are the operators the reader looks at, longest first; any other byte is an operator
