@@ -121,6 +121,9 @@ func TestPHPCalls(t *testing.T) {
 			"Wrappers.php:53:25 GET guzzle connect=1000ms/client read=none total=5000ms/client attempts=- key=? ctx= host=avatars.example.test product=1",
 			// 'curl' options may carry any header: the key is not visible.
 			"Wrappers.php:59:38 POST guzzle connect=1000ms/client read=none total=5000ms/client attempts=- key=? ctx= host= product=1",
+			// Http::pool: each of the pool's requests, typed by the closure's parameter.
+			"Wrappers.php:69:42 GET laravel-http connect=10000ms/default read=none total=3000ms/explicit attempts=- key=false ctx= host=eu.prices.example.test product=1",
+			"Wrappers.php:70:20 GET laravel-http connect=10000ms/default read=none total=30000ms/default attempts=- key=false ctx= host=us.prices.example.test product=1",
 		}},
 		{"lexing", []string{
 			"Lexing.php:37:28 GET laravel-http connect=10000ms/default read=none total=1000ms/explicit attempts=- key=false ctx= host=after.example.test product=1",

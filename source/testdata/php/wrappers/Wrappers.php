@@ -59,3 +59,15 @@ class Avatars
         return $http->buildClient()->post($url, ['curl' => [CURLOPT_HTTPHEADER => $headers]]);
     }
 }
+
+class Prices
+{
+    public function all()
+    {
+        // Http::pool: each request of the pool is a call, at Laravel's defaults unless chained.
+        return Http::pool(fn (\Illuminate\Http\Client\Pool $pool) => [
+            $pool->as('eu')->timeout(3)->get('https://eu.prices.example.test/'),
+            $pool->get('https://us.prices.example.test/'),
+        ]);
+    }
+}
