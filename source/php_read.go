@@ -32,7 +32,7 @@ const (
 	fqnFactory      = "Illuminate\\Http\\Client\\Factory"
 	fqnPending      = "Illuminate\\Http\\Client\\PendingRequest"
 	fqnPool         = "Illuminate\\Http\\Client\\Pool"
-	maxPHPDepth     = 8
+	maxPHPDepth     = 24
 	phpSecondsLarge = 1000
 )
 

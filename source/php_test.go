@@ -124,6 +124,8 @@ func TestPHPCalls(t *testing.T) {
 			// Http::pool: each of the pool's requests, typed by the closure's parameter.
 			"Wrappers.php:69:42 GET laravel-http connect=10000ms/default read=none total=3000ms/explicit attempts=- key=false ctx= host=eu.prices.example.test product=1",
 			"Wrappers.php:70:20 GET laravel-http connect=10000ms/default read=none total=30000ms/default attempts=- key=false ctx= host=us.prices.example.test product=1",
+			// Reassigned over several statements and through a method (monica's DavClient): followed.
+			"Wrappers.php:96:26 PROPFIND laravel-http connect=10000ms/default read=none total=15000ms/explicit attempts=- key=false ctx= host= product=1",
 		}},
 		{"lexing", []string{
 			"Lexing.php:37:28 GET laravel-http connect=10000ms/default read=none total=1000ms/explicit attempts=- key=false ctx= host=after.example.test product=1",

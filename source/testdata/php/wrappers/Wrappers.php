@@ -71,3 +71,28 @@ class Prices
         ]);
     }
 }
+
+// A pending request built over several reassignments in one method, refined in another.
+class DavClient
+{
+    public function getRequest(): PendingRequest
+    {
+        $request = Http::withUserAgent('dav');
+        if ($this->local) {
+            $request = $request->withoutVerifying();
+        }
+        if ($this->username !== null) {
+            $request = $request->withBasicAuth($this->username, $this->password);
+        }
+        return $request;
+    }
+
+    public function propfind(string $url, $body)
+    {
+        $request = $this->getRequest()->withHeaders(['Depth' => '1'])->timeout(15);
+        if ($body !== null) {
+            $request = $request->withBody($body, 'application/xml');
+        }
+        return $request->send('PROPFIND', $url);
+    }
+}
