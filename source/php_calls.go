@@ -481,6 +481,14 @@ func (p *phpPkg) jobLayer(job *phpClass) (Retry, []string) {
 	} else {
 		r.Unresolved = "the job sets no $tries: the worker's --tries decides (php artisan queue:work --tries=N; default 1)"
 	}
+	if v, line, ok := val("maxExceptions"); ok && r.MaxAttempts > 0 {
+		// Exceptions beyond $maxExceptions fail the job before $tries is spent (a release()
+		// is no exception): a call that fails by throwing is attempted the smaller number.
+		if n, lit := ctx.number(v); lit && n >= 1 && int(n) < r.MaxAttempts {
+			r.MaxAttempts = int(n)
+			notes = append(notes, fmt.Sprintf("%s:%d: $maxExceptions = %d caps the job's attempts on a failure that throws", v.f.path, line, int(n)))
+		}
+	}
 	if m := p.method(job, "retryUntil"); m != nil && m.open >= 0 {
 		r.MaxAttempts = 0
 		r.Unresolved = "retryUntil() bounds the job's attempts by time, not by $tries: the worker retries it until then (Illuminate/Queue/Worker.php)"
@@ -492,8 +500,9 @@ func (p *phpPkg) jobLayer(job *phpClass) (Retry, []string) {
 			r.TimeoutMS = &ms
 		}
 	}
-	r.Backoff, notes = p.jobBackoff(job, ctx, val)
-	return r, notes
+	var more []string
+	r.Backoff, more = p.jobBackoff(job, ctx, val)
+	return r, append(notes, more...)
 }
 
 // jobBackoff reads $backoff (seconds: one or a list) or the list backoff() returns.

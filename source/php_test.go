@@ -107,10 +107,12 @@ func TestPHPCalls(t *testing.T) {
 		{"jobs", []string{
 			// A job without $tries (the worker's --tries decides), reached through $this->push(); a class that is no job has no layer.
 			"Jobs.php:23:27 POST laravel-http connect=10000ms/default read=none total=8000ms/explicit attempts=0 key=false ctx=job host=inventory.example.test product=0",
-			"Jobs.php:73:27 POST laravel-http connect=10000ms/default read=none total=2000ms/explicit attempts=- key=false ctx= host=reports.example.test product=1",
+			"Jobs.php:75:27 POST laravel-http connect=10000ms/default read=none total=2000ms/explicit attempts=- key=false ctx= host=reports.example.test product=1",
 			// A gateway reached from a job through a typed constructor property (retryUntil(): attempts by time) and a handle() parameter ($tries = 4).
 			"PaymentGateway.php:18:29 POST guzzle connect=2000ms/client read=none total=10000ms/client attempts=0 key=false ctx=job host=pay.example.test product=0",
 			"PaymentGateway.php:23:29 POST guzzle connect=2000ms/client read=none total=10000ms/client attempts=4 key=false ctx=job host=pay.example.test product=4",
+			// $maxExceptions = 2 under $tries = 25: a failure that throws is attempted twice.
+			"PaymentGateway.php:28:29 POST guzzle connect=2000ms/client read=none total=10000ms/client attempts=2 key=true ctx=job host=pay.example.test product=2",
 		}},
 		{"wrappers", []string{
 			// A wrapper that reassigns its pending request ($r = $r->withOptions($extra)) and returns
@@ -219,7 +221,7 @@ func TestPHPJobLayers(t *testing.T) {
 	if invoice == nil || invoice.MaxAttempts != 4 || invoice.Backoff == nil || !cmp.Equal(invoice.Backoff.ScheduleMS, []int64{30000}) {
 		t.Errorf("$tries = 4, $backoff = 30: %+v", invoice)
 	}
-	if r := byLine["Jobs.php:73"]; r != nil {
+	if r := byLine["Jobs.php:75"]; r != nil {
 		t.Errorf("a class that is no job has a layer: %+v", r)
 	}
 }

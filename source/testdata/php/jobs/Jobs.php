@@ -59,6 +59,8 @@ class SendInvoice implements ShouldQueue
 
     public int $backoff = 30;
 
+    public $maxExceptions = 10; // above $tries: no cap
+
     public function handle(PaymentGateway $gateway): void
     {
         $gateway->invoice('inv-1');
@@ -71,5 +73,20 @@ class Reporter
     public function send()
     {
         Http::timeout(2)->post('https://reports.example.test/', []);
+    }
+}
+
+// $maxExceptions below $tries: a failure that throws is attempted 2 times.
+class Refund implements ShouldQueue
+{
+    use Queueable;
+
+    public $tries = 25;
+
+    public $maxExceptions = 2;
+
+    public function handle(PaymentGateway $gateway): void
+    {
+        $gateway->refund('ch_1');
     }
 }

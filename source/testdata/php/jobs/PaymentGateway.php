@@ -22,4 +22,9 @@ class PaymentGateway
     {
         return $this->http->request('POST', "/invoices/{$id}/send");
     }
+
+    public function refund(string $charge)
+    {
+        return $this->http->post("/charges/{$charge}/refund", ['headers' => ['Idempotency-Key' => 'refund-' . $charge]]);
+    }
 }
