@@ -31,11 +31,6 @@ func secs(n float64, o Origin) Bound {
 	return Bound{D: time.Duration(n * float64(time.Second)), Origin: o}
 }
 
-var (
-	noBound         = Bound{Origin: OriginNone}
-	unresolvedBound = Bound{Origin: OriginUnresolved}
-)
-
 // msNote warns when a seconds parameter holds what looks like milliseconds (≥ 1000): it is
 // read as the library reads it.
 func msNote(n float64, param, lib string) []string {

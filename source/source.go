@@ -137,6 +137,12 @@ type Bound struct {
 	Origin Origin
 }
 
+// The bounds every reader writes when the code sets none, or one it cannot read.
+var (
+	noBound         = Bound{Origin: OriginNone}
+	unresolvedBound = Bound{Origin: OriginUnresolved}
+)
+
 // known says whether the bound has a value.
 func (b Bound) known() bool {
 	switch b.Origin {
@@ -239,7 +245,7 @@ func (c *Call) Attempts() int {
 }
 
 // Languages are the languages check reads source code of.
-var Languages = []*Language{&Go, &Python}
+var Languages = []*Language{&Go, &Python, &PHP}
 
 // ForPath is the language of the file at path by its extension, or nil.
 func ForPath(path string) *Language {
