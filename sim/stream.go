@@ -109,6 +109,7 @@ const streamSalt = 1 << 32
 // needs no event: the attempt's deadline, armed at its start, ends it.
 func (e *engine) stream(a *attempt) {
 	if a.callerOff {
+		e.endStream(a)
 		e.releaseAttempt(a)
 		return
 	}
@@ -132,6 +133,16 @@ func (e *engine) stream(a *attempt) {
 	case endReadTimeout:
 		a.readAt, a.doneAt = e.now+at, e.now+at
 		e.push(a.readAt, evReadTimeout, a, nil, 0)
+	}
+}
+
+// endStream frees the worker stream attempt a held, if it holds one: its stream ended, by
+// its last event, a drop or the caller's leaving (serve's handler returns when the client
+// goes away; live/stream.go). A stream whose caller gave up before its head ends at once.
+func (e *engine) endStream(a *attempt) {
+	if a.holdsServer {
+		a.holdsServer = false
+		e.freeServer()
 	}
 }
 
