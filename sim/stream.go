@@ -98,9 +98,10 @@ func streamDraws(sc *scenario.Scenario, head time.Duration, r *rand.Rand) stream
 	return p
 }
 
-// streamSalt sets a stream's draws apart from its attempt's: attempt j's stream draws from
-// the target generator of (seed, request, j | streamSalt), which no attempt index reaches.
-const streamSalt = 1 << 32
+// StreamSalt sets a stream's draws apart from its attempt's: attempt j's stream draws from
+// the target generator of (seed, request, j | StreamSalt), which no attempt index reaches.
+// serve draws a live replay's streams from the same generator (live/streams.go).
+const StreamSalt = 1 << 32
 
 // stream plays a stream target's answer to attempt a, served now (docs/design.md §6,
 // streams): its head at once, then the drawn stream, walked by streamEnd against the
@@ -117,7 +118,7 @@ func (e *engine) stream(a *attempt) {
 	if a.deadline > 0 {
 		total = a.deadline - e.now
 	}
-	scenario.SeedTarget(e.tpcg, e.sc.Seed, a.req.id, uint64(a.seq)|streamSalt)
+	scenario.SeedTarget(e.tpcg, e.sc.Seed, a.req.id, uint64(a.seq)|StreamSalt)
 	p := streamDraws(e.sc, e.now, e.trng)
 	lp := e.levels[a.c.level]
 	at, how, sent, first := streamEnd(p, lp.FirstEventTimeout, lp.ReadTimeout, total)
