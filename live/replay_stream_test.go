@@ -109,7 +109,10 @@ func TestReplayStreamsMatchSimulator(t *testing.T) {
 			if raceEnabled {
 				t.Skip("stream timing is checked without -race")
 			}
-			if fid.LatenessP99 > 10*ms {
+			// The narrowest margin between a wait and its timer is 160 ms (the 200 ms read
+			// timeout over the 40 ms first event): timers 50 ms late (p99) keep every ending,
+			// as TestReplayReadTimeoutMatchesSimulator allows.
+			if fid.LatenessP99 > 50*ms {
 				t.Skipf("machine too busy: timer lateness p99 %s", fid.LatenessP99)
 			}
 			// Common random numbers and wide margins: the same streams end the same way.
