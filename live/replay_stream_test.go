@@ -105,6 +105,11 @@ func TestReplayStreamsMatchSimulator(t *testing.T) {
 			if tc.restarts != (g.Streams.Restarted > 0) {
 				t.Errorf("live restarts %d, events wasted %d; want some: %v", g.Streams.Restarted, g.Streams.EventsWasted, tc.restarts)
 			}
+			// A restarted POST is a generation executed twice: serve counts it as the
+			// simulator does.
+			if (w.Duplicates > 0) != (g.Duplicates > 0) {
+				t.Errorf("live duplicates %d, simulated %d", g.Duplicates, w.Duplicates)
+			}
 			timing.Require(t)
 			if raceEnabled {
 				t.Skip("stream timing is checked without -race")
@@ -116,8 +121,9 @@ func TestReplayStreamsMatchSimulator(t *testing.T) {
 				t.Skipf("machine too busy: timer lateness p99 %s", fid.LatenessP99)
 			}
 			// Common random numbers and wide margins: the same streams end the same way.
-			if *g.Streams != *w.Streams || g.Succeeded != w.Succeeded || g.Attempts != w.Attempts {
-				t.Errorf("live streams %+v, %d ok, %d attempts; simulated %+v, %d, %d", *g.Streams, g.Succeeded, g.Attempts, *w.Streams, w.Succeeded, w.Attempts)
+			if *g.Streams != *w.Streams || g.Succeeded != w.Succeeded || g.Attempts != w.Attempts || g.Duplicates != w.Duplicates {
+				t.Errorf("live streams %+v, %d ok, %d attempts, %d duplicates; simulated %+v, %d, %d, %d",
+					*g.Streams, g.Succeeded, g.Attempts, g.Duplicates, *w.Streams, w.Succeeded, w.Attempts, w.Duplicates)
 			}
 			if tc.firstP50Max > 0 {
 				lo, hi := float64(tc.first/ms), float64((tc.first+15*ms)/ms)
