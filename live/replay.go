@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/patience-dev/patience/internal/eventscan"
 	"github.com/patience-dev/patience/internal/units"
 	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/probe"
@@ -534,6 +535,9 @@ type logical struct {
 	degraded bool
 	// turnedAway: some bottom call found no free worker (guarded by run.mu).
 	turnedAway bool
+	// firstAt is when the stream that answered the request sent its first event (scenario
+	// ns; 0: none), guarded by mu.
+	firstAt int64
 }
 
 func (l *logical) nextAttempt() uint64 {
@@ -621,6 +625,9 @@ func (r *run) setup() {
 	highest := max(int64((sc.Duration+drain)/time.Microsecond)*2, 1_000_000)
 	r.hist = hdrhistogram.New(1, highest, 3)
 	r.res = replay.PolicyResult{Name: p.Name, FailureReasons: map[string]int{}}
+	if sc.Target.Stream != nil {
+		r.res.Streams, r.res.LatencyFrom = &replay.StreamTally{}, replay.LatencyFirstEvent
+	}
 	if t := p.TheoreticalAmplification(); !math.IsInf(t, 0) {
 		r.res.TheoreticalAmplification = &t
 	}
@@ -800,10 +807,17 @@ func (r *run) finish(lr *logical, kind replay.End, reason string, holdsWorker bo
 	if kind == replay.EndSucceeded && lr.degraded {
 		kind = replay.EndDegraded
 	}
+	lat := now - lr.start
+	lr.mu.Lock()
+	if lr.firstAt > 0 && kind != replay.EndFailed {
+		// A stream's caller waits for its first event (docs/design.md §6), as in the simulator.
+		lat = time.Duration(lr.firstAt) - lr.start
+	}
+	lr.mu.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.res.Tally(r.sc, r.second(now), replay.Finished{End: kind, Reason: reason, Start: lr.start, TurnedAway: lr.turnedAway})
-	_ = r.hist.RecordValue(max(int64((now-lr.start)/time.Microsecond), 1))
+	_ = r.hist.RecordValue(max(int64(lat/time.Microsecond), 1))
 	r.lastEnd = max(r.lastEnd, now)
 	r.inFlight--
 	if holdsWorker {
@@ -826,6 +840,12 @@ type result struct {
 	wallNow time.Time
 	aborted bool // the run ended during the attempt
 	read    bool // o is a Timeout the read timeout gave (reason read_timeout)
+	// stream: the attempt's head was a stream (replay_stream.go): it sent events before its
+	// end, the first at firstAt (scenario ns; 0 with none); dropped, the target cut it.
+	stream  bool
+	dropped bool
+	events  int
+	firstAt int64
 }
 
 // call runs one logical request at a layer under its policy: the same protocol as the
@@ -908,7 +928,17 @@ func (r *run) call(level int, lr *logical) (kind replay.End, reason string, last
 		d := c.Next(now, res.o, ls.budget, res.wallNow, cs.rng)
 		cs.mu.Unlock()
 		last, hasLast = res.o, true
+		if res.stream {
+			r.mu.Lock()
+			r.tallyStream(res, d.Retry && res.o.Kind != policy.Success)
+			r.mu.Unlock()
+		}
 		if res.o.Kind == policy.Success {
+			if res.stream {
+				lr.mu.Lock()
+				lr.firstAt = res.firstAt
+				lr.mu.Unlock()
+			}
 			r.addMalformed(c)
 			return replay.EndSucceeded, "", last, hasLast
 		}
@@ -920,10 +950,7 @@ func (r *run) call(level int, lr *logical) (kind replay.End, reason string, last
 			continue
 		}
 		r.addMalformed(c)
-		reason := replay.ReasonOf(res.o)
-		if res.read && res.o.Kind == policy.Timeout {
-			reason = replay.ReasonReadTimeout
-		}
+		reason := streamReason(res)
 		switch d.Reason {
 		case replay.ReasonBudget, replay.ReasonDeadline:
 			reason = d.Reason
@@ -1074,7 +1101,12 @@ func (r *run) attempt(lr *logical, c *policy.Call, timeout time.Duration) result
 		payload = `{"request":` + strconv.FormatUint(lr.id, 10) + "}\n"
 	}
 	// The read timeout runs from the write (not during the connect wait above).
-	ctx, quiet := watchSilence(ctx, r.real(r.levels[len(r.levels)-1].ReadTimeout))
+	bottom := r.levels[len(r.levels)-1]
+	first := time.Duration(0)
+	if r.sc.Target.Stream != nil {
+		first = bottom.FirstEventTimeout // only a stream has a first event (policy.FirstEventTimeout)
+	}
+	ctx, quiet := watchSilence(ctx, r.real(bottom.ReadTimeout), r.real(first))
 	defer quiet.stop()
 	req, err := http.NewRequestWithContext(ctx, r.method, r.base+r.path, io.NopCloser(strings.NewReader(payload)))
 	if err != nil {
@@ -1095,6 +1127,9 @@ func (r *run) attempt(lr *logical, c *policy.Call, timeout time.Duration) result
 	if err != nil {
 		return r.classify(ctx, err, info)
 	}
+	if kind := r.streamKind(resp); kind != eventscan.None {
+		return r.streamResult(ctx, resp, kind, quiet, info)
+	}
 	// The body is read as a client reads it: each read re-arms the read timeout, and a body
 	// cut by a timer (a drip past the total or the read timeout) is that timeout, not an answer.
 	_, err = io.Copy(io.Discard, io.LimitReader(quiet.body(resp.Body), MaxBody))
@@ -1102,10 +1137,7 @@ func (r *run) attempt(lr *logical, c *policy.Call, timeout time.Duration) result
 	if err != nil {
 		return r.classify(ctx, err, info)
 	}
-	wall := time.Now()
-	if d, err := http.ParseTime(resp.Header.Get("Date")); err == nil {
-		wall = d // Retry-After dates are relative to the response's own Date
-	}
+	wall := wallOf(resp) // Retry-After dates are relative to the response's own Date
 	if resp.StatusCode >= 200 && resp.StatusCode < 400 {
 		return result{o: policy.Outcome{Kind: policy.Success, Status: resp.StatusCode}, wallNow: wall}
 	}

@@ -469,7 +469,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.streamRec != nil {
 		// A stream is not stored under an Idempotency-Key: the simulator has no streams to
 		// agree with, and a replayed stream would not be the one the key first got.
-		s.serveStream(w, r, readAt, pi, reset)
+		s.serveStream(w, r, in.logical, draws, readAt, pi, reset)
 		return
 	}
 	if !s.beginKey(w, in, reset) {

@@ -125,13 +125,21 @@ type streamPlan struct {
 	rng     *rand.Rand
 }
 
-// planStream draws a stream's plan from the server's stream: one seed, then from the
-// stream's own generator the count and one uniform that drop and stall share.
-func (s *Server) planStream(st *scenario.Stream) streamPlan {
-	s.mu.Lock()
-	seed := s.rng.Uint64()
-	s.mu.Unlock()
-	r := rand.New(rand.NewPCG(seed, 0x73747265616d)) // "stream"
+// planStream draws a stream's plan: from the simulator's generator of the attempt's stream
+// when the request names its logical request and attempt (draws, common random numbers with
+// `patience replay`; sim/stream.go streamDraws draws in the same order), else from one seed
+// of the server's stream; then from that generator the count and one uniform that drop and
+// stall share.
+func (s *Server) planStream(st *scenario.Stream, draws *targetDraws) streamPlan {
+	var r *rand.Rand
+	if draws != nil {
+		r = draws.streamRand()
+	} else {
+		s.mu.Lock()
+		seed := s.rng.Uint64()
+		s.mu.Unlock()
+		r = rand.New(rand.NewPCG(seed, 0x73747265616d)) // "stream"
+	}
 	p := streamPlan{events: st.Events.Sample(r), cutAt: -1, stallAt: -1, rng: r}
 	u := r.Float64()
 	switch {
@@ -172,9 +180,12 @@ type streamWriter struct {
 }
 
 // serveStream is the application of a stream target: a worker (or 503 over capacity) held
-// for the whole stream, a reset fault's RST once it is admitted, else the stream. readAt is
-// when the request was read, the start of first_event.
-func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, readAt time.Time, pi int, reset bool) {
+// for the whole stream, the side effect once it is admitted (a generation, billed: counted
+// per logical request, so a restarted stream of a non-idempotent request is a duplicate, as
+// the simulator counts it at the head), a reset fault's RST, else the stream drawn from
+// draws (nil: the server's own stream). readAt is when the request was read, the start of
+// first_event.
+func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, logical string, draws *targetDraws, readAt time.Time, pi int, reset bool) {
 	release, ok := s.admit()
 	if !ok {
 		s.overflow.Add(1)
@@ -182,12 +193,16 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, readAt time
 		return
 	}
 	defer release()
+	s.execute(r, logical)
+	if r.Context().Err() != nil {
+		s.wasted.Add(1) // its caller left while it waited for a worker
+	}
 	if reset {
 		s.resetConn(w)
 		return
 	}
 	st := s.sc.Target.Stream
-	plan := s.planStream(st)
+	plan := s.planStream(st, draws)
 	sw := &streamWriter{s: s, w: w, r: r, rc: http.NewResponseController(w), format: st.Format, timer: time.NewTimer(time.Hour)}
 	defer sw.timer.Stop()
 	s.streamRec.started.Add(1)

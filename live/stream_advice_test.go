@@ -1,19 +1,18 @@
 package live
 
 import (
-	"bufio"
 	"context"
 	"net/http"
 	"os"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/patience-dev/patience/internal/timing"
+	"github.com/patience-dev/patience/policy"
 	"github.com/patience-dev/patience/probe"
 	"github.com/patience-dev/patience/profile"
+	"github.com/patience-dev/patience/replay"
 	"github.com/patience-dev/patience/scenario"
 )
 
@@ -30,71 +29,30 @@ func adviceStream() *scenario.Scenario {
 	}}
 }
 
-// abortCounts are the streams a replay with the recommended timeouts ended early, by the
-// timeout that fired.
-type abortCounts struct {
-	firstEvent, idle, failed atomic.Int64
-}
-
-// replayStreams opens rate streams a second for n streams against url, each bounded as the
-// advice says: a timer armed at the send with the first-event timeout and re-armed at every
-// event with the idle timeout, which cancels the request when it fires.
-func replayStreams(t *testing.T, url string, rate float64, n int, firstEvent, idle time.Duration) *abortCounts {
+// replayAdvice replays rate streams a second for d through live replay's own driver (Replay:
+// real sockets, serve's stream target, the stream read event by event) under one policy
+// bounded as the advice says — first_event_timeout, then read_timeout as the idle timeout —
+// and no retry: every stream cut by a timer is a false abort, any other failure is not the
+// advice's.
+func replayAdvice(t *testing.T, rate float64, d time.Duration, firstEvent, idle time.Duration) replay.PolicyResult {
 	t.Helper()
-	var ab abortCounts
-	var wg sync.WaitGroup
-	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 512}}
-	every := time.Duration(float64(time.Second) / rate)
-	start := time.Now()
-	for i := range n {
-		time.Sleep(time.Until(start.Add(time.Duration(i) * every)))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var which atomic.Pointer[atomic.Int64]
-			which.Store(&ab.firstEvent)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			fired := atomic.Bool{}
-			timer := time.AfterFunc(firstEvent, func() { fired.Store(true); cancel() })
-			defer timer.Stop()
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-			resp, err := c.Do(req)
-			if err != nil {
-				if fired.Load() {
-					which.Load().Add(1)
-				} else {
-					ab.failed.Add(1)
-				}
-				return
-			}
-			defer resp.Body.Close()
-			br := bufio.NewReader(resp.Body)
-			for {
-				line, err := br.ReadString('\n')
-				if err != nil {
-					if fired.Load() {
-						which.Load().Add(1)
-					}
-					return
-				}
-				if strings.HasPrefix(line, "data: {") {
-					if !timer.Stop() {
-						continue // fired already: the read error counts it
-					}
-					which.Store(&ab.idle)
-					timer.Reset(idle)
-				}
-			}
-		}()
+	sc := adviceStream()
+	sc.Duration, sc.Drain = d, 2*time.Minute
+	sc.Load = scenario.Load{Clients: 1, Rate: rate, Request: scenario.Request{Method: http.MethodGet, Path: "/v1/chat/completions"}}
+	sc.Policies = []*policy.Policy{{Name: "advice", FirstEventTimeout: firstEvent, ReadTimeout: idle, Retry: policy.Retry{MaxAttempts: 1}}}
+	ctx, cancel := context.WithTimeout(context.Background(), d+3*time.Minute)
+	defer cancel()
+	res, err := Replay(ctx, sc, Options{Speed: 1})
+	if err != nil {
+		t.Fatal(err)
 	}
-	wg.Wait()
-	return &ab
+	return res.Policies[0]
 }
 
 // TestStreamAdviceLive (issue 29's done-when): probe serve's streaming target at 20 streams/s,
-// take the recommended first-event and idle timeouts, and replay 2,000 streams through a
-// loopback client bounded by them: the false aborts must be ≤ the 0.1% cut-off. It takes
+// take the recommended first-event and idle timeouts, and replay about 2,000 streams with
+// them through `replay --live`'s driver (the policy's first_event_timeout and read_timeout):
+// the false aborts must be ≤ the 0.1% cut-off. It takes
 // about 2 min 40 s of wall time, so it runs only when asked:
 //
 //	PATIENCE_TIMING=1 go test ./live -run TestStreamAdviceLive -v
@@ -121,18 +79,18 @@ func TestStreamAdviceLive(t *testing.T) {
 	first, idle := time.Duration(*a.FirstEventTimeoutMs*1e6), time.Duration(*a.IdleTimeoutMs*1e6)
 	t.Logf("probe: %d streams, first_event p99.9 %v, gap p99 %v; verdict: %s", r.Streams.Count, deref(r.Phases.FirstEvent.P999Ms), deref(r.Phases.Gap.P99Ms), r.Recommendation.Verdict.Text())
 	t.Logf("advice: first event %v, idle %v (per-gap quantile %.7f), stream total %v %s", first, idle, a.IdleGapQuantile, a.StreamTimeoutMs, a.StreamUnbounded)
-	const n = 2000
-	ab := replayStreams(t, s.URL()+"/", 20, n, first, idle)
+	// 2,000 streams at 20/s, on average (live replay's arrivals are the simulator's Poisson).
+	p := replayAdvice(t, 20, 100*time.Second, first, idle)
 	late := watch.Stop()
-	aborted := ab.firstEvent.Load() + ab.idle.Load()
-	rate := float64(aborted) / n
-	t.Logf("replay: %d streams at 20/s, aborted %d (first event %d, idle %d) = %.3g%%, failed otherwise %d; the host's timers fired %s late (p99)",
-		n, aborted, ab.firstEvent.Load(), ab.idle.Load(), rate*100, ab.failed.Load(), late)
+	aborted := p.Streams.Cut
+	rate := float64(aborted) / float64(p.Requests)
+	t.Logf("replay --live: %d streams, completed %d, cut by the advice's timers %d = %.3g%%, failures %v; the host's timers fired %s late (p99)",
+		p.Requests, p.Streams.Completed, aborted, rate*100, p.FailureReasons, late)
 	if late > idle/100 {
 		t.Skipf("the host's timers ran %s late (p99), over 1%% of the %s idle timeout: not a measurement of the advice", late, idle)
 	}
-	if ab.failed.Load() > 0 {
-		t.Errorf("%d streams failed without a timeout firing", ab.failed.Load())
+	if other := p.Failed - p.FailureReasons[replay.ReasonReadTimeout]; other > 0 || p.Streams.Dropped > 0 {
+		t.Errorf("%d streams failed without a timeout firing: %v", other, p.FailureReasons)
 	}
 	if rate > profile.DefaultCutoff {
 		t.Errorf("false aborts %.3g%%, want ≤ %.3g%%", rate*100, profile.DefaultCutoff*100)

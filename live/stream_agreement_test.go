@@ -34,7 +34,7 @@ func intendedStreams(sc *scenario.Scenario, n int) (first, gap *hdrhistogram.His
 	s := NewServer(sc, ServerOptions{})
 	first, gap = profile.NewHistogram(), profile.NewHistogram()
 	for range n {
-		p := s.planStream(sc.Target.Stream)
+		p := s.planStream(sc.Target.Stream, nil)
 		for i := range p.events {
 			h := gap
 			if i == 0 {

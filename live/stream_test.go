@@ -358,7 +358,7 @@ func TestPlanStream(t *testing.T) {
 			s := NewServer(sc, ServerOptions{})
 			out := make([]streamPlan, n)
 			for i := range out {
-				out[i] = s.planStream(sc.Target.Stream)
+				out[i] = s.planStream(sc.Target.Stream, nil)
 			}
 			return out
 		}

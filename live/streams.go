@@ -24,6 +24,9 @@ type targetDraws struct {
 	connect time.Duration
 	u       float64
 	rng     *rand.Rand // continues the stream for the service time
+	// seed, id and j name the attempt, for the generator of its stream (streamRand).
+	seed  int64
+	id, j uint64
 }
 
 // attemptDraws derives the target draws of attempt j of logical request id.
@@ -32,7 +35,21 @@ func attemptDraws(sc *scenario.Scenario, seed int64, id uint64, j uint64) target
 	scenario.SeedTarget(&pcg, seed, id, j)
 	r := rand.New(&pcg)
 	c := sc.Target.Connect.Sample(r)
-	return targetDraws{connect: c, u: r.Float64(), rng: r}
+	return targetDraws{connect: c, u: r.Float64(), rng: r, seed: seed, id: id, j: j}
+}
+
+// streamSalt sets a stream's draws apart from its attempt's, as the simulator does
+// (sim.StreamSalt; TestStreamSaltIsTheSimulators): attempt j's stream draws from the target
+// generator of (seed, request, j | streamSalt).
+const streamSalt = 1 << 32
+
+// streamRand is the generator of the attempt's stream: the simulator's for the same
+// (seed, request, attempt), so a live stream has the events, drop, stall, first event and
+// gaps the simulated one has.
+func (d *targetDraws) streamRand() *rand.Rand {
+	var pcg rand.PCG
+	scenario.SeedTarget(&pcg, d.seed, d.id, d.j|streamSalt)
+	return rand.New(&pcg)
 }
 
 // parseLogicalID reads "TAG:N" or "N" and returns N; ok = false when it is not a number.

@@ -104,6 +104,9 @@ type attempt struct {
 	cut       bool
 	events    int32
 	firstAt   time.Duration
+	// holdsServer: a stream attempt holds its target worker from its head to the stream's
+	// end, as serve holds it (live/stream.go serveStream); resolve frees it.
+	holdsServer bool
 }
 
 // levelState is one client's policy state at one layer. The objects it points at live in
@@ -1040,13 +1043,19 @@ func (e *engine) serviceDone(a *attempt) {
 		e.push(e.stalls.Advance(e.now, a.write), evWriteDone, a, nil, 0)
 		return
 	}
-	e.freeServer()
-	e.execute(a)
-	a.targetOff = true
 	if a.fault < 0 && e.sc.Target.Stream != nil {
+		// A stream holds its worker to its end (docs/design.md §6, streams): serve's handler
+		// keeps the slot while it writes the events, so the simulator frees it when the
+		// stream ends for the caller (resolve), not at the head.
+		a.holdsServer = e.capacity != nil
+		e.execute(a)
+		a.targetOff = true
 		e.stream(a)
 		return
 	}
+	e.freeServer()
+	e.execute(a)
+	a.targetOff = true
 	o := policy.Outcome{Kind: policy.Success, Status: 200}
 	if a.fault >= 0 {
 		o = policy.Outcome{Kind: policy.Reset}
@@ -1099,6 +1108,7 @@ func (e *engine) answer(a *attempt, o policy.Outcome) {
 // resolve ends attempt a for its caller with outcome o and lets the call's policy decide.
 func (e *engine) resolve(a *attempt, o policy.Outcome) {
 	a.callerOff = true
+	e.endStream(a)
 	if a.qpos != 0 {
 		e.orphan(a)
 	}

@@ -98,9 +98,10 @@ func streamDraws(sc *scenario.Scenario, head time.Duration, r *rand.Rand) stream
 	return p
 }
 
-// streamSalt sets a stream's draws apart from its attempt's: attempt j's stream draws from
-// the target generator of (seed, request, j | streamSalt), which no attempt index reaches.
-const streamSalt = 1 << 32
+// StreamSalt sets a stream's draws apart from its attempt's: attempt j's stream draws from
+// the target generator of (seed, request, j | StreamSalt), which no attempt index reaches.
+// serve draws a live replay's streams from the same generator (live/streams.go).
+const StreamSalt = 1 << 32
 
 // stream plays a stream target's answer to attempt a, served now (docs/design.md §6,
 // streams): its head at once, then the drawn stream, walked by streamEnd against the
@@ -109,6 +110,7 @@ const streamSalt = 1 << 32
 // needs no event: the attempt's deadline, armed at its start, ends it.
 func (e *engine) stream(a *attempt) {
 	if a.callerOff {
+		e.endStream(a)
 		e.releaseAttempt(a)
 		return
 	}
@@ -116,7 +118,7 @@ func (e *engine) stream(a *attempt) {
 	if a.deadline > 0 {
 		total = a.deadline - e.now
 	}
-	scenario.SeedTarget(e.tpcg, e.sc.Seed, a.req.id, uint64(a.seq)|streamSalt)
+	scenario.SeedTarget(e.tpcg, e.sc.Seed, a.req.id, uint64(a.seq)|StreamSalt)
 	p := streamDraws(e.sc, e.now, e.trng)
 	lp := e.levels[a.c.level]
 	at, how, sent, first := streamEnd(p, lp.FirstEventTimeout, lp.ReadTimeout, total)
@@ -132,6 +134,16 @@ func (e *engine) stream(a *attempt) {
 	case endReadTimeout:
 		a.readAt, a.doneAt = e.now+at, e.now+at
 		e.push(a.readAt, evReadTimeout, a, nil, 0)
+	}
+}
+
+// endStream frees the worker stream attempt a held, if it holds one: its stream ended, by
+// its last event, a drop or the caller's leaving (serve's handler returns when the client
+// goes away; live/stream.go). A stream whose caller gave up before its head ends at once.
+func (e *engine) endStream(a *attempt) {
+	if a.holdsServer {
+		a.holdsServer = false
+		e.freeServer()
 	}
 }
 

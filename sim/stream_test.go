@@ -277,3 +277,52 @@ func TestStreamEndFirstEventTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamHoldsWorker (note29 item 5): a stream holds its target worker from its head to
+// its end, as serve's handler does (live/stream.go serveStream), not only to its head. Two
+// streams of 3 s (first event 1 s, two 1 s gaps) arrive at once at one worker: with no
+// queue the second is refused with 503 while the first streams; with a queue of one it
+// waits the first stream out and its first event comes at 4 s; a stream cut by the
+// caller's first-event timeout (500 ms from its head) frees the worker at the cut, so the
+// queued one starts then and is cut at 1 s.
+func TestStreamHoldsWorker(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		queue      int
+		first      time.Duration
+		succeeded  int
+		reasons    map[string]int
+		latencyMax float64 // ms
+		finished   time.Duration
+	}{
+		{"no queue: the second is refused while the first streams", 0, 0, 1, map[string]int{"http_503": 1}, 1000, 3 * sec},
+		{"a queue of one: the second waits for the whole first stream", 1, 0, 2, map[string]int{}, 4000, 6 * sec},
+		{"the caller's first-event timeout cuts the first stream: its worker frees at the cut", 1, 500 * msec, 0, map[string]int{replay.ReasonReadTimeout: 2}, 1000, sec},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := oneStream(sec, sec, 3)
+			sc.Load.Burst = 2
+			sc.Target.Capacity = &scenario.Capacity{Workers: 1, Queue: tc.queue}
+			p := &policy.Policy{Name: "p", FirstEventTimeout: tc.first, Retry: policy.Retry{MaxAttempts: 1}}
+			res, err := RunPolicy(context.Background(), sc, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range res.FailureReasons {
+				if tc.reasons[k] != v {
+					t.Errorf("failure reasons %v, want %v", res.FailureReasons, tc.reasons)
+					break
+				}
+			}
+			if res.Succeeded != tc.succeeded || len(res.FailureReasons) != len(tc.reasons) {
+				t.Errorf("succeeded %d, reasons %v; want %d, %v", res.Succeeded, res.FailureReasons, tc.succeeded, tc.reasons)
+			}
+			if math.Abs(res.Latency.MaxMs-tc.latencyMax) > tc.latencyMax/1000 {
+				t.Errorf("latency max %v ms, want %v", res.Latency.MaxMs, tc.latencyMax)
+			}
+			if got := time.Duration(res.FinishedMs * float64(time.Millisecond)); got != tc.finished {
+				t.Errorf("finished at %v, want %v", got, tc.finished)
+			}
+		})
+	}
+}

@@ -46,7 +46,7 @@ const (
 )
 
 var (
-	none       = Bound{Origin: OriginNone}
+	none       = noBound
 	unresolved = Bound{Origin: OriginUnresolved}
 )
 
