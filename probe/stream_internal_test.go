@@ -41,64 +41,7 @@ func TestStreamKindOf(t *testing.T) {
 	}
 }
 
-func TestEventScanner(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		kind streamKind
-		body string
-		want int
-	}{
-		{"sse LF", streamSSE, "data: a\n\ndata: b\n\n", 2},
-		{"sse CRLF", streamSSE, "data: a\r\n\r\ndata: b\r\n\r\n", 2},
-		{"sse CR", streamSSE, "data: a\r\rdata: b\r\r", 2},
-		{"sse multi-line event", streamSSE, "event: x\ndata: a\ndata: b\nid: 1\n\n", 1},
-		{"sse heartbeat comment is an event", streamSSE, ": ping\n\ndata: a\n\n", 2},
-		{"sse extra blank lines", streamSSE, "\n\n\ndata: a\n\n\n\n", 1},
-		{"sse trailing event without its blank line", streamSSE, "data: a\n\ndata: b\n", 1},
-		{"sse [DONE] ends the stream, not an event", streamSSE, "data: a\n\ndata: [DONE]\n\n", 1},
-		{"sse [DONE] without the space", streamSSE, "data: a\r\n\r\ndata:[DONE]\r\n\r\n", 1},
-		{"sse [DONE] inside an event is data", streamSSE, "event: x\ndata: [DONE]\n\ndata: [DONE]x\n\ndata: [DON\n\n", 3},
-		{"sse [DONE] twice in a block is the sentinel", streamSSE, "data: [DONE]\ndata: [DONE]\n\n", 0},
-		{"sse CR then LF is one line end", streamSSE, "data: a\r\n\r\n", 1},
-		{"ndjson", streamNDJSON, "{\"a\":1}\n{\"a\":2}\n", 2},
-		{"ndjson CRLF and blank lines", streamNDJSON, "{}\r\n\r\n  \n{}\r\n", 2},
-		{"ndjson last line without newline", streamNDJSON, "{}\n{}", 1},
-		{"empty", streamSSE, "", 0},
-		{"grpc: two messages and an empty one", streamGRPC, "\x00\x00\x00\x00\x03abc\x00\x00\x00\x00\x01z\x00\x00\x00\x00\x00", 3},
-		{"grpc: a message not yet whole", streamGRPC, "\x00\x00\x00\x00\x03abc\x01\x00\x00\x01\x00ab", 1},
-	} {
-		// Whole, then cut at every byte: the count does not depend on how reads cut the body.
-		s := eventScanner{kind: tc.kind}
-		if got := s.feed([]byte(tc.body)); got != tc.want {
-			t.Errorf("%s: %d events, want %d", tc.name, got, tc.want)
-		}
-		s = eventScanner{kind: tc.kind}
-		got := 0
-		for i := range len(tc.body) {
-			got += s.feed([]byte{tc.body[i]})
-		}
-		if got != tc.want {
-			t.Errorf("%s, a byte at a time: %d events, want %d", tc.name, got, tc.want)
-		}
-	}
-}
-
-// FuzzEventScanner: a target's body cut anywhere into two reads ends the same events as in
-// one read.
-func FuzzEventScanner(f *testing.F) {
-	f.Add([]byte("data: a\r\n\r\ndata: b\n\n"), uint16(9), uint8(streamSSE))
-	f.Add([]byte("{}\n{}\r\n"), uint16(3), uint8(streamNDJSON))
-	f.Add([]byte("\x00\x00\x00\x00\x03abc\x00\x00\x00\x00\x01z"), uint16(7), uint8(streamGRPC))
-	f.Fuzz(func(t *testing.T, body []byte, cut uint16, k uint8) {
-		kind := []streamKind{streamSSE, streamNDJSON, streamGRPC}[int(k)%3]
-		at := int(cut) % (len(body) + 1)
-		whole := eventScanner{kind: kind}
-		split := eventScanner{kind: kind}
-		if a, b := whole.feed(body), split.feed(body[:at])+split.feed(body[at:]); a != b {
-			t.Fatalf("%q: %d events whole, %d cut at %d", body, a, b, at)
-		}
-	})
-}
+// The event scanner's own tests (TestScanner, FuzzScanner) are in internal/eventscan.
 
 func TestStreamStateGaps(t *testing.T) {
 	sh := newShard()
