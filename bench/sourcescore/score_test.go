@@ -94,7 +94,7 @@ func TestCompute(t *testing.T) {
 			want:   want{Labelled: 1, Found: 1, PT001: Counts{FP: 1}, Resolved: 1, AttemptsKnown: 1, AttemptsRight: 1},
 		},
 		{
-			name: "an extra call in a labelled file is counted, PT001 on it is a false positive; a call in another file is not",
+			name:   "an extra call in a labelled file is counted, PT001 on it is a false positive; a call in another file is not",
 			labels: []Label{label("a/x.go", 3, 3, TruthNo, none, none, n(5000), n(1))},
 			calls: []Found{call("a/x.go", 3, -1, -1, 5000, false, 1), call("a/x.go", 9, -1, -1, -1, true, 1),
 				call("a/other.go", 1, -1, -1, -1, true, 1)},
