@@ -136,9 +136,17 @@ func score(o options, labels []Label, stdout, stderr io.Writer) int {
 		path := filepath.Join(o.dir, u)
 		got, err := checkCalls(o.patience, o.dir, path)
 		if err != nil {
+			// One file check cannot read (a Python 2 script in a tree of Python 3) stops the
+			// whole walk; the labelled files, named one by one, are still scored, and the run
+			// still fails: the tool failed on the tree.
 			fmt.Fprintf(stderr, "check %s: %v\n", path, err)
 			failed = true
-			continue
+			files := labelledFiles(labels, o.dir, u)
+			if got, err = checkCalls(o.patience, o.dir, files...); err != nil {
+				fmt.Fprintf(stderr, "check on the %d labelled files of %s: %v\n", len(files), u, err)
+				continue
+			}
+			fmt.Fprintf(stderr, "scored %s on its %d labelled files, named one by one\n", u, len(files))
 		}
 		calls = append(calls, got...)
 		if banditPath == "" || !hasLanguage(labels, u, "python") {
@@ -199,10 +207,23 @@ type report struct {
 	} `json:"error"`
 }
 
-// checkCalls runs check on path and returns its calls, files relative to dir. Exit 0 and 1
+// labelledFiles are the paths of the files the labels name under unit, once each.
+func labelledFiles(labels []Label, dir, unit string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range labels {
+		if (unit == "." || strings.HasPrefix(l.File, unit+"/")) && !seen[l.File] {
+			seen[l.File] = true
+			out = append(out, filepath.Join(dir, filepath.FromSlash(l.File)))
+		}
+	}
+	return out
+}
+
+// checkCalls runs check on paths and returns its calls, files relative to dir. Exit 0 and 1
 // (findings) are a run; anything else, or a run that could not check, is a tool failure.
-func checkCalls(bin, dir, path string) ([]Found, error) {
-	cmd := exec.Command(bin, "check", "-o", "json", path)
+func checkCalls(bin, dir string, paths ...string) ([]Found, error) {
+	cmd := exec.Command(bin, append([]string{"check", "-o", "json"}, paths...)...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

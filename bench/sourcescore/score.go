@@ -212,10 +212,10 @@ func (s *Score) judge(c *Counts, l Label, flagged bool, tool, where string) {
 		c.TP++
 	case l.Unbounded == TruthYes:
 		c.FN++
-		s.Details = append(s.Details, fmt.Sprintf("missed %-5s%s %s (%s)", tool, where, l.Library, l.Note))
+		s.Details = append(s.Details, fmt.Sprintf("missed %s  %s %s (%s)", tool, where, l.Library, l.Note))
 	case flagged:
 		c.FP++
-		s.Details = append(s.Details, fmt.Sprintf("false %-6s%s %s (%s)", tool, where, l.Library, l.Note))
+		s.Details = append(s.Details, fmt.Sprintf("false %s   %s %s (%s)", tool, where, l.Library, l.Note))
 	}
 }
 

@@ -308,6 +308,24 @@ exit 1
 	if !strings.Contains(errOut.String(), "boom") {
 		t.Errorf("a failing check's message is not passed on: %q", errOut.String())
 	}
+	// A check that cannot read the tree (one bad file stops a walk) but reads the labelled
+	// files named one by one: scored on those, and the run still exits 1.
+	picky := script(t, tmp, "picky", `for a; do [ -d "$a" ] && { echo "p/old.py:1:1: does not parse" >&2; exit 2; }; f=$a; done
+cat <<EOF
+{"calls":[{"file":"$f","line":3,"col":5,"language":"python","library":"requests","timeouts":{"connect_ms":null,"read_ms":null,"total_ms":null},"timeout_origin":{"connect":"none","read":"none","total":"none"},"retry":null}],
+"findings":[{"rule":"PT001","file":"$f","line":3,"col":5}]}
+EOF
+exit 1
+`)
+	out.Reset()
+	errOut.Reset()
+	if code := run([]string{"-labels", labels, "-patience", picky, "-bandit", "", tree}, &out, &errOut); code != 1 {
+		t.Errorf("a check that fails on the tree: exit %d, want 1", code)
+	}
+	if !strings.Contains(errOut.String(), "does not parse") || !strings.Contains(errOut.String(), "scored p on its 1 labelled files") ||
+		!strings.Contains(squash(out.String()), "python 2 1 0 1.00 (1/1) 1.00 (1/1)") {
+		t.Errorf("fallback to the labelled files:\nstdout %s\nstderr %s", out.String(), errOut.String())
+	}
 	if code := run([]string{"-labels", filepath.Join(tmp, "missing.tsv"), tree}, &out, &errOut); code != 2 {
 		t.Errorf("a missing labels file: exit %d, want 2", code)
 	}
