@@ -223,7 +223,7 @@ func labelledFiles(labels []Label, dir, unit string) []string {
 // checkCalls runs check on paths and returns its calls, files relative to dir. Exit 0 and 1
 // (findings) are a run; anything else, or a run that could not check, is a tool failure.
 func checkCalls(bin, dir string, paths ...string) ([]Found, error) {
-	cmd := exec.Command(bin, append([]string{"check", "-o", "json"}, paths...)...)
+	cmd := exec.Command(bin, append([]string{"check", "-o", "json", "--allow-empty"}, paths...)...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
