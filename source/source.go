@@ -239,7 +239,7 @@ func (c *Call) Attempts() int {
 }
 
 // Languages are the languages check reads source code of.
-var Languages = []*Language{&Go}
+var Languages = []*Language{&Go, &JavaScript}
 
 // ForPath is the language of the file at path by its extension, or nil.
 func ForPath(path string) *Language {
