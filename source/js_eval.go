@@ -334,6 +334,8 @@ func (r *jsReader) name(f *jsFile, i, depth int) jsVal {
 			return jsVal{kind: vInst, inst: &jsInst{lib: jsTypedClients[d.typ], unresolved: name + " is a " + d.typ + " from the caller"}}
 		case d.val < 0:
 			return jsUnknown(name + " comes from the caller")
+		case f.reassigned(name, d):
+			return jsUnknown(name + " is assigned again")
 		}
 		key := [2]int{f.n, d.val}
 		if r.busy[key] {

@@ -17,6 +17,8 @@ type jsFile struct {
 	// brace is, per token, the index of the innermost `{` around it (-1 at the top level).
 	brace []int
 	decls map[string][]jsDecl
+	// assigned are the positions of `NAME = …` after a declaration, by NAME.
+	assigned map[string][]int
 	// fields are `this.NAME = …` and class fields `NAME = …`, by NAME: the value's start.
 	fields  map[string][]int
 	imports map[string]jsImport
@@ -61,7 +63,7 @@ func readJS(files []Input) ([]Call, error) {
 		if err != nil {
 			return nil, err
 		}
-		f := &jsFile{n: len(r.files), path: in.Path, t: l.toks, match: l.match, decls: map[string][]jsDecl{}, fields: map[string][]int{}, imports: map[string]jsImport{}, exports: map[string]int{}}
+		f := &jsFile{n: len(r.files), path: in.Path, t: l.toks, match: l.match, decls: map[string][]jsDecl{}, fields: map[string][]int{}, assigned: map[string][]int{}, imports: map[string]jsImport{}, exports: map[string]int{}}
 		f.index()
 		r.files = append(r.files, f)
 		r.byPath[filepath.ToSlash(filepath.Clean(in.Path))] = f
@@ -129,6 +131,10 @@ func (f *jsFile) indexAt(i int) {
 				body++
 			}
 			f.decls[f.t[j].text] = append(f.decls[f.t[j].text], jsDecl{at: j, val: -1, block: f.brace[i], fn: body})
+		}
+	default:
+		if (f.is(i+1, "=") || f.is(i+1, "??=") || f.is(i+1, "||=")) && !f.is(i-1, ".") && !f.is(i-1, "?.") && !f.is(i-1, "const") && !f.is(i-1, "let") && !f.is(i-1, "var") {
+			f.assigned[tok.text] = append(f.assigned[tok.text], i)
 		}
 	case "this":
 		if f.is(i+1, ".") && f.ident(i+2) && f.is(i+3, "=") {
@@ -473,6 +479,16 @@ func (f *jsFile) lookup(name string, i int) *jsDecl {
 		}
 	}
 	return best
+}
+
+// reassigned says whether the declaration d is assigned again in its scope.
+func (f *jsFile) reassigned(name string, d *jsDecl) bool {
+	for _, at := range f.assigned[name] {
+		if at > d.at && (d.block < 0 || at < f.end(d.block)) && f.lookup(name, at) == d {
+			return true
+		}
+	}
+	return false
 }
 
 // sameFunction says whether tokens a and b are in the same innermost function body (the

@@ -53,6 +53,8 @@ func TestJSCalls(t *testing.T) {
 			"fetch.js:38:10 PUT fetch connect=10000ms/default read=300000ms/default total=none attempts=- key=false",
 			// Options spread from elsewhere may set the signal or a dispatcher.
 			"fetch.js:42:10 PATCH fetch connect=unresolved read=unresolved total=unresolved attempts=- key=?",
+			// Options assigned again after their declaration: not guessed.
+			"fetch.js:48:10 ? fetch connect=unresolved read=unresolved total=unresolved attempts=- key=?",
 		}},
 		{"axios", []string{
 			// An instance imported from another file, its timeout an idle timer, retried by axios-retry (2 retries).

@@ -41,3 +41,9 @@ export async function shared(url) {
 export async function spread(url, extra) {
   return fetch(url, { ...extra, method: "PATCH" });
 }
+
+export async function reassigned(url, extra) {
+  let init = { signal: AbortSignal.timeout(1000) };
+  init = extra;
+  return fetch(url, init);
+}
