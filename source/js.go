@@ -31,6 +31,8 @@ var JavaScript = Language{
 			Defaults: "no timeout; retry limit 2 (3 attempts) for GET, PUT, HEAD, DELETE, OPTIONS, TRACE on ETIMEDOUT, ECONNRESET, ECONNREFUSED, EPIPE, ENOTFOUND, ENETUNREACH, EAI_AGAIN and 408, 413, 429, 500, 502, 503, 504, 521, 522, 524, waiting 2^(n-1) s plus up to 100 ms of noise (got source/core/options.ts: retry; source/core/calculate-retry-delay.ts)"},
 		{Name: libUndici, Fix: "pass signal: AbortSignal.timeout(ms) to request() (it bounds the whole exchange); headersTimeout and bodyTimeout bound only the head and each silence of the body",
 			Defaults: "no total; connect 10 s, headersTimeout 300 s and bodyTimeout 300 s (undici lib/core/connect.js: timeout 10e3; lib/dispatcher/client.js: 300e3)"},
+		{Name: libNodeFetch, Fix: "pass signal: AbortSignal.timeout(ms) to fetch (node-fetch v2's timeout option too bounds the request and the body, but v3 removed it)",
+			Defaults: "no timeout: timeout 0 (node-fetch v2 src/request.js), none in v3; Node's http module sets no connect timeout"},
 	},
 }
 
@@ -46,6 +48,8 @@ const (
 	libAxios  = "axios"
 	libGot    = "got"
 	libUndici = "undici"
+	// libNodeFetch is node-fetch (v2 and v3), on Node's http module.
+	libNodeFetch = "node-fetch"
 )
 
 // jsTestDirs are the directories whose files a walk leaves out, with why.

@@ -131,7 +131,7 @@ func (r *jsReader) calls(f *jsFile) []Call {
 			last += 2
 		}
 		open := skipGenerics(f, last+1)
-		if !f.is(open, "(") || f.is(f.skipType(f.end(open)+1), "{") {
+		if !f.is(open, "(") || f.body(f.end(open)) >= 0 {
 			continue
 		}
 		if c, ok := r.classify(f, i, last, open); ok {
@@ -197,6 +197,9 @@ func (r *jsReader) classify(f *jsFile, i, last, open int) (Call, bool) {
 	case callee.kind == vLib && (callee.lib == libFetch || callee.lib == "undici.fetch"):
 		c.Library = libFetch
 		r.fetchCall(&c, f, args, false)
+	case callee.kind == vLib && callee.lib == libNodeFetch:
+		c.Library = libNodeFetch
+		r.nodeFetchCall(&c, f, args)
 	case callee.kind == vLib && (callee.lib == "undici.request" || callee.lib == "undici.stream"):
 		c.Library = libUndici
 		r.fetchCall(&c, f, args, true)

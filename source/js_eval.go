@@ -367,6 +367,11 @@ func (r *jsReader) imported(f *jsFile, imp jsImport, depth int) jsVal {
 		return jsVal{kind: vLib, lib: libGot}
 	case "axios-retry":
 		return jsVal{kind: vLib, lib: "axios-retry"}
+	case "node-fetch":
+		if imp.name == "default" || imp.name == "*" {
+			return jsVal{kind: vLib, lib: libNodeFetch}
+		}
+		return jsUnknown("node-fetch's " + imp.name)
 	case "undici":
 		switch imp.name {
 		case "default", "*":

@@ -323,6 +323,12 @@ func (l *jsLexer) regexAllowed() bool {
 		return t.text != ")" && t.text != "]" && t.text != "++" && t.text != "--"
 	case jtIdent:
 		return regexKeywords[t.text]
+	case jtJSX:
+		// After a JSX `{`, an expression starts; after a tag, none does.
+		return t.text == "{"
+	case jtTmpl, jtTmplRest:
+		// After a template's `${`, an expression starts.
+		return t.open
 	}
 	return false
 }
@@ -442,6 +448,7 @@ func (l *jsLexer) jsxTag() error {
 			return nil
 		case c == '{':
 			l.stack = append(l.stack, frame{kind: fJSXExpr, tok: -1, at: l.i})
+			l.emit(jtJSX, "{", l.i)
 			l.i++
 			return nil
 		case c == '"' || c == '\'':
@@ -454,11 +461,31 @@ func (l *jsLexer) jsxTag() error {
 			if err := l.space(); err != nil {
 				return err
 			}
+		case c == '<':
+			l.typeArgs() // <List<User> items={…}/>: TypeScript's type arguments
 		default:
 			l.i++
 		}
 	}
 	return l.unclosed()
+}
+
+// typeArgs steps over a JSX tag's type arguments `<T<U>>` from the `<` at l.i.
+func (l *jsLexer) typeArgs() {
+	depth := 0
+	for ; l.i < len(l.src); l.i++ {
+		switch l.src[l.i] {
+		case '<':
+			depth++
+		case '>':
+			if depth--; depth == 0 {
+				l.i++
+				return
+			}
+		case '{', '\n':
+			return
+		}
+	}
 }
 
 // jsxKids lexes an element's children: text up to a `{`, a nested element or the closing tag.
@@ -467,6 +494,7 @@ func (l *jsLexer) jsxKids() error {
 		switch l.src[l.i] {
 		case '{':
 			l.stack = append(l.stack, frame{kind: fJSXExpr, tok: -1, at: l.i})
+			l.emit(jtJSX, "{", l.i)
 			l.i++
 			return nil
 		case '<':

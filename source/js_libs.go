@@ -243,3 +243,19 @@ func containsFold(list []string, s string) bool {
 	}
 	return false
 }
+
+// nodeFetchCall fills a call through node-fetch: Node's http module underneath (no connect
+// or read bound), a total from signal or v2's timeout option.
+func (r *jsReader) nodeFetchCall(c *Call, f *jsFile, args []int) {
+	ls := jsLayers{r.options(f, argAt(args, 1))}
+	total := r.signalBound(ls, &c.Notes)
+	if v, o, found := r.find(ls, "timeout"); found {
+		if t := msBound(v, o, found, &c.Notes, "total (node-fetch v2's timeout)"); !total.known() || (t.known() && t.D < total.D) {
+			total = t
+		}
+	}
+	c.set(Bound{Origin: OriginNone}, Bound{Origin: OriginNone}, total)
+	c.Method = r.method(ls, "GET")
+	c.IdempotencyKey = r.idempotencyKey(ls)
+	c.Host = r.host(f, argAt(args, 0), nil)
+}

@@ -183,6 +183,31 @@ func (f *jsFile) declare(i int) {
 	}
 }
 
+// body is the `{` of a function body after the `)` at close (past a TypeScript return type
+// `: Promise<T>`), or -1 when none follows: then the parentheses were a call's.
+func (f *jsFile) body(close int) int {
+	i := close + 1
+	if f.is(i, "{") {
+		return i
+	}
+	if !f.is(i, ":") {
+		return -1
+	}
+	for i++; i < len(f.t) && i < close+80; i++ {
+		switch {
+		case f.is(i, "{") && (f.is(i-1, ":") || f.is(i-1, "|") || f.is(i-1, "&") || f.is(i-1, "<") || f.is(i-1, ",")):
+			i = f.end(i) // an object type
+		case f.is(i, "{"):
+			return i
+		case f.is(i, "(") || f.is(i, "["):
+			i = f.end(i)
+		case f.t[i].kind == jtPunct && (f.t[i].text == ";" || f.t[i].text == ")" || f.t[i].text == "}" || f.t[i].text == "=>" || f.t[i].text == "," || f.t[i].text == "="):
+			return -1
+		}
+	}
+	return -1
+}
+
 // skipType steps over a TypeScript annotation `: Type` (or `!:`) from i, to its `=`, `,`,
 // `;` or the end of the statement.
 func (f *jsFile) skipType(i int) int {
@@ -195,7 +220,7 @@ func (f *jsFile) skipType(i int) int {
 	for i < len(f.t) {
 		if f.t[i].kind == jtPunct {
 			switch f.t[i].text {
-			case "=", ",", ";", ")", "}", "]":
+			case "=", ",", ";", ")", "}", "]", "=>":
 				return i
 			case "(", "[", "{":
 				i = f.end(i)
@@ -236,6 +261,11 @@ func (f *jsFile) destructure(open int) {
 	}
 	m, ok := f.requireAt(close + 2)
 	if !ok {
+		for i := open + 1; i < close; i++ {
+			if f.ident(i) && (f.is(i-1, "{") || f.is(i-1, ",") || f.is(i-1, ":") || f.is(i-1, "...")) && !f.is(i+1, ":") {
+				f.decls[f.t[i].text] = append(f.decls[f.t[i].text], jsDecl{at: i, val: -1, block: f.brace[i], fn: -1})
+			}
+		}
 		return
 	}
 	for i := open + 1; i < close; i++ {
@@ -420,6 +450,11 @@ func (f *jsFile) params(open int) {
 		return
 	}
 	for k := open + 1; k < close; k++ {
+		if f.ident(k) && f.brace[k] != f.brace[open] && (f.is(k-1, "{") || f.is(k-1, ",")) && !f.is(k+1, ":") {
+			// a name destructured from a parameter: ({ fetch, items }) => …
+			f.decls[f.t[k].text] = append(f.decls[f.t[k].text], jsDecl{at: k, val: -1, block: body, fn: -1})
+			continue
+		}
 		if f.ident(k) && (f.is(k-1, "(") || f.is(k-1, ",") || f.is(k-1, "...") || jsModifiers[f.t[k-1].text]) && !jsModifiers[f.t[k].text] {
 			d := jsDecl{at: k, val: -1, block: body, fn: -1}
 			if f.is(k+1, ":") && f.ident(k+2) && jsTypedClients[f.t[k+2].text] != "" && !f.is(k+3, ".") {
@@ -427,7 +462,7 @@ func (f *jsFile) params(open int) {
 			}
 			f.decls[f.t[k].text] = append(f.decls[f.t[k].text], d)
 		}
-		if f.is(k, "(") || f.is(k, "{") || f.is(k, "[") {
+		if f.is(k, "(") || f.is(k, "[") || (f.is(k, "{") && !f.is(k-1, "(") && !f.is(k-1, ",")) {
 			k = f.end(k)
 		}
 	}

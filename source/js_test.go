@@ -55,6 +55,9 @@ func TestJSCalls(t *testing.T) {
 			"fetch.js:42:10 PATCH fetch connect=unresolved read=unresolved total=unresolved attempts=- key=?",
 			// Options assigned again after their declaration: not guessed.
 			"fetch.js:48:10 ? fetch connect=unresolved read=unresolved total=unresolved attempts=- key=?",
+			// node-fetch: Node's http module bounds nothing; v2's timeout is the total.
+			"nodefetch.mjs:3:25 GET node-fetch connect=none read=none total=4000ms/explicit attempts=- key=false",
+			"nodefetch.mjs:4:27 POST node-fetch connect=none read=none total=none attempts=- key=false",
 		}},
 		{"axios", []string{
 			// An instance imported from another file, its timeout an idle timer, retried by axios-retry (2 retries).
@@ -211,20 +214,23 @@ func TestJSLexErrors(t *testing.T) {
 		}
 	}
 	good := map[string]string{
-		"hashbang.js":  "#!/usr/bin/env node\nconst a = 1;\n",
-		"division.js":  "const a = (b) / 2 / c, d = x[1] / 3;\nlet e = a++ / 2;\n",
-		"regex.js":     "if (a) return /[)}\\]]/.test(b);\nconst r = x.replace(/'/g, '\"');\n",
-		"tmpl.js":      "const s = `a ${`b ${'}'}`} ${ {x: 1}.x }`;\n",
-		"private.ts":   "class A { #x = 1; f() { return this.#x / 2; } }\n",
-		"generic.ts":   "const m = new Map<string, Array<number>>(); const f = <T,>(x: T) => x; let y = <any>z;\n",
-		"generic.tsx":  "const f = <T,>(x: T): T => x; const g = <T extends object>(x: T) => x;\n",
-		"jsx.jsx":      "const v = <a href=\"x\" b={1 > 0}>it's {`${x}`} <b>bold</b><br/></a>;\n",
-		"comments.js":  "a = 1 // ' unclosed in a comment\n/* ` */ b = 2;\n",
-		"htmlcomm.js":  "<!-- old browsers\nconst a = 1;\n",
-		"unicode.js":   "const é = '日本' ; const s = \"\\\"\" ;\n",
-		"numbers.js":   "const a = 0x1F + 1e-3 + .5 + 10_000 + 1n;\n",
-		"jsxinjs.js":   "export default () => (<div onClick={() => f('/x')}>{items.map(i => <p key={i}>{i}</p>)}</div>);\n",
-		"arrowjsx.tsx": "const C = () => <><A x={{y: 1}} /></>;\n",
+		"hashbang.js":    "#!/usr/bin/env node\nconst a = 1;\n",
+		"division.js":    "const a = (b) / 2 / c, d = x[1] / 3;\nlet e = a++ / 2;\n",
+		"regex.js":       "if (a) return /[)}\\]]/.test(b);\nconst r = x.replace(/'/g, '\"');\n",
+		"tmpl.js":        "const s = `a ${`b ${'}'}`} ${ {x: 1}.x }`;\n",
+		"private.ts":     "class A { #x = 1; f() { return this.#x / 2; } }\n",
+		"generic.ts":     "const m = new Map<string, Array<number>>(); const f = <T,>(x: T) => x; let y = <any>z;\n",
+		"generic.tsx":    "const f = <T,>(x: T): T => x; const g = <T extends object>(x: T) => x;\n",
+		"jsx.jsx":        "const v = <a href=\"x\" b={1 > 0}>it's {`${x}`} <b>bold</b><br/></a>;\n",
+		"comments.js":    "a = 1 // ' unclosed in a comment\n/* ` */ b = 2;\n",
+		"htmlcomm.js":    "<!-- old browsers\nconst a = 1;\n",
+		"unicode.js":     "const é = '日本' ; const s = \"\\\"\" ;\n",
+		"numbers.js":     "const a = 0x1F + 1e-3 + .5 + 10_000 + 1n;\n",
+		"jsxinjs.js":     "export default () => (<div onClick={() => f('/x')}>{items.map(i => <p key={i}>{i}</p>)}</div>);\n",
+		"arrowjsx.tsx":   "const C = () => <><A x={{y: 1}} /></>;\n",
+		"jsxattr.tsx":    "const C = () => <F {...p} src={p.h} icon={<I src=\"/i.png\" w={16} />} b />;\n",
+		"generictag.tsx": "const C = () => <List<User> items={u} render={(x: Array<U>) => <p>{x}</p>} />;\n",
+		"tmplexpr.js":    "const s = `${/a\\/b/.test(x) ? 1 : 2} ${<b/>}`;\n",
 	}
 	for name, src := range good {
 		if _, err := JavaScript.Read([]Input{{Path: name, Data: []byte(src)}}); err != nil {

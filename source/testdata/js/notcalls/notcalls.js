@@ -17,3 +17,13 @@ if (axios.isAxiosError(new Error())) {
   instance.interceptors.request.use((c) => c);
 }
 new Repo().fetch('x');
+
+// A fetch passed in by the caller, destructured from the props.
+export function List({ fetch, items }) {
+  return fetch({ limit: items.length });
+}
+
+export function Other(props) {
+  const { fetch: load } = props;
+  return load();
+}
