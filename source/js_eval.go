@@ -422,41 +422,55 @@ func (r *jsReader) module(from *jsFile, m string) *jsFile {
 
 // member is v.name.
 func (r *jsReader) member(f *jsFile, v jsVal, name string, at, depth int) jsVal {
-	switch {
-	case v.kind == vObj && v.lib == "this":
-		return r.field(f, name, depth)
-	case v.kind == vObj && v.at >= 0:
-		if k, ok := objGet(v.f, v.at, name); ok {
+	switch v.kind {
+	case vObj:
+		if v.lib == "this" {
+			return r.field(f, name, depth)
+		}
+		if k, ok := objGet(v.f, v.at, name); ok && v.at >= 0 {
 			return r.eval(v.f, k, depth+1)
 		}
-	case v.kind == vLib && v.lib == "global" && (name == "fetch" || name == "AbortSignal" || name == "AbortController"):
-		return jsVal{kind: vLib, lib: jsGlobals[name]}
-	case v.kind == vLib && v.lib == libUndici:
-		switch name {
-		case "request", "fetch", "setGlobalDispatcher", "stream":
-			return jsVal{kind: vLib, lib: "undici." + name}
-		case "Agent", "Pool", "Client", "EnvHttpProxyAgent", "ProxyAgent":
-			return jsVal{kind: vLib, lib: "undici." + name}
+	case vLib:
+		if m, ok := libMember(v, name); ok {
+			return m
 		}
-	case v.kind == vLib && (v.lib == libAxios || v.lib == libGot || v.lib == "axios-retry") && name == "default":
-		return v
-	case v.kind == vLib && v.lib == "undici.fetch":
-		return v
-	case v.kind == vLib && v.lib == libAxios && name == "create":
-		return jsVal{kind: vLib, lib: "axios.create"}
-	case v.kind == vLib && v.lib == libGot && name == "extend":
-		return jsVal{kind: vLib, lib: "got.extend"}
-	case v.kind == vInst && v.inst.lib == libGot && name == "extend":
-		return jsVal{kind: vLib, lib: "got.extend", inst: v.inst}
-	case v.kind == vLib && v.lib == "AbortSignal" && (name == "timeout" || name == "any"):
-		return jsVal{kind: vLib, lib: "AbortSignal." + name}
-	case v.kind == vCtrl && name == "signal":
-		return r.ctrlSignal(v)
-	}
-	if v.kind == vUnknown {
+	case vInst:
+		if v.inst.lib == libGot && name == "extend" {
+			return jsVal{kind: vLib, lib: "got.extend", inst: v.inst}
+		}
+	case vCtrl:
+		if name == "signal" {
+			return r.ctrlSignal(v)
+		}
+	case vUnknown:
 		return v
 	}
 	return jsUnknown("a member the reader does not follow")
+}
+
+// libMembers are the members of a library's namespace the reader follows: (library,
+// member) → the value's lib ("" = the namespace itself: axios.default).
+var libMembers = map[[2]string]string{
+	{"global", "fetch"}: libFetch, {"global", "AbortSignal"}: "AbortSignal", {"global", "AbortController"}: "AbortController",
+	{libUndici, "request"}: "undici.request", {libUndici, "fetch"}: "undici.fetch", {libUndici, "stream"}: "undici.stream",
+	{libUndici, "setGlobalDispatcher"}: "undici.setGlobalDispatcher", {libUndici, "Agent"}: "undici.Agent",
+	{libUndici, "Pool"}: "undici.Pool", {libUndici, "Client"}: "undici.Client", {libUndici, "EnvHttpProxyAgent"}: "undici.EnvHttpProxyAgent",
+	{libUndici, "ProxyAgent"}: "undici.ProxyAgent",
+	{libAxios, "default"}:     "", {libGot, "default"}: "", {"axios-retry", "default"}: "", {"undici.fetch", "default"}: "",
+	{libAxios, "create"}: "axios.create", {libGot, "extend"}: "got.extend",
+	{"AbortSignal", "timeout"}: "AbortSignal.timeout", {"AbortSignal", "any"}: "AbortSignal.any",
+}
+
+// libMember is a library namespace's member, when the reader follows it.
+func libMember(v jsVal, name string) (jsVal, bool) {
+	lib, ok := libMembers[[2]string{v.lib, name}]
+	switch {
+	case !ok:
+		return jsVal{}, false
+	case lib == "":
+		return v, true
+	}
+	return jsVal{kind: vLib, lib: lib}, true
 }
 
 // field is this.name: the class field or this.name = … of the file (the last assigned when

@@ -132,10 +132,6 @@ func (f *jsFile) indexAt(i int) {
 			}
 			f.decls[f.t[j].text] = append(f.decls[f.t[j].text], jsDecl{at: j, val: -1, block: f.brace[i], fn: body})
 		}
-	default:
-		if (f.is(i+1, "=") || f.is(i+1, "??=") || f.is(i+1, "||=")) && !f.is(i-1, ".") && !f.is(i-1, "?.") && !f.is(i-1, "const") && !f.is(i-1, "let") && !f.is(i-1, "var") {
-			f.assigned[tok.text] = append(f.assigned[tok.text], i)
-		}
 	case "this":
 		if f.is(i+1, ".") && f.ident(i+2) && f.is(i+3, "=") {
 			f.fields[f.t[i+2].text] = append(f.fields[f.t[i+2].text], i+4)
@@ -146,6 +142,10 @@ func (f *jsFile) indexAt(i int) {
 		f.exportDecl(i)
 	case "module", "exports":
 		f.cjsExport(i)
+	default:
+		if (f.is(i+1, "=") || f.is(i+1, "??=") || f.is(i+1, "||=")) && !f.is(i-1, ".") && !f.is(i-1, "?.") && !f.is(i-1, "const") && !f.is(i-1, "let") && !f.is(i-1, "var") {
+			f.assigned[tok.text] = append(f.assigned[tok.text], i)
+		}
 	}
 	f.classField(i)
 }
