@@ -34,7 +34,7 @@ var (
 
 // Notes the JavaScript reader gives.
 const (
-	noteAxiosIdle   = "axios's timeout is, in Node, an idle timer on the socket (req.setTimeout) and a connect-phase timer: it bounds the connect and each silence, not the whole call (a body that drips within it never ends); only a signal bounds the total"
+	noteAxiosIdle   = "axios's timeout is, in Node, an idle timer on the socket (req.setTimeout) and a connect-phase timer: it bounds the connect and each silence, not the whole call (a body that drips within it never ends); only a signal bounds the total (in a browser the XHR adapter's timeout is a total: the reader cannot tell where code runs)"
 	noteUndiciRead  = "read is undici's headersTimeout (the wait for the response head) and bodyTimeout (each silence in the body): neither bounds the whole call"
 	noteGotNumber   = "timeout: N is got 11's form (the whole request); got 12 and later reject it and want timeout: {request: N}"
 	noteGotRead     = "read is got's timeout.response (until the first byte of the response) or timeout.socket (each silence)"

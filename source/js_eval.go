@@ -81,6 +81,8 @@ type jsReader struct {
 	axios, got *jsInst
 	// dispatchers are setGlobalDispatcher(agent) calls.
 	dispatchers []jsVal
+	// aliases memoises the file each aliased import resolves to.
+	aliases map[string]*jsFile
 	agents      jsLayers
 	// busy guards against a value defined by itself.
 	busy map[[2]int]bool
@@ -379,10 +381,10 @@ func (r *jsReader) imported(f *jsFile, imp jsImport, depth int) jsVal {
 		}
 		return r.member(f, jsVal{kind: vLib, lib: libUndici}, imp.name, -1, depth)
 	}
-	if !strings.HasPrefix(m, ".") {
+	g := r.module(f, m)
+	if g == nil && !strings.HasPrefix(m, ".") {
 		return jsUnknown("imported from " + imp.module + ", which the reader does not follow")
 	}
-	g := r.module(f, m)
 	if g == nil {
 		return jsUnknown("imported from " + imp.module + ", a file not read in this run")
 	}
@@ -402,8 +404,13 @@ func (r *jsReader) imported(f *jsFile, imp jsImport, depth int) jsVal {
 	return r.eval(g, at, depth+1)
 }
 
-// module is the file a relative import names, among the files read.
+// module is the file an import names, among the files read: a relative path, or a path
+// alias (`@/api/http`, `~/lib/api`, `@server/utils/fetch`) when exactly one file read ends
+// with the path after the alias (tsconfig's paths are not read).
 func (r *jsReader) module(from *jsFile, m string) *jsFile {
+	if !strings.HasPrefix(m, ".") {
+		return r.aliased(m)
+	}
 	base := path.Join(filepath.ToSlash(filepath.Dir(from.path)), m)
 	cands := []string{base}
 	for _, ext := range jsExtensions {
@@ -418,6 +425,40 @@ func (r *jsReader) module(from *jsFile, m string) *jsFile {
 		}
 	}
 	return nil
+}
+
+// aliased is the one file read whose path ends with an aliased import's path, or nil.
+func (r *jsReader) aliased(m string) *jsFile {
+	rest := ""
+	for _, p := range []string{"@/", "~/", "#/", "@", "~", "#"} {
+		if strings.HasPrefix(m, p) {
+			rest = strings.TrimPrefix(m, p)
+			break
+		}
+	}
+	if rest == "" {
+		return nil
+	}
+	if g, ok := r.aliases[rest]; ok {
+		return g
+	}
+	var found *jsFile
+	for _, g := range r.files {
+		p := filepath.ToSlash(g.path)
+		noExt := strings.TrimSuffix(p, filepath.Ext(p))
+		if strings.HasSuffix("/"+noExt, "/"+rest) || strings.HasSuffix("/"+noExt, "/"+rest+"/index") {
+			if found != nil {
+				found = nil // two files end so: not guessed
+				break
+			}
+			found = g
+		}
+	}
+	if r.aliases == nil {
+		r.aliases = map[string]*jsFile{}
+	}
+	r.aliases[rest] = found
+	return found
 }
 
 // member is v.name.

@@ -79,6 +79,8 @@ func TestJSCalls(t *testing.T) {
 			"client.ts:54:10 GET axios connect=700ms/client read=700ms/client total=none attempts=- key=false",
 			// A parameter typed AxiosInstance: the caller's client.
 			"client.ts:58:10 DELETE axios connect=unresolved read=unresolved total=unresolved attempts=- key=?",
+			// An import through a path alias: the one file read that ends with its path.
+			"client.ts:64:31 GET axios connect=5000ms/client read=5000ms/client total=none attempts=3 key=false",
 		}},
 		{"got", []string{
 			// got retries GET twice by default, not POST.

@@ -57,3 +57,8 @@ export function viaWrapper() {
 export function injected(http: AxiosInstance) {
   return http.delete('https://gone.example.com/x');
 }
+
+// The same instance through a path alias (tsconfig paths: "@/*").
+import aliased from '@/axios/api';
+
+export const viaAlias = () => aliased.get('/alias');
