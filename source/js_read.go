@@ -143,7 +143,7 @@ func (f *jsFile) indexAt(i int) {
 	case "module", "exports":
 		f.cjsExport(i)
 	default:
-		if (f.is(i+1, "=") || f.is(i+1, "??=") || f.is(i+1, "||=")) && !f.is(i-1, ".") && !f.is(i-1, "?.") && !f.is(i-1, "const") && !f.is(i-1, "let") && !f.is(i-1, "var") {
+		if f.assigns(i) {
 			f.assigned[tok.text] = append(f.assigned[tok.text], i)
 		}
 	}
@@ -514,6 +514,22 @@ func (f *jsFile) lookup(name string, i int) *jsDecl {
 		}
 	}
 	return best
+}
+
+// jsOptionKeys are the option keys whose assignment on a variable (`config.timeout = …`)
+// changes what the reader reads of it.
+var jsOptionKeys = map[string]bool{"timeout": true, "signal": true, "method": true, "headers": true, "dispatcher": true, "retry": true}
+
+// assigns says whether the name at i is assigned after its declaration: `NAME = …` (or ??=,
+// ||=), or one of its option keys `NAME.timeout = …`.
+func (f *jsFile) assigns(i int) bool {
+	if f.is(i-1, ".") || f.is(i-1, "?.") || f.is(i-1, "const") || f.is(i-1, "let") || f.is(i-1, "var") {
+		return false
+	}
+	if f.is(i+1, "=") || f.is(i+1, "??=") || f.is(i+1, "||=") {
+		return true
+	}
+	return f.is(i+1, ".") && f.ident(i+2) && jsOptionKeys[f.t[i+2].text] && f.is(i+3, "=")
 }
 
 // reassigned says whether the declaration d is assigned again in its scope.

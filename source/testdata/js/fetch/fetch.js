@@ -47,3 +47,9 @@ export async function reassigned(url, extra) {
   init = extra;
   return fetch(url, init);
 }
+
+export async function mutated(url) {
+  const init = { method: "GET" };
+  init.signal = AbortSignal.timeout(100);
+  return fetch(url, init);
+}
