@@ -276,7 +276,7 @@ func (r *jsReader) find(ls jsLayers, key string) (jsVal, Origin, bool) {
 			continue
 		}
 		k, ok, spread := objFind(l.f, l.at, parts[0])
-		if !ok && spread {
+		if spread {
 			return jsUnknown("the options spread another object, which may set " + key), OriginUnresolved, true
 		}
 		if !ok {
@@ -448,10 +448,10 @@ func (r *jsReader) idempotencyKey(ls jsLayers) *bool {
 			continue
 		}
 		k, ok, spread := objFind(l.f, l.at, "headers")
+		if spread {
+			return nil
+		}
 		if !ok {
-			if spread {
-				return nil
-			}
 			continue
 		}
 		h := r.eval(l.f, k, 0)

@@ -83,7 +83,7 @@ type jsReader struct {
 	dispatchers []jsVal
 	// aliases memoises the file each aliased import resolves to.
 	aliases map[string]*jsFile
-	agents      jsLayers
+	agents  jsLayers
 	// busy guards against a value defined by itself.
 	busy map[[2]int]bool
 }
@@ -670,23 +670,25 @@ func objGet(f *jsFile, open int, key string) (int, bool) {
 	return k, ok
 }
 
-// objFind is objGet that also says whether the object spreads another (`...opts`), which
-// may hold key.
+// objFind is objGet (the last time the object says key) that also says whether the object
+// spreads another (`...opts`) after it — or anywhere, when key is not there — which may set
+// key.
 func objFind(f *jsFile, open int, key string) (at int, ok, spread bool) {
 	if !f.is(open, "{") {
 		return -1, false, false
 	}
 	close := f.end(open)
+	at = -1
 	for k := open + 1; k < close; {
 		switch {
 		case f.is(k, "..."):
 			spread = true
 		case (f.ident(k) || f.t[k].kind == jtStr || f.t[k].kind == jtNum) && f.is(k+1, ":"):
 			if strings.EqualFold(unquote(f.t[k].text), key) {
-				return k + 2, true, spread
+				at, ok, spread = k+2, true, false
 			}
 		case f.ident(k) && (f.is(k+1, ",") || k+1 == close) && f.t[k].text == key:
-			return k, true, spread
+			at, ok, spread = k, true, false
 		}
 		k = f.exprEnd(k)
 		if k >= close {
@@ -694,5 +696,5 @@ func objFind(f *jsFile, open int, key string) (at int, ok, spread bool) {
 		}
 		k++
 	}
-	return -1, false, spread
+	return at, ok, spread
 }

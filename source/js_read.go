@@ -535,7 +535,20 @@ func (f *jsFile) assigns(i int) bool {
 // reassigned says whether the declaration d is assigned again in its scope.
 func (f *jsFile) reassigned(name string, d *jsDecl) bool {
 	for _, at := range f.assigned[name] {
+		if f.declaresAt(name, at) {
+			continue // a parameter's default: (opts = {}) => …
+		}
 		if at > d.at && (d.block < 0 || at < f.end(d.block)) && f.lookup(name, at) == d {
+			return true
+		}
+	}
+	return false
+}
+
+// declaresAt says whether a declaration of name is the token at.
+func (f *jsFile) declaresAt(name string, at int) bool {
+	for _, d := range f.decls[name] {
+		if d.at == at {
 			return true
 		}
 	}

@@ -57,6 +57,10 @@ func TestJSCalls(t *testing.T) {
 			"fetch.js:48:10 ? fetch connect=unresolved read=unresolved total=unresolved attempts=- key=?",
 			// Options changed key by key after they are built: not guessed either.
 			"fetch.js:54:10 ? fetch connect=unresolved read=unresolved total=unresolved attempts=- key=?",
+			// A wrapper: its signal after the caller's spread options wins; one before them may
+			// be overridden.
+			"fetch.js:59:9 ? fetch connect=unresolved read=unresolved total=5000ms/explicit attempts=- key=?",
+			"fetch.js:60:10 ? fetch connect=unresolved read=unresolved total=unresolved attempts=- key=?",
 			// node-fetch: Node's http module bounds nothing; v2's timeout is the total.
 			"nodefetch.mjs:3:25 GET node-fetch connect=none read=none total=4000ms/explicit attempts=- key=false",
 			"nodefetch.mjs:4:27 POST node-fetch connect=none read=none total=none attempts=- key=false",

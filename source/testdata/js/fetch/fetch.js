@@ -53,3 +53,9 @@ export async function mutated(url) {
   init.signal = AbortSignal.timeout(100);
   return fetch(url, init);
 }
+
+// A wrapper: its own signal after the caller's options wins; a timeout before them may not.
+export async function wrapper(url, opts = {}) {
+  await fetch(url, { ...opts, signal: AbortSignal.timeout(5000) });
+  return fetch(url, { signal: AbortSignal.timeout(5000), ...opts });
+}
