@@ -84,6 +84,8 @@ type jsReader struct {
 	// aliases memoises the file each aliased import resolves to.
 	aliases map[string]*jsFile
 	agents  jsLayers
+	// memo holds the values evaluated, by file and token.
+	memo map[[2]int]jsVal
 	// busy guards against a value defined by itself.
 	busy map[[2]int]bool
 }
@@ -97,11 +99,31 @@ const maxEvalDepth = 12
 
 func jsUnknown(why string) jsVal { return jsVal{kind: vUnknown, why: why} }
 
-// eval is the value of the expression from token i of f.
+// eval is the value of the expression from token i of f, memoised (a value defined through
+// others costs once, not once per path to it).
 func (r *jsReader) eval(f *jsFile, i, depth int) jsVal {
 	if depth > maxEvalDepth || i < 0 || i >= len(f.t) {
-		return jsUnknown("too deep to follow")
+		return jsUnknown(tooDeep)
 	}
+	key := [2]int{f.n, i}
+	if v, ok := r.memo[key]; ok {
+		return v
+	}
+	v := r.evalAt(f, i, depth)
+	if v.why != tooDeep && !r.busy[key] {
+		if r.memo == nil {
+			r.memo = map[[2]int]jsVal{}
+		}
+		r.memo[key] = v
+	}
+	return v
+}
+
+// tooDeep is why a value past maxEvalDepth is unknown.
+const tooDeep = "too deep to follow"
+
+// evalAt is eval without the memo.
+func (r *jsReader) evalAt(f *jsFile, i, depth int) jsVal {
 	end := f.exprEnd(i)
 	for k := i; k < end; k++ {
 		if f.t[k].kind == jtIdent && (f.t[k].text == "as" || f.t[k].text == "satisfies") && k > i {
