@@ -192,7 +192,7 @@ func (r *jsReader) classify(f *jsFile, i, last, open int) (Call, bool) {
 		}
 	}
 	args := jsArgs(f, open)
-	c := Call{File: f.path, Line: f.t[i].line, Col: f.t[i].col, Language: langJS}
+	c := Call{File: f.path, Line: int(f.t[i].line), Col: int(f.t[i].col), Language: langJS}
 	switch {
 	case callee.kind == vLib && (callee.lib == libFetch || callee.lib == "undici.fetch"):
 		c.Library = libFetch

@@ -591,7 +591,7 @@ func (r *jsReader) instance(f *jsFile, open int, v jsVal, opts, depth int) *jsIn
 	if in, ok := r.insts[f][open]; ok {
 		return in
 	}
-	in := &jsInst{lib: libAxios, file: f.path, line: f.t[open].line}
+	in := &jsInst{lib: libAxios, file: f.path, line: int(f.t[open].line)}
 	if v.lib == "got.extend" {
 		in.lib = libGot
 	}

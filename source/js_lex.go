@@ -41,9 +41,10 @@ type jsTok struct {
 	// open says a jtTmpl has substitutions after it (the text is only its head).
 	open bool
 	// nl says a line break comes before the token (automatic semicolons).
-	nl        bool
-	text      string
-	line, col int
+	nl   bool
+	text string
+	// line and col are 32 bits: a project's tokens are held at once.
+	line, col int32
 }
 
 // frame is one open construct the lexer is inside.
@@ -74,8 +75,8 @@ type jsLexer struct {
 	jsx   bool
 	lines []int
 	toks  []jsTok
-	// match maps an opening bracket's token index to its closing one's, and back.
-	match map[int]int
+	// match is, per token, the index of the bracket that closes or opens it (-1 for others).
+	match []int32
 	stack []frame
 	nl    bool
 }
@@ -83,7 +84,8 @@ type jsLexer struct {
 // jsLex tokenises src. jsx says whether `<` may open a JSX element (not in .ts, where it
 // is a type assertion or a generic).
 func jsLex(path string, src []byte, jsx bool) (*jsLexer, error) {
-	l := &jsLexer{path: path, src: string(src), jsx: jsx, match: map[int]int{}, lines: []int{0}}
+	l := &jsLexer{path: path, src: string(src), jsx: jsx, lines: []int{0}}
+	l.toks = make([]jsTok, 0, len(src)/5+16) // about a token per five bytes of source
 	for i := 0; i < len(l.src); i++ {
 		if l.src[i] == '\n' {
 			l.lines = append(l.lines, i+1)
@@ -94,6 +96,9 @@ func jsLex(path string, src []byte, jsx bool) (*jsLexer, error) {
 	}
 	if err := l.run(); err != errEOF {
 		return nil, err
+	}
+	for len(l.match) < len(l.toks) {
+		l.match = append(l.match, -1)
 	}
 	return l, nil
 }
@@ -111,7 +116,7 @@ func (l *jsLexer) errAt(at int, format string, args ...any) error {
 
 func (l *jsLexer) emit(kind jsKind, text string, at int) {
 	line, col := l.pos(at)
-	l.toks = append(l.toks, jsTok{kind: kind, text: text, line: line, col: col, nl: l.nl})
+	l.toks = append(l.toks, jsTok{kind: kind, text: text, line: int32(line), col: int32(col), nl: l.nl})
 	l.nl = false
 }
 
@@ -409,8 +414,11 @@ func (l *jsLexer) close(c byte) error {
 		return l.errAt(at, "not valid JavaScript: %c does not close what is open at %d:%d", c, line, col)
 	}
 	l.stack = l.stack[:len(l.stack)-1]
-	l.match[f.tok] = len(l.toks)
-	l.match[len(l.toks)] = f.tok
+	for len(l.match) <= len(l.toks) {
+		l.match = append(l.match, -1)
+	}
+	l.match[f.tok] = int32(len(l.toks))
+	l.match[len(l.toks)] = int32(f.tok)
 	l.emit(jtPunct, string(c), at)
 	return nil
 }

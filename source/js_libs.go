@@ -79,7 +79,7 @@ func (r *jsReader) axiosRetry(in *jsInst, method string) *Retry {
 	}
 	site := in.retry[len(in.retry)-1]
 	f := site.f
-	rt := &Retry{Layer: "axios-retry", MaxAttempts: axiosRetries + 1, File: f.path, Line: f.t[site.call].line}
+	rt := &Retry{Layer: "axios-retry", MaxAttempts: axiosRetries + 1, File: f.path, Line: int(f.t[site.call].line)}
 	opts := jsLayers{r.options(f, site.at)}
 	if v, _, found := r.find(opts, "retries"); found {
 		if v.kind == vNum {

@@ -13,7 +13,7 @@ type jsFile struct {
 	// n is the file's position among the files read.
 	n     int
 	t     []jsTok
-	match map[int]int
+	match []int32
 	// brace is, per token, the index of the innermost `{` around it (-1 at the top level).
 	brace []int
 	decls map[string][]jsDecl
@@ -49,8 +49,8 @@ func (f *jsFile) ident(i int) bool { return i >= 0 && i < len(f.t) && f.t[i].kin
 
 // end is the index of the bracket that closes the one at i (i itself when it is none).
 func (f *jsFile) end(i int) int {
-	if j, ok := f.match[i]; ok && j > i {
-		return j
+	if i >= 0 && i < len(f.match) && int(f.match[i]) > i {
+		return int(f.match[i])
 	}
 	return i
 }
@@ -98,7 +98,7 @@ func (f *jsFile) index() {
 				stack = append(stack, i)
 			}
 		case "}":
-			if len(stack) > 0 && f.match[i] == stack[len(stack)-1] {
+			if len(stack) > 0 && int(f.match[i]) == stack[len(stack)-1] {
 				stack = stack[:len(stack)-1]
 			}
 		}
