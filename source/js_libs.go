@@ -40,8 +40,8 @@ func (r *jsReader) axiosCall(c Call, f *jsFile, in *jsInst, method string, args 
 	switch n, ok := axiosMethods[method]; {
 	case method == "":
 		config, urlArg = argAt(args, 1), argAt(args, 0)
-		if first := argAt(args, 0); first >= 0 && f.is(first, "{") {
-			config, urlArg = first, first
+		if first := argAt(args, 0); first >= 0 && len(args) == 1 && r.eval(f, first, 0).kind != vStr && !urlName(f, first) {
+			config = first // axios(config): a config object, or what may be one
 		}
 	case !ok:
 		return Call{}, false
@@ -258,4 +258,22 @@ func (r *jsReader) nodeFetchCall(c *Call, f *jsFile, args []int) {
 	c.Method = r.method(ls, "GET")
 	c.IdempotencyKey = r.idempotencyKey(ls)
 	c.Host = r.host(f, argAt(args, 0), nil)
+}
+
+// urlName says whether the argument at i is a name that holds a URL: typed string where it is
+// declared, or named so (url, uri, href, endpoint, link).
+func urlName(f *jsFile, i int) bool {
+	if !f.ident(i) || !(f.is(i+1, ")") || f.is(i+1, ",")) {
+		return false
+	}
+	name := strings.ToLower(f.t[i].text)
+	for _, w := range []string{"url", "uri", "href", "endpoint", "link"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	if d := f.lookup(f.t[i].text, i); d != nil {
+		return f.is(d.at+1, ":") && f.is(d.at+2, "string")
+	}
+	return false
 }

@@ -87,6 +87,10 @@ func TestJSCalls(t *testing.T) {
 			"client.ts:58:10 DELETE axios connect=unresolved read=unresolved total=unresolved attempts=- key=?",
 			// An import through a path alias: the one file read that ends with its path.
 			"client.ts:64:31 GET axios connect=5000ms/client read=5000ms/client total=none attempts=3 key=false",
+			// axios(config) with the config in a variable (a string variable is the URL); one
+			// assigned again is not guessed.
+			"client.ts:70:9 PUT axios connect=3000ms/explicit read=3000ms/explicit total=none attempts=- key=false",
+			"client.ts:71:10 ? axios connect=unresolved read=unresolved total=unresolved attempts=- key=?",
 		}},
 		{"got", []string{
 			// got retries GET twice by default, not POST.

@@ -62,3 +62,11 @@ export function injected(http: AxiosInstance) {
 import aliased from '@/axios/api';
 
 export const viaAlias = () => aliased.get('/alias');
+
+export async function configVariable(extra: object) {
+  let config = { method: 'post', url: 'https://sms.example.com/send', timeout: 3000 };
+  const fixed = { method: 'put', url: 'https://sms.example.com/put', timeout: 3000 };
+  config = { ...config, ...extra };
+  await axios(fixed);
+  return axios(config);
+}
