@@ -46,7 +46,7 @@ func (r *jsReader) axiosCall(c Call, f *jsFile, in *jsInst, method string, args 
 	case !ok:
 		return Call{}, false
 	case n == 0:
-		config, urlArg = argAt(args, 0), argAt(args, 0)
+		config, urlArg, method = argAt(args, 0), argAt(args, 0), ""
 	default:
 		config, urlArg = argAt(args, n), argAt(args, 0)
 		method = strings.ToUpper(strings.TrimSuffix(method, "Form"))

@@ -91,6 +91,8 @@ func TestJSCalls(t *testing.T) {
 			// assigned again is not guessed.
 			"client.ts:70:9 PUT axios connect=3000ms/explicit read=3000ms/explicit total=none attempts=- key=false",
 			"client.ts:71:10 ? axios connect=unresolved read=unresolved total=unresolved attempts=- key=?",
+			// axios.request(config): the method is the config's.
+			"client.ts:76:10 DELETE axios connect=8000ms/client read=8000ms/client total=none attempts=- key=false",
 		}},
 		{"got", []string{
 			// got retries GET twice by default, not POST.

@@ -70,3 +70,8 @@ export async function configVariable(extra: object) {
   await axios(fixed);
   return axios(config);
 }
+
+export async function viaRequest() {
+  const options = { method: 'DELETE', url: 'https://req.example.com/x' };
+  return axios.request(options);
+}
