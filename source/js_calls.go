@@ -1,6 +1,7 @@
 package source
 
 import (
+	"fmt"
 	"net/url"
 	"sort"
 	"strings"
@@ -120,9 +121,12 @@ func chainStart(f *jsFile, dot int) int {
 }
 
 // calls are the outbound HTTP calls in f.
-func (r *jsReader) calls(f *jsFile) []Call {
+func (r *jsReader) calls(f *jsFile) []Call { return r.callsIn(f, 0, len(f.t)) }
+
+// callsIn are the outbound HTTP calls whose callee starts in tokens [from, to) of f.
+func (r *jsReader) callsIn(f *jsFile, from, to int) []Call {
 	var out []Call
-	for i := range f.t {
+	for i := from; i < to; i++ {
 		if !f.ident(i) || f.is(i-1, ".") || f.is(i-1, "?.") || f.is(i-1, "function") || f.is(i-1, "new") {
 			continue
 		}
@@ -211,10 +215,62 @@ func (r *jsReader) classify(f *jsFile, i, last, open int) (Call, bool) {
 		return r.gotCall(c, f, r.got, method, args)
 	case callee.kind == vInst && callee.inst.lib == libGot:
 		return r.gotCall(c, f, callee.inst, method, args)
+	case callee.kind == vLib && callee.lib == "function" && last == i:
+		return r.throughWrapper(c, f, f.t[i].text, callee, args)
 	default:
 		return Call{}, false
 	}
 	return c, true
+}
+
+// throughWrapper is a call of a function of the project that makes an outbound call itself
+// (a wrapper such as the seeds' ExternalClient): the call site is this one, with the bounds
+// the wrapper's own call has — set there, so `client` — and unresolved where they depend on
+// what it is given.
+func (r *jsReader) throughWrapper(c Call, f *jsFile, name string, fn jsVal, args []int) (Call, bool) {
+	inner := r.wrapped(fn.f, fn.at)
+	if inner == nil {
+		return Call{}, false
+	}
+	out := *inner
+	out.File, out.Line, out.Col = c.File, c.Line, c.Col
+	out.Notes = append([]string{fmt.Sprintf("through %s at %s:%d, which makes the call", name, inner.File, inner.Line)}, inner.Notes...)
+	for _, o := range []*Origin{&out.Origin.Connect, &out.Origin.Read, &out.Origin.Total} {
+		if *o == OriginExplicit {
+			*o = OriginClient
+		}
+	}
+	if h := r.host(f, argAt(args, 0), nil); h != "" {
+		out.Host = h
+	}
+	return out, true
+}
+
+// wrapped is the outbound call the function whose body `{` is at body makes (the first, when
+// every call it makes goes through one library), memoised; nil when it makes none.
+func (r *jsReader) wrapped(f *jsFile, body int) *Call {
+	key := [2]int{f.n, body}
+	if c, ok := r.wrappers[key]; ok {
+		return c
+	}
+	if r.wrappers == nil {
+		r.wrappers = map[[2]int]*Call{}
+	}
+	r.wrappers[key] = nil // a wrapper that calls itself makes no call through it
+	if !f.is(body, "{") {
+		return nil
+	}
+	inner := r.callsIn(f, body+1, f.end(body))
+	if len(inner) == 0 {
+		return nil
+	}
+	for _, c := range inner[1:] {
+		if c.Library != inner[0].Library {
+			return nil
+		}
+	}
+	r.wrappers[key] = &inner[0]
+	return &inner[0]
 }
 
 // opts is a set of options objects around a call, the most specific first, each with its

@@ -84,6 +84,8 @@ type jsReader struct {
 	// aliases memoises the file each aliased import resolves to.
 	aliases map[string]*jsFile
 	agents  jsLayers
+	// wrappers memoises the call each function of the project makes, by its body.
+	wrappers map[[2]int]*Call
 	// memo holds the values evaluated, by file and token.
 	memo map[[2]int]jsVal
 	// busy guards against a value defined by itself.

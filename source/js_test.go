@@ -64,6 +64,11 @@ func TestJSCalls(t *testing.T) {
 			// node-fetch: Node's http module bounds nothing; v2's timeout is the total.
 			"nodefetch.mjs:3:25 GET node-fetch connect=none read=none total=4000ms/explicit attempts=- key=false",
 			"nodefetch.mjs:4:27 POST node-fetch connect=none read=none total=none attempts=- key=false",
+			// A wrapper function: its call, and each call of it with the bounds the wrapper sets
+			// (client: set elsewhere), unresolved where the caller's options may change them.
+			"wrap.mjs:3:10 ? fetch connect=unresolved read=unresolved total=4000ms/explicit attempts=- key=?",
+			"wrap.mjs:7:9 ? fetch connect=unresolved read=unresolved total=4000ms/client attempts=- key=?",
+			"wrap.mjs:8:10 ? fetch connect=unresolved read=unresolved total=4000ms/client attempts=- key=?",
 		}},
 		{"axios", []string{
 			// An instance imported from another file, its timeout an idle timer, retried by axios-retry (2 retries).
@@ -179,6 +184,7 @@ func TestJSDetails(t *testing.T) {
 	for at, want := range map[string]string{
 		"client.ts:7": "idle timer", "undici.js:10": "headersTimeout", "got.mjs:12": "got 11", "got.mjs:13": "timeout.response",
 		"client.ts:58": "from the caller", "fetch.js:28": "from the caller", "fetch.js:42": "spread",
+		"wrap.mjs:7": "through callApi at testdata/js/fetch/wrap.mjs:3",
 	} {
 		if !strings.Contains(notes[at], want) {
 			t.Errorf("%s: notes %q do not say %q", at, notes[at], want)
