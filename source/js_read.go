@@ -334,7 +334,14 @@ func (f *jsFile) importDecl(i int) {
 func (f *jsFile) exportDecl(i int) {
 	switch {
 	case f.is(i+1, "default"):
-		if !f.is(i+2, "class") && !f.is(i+2, "function") && !f.is(i+2, "async") {
+		j := i + 2
+		if f.is(j, "async") {
+			j++
+		}
+		switch {
+		case f.is(j, "function") && f.ident(j+1) && !f.is(j+1, "("):
+			f.exports["default"] = j + 1 // the function's name: eval follows it
+		case !f.is(j, "class") && !f.is(j, "function"):
 			f.exports["default"] = i + 2
 		}
 	case f.is(i+1, "const") || f.is(i+1, "let") || f.is(i+1, "var"):
@@ -346,6 +353,8 @@ func (f *jsFile) exportDecl(i int) {
 		}
 	case f.is(i+1, "function") && f.ident(i+2):
 		f.exports[f.t[i+2].text] = i + 2
+	case f.is(i+1, "async") && f.is(i+2, "function") && f.ident(i+3):
+		f.exports[f.t[i+3].text] = i + 3
 	case f.is(i+1, "{"):
 		if f.is(f.end(i+1)+1, "from") {
 			return

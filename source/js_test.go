@@ -69,6 +69,10 @@ func TestJSCalls(t *testing.T) {
 			"wrap.mjs:3:10 ? fetch connect=unresolved read=unresolved total=4000ms/explicit attempts=- key=?",
 			"wrap.mjs:7:9 ? fetch connect=unresolved read=unresolved total=4000ms/client attempts=- key=?",
 			"wrap.mjs:8:10 ? fetch connect=unresolved read=unresolved total=4000ms/client attempts=- key=?",
+			// Wrappers exported (default, async) from another file.
+			"wrapdefault.ts:2:10 ? fetch connect=unresolved read=unresolved total=1500ms/explicit attempts=- key=?",
+			"wrapuse.ts:4:33 ? fetch connect=unresolved read=unresolved total=1500ms/client attempts=- key=?",
+			"wrapuse.ts:5:31 ? fetch connect=unresolved read=unresolved total=4000ms/client attempts=- key=?",
 		}},
 		{"axios", []string{
 			// An instance imported from another file, its timeout an idle timer, retried by axios-retry (2 retries).
@@ -163,7 +167,7 @@ func TestJSDetails(t *testing.T) {
 	wantHosts := map[string]string{
 		"fetch.js:5": "api.example.com", "fetch.js:9": "api.example.com", "fetch.js:16": "pay.example.com", "fetch.js:28": "",
 		"client.ts:7": "orders.example.com", "client.ts:21": "", "client.ts:44": "gw.example.com",
-		"got.mjs:11": "search.example.com", "view.jsx:10": "widgets.example.com", "service.ts:11": "svc.example.com",
+		"got.mjs:11": "search.example.com", "view.jsx:10": "widgets.example.com", "service.ts:11": "svc.example.com", "wrapuse.ts:4": "svc.example.com",
 	}
 	for at, want := range wantHosts {
 		if hosts[at] != want {
@@ -184,7 +188,7 @@ func TestJSDetails(t *testing.T) {
 	for at, want := range map[string]string{
 		"client.ts:7": "idle timer", "undici.js:10": "headersTimeout", "got.mjs:12": "got 11", "got.mjs:13": "timeout.response",
 		"client.ts:58": "from the caller", "fetch.js:28": "from the caller", "fetch.js:42": "spread",
-		"wrap.mjs:7": "through callApi at testdata/js/fetch/wrap.mjs:3",
+		"wrap.mjs:7": "through callApi at testdata/js/fetch/wrap.mjs:3", "wrapuse.ts:4": "through request",
 	} {
 		if !strings.Contains(notes[at], want) {
 			t.Errorf("%s: notes %q do not say %q", at, notes[at], want)
