@@ -121,11 +121,23 @@ func chainStart(f *jsFile, dot int) int {
 }
 
 // calls are the outbound HTTP calls in f.
-func (r *jsReader) calls(f *jsFile) []Call { return r.callsIn(f, 0, len(f.t)) }
+func (r *jsReader) calls(f *jsFile) []Call {
+	var out []Call
+	for _, s := range r.callsIn(f, 0, len(f.t)) {
+		out = append(out, s.call)
+	}
+	return out
+}
+
+// jsSite is a call found and the `(` of its arguments.
+type jsSite struct {
+	call Call
+	open int
+}
 
 // callsIn are the outbound HTTP calls whose callee starts in tokens [from, to) of f.
-func (r *jsReader) callsIn(f *jsFile, from, to int) []Call {
-	var out []Call
+func (r *jsReader) callsIn(f *jsFile, from, to int) []jsSite {
+	var out []jsSite
 	for i := from; i < to; i++ {
 		if !f.ident(i) || f.is(i-1, ".") || f.is(i-1, "?.") || f.is(i-1, "function") || f.is(i-1, "new") {
 			continue
@@ -139,7 +151,7 @@ func (r *jsReader) callsIn(f *jsFile, from, to int) []Call {
 			continue
 		}
 		if c, ok := r.classify(f, i, last, open); ok {
-			out = append(out, c)
+			out = append(out, jsSite{call: c, open: open})
 		}
 	}
 	return out
@@ -261,16 +273,35 @@ func (r *jsReader) wrapped(f *jsFile, body int) *Call {
 		return nil
 	}
 	inner := r.callsIn(f, body+1, f.end(body))
-	if len(inner) == 0 {
+	if len(inner) == 0 || !takesURL(f, body, inner[0].open) {
 		return nil
 	}
 	for _, c := range inner[1:] {
-		if c.Library != inner[0].Library {
+		if c.call.Library != inner[0].call.Library {
 			return nil
 		}
 	}
-	r.wrappers[key] = &inner[0]
-	return &inner[0]
+	r.wrappers[key] = &inner[0].call
+	return &inner[0].call
+}
+
+// takesURL says whether the call whose arguments open at open, in the function whose body is
+// at body, takes its URL from the function's parameters: a wrapper its callers give the URL
+// (a function that calls a fixed URL is no wrapper: its own call is the call site).
+func takesURL(f *jsFile, body, open int) bool {
+	args := jsArgs(f, open)
+	if len(args) == 0 {
+		return false
+	}
+	for k := args[0]; k < f.exprEnd(args[0]); k++ {
+		if !f.ident(k) || f.is(k-1, ".") {
+			continue
+		}
+		if d := f.lookup(f.t[k].text, k); d != nil && d.val < 0 && d.fn < 0 && d.block == body {
+			return true
+		}
+	}
+	return false
 }
 
 // opts is a set of options objects around a call, the most specific first, each with its

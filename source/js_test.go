@@ -69,6 +69,8 @@ func TestJSCalls(t *testing.T) {
 			"wrap.mjs:3:10 ? fetch connect=unresolved read=unresolved total=4000ms/explicit attempts=- key=?",
 			"wrap.mjs:7:9 ? fetch connect=unresolved read=unresolved total=4000ms/client attempts=- key=?",
 			"wrap.mjs:8:10 ? fetch connect=unresolved read=unresolved total=4000ms/client attempts=- key=?",
+			// health() calls a fixed URL: its own call is listed, its callers are not.
+			"wrap.mjs:13:10 GET fetch connect=10000ms/default read=300000ms/default total=1000ms/explicit attempts=- key=false",
 			// Wrappers exported (default, async) from another file.
 			"wrapdefault.ts:2:10 ? fetch connect=unresolved read=unresolved total=1500ms/explicit attempts=- key=?",
 			"wrapuse.ts:4:33 ? fetch connect=unresolved read=unresolved total=1500ms/client attempts=- key=?",

@@ -7,3 +7,9 @@ export async function useIt() {
   await callApi('/a');
   return callApi('/b', { method: 'POST' });
 }
+
+// A function that calls a fixed URL is no wrapper: its own call is the call site.
+export async function health() {
+  return fetch('https://wrapped.example.com/health', { signal: AbortSignal.timeout(1000) });
+}
+export const h = () => health();
