@@ -451,11 +451,13 @@ func (f *jsFile) params(open int) {
 	if close == open {
 		return
 	}
-	body := f.skipType(close + 1)
-	if f.is(body, "=>") {
-		body++
+	body := f.body(close)
+	if body < 0 {
+		if j := f.skipType(close + 1); f.is(j, "=>") && f.is(j+1, "{") {
+			body = j + 1
+		}
 	}
-	if !f.is(body, "{") {
+	if body < 0 {
 		return
 	}
 	for k := open + 1; k < close; k++ {
