@@ -73,11 +73,11 @@ func TestJSCalls(t *testing.T) {
 			"wrap.mjs:13:10 GET fetch connect=10000ms/default read=300000ms/default total=1000ms/explicit attempts=- key=false",
 			// Wrappers exported (default, async) from another file.
 			"wrapdefault.ts:2:10 ? fetch connect=unresolved read=unresolved total=1500ms/explicit attempts=- key=?",
+			"wrapdefault.ts:7:10 ? fetch connect=unresolved read=unresolved total=unresolved attempts=- key=?",
 			"wrapuse.ts:4:33 ? fetch connect=unresolved read=unresolved total=1500ms/client attempts=- key=?",
 			"wrapuse.ts:5:31 ? fetch connect=unresolved read=unresolved total=4000ms/client attempts=- key=?",
 			// A wrapper with a TypeScript return type whose timeout is its caller's: unresolved
 			// (a caller's argument is not carried into the wrapper).
-			"wrapdefault.ts:7:10 ? fetch connect=unresolved read=unresolved total=unresolved attempts=- key=?",
 			"wrapuse.ts:7:31 ? fetch connect=unresolved read=unresolved total=unresolved attempts=- key=?",
 		}},
 		{"axios", []string{
