@@ -19,6 +19,10 @@ type jsFile struct {
 	decls map[string][]jsDecl
 	// assigned are the positions of `NAME = …` after a declaration, by NAME.
 	assigned map[string][]int
+	// byBlock indexes decls by name and block (lookup); again are the declarations assigned
+	// again (reassigned). Both are built on first use, once decls are whole.
+	byBlock map[declKey][]int
+	again   map[*jsDecl]bool
 	// fields are `this.NAME = …` and class fields `NAME = …`, by NAME: the value's start.
 	fields  map[string][]int
 	imports map[string]jsImport
@@ -514,17 +518,42 @@ func continues(f *jsFile, j int) bool {
 // lookup is the declaration of name visible at token i: the one in the innermost block
 // around i (the last before i there), or nil.
 func (f *jsFile) lookup(name string, i int) *jsDecl {
-	var best *jsDecl
-	for k := range f.decls[name] {
-		d := &f.decls[name][k]
-		if d.block >= 0 && !(d.block < i && i <= f.end(d.block)) {
-			continue
+	if f.byBlock == nil {
+		f.indexBlocks()
+	}
+	if i < 0 || i >= len(f.brace) {
+		return nil
+	}
+	for b := f.brace[i]; ; b = f.brace[b] {
+		var best *jsDecl
+		for _, k := range f.byBlock[declKey{name, b}] {
+			d := &f.decls[name][k]
+			if best == nil || (d.at < i && d.at > best.at) {
+				best = d
+			}
 		}
-		if best == nil || d.block > best.block || (d.block == best.block && d.at < i && d.at > best.at) {
-			best = d
+		if best != nil || b < 0 {
+			return best
 		}
 	}
-	return best
+}
+
+// declKey is a name in a block (the `{` token's index, -1 the top level).
+type declKey struct {
+	name  string
+	block int
+}
+
+// indexBlocks indexes the declarations by name and block, so a lookup walks the blocks around
+// a token (a few) instead of every declaration of the name.
+func (f *jsFile) indexBlocks() {
+	f.byBlock = map[declKey][]int{}
+	for name, ds := range f.decls {
+		for k, d := range ds {
+			key := declKey{name, d.block}
+			f.byBlock[key] = append(f.byBlock[key], k)
+		}
+	}
 }
 
 // jsOptionKeys are the option keys whose assignment on a variable (`config.timeout = …`)
@@ -545,15 +574,20 @@ func (f *jsFile) assigns(i int) bool {
 
 // reassigned says whether the declaration d is assigned again in its scope.
 func (f *jsFile) reassigned(name string, d *jsDecl) bool {
-	for _, at := range f.assigned[name] {
-		if f.declaresAt(name, at) {
-			continue // a parameter's default: (opts = {}) => …
-		}
-		if at > d.at && (d.block < 0 || at < f.end(d.block)) && f.lookup(name, at) == d {
-			return true
+	if f.again == nil {
+		f.again = map[*jsDecl]bool{}
+		for n, ats := range f.assigned {
+			for _, at := range ats {
+				if f.declaresAt(n, at) {
+					continue // a parameter's default: (opts = {}) => …
+				}
+				if e := f.lookup(n, at); e != nil && at > e.at {
+					f.again[e] = true
+				}
+			}
 		}
 	}
-	return false
+	return f.again[d]
 }
 
 // declaresAt says whether a declaration of name is the token at.

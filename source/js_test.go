@@ -329,6 +329,8 @@ func FuzzJSSource(f *testing.F) {
 	f.Add([]byte("const a = a; a.get(a); fetch(a, a)"), false)
 	f.Add([]byte("const x = axios.create(x); x.defaults.timeout = x; axiosRetry(x, x); x.get(u)"), false)
 	f.Add([]byte("<a>{`${<b/>}`}</a>"), false)
+	// Many blocks declaring and assigning one name: a lookup walks the blocks around it.
+	f.Add([]byte(strings.Repeat("{ const a = 1; a = 2; fetch(a, a); }\n", 200)), false)
 	// A value defined through others many times over: evaluated once each, not per path.
 	f.Add([]byte("const a = b + b + b + b; const b = c + c + c + c; const c = d + d + d + d; const d = e + e + e + e; const e = g + g + g + g; const g = 1;\nfetch(u, {signal: AbortSignal.timeout(a)})"), false)
 	f.Fuzz(func(t *testing.T, data []byte, ts bool) {
