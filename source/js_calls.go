@@ -348,8 +348,10 @@ func (r *jsReader) find(ls jsLayers, key string) (jsVal, Origin, bool) {
 	parts := strings.Split(key, ".")
 	for _, l := range ls {
 		switch {
-		case l.origin == OriginUnresolved:
+		case l.origin == OriginUnresolved && (l.key == "" || l.key == parts[0]):
 			return jsUnknown(l.why), OriginUnresolved, true
+		case l.origin == OriginUnresolved:
+			continue
 		case l.at < 0 && l.key != "":
 			if l.key == parts[0] {
 				v := r.eval(l.f, l.val, 0)
@@ -453,6 +455,10 @@ func (r *jsReader) dispatcher(ls jsLayers, notes *[]string) (Bound, Bound) {
 	if len(agents) == 0 {
 		agents = r.globalAgents()
 	}
+	if len(agents) > 1 {
+		*notes = append(*notes, "connect and read unresolved: setGlobalDispatcher is called in several places, and which runs last is not known")
+		return Bound{Origin: OriginUnresolved}, Bound{Origin: OriginUnresolved}
+	}
 	if v, o, found := r.find(agents, "connect.timeout"); found {
 		connect = msBound(v, o, found, notes, "connect")
 	} else if v, o, found := r.find(agents, "connectTimeout"); found {
@@ -528,7 +534,7 @@ func (r *jsReader) method(ls jsLayers, def string) string {
 func (r *jsReader) idempotencyKey(ls jsLayers) *bool {
 	no, yes := false, true
 	for _, l := range ls {
-		if l.origin == OriginUnresolved {
+		if l.origin == OriginUnresolved && (l.key == "" || l.key == "headers") {
 			return nil
 		}
 		if l.at < 0 {

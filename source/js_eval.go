@@ -57,6 +57,9 @@ type jsInst struct {
 	line     int
 	// unresolved says why the instance is not known (a parameter typed AxiosInstance).
 	unresolved string
+	// layers are its options around a call (instLayers), own how many are its own.
+	layers jsLayers
+	own    int
 }
 
 // jsOpt is an options object (or a single value, for defaults.timeout) and where it is.
@@ -86,6 +89,8 @@ type jsReader struct {
 	agents  jsLayers
 	// wrappers memoises the call each function of the project makes, by its body.
 	wrappers map[[2]int]*Call
+	// fieldMemo holds the class fields' values.
+	fieldMemo map[fieldKey]jsVal
 	// memo holds the values evaluated, by file and token.
 	memo map[[2]int]jsVal
 	// busy guards against a value defined by itself.
@@ -541,6 +546,28 @@ func libMember(v jsVal, name string) (jsVal, bool) {
 // field is this.name: the class field or this.name = … of the file (the last assigned when
 // all agree).
 func (r *jsReader) field(f *jsFile, name string, depth int) jsVal {
+	key := fieldKey{f.n, name}
+	if v, ok := r.fieldMemo[key]; ok {
+		return v
+	}
+	v := r.fieldValue(f, name, depth)
+	if v.why != tooDeep {
+		if r.fieldMemo == nil {
+			r.fieldMemo = map[fieldKey]jsVal{}
+		}
+		r.fieldMemo[key] = v
+	}
+	return v
+}
+
+// fieldKey is a class field's name in a file.
+type fieldKey struct {
+	file int
+	name string
+}
+
+// fieldValue is field without the memo.
+func (r *jsReader) fieldValue(f *jsFile, name string, depth int) jsVal {
 	vals := f.fields[name]
 	if len(vals) == 0 {
 		return jsUnknown("this." + name + " is not assigned in the file")

@@ -5,31 +5,54 @@ import (
 	"time"
 )
 
-// instLayers are an instance's options around a call's own: the instance's defaults.KEY
-// assignments, its creation options (latest first), then axios.defaults for axios.
-func (r *jsReader) instLayers(in *jsInst) jsLayers {
-	var ls jsLayers
+// instLayers are an instance's options around a call's own — its defaults.KEY assignments,
+// its creation options (latest first), then axios.defaults for an axios instance — and how
+// many of them are the instance's own; built once per instance (settings are read first).
+func (r *jsReader) instLayers(in *jsInst) (jsLayers, int) {
 	if in.unresolved != "" {
-		return jsLayers{{origin: OriginUnresolved, at: -1, why: in.unresolved}}
+		return jsLayers{{origin: OriginUnresolved, at: -1, why: in.unresolved}}, 1
 	}
-	add := func(in *jsInst) {
-		for k := len(in.defaults) - 1; k >= 0; k-- {
-			d := in.defaults[k]
+	if in.layers == nil {
+		in.layers = r.ownLayers(in)
+		in.own = len(in.layers)
+		if in != r.axios && in.lib == libAxios {
+			in.layers = append(in.layers, r.ownLayers(r.axios)...)
+		}
+	}
+	return in.layers, in.own
+}
+
+// ownLayers are an instance's defaults.KEY assignments, one layer per key (unresolved when
+// the project sets it to different values: which runs last is not known), then its options.
+func (r *jsReader) ownLayers(in *jsInst) jsLayers {
+	ls := jsLayers{}
+	seen := map[string]int{}
+	for k := len(in.defaults) - 1; k >= 0; k-- {
+		d := in.defaults[k]
+		at, ok := seen[d.key]
+		if !ok {
+			seen[d.key] = len(ls)
 			ls = append(ls, jsLayer{f: d.opt.f, at: -1, key: d.key, val: d.opt.at, origin: OriginClient})
+			continue
 		}
-		for _, o := range in.opts {
-			lay := r.options(o.f, o.at)
-			if lay.origin == OriginExplicit || lay.origin == OriginNone {
-				lay.origin = OriginClient
-			}
-			ls = append(ls, lay)
+		prev := ls[at]
+		if prev.origin != OriginUnresolved && !sameValue(r.eval(prev.f, prev.val, 0), r.eval(d.opt.f, d.opt.at, 0)) {
+			ls[at] = jsLayer{at: -1, key: d.key, origin: OriginUnresolved, why: "defaults." + d.key + " is set to different values in the project"}
 		}
 	}
-	add(in)
-	if in != r.axios && in.lib == libAxios {
-		add(r.axios)
+	for _, o := range in.opts {
+		lay := r.options(o.f, o.at)
+		if lay.origin == OriginExplicit || lay.origin == OriginNone {
+			lay.origin = OriginClient
+		}
+		ls = append(ls, lay)
 	}
 	return ls
+}
+
+// sameValue says whether two values are the same known number or string.
+func sameValue(a, b jsVal) bool {
+	return a.kind == b.kind && (a.kind == vNum && a.num == b.num || a.kind == vStr && a.str == b.str && !a.partial && !b.partial)
 }
 
 // axiosCall fills a call through axios or an axios instance: axios(config), axios(url,
@@ -51,9 +74,10 @@ func (r *jsReader) axiosCall(c Call, f *jsFile, in *jsInst, method string, args 
 		config, urlArg = argAt(args, n), argAt(args, 0)
 		method = strings.ToUpper(strings.TrimSuffix(method, "Form"))
 	}
-	ls := append(jsLayers{r.options(f, config)}, r.instLayers(in)...)
+	inst, own := r.instLayers(in)
+	ls := append(jsLayers{r.options(f, config)}, inst...)
 	v, o, found := r.find(ls, "timeout")
-	if _, _, own := r.find(ls[:1+len(in.defaults)+len(in.opts)], "timeout"); found && !own && in != r.axios && in.unresolved == "" {
+	if _, _, mine := r.find(ls[:1+own], "timeout"); found && !mine && in != r.axios && in.unresolved == "" {
 		c.Notes = append(c.Notes, noteAxiosGlobal)
 	}
 	idle := msBound(v, o, found, &c.Notes, "timeout")
@@ -139,7 +163,8 @@ func (r *jsReader) gotCall(c Call, f *jsFile, in *jsInst, method string, args []
 	if first := argAt(args, 0); first >= 0 && f.is(first, "{") {
 		opts = first
 	}
-	ls := append(jsLayers{r.options(f, opts)}, r.instLayers(in)...)
+	inst, _ := r.instLayers(in)
+	ls := append(jsLayers{r.options(f, opts)}, inst...)
 	connect, read, total := Bound{Origin: OriginNone}, Bound{Origin: OriginNone}, Bound{Origin: OriginNone}
 	v, o, found := r.find(ls, "timeout")
 	switch {

@@ -129,6 +129,10 @@ func TestJSCalls(t *testing.T) {
 			"service.ts:11:25 GET axios connect=250ms/explicit read=250ms/explicit total=none attempts=- key=false",
 			"view.jsx:10:11 GET fetch connect=10000ms/default read=300000ms/default total=700ms/explicit attempts=- key=false",
 		}},
+		{"conflict", []string{
+			"a.js:8:26 GET axios connect=unresolved read=unresolved total=none attempts=- key=false",
+			"a.js:9:27 GET fetch connect=unresolved read=unresolved total=none attempts=- key=false",
+		}},
 		{"notcalls", nil},
 	}
 	for _, tt := range tests {
