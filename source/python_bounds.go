@@ -43,12 +43,12 @@ func msNote(n float64, param, lib string) []string {
 // number is a timeout value in seconds: a bound, none for None, unresolved otherwise.
 func number(v pyVal, param, lib string) (Bound, []string) {
 	switch v.kind {
-	case vNum:
+	case pvNum:
 		if v.num <= 0 || math.IsInf(v.num, 0) || math.IsNaN(v.num) {
 			return unresolvedBound, []string{fmt.Sprintf("%s=%g is not a timeout %s accepts", param, v.num, lib)}
 		}
 		return secs(v.num, v.origin), append(append([]string(nil), v.notes...), msNote(v.num, param, lib)...)
-	case vNone:
+	case pvNone:
 		return Bound{Origin: OriginNone}, v.notes
 	}
 	why := v.why
@@ -61,12 +61,12 @@ func number(v pyVal, param, lib string) (Bound, []string) {
 // requestsTimeout reads requests' timeout=: a number for connect and read, a (connect, read)
 // tuple, None, or a urllib3 Timeout.
 func requestsTimeout(v pyVal) pyBounds {
-	if v.kind == vTuple && len(v.items) == 2 {
+	if v.kind == pvTuple && len(v.items) == 2 {
 		c, n1 := number(withOrigin(v.items[0], v.origin), "timeout[0]", libRequests)
 		r, n2 := number(withOrigin(v.items[1], v.origin), "timeout[1]", libRequests)
 		return pyBounds{connect: c, read: r, total: noBound, notes: append(append(v.notes, n1...), n2...)}
 	}
-	if v.kind == vCall && v.call.callee == "urllib3.Timeout" {
+	if v.kind == pvCall && v.call.callee == "urllib3.Timeout" {
 		return urllib3Timeout(v)
 	}
 	b, notes := number(v, "timeout", libRequests)
@@ -102,9 +102,9 @@ func (s pySite) requestsBounds() pyBounds {
 // httpxTimeout reads httpx's timeout=: a number for every phase, None, or
 // httpx.Timeout(default, connect=, read=, write=, pool=).
 func httpxTimeout(v pyVal) pyBounds {
-	if v.kind == vCall && v.call.callee == "httpx.Timeout" {
+	if v.kind == pvCall && v.call.callee == "httpx.Timeout" {
 		args, env := v.call.args, v.call.env
-		all := pyVal{kind: vNone}
+		all := pyVal{kind: pvNone}
 		if t := args.arg("timeout", 0); t != nil {
 			all = withOrigin(env.eval(t, 0), v.origin)
 		}
@@ -147,7 +147,7 @@ func (s pySite) httpxBounds() pyBounds {
 // aiohttpTimeout reads aiohttp's timeout=: ClientTimeout(total=, connect=, sock_connect=,
 // sock_read=) — a field left out is no bound — or a number, which is the total.
 func aiohttpTimeout(v pyVal) pyBounds {
-	if v.kind == vCall && v.call.callee == "aiohttp.ClientTimeout" {
+	if v.kind == pvCall && v.call.callee == "aiohttp.ClientTimeout" {
 		args, env := v.call.args, v.call.env
 		field := func(name string, pos int) (Bound, []string) {
 			if t := args.arg(name, pos); t != nil {
@@ -162,7 +162,7 @@ func aiohttpTimeout(v pyVal) pyBounds {
 		notes := append(append(append(n1, n2...), n3...), n4...)
 		return pyBounds{connect: tighterBound(conn, sockConn), read: read, total: total, notes: notes}
 	}
-	if v.kind == vNum || v.kind == vNone {
+	if v.kind == pvNum || v.kind == pvNone {
 		t, notes := number(v, "timeout", libAIOHTTP)
 		return pyBounds{connect: noBound, read: noBound, total: t, notes: notes}
 	}
@@ -227,7 +227,7 @@ func urllib3Timeout(v pyVal) pyBounds {
 
 // urllib3Value reads urllib3's timeout=: a number for connect and read, None, or a Timeout.
 func urllib3Value(v pyVal) pyBounds {
-	if v.kind == vCall && v.call.callee == "urllib3.Timeout" {
+	if v.kind == pvCall && v.call.callee == "urllib3.Timeout" {
 		return urllib3Timeout(v)
 	}
 	b, notes := number(v, "timeout", libURLLib3)

@@ -78,7 +78,7 @@ func (env *pyEnv) site(toks []pyTok, j int) (pySite, bool) {
 	}
 	s := pySite{env: env, at: toks[start], args: parseArgs(toks[j+1 : end])}
 	if isDotted(callee) {
-		if q := env.eval(callee, 0); q.kind == vQual {
+		if q := env.eval(callee, 0); q.kind == pvQual {
 			if m, ok := pyModuleCalls[q.str]; ok {
 				s.lib, s.method = m[0], m[1]
 				s.setMethod()
@@ -124,7 +124,7 @@ func (s *pySite) setMethod() {
 	if m == nil {
 		return
 	}
-	if v := s.env.eval(m, 0); v.kind == vStr {
+	if v := s.env.eval(m, 0); v.kind == pvStr {
 		s.method = strings.ToUpper(v.str)
 	}
 }
@@ -153,10 +153,10 @@ func primaryStart(toks []pyTok, k int) int {
 // clientLib is the library of a client value: a constructor the reader knows, or a package
 // class that derives from one.
 func (v pyVal) clientLib(pkg *pyPackage) string {
-	if v.kind == vQual && (v.str == "requests" || v.str == "requests.api") {
+	if v.kind == pvQual && (v.str == "requests" || v.str == "requests.api") {
 		return libRequests // self._session = requests.api: the module's functions
 	}
-	if v.kind != vCall {
+	if v.kind != pvCall {
 		return ""
 	}
 	if lib, ok := pyClients[v.call.callee]; ok {
@@ -186,7 +186,7 @@ func derives(c *pyClass, q string, depth int) bool {
 	}
 	for _, b := range c.bases {
 		bv := c.file.env.eval(b, 0)
-		if bv.kind != vQual {
+		if bv.kind != pvQual {
 			continue
 		}
 		if bv.str == q {
@@ -248,7 +248,7 @@ func (s pySite) timeoutArg() (pyVal, bool) {
 		return s.env.eval(t, 0), true
 	}
 	if s.args.splat {
-		return pyVal{kind: vUnknown, why: "the call passes *args/**kwargs: a timeout may be among them", caller: true}, true
+		return pyVal{kind: pvUnknown, why: "the call passes *args/**kwargs: a timeout may be among them", caller: true}, true
 	}
 	return pyVal{}, false
 }
@@ -256,13 +256,13 @@ func (s pySite) timeoutArg() (pyVal, bool) {
 // ctorArg is an argument of the client's constructor, evaluated where it was built, with
 // origin client when that is not the call's own function.
 func (s pySite) ctorArg(name string, pos int) (pyVal, bool) {
-	if s.client == nil || s.client.kind != vCall {
+	if s.client == nil || s.client.kind != pvCall {
 		return pyVal{}, false
 	}
 	cv := s.client.call
 	t := cv.args.arg(name, pos)
 	if t == nil && cv.args.splat {
-		return pyVal{kind: vUnknown, why: "the client is built with *args/**kwargs: its " + name + " may be among them"}, true
+		return pyVal{kind: pvUnknown, why: "the client is built with *args/**kwargs: its " + name + " may be among them"}, true
 	}
 	if t == nil {
 		return pyVal{}, false

@@ -71,14 +71,14 @@ func (env *pyEnv) tenacity(r Retry, args pyArgs) Retry {
 	}
 	for _, part := range splitTop(stripParens(stop), "|") {
 		v := env.eval(part, 0)
-		if v.kind != vCall || len(v.call.args.pos) == 0 {
+		if v.kind != pvCall || len(v.call.args.pos) == 0 {
 			continue
 		}
 		n := v.call.env.eval(v.call.args.pos[0], 0)
 		switch {
-		case strings.HasSuffix(v.call.callee, "stop_after_attempt") && n.kind == vNum:
+		case strings.HasSuffix(v.call.callee, "stop_after_attempt") && n.kind == pvNum:
 			r.MaxAttempts = int(n.num)
-		case strings.HasSuffix(v.call.callee, "stop_after_delay") && n.kind == vNum:
+		case strings.HasSuffix(v.call.callee, "stop_after_delay") && n.kind == pvNum:
 			r.DeadlineMS = msOf(n.num)
 		}
 	}
@@ -93,13 +93,13 @@ func (env *pyEnv) tenacity(r Retry, args pyArgs) Retry {
 
 // tenacityWait reads wait_exponential, wait_random_exponential and wait_fixed.
 func (env *pyEnv) tenacityWait(v pyVal) *Backoff {
-	if v.kind != vCall {
+	if v.kind != pvCall {
 		return nil
 	}
 	args, e := v.call.args, v.call.env
 	num := func(name string, pos int, def float64) float64 {
 		if t := args.arg(name, pos); t != nil {
-			if n := e.eval(t, 0); n.kind == vNum {
+			if n := e.eval(t, 0); n.kind == pvNum {
 				return n.num
 			}
 		}
@@ -127,7 +127,7 @@ func (env *pyEnv) tenacityWait(v pyVal) *Backoff {
 func (env *pyEnv) exceptionClasses(toks []pyTok, wrapper string) []string {
 	if wrapper != "" {
 		v := env.eval(toks, 0)
-		if v.kind != vCall || !strings.HasSuffix(v.call.callee, wrapper) {
+		if v.kind != pvCall || !strings.HasSuffix(v.call.callee, wrapper) {
 			return nil
 		}
 		if len(v.call.args.pos) == 0 {
@@ -154,12 +154,12 @@ func (env *pyEnv) backoff(r Retry, args pyArgs) Retry {
 		r.On = env.exceptionClasses(t, "")
 	}
 	if t, ok := args.kw["max_tries"]; ok {
-		if n := env.eval(t, 0); n.kind == vNum {
+		if n := env.eval(t, 0); n.kind == pvNum {
 			r.MaxAttempts = int(n.num)
 		}
 	}
 	if t, ok := args.kw["max_time"]; ok {
-		if n := env.eval(t, 0); n.kind == vNum {
+		if n := env.eval(t, 0); n.kind == pvNum {
 			r.DeadlineMS = msOf(n.num)
 		}
 	}
@@ -169,7 +169,7 @@ func (env *pyEnv) backoff(r Retry, args pyArgs) Retry {
 	jitter := "full"
 	if t, ok := args.kw["jitter"]; ok {
 		jitter = ""
-		if v := env.eval(t, 0); v.kind == vNone {
+		if v := env.eval(t, 0); v.kind == pvNone {
 			jitter = "none"
 		}
 	}
@@ -243,9 +243,9 @@ func (env *pyEnv) celery(l pyLine) (Retry, bool) {
 	r := Retry{Layer: "celery", File: env.file.path, Line: l.Toks[0].Line, MaxAttempts: celeryMaxRetries + 1, On: env.exceptionClasses(auto, "")}
 	if t, ok := args.kw["max_retries"]; ok {
 		switch n := env.eval(t, 0); {
-		case n.kind == vNum:
+		case n.kind == pvNum:
 			r.MaxAttempts = int(n.num) + 1
-		case n.kind == vNone:
+		case n.kind == pvNone:
 			r.MaxAttempts, r.Unresolved = 0, "a Celery task with max_retries=None retries forever"
 		default:
 			r.MaxAttempts, r.Unresolved = 0, "max_retries: "+orWhy(n)
@@ -253,13 +253,13 @@ func (env *pyEnv) celery(l pyLine) (Retry, bool) {
 	}
 	if t, ok := args.kw["retry_backoff"]; ok {
 		b := env.eval(t, 0)
-		if b.kind == vBool && b.num == 1 || b.kind == vNum && b.num > 0 {
+		if b.kind == pvBool && b.num == 1 || b.kind == pvNum && b.num > 0 {
 			first := 1.0
-			if b.kind == vNum {
+			if b.kind == pvNum {
 				first = b.num
 			}
 			r.Backoff = &Backoff{InitialMS: msOf(first), Multiplier: ptr(2.0), MaxMS: ptr(celeryBackoffMaxMS), Jitter: "full"}
-			if j, ok := args.kw["retry_jitter"]; ok && env.eval(j, 0).kind == vBool && env.eval(j, 0).num == 0 {
+			if j, ok := args.kw["retry_jitter"]; ok && env.eval(j, 0).kind == pvBool && env.eval(j, 0).num == 0 {
 				r.Backoff.Jitter = "none"
 			}
 		}

@@ -9,15 +9,15 @@ import (
 type pyVK uint8
 
 const (
-	vUnknown pyVK = iota
-	vNum
-	vStr
-	vNone
-	vBool
-	vTuple
-	vDict
-	vCall
-	vQual
+	pvUnknown pyVK = iota
+	pvNum
+	pvStr
+	pvNone
+	pvBool
+	pvTuple
+	pvDict
+	pvCall
+	pvQual
 )
 
 // pyVal is what an expression evaluates to statically: a number (seconds, as Python code
@@ -94,23 +94,23 @@ func parseArgs(toks []pyTok) pyArgs {
 	return a
 }
 
-func pyUnknown(why string) pyVal { return pyVal{kind: vUnknown, why: why} }
+func pyUnknown(why string) pyVal { return pyVal{kind: pvUnknown, why: why} }
 
-// maxEvalDepth bounds how far a name is followed (a = b, b = a never loops), and
-// maxEvalSteps how many expressions one call site may evaluate: names that fan out (a = (b,
+// pyMaxEvalDepth bounds how far a name is followed (a = b, b = a never loops), and
+// pyMaxEvalSteps how many expressions one call site may evaluate: names that fan out (a = (b,
 // b), b = (c, c), …) would otherwise cost exponential time.
 const (
-	maxEvalDepth = 12
-	maxEvalSteps = 20_000
+	pyMaxEvalDepth = 12
+	pyMaxEvalSteps = 20_000
 )
 
 // eval is the value of toks in env.
 func (env *pyEnv) eval(toks []pyTok, depth int) pyVal {
-	if depth > maxEvalDepth || len(toks) == 0 {
+	if depth > pyMaxEvalDepth || len(toks) == 0 {
 		return pyUnknown("an expression the reader does not follow")
 	}
 	env.file.pkg.steps++
-	if env.file.pkg.steps > maxEvalSteps {
+	if env.file.pkg.steps > pyMaxEvalSteps {
 		return pyUnknown("an expression too large to follow")
 	}
 	v := env.evalExpr(toks, depth)
@@ -146,7 +146,7 @@ func (env *pyEnv) evalExpr(toks []pyTok, depth int) pyVal {
 		for _, t := range toks {
 			b.WriteString(env.atom(t, depth).str)
 		}
-		return pyVal{kind: vStr, str: b.String()}
+		return pyVal{kind: pvStr, str: b.String()}
 	}
 	last := toks[len(toks)-1]
 	switch {
@@ -178,7 +178,7 @@ func allStrings(toks []pyTok) bool {
 }
 
 func (env *pyEnv) tuple(parts [][]pyTok, depth int) pyVal {
-	v := pyVal{kind: vTuple}
+	v := pyVal{kind: pvTuple}
 	for _, p := range parts {
 		v.items = append(v.items, env.eval(p, depth+1))
 	}
@@ -188,12 +188,12 @@ func (env *pyEnv) tuple(parts [][]pyTok, depth int) pyVal {
 // orElse is `a or b`: a parameter or attribute that may be None, with a fallback.
 func (env *pyEnv) orElse(a, b []pyTok, depth int) pyVal {
 	left := env.eval(a, depth+1)
-	if left.kind != vUnknown && left.kind != vNone {
+	if left.kind != pvUnknown && left.kind != pvNone {
 		return left
 	}
 	right := env.eval(b, depth+1)
-	right.caller = right.caller || left.caller || left.kind == vUnknown
-	if left.kind == vUnknown {
+	right.caller = right.caller || left.caller || left.kind == pvUnknown
+	if left.kind == pvUnknown {
 		right.notes = append(right.notes, tokText(a)+" or "+tokText(b)+": the first may be set by a caller")
 	}
 	return right
@@ -224,13 +224,13 @@ func isCloser(t pyTok) bool {
 }
 
 func combine(l, r pyVal, op string) pyVal {
-	out := pyVal{kind: vUnknown, why: "computed at run time", origin: l.origin, notes: append(l.notes, r.notes...)}
+	out := pyVal{kind: pvUnknown, why: "computed at run time", origin: l.origin, notes: append(l.notes, r.notes...)}
 	if r.origin == OriginClient {
 		out.origin = OriginClient
 	}
 	switch {
-	case l.kind == vNum && r.kind == vNum:
-		out.kind = vNum
+	case l.kind == pvNum && r.kind == pvNum:
+		out.kind = pvNum
 		switch op {
 		case "+":
 			out.num = l.num + r.num
@@ -244,9 +244,9 @@ func combine(l, r pyVal, op string) pyVal {
 			}
 			out.num = l.num / r.num
 		}
-	case l.kind == vStr && op == "+":
-		out.kind, out.str = vStr, l.str
-		if r.kind == vStr {
+	case l.kind == pvStr && op == "+":
+		out.kind, out.str = pvStr, l.str
+		if r.kind == pvStr {
 			out.str += r.str
 		} else {
 			out.str += "{…}"
@@ -261,23 +261,23 @@ func (env *pyEnv) atom(t pyTok, depth int) pyVal {
 	case pyNum:
 		s := strings.ReplaceAll(strings.ToLower(t.Text), "_", "")
 		if n, err := strconv.ParseFloat(s, 64); err == nil {
-			return pyVal{kind: vNum, num: n}
+			return pyVal{kind: pvNum, num: n}
 		}
 		if n, err := strconv.ParseInt(s, 0, 64); err == nil {
-			return pyVal{kind: vNum, num: float64(n)}
+			return pyVal{kind: pvNum, num: float64(n)}
 		}
 		return pyUnknown("a number the reader does not read")
 	case pyStr:
 		if t.FStr {
-			return pyVal{kind: vStr, str: env.fstring(t.Text, depth)}
+			return pyVal{kind: pvStr, str: env.fstring(t.Text, depth)}
 		}
-		return pyVal{kind: vStr, str: t.Text}
+		return pyVal{kind: pvStr, str: t.Text}
 	case pyName:
 		switch t.Text {
 		case "None":
-			return pyVal{kind: vNone}
+			return pyVal{kind: pvNone}
 		case "True", "False":
-			return pyVal{kind: vBool, num: map[bool]float64{true: 1}[t.Text == "True"]}
+			return pyVal{kind: pvBool, num: map[bool]float64{true: 1}[t.Text == "True"]}
 		}
 		return env.lookup(t.Text, t.Line, depth)
 	}
@@ -300,14 +300,14 @@ func (env *pyEnv) fstring(s string, depth int) string {
 		return s
 	}
 	v := env.eval(lines[0].Toks, depth+1)
-	if v.kind != vStr {
+	if v.kind != pvStr {
 		return s
 	}
 	return v.str + s[end+1:]
 }
 
 func dictKeys(toks []pyTok) pyVal {
-	v := pyVal{kind: vDict}
+	v := pyVal{kind: pvDict}
 	for _, item := range splitTop(toks, ",") {
 		if len(item) > 0 && item[0].Kind == pyStr {
 			v.keys = append(v.keys, item[0].Text)
@@ -324,7 +324,7 @@ func (env *pyEnv) lookup(name string, line, depth int) pyVal {
 	for e := env; e != nil; e = e.outer {
 		if b, ok := e.binding(name, line); ok {
 			v := b.env.eval(b.val, depth+1)
-			if v.kind == vUnknown && v.why == "" {
+			if v.kind == pvUnknown && v.why == "" {
 				v.why = "computed at run time"
 			}
 			v.homes = append(v.homes, pyHome{e, name})
@@ -341,10 +341,10 @@ func (env *pyEnv) lookup(name string, line, depth int) pyVal {
 		if v, ok := f.pkg.sibling(q, depth); ok {
 			return v
 		}
-		return pyVal{kind: vQual, str: canonical(q)}
+		return pyVal{kind: pvQual, str: canonical(q)}
 	}
 	if c := f.pkg.class(name); c != nil {
-		return pyVal{kind: vQual, str: "class:" + c.name}
+		return pyVal{kind: pvQual, str: "class:" + c.name}
 	}
 	return pyUnknown(name + " is not set where the reader can see")
 }
@@ -372,8 +372,8 @@ func (env *pyEnv) param(name string, p pyParam, depth int) pyVal {
 	fn := env.fn.name
 	if len(p.ann) > 0 {
 		ann := env.eval(p.ann, depth+1)
-		if ann.kind == vQual {
-			return pyVal{kind: vCall, call: &pyCallVal{callee: ann.str, env: env, args: pyArgs{kw: map[string][]pyTok{}}}, caller: true, notes: []string{name + " is a parameter of " + fn + "(): the caller's " + ann.str}}
+		if ann.kind == pvQual {
+			return pyVal{kind: pvCall, call: &pyCallVal{callee: ann.str, env: env, args: pyArgs{kw: map[string][]pyTok{}}}, caller: true, notes: []string{name + " is a parameter of " + fn + "(): the caller's " + ann.str}}
 		}
 	}
 	if p.def != nil {
@@ -382,15 +382,15 @@ func (env *pyEnv) param(name string, p pyParam, depth int) pyVal {
 			scope = c.env
 		}
 		v := scope.eval(p.def, depth+1)
-		if v.kind == vNone {
-			return pyVal{kind: vNone, caller: true, origin: OriginClient, notes: []string{name + " is a keyword of " + fn + "() defaulting to None: callers may pass another"}}
+		if v.kind == pvNone {
+			return pyVal{kind: pvNone, caller: true, origin: OriginClient, notes: []string{name + " is a keyword of " + fn + "() defaulting to None: callers may pass another"}}
 		}
 		v.origin = OriginClient
 		v.caller = true
 		v.notes = append(v.notes, name+" is the keyword default of "+fn+"(): callers may pass another")
 		return v
 	}
-	return pyVal{kind: vUnknown, caller: true, why: name + " is a parameter of " + fn + "(): the caller's value"}
+	return pyVal{kind: pvUnknown, caller: true, why: name + " is a parameter of " + fn + "(): the caller's value"}
 }
 
 // dotted is a.b.c: an imported module's member, self.NAME, or a sibling module's constant.
@@ -400,11 +400,11 @@ func (env *pyEnv) dotted(toks []pyTok, depth int) pyVal {
 		return env.selfAttr(toks[2].Text, depth)
 	}
 	if q, ok := env.file.imports[first]; ok && env.localFree(first) {
-		return pyVal{kind: vQual, str: canonical(q + tokText(toks[1:]))}
+		return pyVal{kind: pvQual, str: canonical(q + tokText(toks[1:]))}
 	}
 	head := env.eval(toks[:len(toks)-2], depth+1)
-	if head.kind == vQual {
-		return pyVal{kind: vQual, str: canonical(head.str + "." + toks[len(toks)-1].Text)}
+	if head.kind == pvQual {
+		return pyVal{kind: pvQual, str: canonical(head.str + "." + toks[len(toks)-1].Text)}
 	}
 	return pyUnknown(tokText(toks) + " is computed at run time")
 }
@@ -462,10 +462,10 @@ func (c *pyClass) homes(name string) []pyHome {
 func (p *pyPackage) someClient(bs []pyBinding, v pyVal, b pyBinding, depth int) (pyVal, pyBinding) {
 	for _, o := range bs {
 		ov := o.env.eval(o.val, depth+1)
-		if ov.kind != vCall || ov.clientLib(p) == "" {
+		if ov.kind != pvCall || ov.clientLib(p) == "" {
 			continue
 		}
-		ov.caller = ov.caller || v.kind == vUnknown
+		ov.caller = ov.caller || v.kind == pvUnknown
 		ov.notes = append(ov.notes, "set in several places: the client the reader knows is read, another may be the caller's")
 		return ov, o
 	}
@@ -567,7 +567,7 @@ func (env *pyEnv) callValue(toks []pyTok, depth int) pyVal {
 		}
 	}
 	cv := env.eval(callee, depth+1)
-	if cv.kind != vQual {
+	if cv.kind != pvQual {
 		return pyUnknown(tokText(callee) + "(…) is computed at run time")
 	}
 	c := &pyCallVal{callee: cv.str, args: args, env: env, line: line}
@@ -575,7 +575,7 @@ func (env *pyEnv) callValue(toks []pyTok, depth int) pyVal {
 		c.class = env.file.pkg.class(name)
 		c.callee = ""
 	}
-	return pyVal{kind: vCall, call: c}
+	return pyVal{kind: pvCall, call: c}
 }
 
 // sibling is the value of a name imported from a module of the package (from .config import
@@ -594,11 +594,11 @@ func (p *pyPackage) sibling(q string, depth int) (pyVal, bool) {
 			return f.env.lookup(name, 1<<30, depth+1), true
 		}
 		if c, ok := f.classes[name]; ok {
-			return pyVal{kind: vQual, str: "class:" + c.name}, true
+			return pyVal{kind: pvQual, str: "class:" + c.name}, true
 		}
 		if fn, ok := f.funcs[name]; ok {
 			_ = fn
-			return pyVal{kind: vQual, str: "func:" + mod + "." + name}, true
+			return pyVal{kind: pvQual, str: "func:" + mod + "." + name}, true
 		}
 	}
 	return pyVal{}, false

@@ -59,11 +59,11 @@ func (s pySite) clientRetry() (Retry, bool) {
 		if s.fromCaller() {
 			return Retry{Layer: libURLLib3, Unresolved: "the pool manager is the caller's: its retries are set there"}, true
 		}
-		return urllib3Retry(pyVal{kind: vNum, num: float64(urllib3PoolRetries)}, s.method, nil)
+		return urllib3Retry(pyVal{kind: pvNum, num: float64(urllib3PoolRetries)}, s.method, nil)
 	case libHTTPX:
-		if v, ok := s.ctorArg("transport", -1); ok && v.kind == vCall && strings.HasSuffix(v.call.callee, "HTTPTransport") {
+		if v, ok := s.ctorArg("transport", -1); ok && v.kind == pvCall && strings.HasSuffix(v.call.callee, "HTTPTransport") {
 			if t := v.call.args.arg("retries", -1); t != nil {
-				if n := v.call.env.eval(t, 0); n.kind == vNum && n.num >= 1 {
+				if n := v.call.env.eval(t, 0); n.kind == pvNum && n.num >= 1 {
 					return Retry{Layer: "httpx-transport", MaxAttempts: int(n.num) + 1, On: []string{"connect"}, File: v.call.env.file.path, Line: v.call.line}, true
 				}
 			}
@@ -79,32 +79,32 @@ func urllib3Retry(v pyVal, method string, at *pyCallVal) (Retry, bool) {
 		r.File, r.Line = at.env.file.path, at.line
 	}
 	switch {
-	case v.kind == vNum:
+	case v.kind == pvNum:
 		if v.num < 1 {
 			return Retry{}, false
 		}
 		r.MaxAttempts = int(v.num) + 1
 		r.On = retryClasses(method, urllib3AllowedMethods, true, true, nil)
 		return r, true
-	case v.kind == vBool || v.kind == vNone:
+	case v.kind == pvBool || v.kind == pvNone:
 		return Retry{}, false
-	case v.kind != vCall || v.call.callee != "urllib3.Retry" && (v.call.class == nil || !derives(v.call.class, "urllib3.Retry", 0)):
+	case v.kind != pvCall || v.call.callee != "urllib3.Retry" && (v.call.class == nil || !derives(v.call.class, "urllib3.Retry", 0)):
 		r.Unresolved = "the retries are computed at run time"
 		return r, true
 	}
 	args, env := v.call.args, v.call.env
 	r.File, r.Line = env.file.path, v.call.line
-	total := pyVal{kind: vNum, num: float64(urllib3DefaultTotal)}
+	total := pyVal{kind: pvNum, num: float64(urllib3DefaultTotal)}
 	if t := args.arg("total", 0); t != nil {
 		total = env.eval(t, 0)
 	}
 	switch total.kind {
-	case vNum:
+	case pvNum:
 		if total.num < 1 {
 			return Retry{}, false
 		}
 		r.MaxAttempts = int(total.num) + 1
-	case vBool:
+	case pvBool:
 		return Retry{}, false
 	default:
 		r.Unresolved = "Retry's total is not a number the reader reads: each class counts on its own"
@@ -127,20 +127,20 @@ func enabled(args pyArgs, env *pyEnv, name string) bool {
 		return true
 	}
 	v := env.eval(t, 0)
-	return !(v.kind == vNum && v.num == 0 || v.kind == vBool && v.num == 0)
+	return !(v.kind == pvNum && v.num == 0 || v.kind == pvBool && v.num == 0)
 }
 
 // methodList is the methods of allowed_methods; nil (every method) for None.
 func methodList(v pyVal) []string {
-	if v.kind == vNone {
+	if v.kind == pvNone {
 		return nil
 	}
-	if v.kind == vCall && len(v.call.args.pos) == 1 { // frozenset([...])
+	if v.kind == pvCall && len(v.call.args.pos) == 1 { // frozenset([...])
 		v = v.call.env.eval(v.call.args.pos[0], 0)
 	}
 	out := []string{}
 	for _, it := range v.items {
-		if it.kind == vStr {
+		if it.kind == pvStr {
 			out = append(out, strings.ToUpper(it.str))
 		}
 	}
@@ -154,12 +154,12 @@ func statusList(args pyArgs, env *pyEnv) []string {
 		return nil
 	}
 	v := env.eval(t, 0)
-	if v.kind == vCall && len(v.call.args.pos) == 1 {
+	if v.kind == pvCall && len(v.call.args.pos) == 1 {
 		v = v.call.env.eval(v.call.args.pos[0], 0)
 	}
 	var out []string
 	for _, it := range v.items {
-		if it.kind != vNum {
+		if it.kind != pvNum {
 			continue
 		}
 		c := statusClass(int(it.num))
@@ -205,12 +205,12 @@ func urllib3Backoff(args pyArgs, env *pyEnv) *Backoff {
 		return nil
 	}
 	f := env.eval(t, 0)
-	if f.kind != vNum || f.num <= 0 {
+	if f.kind != pvNum || f.num <= 0 {
 		return nil
 	}
 	b := &Backoff{InitialMS: msOf(2 * f.num), Multiplier: ptr(2.0), MaxMS: ptr(urllib3BackoffMaxMS), Jitter: "none"}
 	if m, ok := args.kw["backoff_max"]; ok {
-		if v := env.eval(m, 0); v.kind == vNum {
+		if v := env.eval(m, 0); v.kind == pvNum {
 			b.MaxMS = msOf(v.num)
 		}
 	}
@@ -239,7 +239,7 @@ func (s pySite) adapter() (pyVal, bool) {
 				continue
 			}
 			a := h.env.eval(args.pos[1], 0)
-			if a.kind != vCall {
+			if a.kind != pvCall {
 				continue
 			}
 			p := h.env.eval(args.pos[0], 0)
@@ -278,7 +278,7 @@ func memberCall(toks []pyTok, name, member string) (pyArgs, bool) {
 // whose request() sets kwargs["timeout"], or a mounted HTTPAdapter subclass whose send()
 // does (the classic TimeoutHTTPAdapter). Its origin is client.
 func (s pySite) wrapperTimeout() (pyVal, bool) {
-	if s.client == nil || s.client.kind != vCall {
+	if s.client == nil || s.client.kind != pvCall {
 		return pyVal{}, false
 	}
 	if c := s.client.call.class; c != nil {
@@ -347,7 +347,7 @@ func attrValue(m *pyFunc, val []pyTok, ctor *pyCallVal) pyVal {
 		if d, ok := popDefault(b.val); ok {
 			return init.env.eval(d, 0)
 		}
-		if v := init.env.eval(b.val, 0); v.kind != vUnknown {
+		if v := init.env.eval(b.val, 0); v.kind != pvUnknown {
 			return v
 		}
 	}
@@ -379,7 +379,7 @@ func (s pySite) key() *bool {
 	yes, no := true, false
 	if t, ok := s.args.kw["headers"]; ok {
 		v := s.env.eval(t, 0)
-		if v.kind != vDict {
+		if v.kind != pvDict {
 			return nil
 		}
 		if hasKey(v.keys) {
@@ -389,13 +389,13 @@ func (s pySite) key() *bool {
 		return nil
 	}
 	if s.client != nil {
-		if v, ok := s.ctorArg("headers", -1); ok && v.kind == vDict && hasKey(v.keys) {
+		if v, ok := s.ctorArg("headers", -1); ok && v.kind == pvDict && hasKey(v.keys) {
 			return &yes
 		}
 		for _, h := range s.client.homes {
 			for _, n := range h.env.body {
 				if args, ok := memberCall(n.Toks, h.name+".headers", "update"); ok && len(args.pos) == 1 {
-					if v := h.env.eval(args.pos[0], 0); v.kind == vDict && hasKey(v.keys) {
+					if v := h.env.eval(args.pos[0], 0); v.kind == pvDict && hasKey(v.keys) {
 						return &yes
 					}
 				}
@@ -428,13 +428,13 @@ var hostRE = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*://(?:[^@/{}]*@)?([^/:{
 // one; a relative URL on a client with a literal base_url takes the base's.
 func (s pySite) host() string {
 	if t := s.args.arg("url", s.urlArg); t != nil {
-		if v := s.env.eval(t, 0); v.kind == vStr {
+		if v := s.env.eval(t, 0); v.kind == pvStr {
 			if m := hostRE.FindStringSubmatch(v.str); m != nil {
 				return strings.ToLower(m[1])
 			}
 		}
 	}
-	if v, ok := s.ctorArg("base_url", -1); ok && v.kind == vStr {
+	if v, ok := s.ctorArg("base_url", -1); ok && v.kind == pvStr {
 		if m := hostRE.FindStringSubmatch(v.str); m != nil {
 			return strings.ToLower(m[1])
 		}

@@ -171,8 +171,6 @@ func (lx *pyLexer) next() error {
 	return nil
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
 func isNameStart(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
 	return r == '_' || unicode.IsLetter(r)

@@ -97,7 +97,7 @@ type pyEnv struct {
 // defined in a sibling module.
 type pyPackage struct {
 	files []*pyFile
-	// steps counts the expressions evaluated for the current call site (maxEvalSteps).
+	// steps counts the expressions evaluated for the current call site (pyMaxEvalSteps).
 	steps int
 }
 

@@ -245,7 +245,7 @@ func (c *Call) Attempts() int {
 }
 
 // Languages are the languages check reads source code of.
-var Languages = []*Language{&Go, &Python, &PHP}
+var Languages = []*Language{&Go, &Python, &PHP, &JavaScript}
 
 // ForPath is the language of the file at path by its extension, or nil.
 func ForPath(path string) *Language {

@@ -1,0 +1,6 @@
+const axios = require('axios');
+
+// Set once for the whole project.
+axios.defaults.timeout = 8000;
+
+module.exports = { axios };
