@@ -89,6 +89,8 @@ type Chain struct {
 	factors map[FailureClass][]factor
 	dep     *Dependency
 	file    *File
+	// call is the source call whose code layers open the chain (kind "code"), nil for none.
+	call *Call
 }
 
 // factor is what one layer did with one failure class in a chain.
@@ -147,6 +149,14 @@ type ChainLayer struct {
 	checks layerChecks
 	// hedge is set for a layer that hedges (gRPC hedgingPolicy): its attempts overlap.
 	hedge *hedging
+	// call is the source call a layer of kind "code" retries (source_chain.go); runs marks a
+	// code layer each of whose attempts is a run of its own (a queue job's tries), which PT004
+	// leaves to the job's timeout as it does a queue layer. unknownWait and unknownJitter
+	// mark a code layer whose code does not say its backoff or its jitter: PT013 and PT006
+	// do not judge what the reader could not see.
+	call                       *Call
+	runs                       bool
+	unknownWait, unknownJitter bool
 	// unloadable is set for a layer its own client cannot load (an AWS profile with a value
 	// the SDK rejects, not the selected one): a via: that names it is this input error.
 	unloadable error
@@ -482,6 +492,7 @@ var kindTitles = map[string]string{
 	"dapr":          "Dapr",
 	"resilience4j":  "resilience4j",
 	"aws-sdk":       "AWS SDK",
+	kindCode:        "code",
 }
 
 // factorsText renders a class's product: "ingress-nginx shop 1 × policy shop 3 × Istio

@@ -109,10 +109,12 @@ func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := inferredChains(files, r.opts, r.res); err != nil {
+	// The calls come before the configs no via: took: a config that routes a call's literal
+	// host is in the call's chain, not a chain of its own.
+	if err := sourceCalls(files, r.opts, r.res); err != nil {
 		return nil, err
 	}
-	if err := sourceCalls(files, r.opts, r.res); err != nil {
+	if err := inferredChains(files, r.opts, r.res); err != nil {
 		return nil, err
 	}
 	r.estimateReplays(ctx, replays)
@@ -496,6 +498,11 @@ func inferredChains(files []*File, opts Options, res *Result) error {
 
 // configIgnored says whether `# patience:ignore RULE` covers line in a config file.
 func (o *Options) configIgnored(file, rule string, line int) bool {
+	for _, sf := range o.Sources {
+		if sf.Path == file {
+			return sf.ignores[line][rule]
+		}
+	}
 	if o.Configs == nil {
 		return false
 	}
