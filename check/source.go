@@ -142,7 +142,9 @@ func sourceCalls(files []*File, opts Options, res *Result) error {
 			chains[i] = ch
 			configs = configs || (ch != nil && !ch.codeOnly())
 		}
-		rules := e.enabled(func(r *Rule) bool { return r.call != nil || (configs && (r.chain != nil || r.layer != nil)) || codeRules[r.ID] })
+		rules := e.enabled(func(r *Rule) bool {
+			return r.call != nil || (configs && (r.chain != nil || r.layer != nil)) || codeRules[r.ID]
+		})
 		for i := range sf.Calls {
 			if err := e.judgeCall(rules, &sf.Calls[i], chains[i]); err != nil {
 				return err
