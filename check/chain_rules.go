@@ -28,6 +28,15 @@ func (e *engine) chainOf(d *Dependency) (*Chain, error) {
 		ch.Layers = append(ch.Layers, *queueLayer(d))
 	}
 	for _, ref := range d.Via {
+		if ref.Source != "" {
+			c, err := e.viaCall(ref, d)
+			if err != nil {
+				return nil, err
+			}
+			ch.call = c
+			ch.Layers = append(ch.Layers, codeLayers(c)...)
+			continue
+		}
 		if ref.Self {
 			for _, pl := range d.Layers {
 				ch.Layers = append(ch.Layers, *fileLayer(d, pl))

@@ -495,6 +495,13 @@ type ViaRef struct {
 	Name string
 	Host string
 	Pos  policy.Pos
+	// Source names a call site instead ({source: app/Jobs/Sync.php, line: 42}): a source file
+	// read in the same run, resolved like File, and the call's line (0 = every call of the
+	// file); SourcePos is where source: is written, Field the entry's path (via[0]).
+	Source    string
+	Line      int
+	SourcePos policy.Pos
+	Field     string
 }
 
 // resolve returns the layer a via: entry names.

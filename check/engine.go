@@ -428,11 +428,20 @@ func (e *engine) dependency(d *Dependency) error {
 			return err
 		}
 	}
+	var cd *Dependency // the dependency with the timeouts of the call its via: names
+	if ch != nil {
+		cd = callDependency(d, ch.call)
+	}
 	for _, r := range e.enabled(func(r *Rule) bool { return r.dependency != nil || (ch != nil && (r.chain != nil || r.layer != nil)) }) {
 		p := e.pass(r, d.Name)
 		if r.dependency != nil {
 			if err := r.dependency(p, d); err != nil {
 				return err
+			}
+			if cd != nil && callBudgetRules[r.ID] {
+				if err := r.dependency(p, cd); err != nil {
+					return err
+				}
 			}
 		}
 		if ch != nil {

@@ -2,11 +2,16 @@ package check
 
 import (
 	"fmt"
+	"maps"
+	"math"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/patience-dev/patience/policy"
+	"github.com/patience-dev/patience/scenario"
 	"github.com/patience-dev/patience/source"
 )
 
@@ -298,4 +303,100 @@ func codeFix(l *ChainLayer, rule string) string {
 		return fmt.Sprintf(f, l.Name)
 	}
 	return fmt.Sprintf("change %s at %s:%d, or retry in one layer only", l.Name, l.File, l.Line)
+}
+
+// viaCall resolves a via: entry that names a call site ({source: FILE, line: N}) among the
+// source files read in the same run, joins every call it names to the dependency
+// (Call.Dependency) and returns the one whose layers open the chain: the one that makes the
+// most attempts (the worst case, when line: is left out and the file has several). A file
+// not read, or a line with no call, is an input error at the entry.
+func (e *engine) viaCall(ref ViaRef, d *Dependency) (*Call, error) {
+	at := ref.SourcePos
+	errAt := func(field, format string, a ...any) error {
+		return &scenario.Error{File: at.File, Line: at.Line, Col: at.Col, Field: ref.Field + "." + field, Msg: fmt.Sprintf(format, a...)}
+	}
+	sf := e.opts.sourceFile(ref.Source)
+	if sf == nil {
+		return nil, errAt("source", "%s was not read in this run: name it (or its directory) on the command line with the check file, e.g. patience check %s %s", ref.Source, fileOr(e.file.Path, "patience.yaml"), ref.Source)
+	}
+	var calls []*Call
+	var lines []string
+	for i := range sf.Calls {
+		c := &sf.Calls[i]
+		lines = append(lines, strconv.Itoa(c.Line))
+		if ref.Line == 0 || c.Line == ref.Line {
+			calls = append(calls, c)
+		}
+	}
+	switch {
+	case len(sf.Calls) == 0:
+		return nil, errAt("source", "%s makes no outbound HTTP call check recognises", ref.Source)
+	case len(calls) == 0:
+		return nil, errAt("line", "no outbound call at %s:%d (its calls are on lines %s)", ref.Source, ref.Line, strings.Join(slices.Compact(lines), ", "))
+	}
+	worst := calls[0]
+	for _, c := range calls {
+		c.Dependency = d.Name
+		if callWeight(c) > callWeight(worst) {
+			worst = c
+		}
+	}
+	return worst, nil
+}
+
+// callWeight orders calls by the attempts they make: unbounded first, then the product.
+func callWeight(c *Call) int {
+	n, unbounded, _ := CallAttempts(c)
+	if unbounded {
+		return math.MaxInt
+	}
+	return n
+}
+
+// sourceFile is the source file read at path (compared cleaned and absolute), or nil.
+func (o *Options) sourceFile(path string) *SourceFile {
+	want := absPath(path)
+	for _, sf := range o.Sources {
+		if sf.Path == path || absPath(sf.Path) == want {
+			return sf
+		}
+	}
+	return nil
+}
+
+// absPath is path made absolute and clean (itself when that fails).
+func absPath(path string) string {
+	if a, err := filepath.Abs(path); err == nil {
+		return a
+	}
+	return filepath.Clean(path)
+}
+
+// callBudgetRules are the dependency rules that judge a joined call's own timeouts against
+// the dependency's caller budget (issue 28 item 3): PT002 its connect timeout against its
+// total, PT003 its total against the budget. PT004 judges its layers (layerRetriesExceedBudget).
+var callBudgetRules = map[string]bool{"PT002": true, "PT003": true}
+
+// callDependency is d with the joined call's timeouts as its policy's, each at the call:
+// the dependency rules of callBudgetRules then judge what the code does, reported at its line.
+// nil when the call's total is not known (never guessed).
+func callDependency(d *Dependency, c *Call) *Dependency {
+	if c == nil || c.Timeouts.TotalMS == nil {
+		return nil
+	}
+	cd := *d
+	pol := d.Policy.Clone()
+	pol.Timeout, pol.ConnectTimeout, pol.ReadTimeout, pol.Deadline = msDur(c.Timeouts.TotalMS), msDur(c.Timeouts.ConnectMS), msDur(c.Timeouts.ReadMS), 0
+	at := callAt(c)
+	pol.Source = maps.Clone(pol.Source)
+	if pol.Source == nil {
+		pol.Source = map[string]policy.Pos{}
+	}
+	cd.pos = maps.Clone(d.pos)
+	for _, k := range []string{"timeout", "connect_timeout", "read_timeout", "deadline"} {
+		pol.Source[k] = at
+		delete(cd.pos, k)
+	}
+	cd.Policy = pol
+	return &cd
 }

@@ -31,9 +31,10 @@ type value struct {
 	// StandardClient returns).
 	retry *Retry
 	notes []string
-	// method and key are a request's (key nil: not visible).
+	// method and key are a request's (key nil: not visible); host its URL's literal host.
 	method string
 	key    *bool
+	host   string
 }
 
 // maxDepth bounds how far the reader follows names into names (a cycle a = b; b = a).
@@ -368,6 +369,9 @@ func (p *goPackage) request(ctx ast.Expr, rest []ast.Expr, sc *goScope, own Orig
 	}
 	if len(rest) > 0 {
 		v.method = sc.file.stringLit(rest[0])
+	}
+	if len(rest) > 1 {
+		v.host = p.host(rest[1], sc, depth+1)
 	}
 	return v
 }
