@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -466,6 +467,11 @@ func countText(v float64) string {
 // Label names a layer in messages and reports: "Istio partner", "ingress-nginx shop",
 // "policy partner".
 func (l *ChainLayer) Label() string {
+	if l.Kind == kindCode {
+		// A layer in code is named by its library and where it is set: "laravel-http
+		// (SyncJob.php:42)".
+		return fmt.Sprintf("%s (%s:%d)", l.Name, filepath.Base(l.File), l.Line)
+	}
 	return fmt.Sprintf("%s %s", kindTitle(l.Kind), l.Name)
 }
 

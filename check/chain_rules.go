@@ -41,7 +41,11 @@ func (e *engine) chainOf(d *Dependency) (*Chain, error) {
 			for _, pl := range d.Layers {
 				ch.Layers = append(ch.Layers, *fileLayer(d, pl))
 			}
-			ch.Layers = append(ch.Layers, *selfLayer(d, req))
+			if !d.policyFromCall {
+				// A policy taken from the call has no layer of its own: the call's
+				// code layers are it.
+				ch.Layers = append(ch.Layers, *selfLayer(d, req))
+			}
 			continue
 		}
 		l, err := cs.resolve(ref)

@@ -497,10 +497,11 @@ type ViaRef struct {
 	Pos  policy.Pos
 	// Source names a call site instead ({source: app/Jobs/Sync.php, line: 42}): a source file
 	// read in the same run, resolved like File, and the call's line (0 = every call of the
-	// file); SourcePos is where source: is written, Field the entry's path (via[0]).
+	// file); SourcePos and LinePos are where source: and line: are written, Field the entry's path (via[0]).
 	Source    string
 	Line      int
 	SourcePos policy.Pos
+	LinePos   policy.Pos
 	Field     string
 }
 

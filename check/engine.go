@@ -434,14 +434,14 @@ func (e *engine) dependency(d *Dependency) error {
 	}
 	for _, r := range e.enabled(func(r *Rule) bool { return r.dependency != nil || (ch != nil && (r.chain != nil || r.layer != nil)) }) {
 		p := e.pass(r, d.Name)
-		if r.dependency != nil {
+		if r.dependency != nil && !(d.policyFromCall && callTimeoutRules[r.ID]) {
 			if err := r.dependency(p, d); err != nil {
 				return err
 			}
-			if cd != nil && callBudgetRules[r.ID] {
-				if err := r.dependency(p, cd); err != nil {
-					return err
-				}
+		}
+		if r.dependency != nil && cd != nil && callBudgetRules[r.ID] {
+			if err := r.dependency(p, cd); err != nil {
+				return err
 			}
 		}
 		if ch != nil {

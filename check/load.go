@@ -394,6 +394,13 @@ func (l *loader) viaField(v scenario.Entry, path string, d *Dependency) error {
 // unsaid and lists the defaults check assumes for them.
 func (l *loader) dependencyPolicy(n *yaml.Node, m map[string]scenario.Entry, path string, d *Dependency, named map[string]*policy.Policy, unsaid map[string]map[string]bool) error {
 	v, ok := m["policy"]
+	if !ok && slices.ContainsFunc(d.Via, func(r ViaRef) bool { return r.Source != "" }) {
+		// The call site its via: names is its policy: the code's timeouts and retry layers
+		// (callDependency, codeLayers).
+		d.Policy = &policy.Policy{Name: d.Name, Retry: policy.Retry{MaxAttempts: 1}, Source: map[string]policy.Pos{}}
+		d.declared, d.policyFromCall = d.Policy.Clone(), true
+		return nil
+	}
 	if !ok {
 		return l.Errf(n, path+".policy", "missing: what timeout and retry policy guards %s? (policy: {timeout: 2s, ...} or policy: preset:recommended)", d.Name)
 	}
@@ -658,7 +665,7 @@ func (l *loader) viaSource(it *yaml.Node, m map[string]scenario.Entry, ip string
 		if err != nil {
 			return err
 		}
-		ref.Line = n
+		ref.Line, ref.LinePos = n, l.Pos(lv.Val)
 	}
 	return nil
 }

@@ -116,6 +116,14 @@ func orText(s, alt string) string {
 	return s
 }
 
+// chosen is a bound the code sets (explicit, or on its client), 0 for a default or none.
+func chosen(ms *int64, o source.Origin) time.Duration {
+	if o != source.OriginExplicit && o != source.OriginClient {
+		return 0
+	}
+	return msDur(ms)
+}
+
 // msDur is a bound in milliseconds as a duration, 0 for none.
 func msDur(ms *int64) time.Duration {
 	if ms == nil || *ms <= 0 {
@@ -213,8 +221,10 @@ func (ch *Chain) request() (policy.Request, bool) {
 // callChain is a call's chain not joined to a dependency: its code layers, then the config
 // layers that route its host (hosted), outermost first.
 func callChain(c *Call, hosted []*ChainLayer, f *File) *Chain {
+	// Named by the host the configs route, else by the call (several calls of one host
+	// without a config are chains of their own).
 	name := c.Host
-	if name == "" {
+	if len(hosted) == 0 {
 		name = callSubject(c) + " at " + fmt.Sprintf("%s:%d", c.File, c.Line)
 	}
 	ch := &Chain{Dependency: name, Layers: codeLayers(c), call: c, file: f}
@@ -311,8 +321,11 @@ func codeFix(l *ChainLayer, rule string) string {
 // most attempts (the worst case, when line: is left out and the file has several). A file
 // not read, or a line with no call, is an input error at the entry.
 func (e *engine) viaCall(ref ViaRef, d *Dependency) (*Call, error) {
-	at := ref.SourcePos
 	errAt := func(field, format string, a ...any) error {
+		at := ref.SourcePos
+		if field == "line" {
+			at = ref.LinePos
+		}
 		return &scenario.Error{File: at.File, Line: at.Line, Col: at.Col, Field: ref.Field + "." + field, Msg: fmt.Sprintf(format, a...)}
 	}
 	sf := e.opts.sourceFile(ref.Source)
@@ -377,6 +390,11 @@ func absPath(path string) string {
 // total, PT003 its total against the budget. PT004 judges its layers (layerRetriesExceedBudget).
 var callBudgetRules = map[string]bool{"PT002": true, "PT003": true}
 
+// callTimeoutRules are the dependency rules that read the policy's timeouts: a dependency
+// whose policy is its call's (policyFromCall) leaves them to the call — PT001 at the call
+// (callMissingTimeout), PT002 and PT003 on callDependency — since its own policy has none.
+var callTimeoutRules = map[string]bool{"PT001": true, "PT002": true, "PT003": true, "PT015": true}
+
 // callDependency is d with the joined call's timeouts as its policy's, each at the call:
 // the dependency rules of callBudgetRules then judge what the code does, reported at its line.
 // nil when the call's total is not known (never guessed).
@@ -386,7 +404,9 @@ func callDependency(d *Dependency, c *Call) *Dependency {
 	}
 	cd := *d
 	pol := d.Policy.Clone()
-	pol.Timeout, pol.ConnectTimeout, pol.ReadTimeout, pol.Deadline = msDur(c.Timeouts.TotalMS), msDur(c.Timeouts.ConnectMS), msDur(c.Timeouts.ReadMS), 0
+	// A library's own connect or read bound is no choice the code made (Go's 30 s dial under a
+	// 2 s Client.Timeout): PT002 judges the ones it sets.
+	pol.Timeout, pol.ConnectTimeout, pol.ReadTimeout, pol.Deadline = msDur(c.Timeouts.TotalMS), chosen(c.Timeouts.ConnectMS, c.Origin.Connect), chosen(c.Timeouts.ReadMS, c.Origin.Read), 0
 	at := callAt(c)
 	pol.Source = maps.Clone(pol.Source)
 	if pol.Source == nil {
