@@ -169,7 +169,7 @@ func TestCallChainSeeds(t *testing.T) {
 		t.Errorf("CallAttempts = %d %v %v, want 18", n, unb, known)
 	}
 	i := slices.IndexFunc(res.Findings, func(f Finding) bool { return f.Rule == "PT009" && strings.HasPrefix(f.Message, "a 500 ") })
-	if i < 0 || !strings.Contains(res.Findings[i].Message, "18 attempts (code laravel-job 6") {
+	if i < 0 || !strings.Contains(res.Findings[i].Message, "18 attempts (laravel-job (Job.php:10) 6") {
 		t.Errorf("findings = %+v, want PT009 on a 500 with 18 attempts", res.Findings)
 	}
 }
