@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -204,6 +205,97 @@ func TestCallMissingTimeoutWords(t *testing.T) {
 		}
 		if !strings.Contains(f.Fix, tc.wantFixSub) {
 			t.Errorf("%s: fix %q, want %q", tc.call.File, f.Fix, tc.wantFixSub)
+		}
+	}
+}
+
+// goHost calls api.example.com through go-retryablehttp: 3 attempts, a 30 s total.
+const goHost = `package api
+
+import (
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+func Fetch() {
+	rc := retryablehttp.NewClient()
+	rc.RetryMax = 2
+	rc.HTTPClient.Timeout = 30 * time.Second
+	_, _ = rc.Get("https://api.example.com/v1")
+}
+`
+
+// A call's literal host joins it to every format that routes a host — an Ingress rule's
+// host, an HTTPRoute's hostnames, an Envoy virtual host's domains, an Istio VirtualService's
+// hosts — proxies before the mesh; a config for another host stays a chain of its own.
+func TestCallHostJoin(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"api/api.go": goHost,
+		"k8s/ingress.yaml": "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: edge\n  annotations: {nginx.ingress.kubernetes.io/proxy-next-upstream-tries: \"2\"}\nspec:\n  ingressClassName: nginx\n  rules:\n    - host: api.example.com\n",
+		"k8s/route.yaml":   "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r}\nspec:\n  hostnames: [api.example.com]\n  parentRefs: [{name: gw}]\n  rules: [{timeouts: {request: 5s}}]\n",
+		"k8s/vs.yaml":      "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: vs}\nspec:\n  hosts: [API.example.com]\n  http: [{route: [{destination: {host: api.example.com}}], timeout: 10s}]\n",
+		"k8s/other.yaml":   "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: other}\nspec:\n  hosts: [other.example.com]\n  http: [{route: [{destination: {host: other.example.com}}], timeout: 10s}]\n",
+		"envoy.yaml":       "virtual_hosts: [{name: v, domains: [api.example.com], routes: [{name: er, match: {prefix: /}, route: {cluster: c, timeout: 3s}}]}]\n",
+	})
+	_, res := runSources(t, dir)
+	var kinds []string
+	var other bool
+	for _, ch := range res.Chains {
+		if ch.Dependency == "api.example.com" {
+			for _, l := range ch.Layers {
+				kinds = append(kinds, l.Kind)
+			}
+		}
+		other = other || ch.Dependency == "other"
+	}
+	sorted := slices.Clone(kinds[1 : len(kinds)-1])
+	sort.Strings(sorted)
+	if len(kinds) != 5 || kinds[0] != "code" || kinds[4] != "istio" || strings.Join(sorted, ",") != "envoy,gateway-api,ingress-nginx" {
+		t.Errorf("chain api.example.com layers = %q, want code, the three proxies, then istio", kinds)
+	}
+	if !other || len(res.Chains) != 2 {
+		t.Errorf("chains = %d (other's own: %v), want the call's and other's", len(res.Chains), other)
+	}
+}
+
+// A dependency whose via: names the call takes its layers and, without a policy of its own,
+// its timeouts: PT003 judges the call's 30 s total against the 5 s budget at the call's line,
+// and the dependency's own empty policy is no PT001. With line: left out every call of the
+// file is joined. A file not read and a line with no call are input errors at the entry.
+func TestViaSource(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"api/api.go": goHost,
+		"patience.yaml": "dependencies:\n  - name: api\n    caller: {kind: interactive, budget: 5s}\n    via: [{source: api/api.go}]\n",
+	})
+	_, res := runSources(t, filepath.Join(dir, "patience.yaml"), filepath.Join(dir, "api"))
+	got := findingsAt(res.Findings)
+	call := filepath.Join(dir, "api", "api.go")
+	want := []string{"PT003 " + call + ":13", "PT004 " + call + ":13"}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings = %q, want %q\n%+v", got, want, res.Findings)
+	}
+	if len(res.Calls) != 1 || res.Calls[0].Dependency != "api" {
+		t.Errorf("calls = %+v, want the call joined to api", res.Calls)
+	}
+	if len(res.Chains) != 1 || res.Chains[0].Dependency != "api" || res.Chains[0].Layers[0].Kind != "code" || len(res.Chains[0].Layers) != 1 {
+		t.Errorf("chains = %+v, want api's: its code layer alone (no policy layer of its own)", res.Chains)
+	}
+	for _, tc := range []struct{ via, want string }{
+		{"{source: api/api.go, line: 3}", "patience.yaml:4:38: dependencies[0].via[0].line: no outbound call at " + call + ":3 (its calls are on lines 13)"},
+		{"{source: api/none.go}", "patience.yaml:4:20: dependencies[0].via[0].source: " + filepath.Join(dir, "api", "none.go") + " was not read in this run"},
+		{"{source: api/api.go, host: x}", "dependencies[0].via[0].host: a via: entry names either a config layer (file:) or a call site (source:), not both"},
+		{"{file: k8s/vs.yaml, line: 3}", "dependencies[0].via[0].line: line: names a call in a source file"},
+	} {
+		write(t, dir, map[string]string{"patience.yaml": "dependencies:\n  - name: api\n    caller: {kind: interactive, budget: 5s}\n    via: [" + tc.via + "]\n"})
+		in, err := LoadPaths([]string{filepath.Join(dir, "patience.yaml"), filepath.Join(dir, "api")})
+		if err == nil {
+			_, err = Run(context.Background(), in.Files, Options{Configs: in.Configs, Sources: in.Sources})
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("via %s: err = %v, want %q", tc.via, err, tc.want)
 		}
 	}
 }
