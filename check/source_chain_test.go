@@ -232,7 +232,7 @@ func Fetch() {
 func TestCallHostJoin(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, map[string]string{
-		"api/api.go": goHost,
+		"api/api.go":       goHost,
 		"k8s/ingress.yaml": "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: edge\n  annotations: {nginx.ingress.kubernetes.io/proxy-next-upstream-tries: \"2\"}\nspec:\n  ingressClassName: nginx\n  rules:\n    - host: api.example.com\n",
 		"k8s/route.yaml":   "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r}\nspec:\n  hostnames: [api.example.com]\n  parentRefs: [{name: gw}]\n  rules: [{timeouts: {request: 5s}}]\n",
 		"k8s/vs.yaml":      "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: vs}\nspec:\n  hosts: [API.example.com]\n  http: [{route: [{destination: {host: api.example.com}}], timeout: 10s}]\n",
@@ -267,7 +267,7 @@ func TestCallHostJoin(t *testing.T) {
 func TestViaSource(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, map[string]string{
-		"api/api.go": goHost,
+		"api/api.go":    goHost,
 		"patience.yaml": "dependencies:\n  - name: api\n    caller: {kind: interactive, budget: 5s}\n    via: [{source: api/api.go}]\n",
 	})
 	_, res := runSources(t, filepath.Join(dir, "patience.yaml"), filepath.Join(dir, "api"))
