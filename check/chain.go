@@ -532,6 +532,11 @@ func (ch *Chain) mainFactor(c FailureClass) *ChainLayer {
 	var best *factor
 	for i := range ch.factors[c] {
 		f := &ch.factors[c][i]
+		if f.layer.runs && ch.othersRetry(c, f.layer) {
+			// A job's tries are the layer to keep (docs/design.md §8 PT009: "for a job, the
+			// queue"): the line to change is a retry inside it.
+			continue
+		}
 		if best == nil || f.capped > best.capped || (f.capped == best.capped && (f.layer.retryDefault || !best.layer.retryDefault)) {
 			best = f
 		}
@@ -540,6 +545,16 @@ func (ch *Chain) mainFactor(c FailureClass) *ChainLayer {
 		return nil
 	}
 	return best.layer
+}
+
+// othersRetry says whether a layer of the chain other than l multiplies class c.
+func (ch *Chain) othersRetry(c FailureClass, l *ChainLayer) bool {
+	for _, f := range ch.factors[c] {
+		if f.layer != l && f.capped > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // countNoun is "1 attempt fits" or "3 attempts fit".

@@ -227,11 +227,24 @@ func chainAmplification(p *pass, ch *Chain) error {
 			failure = strings.Join(what[:n-1], ", ") + " or " + what[n-1]
 		}
 		fix := fmt.Sprintf("retry at one layer only: %s multiplies most here (%s); set its retries to what the others leave, or none", g.main.label(), g.main.retryWhy)
+		if job := ch.jobLayer(); job != nil && job != g.main {
+			fix = fmt.Sprintf("retry at one layer only — for a job, its tries (%s): remove the retries of %s (%s)", job.retryWhy, g.main.label(), g.main.retryWhy)
+		}
 		if g.v < 0 {
 			p.reportFix(at, fix, "%s at %s: one request can send unbounded attempts (%s)", failure, ch.Dependency, g.text)
 			continue
 		}
 		p.reportFix(at, fix, "%s at %s: one request becomes %s attempts (%s), above max_amplification %s", failure, ch.Dependency, countText(g.v), g.text, fmtNum(limit))
+	}
+	return nil
+}
+
+// jobLayer is the chain's code layer whose attempts are a job's tries, nil for none.
+func (ch *Chain) jobLayer() *ChainLayer {
+	for i := range ch.Layers {
+		if ch.Layers[i].runs {
+			return &ch.Layers[i]
+		}
 	}
 	return nil
 }

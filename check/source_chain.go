@@ -191,7 +191,8 @@ func codeBackoff(l *ChainLayer, b *source.Backoff) {
 	}
 	switch b.Jitter {
 	case "":
-		l.unknownJitter = true
+		// Waits the code lists one by one are its own: no library we read jitters them.
+		l.unknownJitter = len(b.ScheduleMS) == 0
 	case "none":
 		r.Jitter = policy.JitterNone
 	case "decorrelated":

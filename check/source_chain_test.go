@@ -75,12 +75,12 @@ func TestCallLayerRules(t *testing.T) {
 			c := bounded("php", "laravel-http", "Job.php", "GET")
 			c.Layers = []source.Retry{job(6, nil), httpRetry}
 			return c
-		}, []string{"PT007 Job.php:20", "PT009 Job.php:10"}},
+		}, []string{"PT006 Job.php:20", "PT007 Job.php:20", "PT009 Job.php:20"}},
 		{"job 3 × Http::retry 3 = 9 stays within max_amplification 10", func() Call {
 			c := bounded("php", "laravel-http", "Job.php", "GET")
 			c.Layers = []source.Retry{job(3, nil), httpRetry}
 			return c
-		}, []string{"PT007 Job.php:20"}},
+		}, []string{"PT006 Job.php:20", "PT007 Job.php:20"}},
 		{"PT005: a POST without a key retried by the outer layer only", func() Call {
 			c := bounded("php", "laravel-http", "Job.php", "POST")
 			c.IdempotencyKey = yes(false)
@@ -171,7 +171,11 @@ func TestCallChainSeeds(t *testing.T) {
 	}
 	i := slices.IndexFunc(res.Findings, func(f Finding) bool { return f.Rule == "PT009" && strings.HasPrefix(f.Message, "a 500 ") })
 	if i < 0 || !strings.Contains(res.Findings[i].Message, "18 attempts (laravel-job (Job.php:10) 6") {
-		t.Errorf("findings = %+v, want PT009 on a 500 with 18 attempts", res.Findings)
+		t.Fatalf("findings = %+v, want PT009 on a 500 with 18 attempts", res.Findings)
+	}
+	// The seeds keep the retries in the queue: PT009 points at Http::retry, the retry inside.
+	if f := res.Findings[i]; f.Line != 20 || !strings.Contains(f.Fix, "for a job, its tries (laravel-job: 6 attempts): remove the retries of laravel-http (Job.php:20)") {
+		t.Errorf("PT009 at line %d, fix %q; want line 20 and the job's tries kept", f.Line, f.Fix)
 	}
 }
 
