@@ -85,6 +85,9 @@ type Configs struct {
 	included map[string]*ConfigFile
 	// used marks the layers a via chain took, so that inferred chains leave them out.
 	used map[*configDoc]bool
+	// hostDocs are the documents whose layers route each host, for the join of a call's
+	// literal host (source_chain.go); nil until a call asks.
+	hostDocs map[string][]*configDoc
 	// Getenv reads AWS_RETRY_MODE and AWS_MAX_ATTEMPTS (nil = none set).
 	Getenv func(string) string
 	// GatewayImpl is --gateway-impl: who translates Gateway API routes ("" = from the inputs).

@@ -270,23 +270,49 @@ func (cs *Configs) hostLayers(host string) ([]*ChainLayer, error) {
 	if cs == nil || host == "" {
 		return nil, nil
 	}
+	if cs.hostDocs == nil {
+		if err := cs.indexHosts(); err != nil {
+			return nil, err
+		}
+	}
 	var out []*ChainLayer
-	for _, cf := range cs.Files {
-		for _, d := range cf.docs {
-			cands, err := d.layers(cs)
-			if err != nil {
-				return nil, err
-			}
-			for _, c := range cands {
-				if slices.ContainsFunc(c.hosts, func(h string) bool { return strings.EqualFold(h, host) }) {
-					cs.used[d] = true
-					out = append(out, c.layer)
-				}
+	for _, d := range cs.hostDocs[strings.ToLower(host)] {
+		cands, err := d.layers(cs) // fresh layers: the chain changes them (forRequest)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cands {
+			if slices.ContainsFunc(c.hosts, func(h string) bool { return strings.EqualFold(h, host) }) {
+				cs.used[d] = true
+				out = append(out, c.layer)
 			}
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *ChainLayer) int { return meshRank(a.Kind) - meshRank(b.Kind) })
 	return out, nil
+}
+
+// indexHosts maps each host a config layer routes (lower case) to the documents that hold
+// such a layer, once per run: a tree with many calls reads each config's layers once here.
+func (cs *Configs) indexHosts() error {
+	cs.hostDocs = map[string][]*configDoc{}
+	for _, cf := range cs.Files {
+		for _, d := range cf.docs {
+			cands, err := d.layers(cs)
+			if err != nil {
+				return err
+			}
+			for _, c := range cands {
+				for _, h := range c.hosts {
+					h = strings.ToLower(h)
+					if !slices.Contains(cs.hostDocs[h], d) {
+						cs.hostDocs[h] = append(cs.hostDocs[h], d)
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // meshRank orders the layers of a host: proxies (0) before the meshes' sidecars (1).
