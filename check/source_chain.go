@@ -334,8 +334,19 @@ var codeFixes = map[string]string{
 	"PT013": "give %s a growing backoff (exponential from 100 ms or more, with jitter)",
 }
 
+// layerCodeFixes are fixes in a retry library's own API, by layer and rule, before codeFixes.
+var layerCodeFixes = map[string]map[string]string{
+	"go-retryablehttp": {
+		"PT005": `set an Idempotency-Key header on the request (req.Header.Set("Idempotency-Key", key), the same key on every retry), or give the client a CheckRetry that does not retry this request on an unknown outcome`,
+		"PT006": "set the client's Backoff to retryablehttp.LinearJitterBackoff (jittered waits between RetryWaitMin and RetryWaitMax), or a Backoff of your own with full jitter",
+	},
+}
+
 // codeFix is rule's fix for a retry layer in code.
 func codeFix(l *ChainLayer, rule string) string {
+	if f, ok := layerCodeFixes[l.Name][rule]; ok {
+		return f
+	}
 	if f, ok := codeFixes[rule]; ok {
 		return fmt.Sprintf(f, l.Name)
 	}

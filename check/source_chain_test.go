@@ -277,7 +277,7 @@ func TestViaSource(t *testing.T) {
 	_, res := runSources(t, filepath.Join(dir, "patience.yaml"), filepath.Join(dir, "api"))
 	got := findingsAt(res.Findings)
 	call := filepath.Join(dir, "api", "api.go")
-	want := []string{"PT003 " + call + ":13", "PT004 " + call + ":13"}
+	want := []string{"PT003 " + call + ":13", "PT004 " + call + ":13", "PT006 " + call + ":13"}
 	if !slices.Equal(got, want) {
 		t.Errorf("findings = %q, want %q\n%+v", got, want, res.Findings)
 	}

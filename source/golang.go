@@ -72,7 +72,10 @@ var goPackages = map[string]string{
 var (
 	goDefaultConnect = 30 * time.Second
 	retryDefaultMax  = 4
-	retryDefaultOn   = []string{"connect", "timeout", "reset", "429", "5xx"}
+	// go-retryablehttp's defaultRetryWaitMin and defaultRetryWaitMax.
+	retryDefaultWaitMin = 1 * time.Second
+	retryDefaultWaitMax = 30 * time.Second
+	retryDefaultOn      = []string{"connect", "timeout", "reset", "429", "5xx"}
 )
 
 // noteHeadOnly says what a read bound from ResponseHeaderTimeout is.
