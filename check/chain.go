@@ -150,12 +150,11 @@ type ChainLayer struct {
 	checks layerChecks
 	// hedge is set for a layer that hedges (gRPC hedgingPolicy): its attempts overlap.
 	hedge *hedging
-	// call is the source call a layer of kind "code" retries (source_chain.go); runs marks a
-	// code layer each of whose attempts is a run of its own (a queue job's tries), which PT004
-	// leaves to the job's timeout as it does a queue layer. unknownWait and unknownJitter
-	// mark a code layer whose code does not say its backoff or its jitter: PT013 and PT006
-	// do not judge what the reader could not see.
-	call                       *Call
+	// runs marks a layer of kind "code" (source_chain.go) each of whose attempts is a run of
+	// its own (a queue job's tries), which PT004 leaves to the job's timeout as it does a
+	// queue layer and PT009 keeps. unknownWait and unknownJitter mark a code layer whose code
+	// does not say its backoff or its jitter: PT013 and PT006 do not judge what the reader
+	// could not see.
 	runs                       bool
 	unknownWait, unknownJitter bool
 	// unloadable is set for a layer its own client cannot load (an AWS profile with a value

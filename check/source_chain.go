@@ -83,7 +83,6 @@ func codeLayer(c *Call, r source.Retry, innermost bool) *ChainLayer {
 	}
 	l := newLayer(kindCode, r.Layer, at)
 	l.answer = answerApp
-	l.call = c
 	switch {
 	case callUnbounded(r):
 		l.retryClasses(policy.Unlimited, codeClasses(l, r.On))
