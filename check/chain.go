@@ -531,9 +531,9 @@ func (ch *Chain) mainFactor(c FailureClass) *ChainLayer {
 	var best *factor
 	for i := range ch.factors[c] {
 		f := &ch.factors[c][i]
-		if f.layer.runs && ch.othersRetry(c, f.layer) {
-			// A job's tries are the layer to keep (docs/design.md §8 PT009: "for a job, the
-			// queue"): the line to change is a retry inside it.
+		if f.layer.runs && !math.IsInf(f.capped, 1) && ch.othersRetry(c, f.layer) {
+			// A job's tries, when they are bounded, are the layer to keep (docs/design.md §8
+			// PT009: "for a job, the queue"): the line to change is a retry inside it.
 			continue
 		}
 		if best == nil || f.capped > best.capped || (f.capped == best.capped && (f.layer.retryDefault || !best.layer.retryDefault)) {

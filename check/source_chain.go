@@ -27,12 +27,19 @@ import (
 const kindCode = "code"
 
 // callUnbounded says whether a layer retries without bound: a count the reader could not
-// give a number (MaxAttempts 0) because nothing stops it — tenacity's bare @retry, a
-// retryUntil() far off. Readers say so with an Unresolved that starts with "forever"
-// (docs/formats.md "Source code").
+// give a number (MaxAttempts 0) because nothing stops it — tenacity's bare @retry, a job's
+// $tries = 0 — and no deadline of its own. The readers say so in Unresolved, in the words of
+// unboundedWords (docs/formats.md "Source code: retry layers and the join").
 func callUnbounded(r source.Retry) bool {
-	return r.MaxAttempts <= 0 && strings.HasPrefix(strings.ToLower(strings.TrimSpace(r.Unresolved)), "forever")
+	if r.MaxAttempts > 0 || r.DeadlineMS != nil {
+		return false
+	}
+	why := strings.ToLower(r.Unresolved)
+	return slices.ContainsFunc(unboundedWords, func(w string) bool { return strings.Contains(why, w) })
 }
+
+// unboundedWords are how a reader's Unresolved says that nothing stops a layer.
+var unboundedWords = []string{"forever", "without limit"}
 
 // CallAttempts is the attempts one logical request through the call can make — the product of
 // its layers (source.Call.Attempts) — with unbounded set when a layer retries without bound

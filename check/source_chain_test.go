@@ -106,6 +106,17 @@ func TestCallLayerRules(t *testing.T) {
 			}
 			return c
 		}, []string{"PT009 svc.py:7"}},
+		{"unbounded: a job's $tries = 0 around Http::retry: the job's line is the one to change", func() Call {
+			c := bounded("php", "laravel-http", "Job.php", "GET")
+			c.Layers = []source.Retry{{Layer: "laravel-job", Unresolved: "$tries = 0: the job is retried without limit", File: "Job.php", Line: 10},
+				{Layer: "laravel-http", MaxAttempts: 2, On: []string{"5xx"}, File: "Job.php", Line: 20}}
+			return c
+		}, []string{"PT009 Job.php:10"}},
+		{"a layer that says forever but has a deadline is bounded (counted as 1)", func() Call {
+			c := bounded("python", "requests", "svc.py", "GET")
+			c.Layers = []source.Retry{{Layer: "backoff", Unresolved: "backoff.on_exception with no max_tries retries until max_time, or forever", DeadlineMS: i64(60000), File: "svc.py", Line: 7}}
+			return c
+		}, nil},
 		{"an unresolved count is no finding (counted as 1)", func() Call {
 			c := bounded("python", "requests", "svc.py", "GET")
 			c.Layers = []source.Retry{{Layer: "tenacity", Unresolved: "stop_after_attempt(n): n is a parameter", File: "svc.py", Line: 7}}
