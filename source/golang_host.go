@@ -20,7 +20,7 @@ func (p *goPackage) host(e ast.Expr, sc *goScope, depth int) string {
 	case *ast.BasicLit:
 		if x.Kind == token.STRING {
 			if s, err := strconv.Unquote(x.Value); err == nil {
-				return urlHost(s)
+				return goURLHost(s)
 			}
 		}
 	case *ast.BinaryExpr:
@@ -44,9 +44,9 @@ func (p *goPackage) host(e ast.Expr, sc *goScope, depth int) string {
 	return ""
 }
 
-// urlHost is the host of an absolute http(s) URL, lower case and without its port; "" for
+// goURLHost is the host of an absolute http(s) URL, lower case and without its port; "" for
 // anything else (a relative path, a URL with a template in its host).
-func urlHost(s string) string {
+func goURLHost(s string) string {
 	if !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://") {
 		return ""
 	}
