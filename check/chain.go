@@ -123,6 +123,13 @@ type ChainLayer struct {
 	ImplementationFrom string `json:"implementation_from,omitempty"`
 
 	pos policy.Pos
+	// runs marks a layer of kind "code" (source_chain.go) each of whose attempts is a run of
+	// its own (a queue job's tries), which PT004 leaves to the job's timeout as it does a
+	// queue layer and PT009 keeps. unknownWait and unknownJitter mark a code layer whose code
+	// does not say its backoff or its jitter: PT013 and PT006 do not judge what the reader
+	// could not see.
+	runs                       bool
+	unknownWait, unknownJitter bool
 	// pol holds the layer in the shared policy model: Timeout per try (0 = none),
 	// ReadTimeout the bound on each silence of a try (ingress-nginx's proxy-read-timeout),
 	// Deadline the timeout that includes retries (Envoy/Istio route timeout, Linkerd,
@@ -150,13 +157,6 @@ type ChainLayer struct {
 	checks layerChecks
 	// hedge is set for a layer that hedges (gRPC hedgingPolicy): its attempts overlap.
 	hedge *hedging
-	// runs marks a layer of kind "code" (source_chain.go) each of whose attempts is a run of
-	// its own (a queue job's tries), which PT004 leaves to the job's timeout as it does a
-	// queue layer and PT009 keeps. unknownWait and unknownJitter mark a code layer whose code
-	// does not say its backoff or its jitter: PT013 and PT006 do not judge what the reader
-	// could not see.
-	runs                       bool
-	unknownWait, unknownJitter bool
 	// unloadable is set for a layer its own client cannot load (an AWS profile with a value
 	// the SDK rejects, not the selected one): a via: that names it is this input error.
 	unloadable error
