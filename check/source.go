@@ -125,6 +125,8 @@ func (in *Inputs) loadPackage(files []pendingSource) error {
 // was judged in that dependency's chain. Each source file is a subject of its own in
 // Result.Checked — one with no outbound call was read and passed, it was not skipped.
 func sourceCalls(files []*File, opts Options, res *Result) error {
+	from := len(res.Findings)
+	defer func() { res.Findings = append(res.Findings[:from], onceEach(res.Findings[from:])...) }()
 	for _, sf := range opts.Sources {
 		f := &File{Path: sf.Path, MaxAmplification: DefaultMaxAmplification, Disabled: map[string]bool{}, Levels: map[string]Severity{}, ignores: sf.ignores}
 		if len(files) > 0 {
@@ -153,6 +155,25 @@ func sourceCalls(files []*File, opts Options, res *Result) error {
 		res.Checked = append(res.Checked, Checked{Dependency: sf.Path, File: sf.Path, Line: 1, Rules: e.rules, Skipped: e.skipped, Elapsed: time.Since(start)})
 	}
 	return nil
+}
+
+// onceEach drops a finding that repeats one before it word for word at the same place: a
+// retry layer several calls share (a session's adapter, a decorated helper) is one finding.
+func onceEach(fs []Finding) []Finding {
+	type key struct {
+		rule, file, msg string
+		line, col       int
+	}
+	seen := map[key]bool{}
+	out := fs[:0]
+	for _, f := range fs {
+		k := key{f.Rule, f.File, f.Message, f.Line, f.Col}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // callChain is the chain a call is judged in, nil when it is judged in a dependency's (its

@@ -315,3 +315,15 @@ func TestViaSource(t *testing.T) {
 		}
 	}
 }
+
+// Two calls through one session share its retry layer: its finding is reported once.
+func TestCallSharedLayerOnce(t *testing.T) {
+	layer := source.Retry{Layer: "urllib3", MaxAttempts: 4, On: []string{"connect", "5xx"}, File: "http.py", Line: 5,
+		Backoff: &source.Backoff{InitialMS: i64(1000), Jitter: "none"}}
+	a, b := bounded("python", "requests", "a.py", "GET"), bounded("python", "requests", "b.py", "GET")
+	a.Retry, b.Retry = &layer, &layer
+	res := runCalls(t, a, b)
+	if len(res.Findings) != 1 || res.Findings[0].Rule != "PT006" || res.Findings[0].File != "http.py" {
+		t.Errorf("findings = %+v, want one PT006 at http.py", res.Findings)
+	}
+}
