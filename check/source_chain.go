@@ -299,11 +299,16 @@ func (cs *Configs) hostLayers(host string) ([]*ChainLayer, error) {
 }
 
 // indexHosts maps each host a config layer routes (lower case) to the documents that hold
-// such a layer, once per run: a tree with many calls reads each config's layers once here.
+// such a layer, once per run: a tree with many calls reads each config's layers once here. A
+// document a dependency's via: took is in that chain already (the dependencies are checked
+// first), not joined again.
 func (cs *Configs) indexHosts() error {
 	cs.hostDocs = map[string][]*configDoc{}
 	for _, cf := range cs.Files {
 		for _, d := range cf.docs {
+			if cs.used[d] {
+				continue
+			}
 			cands, err := d.layers(cs)
 			if err != nil {
 				return err

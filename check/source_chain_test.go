@@ -274,6 +274,17 @@ func TestCallHostJoin(t *testing.T) {
 	if !other || len(res.Chains) != 2 {
 		t.Errorf("chains = %d (other's own: %v), want the call's and other's", len(res.Chains), other)
 	}
+
+	// A VirtualService a dependency's via: takes is in that chain, not joined to the call too.
+	write(t, dir, map[string]string{"patience.yaml": "dependencies:\n  - name: api\n    via: [{file: k8s/vs.yaml}]\n    policy: {timeout: 2s}\n"})
+	_, res = runSources(t, dir)
+	for _, ch := range res.Chains {
+		for _, l := range ch.Layers {
+			if l.Kind == "istio" && l.Name == "vs" && ch.Dependency != "api" {
+				t.Errorf("the VirtualService api's via: took is also in chain %s", ch.Dependency)
+			}
+		}
+	}
 }
 
 // A dependency whose via: names the call takes its layers and, without a policy of its own,
