@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -89,6 +90,8 @@ type Chain struct {
 	factors map[FailureClass][]factor
 	dep     *Dependency
 	file    *File
+	// call is the source call whose code layers open the chain (kind "code"), nil for none.
+	call *Call
 }
 
 // factor is what one layer did with one failure class in a chain.
@@ -120,6 +123,13 @@ type ChainLayer struct {
 	ImplementationFrom string `json:"implementation_from,omitempty"`
 
 	pos policy.Pos
+	// runs marks a layer of kind "code" (source_chain.go) each of whose attempts is a run of
+	// its own (a queue job's tries), which PT004 leaves to the job's timeout as it does a
+	// queue layer and PT009 keeps. unknownWait and unknownJitter mark a code layer whose code
+	// does not say its backoff or its jitter: PT013 and PT006 do not judge what the reader
+	// could not see.
+	runs                       bool
+	unknownWait, unknownJitter bool
 	// pol holds the layer in the shared policy model: Timeout per try (0 = none),
 	// ReadTimeout the bound on each silence of a try (ingress-nginx's proxy-read-timeout),
 	// Deadline the timeout that includes retries (Envoy/Istio route timeout, Linkerd,
@@ -459,6 +469,11 @@ func countText(v float64) string {
 // Label names a layer in messages and reports: "Istio partner", "ingress-nginx shop",
 // "policy partner".
 func (l *ChainLayer) Label() string {
+	if l.Kind == kindCode {
+		// A layer in code is named by its library and where it is set: "laravel-http
+		// (SyncJob.php:42)".
+		return fmt.Sprintf("%s (%s:%d)", l.Name, filepath.Base(l.File), l.Line)
+	}
 	return fmt.Sprintf("%s %s", kindTitle(l.Kind), l.Name)
 }
 
@@ -486,6 +501,7 @@ var kindTitles = map[string]string{
 	"dapr":          "Dapr",
 	"resilience4j":  "resilience4j",
 	"aws-sdk":       "AWS SDK",
+	kindCode:        "code",
 }
 
 // factorsText renders a class's product: "ingress-nginx shop 1 × policy shop 3 × Istio
@@ -519,6 +535,11 @@ func (ch *Chain) mainFactor(c FailureClass) *ChainLayer {
 	var best *factor
 	for i := range ch.factors[c] {
 		f := &ch.factors[c][i]
+		if f.layer.runs && !math.IsInf(f.capped, 1) && ch.othersRetry(c, f.layer) {
+			// A job's tries, when they are bounded, are the layer to keep (docs/design.md §8
+			// PT009: "for a job, the queue"): the line to change is a retry inside it.
+			continue
+		}
 		if best == nil || f.capped > best.capped || (f.capped == best.capped && (f.layer.retryDefault || !best.layer.retryDefault)) {
 			best = f
 		}
@@ -527,6 +548,16 @@ func (ch *Chain) mainFactor(c FailureClass) *ChainLayer {
 		return nil
 	}
 	return best.layer
+}
+
+// othersRetry says whether a layer of the chain other than l multiplies class c.
+func (ch *Chain) othersRetry(c FailureClass, l *ChainLayer) bool {
+	for _, f := range ch.factors[c] {
+		if f.layer != l && f.capped > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // countNoun is "1 attempt fits" or "3 attempts fit".

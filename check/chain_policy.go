@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/patience-dev/patience/internal/input"
@@ -51,6 +52,12 @@ func ChainPolicyStdin(spec string, stdin io.Reader) (*policy.Policy, []string, e
 	if err != nil {
 		return nil, nil, err
 	}
+	if srcs := viaSources(in.Files); len(srcs) > 0 {
+		// The call sites a via: names are read with the check file, as `check` reads them.
+		if in, err = LoadPathsStdin(append([]string{file}, srcs...), stdin); err != nil {
+			return nil, nil, err
+		}
+	}
 	name := filepath.Base(file)
 	if file == input.Stdin && stdin != nil {
 		file, name = StdinName, "stdin"
@@ -79,7 +86,7 @@ func ChainPolicyStdin(spec string, stdin io.Reader) (*policy.Policy, []string, e
 	if d.Policy == nil {
 		d.Policy = &policy.Policy{Retry: policy.Retry{MaxAttempts: 1}}
 	}
-	e := &engine{file: f, opts: Options{Configs: in.Configs}}
+	e := &engine{file: f, opts: Options{Configs: in.Configs, Sources: in.Sources}}
 	ch, err := e.chainOf(d)
 	if err != nil {
 		return nil, nil, err
@@ -188,4 +195,19 @@ func noCheckFile(in *Inputs, file, dep string) string {
 		}
 	}
 	return "no check file: " + want
+}
+
+// viaSources are the source files the dependencies' via: entries name, each once.
+func viaSources(files []*File) []string {
+	var out []string
+	for _, f := range files {
+		for _, d := range f.Dependencies {
+			for _, ref := range d.Via {
+				if ref.Source != "" && !slices.Contains(out, ref.Source) {
+					out = append(out, ref.Source)
+				}
+			}
+		}
+	}
+	return out
 }

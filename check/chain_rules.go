@@ -28,11 +28,24 @@ func (e *engine) chainOf(d *Dependency) (*Chain, error) {
 		ch.Layers = append(ch.Layers, *queueLayer(d))
 	}
 	for _, ref := range d.Via {
+		if ref.Source != "" {
+			c, err := e.viaCall(ref, d)
+			if err != nil {
+				return nil, err
+			}
+			ch.call = c
+			ch.Layers = append(ch.Layers, codeLayers(c)...)
+			continue
+		}
 		if ref.Self {
 			for _, pl := range d.Layers {
 				ch.Layers = append(ch.Layers, *fileLayer(d, pl))
 			}
-			ch.Layers = append(ch.Layers, *selfLayer(d, req))
+			if !d.policyFromCall {
+				// A policy taken from the call has no layer of its own: the call's
+				// code layers are it.
+				ch.Layers = append(ch.Layers, *selfLayer(d, req))
+			}
 			continue
 		}
 		l, err := cs.resolve(ref)
@@ -214,11 +227,24 @@ func chainAmplification(p *pass, ch *Chain) error {
 			failure = strings.Join(what[:n-1], ", ") + " or " + what[n-1]
 		}
 		fix := fmt.Sprintf("retry at one layer only: %s multiplies most here (%s); set its retries to what the others leave, or none", g.main.label(), g.main.retryWhy)
+		if job := ch.jobLayer(); job != nil && job != g.main {
+			fix = fmt.Sprintf("retry at one layer only — for a job, its tries (%s): remove the retries of %s (%s)", job.retryWhy, g.main.label(), g.main.retryWhy)
+		}
 		if g.v < 0 {
 			p.reportFix(at, fix, "%s at %s: one request can send unbounded attempts (%s)", failure, ch.Dependency, g.text)
 			continue
 		}
 		p.reportFix(at, fix, "%s at %s: one request becomes %s attempts (%s), above max_amplification %s", failure, ch.Dependency, countText(g.v), g.text, fmtNum(limit))
+	}
+	return nil
+}
+
+// jobLayer is the chain's code layer whose attempts are a job's tries, nil for none.
+func (ch *Chain) jobLayer() *ChainLayer {
+	for i := range ch.Layers {
+		if ch.Layers[i].runs {
+			return &ch.Layers[i]
+		}
 	}
 	return nil
 }
@@ -263,7 +289,7 @@ func timeoutFix(l *ChainLayer) string {
 // layerRetriesExceedBudget is PT004 on a config layer: its tries × the longest try (+ its
 // backoff) against the caller's budget, within the layer's own timeout that includes retries.
 func layerRetriesExceedBudget(p *pass, ch *Chain, l *ChainLayer) error {
-	if ch.dep == nil {
+	if ch.dep == nil || l.runs {
 		return nil
 	}
 	limit := ch.dep.Caller.Limit()
@@ -300,6 +326,9 @@ func layerRetriesExceedBudget(p *pass, ch *Chain, l *ChainLayer) error {
 	if l.Kind == "nginx" {
 		fix = fmt.Sprintf("bound %s by the caller's budget (%s) with proxy_next_upstream_timeout, or lower proxy_next_upstream_tries", l.label(), units.Duration(limit))
 	}
+	if l.Kind == kindCode {
+		fix = codeFix(l, "PT004")
+	}
 	p.reportFix(l.atFor("PT004"), fix,
 		"%s tries up to %s × %s %s = %s on a hang, past %s: the last tries run for nobody", l.label(), attemptsCount(n), units.Duration(try), text, units.Duration(total), limitText(ch.dep.Caller, limit))
 	return nil
@@ -308,11 +337,8 @@ func layerRetriesExceedBudget(p *pass, ch *Chain, l *ChainLayer) error {
 // layerRetriesNonIdempotent is PT005 on a config layer: it retries outcome-unknown failures of
 // a non-idempotent request without a key (Istio and Envoy do not look at the method).
 func layerRetriesNonIdempotent(p *pass, ch *Chain, l *ChainLayer) error {
-	if ch.dep == nil {
-		return nil
-	}
-	req := policy.Request{Method: ch.dep.Request.Method, HasKey: ch.dep.Policy.SendsKey(ch.dep.Request.IdempotencyKey)}
-	if req.Idempotent() || req.HasKey {
+	req, known := ch.request()
+	if !known || req.Idempotent() || req.HasKey {
 		return nil
 	}
 	var unknown []FailureClass
@@ -322,7 +348,11 @@ func layerRetriesNonIdempotent(p *pass, ch *Chain, l *ChainLayer) error {
 		}
 	}
 	if len(unknown) > 0 {
-		p.reportFix(l.atFor("PT005"), layerFix(l, "PT005"), "%s retries a %s on %s without an Idempotency-Key (%s does not look at the method): a %s after the provider committed executes it twice", l.label(), req.Method, classesText(unknown), kindTitle(l.Kind), unknown[0])
+		who := kindTitle(l.Kind)
+		if l.Kind == kindCode {
+			who = l.Name
+		}
+		p.reportFix(l.atFor("PT005"), layerFix(l, "PT005"), "%s retries a %s on %s without an Idempotency-Key (%s does not look at the method): a %s after the provider committed executes it twice", l.label(), req.Method, classesText(unknown), who, unknown[0])
 	}
 	return nil
 }
@@ -330,7 +360,7 @@ func layerRetriesNonIdempotent(p *pass, ch *Chain, l *ChainLayer) error {
 // layerNoJitter is PT006 on a config layer: retries that wait, without jitter.
 func layerNoJitter(p *pass, ch *Chain, l *ChainLayer) error {
 	r := l.pol.Retry
-	if !l.retries() || !noJitter(r) || len(l.waits(3)) == 0 || l.waits(3)[0] == 0 {
+	if l.unknownWait || l.unknownJitter || !l.retries() || !noJitter(r) || len(l.waits(3)) == 0 || l.waits(3)[0] == 0 {
 		return nil
 	}
 	words := l.checks.words["PT006"]
@@ -372,7 +402,7 @@ func layerNoBudget(p *pass, ch *Chain, l *ChainLayer) error {
 
 // layerImmediate is PT013 on a config layer: retries that wait nothing.
 func layerImmediate(p *pass, ch *Chain, l *ChainLayer) error {
-	if !l.retries() {
+	if l.unknownWait || !l.retries() {
 		return nil
 	}
 	waits := l.waits(3)
@@ -439,6 +469,9 @@ var layerFixes = map[string]map[string]string{
 
 // layerFix is the fix for rule on a layer, in the layer's format.
 func layerFix(l *ChainLayer, rule string) string {
+	if l.Kind == kindCode {
+		return codeFix(l, rule)
+	}
 	if f := layerFixes[rule][l.Kind]; f != "" {
 		return f
 	}

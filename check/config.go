@@ -116,6 +116,9 @@ type Dependency struct {
 	// pos holds where this file set the dependency's own fields ("caller.timeout",
 	// "request.method", "profile", "layers", "policy"), in the same form as Policy.Source.
 	pos map[string]policy.Pos
+	// policyFromCall marks a dependency with no policy: of its own whose via: names a call
+	// site: the call's timeouts and layers are its policy.
+	policyFromCall bool
 }
 
 // set says whether the file (or a preset or base: it names) set the policy field key, as

@@ -85,6 +85,9 @@ type Configs struct {
 	included map[string]*ConfigFile
 	// used marks the layers a via chain took, so that inferred chains leave them out.
 	used map[*configDoc]bool
+	// hostDocs are the documents whose layers route each host, for the join of a call's
+	// literal host (source_chain.go); nil until a call asks.
+	hostDocs map[string][]*configDoc
 	// Getenv reads AWS_RETRY_MODE and AWS_MAX_ATTEMPTS (nil = none set).
 	Getenv func(string) string
 	// GatewayImpl is --gateway-impl: who translates Gateway API routes ("" = from the inputs).
@@ -507,6 +510,14 @@ type ViaRef struct {
 	Name string
 	Host string
 	Pos  policy.Pos
+	// Source names a call site instead ({source: app/Jobs/Sync.php, line: 42}): a source file
+	// read in the same run, resolved like File, and the call's line (0 = every call of the
+	// file); SourcePos and LinePos are where source: and line: are written, Field the entry's path (via[0]).
+	Source    string
+	Line      int
+	SourcePos policy.Pos
+	LinePos   policy.Pos
+	Field     string
 }
 
 // resolve returns the layer a via: entry names.

@@ -109,10 +109,12 @@ func Run(ctx context.Context, files []*File, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := inferredChains(files, r.opts, r.res); err != nil {
+	// The calls come before the configs no via: took: a config that routes a call's literal
+	// host is in the call's chain, not a chain of its own.
+	if err := sourceCalls(files, r.opts, r.res); err != nil {
 		return nil, err
 	}
-	if err := sourceCalls(files, r.opts, r.res); err != nil {
+	if err := inferredChains(files, r.opts, r.res); err != nil {
 		return nil, err
 	}
 	r.estimateReplays(ctx, replays)
@@ -426,10 +428,19 @@ func (e *engine) dependency(d *Dependency) error {
 			return err
 		}
 	}
+	var cd *Dependency // the dependency with the timeouts of the call its via: names
+	if ch != nil {
+		cd = callDependency(d, ch.call)
+	}
 	for _, r := range e.enabled(func(r *Rule) bool { return r.dependency != nil || (ch != nil && (r.chain != nil || r.layer != nil)) }) {
 		p := e.pass(r, d.Name)
-		if r.dependency != nil {
+		if r.dependency != nil && !(d.policyFromCall && callTimeoutRules[r.ID]) {
 			if err := r.dependency(p, d); err != nil {
+				return err
+			}
+		}
+		if r.dependency != nil && cd != nil && callBudgetRules[r.ID] {
+			if err := r.dependency(p, cd); err != nil {
 				return err
 			}
 		}
@@ -496,6 +507,11 @@ func inferredChains(files []*File, opts Options, res *Result) error {
 
 // configIgnored says whether `# patience:ignore RULE` covers line in a config file.
 func (o *Options) configIgnored(file, rule string, line int) bool {
+	for _, sf := range o.Sources {
+		if sf.Path == file {
+			return sf.ignores[line][rule]
+		}
+	}
 	if o.Configs == nil {
 		return false
 	}

@@ -394,6 +394,13 @@ func (l *loader) viaField(v scenario.Entry, path string, d *Dependency) error {
 // unsaid and lists the defaults check assumes for them.
 func (l *loader) dependencyPolicy(n *yaml.Node, m map[string]scenario.Entry, path string, d *Dependency, named map[string]*policy.Policy, unsaid map[string]map[string]bool) error {
 	v, ok := m["policy"]
+	if !ok && slices.ContainsFunc(d.Via, func(r ViaRef) bool { return r.Source != "" }) {
+		// The call site its via: names is its policy: the code's timeouts and retry layers
+		// (callDependency, codeLayers).
+		d.Policy = &policy.Policy{Name: d.Name, Retry: policy.Retry{MaxAttempts: 1}, Source: map[string]policy.Pos{}}
+		d.declared, d.policyFromCall = d.Policy.Clone(), true
+		return nil
+	}
 	if !ok {
 		return l.Errf(n, path+".policy", "missing: what timeout and retry policy guards %s? (policy: {timeout: 2s, ...} or policy: preset:recommended)", d.Name)
 	}
@@ -635,6 +642,34 @@ func (l *loader) queueJitter(m map[string]scenario.Entry, path string, q policy.
 	return nil
 }
 
+// viaSource reads a via: entry that names a call site in source code — {source:
+// app/Jobs/Sync.php, line: 42}, or every call of the file without line: — resolved against
+// the check file's directory like file:. The file must be read in the same run; that is
+// checked where the chain is built (chainOf), which knows the sources read.
+func (l *loader) viaSource(it *yaml.Node, m map[string]scenario.Entry, ip string, ref *ViaRef) error {
+	for _, key := range []string{"file", "name", "host"} {
+		if kv, ok := m[key]; ok {
+			return l.Errf(kv.Val, ip+"."+key, "a via: entry names either a config layer (file:) or a call site (source:), not both")
+		}
+	}
+	s, err := l.Str(m["source"].Val, ip+".source")
+	if err != nil {
+		return err
+	}
+	if s == "" {
+		return l.Errf(m["source"].Val, ip+".source", "want the path of a source file read in this run ({source: app/Jobs/Sync.php, line: 42})")
+	}
+	ref.Source = l.relative(s)
+	if lv, ok := m["line"]; ok {
+		n, err := l.Integer(lv.Val, ip+".line", 1)
+		if err != nil {
+			return err
+		}
+		ref.Line, ref.LinePos = n, l.Pos(lv.Val)
+	}
+	return nil
+}
+
 // via reads a dependency's chain, outermost first: each entry a layer in a real config file
 // ({file: k8s/ingress.yaml, name: shop}, {file: k8s/partner-vs.yaml, host: partner.example.com})
 // or {self: true}, where the dependency's own policy sits (default: innermost).
@@ -649,11 +684,22 @@ func (l *loader) via(n *yaml.Node, path string, d *Dependency) error {
 	self := false
 	for i, it := range items {
 		ip := fmt.Sprintf("%s[%d]", path, i)
-		m, err := l.Mapping(it, ip, "file", "name", "host", "self")
+		m, err := l.Mapping(it, ip, "file", "name", "host", "self", "source", "line")
 		if err != nil {
 			return err
 		}
-		ref := ViaRef{Pos: l.Pos(it)}
+		ref := ViaRef{Pos: l.Pos(it), Field: ip}
+		if sv, ok := m["source"]; ok {
+			if err := l.viaSource(it, m, ip, &ref); err != nil {
+				return err
+			}
+			ref.SourcePos = l.Pos(sv.Val)
+			d.Via = append(d.Via, ref)
+			continue
+		}
+		if lv, ok := m["line"]; ok {
+			return l.Errf(lv.Val, ip+".line", "line: names a call in a source file: write it with source: ({source: app/Jobs/Sync.php, line: 42})")
+		}
 		if sv, ok := m["self"]; ok {
 			b, err := l.Boolean(sv.Val, ip+".self")
 			if err != nil {

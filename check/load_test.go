@@ -149,6 +149,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("max_amplification: 10\nrules: {disable: [PT006], levels: {PT001: warning}}\ndependencies:\n  - name: a\n    caller: {kind: job, timeout: 20s, retry_after: 90s}\n    layers: [{name: g, max_attempts: 3}]\n    policy: preset:naive\nscenarios: [x.yaml]\n"))
 	f.Add([]byte("dependencies:\n  - &a {name: a, policy: {timeout: 1s}}\n  - *a\n"))
 	f.Add([]byte("[1, 2"))
+	f.Add([]byte("dependencies:\n  - name: a\n    caller: {kind: interactive, budget: 2s}\n    via: [{source: app/a.go, line: 3}, {file: vs.yaml, host: a}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := Load("f.yaml", data)
 		if err != nil {
@@ -172,7 +173,12 @@ func FuzzLoad(f *testing.F) {
 			LoadProfile: func(string) (*profile.Profile, error) { return &profile.Profile{Schema: profile.Schema}, nil },
 		})
 		if err != nil {
-			t.Fatalf("Run: %v", err)
+			// A via: naming a config or a call site not read is an input error at its entry.
+			var se *scenario.Error
+			if !errors.As(err, &se) || se.Line < 1 || !strings.Contains(se.Field, "via") {
+				t.Fatalf("Run: %v", err)
+			}
+			return
 		}
 		for _, fd := range res.Findings {
 			if fd.Message == "" || fd.Line < 1 {

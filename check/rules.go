@@ -129,7 +129,6 @@ var Catalog = []Rule{
 		Fix:        "send an Idempotency-Key (request.idempotency_key: true) with policy.retry.non_idempotent: with_key, or set policy.retry.non_idempotent: never",
 		dependency: nonIdempotentRetryWithoutKey,
 		layer:      layerRetriesNonIdempotent,
-		call:       callRetriesNonIdempotent,
 	},
 	{
 		ID: "PT006", Name: "RetriesWithoutJitter", Title: "retries without jitter", Level: SeverityWarning,

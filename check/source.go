@@ -117,12 +117,16 @@ func (in *Inputs) loadPackage(files []pendingSource) error {
 	return nil
 }
 
-// sourceCalls lists every call of the source files read in Result.Calls and applies the
-// rules that judge a call site (Rule.call) to each, at the call's file:line:col, under the
-// first check file's levels and disabled rules (as the configs no via: took). Each source
-// file is a subject of its own in Result.Checked — one with no outbound call was read and
-// passed, it was not skipped.
+// sourceCalls lists every call of the source files read in Result.Calls and judges each at
+// its file:line:col, under the first check file's levels and disabled rules (as the configs no
+// via: took): the rules on a call site (Rule.call), and — for a call with a retry layer, or
+// whose literal host the configs read route — the chain and layer rules on its chain (its
+// code layers, then those configs), listed in Result.Chains. A call a dependency's via: names
+// was judged in that dependency's chain. Each source file is a subject of its own in
+// Result.Checked — one with no outbound call was read and passed, it was not skipped.
 func sourceCalls(files []*File, opts Options, res *Result) error {
+	from := len(res.Findings)
+	defer func() { res.Findings = append(res.Findings[:from], onceEach(res.Findings[from:])...) }()
 	for _, sf := range opts.Sources {
 		f := &File{Path: sf.Path, MaxAmplification: DefaultMaxAmplification, Disabled: map[string]bool{}, Levels: map[string]Severity{}, ignores: sf.ignores}
 		if len(files) > 0 {
@@ -130,18 +134,85 @@ func sourceCalls(files []*File, opts Options, res *Result) error {
 		}
 		e := &engine{file: f, opts: opts, res: res}
 		start := time.Now()
-		rules := e.enabled(func(r *Rule) bool { return r.call != nil })
+		chains := make([]*Chain, len(sf.Calls))
+		configs := false
 		for i := range sf.Calls {
-			c := &sf.Calls[i]
-			for _, r := range rules {
-				if err := r.call(e.pass(r, callSubject(c)), c); err != nil {
-					return err
-				}
+			ch, err := e.callChain(&sf.Calls[i])
+			if err != nil {
+				return err
 			}
-			res.Calls = append(res.Calls, *c)
+			chains[i] = ch
+			configs = configs || (ch != nil && !ch.codeOnly())
+		}
+		rules := e.enabled(func(r *Rule) bool {
+			return r.call != nil || (configs && (r.chain != nil || r.layer != nil)) || codeRules[r.ID]
+		})
+		for i := range sf.Calls {
+			if err := e.judgeCall(rules, &sf.Calls[i], chains[i]); err != nil {
+				return err
+			}
 		}
 		res.Checked = append(res.Checked, Checked{Dependency: sf.Path, File: sf.Path, Line: 1, Rules: e.rules, Skipped: e.skipped, Elapsed: time.Since(start)})
 	}
+	return nil
+}
+
+// onceEach drops a finding that repeats one before it word for word at the same place: a
+// retry layer several calls share (a session's adapter, a decorated helper) is one finding.
+func onceEach(fs []Finding) []Finding {
+	type key struct {
+		rule, file, msg string
+		line, col       int
+	}
+	seen := map[key]bool{}
+	out := fs[:0]
+	for _, f := range fs {
+		k := key{f.Rule, f.File, f.Message, f.Line, f.Col}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// callChain is the chain a call is judged in, nil when it is judged in a dependency's (its
+// via: names it) or has none worth judging (sent once, nothing routes its host).
+func (e *engine) callChain(c *Call) (*Chain, error) {
+	if c.Dependency != "" {
+		return nil, nil
+	}
+	hosted, err := e.opts.Configs.hostLayers(c.Host)
+	if err != nil {
+		return nil, err
+	}
+	ch := callChain(c, hosted, e.file)
+	if !judged(ch) {
+		return nil, nil
+	}
+	return ch, nil
+}
+
+// judgeCall applies rules to one call and its chain (nil: none), and lists both. A chain of
+// code layers alone takes only the rules that judge code (codeRules).
+func (e *engine) judgeCall(rules []*Rule, c *Call, ch *Chain) error {
+	for _, r := range rules {
+		p := e.pass(r, callSubject(c))
+		if r.call != nil {
+			if err := r.call(p, c); err != nil {
+				return err
+			}
+		}
+		if ch != nil && (codeRules[r.ID] || !ch.codeOnly()) {
+			if err := e.chainRules(p, r, ch); err != nil {
+				return err
+			}
+		}
+	}
+	if ch != nil {
+		e.res.Chains = append(e.res.Chains, *ch)
+	}
+	e.res.Calls = append(e.res.Calls, *c)
 	return nil
 }
 

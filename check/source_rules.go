@@ -1,7 +1,7 @@
 package check
 
 import (
-	"strings"
+	"fmt"
 	"time"
 
 	"github.com/patience-dev/patience/internal/units"
@@ -14,26 +14,91 @@ func callAt(c *Call) policy.Pos { return policy.Pos{File: c.File, Line: c.Line, 
 
 // callMissingTimeout is PT001 on a call site: nothing bounds the whole call (no client
 // timeout, no context deadline, the library's default none). As for a dependency, a read
-// bound alone is no bound: Go's ResponseHeaderTimeout ends at the head, and a body that drips
-// never ends. An unresolved total is not judged (never guessed): the call's row says so.
+// bound alone is no bound: Go's ResponseHeaderTimeout ends at the head, a read timeout each
+// silence, and a body that drips never ends. An unresolved total is not judged (never
+// guessed): the call's row says so. The fix is the call's library's (source.Library.Fix), the
+// words the language's (callWords).
 func callMissingTimeout(p *pass, c *Call) error {
 	if c.Origin.Total != source.OriginNone {
 		return nil
 	}
-	fix := "give the client a Timeout (http.Client{Timeout: …}) a little above the dependency's p99.9 (patience probe URL measures it), or send the request with a context.WithTimeout"
-	if c.Retry != nil {
-		fix = "set the client's HTTPClient.Timeout (it bounds each attempt) a little above the dependency's p99.9 (patience probe URL measures it), or send the request with a context.WithTimeout"
+	fix := ""
+	if lib := source.LibraryOf(c); lib != nil {
+		fix = lib.Fix
 	}
+	w := wordsOf(c.Language)
 	if c.Timeouts.ReadMS != nil {
 		read := units.Duration(time.Duration(*c.Timeouts.ReadMS) * time.Millisecond)
-		p.reportFix(callAt(c), fix, "no total timeout: the %s read bound (ResponseHeaderTimeout) ends at the response head, so a body that drips a byte at a time never ends and holds the calling goroutine forever", read)
+		p.reportFix(callAt(c), fix, "no total timeout: "+w.readOnly+", so a body that drips a byte at a time never ends and holds %s forever", read, w.waiter)
 		return nil
 	}
-	p.reportFix(callAt(c), fix, "no timeout: %s has no Timeout and the request no deadline, so one hung call holds the calling goroutine (and whoever waits on it) forever", clientWords(c))
+	p.reportFix(callAt(c), fix, "no timeout: %s, so one hung call holds %s (and whoever waits on it) forever", w.unbounded(c), w.waiter)
 	return nil
 }
 
-// clientWords says which client a call uses, for PT001's message.
+// callWords are a language's words in PT001's message: who a hung call holds, what a read
+// bound alone bounds, and how a call comes to have no bound.
+type callWords struct {
+	waiter    string
+	readOnly  string // %s: the read bound
+	unbounded func(c *Call) string
+}
+
+// langWords are callWords per source.Language name; others take defaultWords.
+var langWords = map[string]callWords{
+	"go": {
+		waiter:    "the calling goroutine",
+		readOnly:  "the %s read bound (ResponseHeaderTimeout) ends at the response head",
+		unbounded: func(c *Call) string { return clientWords(c) + " has no Timeout and the request no deadline" },
+	},
+	"python": {
+		waiter:    "the calling worker (its thread or process)",
+		readOnly:  "the %s read timeout bounds each wait for the next bytes, not the response",
+		unbounded: libraryUnbounded,
+	},
+	"php": {
+		waiter:    "the calling PHP worker (a php-fpm child or a queue worker)",
+		readOnly:  "the %s read timeout bounds each wait for the next bytes, not the response",
+		unbounded: libraryUnbounded,
+	},
+	"javascript": jsWords,
+	"typescript": jsWords,
+}
+
+// jsWords: Node's event loop goes on, but the request's socket and everything awaiting it wait.
+var jsWords = callWords{
+	waiter:    "the awaiting request (its socket and everything that awaits it)",
+	readOnly:  "the %s read bound bounds each silence of the socket, not the response",
+	unbounded: libraryUnbounded,
+}
+
+var defaultWords = callWords{
+	waiter:    "the calling worker",
+	readOnly:  "the %s read bound bounds each silence, not the response",
+	unbounded: libraryUnbounded,
+}
+
+func wordsOf(lang string) callWords {
+	if w, ok := langWords[lang]; ok {
+		return w
+	}
+	return defaultWords
+}
+
+// libraryUnbounded says how a call through a library other than Go's came to have no bound.
+func libraryUnbounded(c *Call) string {
+	return fmt.Sprintf("the %s call sets no timeout and %s", c.Library, clientOrDefault(c))
+}
+
+// clientOrDefault says what else could have bounded the call and does not.
+func clientOrDefault(c *Call) string {
+	if c.Origin.Connect == source.OriginDefault || c.Origin.Read == source.OriginDefault {
+		return "the library's default bounds no total"
+	}
+	return "neither does its client or the library's default"
+}
+
+// clientWords says which client a Go call uses, for PT001's message.
 func clientWords(c *Call) string {
 	if c.Retry != nil {
 		return "the go-retryablehttp client's HTTPClient"
@@ -42,24 +107,4 @@ func clientWords(c *Call) string {
 		return "the client (http.DefaultClient, or an http.Client left at its defaults)"
 	}
 	return "the client"
-}
-
-// callRetriesNonIdempotent is PT005 on a call site: a POST/PATCH (any non-idempotent method)
-// the code's retry layer retries on an outcome-unknown failure, with no Idempotency-Key set
-// on the request. A method or a key the reader cannot see is not judged.
-func callRetriesNonIdempotent(p *pass, c *Call) error {
-	if c.Retry == nil || c.Retry.MaxAttempts < 2 || c.Method == "" || c.IdempotencyKey == nil || *c.IdempotencyKey {
-		return nil
-	}
-	if (policy.Request{Method: c.Method}).Idempotent() {
-		return nil
-	}
-	unknown := outcomeUnknown(c.Retry.On)
-	if len(unknown) == 0 {
-		return nil
-	}
-	p.reportFix(callAt(c), `set an Idempotency-Key header on the request (req.Header.Set("Idempotency-Key", key), the same key on every retry), or give the client a CheckRetry that does not retry this request on an unknown outcome`,
-		"%s retries a %s up to %s on %s without an Idempotency-Key (it does not look at the method): a %s after the provider committed executes it twice",
-		c.Retry.Layer, c.Method, attemptsText(c.Retry.MaxAttempts), strings.Join(unknown, ", "), unknown[0])
-	return nil
 }

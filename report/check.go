@@ -199,11 +199,31 @@ func assumedMarkdown(b *strings.Builder, r *check.Result) {
 }
 
 // skippedText lists every file skipped with its reason: "skipped README.md: not YAML or JSON".
+// More than groupSkips files skipped for one reason (a large tree's Go test files) are one
+// line with the count and the first as an example; JSON lists them all.
 func skippedText(b *strings.Builder, r *check.Result, st Styles, width int) {
+	count := map[string]int{}
 	for _, sk := range r.Skipped {
-		writeIndented(b, "", 0, []piece{{text: "skipped", style: st.Muted}, {text: textSafe(sk.Path) + ":", style: st.Muted}}, textSafe(sk.Reason), st.Muted, width, 2)
+		count[sk.Reason]++
+	}
+	done := map[string]bool{}
+	for _, sk := range r.Skipped {
+		n := count[sk.Reason]
+		if n <= groupSkips {
+			writeIndented(b, "", 0, []piece{{text: "skipped", style: st.Muted}, {text: textSafe(sk.Path) + ":", style: st.Muted}}, textSafe(sk.Reason), st.Muted, width, 2)
+			continue
+		}
+		if done[sk.Reason] {
+			continue
+		}
+		done[sk.Reason] = true
+		text := fmt.Sprintf("%s (e.g. %s; -o json lists every one)", textSafe(sk.Reason), textSafe(sk.Path))
+		writeIndented(b, "", 0, []piece{{text: "skipped", style: st.Muted}, {text: fmt.Sprintf("%d files:", n), style: st.Muted}}, text, st.Muted, width, 2)
 	}
 }
+
+// groupSkips is how many files skipped for one reason the text report lists one by one.
+const groupSkips = 5
 
 // breakAfter splits a word after each comma or slash: where a word too wide for a line may
 // break.

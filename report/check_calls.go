@@ -13,8 +13,10 @@ import (
 
 // callHeaders are the inventory's columns: where the call is, the library and method that
 // send it ("net/http POST"), its effective
-// bounds with where each comes from (the total first: PT001's), and how many attempts its retry layer makes.
-var callHeaders = []string{"where", "call", "total", "connect", "read", "attempts"}
+// bounds with where each comes from (the total first: PT001's), how many attempts one request
+// through it makes (the product of its retry layers, check.CallAttempts) and those layers,
+// outermost first.
+var callHeaders = []string{"where", "call", "total", "connect", "read", "attempts", "retry layers"}
 
 // boundCell is one bound with its origin: "5 s client", "30 s default", "none", "unresolved".
 func boundCell(ms *int64, o source.Origin) string {
@@ -35,15 +37,38 @@ func callRow(c check.Call) []string {
 	if c.Method == "" {
 		call = c.Library + " request"
 	}
-	attempts := "1"
-	if c.Retry != nil {
-		attempts = strconv.Itoa(c.Retry.MaxAttempts)
-		if c.Retry.MaxAttempts == 0 {
-			attempts = "unresolved"
-		}
-	}
 	return []string{fmt.Sprintf("%s:%d:%d", c.File, c.Line, c.Col), call, boundCell(c.Timeouts.TotalMS, c.Origin.Total),
-		boundCell(c.Timeouts.ConnectMS, c.Origin.Connect), read, attempts}
+		boundCell(c.Timeouts.ConnectMS, c.Origin.Connect), read, attemptsCell(&c), layersCell(&c)}
+}
+
+// attemptsCell is the attempts one request through the call makes: "18", "unlimited", or
+// "?" when a layer's count is not static.
+func attemptsCell(c *check.Call) string {
+	n, unbounded, known := check.CallAttempts(c)
+	switch {
+	case unbounded:
+		return "unlimited"
+	case !known:
+		return "?"
+	}
+	return strconv.Itoa(n)
+}
+
+// layersCell lists the call's retry layers, outermost first, each with its attempts:
+// "laravel-job 6 × laravel-http 3"; "-" when nothing retries it.
+func layersCell(c *check.Call) string {
+	layers := c.Layers
+	if len(layers) == 0 && c.Retry != nil {
+		layers = []source.Retry{*c.Retry}
+	}
+	if len(layers) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(layers))
+	for i, l := range layers {
+		parts[i] = l.Layer + " " + attemptsCell(&check.Call{Retry: &layers[i]})
+	}
+	return strings.Join(parts, " × ")
 }
 
 // headOnly says whether the call's read bound ends at the response head.
@@ -87,7 +112,7 @@ func checkCallsText(b *strings.Builder, r *check.Result, st Styles, width int) {
 		rows[i] = textSafeAll(callRow(c))
 		rows[i][0] = strings.Join(wrapPath(rows[i][0], labelW), "\n")
 	}
-	table := fitTable(st, callHeaders, rows, width-indent, func(col int) bool { return col == len(callHeaders)-1 })
+	table := fitTable(st, callHeaders, rows, width-indent, attemptsCol)
 	for _, l := range strings.Split(table, "\n") {
 		b.WriteString(strings.Repeat(" ", indent) + l + "\n")
 	}
@@ -103,7 +128,7 @@ func checkCallsMarkdown(b *strings.Builder, r *check.Result) {
 	for i, c := range r.Calls {
 		rows[i] = callRow(c) // writeMDTable escapes each cell
 	}
-	writeMDTable(b, callHeaders, rows, func(col int) bool { return col == len(callHeaders)-1 })
+	writeMDTable(b, callHeaders, rows, attemptsCol)
 	b.WriteString("\n")
 }
 
@@ -118,5 +143,8 @@ func checkCallsHTML(r *check.Result) []htmlBlock {
 		rows[i] = callRow(c)
 	}
 	return []htmlBlock{{Heading: "Calls"}, para("muted", callsSummary(r)),
-		{Table: textTable("", callHeaders, rows, func(col int) bool { return col == len(callHeaders)-1 })}}
+		{Table: textTable("", callHeaders, rows, attemptsCol)}}
 }
+
+// attemptsCol says whether col is the attempts column, a number aligned right.
+func attemptsCol(col int) bool { return col == 5 }

@@ -22,6 +22,22 @@ var Go = Language{
 	Test:       goLeftOut,
 	Package:    filepath.Dir,
 	Read:       readGo,
+	Libraries:  goLibraries,
+}
+
+// goLibraries are the HTTP libraries the Go reader knows, with PT001's fix in each one's API
+// and its defaults (the var block below cites them).
+var goLibraries = []Library{
+	{
+		Name:     libHTTP,
+		Fix:      "give the client a Timeout (http.Client{Timeout: …}) a little above the dependency's p99.9 (patience probe URL measures it), or send the request with a context.WithTimeout",
+		Defaults: "http.DefaultClient and http.Client{}: no Timeout; http.DefaultTransport dials with a 30 s net.Dialer timeout and sets no ResponseHeaderTimeout (Go's src/net/http/transport.go, DefaultTransport)",
+	},
+	{
+		Name:     libRetry,
+		Fix:      "set the client's HTTPClient.Timeout (it bounds each attempt) a little above the dependency's p99.9 (patience probe URL measures it), or send the request with a context.WithTimeout",
+		Defaults: "NewClient(): RetryMax 4 (5 attempts), RetryWaitMin 1 s, RetryWaitMax 30 s, HTTPClient cleanhttp.DefaultPooledClient() with no Timeout and a 30 s dial timeout (hashicorp/go-retryablehttp client.go, hashicorp/go-cleanhttp cleanhttp.go)",
+	},
 }
 
 // langGo is Go's name in Call.Language.
@@ -56,7 +72,10 @@ var goPackages = map[string]string{
 var (
 	goDefaultConnect = 30 * time.Second
 	retryDefaultMax  = 4
-	retryDefaultOn   = []string{"connect", "timeout", "reset", "429", "5xx"}
+	// go-retryablehttp's defaultRetryWaitMin and defaultRetryWaitMax.
+	retryDefaultWaitMin = 1 * time.Second
+	retryDefaultWaitMax = 30 * time.Second
+	retryDefaultOn      = []string{"connect", "timeout", "reset", "429", "5xx"}
 )
 
 // noteHeadOnly says what a read bound from ResponseHeaderTimeout is.

@@ -54,7 +54,10 @@ func (p *goPackage) callSite(ce *ast.CallExpr, sc *goScope) (Call, bool) {
 	req := &value{kind: kindRequest, total: none, method: method, key: new(bool)}
 	if method == "" {
 		req = p.sent(ce, sc)
+	} else if len(ce.Args) > 0 {
+		req.host = p.host(ce.Args[0], sc, 0)
 	}
+	c.Host = req.host
 	c.Method = strings.ToUpper(req.method)
 	c.IdempotencyKey = req.key
 	c.set(client.connect, client.read, tighter(client.total, req.total))

@@ -31,9 +31,10 @@ type value struct {
 	// StandardClient returns).
 	retry *Retry
 	notes []string
-	// method and key are a request's (key nil: not visible).
+	// method and key are a request's (key nil: not visible); host its URL's literal host.
 	method string
 	key    *bool
+	host   string
 }
 
 // maxDepth bounds how far the reader follows names into names (a cycle a = b; b = a).
@@ -60,8 +61,16 @@ func httpDefault() *value {
 func retryDefault() *value {
 	v := httpDefault()
 	v.kind = kindRetryClient
-	v.retry = &Retry{Layer: libRetry, MaxAttempts: retryDefaultMax + 1, On: append([]string(nil), retryDefaultOn...)}
+	v.retry = &Retry{Layer: libRetry, MaxAttempts: retryDefaultMax + 1, On: append([]string(nil), retryDefaultOn...), Backoff: retryDefaultBackoff()}
 	return v
+}
+
+// retryDefaultBackoff is go-retryablehttp's DefaultBackoff between RetryWaitMin 1 s and
+// RetryWaitMax 30 s: min·2^n, capped, with no jitter (client.go, DefaultBackoff; a Retry-After
+// on a 429 or 503 replaces it).
+func retryDefaultBackoff() *Backoff {
+	initial, most, mult := retryDefaultWaitMin.Milliseconds(), retryDefaultWaitMax.Milliseconds(), 2.0
+	return &Backoff{InitialMS: &initial, MaxMS: &most, Multiplier: &mult, Jitter: "none"}
 }
 
 // defaultTransport is http.DefaultTransport and cleanhttp's transports: a 30 s dial.
@@ -369,6 +378,9 @@ func (p *goPackage) request(ctx ast.Expr, rest []ast.Expr, sc *goScope, own Orig
 	if len(rest) > 0 {
 		v.method = sc.file.stringLit(rest[0])
 	}
+	if len(rest) > 1 {
+		v.host = p.host(rest[1], sc, depth+1)
+	}
 	return v
 }
 
@@ -478,6 +490,12 @@ func (p *goPackage) applyRetry(v *value, path []string, expr ast.Expr, sc *goSco
 			v.retry.MaxAttempts = 0
 			v.notes = append(v.notes, "attempts: RetryMax is "+exprText(expr)+", computed at run time")
 		}
+	case (path[0] == "RetryWaitMin" || path[0] == "RetryWaitMax") && len(path) == 1:
+		p.applyWait(v, path[0], expr, sc, own, depth)
+	case path[0] == "Backoff" && len(path) == 1:
+		// LinearJitterBackoff, RateLimitLinearJitterBackoff or the code's own: not read.
+		v.retry.Backoff = nil
+		v.notes = append(v.notes, "backoff: Backoff is "+exprText(expr)+", not read")
 	case path[0] == "CheckRetry" && len(path) == 1:
 		v.retry.On = nil
 		v.notes = append(v.notes, "retry: CheckRetry is the code's own, so what it retries is not read")
@@ -493,6 +511,29 @@ func (p *goPackage) applyRetry(v *value, path []string, expr ast.Expr, sc *goSco
 		p.apply(&c, path[1:], expr, sc, own, depth+1)
 		v.connect, v.read, v.total, v.notes = c.connect, c.read, c.total, c.notes
 	}
+}
+
+// applyWait sets RetryWaitMin (the first wait) or RetryWaitMax (the cap) of the default
+// backoff; a wait the reader cannot read leaves the backoff unknown.
+func (p *goPackage) applyWait(v *value, field string, expr ast.Expr, sc *goScope, own Origin, depth int) {
+	b := v.retry.Backoff
+	if b == nil || b.InitialMS == nil {
+		return // the code's own Backoff: the waits are its to use
+	}
+	d := p.duration(expr, sc, own, depth)
+	if !d.known() {
+		v.retry.Backoff = nil
+		v.notes = append(v.notes, "backoff: "+field+" is "+exprText(expr)+", computed at run time")
+		return
+	}
+	ms := d.D.Milliseconds()
+	nb := *b
+	if field == "RetryWaitMin" {
+		nb.InitialMS = &ms
+	} else {
+		nb.MaxMS = &ms
+	}
+	v.retry.Backoff = &nb
 }
 
 // applyTransport sets a Transport's dialer or ResponseHeaderTimeout.
