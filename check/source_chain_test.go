@@ -202,8 +202,9 @@ func TestCallMissingTimeoutWords(t *testing.T) {
 		// A library its reader does not list: the rule's own fix.
 		{Call{File: "a.py", Line: 3, Language: "python", Library: "a-client-of-its-own", Origin: none}, "the calling worker (its thread or process)", "goroutine", "policy.timeout"},
 		{Call{File: "a.php", Line: 3, Language: "php", Library: "guzzle", Origin: none}, "php-fpm child", "goroutine", ""},
-		{Call{File: "a.js", Line: 3, Language: "javascript", Library: "axios", Origin: source.Origins{Connect: source.OriginNone, Read: source.OriginExplicit, Total: source.OriginNone},
-			Timeouts: source.Timeouts{ReadMS: i64(5000)}}, "no total timeout: the 5 s read bound bounds each silence of the socket", "goroutine", ""},
+		{Call{File: "a.js", Line: 3, Language: "javascript", Library: "axios", Origin: none}, "the awaiting request", "goroutine", ""},
+		{Call{File: "c.go", Line: 3, Language: "go", Library: "net/http", ReadHeadOnly: true, Origin: source.Origins{Connect: source.OriginDefault, Read: source.OriginExplicit, Total: source.OriginNone},
+			Timeouts: source.Timeouts{ReadMS: i64(5000)}}, "no total timeout: the 5 s read bound (ResponseHeaderTimeout) ends at the response head, so a body that stops sending holds the calling goroutine forever", "", ""},
 		{Call{File: "a.go", Line: 3, Language: "go", Library: "net/http", Origin: source.Origins{Connect: source.OriginDefault, Read: source.OriginNone, Total: source.OriginNone}},
 			"http.DefaultClient, or an http.Client left at its defaults) has no Timeout and the request no deadline, so one hung call holds the calling goroutine", "", "http.Client{Timeout"},
 		{Call{File: "b.go", Line: 3, Language: "go", Library: "go-retryablehttp", Retry: &source.Retry{Layer: "go-retryablehttp", MaxAttempts: 1}, Origin: none},
@@ -336,5 +337,31 @@ func TestCallSharedLayerOnce(t *testing.T) {
 	res := runCalls(t, a, b)
 	if len(res.Findings) != 1 || res.Findings[0].Rule != "PT006" || res.Findings[0].File != "http.py" {
 		t.Errorf("findings = %+v, want one PT006 at http.py", res.Findings)
+	}
+}
+
+// PT001 on a call is a wait nothing bounds: a read bound on every silence is the seeds' own
+// fix (requests' timeout=(3.0, 10.0) through ExternalClient) and passes; a read bound that
+// ends at the head does not; an unresolved read is not judged.
+func TestCallReadBoundPT001(t *testing.T) {
+	readOnly := source.Origins{Connect: source.OriginExplicit, Read: source.OriginExplicit, Total: source.OriginNone}
+	cases := []struct {
+		name string
+		call Call
+		want bool
+	}{
+		{"seeds requests (3, 10)", Call{File: "a.py", Line: 1, Language: "python", Library: "requests", Origin: readOnly, Timeouts: source.Timeouts{ConnectMS: i64(3000), ReadMS: i64(10000)}}, false},
+		{"undici's default headers/body timeouts", Call{File: "a.js", Line: 1, Language: "javascript", Library: "fetch", Origin: source.Origins{Connect: source.OriginDefault, Read: source.OriginDefault, Total: source.OriginNone}, Timeouts: source.Timeouts{ConnectMS: i64(10000), ReadMS: i64(300000)}}, false},
+		{"Go ResponseHeaderTimeout only", Call{File: "a.go", Line: 1, Language: "go", Library: "net/http", ReadHeadOnly: true, Origin: readOnly, Timeouts: source.Timeouts{ConnectMS: i64(3000), ReadMS: i64(10000)}}, true},
+		{"requests, no timeout", Call{File: "b.py", Line: 1, Language: "python", Library: "requests", Origin: source.Origins{Connect: source.OriginNone, Read: source.OriginNone, Total: source.OriginNone}}, true},
+		{"read unresolved", Call{File: "c.py", Line: 1, Language: "python", Library: "requests", Origin: source.Origins{Connect: source.OriginUnresolved, Read: source.OriginUnresolved, Total: source.OriginNone}}, false},
+		{"total unresolved", Call{File: "d.go", Line: 1, Language: "go", Library: "net/http", Origin: source.Origins{Connect: source.OriginDefault, Read: source.OriginNone, Total: source.OriginUnresolved}}, false},
+	}
+	for _, tc := range cases {
+		res := runCalls(t, tc.call)
+		got := slices.ContainsFunc(res.Findings, func(f Finding) bool { return f.Rule == "PT001" })
+		if got != tc.want {
+			t.Errorf("%s: PT001 %v, want %v (findings %+v)", tc.name, got, tc.want, res.Findings)
+		}
 	}
 }

@@ -12,14 +12,19 @@ import (
 // callAt is where a call's findings point: the call expression.
 func callAt(c *Call) policy.Pos { return policy.Pos{File: c.File, Line: c.Line, Col: c.Col} }
 
-// callMissingTimeout is PT001 on a call site: nothing bounds the whole call (no client
-// timeout, no context deadline, the library's default none). As for a dependency, a read
-// bound alone is no bound: Go's ResponseHeaderTimeout ends at the head, a read timeout each
-// silence, and a body that drips never ends. An unresolved total is not judged (never
-// guessed): the call's row says so. The fix is the call's library's (source.Library.Fix), the
-// words the language's (callWords).
+// callMissingTimeout is PT001 on a call site: nothing bounds the wait — a peer that goes
+// silent holds the call forever (no total, no context deadline, no read bound on every
+// silence; the library's defaults included). This is the seeds' incident (requests with no
+// timeout, every Gunicorn worker waiting) and what their fix sets: connect 3 s and read 10 s,
+// through a wrapper that refuses timeout=None. A read bound on every silence is that fix: the
+// call's row keeps total "none", and a body that drips a byte within each read bound is named
+// in its notes, not here — requests, httpx and urllib3 have no total to set, so a gate firing
+// on the seeds' own fix would be one users turn off. A read bound that ends at the head (Go's
+// ResponseHeaderTimeout) leaves the body's silences unbounded: PT001. An unresolved bound is not
+// judged (never guessed): the call's row says so. The fix is the call's library's
+// (source.Library.Fix), the words the language's (callWords).
 func callMissingTimeout(p *pass, c *Call) error {
-	if c.Origin.Total != source.OriginNone {
+	if bounded, known := c.SilenceBounded(); bounded || !known {
 		return nil
 	}
 	fix := ""
@@ -29,7 +34,7 @@ func callMissingTimeout(p *pass, c *Call) error {
 	w := wordsOf(c.Language)
 	if c.Timeouts.ReadMS != nil {
 		read := units.Duration(time.Duration(*c.Timeouts.ReadMS) * time.Millisecond)
-		p.reportFix(callAt(c), fix, "no total timeout: "+w.readOnly+", so a body that drips a byte at a time never ends and holds %s forever", read, w.waiter)
+		p.reportFix(callAt(c), fix, "no total timeout: "+w.readOnly+", so a body that stops sending holds %s forever", read, w.waiter)
 		return nil
 	}
 	p.reportFix(callAt(c), fix, "no timeout: %s, so one hung call holds %s (and whoever waits on it) forever", w.unbounded(c), w.waiter)

@@ -62,6 +62,7 @@ func (p *goPackage) callSite(ce *ast.CallExpr, sc *goScope) (Call, bool) {
 	c.IdempotencyKey = req.key
 	c.set(client.connect, client.read, tighter(client.total, req.total))
 	c.Notes = append(append(c.Notes, client.notes...), req.notes...)
+	c.ReadHeadOnly = client.headOnly && client.read.known()
 	return c, true
 }
 

@@ -31,6 +31,8 @@ type value struct {
 	// StandardClient returns).
 	retry *Retry
 	notes []string
+	// headOnly says the read bound is ResponseHeaderTimeout's: the body has none.
+	headOnly bool
 	// method and key are a request's (key nil: not visible); host its URL's literal host.
 	method string
 	key    *bool
@@ -225,6 +227,7 @@ func merge(vals []*value, name string) *value {
 		}
 		out.connect = agree(out.connect, v.connect)
 		out.read = agree(out.read, v.read)
+		out.headOnly = out.headOnly || v.headOnly
 		out.total = agree(out.total, v.total)
 		if v.method != out.method {
 			out.method = ""
@@ -469,12 +472,12 @@ func (p *goPackage) applyClient(v *value, path []string, expr ast.Expr, sc *goSc
 				t = unknown(kindTransport, "connect and read: the Transport is "+exprText(expr)+", not read")
 			}
 		}
-		v.connect, v.read, v.notes = t.connect, t.read, append(v.notes, t.notes...)
+		v.connect, v.read, v.headOnly, v.notes = t.connect, t.read, t.headOnly, append(v.notes, t.notes...)
 	case path[0] == "Transport":
 		t := *v
 		t.kind = kindTransport
 		p.apply(&t, path[1:], expr, sc, own, depth+1)
-		v.connect, v.read, v.notes = t.connect, t.read, t.notes
+		v.connect, v.read, v.headOnly, v.notes = t.connect, t.read, t.headOnly, t.notes
 	}
 }
 
@@ -551,6 +554,7 @@ func (p *goPackage) applyTransport(v *value, path []string, expr ast.Expr, sc *g
 		v.read = p.duration(expr, sc, own, depth)
 		if v.read.known() {
 			v.notes = append(v.notes, noteHeadOnly)
+			v.headOnly = true
 		}
 	}
 }

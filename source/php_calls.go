@@ -2,6 +2,7 @@ package source
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -510,16 +511,18 @@ func (p *phpPkg) jobBackoff(job *phpClass, ctx *phpCtx, val func(string) (phpRan
 	if m := p.method(job, "backoff"); m != nil && m.open >= 0 {
 		f := m.file
 		var notes []string
+		jitter, factor := "", (*float64)(nil)
 		for k := m.open; k < m.close; k++ {
 			if f.kw(k, "random_int") || f.kw(k, "rand") || f.kw(k, "mt_rand") {
 				notes = append(notes, fmt.Sprintf("%s:%d: backoff() adds %s(): each job's waits are spread (jitter)", f.path, f.tok(k).line, f.tok(k).text))
+				jitter, factor = "proportional", randomShare(f, k, m.close)
 				break
 			}
 		}
 		for k := m.open; k < m.close; k++ {
 			if f.is(k, phpOpen, "[") {
 				if s := ctx.numbers(phpRange{f: f, s: k, e: int(f.tok(k).match) + 1}); len(s) > 0 {
-					return &Backoff{ScheduleMS: secondsToMS(s)}, notes
+					return &Backoff{ScheduleMS: secondsToMS(s), Jitter: jitter, JitterFactor: factor}, notes
 				}
 			}
 		}
@@ -563,6 +566,25 @@ func deadline(m *phpFunc) *int64 {
 		}
 		ms := int64(n * float64(u/time.Millisecond))
 		return &ms
+	}
+	return nil
+}
+
+// randomShare is f in a backoff() that adds random_int(0, intdiv($s, N)) or random_int(0,
+// $s / N) to each wait $s (the seeds' jitter: N = 4, f = 0.25), reading the tokens from the
+// random call at k up to end; nil when the code spreads the waits some other way.
+func randomShare(f *phpFile, k, end int) *float64 {
+	for i := k; i < end && i < k+16; i++ {
+		if (f.kw(i, "intdiv") || f.is(i, phpOp, "/")) && i+1 < end {
+			for j := i + 1; j < end && j < i+6; j++ {
+				if t := f.tok(j); t.kind == phpNumber {
+					if n, err := strconv.ParseFloat(t.text, 64); err == nil && n > 0 {
+						v := 1 / n
+						return &v
+					}
+				}
+			}
+		}
 	}
 	return nil
 }

@@ -162,6 +162,10 @@ func TestPHPSeeds(t *testing.T) {
 	if want := []int64{10000, 30000, 90000, 270000, 600000}; job.Backoff == nil || !cmp.Equal(job.Backoff.ScheduleMS, want) {
 		t.Errorf("job backoff() = %+v, want the schedule %v", job.Backoff, want)
 	}
+	// The seeds spread each wait by random_int(0, intdiv($seconds, 4)): proportional, f = 1/4.
+	if b := job.Backoff; b == nil || b.Jitter != "proportional" || b.JitterFactor == nil || *b.JitterFactor != 0.25 {
+		t.Errorf("job backoff() jitter = %+v, want proportional with factor 0.25 (the seeds' random_int)", b)
+	}
 	if job.TimeoutMS == nil || *job.TimeoutMS != 20000 || job.DeadlineMS != nil {
 		t.Errorf("job $timeout = %v, deadline %v; want 20000 ms and none", job.TimeoutMS, job.DeadlineMS)
 	}

@@ -91,8 +91,12 @@ type Backoff struct {
 	InitialMS  *int64   `json:"initial_ms,omitempty"`
 	MaxMS      *int64   `json:"max_ms,omitempty"`
 	Multiplier *float64 `json:"multiplier,omitempty"`
-	// Jitter is "none", "full", "equal", "decorrelated" or "" when the code does not say.
+	// Jitter is "none", "full", "equal", "decorrelated", "proportional" (each wait d becomes
+	// d + U[0, JitterFactor·d]: the seeds' backoff() adding random_int(0, intdiv($s, 4))) or ""
+	// when the code does not say.
 	Jitter string `json:"jitter,omitempty"`
+	// JitterFactor is proportional jitter's f where the code writes it; nil otherwise.
+	JitterFactor *float64 `json:"jitter_factor,omitempty"`
 }
 
 // Call is one outbound HTTP call site (issue 28 item 5).
@@ -106,6 +110,11 @@ type Call struct {
 	Method   string   `json:"method,omitempty"`
 	Timeouts Timeouts `json:"timeouts"`
 	Origin   Origins  `json:"timeout_origin"`
+	// ReadHeadOnly says the read bound ends at the response head (Go's
+	// Transport.ResponseHeaderTimeout): the body's silences have no bound. Otherwise a read
+	// bound bounds every silence of the response (requests' and httpx's read, axios's
+	// timeout in Node, undici's headersTimeout and bodyTimeout).
+	ReadHeadOnly bool `json:"read_head_only,omitempty"`
 	// Retry is the innermost retry layer (the call's own client's), or the only one; nil
 	// when no layer retries the call.
 	Retry *Retry `json:"retry"`
@@ -142,6 +151,21 @@ var (
 	noBound         = Bound{Origin: OriginNone}
 	unresolvedBound = Bound{Origin: OriginUnresolved}
 )
+
+// SilenceBounded says whether a silent peer is bounded: a total bound, or a read bound on
+// every silence of the response. A read bound that ends at the head leaves the body's
+// silences unbounded. A total or read that is unresolved is not known either way.
+func (c *Call) SilenceBounded() (bounded, known bool) {
+	switch {
+	case c.Origin.Total != OriginNone:
+		return c.Origin.Total != OriginUnresolved, c.Origin.Total != OriginUnresolved
+	case c.Timeouts.ReadMS != nil && !c.ReadHeadOnly:
+		return true, true
+	case c.Origin.Read == OriginUnresolved:
+		return false, false
+	}
+	return false, true
+}
 
 // known says whether the bound has a value.
 func (b Bound) known() bool {
