@@ -37,6 +37,9 @@ func (c *phpCtx) fromVar(i int, segs []phpSeg) *phpClient {
 		if cls := c.p.classes[shortName(typ)]; cls != nil && !cls.iface && len(segs) > 0 && segs[0].open >= 0 {
 			return c.apply(c.methodReturn(cls, segs[0].name), segs[1:])
 		}
+		if c.injected(name) {
+			return c.apply(c.containerClient(typ, c.fn.class, strings.EqualFold(c.fn.name, "__construct")), segs)
+		}
 		return c.apply(c.typeClient(typ), segs)
 	}
 	return nil
@@ -109,6 +112,9 @@ func (c *phpCtx) propClient(cls *phpClass, name string) *phpClient {
 	if prop.def >= 0 {
 		sub := &phpCtx{p: c.p, f: decl.file, depth: c.depth + 1, origin: OriginClient}
 		return sub.expr(phpRange{f: decl.file, s: prop.def, e: decl.file.exprEnd(prop.def)})
+	}
+	if prop.promoted {
+		return c.containerClient(prop.typ, decl, true)
 	}
 	return c.typeClient(prop.typ)
 }
@@ -226,15 +232,19 @@ func (c *phpCtx) deciderCount(r phpRange) (int, bool) {
 	return 0, false
 }
 
-// call is the call site at the verb toks[v] on a client.
-func (c *phpCtx) call(cl *phpClient, v int, verb string) Call {
+// call is the call site of the verb v on a client.
+func (c *phpCtx) call(cl *phpClient, v phpVerb) Call {
 	f := c.f
-	t := f.tok(v)
-	args := f.args(v + 1)
-	call := Call{File: f.path, Line: int(t.line), Col: int(t.col), Language: langPHP, Library: cl.lib, Method: verb, IdempotencyKey: cl.key, Retry: cl.retry}
+	t := f.tok(v.at)
+	args := f.args(v.open)
+	call := Call{File: f.path, Line: int(t.line), Col: int(t.col), Language: langPHP, Library: cl.lib, Method: v.method, IdempotencyKey: cl.key, Retry: cl.retry}
 	urlAt, optsAt := 0, 1
 	name := strings.ToLower(t.text)
-	if verb == "" {
+	switch {
+	case v.dynamic:
+		name = ""
+		cl.notes = append(cl.notes, "the request method is a variable ("+f.text(phpRange{f: f, s: v.at, e: v.open})+"): unknown, so whether a retry repeats a write is not judged")
+	case v.method == "":
 		urlAt, optsAt = 1, 2
 		if len(args) > 0 && f.tok(args[0].s).kind == phpString && args[0].e-args[0].s == 1 {
 			call.Method = strings.ToUpper(f.tok(args[0].s).text)
@@ -253,8 +263,8 @@ func (c *phpCtx) call(cl *phpClient, v int, verb string) Call {
 			cl.notes = append(cl.notes, name+"() sends a request object built elsewhere: its headers are not read")
 		}
 	}
-	if cl.lib == libLaravel && verb != "" {
-		optsAt = -1 // Laravel's get/post take data, not options
+	if cl.lib == libLaravel && urlAt == 0 {
+		optsAt = -1 // Laravel's get/post (and a dynamic verb) take data, not options
 	}
 	if optsAt >= 0 && optsAt < len(args) {
 		// Request options override the client's; Guzzle merges the headers.
