@@ -116,7 +116,7 @@ func (c *phpCtx) containerClient(typ string, cls *phpClass, ctor bool) *phpClien
 	}
 	ct := c.p.container()
 	if ctor && cls != nil && ct.newed[strings.ToLower(cls.name)] {
-		cl := c.typeClient(typ)
+		cl := c.typeClient(fqnGuzzle) // (typ may be spelled in any case)
 		cl.notes = append(cl.notes, "the package builds "+cls.name+" with new: its constructor's Client is the one passed there, not the container's")
 		return cl
 	}

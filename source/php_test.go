@@ -407,6 +407,8 @@ func FuzzPHPSource(f *testing.F) {
 		}
 	}
 	f.Add([]byte("<?php $a = \"{$b[\"c\"]}\"; <<<'X'\nX;\n#[A] ?><?= Http::get('x') ?>"))
+	// A class built with new whose constructor takes a Client spelled in another case (found by the fuzzer).
+	f.Add([]byte("<?use GuZZleHttp\\Client ;ClAss BuiltBYHAnd{funCtion __ConstruCt(Client$client){$client->$A0()new BuiltBYHAnd}}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		calls, err := PHP.Read([]Input{{Path: "f.php", Data: data}})
 		var se *Error
