@@ -38,6 +38,9 @@ func (c *phpCtx) fromVar(i int, segs []phpSeg) *phpClient {
 		if cls := c.p.classes[shortName(typ)]; cls != nil && !cls.iface && len(segs) > 0 && segs[0].open >= 0 {
 			return c.apply(c.methodReturn(cls, segs[0].name), segs[1:])
 		}
+		if c.injected(name) {
+			return c.apply(c.containerClient(typ, c.fn.class, strings.EqualFold(c.fn.name, "__construct")), segs)
+		}
 		return c.apply(c.typeClient(typ), segs)
 	}
 	return nil
@@ -110,6 +113,9 @@ func (c *phpCtx) propClient(cls *phpClass, name string) *phpClient {
 	if prop.def >= 0 {
 		sub := &phpCtx{p: c.p, f: decl.file, depth: c.depth + 1, origin: OriginClient}
 		return sub.expr(phpRange{f: decl.file, s: prop.def, e: decl.file.exprEnd(prop.def)})
+	}
+	if prop.promoted {
+		return c.containerClient(prop.typ, decl, true)
 	}
 	return c.typeClient(prop.typ)
 }
@@ -227,36 +233,13 @@ func (c *phpCtx) deciderCount(r phpRange) (int, bool) {
 	return 0, false
 }
 
-// call is the call site at the verb toks[v] on a client.
-func (c *phpCtx) call(cl *phpClient, v int, verb string) Call {
+// call is the call site of the verb v on a client.
+func (c *phpCtx) call(cl *phpClient, v phpVerb) Call {
 	f := c.f
-	t := f.tok(v)
-	args := f.args(v + 1)
-	call := Call{File: f.path, Line: int(t.line), Col: int(t.col), Language: langPHP, Library: cl.lib, Method: verb, IdempotencyKey: cl.key, Retry: cl.retry}
-	urlAt, optsAt := 0, 1
-	name := strings.ToLower(t.text)
-	if verb == "" {
-		urlAt, optsAt = 1, 2
-		if len(args) > 0 && f.tok(args[0].s).kind == phpString && args[0].e-args[0].s == 1 {
-			call.Method = strings.ToUpper(f.tok(args[0].s).text)
-		}
-		if (name == "send" || name == "sendrequest") && cl.lib == libGuzzle {
-			urlAt, optsAt = -1, 1
-			call.Method = ""
-			if len(args) > 0 && f.kw(args[0].s, "new") && f.is(args[0].s+2, phpOpen, "(") {
-				// sendRequest(new Request('GET', $url)): the method and URL as written.
-				if ra := f.args(args[0].s + 2); len(ra) > 1 && f.tok(ra[0].s).kind == phpString {
-					call.Method = strings.ToUpper(f.tok(ra[0].s).text)
-					call.Host = c.host(ra[1])
-				}
-			}
-			cl.key, call.IdempotencyKey = nil, nil
-			cl.notes = append(cl.notes, name+"() sends a request object built elsewhere: its headers are not read")
-		}
-	}
-	if cl.lib == libLaravel && verb != "" {
-		optsAt = -1 // Laravel's get/post take data, not options
-	}
+	t := f.tok(v.at)
+	args := f.args(v.open)
+	call := Call{File: f.path, Line: int(t.line), Col: int(t.col), Language: langPHP, Library: cl.lib, Method: v.method, IdempotencyKey: cl.key, Retry: cl.retry}
+	urlAt, optsAt, sent := c.layout(cl, v, args, &call)
 	if optsAt >= 0 && optsAt < len(args) {
 		// Request options override the client's; Guzzle merges the headers.
 		before := cl.key
@@ -265,7 +248,7 @@ func (c *phpCtx) call(cl *phpClient, v int, verb string) Call {
 			cl.key = before
 		}
 		call.IdempotencyKey = cl.key
-		if (name == "send" || name == "sendrequest") && cl.lib == libGuzzle {
+		if sent {
 			call.IdempotencyKey = nil
 		}
 	}
@@ -283,6 +266,39 @@ func (c *phpCtx) call(cl *phpClient, v int, verb string) Call {
 	call.set(cl.connect, cl.read, cl.total)
 	call.Notes = cl.notes
 	return call
+}
+
+// layout is where the verb's arguments put the URL and the options (-1: nowhere) and the
+// method when an argument gives it; sent is Guzzle's send()/sendRequest() of a request object
+// built elsewhere (its headers unseen).
+func (c *phpCtx) layout(cl *phpClient, v phpVerb, args []phpRange, call *Call) (urlAt, optsAt int, sent bool) {
+	f := c.f
+	urlAt, optsAt = 0, 1
+	name := strings.ToLower(f.tok(v.at).text)
+	switch {
+	case v.dynamic:
+		cl.notes = append(cl.notes, "the request method is a variable ("+f.text(phpRange{f: f, s: v.at, e: v.open})+"): unknown, so whether a retry repeats a write is not judged")
+	case (name == "send" || name == "sendrequest") && cl.lib == libGuzzle:
+		urlAt, sent = -1, true
+		if len(args) > 0 && f.kw(args[0].s, "new") && f.is(args[0].s+2, phpOpen, "(") {
+			// sendRequest(new Request('GET', $url)): the method and URL as written.
+			if ra := f.args(args[0].s + 2); len(ra) > 1 && f.tok(ra[0].s).kind == phpString {
+				call.Method = strings.ToUpper(f.tok(ra[0].s).text)
+				call.Host = c.host(ra[1])
+			}
+		}
+		cl.key, call.IdempotencyKey = nil, nil
+		cl.notes = append(cl.notes, name+"() sends a request object built elsewhere: its headers are not read")
+	case v.method == "":
+		urlAt, optsAt = 1, 2
+		if len(args) > 0 && f.tok(args[0].s).kind == phpString && args[0].e-args[0].s == 1 {
+			call.Method = strings.ToUpper(f.tok(args[0].s).text)
+		}
+	}
+	if cl.lib == libLaravel && urlAt == 0 {
+		optsAt = -1 // Laravel's get/post (and a dynamic verb) take data, not options
+	}
+	return urlAt, optsAt, sent
 }
 
 // contexts gives each call the queue job that runs it (a retry layer of its own) and marks

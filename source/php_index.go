@@ -36,6 +36,8 @@ type phpProp struct {
 	typ  string
 	def  int
 	line int
+	// promoted is a constructor's promoted parameter: the container injects it by its type.
+	promoted bool
 }
 
 // phpFunc is a method or a function: its parameters and body (open and close brace; -1 for
@@ -62,6 +64,8 @@ type phpPkg struct {
 	macros map[string]phpRange
 	// global is the last Http::globalOptions([...]) array of the package.
 	global *phpRange
+	// ioc is what the package tells Laravel's container (php_container.go), found on first use.
+	ioc *phpContainer
 }
 
 // phpRange is a run of tokens of a file: [s, e).
@@ -314,7 +318,7 @@ func (c *phpClass) promote(fn *phpFunc) {
 			if f.tok(k-1).kind == phpIdent && !phpModifier(f.tok(k-1).text) {
 				typ = f.fqn(f.tok(k - 1).text)
 			}
-			c.props[strings.ToLower(f.tok(k).text)] = &phpProp{typ: typ, def: -1, line: int(f.tok(k).line)}
+			c.props[strings.ToLower(f.tok(k).text)] = &phpProp{typ: typ, def: -1, line: int(f.tok(k).line), promoted: true}
 		}
 	}
 }

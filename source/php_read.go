@@ -100,10 +100,7 @@ type phpSite struct {
 func (p *phpPkg) callsIn(f *phpFile) []phpSite {
 	var out []phpSite
 	for i := 1; i+2 < len(f.toks); i++ {
-		if !(f.is(i, phpOp, "->") || f.is(i, phpOp, "?->") || f.is(i, phpOp, "::")) || f.tok(i+1).kind != phpIdent || !f.is(i+2, phpOpen, "(") {
-			continue
-		}
-		verb, ok := phpVerbs[strings.ToLower(f.tok(i+1).text)]
+		v, ok := f.verbAt(i)
 		if !ok {
 			continue
 		}
@@ -112,9 +109,38 @@ func (p *phpPkg) callsIn(f *phpFile) []phpSite {
 		if cl == nil {
 			continue
 		}
-		out = append(out, phpSite{call: ctx.call(cl, i+1, verb), fn: ctx.fn})
+		out = append(out, phpSite{call: ctx.call(cl, v), fn: ctx.fn})
 	}
 	return out
+}
+
+// phpVerb is a request method called at an operator: the token naming it, its argument list's
+// open parenthesis and the method it sends ("" = its first argument's, as request()).
+// dynamic is a method named by a variable (`->{$method}(…)`, `->$verb(…)`): unknown, and
+// its arguments are a verb's (URL, then data or options).
+type phpVerb struct {
+	at, open int
+	method   string
+	dynamic  bool
+}
+
+// verbAt is the verb called after the operator toks[i] (-> ?-> ::), ok false when none.
+func (f *phpFile) verbAt(i int) (phpVerb, bool) {
+	arrow := f.is(i, phpOp, "->") || f.is(i, phpOp, "?->")
+	if !arrow && !f.is(i, phpOp, "::") {
+		return phpVerb{}, false
+	}
+	switch t := f.tok(i + 1); {
+	case t.kind == phpIdent && f.is(i+2, phpOpen, "("):
+		m, ok := phpVerbs[strings.ToLower(t.text)]
+		return phpVerb{at: i + 1, open: i + 2, method: m}, ok
+	case !arrow:
+	case t.kind == phpVar && f.is(i+2, phpOpen, "("):
+		return phpVerb{at: i + 1, open: i + 2, dynamic: true}, true
+	case f.is(i+1, phpOpen, "{") && f.is(int(t.match)+1, phpOpen, "("):
+		return phpVerb{at: i + 1, open: int(t.match) + 1, dynamic: true}, true
+	}
+	return phpVerb{}, false
 }
 
 // phpSeg is one link of a chain: a method call (args at the open parenthesis) or a property.
@@ -163,7 +189,8 @@ func (c *phpCtx) receiver(start, end int) *phpClient {
 		case t.kind == phpIdent && (f.is(prev-1, phpOp, "->") || f.is(prev-1, phpOp, "?->")) && prev-1 >= start:
 			segs = append(segs, phpSeg{name: t.text, open: -1})
 			k = prev - 1
-		case t.kind == phpVar:
+		case t.kind == phpVar && !f.is(prev-1, phpOp, "->") && !f.is(prev-1, phpOp, "?->"):
+			// (after -> it is a dynamic property, $a->$name: no chain the reader follows)
 			return c.fromVar(prev, reverse(segs))
 		default:
 			return nil
@@ -311,6 +338,11 @@ func mergeClients(a, b *phpClient) *phpClient {
 	return &m
 }
 
+// guzzleDefaults is `new Client()`: no total or read bound, libcurl's connect default.
+func guzzleDefaults() *phpClient {
+	return &phpClient{lib: libGuzzle, connect: Bound{curlDefaultConnect, OriginDefault}, read: Bound{Origin: OriginNone}, total: Bound{Origin: OriginNone}, key: new(bool)}
+}
+
 // newClient is `new NAME(args)` when NAME is Guzzle's Client.
 func (c *phpCtx) newClient(name, open int) *phpClient {
 	f := c.f
@@ -318,7 +350,7 @@ func (c *phpCtx) newClient(name, open int) *phpClient {
 	if full != fqnGuzzle {
 		return nil
 	}
-	cl := &phpClient{lib: libGuzzle, connect: Bound{curlDefaultConnect, OriginDefault}, read: Bound{Origin: OriginNone}, total: Bound{Origin: OriginNone}, key: new(bool)}
+	cl := guzzleDefaults()
 	if open < 0 {
 		return cl
 	}

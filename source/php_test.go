@@ -129,6 +129,41 @@ func TestPHPCalls(t *testing.T) {
 			// Reassigned over several statements and through a method (monica's DavClient): followed.
 			"Wrappers.php:96:26 PROPFIND laravel-http connect=10000ms/default read=none total=15000ms/explicit attempts=- key=false ctx= host= product=1",
 		}},
+		{"dynamic", []string{
+			// A job's webhook on a client without options, its verb a variable: the method unknown ("?"), $tries = 5 the layer.
+			"WebhookJob.php:27:30 ? guzzle connect=300000ms/default read=none total=none attempts=5 key=false ctx=job host= product=5",
+			// A Laravel chain ending in ->{$method}(…): its timeout(), connectTimeout() and retry(3) hold.
+			"CloudService.php:31:15 ? laravel-http connect=10000ms/explicit read=none total=30000ms/explicit attempts=3 key=false ctx= host= product=3",
+			// ->$verb(…): Laravel's default connect under timeout(30); the URL's host read as for any verb.
+			"CloudService.php:42:15 ? laravel-http connect=10000ms/default read=none total=30000ms/explicit attempts=3 key=false ctx= host=hooks.cloud.example.test product=3",
+			// $client->{$verb}(…) on new Client(['headers' => $headers]): Guzzle's defaults, the key not visible.
+			"CloudService.php:51:25 ? guzzle connect=300000ms/default read=none total=none attempts=- key=? ctx= host= product=1",
+			// $client->$method($url, ['timeout' => 4]) on new \GuzzleHttp\Client(['connect_timeout' => 2]): the options are still read.
+			"CloudService.php:61:25 ? guzzle connect=2000ms/explicit read=none total=4000ms/explicit attempts=- key=false ctx= host= product=1",
+			// Of notCalls(), only Http::get: a dynamic method on a repository, on $this, on a model or on a response is no call.
+			"CloudService.php:70:27 GET laravel-http connect=10000ms/default read=none total=30000ms/default attempts=- key=false ctx= host=api.cloud.example.test product=1",
+		}},
+		{"container", []string{
+			// A job's handle(GuzzleHttp\Client as Guzzle): built by the container, no binding, so new Client().
+			"SyncJob.php:15:18 POST guzzle connect=300000ms/default read=none total=none attempts=2 key=false ctx=job host=sync.example.test product=2",
+			// A promoted constructor property typed Client: the same.
+			"VersionService.php:21:36 GET guzzle connect=300000ms/default read=none total=none attempts=- key=false ctx= host=cdn.example.test product=1",
+			// ClientInterface needs a binding to be built; an ordinary method's parameter is the caller's: both unresolved.
+			"VersionService.php:29:28 GET guzzle connect=unresolved read=unresolved total=unresolved attempts=- key=? ctx= host=cdn.example.test product=1",
+			"VersionService.php:35:24 GET guzzle connect=unresolved read=unresolved total=unresolved attempts=- key=? ctx= host=cdn.example.test product=1",
+			// A constructor parameter assigned to a declared property: built by the container.
+			"VersionService.php:51:29 POST guzzle connect=300000ms/default read=none total=none attempts=- key=false ctx= host=status.example.test product=1",
+			// A class the package builds with new: its client is the one passed there, not followed.
+			"VersionService.php:64:31 GET guzzle connect=unresolved read=unresolved total=unresolved attempts=- key=? ctx= host=hand.example.test product=1",
+		}},
+		{"container_bound", []string{
+			// A singleton binding whose closure returns a literal new Client([...]): followed.
+			"VersionService.php:16:31 GET guzzle connect=2000ms/client read=none total=5000ms/client attempts=- key=false ctx= host=cdn.example.test product=1",
+		}},
+		{"container_bound_code", []string{
+			// A binding to code ($app->make(…)->build(…)): unresolved, never new Client().
+			"VersionService.php:16:31 GET guzzle connect=unresolved read=unresolved total=unresolved attempts=- key=? ctx= host=cdn.example.test product=1",
+		}},
 		{"lexing", []string{
 			"Lexing.php:37:28 GET laravel-http connect=10000ms/default read=none total=1000ms/explicit attempts=- key=false ctx= host=after.example.test product=1",
 		}},
@@ -255,6 +290,41 @@ func TestPHPNotes(t *testing.T) {
 	}
 }
 
+// TestPHPContainerNotes: a client the container builds says how — no binding, the binding
+// followed (with its file:line), or the binding that is code; a dynamic verb says the method
+// is unknown.
+func TestPHPContainerNotes(t *testing.T) {
+	tests := []struct {
+		dir, where, want string
+	}{
+		{"container", "VersionService.php:21", "built by the container: no binding of GuzzleHttp\\Client in the files read"},
+		{"container", "SyncJob.php:15", "built by the container: no binding of GuzzleHttp\\Client in the files read"},
+		{"container", "VersionService.php:64", "the package builds BuiltByHand with new"},
+		{"container_bound", "VersionService.php:16", "from the binding at " + filepath.Join("testdata", "php", "container_bound", "app", "Providers", "AppServiceProvider.php") + ":12"},
+		{"container_bound_code", "VersionService.php:16", "AppServiceProvider.php:11, which is code the reader does not follow"},
+		{"dynamic", "CloudService.php:31", "the request method is a variable ({$method}): unknown"},
+		{"dynamic", "CloudService.php:61", "the request method is a variable ($method): unknown"},
+	}
+	for _, tt := range tests {
+		found := false
+		for _, c := range readPHPDir(t, tt.dir) {
+			if fmt.Sprintf("%s:%d", filepath.Base(c.File), c.Line) != tt.where {
+				continue
+			}
+			found = true
+			if c.Method != "" && strings.HasPrefix(tt.dir, "dynamic") {
+				t.Errorf("%s: method %q, want unknown", tt.where, c.Method)
+			}
+			if notes := strings.Join(c.Notes, "\n"); !strings.Contains(notes, tt.want) {
+				t.Errorf("%s/%s: notes %q, want one saying %q", tt.dir, tt.where, notes, tt.want)
+			}
+		}
+		if !found {
+			t.Errorf("%s/%s: no call", tt.dir, tt.where)
+		}
+	}
+}
+
 // TestPHPLexErrors: what the lexer cannot read is an *Error at its line and column.
 func TestPHPLexErrors(t *testing.T) {
 	tests := []struct {
@@ -332,7 +402,7 @@ func TestPHPPackage(t *testing.T) {
 
 // FuzzPHPSource: the lexer and the reader never panic and always end, on any input.
 func FuzzPHPSource(f *testing.F) {
-	for _, dir := range []string{"seeds_retry/app/Services", "guzzle", "laravel", "jobs", "lexing"} {
+	for _, dir := range []string{"seeds_retry/app/Services", "guzzle", "laravel", "jobs", "lexing", "dynamic/app/Services", "container/app/Services", "container_bound/app/Providers"} {
 		files, _ := filepath.Glob(filepath.Join("testdata", "php", dir, "*.php"))
 		for _, p := range files {
 			if b, err := os.ReadFile(p); err == nil {
@@ -341,6 +411,8 @@ func FuzzPHPSource(f *testing.F) {
 		}
 	}
 	f.Add([]byte("<?php $a = \"{$b[\"c\"]}\"; <<<'X'\nX;\n#[A] ?><?= Http::get('x') ?>"))
+	// A class built with new whose constructor takes a Client spelled in another case (found by the fuzzer).
+	f.Add([]byte("<?use GuZZleHttp\\Client ;ClAss BuiltBYHAnd{funCtion __ConstruCt(Client$client){$client->$A0()new BuiltBYHAnd}}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		calls, err := PHP.Read([]Input{{Path: "f.php", Data: data}})
 		var se *Error
