@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/patience-dev/patience/source"
 	"github.com/patience-dev/patience/verdict"
 )
 
@@ -249,6 +250,36 @@ func TestREADMEFirstScreens(t *testing.T) {
 			inConsole = false
 		case inConsole && utf8.RuneCountInString(l) > 80:
 			t.Errorf("README.md:%d: a captured line of %d columns, past 80", i+1, utf8.RuneCountInString(l))
+		}
+	}
+}
+
+// The README's defaults table lists every library a source reader knows (issue 28): a reader
+// that learns a library without the table saying its defaults fails here.
+func TestREADMESourceDefaults(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	start := strings.Index(readme, "#### Source code: the libraries read and the defaults assumed")
+	if start < 0 {
+		t.Fatal("README has no source defaults table")
+	}
+	table := readme[start:]
+	head := strings.Index(table, "\n| language")
+	if head < 0 {
+		t.Fatal("README's source defaults section has no table")
+	}
+	table = table[head+1:]
+	if end := strings.Index(table, "\n\n"); end >= 0 {
+		table = table[:end]
+	}
+	for _, lang := range source.Languages {
+		for _, lib := range lang.Libraries {
+			if !strings.Contains(table, "| "+lib.Name+" |") && !strings.Contains(table, ", "+lib.Name+" |") && !strings.Contains(table, "| "+lib.Name+" (") {
+				t.Errorf("README's source defaults table has no row for %s's %s", lang.Name, lib.Name)
+			}
 		}
 	}
 }
