@@ -219,7 +219,7 @@ func notes(res *Profile, maxTimeout time.Duration) []string {
 	out := []string{}
 	if res.Unreachable {
 		out = append(out, fmt.Sprintf("stopped early: the first %d requests could not connect (%s) and none got a response", UnreachableAfter, errorSummary(res.Errors)))
-	} else if res.Requests > 0 && res.Responses == 0 {
+	} else if res.Requests > 0 && res.Answered() == 0 {
 		out = append(out, fmt.Sprintf("every request failed (%s): nothing was measured", errorSummary(res.Errors)))
 	}
 	if res.Interrupted {

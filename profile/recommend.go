@@ -368,7 +368,7 @@ func (r *recommender) judgeUnmeasured() {
 		v.Add(CodeAllFailed, verdict.Bad, "every request failed ("+failureSummary(ev)+"): nothing measured"+sampleClause(ev))
 	case finished == 0:
 		v.Add(CodeAllFailed, verdict.Bad, "no request finished: nothing measured")
-	case r.good == 0:
+	case r.good == 0 && ev.Outlived == 0:
 		v.Add(CodeNoGoodResponse, verdict.Bad, noGoodText(ev))
 	}
 	if s := ev.Schedule; s.RequestedPerS != nil && !s.RateHeld && !ev.Unreachable && finished > 0 {
