@@ -315,6 +315,7 @@ func derefCount(p *int64) int64 {
 // derived and said in a verdict clause of their own.
 func (r *recommender) adviseStreamAlone() {
 	r.rec.StreamAdvice = r.adviseStream()
+	r.setBudgetReads()
 	r.streamReason()
 }
 
