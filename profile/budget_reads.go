@@ -41,10 +41,14 @@ func BudgetReadsFor(kind CallerKind, streams bool) BudgetPhase {
 }
 
 // CallerWaitMs is the per-attempt wait the budget holds (Recommendation.BudgetReads): the
-// first-event timeout for a stream an interactive caller waits on, else the total timeout; 0
-// when that figure was not derived.
+// first-event timeout for a stream an interactive caller waits on — never above the total
+// timeout, which ends the attempt first — else the total timeout; 0 when that figure was not
+// derived.
 func (r *Recommendation) CallerWaitMs() float64 {
 	if r.BudgetReads == BudgetReadsFirstEvent && r.StreamAdvice != nil && r.FirstEventTimeoutMs != nil {
+		if r.TimeoutMs > 0 {
+			return min(*r.FirstEventTimeoutMs, r.TimeoutMs)
+		}
 		return *r.FirstEventTimeoutMs
 	}
 	return r.TimeoutMs
@@ -86,7 +90,7 @@ func (r *recommender) setBudgetReads() {
 	case r.rec.BudgetReads == BudgetReadsFirstEvent:
 		r.rec.Derivation = append(r.rec.Derivation, fmt.Sprintf(
 			"budget: reads the first event — a stream: the caller waits for the first event (%s first-event timeout per attempt), not for the stream's total (%s); the stream's own length is bounded by the idle and stream timeouts, and a retry comes before the first event only (after it, it restarts the stream)",
-			units.Millis(*a.FirstEventTimeoutMs), total))
+			units.Millis(r.rec.CallerWaitMs()), total))
 	case r.c.Kind == CallerJob:
 		r.rec.Derivation = append(r.rec.Derivation, fmt.Sprintf(
 			"budget: reads the total — a job consumes the whole stream in its run, so its run holds the stream's total (%s)", total))

@@ -206,3 +206,27 @@ func TestPolicyWait(t *testing.T) {
 		}
 	}
 }
+
+// TestCallerWaitMs: the budget's per-attempt wait is the first-event timeout for a stream an
+// interactive caller waits on, never above the total (which ends the attempt first), and the
+// total otherwise.
+func TestCallerWaitMs(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	cases := []struct {
+		name string
+		rec  Recommendation
+		want float64
+	}{
+		{"no stream", Recommendation{TimeoutMs: 2000}, 2000},
+		{"first event below the total", Recommendation{TimeoutMs: 40_000, BudgetReads: BudgetReadsFirstEvent, StreamAdvice: &StreamAdvice{FirstEventTimeoutMs: f(2500)}}, 2500},
+		{"first event above the total", Recommendation{TimeoutMs: 2000, BudgetReads: BudgetReadsFirstEvent, StreamAdvice: &StreamAdvice{FirstEventTimeoutMs: f(2500)}}, 2000},
+		{"no total", Recommendation{BudgetReads: BudgetReadsFirstEvent, StreamAdvice: &StreamAdvice{FirstEventTimeoutMs: f(2500)}}, 2500},
+		{"a job reads the total", Recommendation{TimeoutMs: 40_000, BudgetReads: BudgetReadsTotal, StreamAdvice: &StreamAdvice{FirstEventTimeoutMs: f(2500)}}, 40_000},
+		{"no first event derived", Recommendation{TimeoutMs: 40_000, BudgetReads: BudgetReadsFirstEvent, StreamAdvice: &StreamAdvice{}}, 40_000},
+	}
+	for _, c := range cases {
+		if got := c.rec.CallerWaitMs(); got != c.want {
+			t.Errorf("%s: %g, want %g", c.name, got, c.want)
+		}
+	}
+}
