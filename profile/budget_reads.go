@@ -57,14 +57,20 @@ func (r *Recommendation) CallerWaitMs() float64 {
 // PolicyWait is the per-attempt wait of a client policy that phase reads, and the policy
 // field that sets it ("" when none bounds it): for the total, the timeout; for the first
 // event, first_event_timeout, else read_timeout (which bounds the first silence when no
-// first_event_timeout is set, policy.Policy.FirstEventTimeout), else the timeout.
+// first_event_timeout is set, policy.Policy.FirstEventTimeout), else the timeout — never
+// above the timeout, which ends the attempt first.
 func PolicyWait(phase BudgetPhase, p *policy.Policy) (time.Duration, string) {
 	if phase == BudgetReadsFirstEvent {
+		var d time.Duration
+		var field string
 		switch {
 		case p.FirstEventTimeout > 0:
-			return p.FirstEventTimeout, "first_event_timeout"
+			d, field = p.FirstEventTimeout, "first_event_timeout"
 		case p.ReadTimeout > 0:
-			return p.ReadTimeout, "read_timeout"
+			d, field = p.ReadTimeout, "read_timeout"
+		}
+		if d > 0 && (p.Timeout <= 0 || d < p.Timeout) {
+			return d, field
 		}
 	}
 	if p.Timeout > 0 {

@@ -189,6 +189,8 @@ func TestPolicyWait(t *testing.T) {
 		{"first event set", BudgetReadsFirstEvent, policy.Policy{Timeout: 60 * s, ReadTimeout: 5 * s, FirstEventTimeout: 3 * s}, 3 * s, "first_event_timeout"},
 		{"read timeout bounds the first event", BudgetReadsFirstEvent, policy.Policy{Timeout: 60 * s, ReadTimeout: 5 * s}, 5 * s, "read_timeout"},
 		{"only a total", BudgetReadsFirstEvent, policy.Policy{Timeout: 60 * s}, 60 * s, "timeout"},
+		{"first event above the total", BudgetReadsFirstEvent, policy.Policy{Timeout: 60 * s, FirstEventTimeout: 90 * s}, 60 * s, "timeout"},
+		{"first event, no total", BudgetReadsFirstEvent, policy.Policy{FirstEventTimeout: 90 * s}, 90 * s, "first_event_timeout"},
 		{"nothing", BudgetReadsFirstEvent, policy.Policy{}, 0, ""},
 	}
 	for _, c := range cases {
