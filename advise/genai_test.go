@@ -169,6 +169,12 @@ func TestGenAIByModel(t *testing.T) {
 			t.Errorf("%s: gpt-4o first_event p50 %v", file, p50)
 		}
 	}
+	// --by status splits a series' buckets (its +Inf bucket is a timeout): no group brackets.
+	for _, g := range run(t, Options{Files: []string{genaiProm}, By: ByStatus}).Groups {
+		if g.Buckets != nil {
+			t.Errorf("--by status: group %s has brackets %+v", g.Key, g.Buckets)
+		}
+	}
 	// A scrape without the model label groups as "(no model)".
 	r := run(t, Options{Files: []string{"testdata/prom-bytes-seconds.prom"}, By: ByModel})
 	if len(r.Groups) != 1 || r.Groups[0].Key != "(no model)" {
