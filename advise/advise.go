@@ -152,6 +152,10 @@ type Group struct {
 	Key     string           `json:"key"`
 	Samples int64            `json:"samples"`
 	Result  *profile.Profile `json:"result"`
+	// Buckets are the group's own quantile brackets for bucketed data (Prometheus): each
+	// quantile is known only to lie in its bucket, per group as for all of them
+	// (Result.Buckets). Absent for other inputs, for --by status and for "(other)".
+	Buckets []Bracket `json:"buckets,omitempty"`
 }
 
 // Window is one time window's distribution of good-response latency.

@@ -156,9 +156,23 @@ func TestGenAIByModel(t *testing.T) {
 				t.Errorf("%s group %d: %s first_event %+v timeouts %d, want %+v", file, i, g.Key, g.Result.Phases.FirstEvent, g.Result.Errors["timeout"], w)
 			}
 		}
+		// Each group has its own brackets (note29 item 5): gpt-4o-mini's operation p50 lies in
+		// (1.28 s, 2.56 s], gpt-4o's in (5.12 s, 10.24 s]; all together, in (1.28 s, 2.56 s].
+		for i, want := range []struct{ lower, upper float64 }{{1280, 2560}, {5120, 10240}} {
+			b := r.Groups[i].Buckets
+			if len(b) != len(r.Buckets.Quantiles) || b[0].Label != "p50" || b[0].LowerMs != want.lower || b[0].UpperMs == nil || *b[0].UpperMs != want.upper {
+				t.Errorf("%s: group %s brackets %+v, want p50 in (%g, %g]", file, r.Groups[i].Key, b, want.lower, want.upper)
+			}
+		}
 		// gpt-4o's first tokens are slower: its p50 (rank 1000 of 2000) lies in (500 ms, 750 ms].
 		if p50 := *r.Groups[1].Result.Phases.FirstEvent.P50Ms; p50 <= 500 || p50 > 750 {
 			t.Errorf("%s: gpt-4o first_event p50 %v", file, p50)
+		}
+	}
+	// --by status splits a series' buckets (its +Inf bucket is a timeout): no group brackets.
+	for _, g := range run(t, Options{Files: []string{genaiProm}, By: ByStatus}).Groups {
+		if g.Buckets != nil {
+			t.Errorf("--by status: group %s has brackets %+v", g.Key, g.Buckets)
 		}
 	}
 	// A scrape without the model label groups as "(no model)".

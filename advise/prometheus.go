@@ -66,6 +66,8 @@ type Buckets struct {
 	// Phases are the stream phases read from GenAI metrics (genai.go), each bracketed.
 	Phases   []PhaseBuckets `json:"phases,omitempty"`
 	censorAt time.Duration
+	// groups are the brackets of each --by group's own buckets (Group.Buckets), by key.
+	groups map[string][]Bracket
 }
 
 // PromFamily is one histogram family of a Prometheus input.
@@ -547,8 +549,38 @@ func (p *promFinisher) emit(fam *promFam, choice string) error {
 		promAccumulate(cum, les, own, c)
 		p.addBuckets(p.r.promLast[k], c, own)
 	}
-	p.brackets(b, les, cum)
+	b.Quantiles = p.brackets(les, cum)
+	b.groups = p.groupBrackets(fam, les)
 	return nil
+}
+
+// groupBrackets are the quantile brackets of each --by group, from the buckets of the series
+// in it (nil for --by none, and for --by status, whose groups split a series' buckets: its
+// +Inf bucket is a timeout). A group's key is the one its requests are grouped by
+// (appendGroupKey over the series' labels, as addBuckets records them).
+func (p *promFinisher) groupBrackets(fam *promFam, les []float64) map[string][]Bracket {
+	by := p.r.opts.By
+	if by == ByNone || by == ByStatus {
+		return nil
+	}
+	cums := map[string][]float64{}
+	for _, k := range fam.series {
+		s, c := p.r.promLast[k], p.counts[k]
+		rec := newRecord()
+		rec.Path, rec.Method, rec.Status, rec.Model = s.path, s.method, s.status, s.model
+		key := string(appendGroupKey(nil, &rec, by))
+		if cums[key] == nil {
+			cums[key] = make([]float64, len(les))
+		}
+		promAccumulate(cums[key], les, promSortedLes(c), c)
+	}
+	out := make(map[string][]Bracket, len(cums))
+	for key, cum := range cums {
+		if cum[len(cum)-1] > 0 {
+			out[key] = p.brackets(les, cum)
+		}
+	}
+	return out
 }
 
 // toDur is v in the chosen family's unit.
@@ -629,8 +661,10 @@ func (p *promFinisher) addBuckets(s *promSeries, c map[float64]float64, own []fl
 	}
 }
 
-// brackets sets b's quantile brackets: p50, p90, p99 and the cutoff's quantile.
-func (p *promFinisher) brackets(b *Buckets, les, cum []float64) {
+// brackets are the quantile brackets of cumulative counts cum: p50, p90, p99 and the
+// cutoff's quantile.
+func (p *promFinisher) brackets(les, cum []float64) []Bracket {
+	var out []Bracket
 	total := cum[len(cum)-1]
 	q := 1 - p.r.opts.Advice.Options.Cutoff
 	if p.r.opts.Advice.Options.Cutoff == 0 {
@@ -641,8 +675,9 @@ func (p *promFinisher) brackets(b *Buckets, les, cum []float64) {
 		if qq == 0.99 && q == 0.99 {
 			continue
 		}
-		b.Quantiles = append(b.Quantiles, bracket(les, cum, total, qq, toMs))
+		out = append(out, bracket(les, cum, total, qq, toMs))
 	}
+	return out
 }
 
 // promSkipped lists the families that cannot be advised from, grouped by why.

@@ -840,6 +840,11 @@ func (a *accum) result(o Options) (*Result, error) {
 			a.judgeMalformed(&g.Result.Recommendation.Verdict)
 			a.judgeNoStatus(&g.Result.Recommendation.Verdict)
 		}
+		if a.buckets != nil {
+			for i := range gs {
+				gs[i].Buckets = a.buckets.groups[gs[i].Key]
+			}
+		}
 		res.Groups = gs
 	}
 	res.windows(a, o.Window)

@@ -344,13 +344,20 @@ func timeoutExceedsCallerBudget(p *pass, d *Dependency) error {
 		return nil
 	}
 	pol := d.Policy
-	attempt := pol.Timeout
+	wait, err := callerWait(p, d)
+	if err != nil {
+		return err
+	}
+	attempt, field := wait.d, wait.field
 	if pol.Deadline > 0 && (attempt == 0 || pol.Deadline < attempt) {
-		attempt = pol.Deadline
+		attempt, field = pol.Deadline, "deadline"
 	}
 	if attempt > limit {
-		fix := fmt.Sprintf("lower policy.timeout below %s %s, or raise %s", limitField(d.Caller), units.Duration(limit), limitField(d.Caller))
-		p.reportFix(d.at("timeout"), fix, "one attempt may wait %s but %s: the call keeps running with nobody waiting for its answer", units.Duration(attempt), fmt.Sprintf(givesUp(d.Caller), units.Duration(limit)))
+		if field == "" || field == "deadline" {
+			field = "timeout"
+		}
+		fix := fmt.Sprintf("lower policy.%s below %s %s, or raise %s", field, limitField(d.Caller), units.Duration(limit), limitField(d.Caller))
+		p.reportFix(d.at(field, "timeout"), fix, "one attempt may wait %s%s but %s: the call keeps running with nobody waiting for its answer", units.Duration(attempt), wait.what(), fmt.Sprintf(givesUp(d.Caller), units.Duration(limit)))
 	}
 	return nil
 }
@@ -380,15 +387,19 @@ func retriesExceedCallerBudget(p *pass, d *Dependency) error {
 		}
 		return nil
 	}
-	if pol.Timeout <= 0 {
+	wait, err := callerWait(p, d)
+	if err != nil {
+		return err
+	}
+	if pol.Timeout <= 0 || wait.d <= 0 {
 		return nil
 	}
 	waits := r.BackoffWaits(r.MaxAttempts)
-	total := r.WorstCaseWithin(r.MaxAttempts, pol.Timeout, limit)
-	fits := r.AttemptsWithin(pol.Timeout, limit, r.MaxAttempts)
+	total := r.WorstCaseWithin(r.MaxAttempts, wait.d, limit)
+	fits := r.AttemptsWithin(wait.d, limit, r.MaxAttempts)
 	fix := fmt.Sprintf("set policy.retry.max_attempts: %d (the most that fit %s %s), or policy.deadline: %s", max(fits, 1), field, units.Duration(limit), yamlDur(limit))
 	if fits <= 1 {
-		fix = fmt.Sprintf("set policy.retry.max_attempts: 1 (no retry fits %s %s), or lower policy.timeout", field, units.Duration(limit))
+		fix = fmt.Sprintf("set policy.retry.max_attempts: 1 (no retry fits %s %s), or lower policy.%s", field, units.Duration(limit), wait.field)
 	}
 	if d.Caller.Kind == "job" && d.Caller.Queue.MaxAttempts == 0 {
 		fix += "; if these are the queue's retries ($tries, backoff()), declare them as caller.tries and caller.backoff: policy.retry is the retries within one run"
@@ -397,11 +408,11 @@ func retriesExceedCallerBudget(p *pass, d *Dependency) error {
 		if pol.Deadline <= limit {
 			return nil // the deadline stops the policy in time
 		}
-		p.reportFix(d.at("deadline", "retry.max_attempts"), fix, "worst case %s = %s, cut at the %s deadline, still exceeds %s: the last attempts run for nobody", sumText(r, pol.Timeout, waits, total), units.Duration(total), units.Duration(pol.Deadline), limitText(d.Caller, limit))
+		p.reportFix(d.at("deadline", "retry.max_attempts"), fix, "worst case %s = %s%s, cut at the %s deadline, still exceeds %s: the last attempts run for nobody", sumText(r, wait.d, waits, total), units.Duration(total), wait.what(), units.Duration(pol.Deadline), limitText(d.Caller, limit))
 		return nil
 	}
 	if total > limit {
-		p.reportFix(d.at("retry.max_attempts", "timeout"), fix, "worst case %s = %s exceeds %s: the last attempts run for nobody", sumText(r, pol.Timeout, waits, total), units.Duration(total), limitText(d.Caller, limit))
+		p.reportFix(d.at("retry.max_attempts", wait.field, "timeout"), fix, "worst case %s = %s%s exceeds %s: the last attempts run for nobody", sumText(r, wait.d, waits, total), units.Duration(total), wait.what(), limitText(d.Caller, limit))
 	}
 	return nil
 }

@@ -415,7 +415,7 @@ func saveProfile(streams *report.IOStreams, path string, force bool, res *profil
 	if res.NoGoodResponse() && !force {
 		if _, err := os.Lstat(path); err == nil {
 			why := "got no good response"
-			if res.Responses == 0 {
+			if res.Answered() == 0 {
 				why = "measured nothing"
 			}
 			notef(streams, "warning: --save: %s kept: this run %s (--force replaces it)", report.Sanitize(path), why)
@@ -447,7 +447,7 @@ func probeExit(opts *ProbeOptions, res *profile.Profile) error {
 		return CannotMeasureError(fmt.Errorf("TLS failure: %s (%s)", res.ErrorSamples["tls"].Message, errorCounts(res.Errors)))
 	case res.Unreachable:
 		return CannotMeasureError(fmt.Errorf("target unreachable: %s", errorCounts(res.Errors)))
-	case res.Requests > 0 && res.Responses == 0:
+	case res.Requests > 0 && res.Answered() == 0:
 		return CannotMeasureError(fmt.Errorf("every request failed: %s", errorCounts(res.Errors)))
 	case v.Has(profile.CodeNoGoodResponse):
 		return CannotMeasureError(errors.New(v.Reason(profile.CodeNoGoodResponse).Text))
@@ -628,7 +628,7 @@ func probeMeasure(ctx context.Context, opts *ProbeOptions, cfg probe.Config) (*p
 		}
 	}
 	res, err := probe.Run(ctx, cfg)
-	if err != nil || res.Interrupted || res.Unreachable || res.Responses == 0 {
+	if err != nil || res.Interrupted || res.Unreachable || res.Answered() == 0 {
 		bar.Abort(true)
 	} else {
 		bar.SetTotal(-1, true)

@@ -65,7 +65,7 @@ func aiohttpSettings(lib pyLib, p codePlan) []Setting {
 	if p.Read > 0 {
 		s = append(s, Setting{Knob: "aiohttp.ClientTimeout(sock_read=)", Value: pySeconds(p.Read), Bounds: lib.read})
 	}
-	return append(s, Setting{Knob: "aiohttp.ClientTimeout(total=)", Value: pySeconds(p.Total), Bounds: lib.total})
+	return append(s, Setting{Knob: "aiohttp.ClientTimeout(total=)", Value: pyTotal(p), Bounds: lib.total})
 }
 
 func aiohttpMissing(p codePlan) []string {

@@ -88,7 +88,7 @@ func albIdleWhy(p configPlan, secs int64) string {
 // albMissing lists what an ALB cannot bound.
 func albMissing(p configPlan) []string {
 	out := []string{
-		fmt.Sprintf("an ALB has no total timeout: a response that sends something within every idle period is held as long as it runs; bound the whole call in the client with a %s deadline around it", units.Duration(p.deadline)),
+		p.clientDeadline("an ALB has no total timeout: a response that sends something within every idle period is held as long as it runs"),
 		fmt.Sprintf("an ALB has no connect timeout to set (its own to the target is fixed): the %s connect timeout belongs in the client", units.Duration(p.connectOrTotal())),
 	}
 	if secs, capped := albIdleSeconds(p); capped {

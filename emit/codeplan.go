@@ -38,6 +38,11 @@ type codePlan struct {
 	// JobCaller: the call runs in a queue job; Job is its queue design (nil when none).
 	JobCaller bool
 	Job       *profile.JobDesign
+	// FirstEventBudget: a stream whose budget reads its first event
+	// (profile.Recommendation.BudgetReads): the budget bounds when an attempt may start and,
+	// through the read timeout, each wait for the first event; not the stream, whose length
+	// is the content's, so the attempt keeps Total (none when the stream is unbounded).
+	FirstEventBudget bool
 }
 
 func newCodePlan(t Target, in Input) codePlan {
@@ -48,6 +53,7 @@ func newCodePlan(t Target, in Input) codePlan {
 		Attempts: r.MaxAttempts, Base: r.Base, Cap: r.Cap,
 		Retried: RetriedStatuses, RetryUnknown: in.RetryUnknown(), SendsKey: in.SendsKey(),
 		JobCaller: in.Rec.Caller.Kind == profile.CallerJob, Job: in.Rec.Job,
+		FirstEventBudget: in.Rec.BudgetReads == profile.BudgetReadsFirstEvent,
 	}
 }
 
@@ -86,6 +92,9 @@ func (p codePlan) figures() string {
 	}
 	if p.Read > 0 {
 		parts = append(parts, "read timeout "+ms(p.Read))
+	}
+	if p.Total <= 0 {
+		return strings.Join(parts, ", ") + ", no total timeout (the stream's length is unbounded: its silences bound it)"
 	}
 	return strings.Join(parts, ", ") + ", total timeout " + ms(p.Total) + " per attempt"
 }

@@ -120,6 +120,23 @@ func (p configPlan) deadlineWhy() string {
 	return "bounds the whole call, retries and backoff included: no caller budget was given, so the attempts and their backoff at worst"
 }
 
+// firstEventBudget says whether the caller's budget holds the waits for a stream's first
+// event rather than the whole call (profile.Recommendation.BudgetReads): a deadline that
+// spans the whole response would then cut streams that answered.
+func (p configPlan) firstEventBudget() bool {
+	return p.in.Rec.BudgetReads == profile.BudgetReadsFirstEvent
+}
+
+// clientDeadline is a Missing line for a target with no total timeout (nginx, an ALB): what
+// it lacks, and where the caller's deadline belongs — around the whole call, or, for a stream
+// whose budget reads its first event, around that wait.
+func (p configPlan) clientDeadline(lacks string) string {
+	if p.firstEventBudget() {
+		return fmt.Sprintf("%s; the caller's %s budget holds its waits for a stream's first event — keep it in the client around that wait, not around the stream", lacks, units.Duration(p.deadline))
+	}
+	return fmt.Sprintf("%s; bound the whole call in the client with a %s deadline around it", lacks, units.Duration(p.deadline))
+}
+
 // backoffText describes the backoff between attempts.
 func (p configPlan) backoffText() string {
 	r := p.retry
@@ -152,10 +169,14 @@ func (p configPlan) header(target Target) []string {
 	case in.Budget() > 0:
 		caller = "an interactive caller with a " + units.Duration(in.Budget()) + " budget"
 	}
+	total := "total " + units.Duration(p.total) + " per attempt"
+	if p.total <= 0 {
+		total = "no total (the stream's length is unbounded)"
+	}
 	lines := []string{
 		in.GeneratedBy(target) + " from its recommendation for",
 		fmt.Sprintf("%s %s, %s.", in.MethodOrGet(), in.URL, caller),
-		fmt.Sprintf("Recommended: connect %s, read %s, total %s per attempt; %s; deadline %s.", connect, read, units.Duration(p.total), attemptsText(p.attempts), units.Duration(p.deadline)),
+		fmt.Sprintf("Recommended: connect %s, read %s, %s; %s; deadline %s.", connect, read, total, attemptsText(p.attempts), units.Duration(p.deadline)),
 	}
 	if p.attempts > 1 {
 		lines = append(lines, "Backoff between attempts: "+p.backoffText()+"; a Retry-After is honoured while it fits the budget.")

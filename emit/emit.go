@@ -155,7 +155,10 @@ func (in Input) Read() time.Duration {
 	return msDuration(*in.Rec.ReadTimeoutMs)
 }
 
-// Timeout is the recommended per-attempt total timeout (0: none).
+// Timeout is the recommended per-attempt total timeout (0: none). For a stream whose total is
+// unbounded (profile.StreamAdvice.StreamUnbounded, streams still streaming at --max-timeout)
+// it is 0: the target's per-read knob bounds the stream (Read, bounded) and Missing says the
+// total is left unset.
 func (in Input) Timeout() time.Duration { return msDuration(in.Rec.TimeoutMs) }
 
 // Budget is the caller's whole wait, retries and backoff included: an interactive caller's
@@ -271,8 +274,8 @@ func Emit(t Target, in Input) (Emission, error) {
 		_, err := ParseTarget(string(t))
 		return Emission{}, err
 	}
-	if in.Timeout() <= 0 {
-		return Emission{}, fmt.Errorf("emit %s: the recommendation has no timeout to write (%s)", t, noTimeoutReason(in.Rec))
+	if err := in.bounded(t); err != nil {
+		return Emission{}, err
 	}
 	if w.write == nil {
 		return Emission{}, fmt.Errorf("emit %s: not written yet", t)
@@ -290,6 +293,33 @@ func Emit(t Target, in Input) (Emission, error) {
 		e.Missing = []string{}
 	}
 	return e, nil
+}
+
+// bounded says whether target t can bound the call: with a total timeout, or — for a stream
+// whose total is unbounded (streams still streaming at --max-timeout) — with its per-read knob
+// over the first-event and idle timeouts, the total left unset and said in Missing. Neither:
+// an emitted file would be the unbounded wait patience exists to prevent.
+func (in Input) bounded(t Target) error {
+	if in.Timeout() > 0 {
+		return nil
+	}
+	a := in.Rec.StreamAdvice
+	if a == nil || a.PerReadMs() <= 0 {
+		return fmt.Errorf("emit %s: the recommendation has no timeout to write (%s)", t, noTimeoutReason(in.Rec))
+	}
+	k, ok := streamKnobs[t]
+	if ok && k.needsTotal == "" {
+		return nil
+	}
+	why := streamNoKnob[t]
+	if ok {
+		why = k.needsTotal
+	}
+	if why == "" {
+		why = "it has no per-read timeout"
+	}
+	return fmt.Errorf("emit %s: the stream's total is unbounded (%s), and the %s target can bound it only by a total: %s — emit one that bounds it by its silences (%s), or probe with a longer --max-timeout for a total",
+		t, a.StreamUnbounded, t, why, strings.Join(streamKnobTargets(), ", "))
 }
 
 // noTimeoutReason is the recommendation's own verdict, which says why no timeout was derived.

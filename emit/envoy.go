@@ -54,8 +54,11 @@ func writeEnvoy(in Input) (Emission, error) {
 	c.line(18, "cluster: "+name)
 	host, _ := in.hostPort()
 	c.line(18, "host_rewrite_literal: "+host)
-	dl := secondsText(p.deadline)
-	c.knob(18, "route.timeout", dl, p.deadlineWhy()+"; Envoy's route timeout spans every retry", "timeout: "+dl)
+	dl, dlWhy := secondsText(p.deadline), p.deadlineWhy()+"; Envoy's route timeout spans every retry"
+	if p.firstEventBudget() {
+		dl, dlWhy = "0s", fmt.Sprintf("disabled: a stream's caller waits for its first event, and the stream's length is the content's; Envoy's route timeout spans the whole stream and every retry, so the caller's %s budget here would cut streams that answered (per_try_idle_timeout bounds each wait)", units.Duration(p.deadline))
+	}
+	c.knob(18, "route.timeout", dl, dlWhy, "timeout: "+dl)
 	writeEnvoyRetry(c, p)
 	writeEnvoyCluster(c, p)
 	return Emission{Text: c.String(), Settings: c.settings, Missing: envoyMissing(p)}, nil
@@ -68,8 +71,11 @@ func writeEnvoyRetry(c *configText, p configPlan) {
 	c.knob(20, "retry_policy.retry_on", on, onWhy, "retry_on: "+on)
 	n := strconv.Itoa(p.retries())
 	c.knob(20, "retry_policy.num_retries", n, "retries after the first try: "+p.attemptsWhy(), "num_retries: "+n)
-	total := secondsText(p.total)
-	c.knob(20, "retry_policy.per_try_timeout", total, "bounds each try, connect to the last byte of the response (the recommended total)", "per_try_timeout: "+total)
+	total, totalWhy := secondsText(p.total), "bounds each try, connect to the last byte of the response (the recommended total)"
+	if p.total <= 0 {
+		total, totalWhy = "0s", "disabled: the stream's length is unbounded, so no total bounds a try; per_try_idle_timeout bounds its silences"
+	}
+	c.knob(20, "retry_policy.per_try_timeout", total, totalWhy, "per_try_timeout: "+total)
 	if p.read > 0 {
 		read := secondsText(p.read)
 		what := "the recommended read timeout"
@@ -148,6 +154,9 @@ func writeEnvoyCluster(c *configText, p configPlan) {
 // envoyMissing lists what Envoy cannot express of the recommendation.
 func envoyMissing(p configPlan) []string {
 	var out []string
+	if p.firstEventBudget() {
+		out = append(out, fmt.Sprintf("a deadline on the waits for the first event: the caller's %s budget holds its first event across retries, not the stream, and Envoy's only deadline (the route timeout) spans the whole stream, so it is disabled; keep the budget in the client, around the wait for the first event", units.Duration(p.deadline)))
+	}
 	if p.attempts > 1 {
 		out = append(out,
 			"Envoy cannot retry a 429 only when its Retry-After fits the budget: a retried 429 without one would be retried on the backoff alone, so 429 is not retried here and reaches the client, which honours Retry-After while it fits",

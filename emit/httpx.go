@@ -72,6 +72,9 @@ const httpxAttempt = `def attempt(client, headers, seconds):
     )
     # httpx has no total: at the attempt's end the timer shuts the connection down, which
     # ends the wait for the head or a body still coming in (the read timeout never would).
+{{- if not .Total}}
+    # No total (seconds None): a timer of None never fires, and is cancelled below.
+{{- end}}
     timer = threading.Timer(seconds, expire)
     timer.start()
     try:
@@ -108,14 +111,17 @@ func httpxSettings(lib pyLib, p codePlan) []Setting {
 	return append(s,
 		Setting{Knob: "httpx.Timeout(write=)", Value: "seconds (what the attempt has left)", Bounds: "each write of the request"},
 		Setting{Knob: "httpx.Timeout(pool=)", Value: "seconds (what the attempt has left)", Bounds: "the wait for a connection from the client's pool"},
-		Setting{Knob: "TOTAL_TIMEOUT", Value: pySeconds(p.Total), Bounds: lib.total},
+		Setting{Knob: "TOTAL_TIMEOUT", Value: pyTotal(p), Bounds: lib.total},
 	)
 }
 
 func httpxMissing(p codePlan) []string {
-	m := []string{fmt.Sprintf("a total timeout: httpx.Timeout's connect, read, write and pool each bound one step, never the whole "+
-		"response, so a body dripping a byte within the read timeout never times out; the program gives each attempt its own %s deadline "+
-		"(a timer that shuts the socket down when it passes)", ms(p.Total))}
+	m := []string{}
+	if p.Total > 0 {
+		m = append(m, fmt.Sprintf("a total timeout: httpx.Timeout's connect, read, write and pool each bound one step, never the whole "+
+			"response, so a body dripping a byte within the read timeout never times out; the program gives each attempt its own %s deadline "+
+			"(a timer that shuts the socket down when it passes)", ms(p.Total)))
+	}
 	if p.Attempts > 1 {
 		m = append(m, "retries with backoff and a deadline: httpx.HTTPTransport(retries=n) retries failed connects only, "+
 			"with no jitter and no deadline; the program retries in its own loop"+budgetClause(p))

@@ -52,8 +52,10 @@ func newClientPlan(t Target, library string, in Input) clientPlan {
 		BaseMs: r.Base.Milliseconds(), CapMs: r.Cap.Milliseconds(),
 		Statuses: RetriedStatuses, RetryUnknown: in.RetryUnknown(), SendsKey: in.SendsKey(),
 	}
-	if in.Rec.ReadTimeoutMs != nil {
-		p.ReadMs = wholeMs(*in.Rec.ReadTimeoutMs)
+	// The read timeout as every target reads it (Input.Read): for a stream, the larger of its
+	// first-event and idle timeouts, which one per-read knob bounds together.
+	if r := in.Read(); r > 0 {
+		p.ReadMs = wholeMs(float64(r) / 1e6)
 	}
 	if !p.RetryUnknown {
 		p.Attempts = 1

@@ -99,7 +99,7 @@ func writeNginxKnobs(c *configText, p configPlan) {
 // nginxMissing lists what nginx cannot bound.
 func nginxMissing(p configPlan) []string {
 	out := []string{
-		fmt.Sprintf("nginx has no total timeout for a try: a response that drips is bounded only by proxy_read_timeout between two reads, never as a whole; bound the whole call in the client with a %s deadline around it", units.Duration(p.deadline)),
+		p.clientDeadline("nginx has no total timeout for a try: a response that drips is bounded only by proxy_read_timeout between two reads, never as a whole"),
 	}
 	if p.attempts > 1 {
 		out = append(out, fmt.Sprintf("nginx has no backoff or jitter between tries: it passes a failed request to the next server at once, each server at most once; with the one server here it makes one try, so the recommended %s with backoff (%s) belong in the client", attemptsText(p.attempts), p.backoffText()))

@@ -42,7 +42,11 @@ func writePython(lib pyLib, in Input) (Emission, error) {
 	b.WriteString(wrapComment("# ", 96, p.header()...))
 	b.WriteString("\n" + pyImports(lib, p) + "\n")
 	b.WriteString(pyKnobs(lib, p))
-	b.WriteString(pyHelpers)
+	if p.Total > 0 {
+		b.WriteString(pyHelpers)
+	} else {
+		b.WriteString(strings.Replace(pyHelpers, pyWithin, pyWithinUnbounded, 1))
+	}
 	for _, t := range []string{lib.attempt, pyCall} {
 		s, err := pyTemplate(t, lib, p)
 		if err != nil {
@@ -100,7 +104,11 @@ func pyKnobs(lib pyLib, p codePlan) string {
 	} else {
 		b.WriteString(wrapComment("# ", 96, "No READ_TIMEOUT: "+p.NoReadWhy()+".") + "READ_TIMEOUT = None\n")
 	}
-	knob("TOTAL_TIMEOUT", pySeconds(p.Total), "bounds", lib.total)
+	if p.Total > 0 {
+		knob("TOTAL_TIMEOUT", pySeconds(p.Total), "bounds", lib.total)
+	} else {
+		b.WriteString(wrapComment("# ", 96, "No TOTAL_TIMEOUT: the stream's length is unbounded (streams were still streaming when the probe stopped waiting), so no total bounds an attempt; READ_TIMEOUT bounds the wait for its first event and each gap.") + "TOTAL_TIMEOUT = None\n")
+	}
 	knob("ATTEMPTS", strconv.Itoa(p.Attempts), "bounds", p.AttemptsBounds())
 	if p.Budget > 0 {
 		knob("BUDGET", pySeconds(p.Budget), "bounds", p.BudgetBounds())
@@ -148,9 +156,7 @@ class GiveUp(Exception):
     """The call failed for good; the message says why."""
 
 
-def within(knob, seconds):
-    """The knob lowered to the seconds the attempt has left (None: those seconds)."""
-    return seconds if knob is None else min(knob, seconds)
+` + pyWithin + `
 
 
 def backoff(retry):
@@ -172,6 +178,28 @@ def retry_after(value):
     return max(0.0, when.timestamp() - time.time())
 `
 
+// pyWithin lowers a knob to what the attempt has left; pyWithinUnbounded also takes an attempt
+// with no total (seconds None: a stream of unbounded length).
+const (
+	pyWithin = `def within(knob, seconds):
+    """The knob lowered to the seconds the attempt has left (None: those seconds)."""
+    return seconds if knob is None else min(knob, seconds)`
+	pyWithinUnbounded = `def within(knob, seconds):
+    """The knob lowered to the seconds the attempt has left (None on either side: the other)."""
+    if knob is None or seconds is None:
+        return seconds if knob is None else knob
+    return min(knob, seconds)`
+)
+
+// pyTotal is TOTAL_TIMEOUT's value as a setting: its seconds, or None when the stream is
+// unbounded.
+func pyTotal(p codePlan) string {
+	if p.Total <= 0 {
+		return "None (the stream's length is unbounded)"
+	}
+	return pySeconds(p.Total)
+}
+
 // pyCall is the logical call: the attempts, the backoff between them, Retry-After and the
 // budget, written once for every Python library ({{await}} and {{sleep}} differ on asyncio).
 const pyCall = `{{if .Async}}async {{end}}def call():
@@ -187,7 +215,13 @@ const pyCall = `{{if .Async}}async {{end}}def call():
 {{- end}}
     {{if .Async}}async {{end}}with {{.Open}} as client:
         for n in range(1, ATTEMPTS + 1):
-{{- if .Budget}}
+{{- if and .Budget .FirstEventBudget}}
+            if deadline - time.monotonic() <= 0:
+                raise GiveUp("the budget is spent")
+            # A stream: the budget holds the waits for the first event (READ_TIMEOUT bounds
+            # each), not the stream, whose length is the content's: the attempt keeps its own.
+            seconds = TOTAL_TIMEOUT
+{{- else if .Budget}}
             seconds = min(TOTAL_TIMEOUT, deadline - time.monotonic())
             if seconds <= 0:
                 raise GiveUp("the budget is spent")

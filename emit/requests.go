@@ -35,7 +35,11 @@ var requestsLib = pyLib{
 
 const requestsAttempt = `def attempt(session, headers, seconds):
     """One attempt, over within seconds: (status, headers), or Failure."""
+{{- if .Total}}
     end = time.monotonic() + seconds
+{{- else}}
+    end = None if seconds is None else time.monotonic() + seconds
+{{- end}}
     expired = threading.Event()
 
     def expire(sock):
@@ -57,7 +61,12 @@ const requestsAttempt = `def attempt(session, headers, seconds):
             # would). It shuts a duplicate of the socket (fromfd; the family does not matter
             # to shutdown), so TLS state is left alone and closing it closes nothing else.
             with socket.fromfd(response.raw.fileno(), socket.AF_INET, socket.SOCK_STREAM) as sock:
+{{- if .Total}}
                 timer = threading.Timer(max(0.0, end - time.monotonic()), expire, [sock])
+{{- else}}
+                # No total: a timer of None never fires, and is cancelled below.
+                timer = threading.Timer(None if end is None else max(0.0, end - time.monotonic()), expire, [sock])
+{{- end}}
                 timer.start()
                 try:
                     response.content  # reads the whole body
@@ -92,16 +101,19 @@ func requestsSettings(lib pyLib, p codePlan) []Setting {
 		s = append(s, Setting{Knob: "urllib3.Timeout(read=)", Value: pySeconds(p.Read), Bounds: lib.read})
 	}
 	return append(s,
-		Setting{Knob: "urllib3.Timeout(total=)", Value: pySeconds(p.Total),
+		Setting{Knob: "urllib3.Timeout(total=)", Value: pyTotal(p),
 			Bounds: "the connect and the wait for the head together (urllib3 lowers the read timeout to what the connect left); not the body"},
-		Setting{Knob: "TOTAL_TIMEOUT", Value: pySeconds(p.Total), Bounds: lib.total},
+		Setting{Knob: "TOTAL_TIMEOUT", Value: pyTotal(p), Bounds: lib.total},
 	)
 }
 
 func requestsMissing(p codePlan) []string {
-	m := []string{fmt.Sprintf("a total timeout: requests' timeout=(connect, read) bounds each silence, never the whole response, "+
-		"so a body dripping a byte within the read timeout never times out; the program gives each attempt its own %s deadline "+
-		"(stream=True, and a timer that shuts the socket down when it passes)", ms(p.Total))}
+	m := []string{}
+	if p.Total > 0 {
+		m = append(m, fmt.Sprintf("a total timeout: requests' timeout=(connect, read) bounds each silence, never the whole response, "+
+			"so a body dripping a byte within the read timeout never times out; the program gives each attempt its own %s deadline "+
+			"(stream=True, and a timer that shuts the socket down when it passes)", ms(p.Total)))
+	}
 	if p.Attempts > 1 {
 		m = append(m, "retries with jitter and a deadline: urllib3's Retry (HTTPAdapter(max_retries=...)) knows no deadline, "+
 			"has no jitter in urllib3 1.26 and waits out any Retry-After it is sent; the program retries in its own loop"+budgetClause(p))

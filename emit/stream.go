@@ -16,18 +16,33 @@ import (
 // for the first event included), or "" when it has none, and what it truly bounds.
 type streamKnob struct {
 	knob, note string
+	// needsTotal, when set, says why the program written for the target cannot leave the
+	// total unset, so a stream of unbounded length is not emitted for it.
+	needsTotal string
 }
 
 // streamKnobs lists, per target, the knob that bounds each silence of a stream. A target not
 // listed has none.
 var streamKnobs = map[Target]streamKnob{
-	Requests: {"timeout=(connect, read)", "read bounds each socket read (with stream=True and iter_lines the events are read as they come)"},
-	HTTPX:    {"httpx.Timeout(read=)", "read bounds each socket read, the wait for the first event included"},
-	AIOHTTP:  {"ClientTimeout(sock_read=)", "sock_read bounds each read from the socket, the first event's wait included"},
-	OkHttp:   {"readTimeout", "readTimeout bounds each read of the body, the wait for the first event included"},
-	Nginx:    {"proxy_read_timeout", "proxy_read_timeout bounds the time between two successive reads from the upstream, the first event's wait included (send events unbuffered: proxy_buffering off, or X-Accel-Buffering: no)"},
-	ALB:      {"idle_timeout.timeout_seconds", "the ALB's idle timeout closes the connection when nothing was sent or received for that long, the first event's wait included (it is the load balancer's, for every route of the ALB)"},
-	Envoy:    {"per_try_idle_timeout", "per_try_idle_timeout bounds each silence of a try, the first event's wait included; the HTTP connection manager's stream_idle_timeout (default 5 min) must stay above it"},
+	Requests: {knob: "timeout=(connect, read)", note: "read bounds each socket read (with stream=True and iter_lines the events are read as they come)"},
+	HTTPX:    {knob: "httpx.Timeout(read=)", note: "read bounds each socket read, the wait for the first event included"},
+	AIOHTTP:  {knob: "ClientTimeout(sock_read=)", note: "sock_read bounds each read from the socket, the first event's wait included"},
+	OkHttp: {knob: "readTimeout", note: "readTimeout bounds each read of the body, the wait for the first event included",
+		needsTotal: "the program written bounds each attempt by callTimeout within what is left of the budget, and has no form without a total yet"},
+	Nginx: {knob: "proxy_read_timeout", note: "proxy_read_timeout bounds the time between two successive reads from the upstream, the first event's wait included (send events unbuffered: proxy_buffering off, or X-Accel-Buffering: no)"},
+	ALB:   {knob: "idle_timeout.timeout_seconds", note: "the ALB's idle timeout closes the connection when nothing was sent or received for that long, the first event's wait included (it is the load balancer's, for every route of the ALB)"},
+	Envoy: {knob: "per_try_idle_timeout", note: "per_try_idle_timeout bounds each silence of a try, the first event's wait included; the HTTP connection manager's stream_idle_timeout (default 5 min) must stay above it"},
+}
+
+// streamKnobTargets lists the targets with a per-read knob, in --help's order.
+func streamKnobTargets() []string {
+	var out []string
+	for _, t := range Targets() {
+		if k, ok := streamKnobs[t]; ok && k.needsTotal == "" {
+			out = append(out, string(t))
+		}
+	}
+	return out
 }
 
 // streamNoKnob says why a target without a per-read knob cannot bound a stream's silences.
@@ -71,6 +86,9 @@ func streamMissing(t Target, in Input) []string {
 	case streamNoTotal[t]:
 		out = append(out, fmt.Sprintf("a bound on the stream's length: it is unbounded (%s); %s writes no total, so nothing here cuts a long healthy stream and the silence bound above ends a stalled one",
 			a.StreamUnbounded, t))
+	case in.Rec.TimeoutMs <= 0:
+		out = append(out, fmt.Sprintf("a total timeout: the stream's length is unbounded (%s), so no total is written — the stream is bounded by its silences (%s above) and the caller's budget",
+			a.StreamUnbounded, units.Millis(a.PerReadMs())))
 	default:
 		out = append(out, fmt.Sprintf("a bound on the stream's length: it is unbounded (%s); the %s total written is fitted to the streams seen and cuts a longer one — raise it, or leave the stream to the silence bounds above",
 			a.StreamUnbounded, units.Millis(in.Rec.TimeoutMs)))

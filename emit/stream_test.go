@@ -30,7 +30,19 @@ func streamFixtures() []configFixture {
 			FirstEventTimeoutMs: f(2_500), IdleTimeoutMs: f(800), IdleGapQuantile: 0.99995, StreamTimeoutMs: f(8_000),
 		},
 	}
+	// outlived: the streams outlived the probe's --max-timeout, so no total was derived; the
+	// budget reads the first event (issue 29: streams longer than the probe's bound are
+	// answered calls).
+	outlived := profile.Recommendation{
+		ConnectTimeoutMs: 1100, MaxAttempts: 2, AttemptsFit: 3, BudgetMs: 10_000, FitsBudget: true, BudgetReads: profile.BudgetReadsFirstEvent,
+		Caller: profile.CallerInfo{Kind: profile.CallerInteractive, Method: "GET", BudgetMs: 10_000},
+		StreamAdvice: &profile.StreamAdvice{
+			FirstEventTimeoutMs: f(2_500), IdleTimeoutMs: f(400), IdleGapQuantile: 0.99999,
+			StreamUnbounded: "215 streams were still open at --max-timeout, so the longest legitimate stream is longer than any seen: " + profile.StreamUnboundedAdvice,
+		},
+	}
 	return []configFixture{
+		{"llm-outlived", emit.Input{URL: "https://llm.example.com/v1/chat/completions", Method: "GET", Name: "llm", Rec: outlived}},
 		{"llm-unbounded", emit.Input{URL: "https://llm.example.com/v1/chat/completions", Method: "POST", Name: "llm", Rec: llm}},
 		{"feed-bounded", emit.Input{URL: "https://feed.example.com/v1/events", Method: "GET", Name: "feed", Rec: feed}},
 	}
@@ -39,10 +51,13 @@ func streamFixtures() []configFixture {
 // TestStreamGoldens emits each streaming fixture for the targets with a per-read knob and
 // two without (testdata/stream_TARGET.golden): the text, the settings and the missing bounds.
 func TestStreamGoldens(t *testing.T) {
-	for _, tg := range []emit.Target{emit.HTTPX, emit.OkHttp, emit.Nginx, emit.Envoy, emit.ALB, emit.Go, emit.Guzzle} {
+	for _, tg := range []emit.Target{emit.HTTPX, emit.Requests, emit.AIOHTTP, emit.Nginx, emit.Envoy, emit.ALB, emit.OkHttp, emit.Go, emit.Guzzle} {
 		t.Run(string(tg), func(t *testing.T) {
 			var b strings.Builder
 			for _, fx := range streamFixtures() {
+				if fx.in.Rec.TimeoutMs == 0 && (tg == emit.Go || tg == emit.Guzzle || tg == emit.OkHttp) {
+					continue // no per-read knob: refused (TestStreamUnboundedRefused)
+				}
 				e, err := emit.Emit(tg, fx.in)
 				if err != nil {
 					t.Fatalf("%s: %v", fx.name, err)
@@ -72,8 +87,8 @@ func TestStreamRead(t *testing.T) {
 		wantMs    int64
 		unbounded bool
 	}{
-		{fx[0].in, 20_000, true},
-		{fx[1].in, 2_500, false},
+		{fx[1].in, 20_000, true},
+		{fx[2].in, 2_500, false},
 	}
 	for _, c := range cases {
 		if got := c.in.Read().Milliseconds(); got != c.wantMs {
@@ -91,7 +106,7 @@ func TestStreamRead(t *testing.T) {
 			t.Errorf("%s: missing does not say the first-event timeout shares the read knob:\n%s", c.in.Name, joined)
 		}
 	}
-	plain := fx[1].in
+	plain := fx[2].in
 	plain.Rec.StreamAdvice = nil
 	if got := plain.Read().Milliseconds(); got != 2_500 {
 		t.Errorf("no stream: Read() = %d ms, want the read timeout 2500", got)
@@ -104,5 +119,30 @@ func TestStreamRead(t *testing.T) {
 		if strings.Contains(m, "first-event") || strings.Contains(m, "stream") {
 			t.Errorf("no stream: missing mentions streams: %s", m)
 		}
+	}
+}
+
+// TestStreamUnboundedRefused: a stream whose total is unbounded (no timeout_ms) is emitted only
+// for a target with a per-read knob, which bounds it by its silences; a target that can bound
+// it only by a total refuses, saying why and which targets can.
+func TestStreamUnboundedRefused(t *testing.T) {
+	in := streamFixtures()[0].in
+	for _, tg := range emit.Targets() {
+		_, err := emit.Emit(tg, in)
+		switch tg {
+		case emit.Requests, emit.HTTPX, emit.AIOHTTP, emit.Nginx, emit.ALB, emit.Envoy:
+			if err != nil {
+				t.Errorf("%s: %v", tg, err)
+			}
+		default:
+			if err == nil || !strings.Contains(err.Error(), "the stream's total is unbounded") || !strings.Contains(err.Error(), "httpx") {
+				t.Errorf("%s: error %v, want a refusal naming the targets that can", tg, err)
+			}
+		}
+	}
+	none := in
+	none.Rec.StreamAdvice = nil
+	if _, err := emit.Emit(emit.HTTPX, none); err == nil || !strings.Contains(err.Error(), "no timeout to write") {
+		t.Errorf("no total and no stream: error %v, want no timeout to write", err)
 	}
 }

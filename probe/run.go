@@ -882,7 +882,8 @@ func recordResponse(sh *shard, t *timings, q request, good bool) {
 // recordStream records a streaming response (shard locked; nothing when it did not stream):
 // its first event from the intended send, as the total (coordinated omission corrected), its
 // events, its total when it completed, and its outcome — completed (class −1), cut, or timed
-// out. Its gaps were recorded as they were read (streamState.feed).
+// out (and still streaming when it had sent an event). Its gaps were recorded as they were
+// read (streamState.feed).
 func recordStream(sh *shard, st *streamState, fresh bool, q request, class int) {
 	if !st.streamed() {
 		return
@@ -908,6 +909,9 @@ func recordStream(sh *shard, st *streamState, fresh bool, q request, class int) 
 		sh.streams.Cut++
 	default: // errTimeout: cutMidway calls every other failure of a stream a cut
 		sh.streams.TimedOut++
+		if st.events > 0 {
+			sh.streams.Streaming++ // answered, still streaming: longer than --max-timeout
+		}
 	}
 }
 

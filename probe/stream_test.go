@@ -130,19 +130,39 @@ func TestStreamForced(t *testing.T) {
 }
 
 // TestStreamLongerThanMaxTimeout: a stream still open at --max-timeout is cut by the probe
-// and counts as a timeout; its first event and the gaps seen until then are kept.
+// and counts as a timeout; its first event and the gaps seen until then are kept, and having
+// sent an event it is still streaming (streaming_at_max_timeout): answered, so the
+// recommendation has no failure, no tail_beyond, and an unbounded stream total.
 func TestStreamLongerThanMaxTimeout(t *testing.T) {
 	url, _ := startStream(t, probetest.StreamConfig{FirstEvent: 10 * time.Millisecond, Gap: 100 * time.Millisecond, Events: 20})
 	r := run(t, probe.Config{URL: url, Rate: 20, Requests: 4, MaxTimeout: 350 * time.Millisecond, MaxErrorRate: 0.99})
 	wantStreams(t, r, 4, 0, 0, 4)
-	if r.Errors["timeout"] != 4 {
-		t.Errorf("timeouts %d, want 4", r.Errors["timeout"])
+	if r.Errors["timeout"] != 4 || r.Streams.Streaming != 4 {
+		t.Errorf("timeouts %d, still streaming %d, want 4 and 4", r.Errors["timeout"], r.Streams.Streaming)
+	}
+	rec := r.Recommendation
+	if rec.Verdict.Has(profile.CodeTailBeyond) || rec.ErrorRate != 0 || rec.StreamAdvice == nil || rec.StreamTimeoutMs != nil || rec.FirstEventTimeoutMs == nil {
+		t.Errorf("verdict %q, error rate %g, stream advice %+v: want answered streams of unbounded length", rec.Verdict.Text(), rec.ErrorRate, rec.StreamAdvice)
 	}
 	if r.Phases.FirstEvent.Count != 4 || r.Phases.Gap.Count < 4 {
 		t.Errorf("first_event %d gap %d, want 4 and some gaps seen before the cut", r.Phases.FirstEvent.Count, r.Phases.Gap.Count)
 	}
 	if r.Streams.TotalMs.Count != 0 {
 		t.Errorf("streams total has %d samples, want none: no stream completed", r.Streams.TotalMs.Count)
+	}
+}
+
+// TestStreamNoEventWithinMaxTimeout: a stream whose head came but no event before
+// --max-timeout is not still streaming: it is unanswered, as a hang is.
+func TestStreamNoEventWithinMaxTimeout(t *testing.T) {
+	url, _ := startStream(t, probetest.StreamConfig{FirstEvent: 2 * time.Second, Gap: 10 * time.Millisecond, Events: 2})
+	r := run(t, probe.Config{URL: url, Rate: 20, Requests: 3, MaxTimeout: 200 * time.Millisecond, MaxErrorRate: 0.99})
+	wantStreams(t, r, 3, 0, 0, 3)
+	if r.Errors["timeout"] != 3 || r.Streams.Streaming != 0 {
+		t.Errorf("timeouts %d, still streaming %d, want 3 and 0", r.Errors["timeout"], r.Streams.Streaming)
+	}
+	if rec := r.Recommendation; rec.NoAnswerRate != 1 {
+		t.Errorf("no-answer rate %g, want 1: no event within --max-timeout is no answer (%s)", rec.NoAnswerRate, rec.Verdict.Text())
 	}
 }
 

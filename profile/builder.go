@@ -163,6 +163,7 @@ func (b *Builder) recommend(res *Profile, maxTimeout time.Duration) {
 	}
 	ev.RatePerS, ev.RateFrom = res.callerRate()
 	ev.Stream = streamEvidence(res.Streams, b.hists)
+	ev.creditStreams()
 	caller := b.p.Caller
 	if caller.Method == "" {
 		caller.Method = res.Target.Method
@@ -218,7 +219,7 @@ func notes(res *Profile, maxTimeout time.Duration) []string {
 	out := []string{}
 	if res.Unreachable {
 		out = append(out, fmt.Sprintf("stopped early: the first %d requests could not connect (%s) and none got a response", UnreachableAfter, errorSummary(res.Errors)))
-	} else if res.Requests > 0 && res.Responses == 0 {
+	} else if res.Requests > 0 && res.Answered() == 0 {
 		out = append(out, fmt.Sprintf("every request failed (%s): nothing was measured", errorSummary(res.Errors)))
 	}
 	if res.Interrupted {
@@ -260,22 +261,23 @@ func errorSummary(errs map[string]int64) string {
 }
 
 // cutoffCurve is the share of requests each candidate timeout would cut off: at p90, p99,
-// p99.9 and p99.99 of good and unanswered requests together, at --max-timeout when some got
-// no answer, and at the recommended timeout. A quantile among the unanswered requests lies
+// p99.9 and p99.99 of good and censored requests together (the unanswered, and the streams
+// still streaming at --max-timeout: a total cuts both), at --max-timeout when there are any,
+// and at the recommended timeout. A quantile among the unanswered requests lies
 // beyond --max-timeout (Beyond).
 func cutoffCurve(ev Evidence, recommendedMs float64) []Cutoff {
 	good := ev.Good.Count()
-	n := good + ev.NoAnswer
+	n := good + ev.Censored()
 	cutAt := func(t float64) *float64 {
 		if n == 0 {
 			return ptr(0)
 		}
-		return ptr(float64(ev.Good.Above(t)+ev.NoAnswer) / float64(n))
+		return ptr(float64(ev.Good.Above(t)+ev.Censored()) / float64(n))
 	}
 	out := []Cutoff{}
 	for _, cq := range []float64{0.90, 0.99, 0.999, 0.9999} {
 		c := Cutoff{Label: QuantileLabel(cq), Samples: n}
-		if v, beyond, ok := CensoredQuantile(ev.Good, ev.NoAnswer, cq); ok {
+		if v, beyond, ok := CensoredQuantile(ev.Good, ev.Censored(), cq); ok {
 			if beyond {
 				c.Beyond = true
 			} else {
@@ -284,7 +286,7 @@ func cutoffCurve(ev Evidence, recommendedMs float64) []Cutoff {
 		}
 		out = append(out, c)
 	}
-	if ev.NoAnswer > 0 {
+	if ev.Censored() > 0 {
 		t := ms(ev.MaxTimeout)
 		out = append(out, Cutoff{Label: "max-timeout", TimeoutMs: ptr(t), CutRate: cutAt(t), Samples: n})
 	}

@@ -291,6 +291,12 @@ type Recommendation struct {
 	// For a stream, TimeoutMs keeps its meaning: the per-attempt total fitted to the whole
 	// responses seen, what check's rules compare as the total.
 	*StreamAdvice
+	// BudgetReads says which phase the caller's budget holds per attempt (BudgetPhase,
+	// docs/design.md §7 "Streams"): "first_event" for a stream an interactive caller waits
+	// on — MaxAttempts, AttemptsFit and FitsBudget then count first-event timeouts, not
+	// TimeoutMs — "total" for a stream a job consumes; absent for a response that does not
+	// stream (the total). CallerWaitMs is the figure it names.
+	BudgetReads BudgetPhase `json:"budget_reads,omitempty"`
 	// MaxAttempts counts the first try; 0 means the budget cannot hold one normal call.
 	// Interactive callers get at most 2 (one retry), a non-idempotent call without an
 	// Idempotency-Key 1, a job 1 per run (the queue retries: Job).

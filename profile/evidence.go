@@ -87,6 +87,13 @@ type Evidence struct {
 	// basis quantile and the cut-off curve as values above every good response.
 	NoAnswer   int64
 	MaxTimeout time.Duration
+	// Outlived counts the streams still streaming at MaxTimeout (StreamCounts.Streaming):
+	// answered — their first event came — with a length known only to be longer than
+	// MaxTimeout. They are not in NoAnswer, not failures, not in Errors; for the total they
+	// are right-censored as the unanswered are, and a total quantile among them is a stream
+	// of unbounded length (stream_unbounded), not a tail beyond --max-timeout. Set by
+	// creditStreams.
+	Outlived int64
 	// Connect is the TCP connect time of fresh connections (nil: none measured).
 	Connect Latencies
 	// Silence is the longest silence of each good response (Phases.Silence), the basis of
@@ -118,8 +125,28 @@ type Evidence struct {
 // Finished counts the requests that ended: answered or failed.
 func (e *Evidence) Finished() int64 { return e.Answered() + sum(e.Errors) }
 
-// Answered counts the requests that got an HTTP response, any status.
-func (e *Evidence) Answered() int64 { return sum(e.Status) }
+// Answered counts the requests that got an HTTP response, any status, the streams still
+// streaming at --max-timeout included.
+func (e *Evidence) Answered() int64 { return sum(e.Status) + e.Outlived }
+
+// Censored counts the requests whose total is known only to be longer than MaxTimeout: the
+// unanswered and the streams still streaming then.
+func (e *Evidence) Censored() int64 { return e.NoAnswer + e.Outlived }
+
+// creditStreams moves the streams that had sent their first event and were still streaming
+// at --max-timeout from the unanswered (the probe counts them in errors.timeout, having cut
+// them) to Outlived: a stream longer than the probe's bound is an answered call, not a
+// failure (issue 29; docs/design.md §7 "Streams"). Errors is copied, not changed in place.
+// A stream that sent no event within --max-timeout stays unanswered.
+func (e *Evidence) creditStreams() {
+	if e.Stream == nil || e.Stream.Counts.Streaming <= 0 {
+		return
+	}
+	e.Outlived = min(e.Stream.Counts.Streaming, e.NoAnswer)
+	e.NoAnswer -= e.Outlived
+	e.Errors = copyCounts(e.Errors)
+	e.Errors["timeout"] -= e.Outlived
+}
 
 func sum(m map[string]int64) int64 {
 	var n int64
@@ -167,6 +194,7 @@ func (r *Profile) Evidence() (Evidence, error) {
 		}
 		ev.Stream = s
 	}
+	ev.creditStreams()
 	return ev, nil
 }
 

@@ -28,7 +28,7 @@ func checkCounters(name string, r *Profile) error {
 		counts = append(counts, []struct {
 			field string
 			n     int64
-		}{{"streams.count", st.Count}, {"streams.completed", st.Completed}, {"streams.cut", st.Cut}, {"streams.timed_out", st.TimedOut}}...)
+		}{{"streams.count", st.Count}, {"streams.completed", st.Completed}, {"streams.cut", st.Cut}, {"streams.timed_out", st.TimedOut}, {"streams.streaming_at_max_timeout", st.Streaming}}...)
 		if m := st.EventsPerStream.Max; m != nil {
 			counts = append(counts, struct {
 				field string
@@ -62,6 +62,9 @@ func checkCounters(name string, r *Profile) error {
 	}
 	if st := r.Streams; st != nil && st.Completed+st.Cut+st.TimedOut != st.Count {
 		return bad("streams.count", "%d, not completed + cut + timed_out (%d + %d + %d)", st.Count, st.Completed, st.Cut, st.TimedOut)
+	}
+	if st := r.Streams; st != nil && st.Streaming > st.TimedOut {
+		return bad("streams.streaming_at_max_timeout", "%d, more than the %d streams timed_out (it counts those of them that had sent an event)", st.Streaming, st.TimedOut)
 	}
 	if r.Responses > r.Requests {
 		return bad("responses", "%d, more than the %d requests sent", r.Responses, r.Requests)

@@ -36,13 +36,23 @@ func CheckSavePath(path string) error {
 	return atomicfile.Check(path)
 }
 
+// Answered counts the requests that got an answer: the HTTP responses, and the streams that
+// sent their first event and were still streaming when the probe stopped waiting (counted
+// in errors.timeout, the probe having cut them, but answered: docs/design.md §7 "Streams").
+func (r *Profile) Answered() int64 {
+	if r.Streams == nil {
+		return r.Responses
+	}
+	return r.Responses + r.Streams.Streaming
+}
+
 // NoGoodResponse reports whether r holds no good response (status below 400) to derive a
 // timeout from — the target was unreachable, every request failed, or every response was an
 // error: the runs that exit 3 for want of a measurement. --save keeps an existing profile
 // rather than replace it with such a run, unless --force.
 func (r *Profile) NoGoodResponse() bool {
 	v := r.Recommendation.Verdict
-	return r.Unreachable || r.Responses == 0 ||
+	return r.Unreachable || r.Answered() == 0 ||
 		v.Has(CodeUnreachable) || v.Has(CodeAllFailed) || v.Has(CodeNoGoodResponse)
 }
 

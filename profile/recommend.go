@@ -276,21 +276,25 @@ func DefaultRecommendOptions() RecommendOptions {
 func Recommend(ev Evidence, c Caller, o RecommendOptions) Recommendation {
 	r := newRecommender(ev, c, o)
 	r.judgeUnmeasured()
-	if r.good == 0 {
+	if r.good == 0 && r.ev.Outlived == 0 {
 		r.rec.Derivation = append(r.rec.Derivation, "timeout: no good response (status below 400) arrived, so no latency to derive a timeout from")
 		return r.rec
 	}
 	r.judgeFailures()
-	basis, beyond := r.deriveTimeout()
-	if beyond {
+	switch basis, outcome := r.deriveTimeout(); outcome {
+	case totalBeyond:
 		r.explainBeyond()
 		r.adviseStreamAlone()
 		return r.rec
+	case totalOutlived:
+		r.explainOutlived()
+	default:
+		r.rec.BasisMs = basis
 	}
-	r.rec.BasisMs = basis
 	r.rec.ConnectTimeoutMs = adviseConnect(&r.rec, r.ev.Connect, r.o.ConnectFloor)
 	r.rec.ReadTimeoutMs = r.deriveRead()
 	r.rec.StreamAdvice = r.adviseStream()
+	r.setBudgetReads()
 	r.judgeAttempts()
 	r.rec.RetryBudget = r.sizeBudget()
 	return r.rec
@@ -307,7 +311,8 @@ type recommender struct {
 	q     float64
 	label string
 	need  int64
-	// finished, answered and good count requests; n is good plus unanswered.
+	// finished, answered and good count requests; n is good plus censored (unanswered, and
+	// streams still streaming at --max-timeout).
 	finished, answered, good, n int64
 	// maxTimeout is --max-timeout as text; noAnswer is set when the unanswered requests
 	// alone are above --max-error-rate.
@@ -337,10 +342,10 @@ func newRecommender(ev Evidence, c Caller, o RecommendOptions) *recommender {
 	}
 	r.label, r.need = QuantileLabel(r.q), SamplesNeeded(r.q)
 	r.finished, r.answered, r.good = ev.Finished(), ev.Answered(), ev.Good.Count()
-	r.n = r.good + ev.NoAnswer
+	r.n = r.good + ev.Censored()
 	r.rec.Samples, r.rec.SamplesNeeded = r.n, r.need
 	if r.finished > 0 {
-		r.rec.ErrorRate = float64(r.finished-r.good) / float64(r.finished)
+		r.rec.ErrorRate = float64(r.finished-r.good-ev.Outlived) / float64(r.finished)
 		r.rec.NoAnswerRate = float64(ev.NoAnswer) / float64(r.finished)
 	}
 	r.maxTimeout = units.Millis(ms(ev.MaxTimeout))
@@ -363,7 +368,7 @@ func (r *recommender) judgeUnmeasured() {
 		v.Add(CodeAllFailed, verdict.Bad, "every request failed ("+failureSummary(ev)+"): nothing measured"+sampleClause(ev))
 	case finished == 0:
 		v.Add(CodeAllFailed, verdict.Bad, "no request finished: nothing measured")
-	case r.good == 0:
+	case r.good == 0 && ev.Outlived == 0:
 		v.Add(CodeNoGoodResponse, verdict.Bad, noGoodText(ev))
 	}
 	if s := ev.Schedule; s.RequestedPerS != nil && !s.RateHeld && !ev.Unreachable && finished > 0 {
@@ -379,7 +384,7 @@ func (r *recommender) judgeFailures() {
 	if r.noAnswer {
 		v.Add(CodeNoAnswer, verdict.Bad, fmt.Sprintf("%s of requests got no answer within %s: the dependency is failing, not slow", percent(r.rec.NoAnswerRate), r.maxTimeout))
 	}
-	other := r.finished - r.good
+	other := r.finished - r.good - ev.Outlived
 	if r.noAnswer {
 		other -= ev.NoAnswer
 	}
@@ -392,21 +397,54 @@ func (r *recommender) judgeFailures() {
 	}
 }
 
-// deriveTimeout is the total timeout: the quantile 1 − cutoff of good and unanswered
-// requests together, or the slowest good response when too few back it. It returns the
-// basis, or beyond when the quantile lies among the unanswered requests.
-func (r *recommender) deriveTimeout() (basis float64, beyond bool) {
-	switch {
-	case r.n >= r.need:
-		rank := quantileRank(r.n, r.q)
-		if rank > r.good {
-			return 0, true
-		}
-		return r.quantileTimeout(rank), false
-	case r.ev.NoAnswer > 0:
-		return 0, true
+// totalOutcome is how deriveTimeout ended: a total derived, none because the quantile lies
+// among the unanswered requests (beyond --max-timeout), or none because it lies among the
+// streams still streaming at --max-timeout (an answered stream of unbounded length).
+type totalOutcome int
+
+const (
+	totalDerived totalOutcome = iota
+	totalBeyond
+	totalOutlived
+)
+
+// deriveTimeout is the total timeout: the quantile 1 − cutoff of good and censored requests
+// together, or the slowest good response when too few back it. It returns the basis, or why
+// there is none when the quantile lies among the censored: beyond --max-timeout when the
+// unanswered requests alone put it there (they are failures), outlived when only the
+// streams still streaming do (answered, longer than the probe waited: docs/design.md §7
+// "Streams").
+func (r *recommender) deriveTimeout() (basis float64, outcome totalOutcome) {
+	if r.n >= r.need && quantileRank(r.n, r.q) <= r.good {
+		return r.quantileTimeout(quantileRank(r.n, r.q)), totalDerived
 	}
-	return r.slowestTimeout(), false
+	if r.n < r.need && r.ev.Censored() == 0 {
+		return r.slowestTimeout(), totalDerived
+	}
+	if r.ev.Outlived == 0 || r.unansweredBeyond() {
+		return 0, totalBeyond
+	}
+	return 0, totalOutlived
+}
+
+// unansweredBeyond reports whether the unanswered requests alone, the streams still streaming
+// left out, put the cut-off quantile beyond --max-timeout (or, below the samples it needs,
+// whether there are any).
+func (r *recommender) unansweredBeyond() bool {
+	if r.ev.NoAnswer == 0 {
+		return false
+	}
+	n := r.good + r.ev.NoAnswer
+	return n < r.need || quantileRank(n, r.q) > r.good
+}
+
+// explainOutlived says why no total is derived when the cut-off quantile lies among the
+// streams still streaming at --max-timeout: they answered, and are longer than the probe
+// waited, so the stream's total is unbounded (the stream stage says so), not a failure.
+func (r *recommender) explainOutlived() {
+	r.rec.Derivation = append(r.rec.Derivation, fmt.Sprintf(
+		"timeout: none — the %s of the %s requests lies among the %s streams still streaming at the %s --max-timeout: they sent their first event and were answering when the probe stopped waiting, so they are answered calls longer than %s, not failures; a total fitted to the streams seen would cut them — the stream's total is unbounded, and the first-event and idle timeouts bound it",
+		r.label, units.Count(int(r.n)), units.Count(int(r.ev.Outlived)), r.maxTimeout, r.maxTimeout))
 }
 
 // quantileTimeout derives the timeout from the sample at rank, with its confidence interval.
@@ -426,9 +464,12 @@ func (r *recommender) quantileTimeout(rank int64) float64 {
 	}
 	of := "good responses"
 	count := "n=" + units.Count(int(n))
-	if ev.NoAnswer > 0 {
+	if ev.Censored() > 0 {
 		of = "good responses and unanswered requests"
-		count = fmt.Sprintf("n=%s, %s of them with no answer within %s, counted as slower", units.Count(int(n)), units.Count(int(ev.NoAnswer)), r.maxTimeout)
+		count = fmt.Sprintf("n=%s, %s, counted as slower", units.Count(int(n)), r.censoredText())
+	}
+	if ev.NoAnswer == 0 && ev.Outlived > 0 {
+		of = "good responses and streams still streaming"
 	}
 	raw := basis * r.o.Headroom
 	rec.TimeoutMs = RoundUpClean(raw)
@@ -436,6 +477,20 @@ func (r *recommender) quantileTimeout(rank int64) float64 {
 		"timeout: %s of %s = %s (%s; %s) × %g headroom = %s → %s (rounded up on the 1-1.2-1.5-2-2.5-3-4-5-6-8 × 10^n ladder)",
 		r.label, of, units.Millis(basis), count, ci, r.o.Headroom, units.Millis(raw), units.Millis(rec.TimeoutMs)))
 	return basis
+}
+
+// censoredText names the censored requests: "2 of them with no answer within 30 s", "3 of
+// them still streaming at 30 s", or both joined by "and".
+func (r *recommender) censoredText() string {
+	var parts []string
+	if r.ev.NoAnswer > 0 {
+		parts = append(parts, fmt.Sprintf("%s with no answer within %s", units.Count(int(r.ev.NoAnswer)), r.maxTimeout))
+	}
+	if r.ev.Outlived > 0 {
+		parts = append(parts, fmt.Sprintf("%s still streaming at %s", units.Count(int(r.ev.Outlived)), r.maxTimeout))
+	}
+	first, rest, _ := strings.Cut(strings.Join(parts, " and "), " ")
+	return first + " of them " + rest
 }
 
 // slowestTimeout derives the timeout from the slowest good response, a lower bound on the
@@ -486,6 +541,10 @@ const NoSilenceMeasured = "read timeout: not derivable from this input as read �
 // the input times no silence, or when the quantile lies among the unanswered requests.
 func (r *recommender) deriveRead() *float64 {
 	ev, rec := &r.ev, &r.rec
+	if rec.TimeoutMs <= 0 {
+		rec.Derivation = append(rec.Derivation, "read timeout: none — no total here (the stream's total is unbounded): a stream's silences are bounded by the first-event and idle timeouts below")
+		return nil
+	}
 	var good int64
 	if ev.Silence != nil {
 		good = ev.Silence.Count()
@@ -547,6 +606,14 @@ func (r *recommender) deriveRead() *float64 {
 // provisional below the samples the cut-off needs.
 func (r *recommender) judgeAttempts() {
 	rec := &r.rec
+	if rec.CallerWaitMs() <= 0 {
+		// Only a stream gets here: its total unbounded, and no first-event timeout to hold
+		// (an interactive caller) or a job whose run must hold the whole stream.
+		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
+			"attempts: none — the budget reads the %s, and no %s timeout was derived: nothing to count", rec.BudgetReads, phaseWords(rec.BudgetReads)))
+		r.streamReason()
+		return
+	}
 	var sentence string
 	if r.c.Kind == CallerJob {
 		sentence = adviseJob(rec, r.c)
@@ -602,7 +669,7 @@ func adviseConnect(rec *Recommendation, connects Latencies, floor time.Duration)
 				"connect timeout: max(3 × %s = %s, %s floor that survives one lost SYN) = %s", what, units.Millis(three), units.Millis(floorMs), units.Millis(connect)))
 		}
 	}
-	if connect >= rec.TimeoutMs {
+	if rec.TimeoutMs > 0 && connect >= rec.TimeoutMs {
 		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
 			"connect timeout: none — %s is not below the %s total timeout, so a separate connect timeout buys nothing: the total timeout bounds the connect, and a lost SYN costs the attempt either way (a connect timeout at or above the total is what check's PT002 warns about)",
 			units.Millis(connect), units.Millis(rec.TimeoutMs)))
@@ -623,19 +690,20 @@ func connectText(rec *Recommendation) string {
 // a non-idempotent call without a key, fewer when the budget does not hold them. It returns
 // the verdict sentence.
 func adviseInteractive(rec *Recommendation, c Caller) string {
-	timeout := msDuration(rec.TimeoutMs)
+	waitMs := rec.CallerWaitMs()
+	timeout := msDuration(waitMs)
 	budget := units.Millis(ms(c.Budget))
 	fit := MaxAttempts(timeout, c.Budget)
 	rec.AttemptsFit = fit
 	if fit == 0 {
 		rec.Derivation = append(rec.Derivation, fmt.Sprintf(
-			"attempts: one normal call needs the %s timeout, more than the %s budget → 0", units.Millis(rec.TimeoutMs), budget))
+			"attempts: one normal call needs the %s %s, more than the %s budget → 0", units.Millis(waitMs), waitWords(rec.BudgetReads), budget))
 		rec.Verdict.Add(CodeBudget, verdict.Bad, QueueVerdict)
 		return QueueVerdict
 	}
 	cost := AttemptsCost(fit, timeout)
 	fits := fmt.Sprintf("the %s budget would hold %d (the largest k with k × %s + Σ worst-case backoff ≤ %s, backoff %s: k=%d costs %s",
-		budget, fit, units.Millis(rec.TimeoutMs), budget, BackoffDescription(), fit, units.Millis(ms(cost)))
+		budget, fit, units.Millis(waitMs), budget, BackoffDescription(), fit, units.Millis(ms(cost)))
 	if fit < MaxAttemptsCap {
 		fits += fmt.Sprintf(", k=%d would cost %s)", fit+1, units.Millis(ms(AttemptsCost(fit+1, timeout))))
 	} else {
@@ -658,7 +726,37 @@ func adviseInteractive(rec *Recommendation, c Caller) string {
 	if unsafe {
 		tries = "1 attempt (retry only with an Idempotency-Key)"
 	}
-	return fmt.Sprintf("timeout %s, %s, %s within the %s budget", units.Millis(rec.TimeoutMs), connectText(rec), tries, budget)
+	return fmt.Sprintf("%s, %s, %s within the %s budget", timeoutText(rec), connectText(rec), tries, budget)
+}
+
+// timeoutText names the per-attempt timeout in a verdict sentence: "timeout 2 s"; for a
+// stream whose budget reads the first event, "first event 12 s per attempt (the caller's
+// wait; total 40 s)", or "(…; total unbounded)".
+func timeoutText(rec *Recommendation) string {
+	if rec.BudgetReads != BudgetReadsFirstEvent {
+		return "timeout " + units.Millis(rec.TimeoutMs)
+	}
+	total := "total unbounded"
+	if rec.TimeoutMs > 0 {
+		total = "total " + units.Millis(rec.TimeoutMs)
+	}
+	return fmt.Sprintf("first event %s per attempt (the caller's wait; %s)", units.Millis(rec.CallerWaitMs()), total)
+}
+
+// waitWords names the timeout a budget phase reads: "timeout" or "first-event timeout".
+func waitWords(p BudgetPhase) string {
+	if p == BudgetReadsFirstEvent {
+		return "first-event timeout"
+	}
+	return "timeout"
+}
+
+// phaseWords names a budget phase in prose: "total" or "first-event".
+func phaseWords(p BudgetPhase) string {
+	if p == BudgetReadsFirstEvent {
+		return "first-event"
+	}
+	return "total"
 }
 
 // retryWord says what k attempts mean.

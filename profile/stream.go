@@ -58,6 +58,11 @@ type StreamCounts struct {
 	// TimedOut streams were still open at --max-timeout: the probe cut them, they count as
 	// timeouts (Errors["timeout"]) and their first event and gaps seen so far are kept.
 	TimedOut int64 `json:"timed_out"`
+	// Streaming counts the TimedOut streams that had sent their first event: still streaming
+	// when the probe stopped waiting, they are answered calls whose length is at least
+	// --max-timeout (Evidence.Outlived), not requests without an answer. The rest of
+	// TimedOut sent no event within --max-timeout and are unanswered.
+	Streaming int64 `json:"streaming_at_max_timeout"`
 	// MaxEvents is the most events of one stream, exact (the histogram's is within 0.1%
 	// past 2,048): Streams shows it as events_per_stream.max.
 	MaxEvents int64 `json:"-"`
@@ -69,6 +74,7 @@ func (c *StreamCounts) Add(o StreamCounts) {
 	c.Completed += o.Completed
 	c.Cut += o.Cut
 	c.TimedOut += o.TimedOut
+	c.Streaming += o.Streaming
 	c.MaxEvents = max(c.MaxEvents, o.MaxEvents)
 }
 

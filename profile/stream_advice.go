@@ -134,7 +134,9 @@ func (r *recommender) streamFirstEvent(s *StreamEvidence) *float64 {
 		r.rec.Derivation = append(r.rec.Derivation, "first-event timeout: none — no stream sent an event")
 		return nil
 	}
-	censored := max(r.ev.NoAnswer-s.Counts.TimedOut, 0)
+	// The unanswered (NoAnswer) sent no event: no head, or a stream's head and no event within
+	// --max-timeout; the streams still streaming then (Outlived) had theirs, in FirstEvent.
+	censored := r.ev.NoAnswer
 	basis, how, ok := r.streamBasis(s.FirstEvent, censored, s.FirstEvent.Count()+censored, r.need, r.q)
 	if !ok {
 		r.rec.Derivation = append(r.rec.Derivation, fmt.Sprintf(
@@ -313,6 +315,7 @@ func derefCount(p *int64) int64 {
 // derived and said in a verdict clause of their own.
 func (r *recommender) adviseStreamAlone() {
 	r.rec.StreamAdvice = r.adviseStream()
+	r.setBudgetReads()
 	r.streamReason()
 }
 

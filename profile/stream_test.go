@@ -124,6 +124,8 @@ func TestParseProfileRejectsBadStreams(t *testing.T) {
 		{"past 2^53", func(s *Streams) { s.Count = 1 << 60 }, "p.json: field streams.count: 1152921504606846976: more than 2^53"},
 		{"not the sum", func(s *Streams) { s.Count = 11 }, "p.json: field streams.count: 11, not completed + cut + timed_out (9 + 1 + 0)"},
 		{"negative max", func(s *Streams) { s.EventsPerStream.Max = new(int64(-2)) }, "p.json: field streams.events_per_stream.max: -2: a count cannot be negative"},
+		{"negative streaming", func(s *Streams) { s.Streaming = -1 }, "p.json: field streams.streaming_at_max_timeout: -1: a count cannot be negative"},
+		{"more streaming than timed out", func(s *Streams) { s.Streaming = 1 }, "p.json: field streams.streaming_at_max_timeout: 1, more than the 0 streams timed_out"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var r Profile

@@ -59,6 +59,18 @@ func adviseBracket(q advise.Bracket) string {
 	return fmt.Sprintf("%-6s in (%s, %s], estimate %s", q.Label, units.Millis(q.LowerMs), units.Millis(*q.UpperMs), units.Millis(q.EstimateMs))
 }
 
+// adviseGroupBrackets are the --by groups that carry their own bucket brackets (bucketed
+// input), in the groups' order.
+func adviseGroupBrackets(r *advise.Result) []advise.Group {
+	var out []advise.Group
+	for _, g := range r.Groups {
+		if len(g.Buckets) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 // adviseGroupCells is adviseGroupRow in legacy figures: the HTML report's.
 func adviseGroupCells(g advise.Group) []string { return adviseGroupRow(g, unitFigures) }
 
@@ -166,6 +178,16 @@ func AdviseText(w io.Writer, r *advise.Result, o Options) error {
 			writeHanging(&b, "  ", 2, adviseBracket(q), width, lipgloss.NewStyle())
 		}
 	}
+	if groups := adviseGroupBrackets(r); len(groups) > 0 {
+		b.WriteString("\n")
+		writeTitle(&b, st, "Buckets by "+string(r.By), "each group's own brackets", width)
+		for _, g := range groups {
+			writeHanging(&b, "  ", 2, textSafe(g.Key), width, st.Value)
+			for _, q := range g.Buckets {
+				writeHanging(&b, "    ", 4, adviseBracket(q), width, lipgloss.NewStyle())
+			}
+		}
+	}
 	if len(r.Windows) > 1 {
 		b.WriteString("\n")
 		writeTitle(&b, st, "By window", adviseWindowCaption(r), width)
@@ -256,6 +278,15 @@ func AdviseMarkdown(w io.Writer, r *advise.Result, o Options) error {
 		fmt.Fprintf(&b, "\n#### Buckets\n\n%s, %s.\n\n", mdText(r.Buckets.Metric), mdText(r.Buckets.Window))
 		for _, q := range r.Buckets.Quantiles {
 			fmt.Fprintf(&b, "- %s\n", mdText(strings.Join(strings.Fields(adviseBracket(q)), " ")))
+		}
+	}
+	if groups := adviseGroupBrackets(r); len(groups) > 0 {
+		fmt.Fprintf(&b, "\n#### Buckets by %s\n\nEach group's own brackets.\n\n", mdText(string(r.By)))
+		for _, g := range groups {
+			fmt.Fprintf(&b, "- %s\n", mdText(g.Key))
+			for _, q := range g.Buckets {
+				fmt.Fprintf(&b, "  - %s\n", mdText(strings.Join(strings.Fields(adviseBracket(q)), " ")))
+			}
 		}
 	}
 	if len(r.Windows) > 1 {

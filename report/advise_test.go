@@ -131,3 +131,46 @@ func TestAdviseGroupsFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestAdviseGroupBrackets: bucketed input with --by gives each group its own brackets, in
+// every format for people, after the brackets of all the groups together (note29 item 5).
+func TestAdviseGroupBrackets(t *testing.T) {
+	dir := t.TempDir()
+	file := dir + "/two.prom"
+	expo := "# TYPE http_request_duration_seconds histogram\n" +
+		"http_request_duration_seconds_bucket{handler=\"/fast\",le=\"0.1\"} 900\n" +
+		"http_request_duration_seconds_bucket{handler=\"/fast\",le=\"1\"} 1000\n" +
+		"http_request_duration_seconds_bucket{handler=\"/fast\",le=\"+Inf\"} 1000\n" +
+		"http_request_duration_seconds_bucket{handler=\"/slow\",le=\"0.1\"} 0\n" +
+		"http_request_duration_seconds_bucket{handler=\"/slow\",le=\"1\"} 1000\n" +
+		"http_request_duration_seconds_bucket{handler=\"/slow\",le=\"+Inf\"} 1000\n"
+	if err := os.WriteFile(file, []byte(expo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := advise.Run(context.Background(), advise.Options{Files: []string{file}, Workers: 1, By: advise.ByRoute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Groups) != 2 {
+		t.Fatalf("groups %+v", res.Groups)
+	}
+	for name, render := range map[string]Renderer[*advise.Result]{"text": AdviseText, "markdown": AdviseMarkdown, "html": AdviseHTML} {
+		var b bytes.Buffer
+		if err := render(&b, res, replayOptions(false, 100)); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		at, all := strings.Index(out, "Buckets by route"), strings.Index(out, "Buckets")
+		fast, slow := strings.Index(out[max(at, 0):], "/fast"), strings.Index(out[max(at, 0):], "/slow")
+		if at < 0 || all > at || fast < 0 || slow < 0 {
+			t.Errorf("%s: Buckets by route at %d (all at %d), /fast at %d, /slow at %d:\n%s", name, at, all, fast, slow, out)
+			continue
+		}
+		// /fast's p50 lies in its first bucket, /slow's in (100 ms, 1 s].
+		for _, want := range []string{"p50 in (0 ms, 100 ms], estimate 55.6 ms", "p50 in (100 ms, 1 s], estimate 550 ms"} {
+			if !strings.Contains(out[at:], want) {
+				t.Errorf("%s: no %q after Buckets by route:\n%s", name, want, out[at:])
+			}
+		}
+	}
+}

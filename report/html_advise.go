@@ -48,6 +48,16 @@ func AdviseHTML(w io.Writer, r *advise.Result, _ Options) error {
 		}
 		blocks = append(blocks, htmlBlock{Heading: "Buckets"}, para("muted", r.Buckets.Metric+", "+r.Buckets.Window), list("", items))
 	}
+	if groups := adviseGroupBrackets(r); len(groups) > 0 {
+		blocks = append(blocks, htmlBlock{Heading: "Buckets by " + string(r.By)}, para("muted", "each group's own brackets"))
+		for _, g := range groups {
+			items := make([]string, len(g.Buckets))
+			for i, q := range g.Buckets {
+				items[i] = strings.Join(strings.Fields(adviseBracket(q)), " ")
+			}
+			blocks = append(blocks, para("", g.Key), list("", items))
+		}
+	}
 	if len(r.Windows) > 1 {
 		c, err := adviseWindowChart(r)
 		if err != nil {

@@ -76,7 +76,7 @@ func probeHTMLParts(r *profile.Profile) ([]htmlVerdict, []htmlBlock, error) {
 		}
 		blocks = append(blocks, htmlBlock{KV: kv})
 	}
-	if rows := probeStreamRows(rec.StreamAdvice); rows != nil {
+	if rows := probeStreamRows(&rec); rows != nil {
 		var kv []htmlKV
 		for _, row := range rows[1:] {
 			kv = append(kv, htmlKV{Key: "stream " + strings.TrimPrefix(row[0], "stream "), Value: row[1]})

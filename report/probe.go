@@ -147,9 +147,10 @@ func probeJobRows(j *profile.JobDesign) [][2]string {
 }
 
 // probeStreamRows are the stream advice's rows (docs/design.md §7 "Streams"), nil for a
-// dependency that does not stream: the first-event and idle timeouts, and the stream total
-// or "unbounded" (its reason is in the derivation).
-func probeStreamRows(a *profile.StreamAdvice) [][2]string {
+// dependency that does not stream: the first-event and idle timeouts, the stream total or
+// "unbounded" (its reason is in the derivation), and which phase the caller's budget reads.
+func probeStreamRows(rec *profile.Recommendation) [][2]string {
+	a := rec.StreamAdvice
 	if a == nil {
 		return nil
 	}
@@ -163,12 +164,30 @@ func probeStreamRows(a *profile.StreamAdvice) [][2]string {
 	if a.StreamTimeoutMs != nil {
 		total = units.Millis(*a.StreamTimeoutMs)
 	}
-	return [][2]string{
+	rows := [][2]string{
 		{"stream", "timeouts for a streaming response"},
 		{"first event", val(a.FirstEventTimeoutMs)},
 		{"idle", val(a.IdleTimeoutMs)},
 		{"stream total", total},
 	}
+	if r := budgetReadsText(rec); r != "" {
+		rows = append(rows, [2]string{"budget reads", r})
+	}
+	return rows
+}
+
+// budgetReadsText says which phase the budget holds per attempt (recommendation.budget_reads),
+// "" when the recommendation does not say (a response that does not stream).
+func budgetReadsText(rec *profile.Recommendation) string {
+	switch {
+	case rec.BudgetReads == profile.BudgetReadsFirstEvent:
+		return "the first event (the caller's wait per attempt)"
+	case rec.BudgetReads == profile.BudgetReadsTotal && rec.Caller.Kind == profile.CallerJob:
+		return "the total (a job consumes the whole stream)"
+	case rec.BudgetReads == profile.BudgetReadsTotal:
+		return "the total (no first-event timeout was derived)"
+	}
+	return ""
 }
 
 // probeRetryBudgetRows are the retry budget's rows (docs/design.md §7): the load it was
@@ -504,7 +523,7 @@ func (t *probeText) writeRecommendation() {
 			writeHanging(&t.b, t.key("  "+row[0], 14), 15, row[1], width, st.Value)
 		}
 	}
-	for _, row := range probeStreamRows(rec.StreamAdvice) {
+	for _, row := range probeStreamRows(&rec) {
 		writeHanging(&t.b, t.key("  "+row[0], 14), 15, row[1], width, st.Value)
 	}
 	for _, d := range probeDerivation(rec) {
@@ -738,7 +757,7 @@ func ProbeMarkdown(w io.Writer, r *profile.Profile, _ Options) error {
 			b.WriteString("\n")
 		}
 	}
-	if rows := probeStreamRows(rec.StreamAdvice); rows != nil {
+	if rows := probeStreamRows(&rec); rows != nil {
 		var md [][]string
 		for _, row := range rows[1:] {
 			md = append(md, []string{row[0], row[1]})

@@ -26,6 +26,9 @@ func probeStreamItems(s *profile.Streams, fig figures) []string {
 	if s.TimedOut > 0 {
 		items = append(items, "timed out "+fig.count(s.TimedOut)+" (--max-timeout)")
 	}
+	if s.Streaming > 0 {
+		items = append(items, "of them still streaming "+fig.count(s.Streaming)+" (answered, longer than --max-timeout)")
+	}
 	e := s.EventsPerStream
 	count := func(label string, v *int64, need int64) string {
 		if v == nil {
