@@ -115,6 +115,15 @@ func jsPackage(path string) string {
 	return root
 }
 
+// tsExt says whether a file is TypeScript (.ts, .mts, .cts, .tsx).
+func tsExt(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".ts", ".mts", ".cts", ".tsx":
+		return true
+	}
+	return false
+}
+
 // jsxExt says whether a file's extension allows JSX (.ts, .mts and .cts do not: there `<T>`
 // is a type assertion).
 func jsxExt(path string) bool {

@@ -126,6 +126,8 @@ func TestJSCalls(t *testing.T) {
 			"undici.js:15:10 GET fetch connect=100ms/explicit read=none total=9000ms/explicit attempts=- key=false",
 		}},
 		{"lexer", []string{
+			// A TypeScript non-null assertion before a division (`uptime! / 3_600_000`).
+			"nonnull.ts:8:10 GET axios connect=900ms/explicit read=900ms/explicit total=none attempts=- key=false",
 			"service.ts:11:25 GET axios connect=250ms/explicit read=250ms/explicit total=none attempts=- key=false",
 			"view.jsx:10:11 GET fetch connect=10000ms/default read=300000ms/default total=700ms/explicit attempts=- key=false",
 		}},
@@ -265,6 +267,8 @@ func TestJSLexErrors(t *testing.T) {
 		"jsxattr.tsx":    "const C = () => <F {...p} src={p.h} icon={<I src=\"/i.png\" w={16} />} b />;\n",
 		"generictag.tsx": "const C = () => <List<User> items={u} render={(x: Array<U>) => <p>{x}</p>} />;\n",
 		"tmplexpr.js":    "const s = `${/a\\/b/.test(x) ? 1 : 2} ${<b/>}`;\n",
+		// A prefix not stays one: after a keyword, a condition's `)` in JavaScript, a line break.
+		"notregex.js":    "if (a) !/x/.test(b) && f();\nreturn !/y/.test(c);\nd\n!/z/.test(e);\n",
 	}
 	for name, src := range good {
 		if _, err := JavaScript.Read([]Input{{Path: name, Data: []byte(src)}}); err != nil {
