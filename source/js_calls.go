@@ -142,19 +142,34 @@ func (r *jsReader) callsIn(f *jsFile, from, to int) []jsSite {
 		if !f.ident(i) || f.is(i-1, ".") || f.is(i-1, "?.") || f.is(i-1, "function") || f.is(i-1, "new") {
 			continue
 		}
-		last := i
+		out = append(out, r.chainCalls(f, i)...)
+	}
+	return out
+}
+
+// chainCalls are the outbound calls of the member chain that starts at i: each call in it,
+// `axios.get(u)` and the `.post(u)` of `axios.create().post(u)` (an instance made inline, used
+// once) alike.
+func (r *jsReader) chainCalls(f *jsFile, i int) []jsSite {
+	var out []jsSite
+	last := i
+	for {
 		for (f.is(last+1, ".") || f.is(last+1, "?.")) && f.ident(last+2) {
 			last += 2
 		}
 		open := skipGenerics(f, last+1)
 		if !f.is(open, "(") || f.body(f.end(open)) >= 0 {
-			continue
+			return out
 		}
 		if c, ok := r.classify(f, i, last, open); ok {
 			out = append(out, jsSite{call: c, open: open})
 		}
+		next := f.end(open)
+		if next <= open || !(f.is(next+1, ".") || f.is(next+1, "?.")) || !f.ident(next+2) {
+			return out
+		}
+		last = next + 2
 	}
-	return out
 }
 
 // skipGenerics steps over a TypeScript call's type arguments `<T>` from i, when they are
