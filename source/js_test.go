@@ -131,6 +131,19 @@ func TestJSCalls(t *testing.T) {
 			"service.ts:11:25 GET axios connect=250ms/explicit read=250ms/explicit total=none attempts=- key=false",
 			"view.jsx:10:11 GET fetch connect=10000ms/default read=300000ms/default total=700ms/explicit attempts=- key=false",
 		}},
+		{"instances", []string{
+			// A field assigned in two branches, neither with a timeout: the calls through it have none.
+			"branches.ts:21:12 POST axios connect=none read=none total=none attempts=- key=false",
+			// Assigned different timeouts in two branches: not guessed.
+			"branches.ts:38:12 GET axios connect=unresolved read=unresolved total=unresolved attempts=- key=?",
+			// The same timeout in both: that one.
+			"branches.ts:55:12 GET axios connect=2500ms/client read=2500ms/client total=none attempts=- key=false",
+			// axios.create().post(…) inline: the instance's bounds (none, or its own timeout).
+			"inline.ts:5:19 POST axios connect=none read=none total=none attempts=- key=false",
+			"inline.ts:6:19 POST axios connect=none read=none total=none attempts=- key=false",
+			"inline.ts:11:19 GET axios connect=1200ms/client read=1200ms/client total=none attempts=- key=false",
+			"inline.ts:13:19 GET axios connect=none read=none total=none attempts=- key=false",
+		}},
 		{"conflict", []string{
 			"a.js:8:26 GET axios connect=unresolved read=unresolved total=none attempts=- key=false",
 			"a.js:9:27 GET fetch connect=unresolved read=unresolved total=none attempts=- key=false",
@@ -268,7 +281,7 @@ func TestJSLexErrors(t *testing.T) {
 		"generictag.tsx": "const C = () => <List<User> items={u} render={(x: Array<U>) => <p>{x}</p>} />;\n",
 		"tmplexpr.js":    "const s = `${/a\\/b/.test(x) ? 1 : 2} ${<b/>}`;\n",
 		// A prefix not stays one: after a keyword, a condition's `)` in JavaScript, a line break.
-		"notregex.js":    "if (a) !/x/.test(b) && f();\nreturn !/y/.test(c);\nd\n!/z/.test(e);\n",
+		"notregex.js": "if (a) !/x/.test(b) && f();\nreturn !/y/.test(c);\nd\n!/z/.test(e);\n",
 	}
 	for name, src := range good {
 		if _, err := JavaScript.Read([]Input{{Path: name, Data: []byte(src)}}); err != nil {
