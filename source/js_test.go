@@ -138,6 +138,10 @@ func TestJSCalls(t *testing.T) {
 			"branches.ts:38:12 GET axios connect=unresolved read=unresolved total=unresolved attempts=- key=?",
 			// The same timeout in both: that one.
 			"branches.ts:55:12 GET axios connect=2500ms/client read=2500ms/client total=none attempts=- key=false",
+			// Options `has ? {headers} : undefined`: neither branch bounds the call; one that
+			// bounds it in one branch only is not guessed.
+			"field.ts:10:28 POST axios connect=none read=none total=none attempts=- key=?",
+			"field.ts:20:11 GET axios connect=unresolved read=unresolved total=unresolved attempts=- key=?",
 			// axios.create().post(…) inline: the instance's bounds (none, or its own timeout).
 			"inline.ts:5:19 POST axios connect=none read=none total=none attempts=- key=false",
 			"inline.ts:6:19 POST axios connect=none read=none total=none attempts=- key=false",
