@@ -1,6 +1,8 @@
 package source
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +22,7 @@ var JavaScript = Language{
 	Extensions: jsExtensions,
 	Comments:   []string{"//", "/*"},
 	Test:       jsLeftOut,
+	Built:      jsBuilt,
 	Package:    jsPackage,
 	Read:       readJS,
 	Libraries: []Library{
@@ -81,6 +84,51 @@ func jsLeftOut(rel string) string {
 			}
 			return "a JavaScript/TypeScript file under " + dir + "/: " + what + " file, whose servers and mocks are no outbound calls" + named
 		}
+	}
+	return ""
+}
+
+// Minified files: the head read, the line length that no hand-written line reaches, and the
+// mean line length above which the head is machine-written (hand-written JavaScript averages
+// 25–45 bytes a line; one long data line among them keeps the mean far below this).
+const (
+	minifiedHead     = 64 << 10
+	minifiedLine     = 1000
+	minifiedMeanLine = 200
+)
+
+// jsBundleMarks are what a bundler's output holds and hand-written code does not: webpack's
+// runtime (its module loader) in the file's head.
+var jsBundleMarks = [][]byte{[]byte("__webpack_require__"), []byte("webpackBootstrap")}
+
+// jsBuilt says why a JavaScript file found in a walk is build output by its content: minified
+// (a line of over 1,000 bytes in its first 64 KiB, whose lines average over 200 bytes — a
+// bundle's one long line, not a long string in hand-written code), or a webpack bundle (its
+// runtime in the head). Such a file is the code of the libraries bundled, not the code users
+// write, which is read instead; "" when the file reads as written by hand.
+func jsBuilt(data []byte) string {
+	const named = " (named on the command line, it is read)"
+	head := data[:min(len(data), minifiedHead)]
+	for _, m := range jsBundleMarks {
+		if bytes.Contains(head, m) {
+			return "a webpack bundle (its runtime, " + string(m) + ", is in the file): built from code that is read instead" + named
+		}
+	}
+	lines, longest := bytes.Count(head, []byte("\n")), 0 // at least one when longest > 0
+	if len(head) > 0 && head[len(head)-1] != '\n' {
+		lines++ // the last line has no line break (or the head ends in it)
+	}
+	for rest := head; len(rest) > 0; {
+		n := bytes.IndexByte(rest, '\n')
+		if n < 0 {
+			longest = max(longest, len(rest))
+			break
+		}
+		longest = max(longest, n)
+		rest = rest[n+1:]
+	}
+	if longest > minifiedLine && len(head)/lines > minifiedMeanLine {
+		return fmt.Sprintf("a minified JavaScript file (a line of %d bytes, %d bytes a line on average): built from code that is read instead%s", longest, len(head)/lines, named)
 	}
 	return ""
 }

@@ -153,6 +153,12 @@ func TestJSCalls(t *testing.T) {
 			"a.js:9:27 GET fetch connect=unresolved read=unresolved total=none attempts=- key=false",
 		}},
 		{"notcalls", nil},
+		// Build output is read when named (a walk leaves it out: TestJSBuilt).
+		{"built", []string{
+			"bundle.js:2:2425 POST fetch connect=10000ms/default read=300000ms/default total=none attempts=- key=false",
+			"handwritten.js:6:21 PUT fetch connect=10000ms/default read=300000ms/default total=4000ms/explicit attempts=- key=false",
+			"webpack.js:6:10 GET fetch connect=10000ms/default read=300000ms/default total=none attempts=- key=false",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
@@ -310,6 +316,34 @@ func TestJSLeftOut(t *testing.T) {
 		if got := ForPath(path); got != want {
 			t.Errorf("ForPath(%q) = %v, want %v", path, got, want)
 		}
+	}
+}
+
+// TestJSBuilt: a walk leaves out minified and bundled files by their content, whatever
+// their names; hand-written code with one long line is read.
+func TestJSBuilt(t *testing.T) {
+	for file, want := range map[string]string{
+		"bundle.js":      "a minified JavaScript file (a line of 2636 bytes, 1346 bytes a line on average)",
+		"webpack.js":     "a webpack bundle (its runtime, __webpack_require__, is in the file)",
+		"handwritten.js": "",
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata", "js", "built", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := JavaScript.Built(data)
+		if !strings.HasPrefix(got, want) || (want == "") != (got == "") {
+			t.Errorf("Built(%s) = %q, want %q…", file, got, want)
+		}
+	}
+	// Only the head is read: a bundle's first 64 KiB decide, and a file with no line break.
+	long := []byte(strings.Repeat("var a=1;", 20000))
+	if got := JavaScript.Built(long); !strings.Contains(got, "a line of 65536 bytes") {
+		t.Errorf("Built(one 160,000-byte line) = %q", got)
+	}
+	short := []byte(strings.Repeat("const a = 1;\n", 20000) + strings.Repeat("x", 5000))
+	if got := JavaScript.Built(short); got != "" {
+		t.Errorf("Built(short lines, a long one past the head) = %q, want read", got)
 	}
 }
 
