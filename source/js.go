@@ -90,7 +90,8 @@ func jsLeftOut(rel string) string {
 
 // Minified files: the head read, the line length that no hand-written line reaches, and the
 // mean line length above which the head is machine-written (hand-written JavaScript averages
-// 25–45 bytes a line; one long data line among them keeps the mean far below this).
+// 23–42 bytes a line, 10th to 90th percentile of 2,411 real files; one long data line among
+// them keeps the mean far below this: docs/formats.md "Build output").
 const (
 	minifiedHead     = 64 << 10
 	minifiedLine     = 1000
