@@ -407,7 +407,33 @@ func (l *jsLexer) looksJSX() bool {
 		j++
 	}
 	rest := strings.TrimLeft(l.src[j:], " \t\r\n")
+	if strings.HasPrefix(rest, ">") && genericArrow(rest[1:]) {
+		return false
+	}
 	return !strings.HasPrefix(rest, ",") && !strings.HasPrefix(rest, "extends ") && !strings.HasPrefix(rest, "=")
+}
+
+// genericArrow says whether src, after a `<T>`, is a parameter list followed by `=>`: a generic
+// function type (`useInline: <T>(c: C<T>) => R = …`) or arrow, not a JSX element whose text
+// starts with a parenthesis (`<span>(none)</span>`). The parentheses are counted over at most
+// 4 KiB, strings and all: a parenthesis in a string may only make it answer no (JSX).
+func genericArrow(src string) bool {
+	src = strings.TrimLeft(src, " \t\r\n")
+	if !strings.HasPrefix(src, "(") {
+		return false
+	}
+	depth := 0
+	for k := 0; k < len(src) && k < 4096; k++ {
+		switch src[k] {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return strings.HasPrefix(strings.TrimLeft(src[k+1:], " \t\r\n"), "=>")
+			}
+		}
+	}
+	return false
 }
 
 var closers = map[byte]frameKind{')': fParen, ']': fBracket, '}': fBrace}

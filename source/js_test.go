@@ -126,6 +126,8 @@ func TestJSCalls(t *testing.T) {
 			"undici.js:15:10 GET fetch connect=100ms/explicit read=none total=9000ms/explicit attempts=- key=false",
 		}},
 		{"lexer", []string{
+			// A generic function type `<T>(…) => R` in a .tsx annotation, JSX text "(none)".
+			"generictype.tsx:9:10 GET axios connect=650ms/explicit read=650ms/explicit total=none attempts=- key=false",
 			// A TypeScript non-null assertion before a division (`uptime! / 3_600_000`).
 			"nonnull.ts:8:10 GET axios connect=900ms/explicit read=900ms/explicit total=none attempts=- key=false",
 			"service.ts:11:25 GET axios connect=250ms/explicit read=250ms/explicit total=none attempts=- key=false",
