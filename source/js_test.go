@@ -325,7 +325,7 @@ func TestJSLeftOut(t *testing.T) {
 // their names; hand-written code with one long line is read.
 func TestJSBuilt(t *testing.T) {
 	for file, want := range map[string]string{
-		"bundle.js":      "a minified JavaScript file (a line of 2636 bytes, 1346 bytes a line on average)",
+		"bundle.js":      "a minified JavaScript file (a line of 2636 bytes of code, 1346 bytes a line on average)",
 		"webpack.js":     "a webpack bundle (its runtime, __webpack_require__, is in the file)",
 		"handwritten.js": "",
 	} {
@@ -340,8 +340,18 @@ func TestJSBuilt(t *testing.T) {
 	}
 	// Only the head is read: a bundle's first 64 KiB decide, and a file with no line break.
 	long := []byte(strings.Repeat("var a=1;", 20000))
-	if got := JavaScript.Built(long); !strings.Contains(got, "a line of 65536 bytes") {
+	if got := JavaScript.Built(long); !strings.Contains(got, "a line of 65536 bytes of code") {
 		t.Errorf("Built(one 160,000-byte line) = %q", got)
+	}
+	// A small component whose one long line is data (an SVG path): read, however high the
+	// mean.
+	var path strings.Builder
+	for i := 0; path.Len() < 4000; i++ {
+		fmt.Fprintf(&path, "L%d.%d %d.%d ", i%97, i%7, i%89, i%3)
+	}
+	icon := []byte("export const Icon = () => (\n  <svg viewBox=\"0 0 24 24\">\n    <path d=\"M0 0 " + path.String() + "Z\" />\n  </svg>\n);\n")
+	if got := JavaScript.Built(icon); got != "" {
+		t.Errorf("Built(an icon with a long path) = %q, want read", got)
 	}
 	short := []byte(strings.Repeat("const a = 1;\n", 20000) + strings.Repeat("x", 5000))
 	if got := JavaScript.Built(short); got != "" {
