@@ -295,6 +295,11 @@ func (in *Inputs) loadStdin(stdin io.Reader) error {
 func (in *Inputs) sort(path string, data []byte, named bool) error {
 	in.Read = append(in.Read, path)
 	if lang := source.ForPath(path); lang != nil {
+		if reason := builtSource(lang, data); reason != "" && !named {
+			// A minified bundle found in a walk: build output, as dist/ is.
+			in.Configs.Skipped = append(in.Configs.Skipped, SkippedFile{Path: path, Reason: reason})
+			return in.notSource(lang, path)
+		}
 		return in.addSource(lang, source.Input{Path: path, Data: data})
 	}
 	if isCheckFileName(path) {

@@ -67,6 +67,31 @@ func (in *Inputs) addSource(lang *source.Language, file source.Input) error {
 	return nil
 }
 
+// builtSource is why a source file is left out of a walk by its content (Language.Built), ""
+// when it is read.
+func builtSource(lang *source.Language, data []byte) string {
+	if lang.Built == nil {
+		return ""
+	}
+	return lang.Built(data)
+}
+
+// notSource counts a file a walk found and left out by its content as read for its package:
+// the package is parsed once its last file is in, as when every file is read.
+func (in *Inputs) notSource(lang *source.Language, path string) error {
+	k := packageOf(lang, path)
+	n, ok := in.expected[k]
+	if !ok {
+		return nil
+	}
+	if n--; n > 0 {
+		in.expected[k] = n
+		return nil
+	}
+	delete(in.expected, k)
+	return in.flushPackage(k)
+}
+
 // flushPackage parses the files of package k read so far and lets their text go.
 func (in *Inputs) flushPackage(k pkgKey) error {
 	files := in.pkgs[k]

@@ -166,3 +166,34 @@ func TestSourcePackageAcrossFiles(t *testing.T) {
 		t.Errorf("calls = %q, want %q", got, want)
 	}
 }
+
+// A walk leaves a minified bundle out with the reason, by its content (source.Language.Built),
+// even one that does not lex (cut short); the package's other files are read. Named on the
+// command line, it is read.
+func TestSourceWalkMinified(t *testing.T) {
+	dir := t.TempDir()
+	bundle := "/*! lib v1 */\n!function(){" + strings.Repeat("var a=1,b=a/2;", 100) + "fetch(\"https://cdn.example.test/x\")}();\n"
+	write(t, dir, map[string]string{
+		"package.json":     "{}",
+		"src/app.js":       "export const get = () => fetch('https://api.example.test/items');\n",
+		"public/js/lib.js": bundle,
+		"public/js/cut.js": bundle[:1300],
+	})
+	in, res := runSources(t, dir)
+	if len(res.Calls) != 1 || !strings.HasSuffix(res.Calls[0].File, "app.js") {
+		t.Errorf("calls = %+v, want app.js's only", res.Calls)
+	}
+	var skipped []string
+	for _, s := range in.Configs.Skipped {
+		if strings.HasSuffix(s.Path, ".js") {
+			skipped = append(skipped, strings.TrimPrefix(s.Path, dir+"/")+": "+s.Reason)
+		}
+	}
+	if len(skipped) != 2 || !strings.HasPrefix(skipped[0], "public/js/cut.js: a minified JavaScript file") || !strings.HasPrefix(skipped[1], "public/js/lib.js: a minified") {
+		t.Errorf("skipped = %q, want both bundles with the reason", skipped)
+	}
+	_, res = runSources(t, filepath.Join(dir, "public", "js", "lib.js"))
+	if len(res.Calls) != 1 {
+		t.Errorf("named: calls = %+v, want the bundle's one", res.Calls)
+	}
+}

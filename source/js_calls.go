@@ -142,19 +142,34 @@ func (r *jsReader) callsIn(f *jsFile, from, to int) []jsSite {
 		if !f.ident(i) || f.is(i-1, ".") || f.is(i-1, "?.") || f.is(i-1, "function") || f.is(i-1, "new") {
 			continue
 		}
-		last := i
+		out = append(out, r.chainCalls(f, i)...)
+	}
+	return out
+}
+
+// chainCalls are the outbound calls of the member chain that starts at i: each call in it,
+// `axios.get(u)` and the `.post(u)` of `axios.create().post(u)` (an instance made inline, used
+// once) alike.
+func (r *jsReader) chainCalls(f *jsFile, i int) []jsSite {
+	var out []jsSite
+	last := i
+	for {
 		for (f.is(last+1, ".") || f.is(last+1, "?.")) && f.ident(last+2) {
 			last += 2
 		}
 		open := skipGenerics(f, last+1)
 		if !f.is(open, "(") || f.body(f.end(open)) >= 0 {
-			continue
+			return out
 		}
 		if c, ok := r.classify(f, i, last, open); ok {
 			out = append(out, jsSite{call: c, open: open})
 		}
+		next := f.end(open)
+		if next <= open || !(f.is(next+1, ".") || f.is(next+1, "?.")) || !f.ident(next+2) {
+			return out
+		}
+		last = next + 2
 	}
-	return out
 }
 
 // skipGenerics steps over a TypeScript call's type arguments `<T>` from i, when they are
@@ -326,6 +341,9 @@ func (r *jsReader) options(f *jsFile, at int) jsLayer {
 	if f.is(at, "{") {
 		return jsLayer{f: f, at: at, origin: OriginExplicit}
 	}
+	if l, ok := r.ternaryOptions(f, at); ok {
+		return l
+	}
 	v := r.eval(f, at, 0)
 	if v.kind != vObj || v.at < 0 {
 		why := v.why
@@ -339,6 +357,59 @@ func (r *jsReader) options(f *jsFile, at int) jsLayer {
 		o = OriginExplicit
 	}
 	return jsLayer{f: v.f, at: v.at, origin: o}
+}
+
+// ternaryOptions is the options `cond ? {headers} : undefined` at at: each branch an object
+// literal, undefined or null, and no object saying a key that bounds, retries, routes or
+// names the method of the call (jsBoundOptions) nor an Idempotency-Key header — so either
+// branch bounds the call alike and the first object stands for both. ok false otherwise.
+func (r *jsReader) ternaryOptions(f *jsFile, at int) (jsLayer, bool) {
+	end := f.exprEnd(at)
+	q, colon := -1, -1
+	for k := at; k < end; k++ {
+		switch {
+		case f.is(k, "(") || f.is(k, "[") || f.is(k, "{"):
+			k = f.end(k)
+		case f.is(k, "?") && q < 0:
+			q = k
+		case f.is(k, ":") && q >= 0 && colon < 0:
+			colon = k
+		}
+	}
+	if q < 0 || colon < 0 {
+		return jsLayer{}, false
+	}
+	out := jsLayer{at: -1, origin: OriginNone}
+	for _, br := range [][2]int{{q + 1, colon}, {colon + 1, end}} {
+		s, e := br[0], br[1]
+		switch {
+		case e == s+1 && (f.is(s, "undefined") || f.is(s, "null")):
+		case f.is(s, "{") && f.end(s)+1 == e && r.plainOptions(f, s):
+			if out.at < 0 {
+				out = jsLayer{f: f, at: s, origin: OriginExplicit}
+			}
+		default:
+			return jsLayer{}, false
+		}
+	}
+	return out, true
+}
+
+// jsBoundOptions are the options keys of fetch, axios, got and undici that bound, retry or
+// route a call, or name its method or URL.
+var jsBoundOptions = []string{"timeout", "signal", "dispatcher", "agent", "httpAgent", "httpsAgent", "adapter",
+	"method", "retry", "headersTimeout", "bodyTimeout", "connectTimeout", "connect", "baseURL", "prefixUrl", "url"}
+
+// plainOptions says whether the options object at open says none of jsBoundOptions (nor
+// spreads another object that may) and sets no Idempotency-Key header.
+func (r *jsReader) plainOptions(f *jsFile, open int) bool {
+	for _, key := range jsBoundOptions {
+		if _, ok, spread := objFind(f, open, key); ok || spread {
+			return false
+		}
+	}
+	key := r.idempotencyKey(jsLayers{{f: f, at: open, origin: OriginExplicit}})
+	return key == nil || !*key
 }
 
 // find is the value of key (a path: "timeout.request") in the first layer that sets it, with

@@ -575,12 +575,60 @@ func (r *jsReader) fieldValue(f *jsFile, name string, depth int) jsVal {
 	var out jsVal
 	for n, at := range vals {
 		v := r.eval(f, at, depth+1)
-		if n > 0 && (v.kind != out.kind || v.inst != out.inst) {
+		switch {
+		case n == 0 || (v.kind == out.kind && v.inst == out.inst):
+		case v.kind == vInst && out.kind == vInst && v.inst.lib == out.inst.lib:
+			// Instances made in different branches (one in the constructor, one when a
+			// token arrives): the calls through the field have their bounds when all agree.
+			if !r.sameBounds(v.inst, out.inst) {
+				return jsVal{kind: vInst, inst: &jsInst{lib: v.inst.lib, unresolved: "this." + name + " is assigned " + v.inst.lib + " instances with different bounds"}}
+			}
+		default:
 			return jsUnknown("this." + name + " is assigned different values")
 		}
 		out = v
 	}
 	return out
+}
+
+// instBoundKeys are the options whose values decide an instance's bounds and retries.
+var instBoundKeys = []string{"timeout", "timeout.request", "timeout.connect", "timeout.lookup", "timeout.secureConnect",
+	"timeout.socket", "timeout.send", "timeout.response", "timeout.read", "signal", "retry", "retry.limit"}
+
+// sameBounds says whether two instances of a library bound and retry a call alike: every
+// option in instBoundKeys unset in both or set to the same number (or timeout signal), and
+// no axios-retry on either. Anything the reader cannot compare is a difference.
+func (r *jsReader) sameBounds(a, b *jsInst) bool {
+	if a.unresolved != "" || b.unresolved != "" || len(a.retry)+len(b.retry) > 0 {
+		return false
+	}
+	la, lb := r.ownLayers(a), r.ownLayers(b)
+	for _, key := range instBoundKeys {
+		va, oa, fa := r.find(la, key)
+		vb, ob, fb := r.find(lb, key)
+		if fa != fb || oa != ob {
+			return false
+		}
+		if fa && !sameBound(va, vb) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameBound says whether two option values bound alike: equal numbers, equal timeout
+// signals, or objects (their keys are compared one by one in instBoundKeys); a value the
+// reader does not know is a difference.
+func sameBound(a, b jsVal) bool {
+	switch {
+	case a.kind != b.kind:
+		return false
+	case a.kind == vNum, a.kind == vSignal:
+		return a.num == b.num && a.at == b.at
+	case a.kind == vObj:
+		return true
+	}
+	return false
 }
 
 // call is the value of calling v with the arguments in the parentheses at open.

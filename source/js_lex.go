@@ -69,10 +69,12 @@ type frame struct {
 
 // jsLexer tokenises one file.
 type jsLexer struct {
-	path  string
-	src   string
-	i     int
-	jsx   bool
+	path string
+	src  string
+	i    int
+	jsx  bool
+	// ts says the file is TypeScript, where `)!` is a non-null assertion (nonNull).
+	ts    bool
 	lines []int
 	toks  []jsTok
 	// match is, per token, the index of the bracket that closes or opens it (-1 for others).
@@ -84,7 +86,7 @@ type jsLexer struct {
 // jsLex tokenises src. jsx says whether `<` may open a JSX element (not in .ts, where it
 // is a type assertion or a generic).
 func jsLex(path string, src []byte, jsx bool) (*jsLexer, error) {
-	l := &jsLexer{path: path, src: string(src), jsx: jsx, lines: []int{0}}
+	l := &jsLexer{path: path, src: string(src), jsx: jsx, ts: tsExt(path), lines: []int{0}}
 	l.toks = make([]jsTok, 0, len(src)/5+16) // about a token per five bytes of source
 	for i := 0; i < len(l.src); i++ {
 		if l.src[i] == '\n' {
@@ -325,6 +327,9 @@ func (l *jsLexer) regexAllowed() bool {
 	t := l.toks[len(l.toks)-1]
 	switch t.kind {
 	case jtPunct:
+		if t.text == "!" && l.nonNull(len(l.toks)-1) {
+			return false
+		}
 		return t.text != ")" && t.text != "]" && t.text != "++" && t.text != "--"
 	case jtIdent:
 		return regexKeywords[t.text]
@@ -334,6 +339,27 @@ func (l *jsLexer) regexAllowed() bool {
 	case jtTmpl, jtTmplRest:
 		// After a template's `${`, an expression starts.
 		return t.open
+	}
+	return false
+}
+
+// nonNull says whether the `!` token at k is TypeScript's postfix non-null assertion
+// (`client.uptime! / 1000`: a division follows, not a regex) rather than the prefix not: it
+// follows, on the same line, a name that is not a keyword like return, or a `]` — where a
+// prefix `!` cannot stand in JavaScript either — or, in TypeScript only, a `)` (in
+// JavaScript `if (a) !/x/.test(b)` is a prefix not after a condition).
+func (l *jsLexer) nonNull(k int) bool {
+	if k < 1 || l.toks[k].nl {
+		return false
+	}
+	p := l.toks[k-1]
+	switch {
+	case p.kind == jtIdent:
+		return !regexKeywords[p.text]
+	case p.kind == jtPunct && p.text == "]":
+		return true
+	case p.kind == jtPunct && p.text == ")":
+		return l.ts
 	}
 	return false
 }
@@ -381,7 +407,33 @@ func (l *jsLexer) looksJSX() bool {
 		j++
 	}
 	rest := strings.TrimLeft(l.src[j:], " \t\r\n")
+	if strings.HasPrefix(rest, ">") && genericArrow(rest[1:]) {
+		return false
+	}
 	return !strings.HasPrefix(rest, ",") && !strings.HasPrefix(rest, "extends ") && !strings.HasPrefix(rest, "=")
+}
+
+// genericArrow says whether src, after a `<T>`, is a parameter list followed by `=>`: a generic
+// function type (`useInline: <T>(c: C<T>) => R = …`) or arrow, not a JSX element whose text
+// starts with a parenthesis (`<span>(none)</span>`). The parentheses are counted over at most
+// 4 KiB, strings and all: a parenthesis in a string may only make it answer no (JSX).
+func genericArrow(src string) bool {
+	src = strings.TrimLeft(src, " \t\r\n")
+	if !strings.HasPrefix(src, "(") {
+		return false
+	}
+	depth := 0
+	for k := 0; k < len(src) && k < 4096; k++ {
+		switch src[k] {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return strings.HasPrefix(strings.TrimLeft(src[k+1:], " \t\r\n"), "=>")
+			}
+		}
+	}
+	return false
 }
 
 var closers = map[byte]frameKind{')': fParen, ']': fBracket, '}': fBrace}

@@ -126,14 +126,41 @@ func TestJSCalls(t *testing.T) {
 			"undici.js:15:10 GET fetch connect=100ms/explicit read=none total=9000ms/explicit attempts=- key=false",
 		}},
 		{"lexer", []string{
+			// A generic function type `<T>(…) => R` in a .tsx annotation, JSX text "(none)".
+			"generictype.tsx:9:10 GET axios connect=650ms/explicit read=650ms/explicit total=none attempts=- key=false",
+			// A TypeScript non-null assertion before a division (`uptime! / 3_600_000`).
+			"nonnull.ts:8:10 GET axios connect=900ms/explicit read=900ms/explicit total=none attempts=- key=false",
 			"service.ts:11:25 GET axios connect=250ms/explicit read=250ms/explicit total=none attempts=- key=false",
 			"view.jsx:10:11 GET fetch connect=10000ms/default read=300000ms/default total=700ms/explicit attempts=- key=false",
+		}},
+		{"instances", []string{
+			// A field assigned in two branches, neither with a timeout: the calls through it have none.
+			"branches.ts:21:12 POST axios connect=none read=none total=none attempts=- key=false",
+			// Assigned different timeouts in two branches: not guessed.
+			"branches.ts:38:12 GET axios connect=unresolved read=unresolved total=unresolved attempts=- key=?",
+			// The same timeout in both: that one.
+			"branches.ts:55:12 GET axios connect=2500ms/client read=2500ms/client total=none attempts=- key=false",
+			// Options `has ? {headers} : undefined`: neither branch bounds the call; one that
+			// bounds it in one branch only is not guessed.
+			"field.ts:10:28 POST axios connect=none read=none total=none attempts=- key=?",
+			"field.ts:20:11 GET axios connect=unresolved read=unresolved total=unresolved attempts=- key=?",
+			// axios.create().post(…) inline: the instance's bounds (none, or its own timeout).
+			"inline.ts:5:19 POST axios connect=none read=none total=none attempts=- key=false",
+			"inline.ts:6:19 POST axios connect=none read=none total=none attempts=- key=false",
+			"inline.ts:11:19 GET axios connect=1200ms/client read=1200ms/client total=none attempts=- key=false",
+			"inline.ts:13:19 GET axios connect=none read=none total=none attempts=- key=false",
 		}},
 		{"conflict", []string{
 			"a.js:8:26 GET axios connect=unresolved read=unresolved total=none attempts=- key=false",
 			"a.js:9:27 GET fetch connect=unresolved read=unresolved total=none attempts=- key=false",
 		}},
 		{"notcalls", nil},
+		// Build output is read when named (a walk leaves it out: TestJSBuilt).
+		{"built", []string{
+			"bundle.js:2:2425 POST fetch connect=10000ms/default read=300000ms/default total=none attempts=- key=false",
+			"handwritten.js:6:21 PUT fetch connect=10000ms/default read=300000ms/default total=4000ms/explicit attempts=- key=false",
+			"webpack.js:6:10 GET fetch connect=10000ms/default read=300000ms/default total=none attempts=- key=false",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
@@ -265,6 +292,8 @@ func TestJSLexErrors(t *testing.T) {
 		"jsxattr.tsx":    "const C = () => <F {...p} src={p.h} icon={<I src=\"/i.png\" w={16} />} b />;\n",
 		"generictag.tsx": "const C = () => <List<User> items={u} render={(x: Array<U>) => <p>{x}</p>} />;\n",
 		"tmplexpr.js":    "const s = `${/a\\/b/.test(x) ? 1 : 2} ${<b/>}`;\n",
+		// A prefix not stays one: after a keyword, a condition's `)` in JavaScript, a line break.
+		"notregex.js": "if (a) !/x/.test(b) && f();\nreturn !/y/.test(c);\nd\n!/z/.test(e);\n",
 	}
 	for name, src := range good {
 		if _, err := JavaScript.Read([]Input{{Path: name, Data: []byte(src)}}); err != nil {
@@ -289,6 +318,44 @@ func TestJSLeftOut(t *testing.T) {
 		if got := ForPath(path); got != want {
 			t.Errorf("ForPath(%q) = %v, want %v", path, got, want)
 		}
+	}
+}
+
+// TestJSBuilt: a walk leaves out minified and bundled files by their content, whatever
+// their names; hand-written code with one long line is read.
+func TestJSBuilt(t *testing.T) {
+	for file, want := range map[string]string{
+		"bundle.js":      "a minified JavaScript file (a line of 2636 bytes of code, 1346 bytes a line on average)",
+		"webpack.js":     "a webpack bundle (its runtime, __webpack_require__, is in the file)",
+		"handwritten.js": "",
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata", "js", "built", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := JavaScript.Built(data)
+		if !strings.HasPrefix(got, want) || (want == "") != (got == "") {
+			t.Errorf("Built(%s) = %q, want %q…", file, got, want)
+		}
+	}
+	// Only the head is read: a bundle's first 64 KiB decide, and a file with no line break.
+	long := []byte(strings.Repeat("var a=1;", 20000))
+	if got := JavaScript.Built(long); !strings.Contains(got, "a line of 65536 bytes of code") {
+		t.Errorf("Built(one 160,000-byte line) = %q", got)
+	}
+	// A small component whose one long line is data (an SVG path): read, however high the
+	// mean.
+	var path strings.Builder
+	for i := 0; path.Len() < 4000; i++ {
+		fmt.Fprintf(&path, "L%d.%d %d.%d ", i%97, i%7, i%89, i%3)
+	}
+	icon := []byte("export const Icon = () => (\n  <svg viewBox=\"0 0 24 24\">\n    <path d=\"M0 0 " + path.String() + "Z\" />\n  </svg>\n);\n")
+	if got := JavaScript.Built(icon); got != "" {
+		t.Errorf("Built(an icon with a long path) = %q, want read", got)
+	}
+	short := []byte(strings.Repeat("const a = 1;\n", 20000) + strings.Repeat("x", 5000))
+	if got := JavaScript.Built(short); got != "" {
+		t.Errorf("Built(short lines, a long one past the head) = %q, want read", got)
 	}
 }
 
@@ -380,7 +447,9 @@ func jsBenchInput(b *testing.B) ([]Input, int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if filepath.Ext(p) == ".ts" || filepath.Ext(p) == ".jsx" {
+		// built/ holds build output, which a walk leaves out: its long lines are no measure
+		// of the lines people write.
+		if filepath.Ext(p) == ".ts" || filepath.Ext(p) == ".jsx" || filepath.Base(filepath.Dir(p)) == "built" {
 			continue
 		}
 		unit.Write(data)

@@ -213,6 +213,10 @@ type Language struct {
 	// path relative to the directory walked: a test file's servers and clients are no
 	// outbound calls.
 	Test func(rel string) string
+	// Built says why a file of the language found in a walk is left out by its content (""
+	// = read; nil reads all): build output such as a minified bundle, whose name does not
+	// say so. A file named on the command line is read.
+	Built func(data []byte) string
 	// Package says which files are read together (one Go package: a directory); a call's
 	// client may be built in another file of its package.
 	Package func(path string) string
