@@ -584,25 +584,6 @@ func (p *goPackage) duration(e ast.Expr, sc *goScope, own Origin, depth int) Bou
 	return Bound{D: time.Duration(n), Origin: own}
 }
 
-// tighter is the smaller of two bounds on one wait; a known bound wins over an unknown one
-// (the wait is at most it), and none only when both are none.
-func tighter(a, b Bound) Bound {
-	switch {
-	case a.known() && b.known():
-		if b.D < a.D {
-			return b
-		}
-		return a
-	case a.known():
-		return a
-	case b.known():
-		return b
-	case a.Origin == OriginUnresolved || b.Origin == OriginUnresolved:
-		return unresolved
-	}
-	return none
-}
-
 // timeUnits are the time package's duration constants.
 var timeUnits = map[string]float64{
 	"Nanosecond": 1, "Microsecond": 1e3, "Millisecond": 1e6, "Second": 1e9, "Minute": 60e9, "Hour": 3600e9,

@@ -160,7 +160,7 @@ func aiohttpTimeout(v pyVal) pyBounds {
 		sockConn, n3 := field("sock_connect", 3)
 		read, n4 := field("sock_read", 2)
 		notes := append(append(append(n1, n2...), n3...), n4...)
-		return pyBounds{connect: tighterBound(conn, sockConn), read: read, total: total, notes: notes}
+		return pyBounds{connect: tighter(conn, sockConn), read: read, total: total, notes: notes}
 	}
 	if v.kind == pvNum || v.kind == pvNone {
 		t, notes := number(v, "timeout", libAIOHTTP)
@@ -174,24 +174,6 @@ func orWhy(v pyVal) string {
 		return v.why
 	}
 	return "not a ClientTimeout the reader reads"
-}
-
-// tighterBound is the smaller of two bounds; a known one beats none, unresolved beats none.
-func tighterBound(a, b Bound) Bound {
-	switch {
-	case a.known() && b.known():
-		if b.D < a.D {
-			return b
-		}
-		return a
-	case a.known():
-		return a
-	case b.known():
-		return b
-	case a.Origin == OriginUnresolved:
-		return a
-	}
-	return b
 }
 
 // aiohttpBounds: the call's timeout= (it replaces the session's whole ClientTimeout), else
@@ -222,7 +204,7 @@ func urllib3Timeout(v pyVal) pyBounds {
 	total, n1 := field("total", 0)
 	conn, n2 := field("connect", 1)
 	read, n3 := field("read", 2)
-	return pyBounds{connect: tighterBound(conn, total), read: tighterBound(read, total), total: noBound, notes: append(append(n1, n2...), n3...)}
+	return pyBounds{connect: tighter(conn, total), read: tighter(read, total), total: noBound, notes: append(append(n1, n2...), n3...)}
 }
 
 // urllib3Value reads urllib3's timeout=: a number for connect and read, None, or a Timeout.

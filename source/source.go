@@ -167,6 +167,25 @@ func (c *Call) SilenceBounded() (bounded, known bool) {
 	return false, true
 }
 
+// tighter is the smaller of two bounds on one wait; a known bound wins over an unknown one
+// (the wait is at most it), and none only when both are none.
+func tighter(a, b Bound) Bound {
+	switch {
+	case a.known() && b.known():
+		if b.D < a.D {
+			return b
+		}
+		return a
+	case a.known():
+		return a
+	case b.known():
+		return b
+	case a.Origin == OriginUnresolved || b.Origin == OriginUnresolved:
+		return unresolvedBound
+	}
+	return noBound
+}
+
 // known says whether the bound has a value.
 func (b Bound) known() bool {
 	switch b.Origin {
