@@ -7,7 +7,6 @@ import (
 	"go/scanner"
 	"go/token"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -122,16 +121,7 @@ func readGo(files []Input) ([]Call, error) {
 	for _, f := range pkg.files {
 		calls = append(calls, pkg.calls(f)...)
 	}
-	sort.SliceStable(calls, func(i, j int) bool {
-		a, b := calls[i], calls[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Col < b.Col
-	})
+	sortCalls(calls)
 	return calls, nil
 }
 

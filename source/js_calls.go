@@ -3,7 +3,6 @@ package source
 import (
 	"fmt"
 	"net/url"
-	"sort"
 	"strings"
 	"time"
 )
@@ -678,18 +677,4 @@ func hostOf(s string, partial bool) string {
 		return ""
 	}
 	return u.Hostname()
-}
-
-// sortCalls orders calls by file, line and column.
-func sortCalls(calls []Call) {
-	sort.SliceStable(calls, func(i, j int) bool {
-		a, b := calls[i], calls[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Col < b.Col
-	})
 }

@@ -77,16 +77,7 @@ func readPHP(files []Input) ([]Call, error) {
 	for i := range sites {
 		calls[i] = sites[i].call
 	}
-	sort.SliceStable(calls, func(i, j int) bool {
-		a, b := calls[i], calls[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Col < b.Col
-	})
+	sortCalls(calls)
 	return calls, nil
 }
 

@@ -2,7 +2,6 @@ package source
 
 import (
 	"path/filepath"
-	"sort"
 	"strings"
 )
 
@@ -82,15 +81,6 @@ func readPython(files []Input) ([]Call, error) {
 	for _, f := range pkg.files {
 		calls = append(calls, f.calls()...)
 	}
-	sort.SliceStable(calls, func(i, j int) bool {
-		a, b := calls[i], calls[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Col < b.Col
-	})
+	sortCalls(calls)
 	return calls, nil
 }

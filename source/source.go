@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 )
@@ -184,6 +185,20 @@ func tighter(a, b Bound) Bound {
 		return unresolvedBound
 	}
 	return noBound
+}
+
+// sortCalls orders calls by file, line and column.
+func sortCalls(calls []Call) {
+	sort.SliceStable(calls, func(i, j int) bool {
+		a, b := calls[i], calls[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
 }
 
 // known says whether the bound has a value.
