@@ -252,6 +252,8 @@ func scanString(src string, q int, fstr bool) (int, string) {
 	for i := q + len(delim); i < len(src); {
 		c := src[i]
 		switch {
+		case c == '\\' && strings.HasPrefix(src[i+1:], "\r\n"):
+			i += 3 // a backslash before a CRLF continues the string, as before an LF
 		case c == '\\':
 			i += 2
 		case strings.HasPrefix(src[i:], delim):

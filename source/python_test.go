@@ -404,3 +404,19 @@ func TestPythonContext(t *testing.T) {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}
 }
+
+// TestPythonCRLF: a file with Windows line ends (TheAlgorithms/Python's maths/area.py has one)
+// continues a string with a backslash before CRLF as before LF, and its calls keep their lines.
+func TestPythonCRLF(t *testing.T) {
+	src := "import requests\r\n" +
+		"msg = \"only accepts integers greater than or \\\r\n" +
+		"equal to three\"\r\n" +
+		"requests.get(\"https://a.test/\")\r\n"
+	calls, err := Python.Read([]Input{{Path: "crlf.py", Data: []byte(src)}})
+	if err != nil {
+		t.Fatalf("a backslash before CRLF: %v, want the string continued", err)
+	}
+	if len(calls) != 1 || calls[0].Line != 4 || calls[0].Host != "a.test" {
+		t.Errorf("calls = %+v, want requests.get at line 4", calls)
+	}
+}
