@@ -270,6 +270,9 @@ func (l *jsLexer) str(q byte) error {
 		switch l.src[l.i] {
 		case '\\':
 			l.i += 2
+			if l.i < len(l.src) && l.src[l.i-1] == '\r' && l.src[l.i] == '\n' {
+				l.i++ // a backslash before CRLF continues the string, as before LF
+			}
 			continue
 		case '\n':
 			return l.errAt(at, "not valid JavaScript: a string is never closed on its line")

@@ -468,3 +468,16 @@ func jsBenchInput(b *testing.B) ([]Input, int) {
 	}
 	return in, lines
 }
+
+// TestJSCRLF: a backslash before CRLF continues a string, as before LF (files with Windows
+// line ends), and the call after it keeps its line.
+func TestJSCRLF(t *testing.T) {
+	src := "const s = \"a \\\r\nb\";\r\nfetch(\"https://a.test/\");\r\n"
+	calls, err := JavaScript.Read([]Input{{Path: "crlf.js", Data: []byte(src)}})
+	if err != nil {
+		t.Fatalf("a backslash before CRLF: %v, want the string continued", err)
+	}
+	if len(calls) != 1 || calls[0].Line != 3 {
+		t.Errorf("calls = %+v, want fetch at line 3", calls)
+	}
+}
