@@ -263,9 +263,15 @@ func limitField(c Caller) string {
 
 // missingTimeout is PT001. A read timeout is no bound on the attempt: it bounds each
 // silence, so a response that drips a byte just inside it never ends (docs/design.md §8).
+// A stream is the exception (issue 29): a policy that sets first_event_timeout declares
+// one, and with a read_timeout (the idle timeout) every silence of it is bounded — the
+// first by the one, each later by the other — while its length is the content's, which no
+// total can bound without cutting the longest legitimate stream. That is what probe's stream
+// advice gives ("stream total unbounded") and llm-stream's fix holds; PT017 judges both
+// against the measured streams.
 func missingTimeout(p *pass, d *Dependency) error {
 	pol := d.Policy
-	if pol.Timeout > 0 {
+	if pol.Timeout > 0 || pol.FirstEventTimeout > 0 && pol.ReadTimeout > 0 {
 		return nil
 	}
 	if pol.ReadTimeout > 0 {

@@ -3,6 +3,7 @@ package check
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -219,5 +220,28 @@ func TestPT017FirstEventTimeout(t *testing.T) {
 	found, _ = runStreamChain(t, map[string]string{"patience.yaml": dep("2m", "3s")}, streamProfile(t))
 	if len(found) != 1 || !strings.HasPrefix(found[0], "patience.yaml:7 policy llm: read_timeout 3 s is below the gap between events") {
 		t.Errorf("read_timeout 3s beside a first-event bound: got %q", found)
+	}
+}
+
+// PT001 on a dependency: a read_timeout alone is no bound (a response that drips never ends),
+// but a stream — a policy that sets first_event_timeout — with a read_timeout (its idle
+// timeout) has every silence bounded and a length that is the content's: it passes, as probe's
+// stream advice ("stream total unbounded") and llm-stream's fix hold it (issue 29).
+func TestPT001StreamBoundedBySilences(t *testing.T) {
+	cases := []struct {
+		policy string
+		pt001  bool
+	}{
+		{"read_timeout: 25s", true},
+		{"first_event_timeout: 3m", true},
+		{"first_event_timeout: 3m\n      read_timeout: 25s", false},
+		{"timeout: 30s", false},
+	}
+	for _, tc := range cases {
+		res := runYAML(t, "dependencies:\n  - name: llm\n    policy:\n      "+tc.policy+"\n", Options{})
+		got := slices.ContainsFunc(res.Findings, func(f Finding) bool { return f.Rule == "PT001" })
+		if got != tc.pt001 {
+			t.Errorf("%q: PT001 %v, want %v (findings %+v)", tc.policy, got, tc.pt001, res.Findings)
+		}
 	}
 }
