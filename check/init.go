@@ -63,12 +63,16 @@ type starterAdvice struct {
 	connect, timeout time.Duration
 	// read is the recommended read timeout (profile.Recommendation.ReadTimeoutMs); 0 when
 	// none was measured or it buys nothing below the timeout.
-	read         time.Duration
-	attempts     int
-	attemptsNote string
-	budget       time.Duration
-	job          *profile.JobDesign
-	queueNote    string
+	read time.Duration
+	// firstEvent and idle are a stream's advice (profile.StreamAdvice): the wait for the first
+	// event and each later silence; 0 when the profile saw no streams. With both, timeout is 0
+	// when the stream's total is unbounded (its length is the content's: PT001 agrees).
+	firstEvent, idle time.Duration
+	attempts         int
+	attemptsNote     string
+	budget           time.Duration
+	job              *profile.JobDesign
+	queueNote        string
 	// rec is the recommendation the file writes, as --emit writes it for clients and
 	// proxies: profile.Recommend's, or the preset's figures in its shape; target is the
 	// profile's call (empty without a profile).
@@ -115,13 +119,21 @@ func Starter(o StarterOptions) ([]byte, error) {
 		profileLine = line(4, "profile: "+quoteIfNeeded(o.Profile), "PT010 checks the timeout against this latency profile")
 	}
 	connectLine := line(6, "connect_timeout: "+yamlDur(a.connect), "survives one lost SYN (Linux retransmits after 1s)")
-	if a.connect <= 0 || a.connect >= a.timeout {
+	if a.connect <= 0 || a.timeout > 0 && a.connect >= a.timeout {
 		// probe recommends none when the connect timeout that survives a lost SYN is not below
 		// the attempt timeout: the attempt timeout bounds the connect (PT002 agrees).
 		connectLine = line(6, "# connect_timeout: none", "below "+yamlDur(profile.DefaultConnectFloor)+" a separate connect timeout buys nothing: the "+yamlDur(a.timeout)+" timeout bounds the connect")
 	}
 	callerLines := line(4, fmt.Sprintf("caller: {kind: interactive, budget: %s}", yamlDur(a.budget)), "someone waits: one retry at most (the seeds)")
 	readLine := readTimeoutLine(a.read, a.timeout)
+	timeoutLine := line(6, "timeout: "+yamlDur(a.timeout), "per attempt, connect included")
+	if a.firstEvent > 0 && a.idle > 0 {
+		readLine = line(6, "first_event_timeout: "+yamlDur(a.firstEvent), "a stream: the wait for its first event (probe's first_event cut-off)") + "\n" +
+			line(6, "read_timeout: "+yamlDur(a.idle), "each later silence: a stream that stalls for longer is cut (PT017 holds both to the profile)")
+		if a.timeout <= 0 {
+			timeoutLine = line(6, "# timeout: none", "a stream's length is the content's: its silences are bounded instead (PT001 agrees)")
+		}
+	}
 	deadlineLine := "\n" + line(6, "deadline: "+yamlDur(a.budget), "the whole call, backoff included: stop when the caller stops waiting")
 	if j := a.job; j != nil {
 		delays := make([]string, len(j.BackoffMs))
@@ -186,7 +198,7 @@ dependencies:
 `, a.source, o.Name, callerLines, o.Method, o.IdempotencyKey,
 		profileLine,
 		connectLine,
-		line(6, "timeout: "+yamlDur(a.timeout), "per attempt, connect included")+"\n"+readLine,
+		timeoutLine+"\n"+readLine,
 		deadlineLine,
 		line(8, fmt.Sprintf("max_attempts: %d", a.attempts), a.attemptsNote),
 		strings.Join(rec.Retry.On, ", "),
@@ -244,7 +256,8 @@ func starterAdvise(o StarterOptions, rec *policy.Policy) (starterAdvice, error) 
 		caller.Budget = msDuration(saved.BudgetMs)
 	}
 	r := profile.Recommend(ev, caller, opts)
-	if r.TimeoutMs <= 0 {
+	first, idle := streamBounds(r.StreamAdvice)
+	if r.TimeoutMs <= 0 && (first <= 0 || idle <= 0) {
 		return starterAdvice{}, fmt.Errorf("--profile %s has no timeout recommendation: %s", o.Profile, verdictText(r))
 	}
 	a := starterAdvice{
@@ -256,6 +269,7 @@ func starterAdvise(o StarterOptions, rec *policy.Policy) (starterAdvice, error) 
 	if r.ReadTimeoutMs != nil {
 		a.read = msDuration(*r.ReadTimeoutMs)
 	}
+	a.firstEvent, a.idle = first, idle
 	a.attemptsNote = fmt.Sprintf("probe: %d would fit the budget; %s", r.AttemptsFit, attemptsWhy(r))
 	if r.Job != nil {
 		a.attempts, a.attemptsNote = max(r.MaxAttempts, 1), "one attempt per run: the queue retries (caller.tries)"
@@ -368,4 +382,19 @@ func quoteIfNeeded(s string) string {
 		return string(b)
 	}
 	return s
+}
+
+// streamBounds are a stream's first-event and idle timeouts from probe's stream advice; 0
+// each when the profile saw no streams or the figure could not be derived.
+func streamBounds(a *profile.StreamAdvice) (first, idle time.Duration) {
+	if a == nil {
+		return 0, 0
+	}
+	if a.FirstEventTimeoutMs != nil {
+		first = msDuration(*a.FirstEventTimeoutMs)
+	}
+	if a.IdleTimeoutMs != nil {
+		idle = msDuration(*a.IdleTimeoutMs)
+	}
+	return first, idle
 }
