@@ -12,8 +12,12 @@ type fsBuilder func(p *goPackage, v *value, args []ast.Expr, sc *goScope, depth 
 // fsBuilders are the builder methods that change attempts, classes or waits
 // (failsafe-go retrypolicy/retry.go, config's methods).
 var fsBuilders = map[string]fsBuilder{
-	"WithMaxRetries":    func(p *goPackage, v *value, a []ast.Expr, sc *goScope, d int) { p.fsAttempts(v, a, sc, d, 1) },
-	"WithMaxAttempts":   func(p *goPackage, v *value, a []ast.Expr, sc *goScope, d int) { p.fsAttempts(v, a, sc, d, 0) },
+	"WithMaxRetries": func(p *goPackage, v *value, a []ast.Expr, sc *goScope, d int) {
+		p.fsAttempts(v, a, sc, d, "WithMaxRetries")
+	},
+	"WithMaxAttempts": func(p *goPackage, v *value, a []ast.Expr, sc *goScope, d int) {
+		p.fsAttempts(v, a, sc, d, "WithMaxAttempts")
+	},
 	"HandleIf":          fsCodeClasses,
 	"HandleErrors":      fsCodeClasses,
 	"HandleErrorTypes":  fsCodeClasses,
@@ -55,15 +59,20 @@ func (p *goPackage) builderCall(fn *ast.SelectorExpr, args []ast.Expr, sc *goSco
 	return v
 }
 
-// fsAttempts is WithMaxRetries(n) (plus 1) or WithMaxAttempts(n); -1 is no limit.
-func (p *goPackage) fsAttempts(v *value, args []ast.Expr, sc *goScope, depth, plus int) {
+// fsAttempts is WithMaxRetries(n) (plus 1) or WithMaxAttempts(n); -1 is no limit
+// (retry.go, WithMaxAttempts and WithMaxRetries).
+func (p *goPackage) fsAttempts(v *value, args []ast.Expr, sc *goScope, depth int, method string) {
 	if len(args) != 1 {
 		return
+	}
+	plus := 0
+	if method == "WithMaxRetries" {
+		plus = 1
 	}
 	n, ok := p.eval(args[0], sc, depth)
 	switch {
 	case ok && n == -1:
-		v.retry.MaxAttempts, v.retry.Unresolved = 0, "no limit: "+exprText(args[0])+" is failsafe-go's unlimited"
+		v.retry.MaxAttempts, v.retry.Unresolved = 0, "without limit: "+method+"(-1)"
 		v.notes = append(v.notes, "attempts: "+v.retry.Unresolved)
 	case ok && n >= 0:
 		v.retry.MaxAttempts, v.retry.Unresolved = int(n)+plus, ""

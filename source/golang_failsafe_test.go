@@ -37,7 +37,7 @@ func TestGoFailsafe(t *testing.T) {
 		{62, &Retry{Layer: libFailsafe, File: file, Line: 61, Unresolved: "the policies rp are built where the reader cannot see"}, "cannot see"},
 		{67, nil, ""},
 		{74, &Retry{Layer: libFailsafe, On: []string{"connect", "timeout", "reset"}, File: file, Line: 73,
-			Backoff: &Backoff{InitialMS: i64(1000), MaxMS: i64(30000), Multiplier: f64(1.5), Jitter: "none"}, Unresolved: "no limit: -1 is failsafe-go's unlimited"}, "no limit"},
+			Backoff: &Backoff{InitialMS: i64(1000), MaxMS: i64(30000), Multiplier: f64(1.5), Jitter: "none"}, Unresolved: "without limit: WithMaxRetries(-1)"}, "without limit"},
 		// WithMaxAttempts(n) with n a parameter; the code's own DelayFunc; WithMaxDuration.
 		{82, &Retry{Layer: libFailsafe, On: []string{"connect", "timeout", "reset"}, File: file, Line: 82, DeadlineMS: i64(20000), Unresolved: "n is computed at run time"}, "myDelay"},
 	}
