@@ -13,7 +13,8 @@ import (
 )
 
 // Go reads Go source with the standard library's go/parser (no cgo, every release target):
-// net/http clients and go-retryablehttp (docs/formats.md "Source code (Go)").
+// net/http clients, go-retryablehttp and failsafe-go's failsafehttp (docs/formats.md "Source
+// code (Go)").
 var Go = Language{
 	Name:       langGo,
 	Extensions: []string{".go"},
@@ -37,6 +38,11 @@ var goLibraries = []Library{
 		Fix:      "set the client's HTTPClient.Timeout (it bounds each attempt) a little above the dependency's p99.9 (patience probe URL measures it), or send the request with a context.WithTimeout",
 		Defaults: "NewClient(): RetryMax 4 (5 attempts), RetryWaitMin 1 s, RetryWaitMax 30 s, HTTPClient cleanhttp.DefaultPooledClient() with no Timeout and a 30 s dial timeout (hashicorp/go-retryablehttp client.go, hashicorp/go-cleanhttp cleanhttp.go)",
 	},
+	{
+		Name:     libFailsafe,
+		Fix:      "give the http.Client around failsafehttp's RoundTripper a Timeout (it bounds all attempts together) and each attempt a bound a little above the dependency's p99.9 (a timeout.New policy inside the retry policy, or the inner Transport's timeouts; patience probe URL measures it)",
+		Defaults: "retrypolicy.NewBuilder() and NewWithDefaults(): 3 attempts (defaultMaxRetries 2), no delay, every error retried and no response; failsafehttp.NewRetryPolicyBuilder() adds 429 and 5xx but 501 and a Retry-After delay; NewRoundTripper(nil, …) wraps http.DefaultTransport (failsafe-go/failsafe-go retrypolicy/retry.go, failsafehttp/policy.go, failsafehttp/client.go)",
+	},
 }
 
 // langGo is Go's name in Call.Language.
@@ -50,12 +56,16 @@ const (
 	pathContext   = "context"
 	pathRetry     = "github.com/hashicorp/go-retryablehttp"
 	pathCleanHTTP = "github.com/hashicorp/go-cleanhttp"
+	pathFailsafe  = "github.com/failsafe-go/failsafe-go"
+	pathFSHTTP    = "github.com/failsafe-go/failsafe-go/failsafehttp"
+	pathFSRetry   = "github.com/failsafe-go/failsafe-go/retrypolicy"
 )
 
 // goPackages are the packages the reader follows, by import path, with their package names.
 var goPackages = map[string]string{
 	pathHTTP: "http", pathNet: "net", pathTime: "time", pathContext: "context",
 	pathRetry: "retryablehttp", pathCleanHTTP: "cleanhttp",
+	pathFailsafe: "failsafe", pathFSHTTP: "failsafehttp", pathFSRetry: "retrypolicy",
 }
 
 // Library defaults, as data (docs/formats.md "Source code (Go)" cites each):
@@ -68,6 +78,17 @@ var goPackages = map[string]string{
 //     hashicorp/go-cleanhttp cleanhttp.go (DefaultPooledTransportWithMin). DefaultRetryPolicy
 //     retries every transport error, 429 and 5xx but 501, whatever the method
 //     (baseRetryPolicy).
+//   - failsafe-go (v0.9.8): retrypolicy.NewBuilder[R]() and NewWithDefaults[R]() allow 3
+//     attempts (retrypolicy/retry.go, defaultMaxRetries = 2) with no delay (a zero
+//     BaseDelayablePolicy.Delay), and with no Handle* condition a failure is any error and
+//     no response (policy/policy.go, BaseFailurePolicy.IsFailure: err != nil), so they retry
+//     connect, timeout and reset. failsafehttp.NewRetryPolicyBuilder() adds HandleIf for every
+//     error but an unsupported scheme, an untrusted certificate or too many redirects, 429,
+//     and 5xx but 501, with WithDelayFunc(DelayFunc): a Retry-After on a 429 or 503, else the
+//     delay (failsafehttp/policy.go). WithBackoff(d, max) is WithBackoffFactor(d, max, 2)
+//     (retry.go); WithJitterFactor(f) makes each wait U[d·(1−f), d·(1+f)] and WithJitter(j)
+//     U[d−j, d+j] (internal/util/util.go, ApplyJitter). NewRoundTripper(nil, …) wraps
+//     http.DefaultTransport (failsafehttp/client.go, NewRoundTripperWithExecutor).
 var (
 	goDefaultConnect = 30 * time.Second
 	retryDefaultMax  = 4
@@ -75,6 +96,10 @@ var (
 	retryDefaultWaitMin = 1 * time.Second
 	retryDefaultWaitMax = 30 * time.Second
 	retryDefaultOn      = []string{"connect", "timeout", "reset", "429", "5xx"}
+	// failsafe-go's defaultMaxRetries, and what its policies retry by default.
+	fsDefaultRetries = 2
+	fsErrorsOn       = []string{"connect", "timeout", "reset"}
+	fsHTTPOn         = []string{"connect", "timeout", "reset", "429", "5xx"}
 )
 
 // noteHeadOnly says what a read bound from ResponseHeaderTimeout is.
@@ -240,6 +265,8 @@ func exprText(e ast.Expr) string {
 		return "(" + exprText(x.X) + ")"
 	case *ast.BasicLit:
 		return x.Value
+	case *ast.FuncLit:
+		return "func(…) {…}"
 	}
 	return "an expression"
 }

@@ -48,19 +48,29 @@ func (p *goPackage) callSite(ce *ast.CallExpr, sc *goScope) (Call, bool) {
 	}
 	pos := p.fset.Position(ce.Pos())
 	c := Call{File: sc.file.path, Line: pos.Line, Col: pos.Column, Language: langGo, Library: libHTTP, Method: method, Retry: client.retry}
-	if client.kind == kindRetryClient || client.retry != nil {
+	if client.kind == kindRetryClient {
 		c.Library = libRetry
 	}
+	if client.retry != nil {
+		c.Library = client.retry.Layer
+	}
 	req := &value{kind: kindRequest, total: none, method: method, key: new(bool)}
-	if method == "" {
+	switch {
+	case client.sends != nil && len(ce.Args) == 0:
+		req = client.sends // failsafehttp.NewRequest(req, client, …).Do()
+	case method == "":
 		req = p.sent(ce, sc)
-	} else if len(ce.Args) > 0 {
+	case len(ce.Args) > 0:
 		req.host = p.host(ce.Args[0], sc, 0)
 	}
 	c.Host = req.host
 	c.Method = strings.ToUpper(req.method)
 	c.IdempotencyKey = req.key
 	c.set(client.connect, client.read, tighter(client.total, req.total))
+	if client.retry != nil && client.retry.Layer == libFailsafe {
+		r, notes := failsafeDeadline(client, req)
+		c.Retry, c.Notes = r, append(c.Notes, notes...)
+	}
 	c.Notes = append(append(c.Notes, client.notes...), req.notes...)
 	c.ReadHeadOnly = client.headOnly && client.read.known()
 	return c, true

@@ -19,6 +19,8 @@ const (
 	kindDialer
 	kindRequest
 	kindContext
+	// kindPolicy is a failsafe-go retry policy, its builder, or an executor of policies.
+	kindPolicy
 )
 
 // value is what the reader knows of a client, transport, dialer, request or context. A
@@ -37,6 +39,8 @@ type value struct {
 	method string
 	key    *bool
 	host   string
+	// sends is the request a failsafehttp.Request sends with its Do().
+	sends *value
 }
 
 // maxDepth bounds how far the reader follows names into names (a cycle a = b; b = a).
@@ -46,6 +50,8 @@ const maxDepth = 12
 const (
 	libHTTP  = "net/http"
 	libRetry = "go-retryablehttp"
+	// libFailsafe is failsafe-go's failsafehttp around an http.Client or its Transport.
+	libFailsafe = "failsafe-go"
 )
 
 var (
@@ -299,7 +305,10 @@ func (p *goPackage) selector(x *ast.SelectorExpr, sc *goScope, depth int) *value
 // callValue resolves a call that makes a value: the libraries' constructors, requests and
 // contexts, StandardClient, WithContext and Clone, and the package's own functions.
 func (p *goPackage) callValue(x *ast.CallExpr, sc *goScope, own Origin, depth int) *value {
-	if path, name := sc.file.pkgOf(x.Fun); path != "" {
+	if path, name := sc.file.pkgOf(generic(x.Fun)); path != "" {
+		if v, ok := p.failsafeCall(x, path, name, sc, own, depth); ok {
+			return v
+		}
 		return p.libraryCall(path, name, x.Args, sc, own, depth)
 	}
 	switch fn := unparen(x.Fun).(type) {
@@ -316,6 +325,9 @@ func (p *goPackage) callValue(x *ast.CallExpr, sc *goScope, own Origin, depth in
 // methodCall resolves x.StandardClient(), req.WithContext(ctx), x.Clone(…) and the
 // package's own methods.
 func (p *goPackage) methodCall(fn *ast.SelectorExpr, args []ast.Expr, sc *goScope, own Origin, depth int) *value {
+	if v := p.builderCall(fn, args, sc, own, depth); v != nil {
+		return v
+	}
 	switch fn.Sel.Name {
 	case "StandardClient":
 		if v := p.value(fn.X, sc, own, depth+1); v != nil && v.kind == kindRetryClient {
@@ -324,6 +336,7 @@ func (p *goPackage) methodCall(fn *ast.SelectorExpr, args []ast.Expr, sc *goScop
 		}
 	case "WithContext", "Clone":
 		v := p.value(fn.X, sc, own, depth+1)
+		// An executor's WithContext (failsafe.With(rp).WithContext(ctx)) keeps its policies.
 		if v != nil && v.kind == kindRequest && len(args) == 1 {
 			v.total = p.context(args[0], sc, own, depth+1)
 		}
@@ -473,6 +486,7 @@ func (p *goPackage) applyClient(v *value, path []string, expr ast.Expr, sc *goSc
 			}
 		}
 		v.connect, v.read, v.headOnly, v.notes = t.connect, t.read, t.headOnly, append(v.notes, t.notes...)
+		v.retry = t.retry // a failsafehttp RoundTripper's retry layer; a plain Transport has none
 	case path[0] == "Transport":
 		t := *v
 		t.kind = kindTransport

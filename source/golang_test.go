@@ -95,6 +95,22 @@ func TestGoCalls(t *testing.T) {
 			// A function field that returns a client (gh's opts.HttpClient()).
 			"unresolved.go:52:9 GET net/http connect=unresolved read=unresolved total=unresolved attempts=- key=false",
 		}},
+		{"failsafe", []string{
+			// NewWithDefaults: 3 attempts around http.DefaultTransport.
+			"failsafe.go:23:9 GET failsafe-go connect=30000ms/default read=none total=none attempts=3 key=false",
+			"failsafe.go:32:9 POST failsafe-go connect=30000ms/default read=none total=10000ms/explicit attempts=4 key=false",
+			// A package-level policy: WithMaxRetries(4) is 5 attempts.
+			"failsafe.go:37:9 GET failsafe-go connect=30000ms/default read=none total=none attempts=5 key=false",
+			"failsafe.go:48:9 GET failsafe-go connect=30000ms/default read=none total=none attempts=3 key=false",
+			// NewRequest(req, client, rp).Do(): the client's Timeout bounds each attempt.
+			"failsafe.go:57:9 PUT failsafe-go connect=30000ms/default read=none total=1000ms/explicit attempts=2 key=false",
+			// A policy from the caller: attempts not read.
+			"failsafe.go:62:9 GET failsafe-go connect=30000ms/default read=none total=none attempts=0 key=false",
+			"failsafe.go:67:9 GET net/http connect=30000ms/default read=none total=2000ms/explicit attempts=- key=false",
+			// The inner Transport's bounds; WithMaxRetries(-1) has no limit.
+			"failsafe.go:74:9 GET failsafe-go connect=2000ms/explicit read=4000ms/explicit total=none attempts=0 key=false",
+			"failsafe.go:82:9 GET failsafe-go connect=30000ms/default read=none total=none attempts=0 key=true",
+		}},
 		{"notcalls", nil},
 	}
 	for _, tt := range tests {
@@ -168,7 +184,7 @@ func TestForPath(t *testing.T) {
 
 // FuzzGoSource: the Go reader never panics; it returns calls or an *Error.
 func FuzzGoSource(f *testing.F) {
-	for _, dir := range []string{"defaults", "clients", "transport", "context", "retryable", "unresolved"} {
+	for _, dir := range []string{"defaults", "clients", "transport", "context", "retryable", "unresolved", "failsafe"} {
 		files, _ := filepath.Glob(filepath.Join("testdata", "go", dir, "*.go"))
 		for _, p := range files {
 			b, err := os.ReadFile(p)
