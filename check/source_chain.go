@@ -203,10 +203,11 @@ func codeBackoff(l *ChainLayer, b *source.Backoff) {
 		r.Jitter = policy.JitterNone
 	case "decorrelated":
 		r.Backoff, r.Jitter = policy.BackoffDecorrelated, policy.JitterNone
-	case "proportional":
-		// The code spreads each wait (the seeds' random_int(0, intdiv($s, 4))): jittered, by
-		// its factor where it writes one.
-		r.Jitter = policy.JitterProportional
+	case "proportional", "randomized":
+		// The code spreads each wait by a factor (the seeds' random_int(0, intdiv($s, 4)):
+		// proportional; failsafe-go's WithJitterFactor: randomized), jittered by its factor
+		// where it writes one.
+		r.Jitter = policy.Jitter(b.Jitter)
 		if b.JitterFactor != nil {
 			r.JitterFactor = *b.JitterFactor
 		} else {

@@ -105,8 +105,11 @@ func clientOrDefault(c *Call) string {
 
 // clientWords says which client a Go call uses, for PT001's message.
 func clientWords(c *Call) string {
-	if c.Retry != nil {
+	if c.Retry != nil && c.Retry.Layer == "go-retryablehttp" {
 		return "the go-retryablehttp client's HTTPClient"
+	}
+	if c.Retry != nil {
+		return "the http.Client around " + c.Retry.Layer + "'s retries"
 	}
 	if c.Origin.Total == source.OriginNone && c.Origin.Connect == source.OriginDefault {
 		return "the client (http.DefaultClient, or an http.Client left at its defaults)"

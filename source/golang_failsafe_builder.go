@@ -160,9 +160,9 @@ func fsJitter(_ *goPackage, v *value, args []ast.Expr, _ *goScope, _ int) {
 	v.notes = append(v.notes, "backoff: WithJitter("+joinArgs(args)+") spreads each wait d to U[d−j, d+j]: jittered, not judged")
 }
 
-// fsJitterFactor is WithJitterFactor(f): each wait U[d·(1−f), d·(1+f)] (policy's
-// "randomized" jitter). Backoff.Jitter stays unsaid (check reads no factor for "randomized"
-// yet), JitterFactor carries f.
+// fsJitterFactor is WithJitterFactor(f): each wait U[d·(1−f), d·(1+f)], policy's
+// "randomized" jitter with f in JitterFactor; a factor the reader cannot read leaves the
+// jitter unsaid (not judged).
 func (p *goPackage) fsJitterFactor(v *value, args []ast.Expr, sc *goScope, depth int) {
 	if v.retry.Backoff == nil || len(args) != 1 {
 		return
@@ -170,10 +170,11 @@ func (p *goPackage) fsJitterFactor(v *value, args []ast.Expr, sc *goScope, depth
 	b := *v.retry.Backoff
 	b.Jitter, b.JitterFactor = "", nil
 	if f, ok := p.eval(args[0], sc, depth); ok {
-		b.JitterFactor = &f
+		b.Jitter, b.JitterFactor = "randomized", &f
+	} else {
+		v.notes = append(v.notes, "backoff: WithJitterFactor("+joinArgs(args)+") spreads each wait d to U[d·(1−f), d·(1+f)] by a factor computed at run time: jittered, not judged")
 	}
 	v.retry.Backoff = &b
-	v.notes = append(v.notes, "backoff: WithJitterFactor("+joinArgs(args)+") spreads each wait d to U[d·(1−f), d·(1+f)]: jittered, not judged")
 }
 
 // fsMaxDuration is WithMaxDuration(d): a bound on all attempts together.

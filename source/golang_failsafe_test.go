@@ -26,7 +26,7 @@ func TestGoFailsafe(t *testing.T) {
 		// NewRetryPolicyBuilder adds 429 and 5xx; WithMaxAttempts(4) is 4; Client.Timeout
 		// bounds all attempts together.
 		{32, &Retry{Layer: libFailsafe, MaxAttempts: 4, On: []string{"connect", "timeout", "reset", "429", "5xx"}, File: file, Line: 31,
-			Backoff: &Backoff{ScheduleMS: []int64{0}, JitterFactor: f64(0.25)}, DeadlineMS: i64(10000)}, "Retry-After"},
+			Backoff: &Backoff{ScheduleMS: []int64{0}, Jitter: "randomized", JitterFactor: f64(0.25)}, DeadlineMS: i64(10000)}, "Retry-After"},
 		// WithBackoff(100 ms, 5 s) is factor 2.
 		{37, &Retry{Layer: libFailsafe, MaxAttempts: 5, On: []string{"connect", "timeout", "reset"}, File: file, Line: 36,
 			Backoff: &Backoff{InitialMS: i64(100), MaxMS: i64(5000), Multiplier: f64(2), Jitter: "none"}}, ""},

@@ -93,8 +93,9 @@ type Backoff struct {
 	MaxMS      *int64   `json:"max_ms,omitempty"`
 	Multiplier *float64 `json:"multiplier,omitempty"`
 	// Jitter is "none", "full", "equal", "decorrelated", "proportional" (each wait d becomes
-	// d + U[0, JitterFactor·d]: the seeds' backoff() adding random_int(0, intdiv($s, 4))) or ""
-	// when the code does not say.
+	// d + U[0, JitterFactor·d]: the seeds' backoff() adding random_int(0, intdiv($s, 4))),
+	// "randomized" (U[d·(1−f), d·(1+f)], f = JitterFactor: failsafe-go's WithJitterFactor) or
+	// "" when the code does not say.
 	Jitter string `json:"jitter,omitempty"`
 	// JitterFactor is proportional jitter's f where the code writes it; nil otherwise.
 	JitterFactor *float64 `json:"jitter_factor,omitempty"`
