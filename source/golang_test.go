@@ -10,12 +10,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// readDir reads the Go files of one fixture package.
-func readDir(t *testing.T, dir string) []Call {
+// readFixture reads the files matching glob (below testdata/) with lang's reader, as one
+// package.
+func readFixture(t testing.TB, lang *Language, glob string) []Call {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "go", dir, "*.go"))
+	files, err := filepath.Glob(filepath.Join("testdata", glob))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no fixture in %s: %v", dir, err)
+		t.Fatalf("no fixture at %s: %v", glob, err)
 	}
 	var in []Input
 	for _, f := range files {
@@ -25,11 +26,17 @@ func readDir(t *testing.T, dir string) []Call {
 		}
 		in = append(in, Input{Path: f, Data: b})
 	}
-	calls, err := Go.Read(in)
+	calls, err := lang.Read(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return calls
+}
+
+// readDir reads the Go files of one fixture package.
+func readDir(t *testing.T, dir string) []Call {
+	t.Helper()
+	return readFixture(t, &Go, filepath.Join("go", dir, "*.go"))
 }
 
 // TestGoCalls: every pattern's calls, each with its effective bounds and their origins, the

@@ -14,23 +14,7 @@ import (
 // readJSDir reads the files of one JavaScript fixture project.
 func readJSDir(t testing.TB, dir string) []Call {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "js", dir, "*"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no fixture in %s: %v", dir, err)
-	}
-	var in []Input
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in = append(in, Input{Path: f, Data: b})
-	}
-	calls, err := JavaScript.Read(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return calls
+	return readFixture(t, &JavaScript, filepath.Join("js", dir, "*"))
 }
 
 // TestJSCalls: every pattern's calls with their effective bounds and origins, attempts and

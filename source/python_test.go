@@ -15,23 +15,7 @@ import (
 // readPyDir reads the Python files of one fixture package.
 func readPyDir(t *testing.T, dir string) []Call {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "python", dir, "*.py"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no fixture in %s: %v", dir, err)
-	}
-	var in []Input
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in = append(in, Input{Path: f, Data: b})
-	}
-	calls, err := Python.Read(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return calls
+	return readFixture(t, &Python, filepath.Join("python", dir, "*.py"))
 }
 
 // pySummary is summary with every layer (outermost first) and the host.
