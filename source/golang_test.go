@@ -203,18 +203,26 @@ func FuzzGoSource(f *testing.F) {
 	f.Add([]byte("package x\nfunc f() { var a = a; a.Do(a) }"))
 	f.Add([]byte("package x\nimport h \"net/http\"\nfunc f() { c := c; r = r.WithContext(r); c.Do(r) }"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		calls, err := Go.Read([]Input{{Path: "f.go", Data: data}})
-		var se *Error
-		if err != nil && !errors.As(err, &se) {
-			t.Fatalf("error %v is not an *Error", err)
-		}
-		for _, c := range calls {
-			if c.Line < 1 || c.Col < 1 {
-				t.Fatalf("call at %d:%d", c.Line, c.Col)
-			}
-		}
-		Ignores(data, Go.Comments)
+		fuzzRead(t, &Go, []Input{{Path: "f.go", Data: data}})
 	})
+}
+
+// fuzzRead is every reader's fuzz check: any input either reads or fails with an *Error
+// (never a panic, never another error), every call has a line and column, and the ignore
+// comments of the same text can be read.
+func fuzzRead(t *testing.T, lang *Language, in []Input) {
+	t.Helper()
+	calls, err := lang.Read(in)
+	var se *Error
+	if err != nil && !errors.As(err, &se) {
+		t.Fatalf("error %v is not an *Error", err)
+	}
+	for _, c := range calls {
+		if c.Line < 1 || c.Col < 1 {
+			t.Fatalf("call at %d:%d", c.Line, c.Col)
+		}
+	}
+	Ignores(in[0].Data, lang.Comments)
 }
 
 // BenchmarkGoRead reads every fixture package, reporting source lines read per second (issue

@@ -294,11 +294,7 @@ func FuzzPythonSource(f *testing.F) {
 	f.Add([]byte("s = requests.Session()\ns.mount('https://', s)\ns.get(u)"))
 	f.Add([]byte("a = a or a\nb = b.c.d(e)(f)[g].get(h)\n@retry(stop=(|))\ndef f(x=x): x.get()"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := Python.Read([]Input{{Path: "fuzz.py", Data: data}})
-		var se *Error
-		if err != nil && !errors.As(err, &se) {
-			t.Fatalf("%v is not a *source.Error", err)
-		}
+		fuzzRead(t, &Python, []Input{{Path: "fuzz.py", Data: data}})
 	})
 }
 
